@@ -2,6 +2,10 @@ package io.emq.migrate.runtime;
 
 import static io.emq.migrate.runtime.QueueKeys.bytes;
 
+import io.emq.migrate.keyspace.JobSub;
+import io.emq.migrate.keyspace.Snowflake;
+import io.emq.migrate.keyspace.SnowflakeMinter;
+import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
@@ -19,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Supplier;
 import redis.clients.jedis.params.ZRangeParams;
 
 /**
@@ -37,17 +40,26 @@ public final class Jobs {
 
     private final Wire wire;
     private final QueueKeys keys;
-    private final Supplier<String> mint;
+    /** The process-wide minter used when none is given; its node id is the process id mod 1024. */
+    private static final SnowflakeMinter DEFAULT_MINTER =
+            new SnowflakeMinter(ProcessHandle.current().pid() % (Snowflake.MAX_NODE + 1));
 
-    Jobs(Wire wire, String queue, Supplier<String> mint) {
+    private final SnowflakeMinter minter;
+
+    private Jobs(Wire wire, String queue, SnowflakeMinter minter) {
         this.wire = wire;
         this.keys = new QueueKeys(queue);
-        this.mint = mint;
+        this.minter = minter;
     }
 
-    /** The verbs of {@code queue} over {@code wire}; fresh ids come from {@code mint}. */
-    public static Jobs on(Wire wire, String queue, Supplier<String> mint) {
-        return new Jobs(wire, queue, mint);
+    /** The verbs of {@code queue} over {@code wire}, minting ids with the process-wide minter. */
+    public static Jobs on(Wire wire, String queue) {
+        return new Jobs(wire, queue, DEFAULT_MINTER);
+    }
+
+    /** The verbs of {@code queue} over {@code wire}, minting ids with {@code minter}. */
+    public static Jobs on(Wire wire, String queue, SnowflakeMinter minter) {
+        return new Jobs(wire, queue, minter);
     }
 
     public String queue() {
@@ -60,7 +72,7 @@ public final class Jobs {
 
     /** A fresh branded {@code JOB} id from this runtime's Snowflake minter. */
     public String mintId() {
-        return mint.get();
+        return minter.mintJob().toString();
     }
 
     // ---- admission -------------------------------------------------------------------------
@@ -205,7 +217,7 @@ public final class Jobs {
             wire.eval(Script.DELAY, List.of(keys.row(id), keys.active, keys.schedule),
                     List.of(bytes(id), num(token), bytes(mode), num(ms)));
             return true;
-        } catch (io.emq.migrate.wire.EmqWireException.Stale e) {
+        } catch (EmqWireException.Stale e) {
             if (e.jobGone()) {
                 return false;
             }
@@ -311,7 +323,7 @@ public final class Jobs {
 
     /** As {@link #remove(String)}, also releasing {@code de:<did>} if it points at this job. */
     public boolean remove(String id, String dedupId) {
-        List<byte[]> k = new ArrayList<>(List.of(keys.row(id), keys.rowSub(id, "logs"), keys.rowSub(id, "lock"),
+        List<byte[]> k = new ArrayList<>(List.of(keys.row(id), keys.rowSub(id, JobSub.LOGS), keys.rowSub(id, JobSub.LOCK),
                 keys.pending, keys.active, keys.schedule, keys.dead));
         if (dedupId != null) {
             k.add(keys.dedup(dedupId));
@@ -338,14 +350,14 @@ public final class Jobs {
 
     /** Appends a log line, keeping the newest {@code keep} (0: all); the kept count, empty when gone. */
     public OptionalLong addLog(String id, String line, int keep) {
-        long n = Replies.asLong(wire.eval(Script.ADD_LOG, List.of(keys.row(id), keys.rowSub(id, "logs")),
+        long n = Replies.asLong(wire.eval(Script.ADD_LOG, List.of(keys.row(id), keys.rowSub(id, JobSub.LOGS)),
                 List.of(bytes(line), bytes(keep > 0 ? Integer.toString(keep) : ""))));
         return n < 0 ? OptionalLong.empty() : OptionalLong.of(n);
     }
 
     public List<String> logs(String id) {
         List<String> out = new ArrayList<>();
-        for (byte[] line : wire.client().lrange(keys.rowSub(id, "logs"), 0, -1)) {
+        for (byte[] line : wire.client().lrange(keys.rowSub(id, JobSub.LOGS), 0, -1)) {
             out.add(new String(line, StandardCharsets.UTF_8));
         }
         return out;
