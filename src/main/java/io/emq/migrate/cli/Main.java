@@ -1,6 +1,51 @@
 package io.emq.migrate.cli;
 
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code emq-migrate <command> [options]}: dispatches to one command and exits with its code. */
 public final class Main {
+    /** A command: arguments after the command word, standard out and err, returns the exit code. */
+    @FunctionalInterface
+    public interface Command {
+        int run(String[] args, PrintStream out, PrintStream err);
+    }
+
+    record Entry(Command command, String summary) {
+    }
+
+    static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("key", new Entry(KeyCommand::run, "parse v2 keys: kind, queue, type, slot, mint time"));
+    }
+
+    private Main() {
+    }
+
     public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("help")) {
+            usage(args.length == 0 ? err : out);
+            return args.length == 0 ? ExitCodes.USAGE : ExitCodes.OK;
+        }
+        Entry entry = COMMANDS.get(args[0]);
+        if (entry == null) {
+            err.println("emq-migrate: unknown command '" + args[0] + "'");
+            usage(err);
+            return ExitCodes.USAGE;
+        }
+        return entry.command().run(Arrays.copyOfRange(args, 1, args.length), out, err);
+    }
+
+    private static void usage(PrintStream s) {
+        s.println("usage: emq-migrate <command> [options]   (emq-migrate <command> --help for its options)");
+        s.println();
+        COMMANDS.forEach((name, e) -> s.printf("  %-12s %s%n", name, e.summary()));
     }
 }

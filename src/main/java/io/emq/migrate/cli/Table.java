@@ -1,0 +1,49 @@
+package io.emq.migrate.cli;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A plain text table: a header row, aligned columns, two spaces between them. */
+public final class Table {
+    private final List<String[]> rows = new ArrayList<>();
+
+    public Table(String... header) {
+        rows.add(header);
+    }
+
+    public Table row(Object... cells) {
+        String[] r = new String[cells.length];
+        for (int i = 0; i < cells.length; i++) {
+            r[i] = cells[i] == null ? "-" : cells[i].toString();
+        }
+        rows.add(r);
+        return this;
+    }
+
+    public boolean isEmpty() {
+        return rows.size() == 1;
+    }
+
+    public void print(PrintStream out) {
+        int columns = rows.get(0).length;
+        int[] width = new int[columns];
+        for (String[] r : rows) {
+            for (int i = 0; i < columns && i < r.length; i++) {
+                width[i] = Math.max(width[i], r[i].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < r.length; i++) {
+                line.append(i == 0 ? "" : "  ");
+                line.append(i == r.length - 1 ? r[i] : pad(r[i], width[i]));
+            }
+            out.println(line.toString().stripTrailing());
+        }
+    }
+
+    private static String pad(String s, int width) {
+        return s.length() >= width ? s : s + " ".repeat(width - s.length());
+    }
+}

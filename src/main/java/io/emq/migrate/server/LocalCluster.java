@@ -1,0 +1,96 @@
+package io.emq.migrate.server;
+
+import io.emq.migrate.keyspace.Slots;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/** A real cluster of masters on loopback ports, slots split evenly, ready when {@link #start} returns. */
+public final class LocalCluster implements AutoCloseable {
+    private final List<LocalServer> nodes;
+
+    private LocalCluster(List<LocalServer> nodes) {
+        this.nodes = nodes;
+    }
+
+    public static LocalCluster start(int masters) {
+        ServerBinary binary = LocalServer.requireBinary();
+        List<LocalServer> nodes = new ArrayList<>();
+        try {
+            for (int i = 0; i < masters; i++) {
+                nodes.add(LocalServer.start(binary, List.of("--cluster-enabled", "yes",
+                        "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")));
+            }
+            LocalCluster cluster = new LocalCluster(nodes);
+            cluster.assignSlots();
+            cluster.awaitOk();
+            return cluster;
+        } catch (RuntimeException e) {
+            nodes.forEach(LocalServer::close);
+            throw e;
+        }
+    }
+
+    private void assignSlots() {
+        int per = Slots.COUNT / nodes.size();
+        for (int i = 0; i < nodes.size(); i++) {
+            int from = i * per;
+            int to = i == nodes.size() - 1 ? Slots.COUNT - 1 : from + per - 1;
+            try (Jedis node = connect(nodes.get(i))) {
+                int[] slots = new int[to - from + 1];
+                for (int s = from; s <= to; s++) {
+                    slots[s - from] = s;
+                }
+                node.clusterAddSlots(slots);
+                if (i > 0) {
+                    node.clusterMeet(LocalServer.HOST, nodes.get(0).port());
+                }
+            }
+        }
+    }
+
+    private void awaitOk() {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (nodes.stream().allMatch(this::nodeReady)) {
+                return;
+            }
+            LocalServer.sleep(50);
+        }
+        throw new IllegalStateException("cluster did not reach cluster_state:ok within 30 s");
+    }
+
+    private boolean nodeReady(LocalServer server) {
+        try (Jedis node = connect(server)) {
+            String info = node.clusterInfo();
+            return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes.size())
+                    && info.contains("cluster_slots_assigned:" + Slots.COUNT);
+        }
+    }
+
+    private static Jedis connect(LocalServer server) {
+        return new Jedis(server.hostAndPort(), DefaultJedisClientConfig.builder().resp2().build());
+    }
+
+    public Set<HostAndPort> seeds() {
+        return nodes.stream().map(LocalServer::hostAndPort).collect(Collectors.toSet());
+    }
+
+    /** A cluster URI: {@code redis://h1:p1,h2:p2,...}. */
+    public String uri() {
+        return "redis://" + nodes.stream().map(n -> LocalServer.HOST + ":" + n.port()).collect(Collectors.joining(","));
+    }
+
+    public List<LocalServer> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(LocalServer::close);
+    }
+}

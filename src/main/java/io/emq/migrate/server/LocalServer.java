@@ -1,0 +1,159 @@
+package io.emq.migrate.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A real server process on a free loopback port, with no persistence, in a temporary directory that
+ * is removed on close. Used by the test harness and by the embedded demo.
+ */
+public final class LocalServer implements AutoCloseable {
+    public static final String HOST = "127.0.0.1";
+
+    private final ServerBinary binary;
+    private final int port;
+    private final Path dir;
+    private final Process process;
+
+    private LocalServer(ServerBinary binary, int port, Path dir, Process process) {
+        this.binary = binary;
+        this.port = port;
+        this.dir = dir;
+        this.process = process;
+    }
+
+    /** Starts a standalone server from the first binary {@link ServerBinary#find()} gives. */
+    public static LocalServer start() {
+        return start(requireBinary(), List.of());
+    }
+
+    public static ServerBinary requireBinary() {
+        return ServerBinary.find().orElseThrow(() -> new IllegalStateException(
+                "no server binary: install valkey-server or redis-server, or keep embedded-redis on the classpath"
+                        + " (EMQ_SERVER=" + System.getenv(ServerBinary.FORCE_ENV) + ")"));
+    }
+
+    /** Starts a server with extra configuration arguments (for example cluster mode). */
+    public static LocalServer start(ServerBinary binary, List<String> extraArgs) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int port = freePort();
+            Path dir = tempDir();
+            List<String> cmd = new ArrayList<>(List.of(binary.path().toString(),
+                    "--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+                    "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
+            cmd.addAll(extraArgs);
+            try {
+                Process process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("server.log").toFile()).start();
+                LocalServer server = new LocalServer(binary, port, dir, process);
+                if (server.awaitReady()) {
+                    return server;
+                }
+                last = new IllegalStateException("server on port " + port + " did not answer PING: " + server.log());
+                server.close();
+            } catch (IOException e) {
+                deleteTree(dir);
+                throw new UncheckedIOException("cannot start " + binary.path(), e);
+            }
+        }
+        throw last;
+    }
+
+    private boolean awaitReady() {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline && process.isAlive()) {
+            try (Jedis jedis = new Jedis(new HostAndPort(HOST, port),
+                    DefaultJedisClientConfig.builder().resp2().timeoutMillis(500).build())) {
+                if ("PONG".equals(jedis.ping())) {
+                    return true;
+                }
+            } catch (RuntimeException notYet) {
+                sleep(20);
+            }
+        }
+        return false;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    public HostAndPort hostAndPort() {
+        return new HostAndPort(HOST, port);
+    }
+
+    public ServerBinary binary() {
+        return binary;
+    }
+
+    /** The server's own log, for diagnostics. */
+    public String log() {
+        try {
+            return Files.readString(dir.resolve("server.log"));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        deleteTree(dir);
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(HOST))) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port", e);
+        }
+    }
+
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("emq-server-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: the directory lives under the system temp dir
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package io.emq.migrate.wire;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Where a server is: {@code redis://[user[:pass]@]host:port[/db]}, {@code rediss://…} for TLS, and a
+ * cluster as several seeds {@code redis://h1:p1,h2:p2} (or one seed with {@code redis+cluster://}).
+ * Credentials missing from the URI are read from {@code EMQ_<ROLE>_USERNAME}/{@code EMQ_<ROLE>_PASSWORD},
+ * then {@code EMQ_USERNAME}/{@code EMQ_PASSWORD}, so secrets need not appear on a command line.
+ * Every connection speaks RESP2, so script replies decode the same on every server.
+ */
+public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Optional<String> user,
+                       Optional<String> password, int database) {
+
+    public static final int TIMEOUT_MS = 10_000;
+
+    /** A URI the operator gave that cannot name a server. */
+    public static final class BadEndpointException extends IllegalArgumentException {
+        public BadEndpointException(String message) {
+            super(message);
+        }
+    }
+
+    public static Endpoint parse(String uri) {
+        return parse(uri, "");
+    }
+
+    /** Parses a URI for a role ({@code SOURCE}, {@code TARGET}, or empty) whose env credentials apply. */
+    public static Endpoint parse(String uri, String role) {
+        if (uri == null || uri.isBlank()) {
+            throw new BadEndpointException("no server URI given (expected redis://host:port)");
+        }
+        String rest = uri.trim();
+        boolean tls;
+        boolean cluster = false;
+        int schemeEnd = rest.indexOf("://");
+        if (schemeEnd < 0) {
+            throw new BadEndpointException("'" + uri + "' has no scheme (expected redis://host:port or rediss://host:port)");
+        }
+        String scheme = rest.substring(0, schemeEnd);
+        switch (scheme) {
+            case "redis" -> tls = false;
+            case "rediss" -> tls = true;
+            case "redis+cluster" -> { tls = false; cluster = true; }
+            case "rediss+cluster" -> { tls = true; cluster = true; }
+            default -> throw new BadEndpointException("unknown scheme '" + scheme + "' in " + redact(uri)
+                    + " (use redis, rediss, redis+cluster or rediss+cluster)");
+        }
+        rest = rest.substring(schemeEnd + 3);
+        Optional<String> user = Optional.empty();
+        Optional<String> password = Optional.empty();
+        int at = rest.lastIndexOf('@');
+        if (at >= 0) {
+            String info = rest.substring(0, at);
+            rest = rest.substring(at + 1);
+            int colon = info.indexOf(':');
+            String u = decode(colon < 0 ? info : info.substring(0, colon));
+            user = u.isEmpty() ? Optional.empty() : Optional.of(u);
+            password = colon < 0 ? Optional.empty() : Optional.of(decode(info.substring(colon + 1)));
+        }
+        int database = 0;
+        int slash = rest.indexOf('/');
+        if (slash >= 0) {
+            String db = rest.substring(slash + 1);
+            rest = rest.substring(0, slash);
+            if (!db.isEmpty()) {
+                try {
+                    database = Integer.parseInt(db);
+                } catch (NumberFormatException e) {
+                    throw new BadEndpointException("database '" + db + "' in " + redact(uri) + " is not a number");
+                }
+            }
+        }
+        List<HostAndPort> seeds = new ArrayList<>();
+        for (String hp : rest.split(",")) {
+            seeds.add(hostAndPort(hp.trim(), uri));
+        }
+        cluster = cluster || seeds.size() > 1;
+        if (cluster && database != 0) {
+            throw new BadEndpointException("a cluster has only database 0: " + redact(uri));
+        }
+        String prefix = role.isEmpty() ? "EMQ_" : "EMQ_" + role + "_";
+        if (user.isEmpty()) {
+            user = env(prefix + "USERNAME").or(() -> env("EMQ_USERNAME"));
+        }
+        if (password.isEmpty()) {
+            password = env(prefix + "PASSWORD").or(() -> env("EMQ_PASSWORD"));
+        }
+        return new Endpoint(List.copyOf(seeds), cluster, tls, user, password, database);
+    }
+
+    private static HostAndPort hostAndPort(String hp, String uri) {
+        int colon = hp.lastIndexOf(':');
+        String host = colon < 0 ? hp : hp.substring(0, colon);
+        if (host.isEmpty()) {
+            throw new BadEndpointException("no host in " + redact(uri));
+        }
+        int port = 6379;
+        if (colon >= 0) {
+            try {
+                port = Integer.parseInt(hp.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new BadEndpointException("port '" + hp.substring(colon + 1) + "' in " + redact(uri) + " is not a number");
+            }
+        }
+        if (port < 1 || port > 65535) {
+            throw new BadEndpointException("port " + port + " in " + redact(uri) + " is out of range");
+        }
+        return new HostAndPort(host, port);
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    private static Optional<String> env(String name) {
+        String v = System.getenv(name);
+        return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
+    }
+
+    /** A URI with any password replaced by {@code ***}, safe for messages and logs. */
+    public static String redact(String uri) {
+        return uri.replaceAll("(://[^:@/]*:)[^@/]*@", "$1***@");
+    }
+
+    public JedisClientConfig clientConfig() {
+        DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder().resp2()
+                .timeoutMillis(TIMEOUT_MS).database(database).ssl(tls).clientName("emq-migrate");
+        user.ifPresent(b::user);
+        password.ifPresent(b::password);
+        return b.build();
+    }
+
+    /** Opens a client: a {@link RedisClusterClient} for a cluster, else a pooled {@link RedisClient}. */
+    public UnifiedJedis open() {
+        if (cluster) {
+            Set<HostAndPort> nodes = new LinkedHashSet<>(seeds);
+            return RedisClusterClient.builder().nodes(nodes).clientConfig(clientConfig()).build();
+        }
+        return RedisClient.builder().hostAndPort(seeds.get(0)).clientConfig(clientConfig()).build();
+    }
+
+    /** How to name this server in a message: scheme, hosts, database; never the password. */
+    public String describe() {
+        StringBuilder s = new StringBuilder(tls ? "rediss://" : "redis://");
+        user.ifPresent(u -> s.append(u).append('@'));
+        for (int i = 0; i < seeds.size(); i++) {
+            s.append(i == 0 ? "" : ",").append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());
+        }
+        if (database != 0) {
+            s.append('/').append(database);
+        }
+        return s.append(cluster ? " (cluster)" : "").toString();
+    }
+}
