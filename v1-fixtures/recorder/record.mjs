@@ -425,7 +425,7 @@ async function recordElixir(server) {
   const badId = hex();
   await elixirAdd(redis, badBase, 'standard', { id: badId, name: 'render', data: { year: 2024 }, opts: { at: 1 }, timestamp: t0 + 90 });
   queues['reports 2024'] = { prefix: 'bull', jobs: await structureCounts(redis, badBase), serveOrder: [badId],
-    anomalies: [{ kind: 'invalid-queue-name', key: badBase + 'wait' }], refusals: ['invalid-queue-name'] };
+    anomalies: [{ kind: 'invalid-queue-name', key: badBase }], refusals: ['invalid-queue-name'] };
 
   const keys = await dumpKeyspace(redis);
   await redis.quit();
@@ -489,7 +489,7 @@ async function recordLegacy(server) {
   const tw = (await twin.add('ship', { twin: true })).id;
   await twin.close();
   queues['{orders}'] = { prefix: 'bull', jobs: await structureCounts(redis, 'bull:{orders}:'), serveOrder: [tw],
-    anomalies: [{ kind: 'invalid-queue-name', key: 'bull:{orders}:wait' }], refusals: ['invalid-queue-name'] };
+    anomalies: [{ kind: 'invalid-queue-name', key: 'bull:{orders}:' }], refusals: ['invalid-queue-name'] };
 
   // foreign keys: under no prefix, and under the prefix but of no queue
   await redis.set('session:7f3a', 'user=42');
