@@ -36,7 +36,14 @@ public enum Script {
     ADD_LOG("add_log"),
     DRAIN("drain"),
     DRAIN_STATUS("drain_status"),
-    OBLITERATE("obliterate");
+    OBLITERATE("obliterate"),
+    MIGRATE_JOURNAL_LOCK("migrate_journal_lock"),
+    MIGRATE_JOURNAL_SET("migrate_journal_set"),
+    MIGRATE_ASSIGN_IDS("migrate_assign_ids"),
+    MIGRATE_WRITE_JOB("migrate_write_job"),
+    MIGRATE_COUNT_COMPLETED("migrate_count_completed"),
+    MIGRATE_V1_FENCE("migrate_v1_fence"),
+    MIGRATE_V1_RETIRE("migrate_v1_retire");
 
     private final String fileName;
     private final byte[] source;

@@ -1,0 +1,81 @@
+package io.emq.migrate.v1;
+
+/**
+ * Everything in a v1 keyspace that fits no row of the migration contract's mapping, with what
+ * the migration does about it. Names are the report's {@code kind} strings.
+ */
+public enum AnomalyKind {
+    WRONG_TYPE("wrong-type", Disposition.DROP_WITH_SOURCE,
+            "a queue structure of the wrong type; it is not read and is dropped with the source"),
+    HASH_WITHOUT_DATA("hash-without-data", Disposition.REFUSE,
+            "a job hash without data; the queue is refused until --accept-anomalies, which migrates it with an empty payload"),
+    MISSING_HASH("missing-hash", Disposition.WARN,
+            "an id listed in a structure with no job hash; there is nothing to migrate, the id is reported"),
+    LISTED_TWICE("listed-twice", Disposition.REFUSE,
+            "an id listed in two states; refused until --accept-anomalies, which keeps the state BullMQ's getState reports"),
+    ORPHAN_HASH("orphan-hash", Disposition.REFUSE,
+            "a job hash listed in no structure; refused until --accept-anomalies, which migrates it as dead"),
+    DANGLING_SUBKEY("dangling-subkey", Disposition.DROP_WITH_SOURCE,
+            "a per-job key whose job hash does not exist; dropped with the source"),
+    PAUSED_WITHOUT_FLAG("paused-without-flag", Disposition.WARN,
+            "jobs in paused without meta.paused (the v1 pause wrapper); migrated as waiting, the v2 queue is not paused"),
+    BARE_QUEUE_HASH("bare-queue-hash", Disposition.DROP_WITH_SOURCE,
+            "a stray hash at the bare P:Q key (the v1 stalled-check wrapper); dropped with the source"),
+    EXPIRED_LOCK("expired-lock", Disposition.WARN,
+            "an active job whose lock has expired (stalled, never recovered by v1); migrated as pending, attempts kept"),
+    BAD_DELAYED_SCORE("bad-delayed-score", Disposition.REFUSE,
+            "a delayed score that is not due*4096+seq; refused until --accept-anomalies, which schedules it as due now"),
+    BAD_PRIORITIZED_SCORE("bad-prioritized-score", Disposition.REFUSE,
+            "a prioritized score that is not priority*2^32+seq; refused until --accept-anomalies, which keeps the zset order"),
+    NON_JSON_DATA("non-json-data", Disposition.WARN,
+            "data that is not JSON; the envelope carries it as a string with a flag, the data policy copies the bytes"),
+    WRONG_JOB_TYPE("wrong-job-type", Disposition.REFUSE,
+            "a listed id whose key is not a hash; refused until --accept-anomalies, which skips it"),
+    UNKNOWN_KEY("unknown-key", Disposition.DROP_WITH_SOURCE,
+            "a key under the queue that matches no v1 shape; dropped with the source"),
+    INVALID_QUEUE_NAME("invalid-queue-name", Disposition.REFUSE,
+            "the queue name is not a valid v2 name; refused until --rename OLD=NEW");
+
+    /** What the migration does with an anomaly of this kind. */
+    public enum Disposition {
+        /** Migrated (or reported) with a warning. */
+        WARN("migrate-with-warning"),
+        /** Not migrated; deleted with the rest of the source after verification. */
+        DROP_WITH_SOURCE("drop-with-source"),
+        /** The queue is refused until an option says otherwise. */
+        REFUSE("refuse");
+
+        private final String wireName;
+
+        Disposition(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+    }
+
+    private final String wireName;
+    private final Disposition disposition;
+    private final String treatment;
+
+    AnomalyKind(String wireName, Disposition disposition, String treatment) {
+        this.wireName = wireName;
+        this.disposition = disposition;
+        this.treatment = treatment;
+    }
+
+    public String wireName() {
+        return wireName;
+    }
+
+    public Disposition disposition() {
+        return disposition;
+    }
+
+    /** What the migration will do with it, for the report. */
+    public String treatment() {
+        return treatment;
+    }
+}

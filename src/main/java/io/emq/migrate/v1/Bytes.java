@@ -1,0 +1,135 @@
+package io.emq.migrate.v1;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * An immutable byte string with value semantics: v1 keys, ids, queue names and payloads are
+ * arbitrary bytes, so they are held as bytes and only rendered as text for reports.
+ */
+public final class Bytes implements Comparable<Bytes> {
+    private static final byte[] EMPTY = new byte[0];
+    private final byte[] value;
+    private final int hash;
+
+    private Bytes(byte[] value) {
+        this.value = value;
+        this.hash = Arrays.hashCode(value);
+    }
+
+    public static Bytes of(byte[] value) {
+        return new Bytes(value == null ? EMPTY : value.clone());
+    }
+
+    public static Bytes utf8(String text) {
+        return new Bytes(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The bytes themselves (a copy). */
+    public byte[] toArray() {
+        return value.clone();
+    }
+
+    public int length() {
+        return value.length;
+    }
+
+    public boolean isEmpty() {
+        return value.length == 0;
+    }
+
+    public Bytes concat(Bytes other) {
+        byte[] out = Arrays.copyOf(value, value.length + other.value.length);
+        System.arraycopy(other.value, 0, out, value.length, other.value.length);
+        return new Bytes(out);
+    }
+
+    public Bytes concat(String text) {
+        return concat(utf8(text));
+    }
+
+    public boolean startsWith(Bytes prefix) {
+        return value.length >= prefix.value.length
+                && Arrays.equals(value, 0, prefix.value.length, prefix.value, 0, prefix.value.length);
+    }
+
+    public boolean endsWith(Bytes suffix) {
+        int from = value.length - suffix.value.length;
+        return from >= 0 && Arrays.equals(value, from, value.length, suffix.value, 0, suffix.value.length);
+    }
+
+    public Bytes slice(int from, int to) {
+        return new Bytes(Arrays.copyOfRange(value, from, to));
+    }
+
+    public Bytes dropPrefix(Bytes prefix) {
+        return slice(prefix.value.length, value.length);
+    }
+
+    public Bytes dropSuffix(Bytes suffix) {
+        return slice(0, value.length - suffix.value.length);
+    }
+
+    /** True when the bytes are well-formed UTF-8. */
+    public boolean isUtf8() {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    /** Text for reports: the UTF-8 string when well-formed, else a {@code \xNN}-escaped rendering. */
+    public String display() {
+        if (isUtf8()) {
+            return new String(value, StandardCharsets.UTF_8);
+        }
+        StringBuilder out = new StringBuilder();
+        for (byte b : value) {
+            int c = b & 0xff;
+            if (c >= 0x20 && c < 0x7f && c != '\\') {
+                out.append((char) c);
+            } else {
+                out.append(String.format("\\x%02x", c));
+            }
+        }
+        return out.toString();
+    }
+
+    /** The bytes as a Java string, lossless only for UTF-8 input (use for names known to be text). */
+    public String utf8() {
+        return new String(value, StandardCharsets.UTF_8);
+    }
+
+    /** The backing array without a copy, for hashing and I/O; callers must not modify it. */
+    public byte[] raw() {
+        return value;
+    }
+
+    @Override
+    public int compareTo(Bytes o) {
+        return Arrays.compareUnsigned(value, o.value);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Bytes b && hash == b.hash && Arrays.equals(value, b.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    @Override
+    public String toString() {
+        return display();
+    }
+}

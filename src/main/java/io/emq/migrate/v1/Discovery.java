@@ -1,0 +1,94 @@
+package io.emq.migrate.v1;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Finds the v1 queues under one or more prefixes. A queue exists when one of its evidence keys
+ * ({@code meta}, {@code id}, {@code wait}, …) exists with the right type; ids and names may contain
+ * {@code :}, so candidates come from matching known suffixes at the end of a key, never from
+ * splitting it. A {@code meta} candidate that holds {@code data} is a job hash whose id ends in
+ * {@code :meta}, not a queue. Reads only.
+ */
+public final class Discovery {
+    private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private final UnifiedJedis jedis;
+
+    public Discovery(UnifiedJedis jedis) {
+        this.jedis = jedis;
+    }
+
+    public DiscoveryResult discover(List<String> prefixes) {
+        KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+        TreeSet<QueueRef> queues = new TreeSet<>();
+        long[] underPrefixes = {0};
+        for (String prefix : prefixes) {
+            Bytes p = Bytes.utf8(prefix);
+            scanner.scan(p.concat(":"), batch -> {
+                underPrefixes[0] += batch.size();
+                queues.addAll(evidence(p, batch));
+            });
+        }
+        QueueBases bases = new QueueBases(queues);
+        List<Bytes> foreignSample = new ArrayList<>();
+        long[] foreign = {0};
+        for (String prefix : prefixes) {
+            scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> {
+                for (Bytes key : batch) {
+                    if (bases.owner(key).isEmpty() && bases.bareOwner(key).isEmpty()) {
+                        foreign[0]++;
+                        if (foreignSample.size() < DiscoveryResult.SAMPLE) {
+                            foreignSample.add(key);
+                        }
+                    }
+                }
+            });
+        }
+        long total = jedis.dbSize();
+        return new DiscoveryResult(List.copyOf(prefixes), List.copyOf(queues), underPrefixes[0], foreign[0],
+                foreignSample, Math.max(0, total - underPrefixes[0]));
+    }
+
+    private List<QueueRef> evidence(Bytes prefix, List<ScannedKey> batch) {
+        List<QueueRef> found = new ArrayList<>();
+        List<QueueRef> metaCandidates = new ArrayList<>();
+        Bytes start = prefix.concat(":");
+        for (ScannedKey k : batch) {
+            for (QueueStructure s : QueueStructure.values()) {
+                Bytes suffix = Bytes.utf8(":" + s.suffix());
+                if (!s.evidence() || k.type() != s.type() || !k.key().endsWith(suffix)
+                        || k.key().length() <= start.length() + suffix.length()) {
+                    continue;
+                }
+                QueueRef q = new QueueRef(prefix, k.key().slice(start.length(), k.key().length() - suffix.length()));
+                (s == QueueStructure.META ? metaCandidates : found).add(q);
+            }
+        }
+        found.addAll(withoutJobData(metaCandidates));
+        return found;
+    }
+
+    private List<QueueRef> withoutJobData(List<QueueRef> metaCandidates) {
+        if (metaCandidates.isEmpty()) {
+            return List.of();
+        }
+        List<Response<Boolean>> hasData = new ArrayList<>();
+        try (AbstractPipeline p = jedis.pipelined()) {
+            for (QueueRef q : metaCandidates) {
+                hasData.add(p.hexists(q.key(QueueStructure.META).raw(), DATA));
+            }
+            p.sync();
+        }
+        List<QueueRef> out = new ArrayList<>();
+        for (int i = 0; i < metaCandidates.size(); i++) {
+            if (!hasData.get(i).get()) {
+                out.add(metaCandidates.get(i));
+            }
+        }
+        return out;
+    }
+}

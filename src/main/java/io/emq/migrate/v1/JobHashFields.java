@@ -1,0 +1,78 @@
+package io.emq.migrate.v1;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The small fields of a job hash, as read by {@code HMGET} in the order of
+ * {@code QueueSnapshotReader.FactsBatch.FIELDS}, decoded leniently: a field that does not parse
+ * reads as absent.
+ */
+record JobHashFields(String name, long timestamp, long delay, long priority, JsonNode opts, Long ats, Long atm,
+                     Long attemptsMadeLegacy, long finishedOn, Bytes parentKey, Bytes repeatJobKey, boolean legacyCounters) {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Option keys only the v1 Elixir app writes (spec v1-keyspace §2.1). */
+    private static final Set<String> ELIXIR_KEYS = Set.of("at", "pri", "del", "bo", "ro", "rof", "rep");
+
+    static JobHashFields of(List<byte[]> f) {
+        JsonNode opts = parseOpts(f.get(4));
+        return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts,
+                boxed(f.get(5)), boxed(f.get(6)), boxed(f.get(7)), num(f.get(8), -1),
+                f.get(9) == null ? null : Bytes.of(f.get(9)), f.get(10) == null ? null : Bytes.of(f.get(10)),
+                f.get(7) != null || f.get(12) != null);
+    }
+
+    JobLayout layout() {
+        for (String k : ELIXIR_KEYS) {
+            if (opts.has(k)) {
+                return JobLayout.ELIXIR;
+            }
+        }
+        return legacyCounters && ats == null && atm == null ? JobLayout.LEGACY : JobLayout.NODE;
+    }
+
+    /** Attempts started: {@code ats}, else {@code atm}, else {@code attemptsMade}, else 0 (the contract's rule). */
+    long attemptsStarted() {
+        return ats != null ? ats : atm != null ? atm : attemptsMadeLegacy != null ? attemptsMadeLegacy : 0;
+    }
+
+    long attemptsMade() {
+        return atm != null ? atm : attemptsMadeLegacy != null ? attemptsMadeLegacy : 0;
+    }
+
+    long optsLong(String key, long otherwise) {
+        JsonNode n = opts.get(key);
+        return n != null && n.canConvertToLong() ? n.asLong() : otherwise;
+    }
+
+    boolean lifo() {
+        JsonNode n = opts.get("lifo");
+        return n != null && n.asBoolean(false);
+    }
+
+    private static JsonNode parseOpts(byte[] raw) {
+        if (raw == null) {
+            return MAPPER.createObjectNode();
+        }
+        try {
+            JsonNode n = MAPPER.readTree(raw);
+            return n != null && n.isObject() ? n : MAPPER.createObjectNode();
+        } catch (java.io.IOException e) {
+            return MAPPER.createObjectNode();
+        }
+    }
+
+    private static String text(byte[] raw) {
+        return raw == null ? null : Bytes.of(raw).display();
+    }
+
+    private static long num(byte[] raw, long otherwise) {
+        return raw == null ? otherwise : QueueSnapshotReader.parseLong(Bytes.of(raw).display(), otherwise);
+    }
+
+    private static Long boxed(byte[] raw) {
+        return raw == null ? null : QueueSnapshotReader.parseLong(Bytes.of(raw).display(), 0);
+    }
+}

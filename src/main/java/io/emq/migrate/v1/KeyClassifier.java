@@ -1,0 +1,73 @@
+package io.emq.migrate.v1;
+
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Classifies a key of one queue (pure: no I/O). It knows the ids the queue's structures list and
+ * the scheduler ids of its {@code repeat} zset; keys are matched by whole known suffixes and then
+ * checked by type, never split on {@code :}. The order of the rules matters: a listed id wins over
+ * a suffix (a v1 id may equal {@code wait} or end in {@code :logs}).
+ */
+public final class KeyClassifier {
+    private static final Bytes REPEAT = Bytes.utf8("repeat:");
+    private static final Bytes DEDUP = Bytes.utf8("de:");
+
+    private final QueueRef queue;
+    private final Set<Bytes> listedIds;
+    private final Set<Bytes> schedulerIds;
+
+    public KeyClassifier(QueueRef queue, Set<Bytes> listedIds, Set<Bytes> schedulerIds) {
+        this.queue = queue;
+        this.listedIds = listedIds;
+        this.schedulerIds = schedulerIds;
+    }
+
+    public KeyClass classify(ScannedKey scanned) {
+        Bytes key = scanned.key();
+        KeyType type = scanned.type();
+        if (key.equals(queue.bareKey())) {
+            return new KeyClass.Misfit(queue, new Anomaly(AnomalyKind.BARE_QUEUE_HASH, key,
+                    "a " + type.wireName() + " at the bare queue key " + key.display()
+                            + " (left by the v1 stalled-check wrapper); no v1 reader uses it"));
+        }
+        if (!key.startsWith(queue.base())) {
+            return new KeyClass.Foreign(key);
+        }
+        Bytes rest = key.dropPrefix(queue.base());
+        if (listedIds.contains(rest)) {
+            return type == KeyType.HASH
+                    ? new KeyClass.JobHash(queue, rest)
+                    : misfit(AnomalyKind.WRONG_JOB_TYPE, key, "job " + rest.display() + " is listed but its key is a "
+                            + type.wireName() + ", not a hash");
+        }
+        Optional<QueueStructure> structure = QueueStructure.bySuffix(rest);
+        if (structure.isPresent()) {
+            QueueStructure s = structure.get();
+            return type == s.type()
+                    ? new KeyClass.Structure(queue, s)
+                    : misfit(AnomalyKind.WRONG_TYPE, key, s.suffix() + " is a " + type.wireName() + ", expected a "
+                            + s.type().wireName());
+        }
+        if (rest.startsWith(REPEAT) && type == KeyType.HASH && schedulerIds.contains(rest.dropPrefix(REPEAT))) {
+            return new KeyClass.SchedulerRecord(queue, rest.dropPrefix(REPEAT));
+        }
+        if (rest.startsWith(DEDUP) && rest.length() > DEDUP.length() && type == KeyType.STRING) {
+            return new KeyClass.DedupKey(queue, rest.dropPrefix(DEDUP));
+        }
+        for (JobSubKind sub : JobSubKind.values()) {
+            Bytes suffix = Bytes.utf8(":" + sub.suffix());
+            if (rest.endsWith(suffix) && rest.length() > suffix.length() && type == sub.type()) {
+                return new KeyClass.JobSubkey(queue, rest.dropSuffix(suffix), sub);
+            }
+        }
+        if (type == KeyType.HASH) {
+            return new KeyClass.UnlistedHash(queue, rest);
+        }
+        return misfit(AnomalyKind.UNKNOWN_KEY, key, "a " + type.wireName() + " under the queue that matches no v1 key shape");
+    }
+
+    private KeyClass misfit(AnomalyKind kind, Bytes key, String reason) {
+        return new KeyClass.Misfit(queue, new Anomaly(kind, key, reason));
+    }
+}

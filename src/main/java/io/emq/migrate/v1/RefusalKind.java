@@ -1,0 +1,26 @@
+package io.emq.migrate.v1;
+
+/** Why a queue (or some of its jobs) would not be migrated, and the option that lifts it. */
+public enum RefusalKind {
+    LIVE_LOCK("live-lock", "--wait-for-locks"),
+    INVALID_QUEUE_NAME("invalid-queue-name", "--rename OLD=NEW"),
+    CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
+    ANOMALIES("anomalies", "--accept-anomalies");
+
+    private final String wireName;
+    private final String option;
+
+    RefusalKind(String wireName, String option) {
+        this.wireName = wireName;
+        this.option = option;
+    }
+
+    public String wireName() {
+        return wireName;
+    }
+
+    /** The command-line option that would lift this refusal. */
+    public String option() {
+        return option;
+    }
+}

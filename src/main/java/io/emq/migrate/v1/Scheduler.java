@@ -1,0 +1,28 @@
+package io.emq.migrate.v1;
+
+/**
+ * A job scheduler ({@code repeat} zset member + {@code repeat:<sid>} hash). {@code every} ones
+ * have a v2 form; cron {@code pattern} ones do not; a member with no hash, or with five or more
+ * {@code :}-parts, is a legacy repeatable (spec v1-keyspace §8.1).
+ *
+ * @param nextRunMs the {@code repeat} zset score, or -1 when not registered
+ * @param everyMs   the interval for {@code every}, else -1
+ * @param pattern   the cron pattern, else null
+ */
+public record Scheduler(Bytes id, Kind kind, long nextRunMs, long everyMs, String pattern, String tz,
+                        String jobName, long iterations) {
+
+    public enum Kind {
+        EVERY("every"), PATTERN("pattern"), LEGACY("legacy");
+
+        private final String wireName;
+
+        Kind(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+    }
+}
