@@ -75,14 +75,13 @@ public final class Bench {
     }
 
     private void run(int rounds) throws Exception {
-        report("enqueue (Jobs.enqueueAll, pipelined)", best(rounds, this::enqueueRuntime), best(rounds, this::enqueueBaseline));
-        double claimBaseline = best(rounds, this::claimCompleteBaseline);
+        compare("enqueue (Jobs.enqueueAll, pipelined)", rounds, this::enqueueRuntime, this::enqueueBaseline);
         for (int batch : new int[] {1, 16}) {
             for (int workers : new int[] {1, 4, 16}) {
                 int w = workers;
                 int b = batch;
-                report("claim+complete Consumer workers=" + workers + " batch=" + batch,
-                        best(rounds, () -> consumer(w, b)), claimBaseline);
+                compare("claim+complete Consumer workers=" + workers + " batch=" + batch, rounds,
+                        () -> consumer(w, b), this::claimCompleteBaseline);
             }
         }
     }
@@ -91,12 +90,15 @@ public final class Bench {
         double jobsPerSecond() throws Exception;
     }
 
-    private static double best(int rounds, Run run) throws Exception {
-        double best = 0;
+    /** Best of {@code rounds} for each side, the two sides interleaved so both see the same machine load. */
+    private static void compare(String what, int rounds, Run runtime, Run baseline) throws Exception {
+        double bestRuntime = 0;
+        double bestBaseline = 0;
         for (int i = 0; i < rounds; i++) {
-            best = Math.max(best, run.jobsPerSecond());
+            bestBaseline = Math.max(bestBaseline, baseline.jobsPerSecond());
+            bestRuntime = Math.max(bestRuntime, runtime.jobsPerSecond());
         }
-        return best;
+        report(what, bestRuntime, bestBaseline);
     }
 
     private static void report(String what, double runtime, double baseline) {
