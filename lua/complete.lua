@@ -6,6 +6,7 @@
 -- ARGV[2] token (the attempts value the claim returned)
 -- ARGV[3] emq:{q}:   the queue base (metrics and a same-queue flow parent are derived from it)
 -- ARGV[4] result recorded in a flow parent's :processed hash ('' when none)
+-- The row, its :logs and its :lock marker are deleted.
 -- Reply:  1 completed, 0 gone (no row)
 -- Refuses: EMQSTALE when the token is not the row's current attempts (the job was re-claimed).
 -- Flows: a child whose row names a parent in this queue (parent_queue absent or this queue)
@@ -40,6 +41,7 @@ if parent then
     redis.call('RPUSH', base .. 'flow:outbox', pq .. '\0' .. parent .. '\0' .. ARGV[1] .. '\0' .. ARGV[4])
   end
 end
-redis.call('DEL', KEYS[2], KEYS[2] .. ':logs', KEYS[2] .. ':lock')
+local row = base .. 'job:' .. ARGV[1]
+redis.call('DEL', KEYS[2], row .. ':logs', row .. ':lock')
 redis.call('HINCRBY', base .. 'metrics:completed', 'count', 1)
 return 1
