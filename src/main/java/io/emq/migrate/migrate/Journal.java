@@ -127,8 +127,20 @@ public final class Journal {
 
     /** Mints (or finds) the branded ids of these v1 ids, in order; a re-run gives the same answer. */
     public List<BrandedId> assignIds(List<byte[]> v1Ids) {
-        List<byte[]> args = new ArrayList<>(v1Ids.size() + 1);
+        return assignIds(v1Ids, false);
+    }
+
+    /** As {@link #assignIds(List)}; with {@code keepBranded}, v1 ids that are JOB branded ids keep themselves. */
+    public List<BrandedId> assignIds(List<byte[]> v1Ids, boolean keepBranded) {
+        List<byte[]> args = new ArrayList<>(v1Ids.size() + 2);
         args.add(bytes(token));
+        StringBuilder flags = new StringBuilder(v1Ids.size());
+        for (byte[] id : v1Ids) {
+            boolean keep = keepBranded && BrandedId.parse(new String(id, StandardCharsets.ISO_8859_1)) instanceof BrandedId.Valid v
+                    && v.id().namespace().equals(BrandedId.JOB);
+            flags.append(keep ? '1' : '0');
+        }
+        args.add(bytes(flags.toString()));
         args.addAll(v1Ids);
         List<?> reply = (List<?>) wire.eval(Script.MIGRATE_ASSIGN_IDS, List.of(key), args);
         List<BrandedId> out = new ArrayList<>(reply.size());
@@ -198,8 +210,33 @@ public final class Journal {
     }
 
     public void forgetStep(int version) {
-        List<byte[]> args = List.of(bytes(token), bytes("history:" + version), bytes(""));
-        wire.eval(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
+        forget(List.of(bytes("history:" + version)));
+    }
+
+    /** Deletes journal fields, fenced by the lease token. */
+    public void forget(List<byte[]> fields) {
+        List<byte[]> args = new ArrayList<>(fields.size() + 1);
+        args.add(bytes(token));
+        args.addAll(fields);
+        wire.eval(Script.MIGRATE_JOURNAL_FORGET, List.of(key), args);
+    }
+
+    /** Every field name of the journal that starts with one of these prefixes, by HSCAN. */
+    public List<byte[]> fieldsStartingWith(String prefix) {
+        List<byte[]> out = new ArrayList<>();
+        ScanParams params = new ScanParams().match(bytes(globEscape(prefix) + "*")).count(1000);
+        byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+        do {
+            ScanResult<Map.Entry<byte[], byte[]>> page = wire.client().hscan(key, cursor, params);
+            page.getResult().forEach(e -> out.add(e.getKey()));
+            cursor = page.getCursorAsBytes();
+        } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+        return out;
+    }
+
+    /** Escapes the glob characters of MATCH patterns. */
+    public static String globEscape(String text) {
+        return text.replaceAll("([\\\\*?\\[\\]])", "\\\\$1");
     }
 
     /** The history rows, by rank. */

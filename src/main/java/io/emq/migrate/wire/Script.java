@@ -39,6 +39,7 @@ public enum Script {
     OBLITERATE("obliterate"),
     MIGRATE_JOURNAL_LOCK("migrate_journal_lock"),
     MIGRATE_JOURNAL_SET("migrate_journal_set"),
+    MIGRATE_JOURNAL_FORGET("migrate_journal_forget"),
     MIGRATE_ASSIGN_IDS("migrate_assign_ids"),
     MIGRATE_WRITE_JOB("migrate_write_job"),
     MIGRATE_COUNT_COMPLETED("migrate_count_completed"),
