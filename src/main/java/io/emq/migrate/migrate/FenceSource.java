@@ -23,6 +23,7 @@ final class FenceSource implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         recordHeader(m);
+        m.checkpoints.hit("header recorded");
         QueueSnapshot snap = m.refreshSnapshot();
         refuseAnomaliesAndCron(m, snap);
         if (m.journal.get("v1_was_paused").isEmpty()) {
@@ -40,6 +41,7 @@ final class FenceSource implements Step {
         m.targetWire.eval(Script.QUEUE_PAUSE, List.of(RowBuilder.bytes(m.keys.meta())), List.of());
         m.checkpoints.hit("v2 paused");
         m.journal.set("fingerprint", SourceFence.fingerprint(m.sourceWire, m.source));
+        m.checkpoints.hit("fingerprint recorded");
         Map<String, Long> counts = new LinkedHashMap<>();
         for (V1State s : V1State.LISTED) {
             counts.put(s.wireName(), (long) snap.jobs(s).size());
