@@ -60,6 +60,8 @@ final class FenceSource implements Step {
         header.put(Journal.STATE, Journal.State.RUNNING.wireName());
         header.put("policy", policy);
         header.put("v1_queue", m.source.display());
+        header.put("v1_prefix", m.source.prefix().display());
+        header.put("v1_name", m.source.name().display());
         header.put("source", m.sourceName);
         m.journal.get("started_on").ifPresentOrElse(s -> { }, () -> header.put("started_on", Instant.now().toString()));
         m.journal.set(header);
