@@ -42,6 +42,11 @@ public record MigrationOptions(PayloadPolicy payload, Map<String, String> rename
                 acceptAnomalies, drop, lease);
     }
 
+    public MigrationOptions withRenames(Map<String, String> renames) {
+        return new MigrationOptions(payload, Map.copyOf(renames), keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, lease);
+    }
+
     public MigrationOptions withPayload(PayloadPolicy policy) {
         return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
                 acceptAnomalies, dropCronSchedulers, lease);
