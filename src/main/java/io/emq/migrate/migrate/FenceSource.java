@@ -33,7 +33,7 @@ final class FenceSource implements Step {
         m.checkpoints.hit("v1 pause recorded");
         SourceFence.pause(m.sourceWire, m.source);
         m.checkpoints.hit("v1 paused");
-        snap = awaitLocks(m);
+        snap = awaitLocks(m, snap);
         if (m.journal.get("v2_was_paused").isEmpty()) {
             boolean paused = m.targetClient().hexists(m.keys.meta(), "paused");
             m.journal.set(Map.of("v2_was_paused", paused ? "1" : "0"));
@@ -88,10 +88,10 @@ final class FenceSource implements Step {
     }
 
     /** Waits up to --wait-for-locks for live v1 locks to lapse; refuses (and resumes v1 if it paused it) otherwise. */
-    private static QueueSnapshot awaitLocks(QueueMigration m) {
+    private static QueueSnapshot awaitLocks(QueueMigration m, QueueSnapshot first) {
         long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
+        QueueSnapshot snap = first;
         while (true) {
-            QueueSnapshot snap = m.refreshSnapshot();
             List<JobFacts> live = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
             if (live.isEmpty()) {
                 return snap;
@@ -106,6 +106,7 @@ final class FenceSource implements Step {
                         + " --wait-for-locks DURATION to wait for the locks to lapse");
             }
             sleep(200);
+            snap = m.refreshSnapshot();
         }
     }
 
