@@ -52,6 +52,7 @@ public final class QueueSnapshotReader {
         private final Map<Bytes, Double> repeatMembers = new LinkedHashMap<>();
         private final Map<AnomalyKey, Anomaly> anomalies = new LinkedHashMap<>();
         private final Map<String, Long> keyClasses = new TreeMap<>();
+        private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
         private final Set<Bytes> orphans = new HashSet<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
@@ -81,8 +82,14 @@ public final class QueueSnapshotReader {
             for (V1State s : V1State.LISTED) {
                 listed.put(s, (long) serveOrder.getOrDefault(s, List.of()).size());
             }
-            return new QueueSnapshot(queue, meta, listed, facts, new ArrayList<>(anomalies.values()),
-                    readSchedulers(), readDedupKeys(), flowLinks, readFlowParents(), keyClasses, legacyMarkers);
+            Map<QueueStructure, KeyType> present = new EnumMap<>(QueueStructure.class);
+            structureTypes.forEach((s, t) -> {
+                if (t != KeyType.NONE) {
+                    present.put(s, t);
+                }
+            });
+            return new QueueSnapshot(queue, present, meta, listed, facts, new ArrayList<>(anomalies.values()),
+                    readSchedulers(), readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {
@@ -209,6 +216,7 @@ public final class QueueSnapshotReader {
             } else if (c instanceof KeyClass.DedupKey d) {
                 dedupIds.add(d.dedupId());
             } else if (c instanceof KeyClass.JobSubkey j) {
+                subkeys.merge(j.sub(), 1L, Long::sum);
                 if (!primary.containsKey(j.id())) {
                     unlistedStems.putIfAbsent(j.id(), queue.jobSubKey(j.id(), j.sub()));
                 }
