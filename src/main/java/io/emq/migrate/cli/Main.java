@@ -20,6 +20,8 @@ public final class Main {
 
     static {
         COMMANDS.put("key", new Entry(KeyCommand::run, "parse v2 keys: kind, queue, type, slot, mint time"));
+        COMMANDS.put("migrate", new Entry(MigrateCommand::run, "migrate v1 queues into v2, step by step, journaled"));
+        COMMANDS.put("conformance", new Entry(ConformanceCommand::run, "run the v2 wire conformance scenarios against a target"));
     }
 
     private Main() {

@@ -1,0 +1,29 @@
+-- delay: move a claimed job back to the schedule without counting a failure (attempts and payload kept).
+-- KEYS[1] emq:{q}:job:<id>   the job row
+-- KEYS[2] emq:{q}:active
+-- KEYS[3] emq:{q}:schedule
+-- ARGV[1] id
+-- ARGV[2] token (the attempts value the claim returned)
+-- ARGV[3] 'in' (ARGV[4] is a delay from server TIME) or 'at' (ARGV[4] is Unix ms)
+-- ARGV[4] milliseconds
+-- Reply:  1
+-- Refuses: EMQKIND (not a JOB id); EMQSTALE job gone (no row); EMQSTALE delay token mismatch.
+if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
+  return redis.error_reply('EMQKIND job id must be JOB-namespaced')
+end
+local attempts = redis.call('HGET', KEYS[1], 'attempts')
+if not attempts then
+  return redis.error_reply('EMQSTALE job gone')
+end
+if attempts ~= ARGV[2] then
+  return redis.error_reply('EMQSTALE delay token mismatch')
+end
+local score = tonumber(ARGV[4])
+if ARGV[3] == 'in' then
+  local t = redis.call('TIME')
+  score = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + score
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 'state', 'scheduled')
+redis.call('ZADD', KEYS[3], score, ARGV[1])
+return 1

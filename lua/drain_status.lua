@@ -1,0 +1,10 @@
+-- drain_status: what is left for a consumer draining the queue.
+-- KEYS[1] emq:{q}:pending
+-- KEYS[2] emq:{q}:active
+-- KEYS[3] emq:{q}:schedule
+-- ARGV[1] horizon in ms: scheduled jobs due before server TIME + horizon are counted as due
+-- Reply:  {pending, active, scheduled, scheduled due within the horizon}
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]),
+  redis.call('ZCOUNT', KEYS[3], '-inf', now + tonumber(ARGV[1]))}

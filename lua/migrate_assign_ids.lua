@@ -1,0 +1,42 @@
+-- migrate_assign_ids: give each v1 id its branded JOB id, minting only ids the journal lacks.
+-- KEYS[1] {emq}:migration:<q>
+-- ARGV[1] the caller's fencing token
+-- ARGV[2] one flag per id: '1' keeps a v1 id that is already a JOB branded id as it is, '0' mints
+-- ARGV[3..] v1 job ids, in serve order
+-- Reply:  the branded ids, in argument order. A minted id is JOB + 11-digit base62 of the next rank
+--         (HINCRBY hwm 1, skipping any rank whose id a kept id already holds), so ids are minted in
+--         the order given and never reused; a v1 id already mapped keeps its id, so a re-run after a
+--         crash gives the same answer. A kept id that another job already holds is minted instead.
+--         Fields written: v1:<v1 id> -> branded id, v2:<branded id> -> v1 id, hwm.
+if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
+  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+end
+local alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+local function brand(rank)
+  local digits = {}
+  local rest = rank
+  for i = 11, 1, -1 do
+    local d = rest % 62
+    digits[i] = string.sub(alphabet, d + 1, d + 1)
+    rest = (rest - d) / 62
+  end
+  return 'JOB' .. table.concat(digits)
+end
+local out = {}
+for i = 3, #ARGV do
+  local v1 = ARGV[i]
+  local field = 'v1:' .. v1
+  local id = redis.call('HGET', KEYS[1], field)
+  if not id then
+    if string.sub(ARGV[2], i - 2, i - 2) == '1' and redis.call('HEXISTS', KEYS[1], 'v2:' .. v1) == 0 then
+      id = v1
+    else
+      repeat
+        id = brand(redis.call('HINCRBY', KEYS[1], 'hwm', 1))
+      until redis.call('HEXISTS', KEYS[1], 'v2:' .. id) == 0
+    end
+    redis.call('HSET', KEYS[1], field, id, 'v2:' .. id, v1)
+  end
+  out[#out + 1] = id
+end
+return out

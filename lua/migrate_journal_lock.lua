@@ -1,0 +1,33 @@
+-- migrate_journal_lock: the migrator's lease on one queue's journal, with a fencing token.
+-- KEYS[1] {emq}:migration:<q>   the journal hash
+-- ARGV[1] op: acquire | renew | release
+-- ARGV[2] owner (host:pid:nonce of the migrator)
+-- ARGV[3] token (renew, release; ignored by acquire)
+-- ARGV[4] lease in ms (acquire, renew)
+-- Reply:  acquire -> the new fencing token (an integer, HINCRBY lock_fence);
+--         renew / release -> 1.
+--         EMQLOCK when another live owner holds the lease, or the caller's token is not current.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local op = ARGV[1]
+if op == 'acquire' then
+  local held = redis.call('HMGET', KEYS[1], 'lock_owner', 'lock_until')
+  if held[1] and tonumber(held[2]) > now then
+    return redis.error_reply('EMQLOCK queue is being migrated by ' .. held[1] .. ' for ' .. (tonumber(held[2]) - now) .. ' ms more')
+  end
+  local token = redis.call('HINCRBY', KEYS[1], 'lock_fence', 1)
+  redis.call('HSET', KEYS[1], 'lock_owner', ARGV[2], 'lock_token', token, 'lock_until', now + tonumber(ARGV[4]))
+  return token
+end
+if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[3] then
+  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+end
+if op == 'renew' then
+  redis.call('HSET', KEYS[1], 'lock_until', now + tonumber(ARGV[4]))
+  return 1
+end
+if op == 'release' then
+  redis.call('HDEL', KEYS[1], 'lock_owner', 'lock_token', 'lock_until')
+  return 1
+end
+return redis.error_reply('EMQSTATE unknown lock op ' .. tostring(op))

@@ -1,0 +1,12 @@
+-- migrate_journal_set: write fields of one queue's journal, fenced by the migrator's token.
+-- KEYS[1] {emq}:migration:<q>
+-- ARGV[1] the caller's fencing token (from migrate_journal_lock acquire)
+-- ARGV[2..] field, value, field, value, ...
+-- Reply:  1; EMQLOCK when the token is not the current one (a zombie migrator).
+if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
+  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+end
+for i = 2, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+return 1

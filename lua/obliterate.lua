@@ -1,0 +1,57 @@
+-- obliterate: delete a paused queue entirely, within a budget of jobs per call.
+-- KEYS[1] emq:{q}:meta
+-- KEYS[2] emq:{q}:pending
+-- KEYS[3] emq:{q}:active
+-- KEYS[4] emq:{q}:schedule
+-- KEYS[5] emq:{q}:dead
+-- ARGV[1] emq:{q}:   the queue base (rows, subkeys and auxiliary keys are derived from it)
+-- ARGV[2] 'force' to obliterate even with active jobs, else ''
+-- ARGV[3] budget: the most jobs deleted in this call
+-- Reply:  0 done (nothing of the queue is left but de: keys), 1 more to do (call again)
+-- Refuses: EMQSTATE not paused; EMQSTATE active jobs present (without 'force').
+if redis.call('HEXISTS', KEYS[1], 'paused') == 0 then
+  return redis.error_reply('EMQSTATE not paused')
+end
+if ARGV[2] ~= 'force' and redis.call('ZCARD', KEYS[3]) > 0 then
+  return redis.error_reply('EMQSTATE active jobs present')
+end
+local base = ARGV[1]
+local budget = tonumber(ARGV[3])
+local subs = {'', ':logs', ':lock', ':dependencies', ':processed', ':failed', ':unsuccessful'}
+local function delete_job(id)
+  local row = base .. 'job:' .. id
+  local parent = redis.call('HGET', row, 'parent')
+  for _, s in ipairs(subs) do
+    redis.call('DEL', row .. s)
+  end
+  if parent then
+    local prow = base .. 'job:' .. parent
+    for _, s in ipairs(subs) do
+      redis.call('DEL', prow .. s)
+    end
+  end
+end
+for k = 2, 5 do
+  while true do
+    if budget <= 0 then
+      return 1
+    end
+    local ids = redis.call('ZRANGE', KEYS[k], 0, math.min(budget, 500) - 1)
+    if #ids == 0 then break end
+    for _, id in ipairs(ids) do
+      delete_job(id)
+    end
+    redis.call('ZREM', KEYS[k], unpack(ids))
+    budget = budget - #ids
+  end
+end
+for _, name in ipairs(redis.call('ZRANGE', base .. 'repeat', 0, -1)) do
+  redis.call('DEL', base .. 'repeat:' .. name)
+end
+local aux = {'metrics:completed', 'metrics:failed', 'metrics:completed:data', 'metrics:failed:data',
+  'gactive', 'glimit', 'gweight', 'ring', 'wake', 'paused', 'repeat', 'limiter', 'flow:outbox'}
+for _, name in ipairs(aux) do
+  redis.call('DEL', base .. name)
+end
+redis.call('DEL', KEYS[1])
+return 0

@@ -1,0 +1,23 @@
+-- schedule: admit one job into the schedule set, due at an absolute time or after a delay.
+-- KEYS[1] emq:{q}:job:<id>   the job row
+-- KEYS[2] emq:{q}:schedule
+-- ARGV[1] id (a JOB branded id)
+-- ARGV[2] payload (opaque bytes)
+-- ARGV[3] 'in' (ARGV[4] is a delay from server TIME) or 'at' (ARGV[4] is Unix ms)
+-- ARGV[4] milliseconds
+-- Reply:  1 scheduled, 0 duplicate (row already exists; nothing changed)
+-- Refuses: EMQKIND when the id is not JOB-namespaced.
+if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
+  return redis.error_reply('EMQKIND job id must be JOB-namespaced')
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+local score = tonumber(ARGV[4])
+if ARGV[3] == 'in' then
+  local t = redis.call('TIME')
+  score = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + score
+end
+redis.call('HSET', KEYS[1], 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2])
+redis.call('ZADD', KEYS[2], score, ARGV[1])
+return 1

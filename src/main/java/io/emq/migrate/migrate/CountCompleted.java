@@ -1,0 +1,83 @@
+package io.emq.migrate.migrate;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Script;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * V8: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once.
+ * With {@code --archive-completed FILE} each completed job is first written as one JSON line
+ * (queue, id, name, data, returnvalue, finishedOn), the file replaced whole on a re-run.
+ */
+final class CountCompleted implements Step {
+    private static final JsonFactory JSON = new JsonFactory();
+
+    @Override
+    public Map<String, Long> apply(QueueMigration m) {
+        long listed = m.snapshot().listedCount(V1State.COMPLETED);
+        long archived = 0;
+        if (m.options.archiveCompleted().isPresent()) {
+            archived = archive(m, m.snapshot().jobs(V1State.COMPLETED), m.options.archiveCompleted().get());
+            m.checkpoints.hit("archive written");
+        }
+        m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(RowBuilder.bytes(m.keys.metricsCompleted())),
+                List.of(RowBuilder.bytes(Long.toString(listed))));
+        return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);
+    }
+
+    private static long archive(QueueMigration m, List<JobFacts> jobs, Path file) {
+        Path tmp = file.resolveSibling(file.getFileName() + ".partial");
+        long n = 0;
+        try (OutputStream out = Files.newOutputStream(tmp)) {
+            for (int from = 0; from < jobs.size(); from += JobWriter.BATCH) {
+                List<JobFacts> batch = jobs.subList(from, Math.min(jobs.size(), from + JobWriter.BATCH));
+                List<Map<Bytes, Bytes>> hashes = JobWriter.readHashes(m, batch.stream().map(JobFacts::id).toList());
+                for (int i = 0; i < batch.size(); i++) {
+                    writeLine(out, m, batch.get(i), hashes.get(i));
+                    n++;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the completed-jobs archive " + file, e);
+        }
+        try {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot move the archive into place at " + file, e);
+        }
+        return n;
+    }
+
+    private static void writeLine(OutputStream out, QueueMigration m, JobFacts job, Map<Bytes, Bytes> hash) throws IOException {
+        JsonGenerator g = JSON.createGenerator(out);
+        g.writeStartObject();
+        g.writeStringField("queue", m.source.display());
+        g.writeStringField("id", job.id().display());
+        g.writeStringField("name", RowBuilder.field(hash, "name").map(Bytes::display).orElse(""));
+        byte[] data = RowBuilder.field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
+        if (Bytes.of(data).isUtf8()) {
+            g.writeStringField("data", new String(data, StandardCharsets.UTF_8));
+        } else {
+            g.writeStringField("dataBase64", Base64.getEncoder().encodeToString(data));
+        }
+        g.writeStringField("returnvalue", RowBuilder.field(hash, "returnvalue").map(Bytes::display).orElse(null));
+        g.writeNumberField("finishedOn", job.finishedOn());
+        g.writeNumberField("attemptsMade", job.attemptsMade());
+        g.writeEndObject();
+        g.flush();
+        out.write('\n');
+    }
+}

@@ -1,0 +1,136 @@
+package io.emq.migrate.migrate;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * The {@code envelope} payload: {@code {"name":…,"v1":{"queue","id","timestamp","opts"},"encoding":…,"data":…}}.
+ * {@code data} is the v1 bytes spliced raw when they are one valid JSON value ({@code encoding: json}),
+ * a JSON string when they are UTF-8 text that is not JSON ({@code string}), or base64 otherwise
+ * ({@code base64}). {@link #recoverData} gives back the exact v1 bytes in every case.
+ */
+public final class Envelope {
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private Envelope() {
+    }
+
+    /** The v1 facts the envelope carries besides the data; opts is spliced raw when it is JSON. */
+    public record Provenance(String queue, String v1Id, String name, String timestamp, byte[] opts) {
+    }
+
+    public static byte[] wrap(byte[] data, Provenance p) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(data.length + 256);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("name", p.name());
+            g.writeObjectFieldStart("v1");
+            g.writeStringField("queue", p.queue());
+            g.writeStringField("id", p.v1Id());
+            g.writeStringField("timestamp", p.timestamp());
+            g.writeFieldName("opts");
+            if (p.opts() != null && isJson(p.opts())) {
+                g.writeRawValue(new String(p.opts(), StandardCharsets.UTF_8));
+            } else {
+                g.writeString(p.opts() == null ? "" : new String(p.opts(), StandardCharsets.UTF_8));
+            }
+            g.writeEndObject();
+            String encoding = encodingOf(data);
+            g.writeStringField("encoding", encoding);
+            g.writeFieldName("data");
+            switch (encoding) {
+                case "json" -> g.writeRawValue(new String(data, StandardCharsets.UTF_8));
+                case "string" -> g.writeString(new String(data, StandardCharsets.UTF_8));
+                default -> g.writeString(Base64.getEncoder().encodeToString(data));
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    /** The exact v1 data bytes of an envelope, or empty when the payload is not an envelope. */
+    public static Optional<byte[]> recoverData(byte[] payload) {
+        try (JsonParser p = JSON.createParser(payload)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return Optional.empty();
+            }
+            String encoding = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("encoding")) {
+                    encoding = p.getText();
+                } else if (field.equals("data") && encoding != null) {
+                    if (encoding.equals("json")) {
+                        int start = (int) p.currentTokenLocation().getByteOffset();
+                        boolean container = value.isStructStart();
+                        p.skipChildren();
+                        p.getText(); // completes a lazily read scalar, so the location is past its end
+                        int end = container ? (int) p.currentTokenLocation().getByteOffset() + 1
+                                : (int) p.currentLocation().getByteOffset();
+                        return Optional.of(Arrays.copyOfRange(payload, start, end));
+                    }
+                    if (value != JsonToken.VALUE_STRING) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(encoding.equals("string") ? p.getText().getBytes(StandardCharsets.UTF_8)
+                            : Base64.getDecoder().decode(p.getText()));
+                } else {
+                    p.skipChildren();
+                }
+            }
+            return Optional.empty();
+        } catch (IOException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** json only for strict UTF-8 JSON without edge whitespace, so the raw slice is exactly the bytes. */
+    static String encodingOf(byte[] data) {
+        boolean utf8 = isUtf8(data);
+        if (utf8 && isJson(data) && !isJsonWhitespace(data[0]) && !isJsonWhitespace(data[data.length - 1])) {
+            return "json";
+        }
+        return utf8 ? "string" : "base64";
+    }
+
+    private static boolean isJsonWhitespace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+    }
+
+    /** True when the bytes are exactly one JSON value (surrounding whitespace allowed). */
+    public static boolean isJson(byte[] bytes) {
+        if (bytes.length == 0) {
+            return false;
+        }
+        try (JsonParser p = JSON.createParser(bytes)) {
+            if (p.nextToken() == null) {
+                return false;
+            }
+            p.skipChildren();
+            return p.nextToken() == null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static boolean isUtf8(byte[] bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
+}

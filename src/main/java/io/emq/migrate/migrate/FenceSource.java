@@ -1,0 +1,117 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.AnomalyKind;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueStructure;
+import io.emq.migrate.v1.Scheduler;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Script;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * V1: refuse what the plan refuses, pause the v1 queue (v1 workers then fetch nothing and v1
+ * producers add into {@code paused}), wait out or refuse live locks, pause the v2 target until the
+ * migration ends, and record the source's fingerprint. A refusal leaves both ends as they were.
+ */
+final class FenceSource implements Step {
+    @Override
+    public Map<String, Long> apply(QueueMigration m) {
+        recordHeader(m);
+        QueueSnapshot snap = m.refreshSnapshot();
+        refuseAnomaliesAndCron(m, snap);
+        if (m.journal.get("v1_was_paused").isEmpty()) {
+            boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("paused"));
+            m.journal.set(Map.of("v1_was_paused", paused ? "1" : "0"));
+        }
+        m.checkpoints.hit("v1 pause recorded");
+        SourceFence.pause(m.sourceWire, m.source);
+        m.checkpoints.hit("v1 paused");
+        snap = awaitLocks(m);
+        if (m.journal.get("v2_was_paused").isEmpty()) {
+            boolean paused = m.targetClient().hexists(m.keys.meta(), "paused");
+            m.journal.set(Map.of("v2_was_paused", paused ? "1" : "0"));
+        }
+        m.targetWire.eval(Script.QUEUE_PAUSE, List.of(RowBuilder.bytes(m.keys.meta())), List.of());
+        m.checkpoints.hit("v2 paused");
+        m.journal.set("fingerprint", SourceFence.fingerprint(m.sourceWire, m.source));
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (V1State s : V1State.LISTED) {
+            counts.put(s.wireName(), (long) snap.jobs(s).size());
+        }
+        return counts;
+    }
+
+    private static void recordHeader(QueueMigration m) {
+        String policy = m.options.payload().wireName();
+        java.util.Optional<String> recorded = m.journal.get("policy");
+        if (recorded.isPresent() && !recorded.get().equals(policy) && !m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+            throw new MigrationRefused("payload-policy", "the migration of '" + m.target + "' started with --payload "
+                    + recorded.get() + "; re-run with --payload " + recorded.get() + " or abandon it first");
+        }
+        Map<String, String> header = new LinkedHashMap<>();
+        header.put(Journal.STATE, Journal.State.RUNNING.wireName());
+        header.put("policy", policy);
+        header.put("v1_queue", m.source.display());
+        header.put("source", m.sourceName);
+        m.journal.get("started_on").ifPresentOrElse(s -> { }, () -> header.put("started_on", Instant.now().toString()));
+        m.journal.set(header);
+    }
+
+    private static void refuseAnomaliesAndCron(QueueMigration m, QueueSnapshot snap) {
+        List<Anomaly> refusing = snap.anomalies().stream()
+                .filter(a -> a.kind().disposition() == AnomalyKind.Disposition.REFUSE)
+                .filter(a -> a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
+                .toList();
+        if (!refusing.isEmpty() && !m.options.acceptAnomalies()) {
+            throw new MigrationRefused("anomalies", "queue " + m.source.display() + " has " + refusing.size()
+                    + " anomalies that block it (" + refusing.stream().map(a -> a.kind().wireName()).distinct()
+                    .collect(Collectors.joining(", ")) + "; see `plan`); resolve them, or pass --accept-anomalies"
+                    + " to migrate them as the plan describes");
+        }
+        List<Scheduler> noV2Form = snap.schedulers().stream().filter(s -> s.kind() != Scheduler.Kind.EVERY).toList();
+        if (!noV2Form.isEmpty() && !m.options.dropCronSchedulers()) {
+            throw new MigrationRefused("cron-scheduler", "queue " + m.source.display() + " has " + noV2Form.size()
+                    + " cron or legacy schedulers (" + noV2Form.stream().map(s -> s.id().display())
+                    .collect(Collectors.joining(", ")) + ") that have no v2 form; re-create them in v2 by hand and"
+                    + " pass --drop-cron-schedulers");
+        }
+    }
+
+    /** Waits up to --wait-for-locks for live v1 locks to lapse; refuses (and resumes v1 if it paused it) otherwise. */
+    private static QueueSnapshot awaitLocks(QueueMigration m) {
+        long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
+        while (true) {
+            QueueSnapshot snap = m.refreshSnapshot();
+            List<JobFacts> live = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
+            if (live.isEmpty()) {
+                return snap;
+            }
+            if (System.nanoTime() >= deadline) {
+                if (m.journal.get("v1_was_paused").orElse("0").equals("0")) {
+                    SourceFence.resume(m.sourceWire, m.source);
+                }
+                throw new MigrationRefused("live-lock", live.size() + " v1 jobs of " + m.source.display()
+                        + " are held by live workers (" + live.stream().limit(5).map(j -> j.id().display() + " lock "
+                        + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
+                        + " --wait-for-locks DURATION to wait for the locks to lapse");
+            }
+            sleep(200);
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MigrationRefused("interrupted", "interrupted while waiting for v1 locks");
+        }
+    }
+
+}

@@ -1,0 +1,86 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.wire.ScriptCall;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+
+/**
+ * Writes migrated jobs in pipelined batches: read the v1 hashes, build the v2 rows, write them with
+ * {@code migrate_write_job} and record each job's expectation in the journal. Idempotent: a batch
+ * written twice leaves the same rows.
+ */
+final class JobWriter {
+    static final int BATCH = 256;
+
+    private JobWriter() {
+    }
+
+    /** Writes the rows of these jobs; returns how many rows each v2 state received. */
+    static Map<String, Long> write(QueueMigration m, List<JobFacts> jobs) {
+        Map<String, Long> counts = new HashMap<>();
+        for (int from = 0; from < jobs.size(); from += BATCH) {
+            List<JobFacts> batch = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
+            List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
+            List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+            List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
+            List<ScriptCall> rows = new ArrayList<>(batch.size());
+            List<ScriptCall> expectations = new ArrayList<>(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                JobFacts facts = batch.get(i);
+                BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
+                        + " has no branded id: the plan-identity step must run first"));
+                Map<Bytes, Bytes> hash = hashes.get(i);
+                if (hash.isEmpty()) {
+                    throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
+                            + " disappeared during the migration: stop v1 workers and producers, then re-run");
+                }
+                RowBuilder.Row row = RowBuilder.build(m, facts, hash, id, parentOf(m, facts, hash));
+                rows.add(row.call(m));
+                expectations.add(m.journal.expectCall(id, row.expected()));
+                counts.merge(row.state(), 1L, Long::sum);
+            }
+            m.evalAll(m.targetWire, rows);
+            m.checkpoints.hit("rows written");
+            m.evalAll(m.targetWire, expectations);
+            m.checkpoints.hit("expectations recorded");
+        }
+        return counts;
+    }
+
+    static Optional<RowBuilder.ParentLink> parentOf(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash) {
+        if (facts.parentKey() == null) {
+            return Optional.empty();
+        }
+        Bytes parentKey = facts.parentKey();
+        BrandedId parent = m.brandedIdOf(parentKey).orElseThrow(() -> new MigrationRefused("flow-parent",
+                "the parent " + parentKey.display() + " of job " + facts.id().display() + " has no branded id yet:"
+                        + " migrate its queue in the same run (add --queue for it, or use --all)"));
+        String parentQueue = m.bases.owner(parentKey).map(m::targetName).orElse(m.target);
+        return Optional.of(new RowBuilder.ParentLink(parent, parentQueue, RowBuilder.parentPolicy(hash)));
+    }
+
+    static List<Map<Bytes, Bytes>> readHashes(QueueMigration m, List<Bytes> ids) {
+        List<Response<Map<byte[], byte[]>>> responses = new ArrayList<>(ids.size());
+        try (AbstractPipeline p = m.sourceClient().pipelined()) {
+            for (Bytes id : ids) {
+                responses.add(p.hgetAll(m.source.jobKey(id).raw()));
+            }
+            p.sync();
+        }
+        List<Map<Bytes, Bytes>> out = new ArrayList<>(ids.size());
+        for (Response<Map<byte[], byte[]>> r : responses) {
+            Map<Bytes, Bytes> hash = new HashMap<>();
+            r.get().forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
+            out.add(hash);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,49 @@
+package io.emq.migrate.migrate;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the operator chose for a run. Each refusal of the plan names the option that lifts it.
+ *
+ * @param renames          v1 name -> v2 name, for queues whose name is not a valid v2 name
+ * @param keepBrandedIds   keep v1 ids that are already valid JOB branded ids (they then sort by their own mint time)
+ * @param waitForLocks     how long to wait for live v1 locks to lapse before refusing (zero: refuse at once)
+ * @param archiveCompleted a JSON Lines file that receives the completed jobs before they are counted
+ * @param retire           delete the v1 source after verification (false: stop at verified)
+ * @param acceptAnomalies  migrate queues with refusable anomalies, each treated as the report says
+ * @param dropCronSchedulers drop cron (pattern) schedulers, which have no v2 form, with a report line
+ * @param lease            how long the queue's lock outlives a crashed migrator
+ */
+public record MigrationOptions(PayloadPolicy payload, Map<String, String> renames, boolean keepBrandedIds,
+                               Duration waitForLocks, Optional<Path> archiveCompleted, boolean retire,
+                               boolean acceptAnomalies, boolean dropCronSchedulers, Duration lease) {
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(15);
+
+    public static MigrationOptions defaults() {
+        return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), false, Duration.ZERO, Optional.empty(), true,
+                false, false, DEFAULT_LEASE);
+    }
+
+    public MigrationOptions withRetire(boolean retire) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, lease);
+    }
+
+    public MigrationOptions withAcceptAnomalies(boolean accept) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                accept, dropCronSchedulers, lease);
+    }
+
+    public MigrationOptions withPayload(PayloadPolicy policy) {
+        return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, lease);
+    }
+
+    public MigrationOptions withLease(Duration lease) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, lease);
+    }
+}

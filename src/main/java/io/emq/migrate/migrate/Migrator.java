@@ -1,0 +1,291 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.v1.Discovery;
+import io.emq.migrate.v1.DiscoveryResult;
+import io.emq.migrate.v1.QueueBases;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.Wire;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/**
+ * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
+ * V1, then every queue's V2, …) so that flows across queues find their partners' ids. Each queue
+ * holds its journal's lease for the whole run. A refusal stops that queue before anything is
+ * destroyed and is not recorded as a failure; an error is recorded as a failed step that
+ * {@code repair} clears; a dropped connection retries the (idempotent) step.
+ */
+public final class Migrator {
+    static final int CONNECTION_RETRIES = 3;
+
+    /** Told about each step as it runs, for progress on a terminal. */
+    public interface Listener {
+        void stepStarted(String queue, StepDefinition step);
+
+        void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis);
+
+        Listener NONE = new Listener() {
+            public void stepStarted(String queue, StepDefinition step) {
+            }
+
+            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+            }
+        };
+    }
+
+    private final Wire source;
+    private final Wire target;
+    private final String sourceName;
+    private final MigrationOptions options;
+    private final Checkpoints checkpoints;
+    private final StepCatalog catalog = StepCatalog.load();
+    private final String owner = owner();
+    private Listener listener = Listener.NONE;
+
+    public Migrator(Wire source, Wire target, String sourceName, MigrationOptions options, Checkpoints checkpoints) {
+        this.source = source;
+        this.target = target;
+        this.sourceName = sourceName;
+        this.options = options;
+        this.checkpoints = checkpoints;
+    }
+
+    public Migrator listener(Listener listener) {
+        this.listener = listener;
+        return this;
+    }
+
+    /** Migrates the named v1 queues (all discovered ones when {@code names} is empty). */
+    public List<MigrationResult> migrate(List<String> prefixes, List<String> names) {
+        DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
+        QueueBases bases = new QueueBases(found.queues());
+        List<QueueRef> selected = select(found.queues(), names);
+        Map<QueueRef, Run> runs = new LinkedHashMap<>();
+        List<MigrationResult> results = new ArrayList<>();
+        for (QueueRef q : selected) {
+            Optional<String> targetName = targetName(q);
+            if (targetName.isEmpty()) {
+                results.add(new MigrationResult(q.display(), "", "refused", Map.of(), "invalid-queue-name",
+                        "queue name '" + q.name().display() + "' is not a valid v2 name ("
+                                + Names.queueNameProblem(q.name().display()).orElse("invalid")
+                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0));
+                continue;
+            }
+            runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
+                    r -> targetName(r).orElse(r.name().display()), sourceName)));
+        }
+        ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "emq-migrate-lease");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            for (Run run : runs.values()) {
+                run.begin();
+            }
+            long period = Math.max(100, options.lease().toMillis() / 3);
+            heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
+            for (StepDefinition step : catalog.steps()) {
+                if (step.action().equals("retire-source") && !options.retire()) {
+                    continue;
+                }
+                for (Run run : runs.values()) {
+                    run.apply(step);
+                }
+            }
+        } finally {
+            heartbeat.shutdownNow();
+        }
+        for (Run run : runs.values()) {
+            results.add(run.finish());
+        }
+        return results;
+    }
+
+    private Optional<String> targetName(QueueRef q) {
+        String name = options.renames().getOrDefault(q.name().display(), q.name().display());
+        return Names.isQueueName(name) ? Optional.of(name) : Optional.empty();
+    }
+
+    private static List<QueueRef> select(List<QueueRef> queues, List<String> names) {
+        if (names.isEmpty()) {
+            return queues;
+        }
+        List<QueueRef> out = new ArrayList<>();
+        for (String name : names) {
+            List<QueueRef> matching = queues.stream()
+                    .filter(q -> q.name().display().equals(name) || q.display().equals(name)).toList();
+            if (matching.isEmpty()) {
+                throw new MigrationRefused("no-such-queue", "no v1 queue named '" + name + "' under the given prefixes"
+                        + " (run `discover` to list them, or pass --prefix)");
+            }
+            if (matching.size() > 1) {
+                throw new MigrationRefused("ambiguous-queue", "'" + name + "' names a queue under several prefixes;"
+                        + " name it as PREFIX:QUEUE");
+            }
+            out.add(matching.get(0));
+        }
+        return out;
+    }
+
+    /** One queue's run: its lease, its applied steps, and how it ended. */
+    private final class Run {
+        final QueueMigration m;
+        final Map<String, Long> moved = new LinkedHashMap<>();
+        final long started = System.nanoTime();
+        Map<Integer, HistoryRow> applied = new LinkedHashMap<>();
+        String outcome;
+        String refusalKind = "";
+        String message = "";
+
+        Run(QueueMigration m) {
+            this.m = m;
+        }
+
+        boolean active() {
+            return outcome == null;
+        }
+
+        void begin() {
+            try {
+                m.journal.acquire(owner, options.lease().toMillis());
+            } catch (EmqWireException.Lock held) {
+                stop("refused", "locked", held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
+                return;
+            }
+            for (HistoryRow row : m.journal.history()) {
+                applied.put(row.version(), row);
+            }
+            if (m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+                applied.clear();
+            }
+            for (HistoryRow row : applied.values()) {
+                if (!row.success()) {
+                    stop("failed", "failed-step", "step V" + row.version() + " (" + row.description() + ") failed earlier: "
+                            + row.error() + "; fix the cause, run `emq-migrate repair`, then migrate again");
+                    return;
+                }
+                Optional<StepDefinition> def = catalog.byVersion(row.version());
+                if (def.isPresent() && def.get().checksum() != row.checksum()) {
+                    stop("refused", "checksum", "step V" + row.version() + " changed since it was applied to " + m.target
+                            + " (recorded checksum " + row.checksum() + ", now " + def.get().checksum()
+                            + "): run `emq-migrate validate`, then `repair` if the change is intended");
+                    return;
+                }
+            }
+        }
+
+        void renew() {
+            if (active()) {
+                try {
+                    m.journal.renew(options.lease().toMillis());
+                } catch (RuntimeException lost) {
+                    // the next fenced journal write of this run is refused and ends it
+                }
+            }
+        }
+
+        void apply(StepDefinition step) {
+            if (!active() || applied.containsKey(step.version())) {
+                return;
+            }
+            listener.stepStarted(m.target, step);
+            checkpoints.enterStep(step.version());
+            long t0 = System.nanoTime();
+            try {
+                Map<String, Long> counts = withRetries(step);
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                HistoryRow row = new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
+                        owner, Instant.now().toString(), ms, true, counts, null);
+                m.journal.recordStep(row);
+                applied.put(step.version(), row);
+                if (step.action().startsWith("absorb")) {
+                    counts.forEach((k, v) -> moved.merge(k, v, Long::sum));
+                }
+                listener.stepFinished(m.target, step, counts, ms);
+            } catch (Checkpoints.InjectedCrash crash) {
+                throw crash;
+            } catch (MigrationRefused refused) {
+                if (refused.kind().equals("verification")) {
+                    record(step, t0, refused.getMessage());
+                }
+                stop(refused.kind().equals("verification") ? "failed" : "refused", refused.kind(), refused.getMessage());
+            } catch (RuntimeException e) {
+                record(step, t0, e.toString());
+                stop("failed", "error", "step V" + step.version() + " (" + step.description() + ") failed: " + e
+                        + "; nothing was deleted; fix the cause, run `emq-migrate repair`, then migrate again");
+            }
+        }
+
+        private Map<String, Long> withRetries(StepDefinition step) {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return Step.of(step).apply(m);
+                } catch (JedisConnectionException dropped) {
+                    if (attempt >= CONNECTION_RETRIES) {
+                        throw dropped;
+                    }
+                }
+            }
+        }
+
+        private void record(StepDefinition step, long t0, String error) {
+            try {
+                m.journal.recordStep(new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
+                        owner, Instant.now().toString(), (System.nanoTime() - t0) / 1_000_000, false, Map.of(), error));
+            } catch (RuntimeException unreachable) {
+                // the failure is still reported; the step simply runs again next time
+            }
+        }
+
+        private void stop(String outcome, String kind, String message) {
+            this.outcome = outcome;
+            this.refusalKind = kind;
+            this.message = message;
+        }
+
+        MigrationResult finish() {
+            if (outcome == null) {
+                outcome = m.journal.state().map(Journal.State::wireName).orElse("verified");
+                try {
+                    m.journal.release();
+                } catch (RuntimeException lost) {
+                    // a lapsed lease needs no release
+                }
+            } else if (!refusalKind.equals("locked")) {
+                try {
+                    m.journal.release();
+                } catch (RuntimeException lost) {
+                    // as above
+                }
+            }
+            long jobs = moved.entrySet().stream().filter(e -> List.of("pending", "scheduled", "dead", "awaiting_children")
+                    .contains(e.getKey())).mapToLong(Map.Entry::getValue).sum();
+            return new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
+                    (System.nanoTime() - started) / 1_000_000, jobs);
+        }
+    }
+
+    static String owner() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        return System.getProperty("user.name", "emq") + "@" + host + ":" + ManagementFactory.getRuntimeMXBean().getPid()
+                + ":" + Long.toHexString(Double.doubleToLongBits(Math.random()) & 0xffffL);
+    }
+}

@@ -1,0 +1,103 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.QueueBases;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.wire.ScriptCall;
+import io.emq.migrate.wire.ScriptReply;
+import io.emq.migrate.wire.Wire;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import redis.clients.jedis.UnifiedJedis;
+
+/** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
+final class QueueMigration {
+    final QueueRef source;
+    final String target;
+    final Keys keys;
+    final Wire sourceWire;
+    final Wire targetWire;
+    final Journal journal;
+    final MigrationOptions options;
+    final QueueBases bases;
+    final Checkpoints checkpoints;
+    final String sourceName;
+    private final Function<QueueRef, String> targetNames;
+    private final Map<String, Journal> otherJournals = new HashMap<>();
+    private QueueSnapshot snapshot;
+
+    QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
+                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName) {
+        this.sourceName = sourceName;
+        this.source = source;
+        this.target = target;
+        this.keys = Keys.queue(target);
+        this.sourceWire = sourceWire;
+        this.targetWire = targetWire;
+        this.journal = new Journal(targetWire, target);
+        this.options = options;
+        this.bases = bases;
+        this.checkpoints = checkpoints;
+        this.targetNames = targetNames;
+    }
+
+    UnifiedJedis sourceClient() {
+        return sourceWire.client();
+    }
+
+    UnifiedJedis targetClient() {
+        return targetWire.client();
+    }
+
+    /** The source as last read; read on first use. */
+    QueueSnapshot snapshot() {
+        if (snapshot == null) {
+            refreshSnapshot();
+        }
+        return snapshot;
+    }
+
+    QueueSnapshot refreshSnapshot() {
+        snapshot = new QueueSnapshotReader(sourceClient(), bases).read(source);
+        return snapshot;
+    }
+
+    /** The v2 name a v1 queue migrates under (its own name unless renamed). */
+    String targetName(QueueRef queue) {
+        return targetNames.apply(queue);
+    }
+
+    /** The journal of the queue a full v1 job key belongs to, and the id inside it; empty when no known queue owns it. */
+    Optional<Map.Entry<Journal, Bytes>> journalOf(Bytes fullJobKey) {
+        return bases.owner(fullJobKey).map(q -> {
+            Bytes id = fullJobKey.dropPrefix(q.base());
+            Journal j = q.equals(source) ? journal
+                    : otherJournals.computeIfAbsent(targetName(q), name -> new Journal(targetWire, name));
+            return Map.entry(j, id);
+        });
+    }
+
+    /** The branded id of the job at a full v1 key, resolved through its queue's journal. */
+    Optional<BrandedId> brandedIdOf(Bytes fullJobKey) {
+        return journalOf(fullJobKey).flatMap(e -> e.getKey().lookupV1(List.of(e.getValue().raw())).get(0));
+    }
+
+    /** Runs calls in one pipeline; the first refusal among them is thrown. */
+    List<ScriptReply> evalAll(Wire wire, List<ScriptCall> calls) {
+        if (calls.isEmpty()) {
+            return List.of();
+        }
+        List<ScriptReply> replies = wire.evalAll(calls);
+        for (ScriptReply r : replies) {
+            r.get();
+        }
+        return replies;
+    }
+}

@@ -1,0 +1,147 @@
+package io.emq.migrate.migrate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.PayloadDigest;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Turns one v1 job (its facts and hash) into the v2 row the contract's mapping gives it (contract §3). */
+final class RowBuilder {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private RowBuilder() {
+    }
+
+    /** The v2 row of one job: where it goes, its fields, and what the journal expects of it. */
+    record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Journal.Expected expected) {
+        ScriptCall call(QueueMigration m) {
+            byte[] row = bytes(m.keys.job(id));
+            byte[] set = setKey == null ? row : bytes(setKey);
+            List<byte[]> args = new ArrayList<>(fields.size() + 2);
+            args.add(bytes(id.toString()));
+            args.add(bytes(Long.toString(score)));
+            args.addAll(fields);
+            return new ScriptCall(Script.MIGRATE_WRITE_JOB, List.of(row, set), args);
+        }
+    }
+
+    /** A flow child's link to its parent, resolved to the parent's branded id and v2 queue. */
+    record ParentLink(BrandedId parent, String queue, String policy) {
+    }
+
+    static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, BrandedId id, Optional<ParentLink> parent) {
+        byte[] data = field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
+        String state;
+        String setKey;
+        long score = 0;
+        byte[] lastError = null;
+        switch (facts.state()) {
+            case ACTIVE, PAUSED, WAIT, PRIORITIZED -> {
+                state = "pending";
+                setKey = m.keys.pending();
+            }
+            case DELAYED -> {
+                state = "scheduled";
+                setKey = m.keys.schedule();
+                score = Math.max(0, facts.dueAt());
+            }
+            case FAILED -> {
+                state = "dead";
+                setKey = m.keys.dead();
+                lastError = field(hash, "failedReason").map(Bytes::raw).orElse(new byte[0]);
+            }
+            case WAITING_CHILDREN -> {
+                state = "awaiting_children";
+                setKey = null;
+            }
+            case UNKNOWN -> {
+                state = "dead";
+                setKey = m.keys.dead();
+                lastError = bytes("orphan: the v1 job hash was listed in no structure");
+            }
+            default -> throw new IllegalStateException("a " + facts.state().wireName() + " job has no v2 row");
+        }
+        List<byte[]> fields = new ArrayList<>();
+        add(fields, "state", bytes(state));
+        add(fields, "attempts", bytes(Long.toString(facts.attempts())));
+        add(fields, "payload", payload(m, facts, hash, data));
+        if (lastError != null) {
+            add(fields, "last_error", lastError);
+        }
+        field(hash, "progress").ifPresent(p -> add(fields, "progress", p.raw()));
+        parent.ifPresent(p -> {
+            add(fields, "parent", bytes(p.parent().toString()));
+            add(fields, "parent_queue", bytes(p.queue()));
+            add(fields, "parent_policy", bytes(p.policy()));
+        });
+        return new Row(id, state, setKey, score, fields,
+                new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data)));
+    }
+
+    /** The v2 state a job of a v1 state migrates into (empty for completed jobs, which get no row). */
+    static String v2State(V1State state) {
+        return switch (state) {
+            case ACTIVE, PAUSED, WAIT, PRIORITIZED -> "pending";
+            case DELAYED -> "scheduled";
+            case FAILED, UNKNOWN -> "dead";
+            case WAITING_CHILDREN -> "awaiting_children";
+            case COMPLETED -> "";
+        };
+    }
+
+    private static byte[] payload(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, byte[] data) {
+        if (m.options.payload() == PayloadPolicy.DATA) {
+            return data;
+        }
+        Envelope.Provenance p = new Envelope.Provenance(m.source.display(), facts.id().display(),
+                field(hash, "name").map(Bytes::display).orElse(""),
+                field(hash, "timestamp").map(Bytes::display).orElse(""),
+                field(hash, "opts").map(Bytes::raw).orElse(null));
+        return Envelope.wrap(data, p);
+    }
+
+    /** The v1 payload bytes a v2 payload carries, per the journal's policy. */
+    static Optional<byte[]> v1Data(PayloadPolicy policy, byte[] payload) {
+        return policy == PayloadPolicy.DATA ? Optional.of(payload) : Envelope.recoverData(payload);
+    }
+
+    /** fp (fail the parent) unless the child's v1 parent options ask to ignore or continue on failure. */
+    static String parentPolicy(Map<Bytes, Bytes> hash) {
+        Optional<Bytes> parent = field(hash, "parent");
+        if (parent.isPresent()) {
+            try {
+                JsonNode node = JSON.readTree(parent.get().raw());
+                if (node.path("idof").asBoolean() || node.path("cpof").asBoolean() || node.path("rdof").asBoolean()) {
+                    return "id";
+                }
+            } catch (java.io.IOException notJson) {
+                return "fp";
+            }
+        }
+        return "fp";
+    }
+
+    static Optional<Bytes> field(Map<Bytes, Bytes> hash, String name) {
+        return Optional.ofNullable(hash.get(Bytes.utf8(name)));
+    }
+
+    private static void add(List<byte[]> fields, String name, byte[] value) {
+        fields.add(bytes(name));
+        fields.add(value);
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+}

@@ -1,0 +1,52 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueStructure;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.Wire;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint, retire it. */
+final class SourceFence {
+    static final String TOMBSTONE = "echomq:2.0.0-migrated";
+    /** The structures whose cardinality, with the id counter, make the fingerprint (order matters to the script). */
+    static final List<String> FINGERPRINTED = List.of("wait", "paused", "active", "prioritized", "delayed",
+            "waiting-children", "failed", "completed");
+
+    private SourceFence() {
+    }
+
+    static List<?> pause(Wire source, QueueRef q) {
+        return (List<?>) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(RowBuilder.bytes("pause")));
+    }
+
+    static long resume(Wire source, QueueRef q) {
+        return (Long) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(RowBuilder.bytes("resume")));
+    }
+
+    static String fingerprint(Wire source, QueueRef q) {
+        return Journal.text(source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, List.of()), List.of(RowBuilder.bytes("measure"))));
+    }
+
+    /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint moved. */
+    static long retire(Wire source, QueueRef q, String fingerprint, List<byte[]> moreKeys) {
+        return (Long) source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, moreKeys), List.of(RowBuilder.bytes("retire"),
+                RowBuilder.bytes(fingerprint), RowBuilder.bytes(TOMBSTONE)));
+    }
+
+    private static List<byte[]> fenceKeys(QueueRef q) {
+        return List.of(q.key(QueueStructure.META).raw(), q.key("wait").raw(), q.key("paused").raw());
+    }
+
+    private static List<byte[]> retireKeys(QueueRef q, List<byte[]> moreKeys) {
+        List<byte[]> keys = new ArrayList<>();
+        keys.add(q.key(QueueStructure.META).raw());
+        keys.add(q.key("id").raw());
+        for (String s : FINGERPRINTED) {
+            keys.add(q.key(s).raw());
+        }
+        keys.addAll(moreKeys);
+        return keys;
+    }
+}

@@ -1,0 +1,186 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.KeyGrammar;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.keyspace.ParsedKey;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.PayloadDigest;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.wire.Wire;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
+ * in the expected state and structure, with the expected attempts and the v1 data digest; the
+ * structures hold at least the journaled counts; every key of the queue parses under the v2 grammar;
+ * and, while the source still exists, every v1 job that gets a row is journaled with its digest.
+ */
+public final class Verifier {
+    static final int BATCH = 500;
+    static final int MAX_PROBLEMS = 20;
+
+    /** The verdict: counts expected and found per v2 state, and the problems found (empty when it passed). */
+    public record Report(String queue, Map<String, Long> expected, Map<String, Long> found, long jobsChecked,
+                         long keysChecked, List<String> problems, long problemCount) {
+        public boolean passed() {
+            return problemCount == 0;
+        }
+    }
+
+    private final Wire target;
+    private final String queue;
+    private final Keys keys;
+    private final Journal journal;
+    private final PayloadPolicy policy;
+    private final Map<String, Long> expected = new LinkedHashMap<>();
+    private final List<String> problems = new ArrayList<>();
+    private long problemCount;
+    private long jobsChecked;
+
+    public Verifier(Wire target, String queue) {
+        this.target = target;
+        this.queue = queue;
+        this.keys = Keys.queue(queue);
+        this.journal = new Journal(target, queue);
+        this.policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
+    }
+
+    public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
+        if (!journal.exists()) {
+            problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
+            return report(Map.of(), 0);
+        }
+        List<BrandedId> batch = new ArrayList<>(BATCH);
+        journal.forEachMapping((id, v1) -> {
+            batch.add(id);
+            if (batch.size() == BATCH) {
+                checkRows(batch);
+                batch.clear();
+            }
+        });
+        checkRows(batch);
+        source.ifPresent(snap -> checkSource(snap, options));
+        Map<String, Long> found = new LinkedHashMap<>();
+        found.put("pending", target.client().zcard(keys.pending()));
+        found.put("scheduled", target.client().zcard(keys.schedule()));
+        found.put("dead", target.client().zcard(keys.dead()));
+        for (String set : List.of("pending", "scheduled", "dead")) {
+            if (found.get(set) < expected.getOrDefault(set, 0L)) {
+                problem(set + " holds " + found.get(set) + " jobs, the journal expects at least " + expected.get(set));
+            }
+        }
+        return report(found, checkKeys());
+    }
+
+    private Report report(Map<String, Long> found, long keysChecked) {
+        return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount);
+    }
+
+    private void checkRows(List<BrandedId> ids) {
+        Map<BrandedId, Journal.Expected> want = journal.expectations(ids);
+        if (want.isEmpty()) {
+            return;
+        }
+        List<BrandedId> rowIds = new ArrayList<>(want.keySet());
+        List<Response<List<byte[]>>> rows = new ArrayList<>();
+        List<Response<Double>> scores = new ArrayList<>();
+        try (AbstractPipeline p = target.client().pipelined()) {
+            for (BrandedId id : rowIds) {
+                rows.add(p.hmget(RowBuilder.bytes(keys.job(id)), RowBuilder.bytes("state"), RowBuilder.bytes("attempts"),
+                        RowBuilder.bytes("payload")));
+                String set = setOf(want.get(id).state());
+                scores.add(set == null ? null : p.zscore(RowBuilder.bytes(set), RowBuilder.bytes(id.toString())));
+            }
+            p.sync();
+        }
+        for (int i = 0; i < rowIds.size(); i++) {
+            BrandedId id = rowIds.get(i);
+            Journal.Expected e = want.get(id);
+            expected.merge(e.state(), 1L, Long::sum);
+            jobsChecked++;
+            List<byte[]> row = rows.get(i).get();
+            if (row.get(0) == null) {
+                problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
+                continue;
+            }
+            String state = Journal.text(row.get(0));
+            if (!state.equals(e.state())) {
+                problem(keys.job(id) + ": state " + state + ", expected " + e.state());
+            }
+            if (row.get(1) == null || Long.parseLong(Journal.text(row.get(1))) != e.attempts()) {
+                problem(keys.job(id) + ": attempts " + (row.get(1) == null ? "missing" : Journal.text(row.get(1)))
+                        + ", expected " + e.attempts());
+            }
+            Optional<byte[]> data = row.get(2) == null ? Optional.empty() : RowBuilder.v1Data(policy, row.get(2));
+            if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(e.sha256())) {
+                problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
+            }
+            if (scores.get(i) != null && scores.get(i).get() == null) {
+                problem(keys.job(id) + ": not a member of " + setOf(e.state()));
+            }
+        }
+    }
+
+    private void checkSource(QueueSnapshot snap, MigrationOptions options) {
+        List<JobFacts> rows = snap.jobsInRankOrder().stream().filter(j -> Migratable.getsRow(j, options)).toList();
+        for (int from = 0; from < rows.size(); from += BATCH) {
+            List<JobFacts> batch = rows.subList(from, Math.min(rows.size(), from + BATCH));
+            List<Optional<BrandedId>> ids = journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            List<BrandedId> mapped = ids.stream().flatMap(Optional::stream).toList();
+            Map<BrandedId, Journal.Expected> want = journal.expectations(mapped);
+            for (int i = 0; i < batch.size(); i++) {
+                JobFacts job = batch.get(i);
+                if (ids.get(i).isEmpty() || !want.containsKey(ids.get(i).get())) {
+                    problem("v1 job " + snap.queue().jobKey(job.id()).display() + " (" + job.state().wireName()
+                            + ") has no migrated row");
+                } else if (job.payloadBytes() >= 0 && !want.get(ids.get(i).get()).sha256().equals(job.payloadSha256())) {
+                    problem("v1 job " + snap.queue().jobKey(job.id()).display() + ": data changed since it was migrated");
+                }
+            }
+        }
+    }
+
+    /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */
+    private long checkKeys() {
+        long n = 0;
+        ScanParams params = new ScanParams().match(keys.base() + "*").count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = target.client().scan(cursor, params);
+            for (String key : page.getResult()) {
+                n++;
+                ParsedKey parsed = KeyGrammar.parse(key);
+                if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
+                    problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
+                }
+            }
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return n;
+    }
+
+    private String setOf(String state) {
+        return switch (state) {
+            case "pending" -> keys.pending();
+            case "scheduled" -> keys.schedule();
+            case "dead" -> keys.dead();
+            default -> null;
+        };
+    }
+
+    private void problem(String text) {
+        problemCount++;
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(text);
+        }
+    }
+}

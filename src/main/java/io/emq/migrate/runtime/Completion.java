@@ -1,0 +1,7 @@
+package io.emq.migrate.runtime;
+
+/** What {@code complete} did: deleted the row, or found no row. */
+public enum Completion {
+    COMPLETED,
+    GONE
+}

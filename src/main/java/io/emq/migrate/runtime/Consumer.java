@@ -1,0 +1,405 @@
+package io.emq.migrate.runtime;
+
+import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.Replies;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
+import io.emq.migrate.wire.ScriptReply;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Drains one flat queue with N worker threads.
+ *
+ * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1),
+ * runs the handler on every job, and settles each one with its token: {@code complete} when the
+ * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
+ * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
+ * next claim. A beat thread reaps lapsed leases and promotes due scheduled jobs; the leases of
+ * jobs in flight are extended every lease/2 with {@code extend_locks}. A paused queue
+ * ({@code meta.paused}) answers empty claims, so the workers idle until it is resumed.
+ *
+ * <p>{@link #stop()} is graceful: workers claim nothing new, finish and settle what they hold,
+ * and leases keep being extended until they have. A worker whose settlement is refused
+ * {@code EMQSTALE} (its lease lapsed, the job was reaped and re-claimed) counts it and leaves the
+ * new owner's work untouched.
+ */
+public final class Consumer implements AutoCloseable {
+
+    private static final long IDLE_MAX_MS = 50;
+
+    private final Jobs jobs;
+    private final JobHandler handler;
+    private final ConsumerListener listener;
+    private final int workers;
+    private final int batchSize;
+    private final Duration lease;
+    private final Duration beat;
+    private final long maxAttempts;
+    private final Backoff backoff;
+
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final Map<String, Long> inFlight = new ConcurrentHashMap<>();
+    private final AtomicLong claimSeq = new AtomicLong();
+    private final LongAdder claimed = new LongAdder();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder retried = new LongAdder();
+    private final LongAdder dead = new LongAdder();
+    private final LongAdder stale = new LongAdder();
+    private final LongAdder gone = new LongAdder();
+    private final LongAdder leaseLost = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final List<Thread> threads = new ArrayList<>();
+    private ScheduledExecutorService sweeper;
+    private CountDownLatch finished;
+    private volatile Duration untilEmptyHorizon;
+    private volatile long startNanos;
+    private volatile long stopNanos;
+
+    private Consumer(Builder b) {
+        this.jobs = b.jobs;
+        this.handler = b.handler;
+        this.listener = b.listener;
+        this.workers = b.workers;
+        this.batchSize = b.batchSize;
+        this.lease = b.lease;
+        this.beat = b.beat;
+        this.maxAttempts = b.maxAttempts;
+        this.backoff = b.backoff;
+    }
+
+    /** Starts configuring a consumer of {@code jobs}' queue running {@code handler}. */
+    public static Builder on(Jobs jobs, JobHandler handler) {
+        return new Builder(jobs, handler);
+    }
+
+    /** Starts the workers, the beat and the lease extender; returns at once. */
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("a consumer starts once");
+        }
+        running.set(true);
+        startNanos = System.nanoTime();
+        finished = new CountDownLatch(workers);
+        sweeper = Executors.newScheduledThreadPool(1, r -> {
+            Thread t = new Thread(r, "emq-beat-" + jobs.queue());
+            t.setDaemon(true);
+            return t;
+        });
+        sweeper.scheduleWithFixedDelay(this::sweep, 0, beat.toMillis(), TimeUnit.MILLISECONDS);
+        long half = Math.max(1, lease.toMillis() / 2);
+        sweeper.scheduleWithFixedDelay(this::extendLeases, half, half, TimeUnit.MILLISECONDS);
+        for (int i = 0; i < workers; i++) {
+            int index = i;
+            Thread t = new Thread(() -> work(index), "emq-worker-" + jobs.queue() + "-" + i);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    /**
+     * Runs until the queue is drained: pending and active empty and no scheduled job due within
+     * {@code scheduleHorizon} of the server clock. Returns the final counters.
+     */
+    public ConsumerStats runUntilEmpty(Duration scheduleHorizon) throws InterruptedException {
+        untilEmptyHorizon = scheduleHorizon;
+        start();
+        finished.await();
+        close();
+        return stats();
+    }
+
+    /**
+     * Runs until the queue is drained, waiting for scheduled jobs due within the backoff ceiling
+     * plus two beats (so jobs this consumer retried are run again before it stops).
+     */
+    public ConsumerStats runUntilEmpty() throws InterruptedException {
+        return runUntilEmpty(backoff.ceiling().plus(beat.multipliedBy(2)));
+    }
+
+    /** Claims nothing new; in-flight work is finished and settled. Returns at once. */
+    public void stop() {
+        running.set(false);
+    }
+
+    /** Waits for the workers to finish after {@link #stop()}; true when they all did in time. */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        boolean done = finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (done) {
+            sweeper.shutdownNow();
+        }
+        return done;
+    }
+
+    /** Stops gracefully and waits for the workers. */
+    @Override
+    public void close() throws InterruptedException {
+        stop();
+        if (started.get()) {
+            for (Thread t : threads) {
+                t.join();
+            }
+            sweeper.shutdownNow();
+            sweeper.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    public ConsumerStats stats() {
+        long end = stopNanos != 0 ? stopNanos : System.nanoTime();
+        Duration elapsed = startNanos == 0 ? Duration.ZERO : Duration.ofNanos(end - startNanos);
+        return new ConsumerStats(claimed.sum(), completed.sum(), retried.sum(), dead.sum(), stale.sum(), gone.sum(),
+                leaseLost.sum(), errors.sum(), elapsed);
+    }
+
+    // ---- the worker ------------------------------------------------------------------------
+
+    private void work(int index) {
+        List<Settling> settlements = new ArrayList<>();
+        long idleMs = 0;
+        try {
+            while (true) {
+                boolean claimNext = running.get();
+                if (!claimNext && settlements.isEmpty()) {
+                    return;
+                }
+                List<ScriptCall> calls = new ArrayList<>();
+                for (Settling s : settlements) {
+                    calls.add(s.call());
+                }
+                if (claimNext) {
+                    calls.add(claimCall());
+                }
+                List<ScriptReply> replies;
+                try {
+                    replies = jobs.settleAll(calls);
+                } catch (RuntimeException e) {
+                    errors.increment();
+                    listener.error(e);
+                    idleMs = sleepIdle(Math.max(idleMs, IDLE_MAX_MS));
+                    continue;
+                }
+                for (int i = 0; i < settlements.size(); i++) {
+                    report(settlements.get(i), replies.get(i));
+                }
+                settlements.clear();
+                if (!claimNext) {
+                    return;
+                }
+                List<Delivery> batch = deliveries(replies.get(replies.size() - 1), index);
+                if (batch.isEmpty()) {
+                    if (untilEmptyHorizon != null && drained()) {
+                        running.set(false);
+                    }
+                    idleMs = sleepIdle(idleMs);
+                    continue;
+                }
+                idleMs = 0;
+                for (Delivery job : batch) {
+                    settlements.add(run(job));
+                }
+            }
+        } finally {
+            stopNanos = System.nanoTime();
+            finished.countDown();
+        }
+    }
+
+    private ScriptCall claimCall() {
+        return batchSize == 1 ? jobs.claimCall(lease) : jobs.claimBatchCall(lease, batchSize);
+    }
+
+    private List<Delivery> deliveries(ScriptReply reply, int worker) {
+        List<Delivery> out = new ArrayList<>();
+        if (!reply.ok()) {
+            errors.increment();
+            listener.error(reply.error());
+            return out;
+        }
+        List<Claim> claims = batchSize == 1 ? Jobs.claimOf(reply.value()) : Jobs.claimsOf(reply.value());
+        for (Claim c : claims) {
+            inFlight.put(c.id(), c.token());
+            claimed.increment();
+            out.add(new Delivery(jobs.queue(), c.id(), c.payload(), c.token(), worker, claimSeq.incrementAndGet()));
+        }
+        return out;
+    }
+
+    /** A handled job and the settlement it is waiting to send. */
+    private record Settling(Delivery job, Throwable cause, ScriptCall call) {
+    }
+
+    private Settling run(Delivery job) {
+        Throwable failure;
+        try {
+            handler.handle(job);
+            return new Settling(job, null, jobs.completeCall(job.id(), job.attempts()));
+        } catch (Exception | Error e) {
+            failure = e;
+        }
+        String error = failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
+        return new Settling(job, failure,
+                jobs.retryCall(job.id(), job.attempts(), backoff.delay(job.attempts()), maxAttempts, error));
+    }
+
+    private void report(Settling settled, ScriptReply reply) {
+        Delivery job = settled.job();
+        inFlight.remove(job.id(), job.attempts());
+        if (!reply.ok()) {
+            if (reply.error() instanceof EmqWireException.Stale s && !s.jobGone()) {
+                stale.increment();
+                listener.staleRefused(job, s);
+            } else if (reply.error() instanceof EmqWireException.Stale) {
+                gone.increment();
+                listener.gone(job);
+            } else {
+                errors.increment();
+                listener.error(reply.error());
+            }
+            return;
+        }
+        Object value = reply.value();
+        if (value instanceof Long) {
+            if (Jobs.completionOf(value) == Completion.COMPLETED) {
+                completed.increment();
+                listener.completed(job);
+            } else {
+                gone.increment();
+                listener.gone(job);
+            }
+        } else if (Jobs.retryOutcomeOf(value) == RetryOutcome.DEAD) {
+            dead.increment();
+            listener.dead(job, settled.cause());
+        } else {
+            retried.increment();
+            listener.retried(job, settled.cause());
+        }
+    }
+
+    private boolean drained() {
+        DrainStatus s = jobs.drainStatus(untilEmptyHorizon);
+        return s.pending() == 0 && s.active() == 0 && s.scheduledDue() == 0;
+    }
+
+    private long sleepIdle(long idleMs) {
+        long next = Math.min(IDLE_MAX_MS, Math.max(1, idleMs * 2));
+        try {
+            Thread.sleep(next);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running.set(false);
+        }
+        return next;
+    }
+
+    // ---- the beat and the lease extender ---------------------------------------------------
+
+    private void sweep() {
+        try {
+            jobs.reap();
+            jobs.promote();
+        } catch (RuntimeException e) {
+            errors.increment();
+            listener.error(e);
+        }
+    }
+
+    private void extendLeases() {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        try {
+            Map<String, Long> held = Map.copyOf(inFlight);
+            for (String id : jobs.extendLocks(held, lease)) {
+                Long token = held.get(id);
+                if (inFlight.remove(id, token)) {
+                    leaseLost.increment();
+                    listener.leaseLost(id, token);
+                }
+            }
+        } catch (RuntimeException e) {
+            errors.increment();
+            listener.error(e);
+        }
+    }
+
+    /** Configures a {@link Consumer}. */
+    public static final class Builder {
+        private final Jobs jobs;
+        private final JobHandler handler;
+        private ConsumerListener listener = new ConsumerListener() { };
+        private int workers = 1;
+        private int batchSize = 1;
+        private Duration lease = Duration.ofSeconds(30);
+        private Duration beat = Duration.ofSeconds(1);
+        private long maxAttempts = 3;
+        private Backoff backoff = Backoff.fixed(Duration.ofSeconds(1));
+
+        private Builder(Jobs jobs, JobHandler handler) {
+            this.jobs = jobs;
+            this.handler = handler;
+        }
+
+        /** Worker threads (default 1). */
+        public Builder workers(int n) {
+            this.workers = positive(n, "workers");
+            return this;
+        }
+
+        /** Jobs claimed per claim (default 1: {@code claim}; above 1: {@code claim_batch}). */
+        public Builder batchSize(int n) {
+            this.batchSize = positive(n, "batch size");
+            return this;
+        }
+
+        /** Lease per claim (default 30 s), extended every half lease while the job is in flight. */
+        public Builder lease(Duration d) {
+            this.lease = d;
+            return this;
+        }
+
+        /** Interval of reap + promote (default 1 s). */
+        public Builder beat(Duration d) {
+            this.beat = d;
+            return this;
+        }
+
+        /** Attempts after which a failing job is dead-lettered (default 3). */
+        public Builder maxAttempts(long n) {
+            this.maxAttempts = positive((int) Math.min(n, Integer.MAX_VALUE), "max attempts");
+            return this;
+        }
+
+        /** Delay before a failed job runs again (default fixed 1 s). */
+        public Builder backoff(Backoff b) {
+            this.backoff = b;
+            return this;
+        }
+
+        public Builder listener(ConsumerListener l) {
+            this.listener = l;
+            return this;
+        }
+
+        public Consumer build() {
+            return new Consumer(this);
+        }
+
+        private static int positive(int n, String what) {
+            if (n < 1) {
+                throw new IllegalArgumentException(what + " must be at least 1, got " + n);
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package io.emq.migrate.runtime;
+
+/** What is left of a queue being drained; {@code scheduledDue} counts schedule members due within a horizon. */
+public record DrainStatus(long pending, long active, long scheduled, long scheduledDue) {
+}

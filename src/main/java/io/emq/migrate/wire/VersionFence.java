@@ -1,0 +1,35 @@
+package io.emq.migrate.wire;
+
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * The deployment-wide version fence: {@code {emq}:version} must hold the version this runtime
+ * speaks. Absent, it is claimed with {@code SET NX} and read back; any other value is refused.
+ */
+public final class VersionFence {
+
+    /** The reserve key holding the wire version. */
+    public static final String KEY = "{emq}:version";
+    /** The wire version this runtime speaks unless configured otherwise. */
+    public static final String DEFAULT_VERSION = "echomq:2.0.0";
+
+    private VersionFence() {
+    }
+
+    /**
+     * Checks (and on an empty deployment claims) the fence.
+     *
+     * @throws EmqWireException.VersionFence naming what was found and what was expected
+     */
+    public static void check(UnifiedJedis client, String expected) {
+        String found = client.get(KEY);
+        if (found == null) {
+            client.set(KEY, expected, SetParams.setParams().nx());
+            found = client.get(KEY);
+        }
+        if (!expected.equals(found)) {
+            throw new EmqWireException.VersionFence(found == null ? "(absent)" : found, expected);
+        }
+    }
+}

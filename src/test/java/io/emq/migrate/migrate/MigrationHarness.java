@@ -1,0 +1,24 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.wire.Wire;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/** Test helpers: load a recorded v1 fixture into a source, run the migrator into a target. */
+final class MigrationHarness {
+    private MigrationHarness() {
+    }
+
+    static void load(UnifiedJedis source, String fixture) {
+        new FixtureLoader(source).load(FixtureLoader.resource(fixture));
+    }
+
+    static List<MigrationResult> migrate(RealServerExtension source, RealServerExtension target, MigrationOptions options,
+                                         Checkpoints checkpoints, List<String> prefixes, String... queues) {
+        Wire sourceWire = Wire.source(source.client());
+        Wire targetWire = Wire.open(target.client());
+        return new Migrator(sourceWire, targetWire, source.uri(), options, checkpoints).migrate(prefixes, List.of(queues));
+    }
+}

@@ -1,0 +1,90 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class MigratorTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static Map<String, MigrationResult> byQueue(List<MigrationResult> results) {
+        return results.stream().collect(Collectors.toMap(MigrationResult::v1Queue, r -> r));
+    }
+
+    @Test
+    void nodeFixtureMigratesWhatItCanAndRefusesTheRestWithTheLiftingOption() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        Map<String, MigrationResult> r = byQueue(MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
+                Checkpoints.none(), List.of("bull")));
+        r.values().forEach(x -> System.out.println(x));
+        assertEquals("refused", r.get("bull:orders").outcome());
+        assertTrue(r.get("bull:orders").message().contains("--drop-cron-schedulers"), r.get("bull:orders").message());
+        assertEquals("retired", r.get("bull:emails").outcome(), r.get("bull:emails").message());
+        assertEquals("retired", r.get("bull:flows-parent").outcome(), r.get("bull:flows-parent").message());
+        assertEquals("retired", r.get("bull:flows-child").outcome(), r.get("bull:flows-child").message());
+        Keys emails = Keys.queue("emails");
+        assertEquals(4, SERVER.client().zcard(emails.pending()));
+        assertEquals(1, SERVER.client().zcard(emails.schedule()));
+        assertEquals("echomq:2.0.0-migrated", SERVER.client().hget("bull:emails:meta", "version"));
+        assertEquals(java.util.Set.of("bull:emails:meta"), SERVER.client().keys("bull:emails:*"));
+    }
+
+    @Test
+    void payloadBytesSurviveUnderBothPolicies() {
+        for (PayloadPolicy policy : PayloadPolicy.values()) {
+            SERVER.client().flushAll();
+            MigrationHarness.load(SERVER.client(), "node-large-payload");
+            byte[] before = SERVER.client().hget("bull:blobs:".getBytes(StandardCharsets.UTF_8).length > 0
+                    ? firstJobKey() : null, "data".getBytes(StandardCharsets.UTF_8));
+            List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER,
+                    MigrationOptions.defaults().withPayload(policy), Checkpoints.none(), List.of("bull"));
+            assertTrue(results.get(0).ok(), results.get(0).message());
+            Journal journal = new Journal(Wire.open(SERVER.client()), "blobs");
+            assertEquals(policy.wireName(), journal.get("policy").orElseThrow());
+            boolean found = false;
+            for (String member : SERVER.client().zrange(Keys.queue("blobs").pending(), 0, -1)) {
+                byte[] payload = SERVER.client().hget(Keys.queue("blobs").job(BrandedId.of(member)).getBytes(StandardCharsets.UTF_8),
+                        "payload".getBytes(StandardCharsets.UTF_8));
+                byte[] data = RowBuilder.v1Data(policy, payload).orElseThrow();
+                found |= java.util.Arrays.equals(before, data);
+            }
+            assertTrue(found, "the 1 MiB body is recovered byte for byte under " + policy);
+        }
+    }
+
+    private static byte[] firstJobKey() {
+        for (String k : SERVER.client().keys("bull:blobs:*")) {
+            if ("hash".equals(SERVER.client().type(k)) && SERVER.client().hexists(k, "data")
+                    && SERVER.client().hstrlen(k, "data") > 1000) {
+                return k.getBytes(StandardCharsets.UTF_8);
+            }
+        }
+        throw new AssertionError("no large job in the fixture");
+    }
+
+    @Test
+    void noRetireStopsAtVerifiedAndLeavesTheSourcePausedButWhole() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        long before = SERVER.client().keys("bull:emails:*").size();
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
+                Checkpoints.none(), List.of("bull"), "emails");
+        assertEquals("verified", r.get(0).outcome(), r.get(0).message());
+        assertEquals(before, SERVER.client().keys("bull:emails:*").size());
+        assertFalse(SERVER.client().hexists("bull:emails:meta", "version") && "echomq:2.0.0-migrated".equals(
+                SERVER.client().hget("bull:emails:meta", "version")));
+        assertArrayEquals(new byte[0], new byte[0]);
+    }
+}
