@@ -87,18 +87,25 @@ public final class PlanCommand {
             }
             QueueSnapshotReader reader = new QueueSnapshotReader(jedis, new QueueBases(found.queues()));
             Planner planner = new Planner(planOptions.get());
-            List<QueuePlan> plans = new ArrayList<>();
-            for (QueueRef q : chosen) {
-                plans.add(planner.plan(reader.read(q)));
+            boolean json = line.hasOption("json");
+            boolean blocked = false;
+            List<Map<String, Object>> rendered = new ArrayList<>();
+            for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
+                QueuePlan plan = planner.plan(reader.read(q));
+                blocked |= plan.blocked();
+                if (json) {
+                    rendered.add(PlanDocument.queue(plan));
+                } else {
+                    text(plan, out);
+                }
             }
-            if (line.hasOption("json")) {
-                Json.print(PlanDocument.of(source, found, plans), out);
+            if (json) {
+                Json.print(PlanDocument.of(source, found, rendered, blocked), out);
             } else {
-                plans.forEach(p -> text(p, out));
                 out.println(found.foreignKeys() + " foreign keys under the prefixes and " + found.keysOutsidePrefixes()
                         + " keys outside them: untouched. This was a dry run; nothing was written.");
             }
-            return plans.stream().anyMatch(QueuePlan::blocked) ? ExitCodes.REFUSED : ExitCodes.OK;
+            return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
         });
     }
 

@@ -26,14 +26,13 @@ final class PlanDocument {
     private PlanDocument() {
     }
 
-    static Map<String, Object> of(String source, DiscoveryResult found, List<QueuePlan> plans) {
+    /** The whole document, from queues already rendered by {@link #queue}. */
+    static Map<String, Object> of(String source, DiscoveryResult found, List<Map<String, Object>> queues, boolean blocked) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("source", Endpoint.redact(source));
         doc.put("prefixes", found.prefixes());
         doc.put("dryRun", true);
-        doc.put("blocked", plans.stream().anyMatch(QueuePlan::blocked));
-        List<Map<String, Object>> queues = new ArrayList<>();
-        plans.forEach(p -> queues.add(queue(p)));
+        doc.put("blocked", blocked);
         doc.put("queues", queues);
         doc.put("foreignKeys", found.foreignKeys());
         doc.put("foreignSample", found.foreignSample().stream().map(Bytes::display).toList());
