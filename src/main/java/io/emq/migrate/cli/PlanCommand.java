@@ -50,6 +50,7 @@ public final class PlanCommand {
                 .addOption(null, "wait-for-locks", false, "lift live-lock refusals: the migration waits for the locks")
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
                 .addOption(null, "drop-cron-schedulers", false, "lift cron-scheduler refusals: drop them, named in the journal")
+                .addOption(null, "drop-legacy-repeatables", false, "lift legacy-repeatable refusals: drop them, named in the journal")
                 .addOption(Option.builder().longOpt("preview").hasArg().argName("N")
                         .desc("how many rebranded ids to show per queue (default " + PlanOptions.DEFAULT_PREVIEW + ")").get());
         Optional<CommandLine> parsed = CommandLines.parse("plan", "--source URI (--queue Q... | --all) [options]", options, args, out, err);
@@ -132,7 +133,8 @@ public final class PlanCommand {
             return Optional.empty();
         }
         return Optional.of(new PlanOptions(payload.get(), renames, line.hasOption("wait-for-locks"),
-                line.hasOption("accept-anomalies"), line.hasOption("drop-cron-schedulers"), Math.max(0, preview)));
+                line.hasOption("accept-anomalies"), line.hasOption("drop-cron-schedulers"),
+                line.hasOption("drop-legacy-repeatables"), Math.max(0, preview)));
     }
 
     private static void text(QueuePlan plan, PrintStream out) {

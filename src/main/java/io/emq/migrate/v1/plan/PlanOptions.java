@@ -9,7 +9,8 @@ import java.util.Map;
  * @param preview how many rebranded ids to show per queue
  */
 public record PlanOptions(PayloadPolicy payload, Map<String, String> renames, boolean waitForLocks,
-                          boolean acceptAnomalies, boolean dropCronSchedulers, int preview) {
+                          boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
+                          int preview) {
     public static final int DEFAULT_PREVIEW = 10;
 
     public PlanOptions {
@@ -17,6 +18,6 @@ public record PlanOptions(PayloadPolicy payload, Map<String, String> renames, bo
     }
 
     public static PlanOptions defaults() {
-        return new PlanOptions(PayloadPolicy.ENVELOPE, Map.of(), false, false, false, DEFAULT_PREVIEW);
+        return new PlanOptions(PayloadPolicy.ENVELOPE, Map.of(), false, false, false, false, DEFAULT_PREVIEW);
     }
 }

@@ -48,11 +48,13 @@ public final class Planner {
             fates.put(f, 0L);
         }
         List<RebrandEntry> preview = new ArrayList<>();
+        long minted = 0;
         for (JobFacts j : snap.jobsInRankOrder()) {
             V2Fate fate = fate(j, mapping);
             fates.merge(fate, 1L, Long::sum);
+            String v2Id = getsIdentity(j) ? Rebrand.jobId(++minted) : null;
             if (preview.size() < options.preview()) {
-                preview.add(new RebrandEntry(j.rank(), j.id(), Rebrand.jobId(j.rank()), j.state(), fate));
+                preview.add(new RebrandEntry(j.rank(), j.id(), v2Id, j.state(), fate));
             }
         }
         fates.merge(V2Fate.NOTHING, (long) snap.anomalies(AnomalyKind.MISSING_HASH).size(), Long::sum);
@@ -78,6 +80,19 @@ public final class Planner {
         m.put(V1State.COMPLETED, V2Fate.COUNTED);
         m.put(V1State.UNKNOWN, V2Fate.DEAD);
         return m;
+    }
+
+    /**
+     * Whether the rebrand mints an id for the job: every job that becomes a row (orphans only once
+     * anomalies are accepted), and completed flow children, whose parents' {@code :processed} keys
+     * need one. Ids are minted in rank order over these jobs only.
+     */
+    private boolean getsIdentity(JobFacts j) {
+        return switch (j.state()) {
+            case COMPLETED -> j.parentKey() != null;
+            case UNKNOWN -> options.acceptAnomalies();
+            default -> true;
+        };
     }
 
     private V2Fate fate(JobFacts j, Map<V1State, V2Fate> mapping) {
@@ -110,6 +125,12 @@ public final class Planner {
             out.add(new PlannedRefusal(new Refusal(RefusalKind.CRON_SCHEDULER, cron.size()
                     + " cron (pattern) scheduler(s) have no v2 form; they are never dropped silently", ids(cron)),
                     options.dropCronSchedulers()));
+        }
+        List<Bytes> legacy = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.LEGACY).map(Scheduler::id).toList();
+        if (!legacy.isEmpty()) {
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.LEGACY_REPEATABLE, legacy.size()
+                    + " legacy repeatable(s) (repeat members without a scheduler record) have no v2 form", ids(legacy)),
+                    options.dropLegacyRepeatables()));
         }
         List<Anomaly> refusing = snap.anomalies().stream()
                 .filter(a -> a.kind().disposition() == AnomalyKind.Disposition.REFUSE && a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
