@@ -156,6 +156,8 @@ public final class PlanCommand {
         }
         out.println(fates);
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
+        out.println("job layouts: " + PlanDocument.layouts(snap) + (snap.legacyMarkers() > 0
+                ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in wait, not jobs" : ""));
         if (!plan.anomalies().isEmpty()) {
             Table t = new Table("ANOMALY", "KEY", "REASON", "TREATMENT");
             for (Anomaly a : plan.anomalies()) {

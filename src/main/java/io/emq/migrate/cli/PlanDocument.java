@@ -7,6 +7,7 @@ import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.FlowLink;
 import io.emq.migrate.v1.FlowParent;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.V1State;
@@ -67,6 +68,7 @@ final class PlanDocument {
         q.put("anomalies", anomalies(snap.anomalies()));
         q.put("refusals", refusals(plan.refusals()));
         q.put("payload", payload(plan));
+        q.put("layouts", layouts(snap));
         q.put("rebrandPreview", preview(plan.preview()));
         q.put("v2Keys", v2Keys(plan.v2Keys()));
         q.put("estimatedBytes", plan.estimatedBytes());
@@ -117,6 +119,16 @@ final class PlanDocument {
         m.put("largest", jobs.stream().mapToLong(JobFacts::payloadBytes).max().orElse(0));
         m.put("nonJson", jobs.stream().filter(j -> j.payloadBytes() >= 0 && !j.payloadJson()).count());
         return m;
+    }
+
+    /** How many jobs have each writer's shape (Node, the v1 Elixir app, BullMQ 4.x field names). */
+    static Map<String, Long> layouts(QueueSnapshot snap) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (JobLayout l : JobLayout.values()) {
+            out.put(l.wireName(), 0L);
+        }
+        snap.jobsInRankOrder().forEach(j -> out.merge(j.layout().wireName(), 1L, Long::sum));
+        return out;
     }
 
     private static List<Map<String, Object>> preview(List<RebrandEntry> preview) {
