@@ -88,9 +88,19 @@ public final class Planner {
      * need one. Ids are minted in rank order over these jobs only.
      */
     private boolean getsIdentity(JobFacts j) {
+        return getsIdentity(j, options.acceptAnomalies());
+    }
+
+    /** The rule the dry run previews and the migration mints by. */
+    public static boolean getsIdentity(JobFacts j, boolean acceptAnomalies) {
+        return getsRow(j, acceptAnomalies) || (j.state() == V1State.COMPLETED && j.parentKey() != null);
+    }
+
+    /** Whether the job becomes a v2 row: every job but completed ones, and orphans only once anomalies are accepted. */
+    public static boolean getsRow(JobFacts j, boolean acceptAnomalies) {
         return switch (j.state()) {
-            case COMPLETED -> j.parentKey() != null;
-            case UNKNOWN -> options.acceptAnomalies();
+            case COMPLETED -> false;
+            case UNKNOWN -> acceptAnomalies;
             default -> true;
         };
     }
