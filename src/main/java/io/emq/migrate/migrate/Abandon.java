@@ -38,26 +38,19 @@ public final class Abandon {
         journal.acquire(Migrator.owner(), lease.toMillis());
         Keys keys = Keys.queue(queue);
         Map<String, Long> counts = new LinkedHashMap<>();
-        List<BrandedId> ids = new ArrayList<>();
-        journal.forEachMapping((id, v1) -> ids.add(id));
-        for (int from = 0; from < ids.size(); from += Verifier.BATCH) {
-            List<BrandedId> batch = ids.subList(from, Math.min(ids.size(), from + Verifier.BATCH));
-            try (AbstractPipeline p = target.client().pipelined()) {
-                for (BrandedId id : batch) {
-                    byte[] member = RowBuilder.bytes(id.toString());
-                    p.del(RowBuilder.bytes(keys.job(id)));
-                    for (JobSub sub : JobSub.values()) {
-                        p.del(RowBuilder.bytes(keys.job(id, sub)));
-                    }
-                    for (String set : List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active())) {
-                        p.zrem(RowBuilder.bytes(set), member);
-                    }
-                }
-                p.sync();
+        List<BrandedId> batch = new ArrayList<>(Verifier.BATCH);
+        long[] rows = {0};
+        journal.forEachMapping((id, v1) -> {
+            batch.add(id);
+            rows[0]++;
+            if (batch.size() == Verifier.BATCH) {
+                deleteRows(target, keys, batch);
+                batch.clear();
             }
-        }
-        counts.put("rows", (long) ids.size());
-        counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, ids));
+        });
+        deleteRows(target, keys, batch);
+        counts.put("rows", rows[0]);
+        counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         long schedulers = 0;
         for (byte[] field : journal.fieldsStartingWith("scheduler:")) {
             String name = journal.get(Journal.text(field)).orElse("");
@@ -78,13 +71,9 @@ public final class Abandon {
             target.eval(Script.QUEUE_RESUME, List.of(RowBuilder.bytes(keys.meta())), List.of());
         }
         counts.put("v1-resumed", resumeSource(source, journal));
-        List<byte[]> forget = new ArrayList<>();
         for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", "v1_was_paused", "v2_was_paused",
                 "fingerprint")) {
-            forget.addAll(journal.fieldsStartingWith(prefix));
-        }
-        for (int from = 0; from < forget.size(); from += 1000) {
-            journal.forget(forget.subList(from, Math.min(forget.size(), from + 1000)));
+            journal.fieldsStartingWith(prefix, journal::forget);
         }
         journal.set(Journal.STATE, Journal.State.ABANDONED.wireName());
         journal.release();
@@ -101,19 +90,47 @@ public final class Abandon {
         return 1;
     }
 
-    private static long deleteDedupKeysPointingAt(Wire target, Keys keys, List<BrandedId> ids) {
-        java.util.Set<String> ours = new java.util.HashSet<>();
-        ids.forEach(id -> ours.add(id.toString()));
+    private static void deleteRows(Wire target, Keys keys, List<BrandedId> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        try (AbstractPipeline p = target.client().pipelined()) {
+            for (BrandedId id : batch) {
+                byte[] member = RowBuilder.bytes(id.toString());
+                p.del(RowBuilder.bytes(keys.job(id)));
+                for (JobSub sub : JobSub.values()) {
+                    p.del(RowBuilder.bytes(keys.job(id, sub)));
+                }
+                for (String set : List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active())) {
+                    p.zrem(RowBuilder.bytes(set), member);
+                }
+            }
+            p.sync();
+        }
+    }
+
+    /** Dedup keys (and receipts) whose value is a branded id this migration mapped, a SCAN page at a time. */
+    private static long deleteDedupKeysPointingAt(Wire target, Keys keys, Journal journal) {
         long deleted = 0;
         redis.clients.jedis.params.ScanParams params = new redis.clients.jedis.params.ScanParams()
                 .match(keys.base() + "de:*").count(1000);
         String cursor = redis.clients.jedis.params.ScanParams.SCAN_POINTER_START;
         do {
             redis.clients.jedis.resps.ScanResult<String> page = target.client().scan(cursor, params);
-            for (String key : page.getResult()) {
-                String value = target.client().get(key);
-                if (value != null && ours.contains(value)) {
-                    deleted += target.client().del(key);
+            List<String> found = page.getResult();
+            List<String> values = found.isEmpty() ? List.of() : target.client().mget(found.toArray(new String[0]));
+            List<String> pointing = new ArrayList<>();
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < found.size(); i++) {
+                if (values.get(i) != null) {
+                    pointing.add(found.get(i));
+                    ids.add(values.get(i));
+                }
+            }
+            List<Boolean> ours = journal.mapsV2(ids);
+            for (int i = 0; i < pointing.size(); i++) {
+                if (ours.get(i)) {
+                    deleted += target.client().del(pointing.get(i));
                 }
             }
             cursor = page.getCursor();

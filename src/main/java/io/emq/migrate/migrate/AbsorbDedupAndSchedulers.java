@@ -67,17 +67,19 @@ final class AbsorbDedupAndSchedulers implements Step {
         return written;
     }
 
-    private static long receipts(QueueMigration m, List<JobFacts> jobs) {
-        List<JobFacts> custom = jobs.stream().filter(AbsorbDedupAndSchedulers::isCustomDedupId).toList();
-        List<Optional<BrandedId>> ids = m.journal.lookupV1(custom.stream().map(j -> j.id().raw()).toList());
-        try (AbstractPipeline p = m.targetClient().pipelined()) {
-            for (int i = 0; i < custom.size(); i++) {
-                p.set(RowBuilder.bytes(m.keys.dedup(custom.get(i).id().utf8())),
-                        RowBuilder.bytes(ids.get(i).orElseThrow().toString()), SetParams.setParams().nx());
+    private static long receipts(QueueMigration m, Iterable<JobFacts> jobs) {
+        Iterable<JobFacts> custom = () -> java.util.stream.StreamSupport.stream(jobs.spliterator(), false)
+                .filter(AbsorbDedupAndSchedulers::isCustomDedupId).iterator();
+        return Migratable.inBatches(custom, PlanIdentity.BATCH, batch -> {
+            List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            try (AbstractPipeline p = m.targetClient().pipelined()) {
+                for (int i = 0; i < batch.size(); i++) {
+                    p.set(RowBuilder.bytes(m.keys.dedup(batch.get(i).id().utf8())),
+                            RowBuilder.bytes(ids.get(i).orElseThrow().toString()), SetParams.setParams().nx());
+                }
+                p.sync();
             }
-            p.sync();
-        }
-        return custom.size();
+        });
     }
 
     static boolean isCustomDedupId(JobFacts j) {

@@ -23,7 +23,7 @@ import redis.clients.jedis.AbstractPipeline;
 final class AbsorbFlows implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        List<JobFacts> parents = Migratable.rows(m.snapshot(), List.of(V1State.WAITING_CHILDREN), m.options);
+        Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), List.of(V1State.WAITING_CHILDREN), m.options);
         Map<String, Long> counts = new LinkedHashMap<>(JobWriter.write(m, parents));
         V1JobReader reader = new V1JobReader(m.sourceClient());
         long links = 0;

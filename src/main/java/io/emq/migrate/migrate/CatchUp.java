@@ -37,10 +37,8 @@ final class CatchUp implements Step {
     }
 
     private static long absorbNewJobs(QueueMigration m, QueueSnapshot snap) {
-        List<JobFacts> jobs = Migratable.identities(snap, m.options);
-        List<JobFacts> fresh = new ArrayList<>();
-        for (int from = 0; from < jobs.size(); from += PlanIdentity.BATCH) {
-            List<JobFacts> batch = jobs.subList(from, Math.min(jobs.size(), from + PlanIdentity.BATCH));
+        List<JobFacts> fresh = new ArrayList<>(); // only the jobs added since the last pass
+        Migratable.inBatches(Migratable.identities(snap, m.options), PlanIdentity.BATCH, batch -> {
             List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, JobFacts> known = new LinkedHashMap<>();
             for (int i = 0; i < batch.size(); i++) {
@@ -51,7 +49,7 @@ final class CatchUp implements Step {
                 }
             }
             refuseMovedJobs(m, known);
-        }
+        });
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused("source-changed", "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, abandon, and migrate again");

@@ -88,16 +88,16 @@ final class FenceSource implements Step {
         long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
         QueueSnapshot snap = first;
         while (true) {
-            List<JobFacts> live = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
-            if (live.isEmpty()) {
+            long live = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).count();
+            if (live == 0) {
                 return snap;
             }
             if (System.nanoTime() >= deadline) {
                 if (m.journal.get("v1_was_paused").orElse("0").equals("0")) {
                     SourceFence.resume(m.sourceWire, m.source);
                 }
-                throw new MigrationRefused("live-lock", live.size() + " v1 jobs of " + m.source.display()
-                        + " are held by live workers (" + live.stream().limit(5).map(j -> j.id().display() + " lock "
+                throw new MigrationRefused("live-lock", live + " v1 jobs of " + m.source.display()
+                        + " are held by live workers (" + snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).limit(5).map(j -> j.id().display() + " lock "
                         + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
                         + " --wait-for-locks DURATION to wait for the locks to lapse");
             }

@@ -24,35 +24,36 @@ final class JobWriter {
     }
 
     /** Writes the rows of these jobs; returns how many rows each v2 state received. */
-    static Map<String, Long> write(QueueMigration m, List<JobFacts> jobs) {
+    static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs) {
         Map<String, Long> counts = new HashMap<>();
-        for (int from = 0; from < jobs.size(); from += BATCH) {
-            List<JobFacts> batch = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
-            List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
-            List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-            List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
-            List<ScriptCall> rows = new ArrayList<>(batch.size());
-            List<ScriptCall> expectations = new ArrayList<>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                JobFacts facts = batch.get(i);
-                BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
-                        + " has no branded id: the plan-identity step must run first"));
-                Map<Bytes, Bytes> hash = hashes.get(i);
-                if (hash.isEmpty()) {
-                    throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
-                            + " disappeared during the migration: stop v1 workers and producers, then re-run");
-                }
-                RowBuilder.Row row = RowBuilder.build(m, facts, hash, id, parentOf(m, facts, hash));
-                rows.add(row.call(m));
-                expectations.add(m.journal.expectCall(id, row.expected()));
-                counts.merge(row.state(), 1L, Long::sum);
-            }
-            m.evalAll(m.targetWire, rows);
-            m.checkpoints.hit("rows written");
-            m.evalAll(m.targetWire, expectations);
-            m.checkpoints.hit("expectations recorded");
-        }
+        Migratable.inBatches(jobs, BATCH, batch -> writeBatch(m, batch, counts));
         return counts;
+    }
+
+    private static void writeBatch(QueueMigration m, List<JobFacts> batch, Map<String, Long> counts) {
+        List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
+        List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+        List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
+        List<ScriptCall> rows = new ArrayList<>(batch.size());
+        List<ScriptCall> expectations = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            JobFacts facts = batch.get(i);
+            BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
+                    + " has no branded id: the plan-identity step must run first"));
+            Map<Bytes, Bytes> hash = hashes.get(i);
+            if (hash.isEmpty()) {
+                throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
+                        + " disappeared during the migration: stop v1 workers and producers, then re-run");
+            }
+            RowBuilder.Row row = RowBuilder.build(m, facts, hash, id, parentOf(m, facts, hash));
+            rows.add(row.call(m));
+            expectations.add(m.journal.expectCall(id, row.expected()));
+            counts.merge(row.state(), 1L, Long::sum);
+        }
+        m.evalAll(m.targetWire, rows);
+        m.checkpoints.hit("rows written");
+        m.evalAll(m.targetWire, expectations);
+        m.checkpoints.hit("expectations recorded");
     }
 
     static Optional<RowBuilder.ParentLink> parentOf(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash) {

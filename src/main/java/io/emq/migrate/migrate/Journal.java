@@ -163,6 +163,15 @@ public final class Journal {
         return out;
     }
 
+    /** Whether each of these (branded id) strings is mapped in the journal. */
+    public List<Boolean> mapsV2(List<String> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        byte[][] fields = ids.stream().map(id -> bytes("v2:" + id)).toArray(byte[][]::new);
+        return wire.client().hmget(key, fields).stream().map(java.util.Objects::nonNull).toList();
+    }
+
     public Optional<byte[]> lookupV2(BrandedId id) {
         return Optional.ofNullable(wire.client().hget(key, bytes("v2:" + id)));
     }
@@ -224,14 +233,21 @@ public final class Journal {
     /** Every field name of the journal that starts with one of these prefixes, by HSCAN. */
     public List<byte[]> fieldsStartingWith(String prefix) {
         List<byte[]> out = new ArrayList<>();
+        fieldsStartingWith(prefix, out::addAll);
+        return out;
+    }
+
+    /** The fields with this prefix, a page of HSCAN at a time (a field may come twice; deleting fields already seen is safe). */
+    public void fieldsStartingWith(String prefix, java.util.function.Consumer<List<byte[]>> pages) {
         ScanParams params = new ScanParams().match(bytes(globEscape(prefix) + "*")).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
         do {
             ScanResult<Map.Entry<byte[], byte[]>> page = wire.client().hscan(key, cursor, params);
-            page.getResult().forEach(e -> out.add(e.getKey()));
+            if (!page.getResult().isEmpty()) {
+                pages.accept(page.getResult().stream().map(Map.Entry::getKey).toList());
+            }
             cursor = page.getCursorAsBytes();
         } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
-        return out;
     }
 
     /** Escapes the glob characters of MATCH patterns. */

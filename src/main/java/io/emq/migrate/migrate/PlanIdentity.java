@@ -1,7 +1,6 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.JobFacts;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,17 +12,15 @@ final class PlanIdentity implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        List<JobFacts> jobs = Migratable.identities(m.snapshot(), m.options);
-        mint(m, jobs);
-        return Map.of("ids", (long) jobs.size(), "hwm", m.journal.highWaterMark());
+        long ids = mint(m, Migratable.identities(m.snapshot(), m.options));
+        return Map.of("ids", ids, "hwm", m.journal.highWaterMark());
     }
 
-    static void mint(QueueMigration m, List<JobFacts> jobs) {
-        for (int from = 0; from < jobs.size(); from += BATCH) {
-            List<byte[]> ids = jobs.subList(from, Math.min(jobs.size(), from + BATCH)).stream()
-                    .map(j -> j.id().raw()).toList();
-            m.journal.assignIds(ids, m.options.keepBrandedIds());
+    /** Mints (or keeps) the ids of these jobs, in order; returns how many jobs there were. */
+    static long mint(QueueMigration m, Iterable<JobFacts> jobs) {
+        return Migratable.inBatches(jobs, BATCH, batch -> {
+            m.journal.assignIds(batch.stream().map(j -> j.id().raw()).toList(), m.options.keepBrandedIds());
             m.checkpoints.hit("ids minted");
-        }
+        });
     }
 }

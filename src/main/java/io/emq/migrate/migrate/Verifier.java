@@ -132,9 +132,7 @@ public final class Verifier {
     }
 
     private void checkSource(QueueSnapshot snap, MigrationOptions options) {
-        List<JobFacts> rows = snap.jobsInRankOrder().stream().filter(j -> Migratable.getsRow(j, options)).toList();
-        for (int from = 0; from < rows.size(); from += BATCH) {
-            List<JobFacts> batch = rows.subList(from, Math.min(rows.size(), from + BATCH));
+        Migratable.inBatches(Migratable.rows(snap, options), BATCH, batch -> {
             List<Optional<BrandedId>> ids = journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             List<BrandedId> mapped = ids.stream().flatMap(Optional::stream).toList();
             Map<BrandedId, Journal.Expected> want = journal.expectations(mapped);
@@ -147,7 +145,7 @@ public final class Verifier {
                     problem("v1 job " + snap.queue().jobKey(job.id()).display() + ": data changed since it was migrated");
                 }
             }
-        }
+        });
     }
 
     /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */

@@ -2,6 +2,7 @@ package io.emq.migrate.v1;
 
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Classifies a key of one queue (pure: no I/O). It knows the ids the queue's structures list and
@@ -14,10 +15,15 @@ public final class KeyClassifier {
     private static final Bytes DEDUP = Bytes.utf8("de:");
 
     private final QueueRef queue;
-    private final Set<Bytes> listedIds;
-    private final Set<Bytes> schedulerIds;
+    private final Predicate<Bytes> listedIds;
+    private final Predicate<Bytes> schedulerIds;
 
     public KeyClassifier(QueueRef queue, Set<Bytes> listedIds, Set<Bytes> schedulerIds) {
+        this(queue, listedIds::contains, schedulerIds::contains);
+    }
+
+    /** {@code listedIds} and {@code schedulerIds} answer whether an id is listed, a scheduler id. */
+    public KeyClassifier(QueueRef queue, Predicate<Bytes> listedIds, Predicate<Bytes> schedulerIds) {
         this.queue = queue;
         this.listedIds = listedIds;
         this.schedulerIds = schedulerIds;
@@ -35,7 +41,7 @@ public final class KeyClassifier {
             return new KeyClass.Foreign(key);
         }
         Bytes rest = key.dropPrefix(queue.base());
-        if (listedIds.contains(rest)) {
+        if (listedIds.test(rest)) {
             return type == KeyType.HASH
                     ? new KeyClass.JobHash(queue, rest)
                     : misfit(AnomalyKind.WRONG_JOB_TYPE, key, "job " + rest.display() + " is listed but its key is a "
@@ -49,7 +55,7 @@ public final class KeyClassifier {
                     : misfit(AnomalyKind.WRONG_TYPE, key, s.suffix() + " is a " + type.wireName() + ", expected a "
                             + s.type().wireName());
         }
-        if (rest.startsWith(REPEAT) && type == KeyType.HASH && schedulerIds.contains(rest.dropPrefix(REPEAT))) {
+        if (rest.startsWith(REPEAT) && type == KeyType.HASH && schedulerIds.test(rest.dropPrefix(REPEAT))) {
             return new KeyClass.SchedulerRecord(queue, rest.dropPrefix(REPEAT));
         }
         if (rest.startsWith(DEDUP) && rest.length() > DEDUP.length() && type == KeyType.STRING) {

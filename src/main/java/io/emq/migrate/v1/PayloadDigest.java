@@ -4,25 +4,39 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-/** Size, SHA-256, JSON-ness and UTF-8-ness of a job's raw {@code data} bytes. */
-public record PayloadDigest(boolean present, long bytes, String sha256, boolean json, boolean utf8) {
-    public static final PayloadDigest ABSENT = new PayloadDigest(false, -1, "", false, false);
+/** Size, SHA-256 (32 raw bytes; {@link #sha256()} in hex), JSON-ness and UTF-8-ness of a job's raw {@code data} bytes. */
+public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean json, boolean utf8) {
+    public static final PayloadDigest ABSENT = new PayloadDigest(false, -1, null, false, false);
     private static final JsonFactory JSON = new JsonFactory();
 
     public static PayloadDigest of(byte[] data) {
         if (data == null) {
             return ABSENT;
         }
-        return new PayloadDigest(true, data.length, sha256(data), isJson(data), Bytes.of(data).isUtf8());
+        boolean utf8 = isUtf8(data);
+        return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && parsesAsOneValue(data), utf8);
+    }
+
+    /** The hex SHA-256 ({@code ""} when absent). */
+    public String sha256() {
+        return digest == null ? "" : HexFormat.of().formatHex(digest);
     }
 
     public static String sha256(byte[] data) {
+        return HexFormat.of().formatHex(sha256Bytes(data));
+    }
+
+    public static byte[] sha256Bytes(byte[] data) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+            return MessageDigest.getInstance("SHA-256").digest(data);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
         }
@@ -30,9 +44,10 @@ public record PayloadDigest(boolean present, long bytes, String sha256, boolean 
 
     /** Exactly one JSON value (of any kind), nothing after it. */
     public static boolean isJson(byte[] data) {
-        if (!Bytes.of(data).isUtf8()) {
-            return false;
-        }
+        return isUtf8(data) && parsesAsOneValue(data);
+    }
+
+    private static boolean parsesAsOneValue(byte[] data) {
         try (JsonParser p = JSON.createParser(data)) {
             JsonToken first = p.nextToken();
             if (first == null) {
@@ -41,6 +56,18 @@ public record PayloadDigest(boolean present, long bytes, String sha256, boolean 
             p.skipChildren();
             return p.nextToken() == null;
         } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean isUtf8(byte[] data) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(data));
+            return true;
+        } catch (CharacterCodingException e) {
             return false;
         }
     }

@@ -1,11 +1,12 @@
 package io.emq.migrate.v1;
 
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.RandomAccess;
 
 /**
  * One v1 queue as read at one moment: every job's small facts in v1 serve order per state, the
@@ -14,50 +15,85 @@ import java.util.Optional;
  * {@code subkeys} per-job keys by kind).
  * Job bodies are not held; read them with {@link V1JobReader}.
  *
+ * <p>The facts are held column by column ({@link StateJobs}: tens of bytes per job, so a queue of
+ * millions fits a small heap); {@link #jobs} and {@link #jobsInRankOrder} are read-only views that
+ * materialise a {@link JobFacts} on each {@code get}: iterate them, and keep only what you need.
+ * Anomalies are kept up to {@value AnomalyLog#KEPT_PER_KIND} per kind; {@link #anomalyCount}
+ * counts them all.
+ *
  * <p>Rebrand order ({@link #jobsInRankOrder()}): stalled/active jobs (oldest activation first,
  * as BullMQ's stall recovery re-queues them at the served end), then {@code paused} and
  * {@code wait} from their tails, then {@code prioritized} by score, then {@code delayed} by due
  * time and sequence, {@code waiting-children}, {@code failed} and {@code completed} by score, and
  * last the orphan hashes (state unknown) by id.
  */
-public record QueueSnapshot(
-        QueueRef queue,
-        Map<QueueStructure, KeyType> structures,
-        Map<String, String> meta,
-        Map<V1State, Long> listed,
-        Map<V1State, List<JobFacts>> jobsByState,
-        List<Anomaly> anomalies,
-        List<Scheduler> schedulers,
-        List<DedupEntry> dedupKeys,
-        List<FlowLink> flowLinks,
-        List<FlowParent> flowParents,
-        Map<String, Long> keyClasses,
-        Map<JobSubKind, Long> subkeys,
-        long legacyMarkers) {
+public final class QueueSnapshot {
+    private final QueueRef queue;
+    private final Map<QueueStructure, KeyType> structures;
+    private final Map<String, String> meta;
+    private final Map<V1State, Long> listed;
+    private final Map<V1State, StateJobs> jobs;
+    private final long[] rankBase = new long[V1State.values().length + 1];
+    private final List<Anomaly> anomalies;
+    private final Map<AnomalyKind, Long> anomalyCounts;
+    private final List<Scheduler> schedulers;
+    private final List<DedupEntry> dedupKeys;
+    private final List<FlowLink> flowLinks;
+    private final List<FlowParent> flowParents;
+    private final Map<String, Long> keyClasses;
+    private final Map<JobSubKind, Long> subkeys;
+    private final long legacyMarkers;
 
-    public QueueSnapshot {
+    QueueSnapshot(QueueRef queue, Map<QueueStructure, KeyType> structures, Map<String, String> meta,
+                  Map<V1State, Long> listed, Map<V1State, StateJobs> jobs, AnomalyLog anomalies,
+                  List<Scheduler> schedulers, List<DedupEntry> dedupKeys, List<FlowLink> flowLinks,
+                  List<FlowParent> flowParents, Map<String, Long> keyClasses, Map<JobSubKind, Long> subkeys,
+                  long legacyMarkers) {
+        this.queue = queue;
         EnumMap<QueueStructure, KeyType> st = new EnumMap<>(QueueStructure.class);
         st.putAll(structures);
-        structures = Collections.unmodifiableMap(st);
-        EnumMap<JobSubKind, Long> sk = new EnumMap<>(JobSubKind.class);
-        sk.putAll(subkeys);
-        subkeys = Collections.unmodifiableMap(sk);
-        meta = Collections.unmodifiableMap(meta);
+        this.structures = Collections.unmodifiableMap(st);
+        this.meta = Collections.unmodifiableMap(meta);
         EnumMap<V1State, Long> l = new EnumMap<>(V1State.class);
         l.putAll(listed);
-        listed = Collections.unmodifiableMap(l);
-        EnumMap<V1State, List<JobFacts>> j = new EnumMap<>(V1State.class);
-        jobsByState.forEach((k, v) -> j.put(k, List.copyOf(v)));
-        jobsByState = Collections.unmodifiableMap(j);
-        anomalies = List.copyOf(anomalies);
-        schedulers = List.copyOf(schedulers);
-        dedupKeys = List.copyOf(dedupKeys);
-        flowLinks = List.copyOf(flowLinks);
-        flowParents = List.copyOf(flowParents);
-        keyClasses = Collections.unmodifiableMap(keyClasses);
+        this.listed = Collections.unmodifiableMap(l);
+        this.jobs = new EnumMap<>(jobs);
+        long rank = 0;
+        for (V1State s : V1State.RANK_ORDER) {
+            rankBase[s.ordinal()] = rank;
+            rank += stateSize(s);
+        }
+        this.anomalies = List.copyOf(anomalies.kept());
+        this.anomalyCounts = Collections.unmodifiableMap(new EnumMap<>(anomalies.counts()));
+        this.schedulers = List.copyOf(schedulers);
+        this.dedupKeys = List.copyOf(dedupKeys);
+        this.flowLinks = List.copyOf(flowLinks);
+        this.flowParents = List.copyOf(flowParents);
+        this.keyClasses = Collections.unmodifiableMap(keyClasses);
+        EnumMap<JobSubKind, Long> sk = new EnumMap<>(JobSubKind.class);
+        sk.putAll(subkeys);
+        this.subkeys = Collections.unmodifiableMap(sk);
+        this.legacyMarkers = legacyMarkers;
+    }
+
+    public QueueRef queue() {
+        return queue;
     }
 
     /** The queue-level keys that exist, with their actual types (possibly wrong, see the anomalies). */
+    public Map<QueueStructure, KeyType> structures() {
+        return structures;
+    }
+
+    public Map<String, String> meta() {
+        return meta;
+    }
+
+    /** How many ids each state's structure lists (markers excluded). */
+    public Map<V1State, Long> listed() {
+        return listed;
+    }
+
     public boolean has(QueueStructure structure) {
         return structures.get(structure) == structure.type();
     }
@@ -72,29 +108,125 @@ public record QueueSnapshot(
         return listed.getOrDefault(state, 0L);
     }
 
-    /** The jobs of one state, in v1 serve order. */
+    /** The jobs of one state, in v1 serve order (a view; each {@code get} materialises one job). */
     public List<JobFacts> jobs(V1State state) {
-        return jobsByState.getOrDefault(state, List.of());
+        StateJobs s = jobs.get(state);
+        return s == null ? List.of() : new StateView(s);
     }
 
-    /** Every job with a hash, in rebrand (rank) order: ranks 1, 2, 3, … */
+    /** Every job with a hash, in rebrand (rank) order: ranks 1, 2, 3, … (a view, like {@link #jobs}). */
     public List<JobFacts> jobsInRankOrder() {
-        List<JobFacts> all = new ArrayList<>();
-        for (V1State s : V1State.RANK_ORDER) {
-            all.addAll(jobs(s));
-        }
-        return all;
+        return new RankOrderView();
     }
 
     public long jobCount() {
-        return jobsByState.values().stream().mapToLong(List::size).sum();
+        return jobs.values().stream().mapToLong(StateJobs::size).sum();
     }
 
+    /** The job with this id, searched state by state in rank order (linear: for reports and tests). */
     public Optional<JobFacts> job(Bytes id) {
-        return jobsByState.values().stream().flatMap(List::stream).filter(j -> j.id().equals(id)).findFirst();
+        for (V1State state : V1State.RANK_ORDER) {
+            StateJobs s = jobs.get(state);
+            for (int i = 0; s != null && i < s.size(); i++) {
+                if (s.hasId(i, id.raw())) {
+                    return Optional.of(s.facts(i, rankBase[state.ordinal()] + i + 1));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The anomalies found: all of them, or the first {@value AnomalyLog#KEPT_PER_KIND} of each kind when more. */
+    public List<Anomaly> anomalies() {
+        return anomalies;
     }
 
     public List<Anomaly> anomalies(AnomalyKind kind) {
         return anomalies.stream().filter(a -> a.kind() == kind).toList();
+    }
+
+    /** How many distinct keys have an anomaly of this kind (kept in {@link #anomalies()} or not). */
+    public long anomalyCount(AnomalyKind kind) {
+        return anomalyCounts.getOrDefault(kind, 0L);
+    }
+
+    /** {@link #anomalyCount} of every kind found. */
+    public Map<AnomalyKind, Long> anomalyCounts() {
+        return anomalyCounts;
+    }
+
+    public List<Scheduler> schedulers() {
+        return schedulers;
+    }
+
+    public List<DedupEntry> dedupKeys() {
+        return dedupKeys;
+    }
+
+    public List<FlowLink> flowLinks() {
+        return flowLinks;
+    }
+
+    public List<FlowParent> flowParents() {
+        return flowParents;
+    }
+
+    public Map<String, Long> keyClasses() {
+        return keyClasses;
+    }
+
+    public Map<JobSubKind, Long> subkeys() {
+        return subkeys;
+    }
+
+    public long legacyMarkers() {
+        return legacyMarkers;
+    }
+
+    private int stateSize(V1State state) {
+        StateJobs s = jobs.get(state);
+        return s == null ? 0 : s.size();
+    }
+
+    /** One state's jobs. */
+    private final class StateView extends AbstractList<JobFacts> implements RandomAccess {
+        private final StateJobs s;
+
+        StateView(StateJobs s) {
+            this.s = s;
+        }
+
+        @Override
+        public JobFacts get(int i) {
+            java.util.Objects.checkIndex(i, s.size());
+            return s.facts(i, rankBase[s.state().ordinal()] + i + 1);
+        }
+
+        @Override
+        public int size() {
+            return s.size();
+        }
+    }
+
+    /** All states' jobs, one after the other in rank order. */
+    private final class RankOrderView extends AbstractList<JobFacts> implements RandomAccess {
+        private final int size = Math.toIntExact(jobCount());
+
+        @Override
+        public JobFacts get(int i) {
+            java.util.Objects.checkIndex(i, size);
+            for (V1State state : V1State.RANK_ORDER) {
+                long base = rankBase[state.ordinal()];
+                if (i < base + stateSize(state)) {
+                    return jobs.get(state).facts((int) (i - base), i + 1L);
+                }
+            }
+            throw new IllegalStateException("rank " + (i + 1) + " is in no state");
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
     }
 }

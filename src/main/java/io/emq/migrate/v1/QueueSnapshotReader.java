@@ -2,6 +2,7 @@ package io.emq.migrate.v1;
 
 import io.emq.migrate.keyspace.Names;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -20,13 +21,14 @@ import redis.clients.jedis.resps.Tuple;
  * Reads one v1 queue into a {@link QueueSnapshot} with read commands only ({@code TYPE},
  * {@code SCAN}, {@code LRANGE}, {@code ZRANGE}, {@code HMGET}, {@code HSTRLEN}, {@code HGET},
  * {@code PTTL}, …), in pipelined batches. Memory holds the ids and small facts of the queue's
- * jobs; payloads are read a bounded batch at a time, digested and dropped.
+ * jobs in columns ({@link ListedIds}, {@link StateJobs}; tens of bytes per job), the distinct ids
+ * in an {@link IdIndex} over them while reading, and a bounded {@link AnomalyLog}; payloads are
+ * read a bounded batch at a time, digested and dropped.
  */
 public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
     static final int JOB_BATCH = 256;
     static final long PAYLOAD_BATCH_BYTES = 8L << 20;
-    private static final int NAME_CACHE = 10_000;
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
@@ -47,11 +49,11 @@ public final class QueueSnapshotReader {
         private final QueueRef queue;
         private final Map<QueueStructure, KeyType> structureTypes = new EnumMap<>(QueueStructure.class);
         private final Map<String, String> meta = new TreeMap<>();
-        private final Map<V1State, List<Bytes>> serveOrder = new EnumMap<>(V1State.class);
-        private final Map<V1State, List<Double>> scores = new EnumMap<>(V1State.class);
-        private final Map<Bytes, V1State> primary = new HashMap<>();
+        private final ListedIds listedIds = new ListedIds();
+        private IdIndex index;
+        private boolean listedTwice;
         private final Map<Bytes, Double> repeatMembers = new LinkedHashMap<>();
-        private final Map<AnomalyKey, Anomaly> anomalies = new LinkedHashMap<>();
+        private final AnomalyLog anomalies = new AnomalyLog();
         private final Map<String, Long> keyClasses = new TreeMap<>();
         private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
@@ -60,11 +62,10 @@ public final class QueueSnapshotReader {
         private final List<Bytes> dedupIds = new ArrayList<>();
         private final Map<Bytes, Set<JobSubKind>> parentSubkeys = new HashMap<>();
         private final Map<Bytes, Bytes> unlistedStems = new LinkedHashMap<>();
-        private final Map<V1State, List<JobFacts>> facts = new EnumMap<>(V1State.class);
+        private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
-        private final Map<String, String> names = new HashMap<>();
+        private final NameTable names = new NameTable();
         private long legacyMarkers;
-        private long rank;
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -79,14 +80,11 @@ public final class QueueSnapshotReader {
             checkQueue();
             Map<V1State, Long> listed = new EnumMap<>(V1State.class);
             for (V1State s : V1State.LISTED) {
-                listed.put(s, (long) serveOrder.getOrDefault(s, List.of()).size());
+                listed.put(s, (long) listedIds.count(s));
             }
+            listOrphans();
             for (V1State state : V1State.RANK_ORDER) {
                 readFacts(state);
-                if (state != V1State.UNKNOWN) {
-                    serveOrder.put(state, List.of()); // the facts hold the ids from here on
-                    scores.put(state, List.of());
-                }
             }
             Map<QueueStructure, KeyType> present = new EnumMap<>(QueueStructure.class);
             structureTypes.forEach((s, t) -> {
@@ -94,12 +92,12 @@ public final class QueueSnapshotReader {
                     present.put(s, t);
                 }
             });
-            return new QueueSnapshot(queue, present, meta, listed, facts, new ArrayList<>(anomalies.values()),
-                    readSchedulers(), readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
+            return new QueueSnapshot(queue, present, meta, listed, facts, anomalies, readSchedulers(), readDedupKeys(),
+                    flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {
-            anomalies.putIfAbsent(new AnomalyKey(kind, key), new Anomaly(kind, key, reason));
+            anomalies.add(kind, key, reason);
         }
 
         private void count(String kind) {
@@ -135,52 +133,58 @@ public final class QueueSnapshotReader {
             return structureTypes.get(s) == s.type();
         }
 
+        /** Every structure's ids into {@link #listedIds}, then the index of distinct ids, in getState's probe order. */
         private void readListings() {
             for (V1State state : V1State.LISTED) {
                 QueueStructure s = QueueStructure.of(state);
-                List<Bytes> ids = new ArrayList<>();
-                List<Double> zscores = new ArrayList<>();
+                listedIds.begin(state, !state.isList());
                 if (hasType(s) && state.isList()) {
-                    readList(queue.key(s), ids);
+                    readList(queue.key(s));
                 } else if (hasType(s)) {
-                    readZset(queue.key(s), ids, zscores);
+                    readZset(queue.key(s));
                 }
-                serveOrder.put(state, ids);
-                scores.put(state, zscores);
             }
+            int total = listedIds.arena().size();
+            index = new IdIndex(listedIds.arena(), total);
             for (V1State state : V1State.PROBE_ORDER) {
-                for (Bytes id : serveOrder.get(state)) {
-                    V1State first = primary.putIfAbsent(id, state);
-                    if (first != null && first != state) {
-                        anomaly(AnomalyKind.LISTED_TWICE, queue.jobKey(id), "listed in " + first.wireName() + " and in "
-                                + state.wireName() + "; BullMQ's getState reports " + first.wireName());
+                int from = listedIds.from(state);
+                for (int entry = from; entry < from + listedIds.count(state); entry++) {
+                    int first = index.putIfAbsent(entry);
+                    if (first < 0) {
+                        continue;
+                    }
+                    listedTwice = true;
+                    V1State firstState = listedIds.stateOf(first);
+                    if (firstState != state) {
+                        anomaly(AnomalyKind.LISTED_TWICE, queue.jobKey(listedIds.id(entry)), "listed in "
+                                + firstState.wireName() + " and in " + state.wireName() + "; BullMQ's getState reports "
+                                + firstState.wireName());
                     }
                 }
             }
         }
 
         /** A list in serve order: from its tail; {@code 0:} markers of BullMQ 4.x are counted, not listed. */
-        private void readList(Bytes key, List<Bytes> out) {
+        private void readList(Bytes key) {
             long n = jedis.llen(key.raw());
-            for (long i = 0; i < n; i += ID_CHUNK) {
-                for (byte[] id : jedis.lrange(key.raw(), i, i + ID_CHUNK - 1)) {
-                    Bytes b = Bytes.of(id);
-                    if (b.startsWith(ZERO_MARKER)) {
+            for (long end = n - 1; end >= 0; end -= ID_CHUNK) {
+                List<byte[]> chunk = jedis.lrange(key.raw(), Math.max(0, end - ID_CHUNK + 1), end);
+                for (int i = chunk.size() - 1; i >= 0; i--) {
+                    byte[] id = chunk.get(i);
+                    if (startsWith(id, ZERO_MARKER.raw())) {
                         legacyMarkers++;
                     } else {
-                        out.add(b);
+                        listedIds.add(id);
                     }
                 }
             }
-            Collections.reverse(out);
         }
 
-        private void readZset(Bytes key, List<Bytes> ids, List<Double> out) {
+        private void readZset(Bytes key) {
             long n = jedis.zcard(key.raw());
             for (long i = 0; i < n; i += ID_CHUNK) {
                 for (Tuple t : jedis.zrangeWithScores(key.raw(), i, i + ID_CHUNK - 1)) {
-                    ids.add(Bytes.of(t.getBinaryElement()));
-                    out.add(t.getScore());
+                    listedIds.add(t.getBinaryElement(), t.getScore());
                 }
             }
         }
@@ -189,16 +193,17 @@ public final class QueueSnapshotReader {
             if (!hasType(QueueStructure.REPEAT)) {
                 return;
             }
-            List<Bytes> ids = new ArrayList<>();
-            List<Double> s = new ArrayList<>();
-            readZset(queue.key(QueueStructure.REPEAT), ids, s);
-            for (int i = 0; i < ids.size(); i++) {
-                repeatMembers.put(ids.get(i), s.get(i));
+            byte[] key = queue.key(QueueStructure.REPEAT).raw();
+            long n = jedis.zcard(key);
+            for (long i = 0; i < n; i += ID_CHUNK) {
+                for (Tuple t : jedis.zrangeWithScores(key, i, i + ID_CHUNK - 1)) {
+                    repeatMembers.put(Bytes.of(t.getBinaryElement()), t.getScore());
+                }
             }
         }
 
         private void scanQueueKeys() {
-            KeyClassifier classifier = new KeyClassifier(queue, primary.keySet(), repeatMembers.keySet());
+            KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             new KeyspaceScanner(jedis).scan(queue.base(), batch -> {
                 for (ScannedKey k : batch) {
                     if (!bases.owner(k.key()).map(queue::equals).orElse(true)) {
@@ -223,7 +228,7 @@ public final class QueueSnapshotReader {
                 dedupIds.add(d.dedupId());
             } else if (c instanceof KeyClass.JobSubkey j) {
                 subkeys.merge(j.sub(), 1L, Long::sum);
-                if (!primary.containsKey(j.id())) {
+                if (!index.contains(j.id())) {
                     unlistedStems.putIfAbsent(j.id(), queue.jobSubKey(j.id(), j.sub()));
                 }
                 if (j.sub() != JobSubKind.LOCK && j.sub() != JobSubKind.LOGS) {
@@ -272,51 +277,42 @@ public final class QueueSnapshotReader {
             });
         }
 
-        private void readFacts(V1State state) {
-            List<Bytes> ids;
-            List<Double> zscores;
-            if (state == V1State.UNKNOWN) {
-                ids = new ArrayList<>(orphans);
-                Collections.sort(ids);
-                zscores = List.of();
-            } else {
-                ids = serveOrder.get(state);
-                zscores = scores.get(state);
-            }
-            List<JobFacts> out = new ArrayList<>();
-            List<Slot> batch = new ArrayList<>(JOB_BATCH);
-            long position = 0;
-            for (int i = 0; i < ids.size(); i++) {
-                if (state == V1State.UNKNOWN || primary.get(ids.get(i)) == state) {
-                    batch.add(new Slot(i, position++));
-                }
-                if (batch.size() == JOB_BATCH || (i == ids.size() - 1 && !batch.isEmpty())) {
-                    new FactsBatch(this, state, ids, zscores, batch).read(out);
-                    batch.clear();
-                }
-            }
-            facts.put(state, out);
+        /** The orphans become the last entries, sorted by id. */
+        private void listOrphans() {
+            List<Bytes> sorted = new ArrayList<>(orphans);
+            Collections.sort(sorted);
+            listedIds.begin(V1State.UNKNOWN, false);
+            sorted.forEach(id -> listedIds.add(id.raw()));
+            listedIds.trim();
         }
 
-        /** Job names repeat across jobs: keep one copy of each (up to a bound). */
-        String intern(String name) {
-            if (name == null) {
-                return null;
+        /** The facts of the jobs a state holds: its listed ids that no earlier-probed state lists, whose hash exists. */
+        private void readFacts(V1State state) {
+            int from = listedIds.from(state);
+            int count = listedIds.count(state);
+            StateJobs jobs = new StateJobs(state, listedIds, names, count, true);
+            int[] batch = new int[JOB_BATCH];
+            int n = 0;
+            for (int local = 0; local < count; local++) {
+                int entry = from + local;
+                if (state == V1State.UNKNOWN || !listedTwice || listedIds.stateOf(index.first(entry)) == state) {
+                    batch[n++] = entry;
+                } else {
+                    jobs.skip(local);
+                }
+                if (n == JOB_BATCH || (local == count - 1 && n > 0)) {
+                    new FactsBatch(this, jobs, Arrays.copyOf(batch, n)).read();
+                    n = 0;
+                }
             }
-            String known = names.get(name);
-            if (known != null) {
-                return known;
-            }
-            if (names.size() < NAME_CACHE) {
-                names.put(name, name);
-            }
-            return name;
+            facts.put(state, jobs);
         }
 
         private void checkQueue() {
-            if (!serveOrder.get(V1State.PAUSED).isEmpty() && !meta.containsKey("paused")) {
+            int paused = listedIds.count(V1State.PAUSED);
+            if (paused > 0 && !meta.containsKey("paused")) {
                 anomaly(AnomalyKind.PAUSED_WITHOUT_FLAG, queue.key(QueueStructure.PAUSED),
-                        serveOrder.get(V1State.PAUSED).size() + " jobs in paused while meta.paused is not set"
+                        paused + " jobs in paused while meta.paused is not set"
                                 + " (the v1 pause/resume wrappers strand them; no v1 worker serves them)");
             }
             Names.queueNameProblem(queue.name().display()).ifPresent(problem ->
@@ -369,7 +365,7 @@ public final class QueueSnapshotReader {
             List<FlowParent> out = new ArrayList<>();
             for (Map.Entry<Bytes, Set<JobSubKind>> e : parentSubkeys.entrySet()) {
                 Bytes id = e.getKey();
-                if (!primary.containsKey(id) && !orphans.contains(id)) {
+                if (!index.contains(id) && !orphans.contains(id)) {
                     continue;
                 }
                 Set<JobSubKind> subs = e.getValue();
@@ -394,6 +390,10 @@ public final class QueueSnapshotReader {
         }
     }
 
+    private static boolean startsWith(byte[] value, byte[] prefix) {
+        return value.length >= prefix.length && Arrays.equals(value, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
     /** One pipelined batch of jobs of one state: types and lock TTLs, then small fields, then payloads. */
     private final class FactsBatch {
         private static final byte[][] FIELDS = fields("name", "timestamp", "delay", "priority", "opts", "ats", "atm",
@@ -401,39 +401,45 @@ public final class QueueSnapshotReader {
         private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
         private final Reading reading;
+        private final StateJobs jobs;
         private final V1State state;
-        private final List<Bytes> ids;
-        private final List<Double> zscores;
-        private final List<Slot> slots;
+        private final int[] entries;
 
-        FactsBatch(Reading reading, V1State state, List<Bytes> ids, List<Double> zscores, List<Slot> slots) {
+        FactsBatch(Reading reading, StateJobs jobs, int[] entries) {
             this.reading = reading;
-            this.state = state;
-            this.ids = ids;
-            this.zscores = zscores;
-            this.slots = slots;
+            this.jobs = jobs;
+            this.state = jobs.state();
+            this.entries = entries;
         }
 
-        void read(List<JobFacts> out) {
+        private Bytes id(int entry) {
+            return reading.listedIds.id(entry);
+        }
+
+        void read() {
             QueueRef queue = reading.queue;
+            List<Bytes> ids = new ArrayList<>(entries.length);
+            for (int entry : entries) {
+                ids.add(id(entry));
+            }
             List<Response<String>> types = new ArrayList<>();
             List<Response<Long>> locks = new ArrayList<>();
             try (AbstractPipeline p = jedis.pipelined()) {
-                for (Slot slot : slots) {
-                    types.add(p.type(queue.jobKey(ids.get(slot.index())).raw()));
+                for (Bytes id : ids) {
+                    types.add(p.type(queue.jobKey(id).raw()));
                     if (state == V1State.ACTIVE) {
-                        locks.add(p.pttl(queue.jobSubKey(ids.get(slot.index()), JobSubKind.LOCK).raw()));
+                        locks.add(p.pttl(queue.jobSubKey(id, JobSubKind.LOCK).raw()));
                     }
                 }
                 p.sync();
             }
-            List<Slot> hashes = new ArrayList<>();
+            List<Integer> hashes = new ArrayList<>();
             List<Long> lockTtls = new ArrayList<>();
-            for (int n = 0; n < slots.size(); n++) {
-                Bytes id = ids.get(slots.get(n).index());
+            for (int n = 0; n < entries.length; n++) {
+                Bytes id = ids.get(n);
                 KeyType type = KeyType.parse(types.get(n).get());
                 if (type == KeyType.HASH) {
-                    hashes.add(slots.get(n));
+                    hashes.add(n);
                     lockTtls.add(state == V1State.ACTIVE ? locks.get(n).get() : -2L);
                 } else if (type == KeyType.NONE) {
                     reading.anomaly(AnomalyKind.MISSING_HASH, queue.jobKey(id),
@@ -447,24 +453,24 @@ public final class QueueSnapshotReader {
             List<Response<Long>> dataLengths = new ArrayList<>();
             List<Response<Boolean>> dataPresent = new ArrayList<>();
             try (AbstractPipeline p = jedis.pipelined()) {
-                for (Slot slot : hashes) {
-                    byte[] key = queue.jobKey(ids.get(slot.index())).raw();
+                for (int n : hashes) {
+                    byte[] key = queue.jobKey(ids.get(n)).raw();
                     fieldReplies.add(p.hmget(key, FIELDS));
                     dataLengths.add(p.hstrlen(key, DATA));
                     dataPresent.add(p.hexists(key, DATA));
                 }
                 p.sync();
             }
-            List<PayloadDigest> digests = digests(hashes, dataLengths, dataPresent);
-            for (int n = 0; n < hashes.size(); n++) {
-                Slot slot = hashes.get(n);
-                double score = zscores.isEmpty() ? Double.NaN : zscores.get(slot.index());
-                JobHashFields h = JobHashFields.of(fieldReplies.get(n).get());
-                out.add(facts(ids.get(slot.index()), slot.position(), score, h, digests.get(n), lockTtls.get(n)));
+            List<PayloadDigest> digests = digests(ids, hashes, dataLengths, dataPresent);
+            for (int k = 0; k < hashes.size(); k++) {
+                int n = hashes.get(k);
+                JobHashFields h = JobHashFields.of(fieldReplies.get(k).get());
+                add(entries[n], ids.get(n), h, digests.get(k), lockTtls.get(k));
             }
         }
 
-        private List<PayloadDigest> digests(List<Slot> hashes, List<Response<Long>> lengths, List<Response<Boolean>> present) {
+        private List<PayloadDigest> digests(List<Bytes> ids, List<Integer> hashes, List<Response<Long>> lengths,
+                                            List<Response<Boolean>> present) {
             List<PayloadDigest> out = new ArrayList<>(hashes.size());
             int from = 0;
             while (from < hashes.size()) {
@@ -477,7 +483,7 @@ public final class QueueSnapshotReader {
                 List<Response<byte[]>> data = new ArrayList<>();
                 try (AbstractPipeline p = jedis.pipelined()) {
                     for (int n = from; n < to; n++) {
-                        data.add(p.hget(reading.queue.jobKey(ids.get(hashes.get(n).index())).raw(), DATA));
+                        data.add(p.hget(reading.queue.jobKey(ids.get(hashes.get(n))).raw(), DATA));
                     }
                     p.sync();
                 }
@@ -489,17 +495,13 @@ public final class QueueSnapshotReader {
             return out;
         }
 
-        private JobFacts facts(Bytes id, long position, double score, JobHashFields h, PayloadDigest payload, long lockTtl) {
+        private void add(int entry, Bytes id, JobHashFields h, PayloadDigest payload, long lockTtl) {
             QueueRef queue = reading.queue;
             Bytes key = queue.jobKey(id);
-            long dueAt = -1;
-            if (state == V1State.DELAYED) {
-                if (ScoreCodec.isPacking(score)) {
-                    dueAt = ScoreCodec.dueAt(score);
-                } else {
-                    reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, key, "delayed score " + ScoreCodec.render(score)
-                            + " is not due*4096+seq (a non-negative integer below 2^53)");
-                }
+            double score = reading.listedIds.score(entry, state);
+            if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
+                reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, key, "delayed score " + ScoreCodec.render(score)
+                        + " is not due*4096+seq (a non-negative integer below 2^53)");
             }
             if (state == V1State.PRIORITIZED && !ScoreCodec.isPacking(score)) {
                 reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, key, "prioritized score " + ScoreCodec.render(score)
@@ -522,10 +524,8 @@ public final class QueueSnapshotReader {
                     : state == V1State.PRIORITIZED && ScoreCodec.isPacking(score) ? ScoreCodec.priority(score) : h.priority();
             long delay = h.layout() == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
             long created = h.layout() == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
-            reading.rank++;
-            return new JobFacts(id, state, reading.rank, position, score, h.layout(), reading.intern(h.name()), created, priority, delay,
-                    dueAt, h.lifo(), h.attemptsStarted(), h.attemptsMade(), payload.bytes(), payload.sha256(),
-                    payload.json(), state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
+            jobs.add(entry, h.layout(), h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
+                    payload, state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
         }
     }
 
@@ -550,12 +550,5 @@ public final class QueueSnapshotReader {
                 return otherwise;
             }
         }
-    }
-
-    private record AnomalyKey(AnomalyKind kind, Bytes key) {
-    }
-
-    /** A job's index in its structure's id list and its position in its state's serve order. */
-    private record Slot(int index, long position) {
     }
 }

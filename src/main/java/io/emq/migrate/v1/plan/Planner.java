@@ -57,7 +57,7 @@ public final class Planner {
                 preview.add(new RebrandEntry(j.rank(), j.id(), v2Id, j.state(), fate));
             }
         }
-        fates.merge(V2Fate.NOTHING, (long) snap.anomalies(AnomalyKind.MISSING_HASH).size(), Long::sum);
+        fates.merge(V2Fate.NOTHING, snap.anomalyCount(AnomalyKind.MISSING_HASH), Long::sum);
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
                 v2Keys(snap, v2Name.orElse(UNNAMED), fates), dropped(snap));
     }
@@ -114,13 +114,22 @@ public final class Planner {
 
     private List<PlannedRefusal> refusals(QueueSnapshot snap, Optional<String> v2Name) {
         List<PlannedRefusal> out = new ArrayList<>();
-        List<JobFacts> locked = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
-        if (!locked.isEmpty()) {
-            long longest = locked.stream().mapToLong(JobFacts::lockTtlMs).max().orElse(0);
-            out.add(new PlannedRefusal(new Refusal(RefusalKind.LIVE_LOCK, locked.size()
+        long locked = 0;
+        long longest = 0;
+        List<Bytes> lockedIds = new ArrayList<>();
+        for (JobFacts j : snap.jobs(V1State.ACTIVE)) {
+            if (j.hasLiveLock()) {
+                locked++;
+                longest = locked == 1 ? j.lockTtlMs() : Math.max(longest, j.lockTtlMs());
+                if (lockedIds.size() < REFUSAL_IDS) {
+                    lockedIds.add(j.id());
+                }
+            }
+        }
+        if (locked > 0) {
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.LIVE_LOCK, locked
                     + " active job(s) hold a live lock (longest TTL " + (longest < 0 ? "none" : longest + " ms")
-                    + "); a v1 worker may still be running them", ids(locked.stream().map(JobFacts::id).toList())),
-                    options.waitForLocks()));
+                    + "); a v1 worker may still be running them", lockedIds), options.waitForLocks()));
         }
         String v1Name = snap.queue().name().display();
         Names.queueNameProblem(v1Name).ifPresent(problem -> {
@@ -142,18 +151,28 @@ public final class Planner {
                     + " legacy repeatable(s) (repeat members without a scheduler record) have no v2 form", ids(legacy)),
                     options.dropLegacyRepeatables()));
         }
-        List<Anomaly> refusing = snap.anomalies().stream()
-                .filter(a -> a.kind().disposition() == AnomalyKind.Disposition.REFUSE && a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
-                .toList();
+        List<Anomaly> refusing = snap.anomalies().stream().filter(Planner::refusing).toList();
         if (!refusing.isEmpty()) {
             Map<String, Long> byKind = new TreeMap<>();
-            refusing.forEach(a -> byKind.merge(a.kind().wireName(), 1L, Long::sum));
+            snap.anomalyCounts().forEach((kind, n) -> {
+                if (refusing(kind)) {
+                    byKind.put(kind.wireName(), n);
+                }
+            });
             List<Bytes> jobIds = refusing.stream().map(a -> a.key().startsWith(snap.queue().base())
                     ? a.key().dropPrefix(snap.queue().base()) : a.key()).distinct().toList();
             out.add(new PlannedRefusal(new Refusal(RefusalKind.ANOMALIES, "anomalies that need a decision: " + byKind,
                     ids(jobIds)), options.acceptAnomalies()));
         }
         return out;
+    }
+
+    private static boolean refusing(Anomaly a) {
+        return refusing(a.kind());
+    }
+
+    private static boolean refusing(AnomalyKind kind) {
+        return kind.disposition() == AnomalyKind.Disposition.REFUSE && kind != AnomalyKind.INVALID_QUEUE_NAME;
     }
 
     private static List<Bytes> ids(List<Bytes> all) {

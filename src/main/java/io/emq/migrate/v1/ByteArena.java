@@ -1,0 +1,89 @@
+package io.emq.migrate.v1;
+
+import java.util.Arrays;
+
+/**
+ * Many short byte strings in one {@code byte[]} with an {@code int[]} of offsets: entry {@code i}
+ * is {@code bytes[offsets[i] .. offsets[i + 1])}. About a tenth of the heap that one {@link Bytes}
+ * object per string costs; entries are materialised as {@link Bytes} on demand. Append-only.
+ */
+final class ByteArena {
+    private byte[] bytes;
+    private int[] offsets;
+    private int size;
+
+    ByteArena(int expectedEntries) {
+        int n = Math.max(4, expectedEntries);
+        this.bytes = new byte[n * 8];
+        this.offsets = new int[n + 1];
+    }
+
+    /** Appends one entry; returns its index. */
+    int add(byte[] value) {
+        return add(value, 0, value.length);
+    }
+
+    int add(byte[] value, int from, int to) {
+        int length = to - from;
+        int end = offsets[size];
+        if (end + length > bytes.length) {
+            bytes = Arrays.copyOf(bytes, grown(bytes.length, end + length));
+        }
+        if (size + 2 > offsets.length) {
+            offsets = Arrays.copyOf(offsets, grown(offsets.length, size + 2));
+        }
+        System.arraycopy(value, from, bytes, end, length);
+        offsets[++size] = end + length;
+        return size - 1;
+    }
+
+    int size() {
+        return size;
+    }
+
+    Bytes get(int i) {
+        return Bytes.of(Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]));
+    }
+
+    int length(int i) {
+        return offsets[i + 1] - offsets[i];
+    }
+
+    boolean equalsAt(int i, byte[] other) {
+        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other, 0, other.length);
+    }
+
+    boolean equalsAt(int i, ByteArena other, int j) {
+        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other.bytes, other.offsets[j], other.offsets[j + 1]);
+    }
+
+    /** The same hash as {@link Bytes#hashCode()} of the entry. */
+    int hashAt(int i) {
+        return hash(bytes, offsets[i], offsets[i + 1]);
+    }
+
+    static int hash(byte[] b, int from, int to) {
+        int h = 1;
+        for (int k = from; k < to; k++) {
+            h = 31 * h + b[k];
+        }
+        return h;
+    }
+
+    /** Drops the spare capacity once no more entries come. */
+    void trim() {
+        bytes = Arrays.copyOf(bytes, offsets[size]);
+        offsets = Arrays.copyOf(offsets, size + 1);
+    }
+
+    private static int grown(int current, int needed) {
+        long next = Math.max((long) needed, current + (current >> 1) + 16);
+        if (next > Integer.MAX_VALUE - 16) {
+            if (needed > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("more than 2 GiB of ids in one snapshot");
+            }
+            next = Integer.MAX_VALUE - 16;
+        }
+        return (int) next;
+    }
+}
