@@ -34,7 +34,8 @@ final class AbsorbDedupAndSchedulers implements Step {
         Map<String, Long> counts = new LinkedHashMap<>();
         counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
         m.checkpoints.hit("dedup keys written");
-        counts.put("receipts", receipts(m, Migratable.identities(snap, m.options)));
+        counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
+                j -> Migratable.getsIdentity(j, m.options) && isCustomDedupId(j))));
         m.checkpoints.hit("receipts written");
         counts.put("schedulers", schedulers(m, snap));
         return counts;
@@ -67,9 +68,8 @@ final class AbsorbDedupAndSchedulers implements Step {
         return written;
     }
 
-    private static long receipts(QueueMigration m, Iterable<JobFacts> jobs) {
-        Iterable<JobFacts> custom = () -> java.util.stream.StreamSupport.stream(jobs.spliterator(), false)
-                .filter(AbsorbDedupAndSchedulers::isCustomDedupId).iterator();
+    /** Receipts for the jobs with a custom id that satisfies the dedup-id rule. */
+    private static long receipts(QueueMigration m, Iterable<JobFacts> custom) {
         return Migratable.inBatches(custom, PlanIdentity.BATCH, batch -> {
             List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             try (AbstractPipeline p = m.targetClient().pipelined()) {

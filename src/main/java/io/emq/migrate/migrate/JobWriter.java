@@ -6,6 +6,7 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.wire.ScriptCall;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +36,7 @@ final class JobWriter {
         List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
         List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
         List<ScriptCall> rows = new ArrayList<>(batch.size());
-        List<ScriptCall> expectations = new ArrayList<>(batch.size());
+        Map<BrandedId, Journal.Expected> expectations = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
             BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
@@ -47,12 +48,12 @@ final class JobWriter {
             }
             RowBuilder.Row row = RowBuilder.build(m, facts, hash, id, parentOf(m, facts, hash));
             rows.add(row.call(m));
-            expectations.add(m.journal.expectCall(id, row.expected()));
+            expectations.put(id, row.expected());
             counts.merge(row.state(), 1L, Long::sum);
         }
         m.evalAll(m.targetWire, rows);
         m.checkpoints.hit("rows written");
-        m.evalAll(m.targetWire, expectations);
+        m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectCall(expectations)));
         m.checkpoints.hit("expectations recorded");
     }
 

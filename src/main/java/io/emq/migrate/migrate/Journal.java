@@ -176,10 +176,15 @@ public final class Journal {
         return Optional.ofNullable(wire.client().hget(key, bytes("v2:" + id)));
     }
 
-    /** Records what each job must look like after the migration, fenced by the token. */
-    public ScriptCall expectCall(BrandedId id, Expected expected) {
-        return new ScriptCall(Script.MIGRATE_JOURNAL_SET, List.of(key),
-                List.of(bytes(token), bytes("r:" + id), bytes(expected.render())));
+    /** Records what each of these jobs must look like after the migration, in one call fenced by the token. */
+    public ScriptCall expectCall(Map<BrandedId, Expected> expected) {
+        List<byte[]> args = new ArrayList<>(expected.size() * 2 + 1);
+        args.add(bytes(token));
+        expected.forEach((id, e) -> {
+            args.add(bytes("r:" + id));
+            args.add(bytes(e.render()));
+        });
+        return new ScriptCall(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
     }
 
     public Map<BrandedId, Expected> expectations(List<BrandedId> ids) {

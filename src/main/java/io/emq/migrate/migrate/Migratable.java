@@ -5,8 +5,11 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.plan.Planner;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Which v1 jobs get a branded id and a row, in rank order (the contract's mapping, §3). The jobs
@@ -19,7 +22,7 @@ final class Migratable {
 
     /** Jobs that get a branded id: every row-bearing job, plus completed flow children (for the parents' :processed). */
     static Iterable<JobFacts> identities(QueueSnapshot snap, MigrationOptions options) {
-        return () -> snap.jobsInRankOrder().stream().filter(j -> getsIdentity(j, options)).iterator();
+        return select(List.of(snap.jobsInRankOrder()), j -> getsIdentity(j, options));
     }
 
     static boolean getsIdentity(JobFacts j, MigrationOptions options) {
@@ -33,12 +36,49 @@ final class Migratable {
 
     /** Every row-bearing job, in rank order. */
     static Iterable<JobFacts> rows(QueueSnapshot snap, MigrationOptions options) {
-        return () -> snap.jobsInRankOrder().stream().filter(j -> getsRow(j, options)).iterator();
+        return select(List.of(snap.jobsInRankOrder()), j -> getsRow(j, options));
     }
 
     /** The row-bearing jobs of some v1 states, in each state's serve order. */
     static Iterable<JobFacts> rows(QueueSnapshot snap, List<V1State> states, MigrationOptions options) {
-        return () -> states.stream().flatMap(s -> snap.jobs(s).stream()).filter(j -> getsRow(j, options)).iterator();
+        return select(states.stream().map(snap::jobs).toList(), j -> getsRow(j, options));
+    }
+
+    /**
+     * The jobs of these views, one view after the other, that pass {@code keep}, one at a time. (Not a
+     * stream: a {@code flatMap} pulled through an iterator buffers each whole inner stream.)
+     */
+    static Iterable<JobFacts> select(List<List<JobFacts>> views, Predicate<JobFacts> keep) {
+        return () -> new Iterator<>() {
+            private int view;
+            private int next;
+            private JobFacts ahead;
+
+            @Override
+            public boolean hasNext() {
+                while (ahead == null && view < views.size()) {
+                    List<JobFacts> jobs = views.get(view);
+                    if (next < jobs.size()) {
+                        JobFacts j = jobs.get(next++);
+                        ahead = keep.test(j) ? j : null;
+                    } else {
+                        view++;
+                        next = 0;
+                    }
+                }
+                return ahead != null;
+            }
+
+            @Override
+            public JobFacts next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                JobFacts j = ahead;
+                ahead = null;
+                return j;
+            }
+        };
     }
 
     /** Hands the jobs on in lists of at most {@code size}; returns how many there were. */

@@ -56,6 +56,7 @@ public final class MigrationBench {
             client.del(Keys.queue("baseline").pending());
             deleteBaselineRows(client, jobs);
 
+            LiveHeap.watch();
             Map<String, Long> stepMs = new LinkedHashMap<>();
             Migrator migrator = new Migrator(Wire.source(client), Wire.open(client), uri, MigrationOptions.defaults(),
                     Checkpoints.none()).listener(new Migrator.Listener() {
@@ -73,6 +74,7 @@ public final class MigrationBench {
                 throw new IllegalStateException("migration did not finish: " + results.get(0));
             }
             long peak = peakHeapMiB();
+            long live = LiveHeap.peakMiB();
             stepMs.forEach((step, ms) -> System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", step, ms));
             long absorb = stepMs.getOrDefault("V3 absorb pending", 0L);
             System.out.printf(Locale.ROOT, "%-44s %12s %12s %7s%n", "workload (" + jobs + " waiting jobs, 200 B)", "jobs/s",
@@ -81,7 +83,8 @@ public final class MigrationBench {
                     baseline, migrated / baseline);
             System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V3 absorb pending (the copy)",
                     jobs * 1000.0 / Math.max(1, absorb), baseline, jobs * 1000.0 / Math.max(1, absorb) / baseline);
-            System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max%n", peak, Runtime.getRuntime().maxMemory() >> 20);
+            System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max (live after GC at most %d MiB)%n", peak,
+                    Runtime.getRuntime().maxMemory() >> 20, live);
         } finally {
             if (server != null) {
                 server.close();
