@@ -48,7 +48,7 @@ public final class Envelope {
             g.writeStringField("encoding", encoding);
             g.writeFieldName("data");
             switch (encoding) {
-                case "json" -> g.writeRawValue(new String(data, StandardCharsets.UTF_8));
+                case "json" -> splice(g, out, data);
                 case "string" -> g.writeString(new String(data, StandardCharsets.UTF_8));
                 default -> g.writeString(Base64.getEncoder().encodeToString(data));
             }
@@ -57,6 +57,13 @@ public final class Envelope {
             throw new UncheckedIOException(e);
         }
         return out.toByteArray();
+    }
+
+    /** Writes raw JSON bytes as the next value, straight into the output (no detour through a String). */
+    private static void splice(JsonGenerator g, ByteArrayOutputStream out, byte[] json) throws IOException {
+        g.writeRawValue(""); // the separator before the value
+        g.flush();
+        out.write(json);
     }
 
     /** The exact v1 data bytes of an envelope, or empty when the payload is not an envelope. */
@@ -126,11 +133,6 @@ public final class Envelope {
     }
 
     static boolean isUtf8(byte[] bytes) {
-        try {
-            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes));
-            return true;
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return false;
-        }
+        return io.emq.migrate.v1.Bytes.isUtf8(bytes);
     }
 }

@@ -64,8 +64,9 @@ final class QueueMigration {
         return snapshot;
     }
 
+    /** Reads the source again; payloads are measured, not read (the steps digest the bytes they copy). */
     QueueSnapshot refreshSnapshot() {
-        snapshot = new QueueSnapshotReader(sourceClient(), bases).read(source);
+        snapshot = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
         return snapshot;
     }
 

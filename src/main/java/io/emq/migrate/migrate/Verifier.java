@@ -132,6 +132,9 @@ public final class Verifier {
     }
 
     private void checkSource(QueueSnapshot snap, MigrationOptions options) {
+        if (!snap.payloadsDigested()) {
+            throw new IllegalArgumentException("verifying against the source needs a snapshot read with payload digests");
+        }
         Migratable.inBatches(Migratable.rows(snap, options), BATCH, batch -> {
             List<Optional<BrandedId>> ids = journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             List<BrandedId> mapped = ids.stream().flatMap(Optional::stream).toList();

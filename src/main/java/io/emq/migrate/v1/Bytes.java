@@ -75,11 +75,23 @@ public final class Bytes implements Comparable<Bytes> {
 
     /** True when the bytes are well-formed UTF-8. */
     public boolean isUtf8() {
+        return isUtf8(value);
+    }
+
+    /** True when the bytes are well-formed UTF-8 (ASCII, the common case, is checked without a decoder). */
+    public static boolean isUtf8(byte[] bytes) {
+        boolean ascii = true;
+        for (int i = 0; i < bytes.length && ascii; i++) {
+            ascii = bytes[i] >= 0;
+        }
+        if (ascii) {
+            return true;
+        }
         try {
             StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(value));
+                    .decode(ByteBuffer.wrap(bytes));
             return true;
         } catch (CharacterCodingException e) {
             return false;

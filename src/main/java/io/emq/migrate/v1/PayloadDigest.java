@@ -4,10 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -21,8 +17,18 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
         if (data == null) {
             return ABSENT;
         }
-        boolean utf8 = isUtf8(data);
+        boolean utf8 = Bytes.isUtf8(data);
         return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && parsesAsOneValue(data), utf8);
+    }
+
+    /** A payload whose length is known but whose bytes were not read: no digest, JSON-ness unknown. */
+    public static PayloadDigest measured(long bytes) {
+        return new PayloadDigest(true, bytes, null, false, false);
+    }
+
+    /** Whether the bytes were read (or there are none): only then do {@link #json} and {@link #utf8} mean anything. */
+    public boolean examined() {
+        return !present || digest != null;
     }
 
     /** The hex SHA-256 ({@code ""} when absent). */
@@ -44,7 +50,7 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
 
     /** Exactly one JSON value (of any kind), nothing after it. */
     public static boolean isJson(byte[] data) {
-        return isUtf8(data) && parsesAsOneValue(data);
+        return Bytes.isUtf8(data) && parsesAsOneValue(data);
     }
 
     private static boolean parsesAsOneValue(byte[] data) {
@@ -56,18 +62,6 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
             p.skipChildren();
             return p.nextToken() == null;
         } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static boolean isUtf8(byte[] data) {
-        try {
-            StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(data));
-            return true;
-        } catch (CharacterCodingException e) {
             return false;
         }
     }

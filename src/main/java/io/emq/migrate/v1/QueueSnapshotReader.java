@@ -33,11 +33,27 @@ public final class QueueSnapshotReader {
 
     private final UnifiedJedis jedis;
     private final QueueBases bases;
+    private final boolean digests;
 
     /** {@code bases} holds every discovered queue, so keys of a nested queue ({@code a:b} under {@code a}) are left to it. */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
+        this(jedis, bases, true);
+    }
+
+    private QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, boolean digests) {
         this.jedis = jedis;
         this.bases = bases;
+        this.digests = digests;
+    }
+
+    /**
+     * A reader that measures payloads ({@code HSTRLEN}, {@code HEXISTS}) without reading them: its
+     * snapshots have no payload digests ({@link JobFacts#payloadSha256()} null, {@link JobFacts#payloadJson()}
+     * false) and report no {@code non-json-data}. For the migration's fence, which digests the bytes it
+     * copies itself; plans and source verification read with digests.
+     */
+    public QueueSnapshotReader withoutPayloadDigests() {
+        return new QueueSnapshotReader(jedis, bases, false);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -92,8 +108,8 @@ public final class QueueSnapshotReader {
                     present.put(s, t);
                 }
             });
-            return new QueueSnapshot(queue, present, meta, listed, facts, anomalies, readSchedulers(), readDedupKeys(),
-                    flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
+            return new QueueSnapshot(queue, present, meta, listed, facts, digests, anomalies, readSchedulers(),
+                    readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {
@@ -290,7 +306,7 @@ public final class QueueSnapshotReader {
         private void readFacts(V1State state) {
             int from = listedIds.from(state);
             int count = listedIds.count(state);
-            StateJobs jobs = new StateJobs(state, listedIds, names, count, true);
+            StateJobs jobs = new StateJobs(state, listedIds, names, count, digests);
             int[] batch = new int[JOB_BATCH];
             int n = 0;
             for (int local = 0; local < count; local++) {
@@ -472,6 +488,12 @@ public final class QueueSnapshotReader {
         private List<PayloadDigest> digests(List<Bytes> ids, List<Integer> hashes, List<Response<Long>> lengths,
                                             List<Response<Boolean>> present) {
             List<PayloadDigest> out = new ArrayList<>(hashes.size());
+            if (!digests) {
+                for (int n = 0; n < hashes.size(); n++) {
+                    out.add(present.get(n).get() ? PayloadDigest.measured(lengths.get(n).get()) : PayloadDigest.ABSENT);
+                }
+                return out;
+            }
             int from = 0;
             while (from < hashes.size()) {
                 int to = from;
@@ -513,7 +535,7 @@ public final class QueueSnapshotReader {
             }
             if (!payload.present()) {
                 reading.anomaly(AnomalyKind.HASH_WITHOUT_DATA, key, "the job hash has no data field");
-            } else if (!payload.json()) {
+            } else if (payload.examined() && !payload.json()) {
                 reading.anomaly(AnomalyKind.NON_JSON_DATA, key, "data (" + payload.bytes() + " bytes) is not JSON"
                         + (payload.utf8() ? "" : " and not UTF-8"));
             }
