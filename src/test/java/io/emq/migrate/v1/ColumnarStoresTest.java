@@ -1,0 +1,92 @@
+package io.emq.migrate.v1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The compact stores behind {@link QueueSnapshot}: arena, id index, sparse columns, bounded anomalies. */
+class ColumnarStoresTest {
+    @Test
+    void theIndexFindsEveryIdOnceAndItsFirstEntryWithoutFalseMatches() {
+        ByteArena arena = new ByteArena(2);
+        // "Aa" and "BB" share a Java hash code; the empty id and a binary id are ids too
+        byte[][] ids = {b("Aa"), b("BB"), b(""), {(byte) 0xff, 0, 1}, b("Aa"), b("7")};
+        for (byte[] id : ids) {
+            arena.add(id);
+        }
+        for (int i = 0; i < 50_000; i++) {
+            arena.add(b(Integer.toString(i + 100))); // past several growths of arena and table
+        }
+        IdIndex index = new IdIndex(arena, 4);
+        Set<Integer> firstEntries = new HashSet<>();
+        for (int e = 0; e < arena.size(); e++) {
+            int first = index.putIfAbsent(e);
+            if (first >= 0) {
+                firstEntries.add(first);
+                assertEquals(4, e, "only the second Aa is listed twice");
+                assertEquals(0, first);
+            }
+        }
+        assertEquals(Set.of(0), firstEntries);
+        assertEquals(0, index.first(4));
+        assertEquals(1, index.find(b("BB")));
+        assertEquals(2, index.find(b("")));
+        assertEquals(3, index.find(new byte[] {(byte) 0xff, 0, 1}));
+        assertEquals(6 + 49_999, index.find(b("50099")));
+        assertEquals(-1, index.find(b("A")));
+        assertEquals(-1, index.find(b("50100")));
+        assertTrue(index.contains(Bytes.utf8("7")));
+        assertEquals(Bytes.of(new byte[] {(byte) 0xff, 0, 1}), arena.get(3));
+        assertEquals(Bytes.utf8("Aa").hashCode(), arena.hashAt(0));
+    }
+
+    @Test
+    void sparseAndDefaultColumnsAnswerForEveryIndex() {
+        LongColumn ttl = new LongColumn(5, -2);
+        ttl.set(0, -2);
+        assertEquals(-2, ttl.get(4));
+        ttl.set(3, 1500);
+        assertEquals(1500, ttl.get(3));
+        assertEquals(-2, ttl.get(0));
+        SparseBytes parents = new SparseBytes();
+        for (int i = 0; i < 20; i += 3) {
+            parents.put(i, Bytes.utf8("bull:p:" + i));
+        }
+        parents.put(21, null);
+        assertEquals(Bytes.utf8("bull:p:9"), parents.get(9));
+        assertNull(parents.get(10));
+        assertNull(parents.get(21));
+        NameTable names = new NameTable();
+        assertEquals(names.ref("send"), names.ref("send"));
+        assertEquals(-1, names.ref(null));
+        assertNull(names.name(-1));
+        assertEquals("café", names.name(names.ref("café")));
+    }
+
+    @Test
+    void anomaliesAreBoundedPerKindAndCountedOncePerKey() {
+        AnomalyLog log = new AnomalyLog();
+        int distinct = AnomalyLog.KEPT_PER_KIND + 500;
+        for (int round = 0; round < 2; round++) { // every key reported twice: counted once
+            for (int i = 0; i < distinct; i++) {
+                log.add(AnomalyKind.EXPIRED_LOCK, Bytes.utf8("bull:q:" + i), "stalled " + round);
+            }
+        }
+        log.add(AnomalyKind.MISSING_HASH, Bytes.utf8("bull:q:gone"), "gone");
+        assertEquals(AnomalyLog.KEPT_PER_KIND + 1, log.kept().size());
+        assertEquals(distinct, log.counts().get(AnomalyKind.EXPIRED_LOCK));
+        assertEquals(1, log.counts().get(AnomalyKind.MISSING_HASH));
+        assertEquals("stalled 0", log.kept().get(0).reason(), "the first reason of a key is kept");
+        assertFalse(log.kept().stream().anyMatch(a -> a.key().equals(Bytes.utf8("bull:q:" + AnomalyLog.KEPT_PER_KIND))));
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
