@@ -163,6 +163,13 @@ public final class PlanCommand {
             for (Anomaly a : plan.anomalies()) {
                 t.row(a.kind().wireName(), a.key().display(), a.reason(), a.kind().disposition().wireName());
             }
+            snap.anomalyCounts().forEach((kind, n) -> {
+                long listed = snap.anomalies(kind).size();
+                if (n > listed) {
+                    t.row(kind.wireName(), "(" + (n - listed) + " more)", "not listed: " + n + " in all",
+                            kind.disposition().wireName());
+                }
+            });
             t.print(out);
         }
         if (!plan.refusals().isEmpty()) {

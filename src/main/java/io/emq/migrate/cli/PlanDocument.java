@@ -66,6 +66,9 @@ final class PlanDocument {
         }
         q.put("v2", v2);
         q.put("anomalies", anomalies(snap.anomalies()));
+        Map<String, Long> anomalyCounts = new LinkedHashMap<>();
+        snap.anomalyCounts().forEach((kind, n) -> anomalyCounts.put(kind.wireName(), n));
+        q.put("anomalyCounts", anomalyCounts); // all of them; "anomalies" lists at most 1000 of each kind
         q.put("refusals", refusals(plan.refusals()));
         q.put("payload", payload(plan));
         q.put("layouts", layouts(snap));
