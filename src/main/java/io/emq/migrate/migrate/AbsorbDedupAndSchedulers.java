@@ -83,7 +83,7 @@ final class AbsorbDedupAndSchedulers implements Step {
     }
 
     static boolean isCustomDedupId(JobFacts j) {
-        if (!j.id().isUtf8()) {
+        if (j.id().isCounterValue() || !j.id().isUtf8()) {
             return false;
         }
         String id = j.id().utf8();

@@ -13,11 +13,10 @@ import java.util.Arrays;
 public final class Bytes implements Comparable<Bytes> {
     private static final byte[] EMPTY = new byte[0];
     private final byte[] value;
-    private final int hash;
+    private int hash; // 0 until first used, as String does (most byte strings, payloads included, are never hashed)
 
     private Bytes(byte[] value) {
         this.value = value;
-        this.hash = Arrays.hashCode(value);
     }
 
     public static Bytes of(byte[] value) {
@@ -78,6 +77,19 @@ public final class Bytes implements Comparable<Bytes> {
         return isUtf8(value);
     }
 
+    /** True when the bytes are a decimal number as an INCR counter writes it: ASCII digits, no leading zero. */
+    public boolean isCounterValue() {
+        if (value.length == 0 || (value[0] == '0' && value.length > 1)) {
+            return false;
+        }
+        for (byte b : value) {
+            if (b < '0' || b > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** True when the bytes are well-formed UTF-8 (ASCII, the common case, is checked without a decoder). */
     public static boolean isUtf8(byte[] bytes) {
         boolean ascii = true;
@@ -132,12 +144,17 @@ public final class Bytes implements Comparable<Bytes> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Bytes b && hash == b.hash && Arrays.equals(value, b.value);
+        return o instanceof Bytes b && hashCode() == b.hashCode() && Arrays.equals(value, b.value);
     }
 
     @Override
     public int hashCode() {
-        return hash;
+        int h = hash;
+        if (h == 0) {
+            h = Arrays.hashCode(value);
+            hash = h;
+        }
+        return h;
     }
 
     @Override

@@ -69,10 +69,15 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Jso
     }
 
     private static long num(byte[] raw, long otherwise) {
-        return raw == null ? otherwise : QueueSnapshotReader.parseLong(Bytes.of(raw).display(), otherwise);
+        return raw == null ? otherwise : QueueSnapshotReader.parseLong(number(raw), otherwise);
     }
 
     private static Long boxed(byte[] raw) {
-        return raw == null ? null : QueueSnapshotReader.parseLong(Bytes.of(raw).display(), 0);
+        return raw == null ? null : QueueSnapshotReader.parseLong(number(raw), 0);
+    }
+
+    /** The text of a numeric field; bytes that are not UTF-8 are no number (their display form would not parse either). */
+    private static String number(byte[] raw) {
+        return Bytes.isUtf8(raw) ? new String(raw, java.nio.charset.StandardCharsets.UTF_8) : "";
     }
 }

@@ -41,12 +41,17 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
     }
 
     public static byte[] sha256Bytes(byte[] data) {
+        return SHA256.get().digest(data);
+    }
+
+    /** One digest per thread: looking the algorithm up costs more than hashing a small payload. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(data);
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
         }
-    }
+    });
 
     /** Exactly one JSON value (of any kind), nothing after it. */
     public static boolean isJson(byte[] data) {

@@ -249,6 +249,9 @@ public final class Planner {
 
     /** A v1 id a producer chose (not a value of the decimal counter) that satisfies the v2 dedup-id rule (contract §2). */
     static boolean isCustomId(Bytes id) {
+        if (id.isCounterValue()) {
+            return false;
+        }
         String s = id.display();
         boolean counterValue = !s.isEmpty() && s.chars().allMatch(Character::isDigit) && (s.length() == 1 || s.charAt(0) != '0');
         return !counterValue && Names.isDedupId(s);
