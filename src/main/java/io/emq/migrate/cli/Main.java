@@ -19,8 +19,10 @@ public final class Main {
     static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
 
     static {
+        COMMANDS.put("demo", new Entry(DemoCommand::run, "the tour: a scratch server, a recorded v1 keyspace, dry run (--migrate: migrate, verify, drain)"));
         COMMANDS.put("key", new Entry(KeyCommand::run, "parse v2 keys: kind, queue, type, slot, mint time"));
         COMMANDS.put("migrate", new Entry(MigrateCommand::run, "migrate v1 queues into v2, step by step, journaled"));
+        COMMANDS.put("drain", new Entry(DrainCommand::run, "serve a migrated queue until empty and validate it against its journal"));
         COMMANDS.put("conformance", new Entry(ConformanceCommand::run, "run the v2 wire conformance scenarios against a target"));
     }
 

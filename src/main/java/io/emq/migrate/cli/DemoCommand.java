@@ -1,0 +1,183 @@
+package io.emq.migrate.cli;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.Verifier;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.v1.Discovery;
+import io.emq.migrate.v1.DiscoveryResult;
+import io.emq.migrate.v1.QueueBases;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.Scheduler;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.v1.fixture.Fixture;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * {@code emq-migrate demo [--migrate] [--fixture NAME]}: the tour on a machine with no server.
+ * Starts a scratch server on a free loopback port, loads a recorded v1 keyspace, prints the dry
+ * run, and with {@code --migrate} runs the real commands on it (migrate, verify, drain with the
+ * validate handler), printing each command line and its output; then stops the server.
+ */
+public final class DemoCommand {
+    static final String DEFAULT_FIXTURE = "node-5.65.1";
+    private static final List<String> PREFIXES = List.of("bull");
+
+    private DemoCommand() {
+    }
+
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        Options options = new Options()
+                .addOption(null, "migrate", false, "after the dry run, migrate, verify and drain every queue")
+                .addOption(null, "fixture", true, "the recorded v1 keyspace to load (default " + DEFAULT_FIXTURE
+                        + "; also elixir-v1, legacy-and-foreign, node-large-payload)");
+        Optional<CommandLine> parsed = CommandLines.parse("demo", "[--migrate] [--fixture NAME]", options, args, out, err);
+        if (parsed.isEmpty()) {
+            return CommandLines.helpOrUsage(args);
+        }
+        String name = parsed.get().getOptionValue("fixture", DEFAULT_FIXTURE);
+        Fixture fixture;
+        try {
+            fixture = FixtureLoader.resource(name);
+        } catch (IllegalArgumentException e) {
+            err.println("emq-migrate demo: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        try (LocalServer server = LocalServer.start(); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
+            out.println("== a scratch " + server.binary().source() + " server (" + server.binary().path() + ") on "
+                    + server.uri() + ", no persistence, stopped at the end");
+            new FixtureLoader(client).load(fixture);
+            out.println("== loaded the recorded v1 keyspace '" + name + "': " + fixture.keys().size() + " keys");
+            out.println("   " + fixture.description());
+            out.println();
+            dryRun(client, server.uri(), out);
+            if (!parsed.get().hasOption("migrate")) {
+                out.println();
+                out.println("Nothing was written. Run `emq-migrate demo --migrate` to migrate, verify and drain it.");
+                return ExitCodes.OK;
+            }
+            return migrateVerifyDrain(client, server.uri(), out, err);
+        } catch (IllegalStateException e) {
+            err.println("emq-migrate demo: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+    }
+
+    /** The dry run: what each v1 queue holds, its anomalies, and what would block it. Reads only. */
+    static void dryRun(UnifiedJedis client, String uri, PrintStream out) {
+        // TODO(plan): print PlanCommand's report (`emq-migrate plan --source URI --all`) once it lands in main.
+        out.println("$ emq-migrate discover --source " + uri);
+        DiscoveryResult found = new Discovery(client).discover(PREFIXES);
+        QueueSnapshotReader reader = new QueueSnapshotReader(client, new QueueBases(found.queues()));
+        List<String> header = new ArrayList<>(List.of("V1 QUEUE", "PAUSED"));
+        V1State.LISTED.forEach(s -> header.add(s.wireName().toUpperCase(java.util.Locale.ROOT)));
+        header.add("ANOMALIES");
+        Table table = new Table(header.toArray(String[]::new));
+        List<String> notes = new ArrayList<>();
+        for (QueueRef q : found.queues()) {
+            QueueSnapshot snap = reader.read(q);
+            List<Object> row = new ArrayList<>(List.of(q.display(), snap.paused() ? "yes" : "no"));
+            V1State.LISTED.forEach(s -> row.add(snap.listedCount(s)));
+            row.add(snap.anomalies().size());
+            table.row(row.toArray());
+            snap.anomalies().forEach(a -> notes.add(q.display() + ": " + a.kind().name().toLowerCase(java.util.Locale.ROOT)
+                    .replace('_', '-') + " " + a.key().display() + " (" + a.reason() + ")"));
+            snap.jobs(V1State.ACTIVE).stream().filter(j -> j.hasLiveLock()).forEach(j -> notes.add(q.display()
+                    + ": job " + j.id().display() + " holds a live lock (" + j.lockTtlMs() + " ms left): refused until"
+                    + " it lapses (--wait-for-locks)"));
+            snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).forEach(s -> notes.add(q.display()
+                    + ": cron scheduler " + s.id().display() + " has no v2 form: refused (--drop-cron-schedulers)"));
+        }
+        table.print(out);
+        notes.forEach(n -> out.println("  " + n));
+        out.println(found.foreignKeys() + " foreign keys under the prefixes, " + found.keysOutsidePrefixes()
+                + " keys outside them: never touched.");
+    }
+
+    private static int migrateVerifyDrain(UnifiedJedis client, String uri, PrintStream out, PrintStream err) {
+        out.println();
+        List<String> lapsed = expireLiveLocks(client);
+        if (!lapsed.isEmpty()) {
+            out.println("== the demo deletes the live v1 lock" + (lapsed.size() == 1 ? " " : "s ") + String.join(", ", lapsed)
+                    + " to simulate its worker's lease lapsing (on a real server, stop the v1 workers and pass"
+                    + " --wait-for-locks 1m)");
+        }
+        int worst = command(out, err, "migrate", "--source", uri, "--all", "--drop-cron-schedulers");
+        List<String> queues = migratedQueues(client);
+        out.println();
+        out.println("== verify: each migrated queue re-checked against its journal, with reads only");
+        Table verified = new Table("V2 QUEUE", "JOBS CHECKED", "KEYS CHECKED", "PROBLEMS", "VERDICT");
+        Wire wire = Wire.open(client);
+        for (String q : queues) {
+            Verifier.Report r = new Verifier(wire, q).verify(Optional.empty(), MigrationOptions.defaults());
+            verified.row(q, r.jobsChecked(), r.keysChecked(), r.problemCount(), r.passed() ? "passed" : "FAILED");
+            r.problems().forEach(p -> out.println("  " + q + ": " + p));
+            worst = Math.max(worst, r.passed() ? ExitCodes.OK : ExitCodes.REFUSED);
+        }
+        verified.print(out);
+        for (String q : queues) {
+            boolean paused = client.hexists(Keys.queue(q).meta(), "paused");
+            worst = Math.max(worst, paused ? command(out, err, "drain", "--target", uri, "--queue", q, "--resume")
+                    : command(out, err, "drain", "--target", uri, "--queue", q));
+        }
+        out.println();
+        out.println(worst == ExitCodes.OK ? "demo: every stage passed; the scratch server stops now."
+                : "demo: a stage did not pass (see above); the scratch server stops now.");
+        return worst;
+    }
+
+    /** Runs one CLI command as an operator would type it, echoing the line and its exit code. */
+    private static int command(PrintStream out, PrintStream err, String... args) {
+        out.println();
+        out.println("$ emq-migrate " + String.join(" ", args));
+        int code = Main.run(args, out, err);
+        out.println("(exit " + code + ")");
+        return code;
+    }
+
+    /** Deletes the v1 {@code :lock} keys that still have a TTL, as if their workers had died. */
+    static List<String> expireLiveLocks(UnifiedJedis client) {
+        List<String> deleted = new ArrayList<>();
+        for (String prefix : PREFIXES) {
+            for (String key : scan(client, prefix + ":*:lock")) {
+                if (client.pttl(key) > 0) {
+                    client.del(key);
+                    deleted.add(key);
+                }
+            }
+        }
+        return deleted;
+    }
+
+    /** The v2 queues that have a migration journal, in name order. */
+    static List<String> migratedQueues(UnifiedJedis client) {
+        String one = Keys.migrationJournal("q");
+        String prefix = one.substring(0, one.length() - 1);
+        return scan(client, prefix + "*").stream().map(k -> k.substring(prefix.length())).sorted().toList();
+    }
+
+    private static List<String> scan(UnifiedJedis client, String pattern) {
+        List<String> keys = new ArrayList<>();
+        ScanParams params = new ScanParams().match(pattern).count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = client.scan(cursor, params);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
+    }
+}
