@@ -19,8 +19,8 @@ final class DrainOutput {
     static void text(DrainReport r, String handler, PrintStream out) {
         r.stats().ifPresent(s -> out.println(summary(r.queue(), s)));
         out.println();
-        Table states = new Table("STATE", r.dryRun() ? "JOBS" : "BEFORE", r.dryRun() ? "" : "AFTER");
-        r.before().forEach((state, n) -> states.row(state, n, r.dryRun() ? "" : r.after().get(state)));
+        Table states = new Table("STATE", r.dryRun() ? "JOURNAL" : "BEFORE", r.dryRun() ? "NOW" : "AFTER");
+        stateRows(r).forEach(row -> states.row(row.toArray()));
         states.print(out);
         if (!verdictApplies(r, handler)) {
             return;
@@ -37,6 +37,14 @@ final class DrainOutput {
         }
         out.println();
         out.println(verdict(r));
+    }
+
+    /** State, before (or "-" where the journal has no figure), after. */
+    private static List<List<String>> stateRows(DrainReport r) {
+        List<List<String>> rows = new ArrayList<>();
+        r.after().forEach((state, n) -> rows.add(List.of(state,
+                r.before().containsKey(state) ? Long.toString(r.before().get(state)) : "-", Long.toString(n))));
+        return rows;
     }
 
     static String summary(String queue, ConsumerStats s) {
@@ -107,11 +115,8 @@ final class DrainOutput {
                 : "; handler " + handler + ", " + r.workers() + " worker" + (r.workers() == 1 ? "" : "s")));
         r.stats().ifPresent(s -> page.paragraph(summary(r.queue(), s)));
         page.section("Jobs per state");
-        page.chart(new ArrayList<>(r.before().keySet()), r.dryRun() ? "now" : "before the drain", r.before(),
-                r.dryRun() ? "now" : "after the drain", r.after());
-        List<List<String>> states = new ArrayList<>();
-        r.before().forEach((state, n) -> states.add(List.of(state, Long.toString(n), Long.toString(r.after().get(state)))));
-        page.table(List.of("STATE", "BEFORE", "AFTER"), states);
+        page.chart(new ArrayList<>(r.before().keySet()), r.beforeLabel(), r.before(), r.afterLabel(), r.after());
+        page.table(List.of("STATE", r.beforeLabel(), r.afterLabel()), stateRows(r));
         if (verdictApplies(r, handler)) {
             page.section("Verdict");
             List<List<String>> rows = new ArrayList<>();

@@ -107,7 +107,7 @@ public final class HtmlReport {
                 + " viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"jobs per state, %s and %s\">%n",
                 width, top + plot + 50, width, top + plot + 50, escape(beforeLabel), escape(afterLabel)));
         legend(svg, left, 14, "#8c9fb5", beforeLabel);
-        legend(svg, left + 130, 14, "#2da44e", afterLabel);
+        legend(svg, left + 40 + 7 * beforeLabel.length(), 14, "#2da44e", afterLabel);
         svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d0d7de\"/>%n",
                 left - 6, top + plot, width - 10, top + plot));
         for (int i = 0; i < states.size(); i++) {

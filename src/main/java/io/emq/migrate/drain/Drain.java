@@ -8,6 +8,7 @@ import io.emq.migrate.runtime.DrainStatus;
 import io.emq.migrate.runtime.JobHandler;
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.wire.Wire;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -89,9 +90,15 @@ public final class Drain {
     public DrainReport dryRun() {
         MigratedJobs migrated = MigratedJobs.load(journal);
         Rows rows = new Rows(wire.client(), queue);
-        Map<String, Long> counts = QueueCounts.read(wire.client(), migrated, rows);
+        Map<String, Long> journaled = new LinkedHashMap<>();
+        for (String state : QueueCounts.STATES) {
+            if (!state.equals("completed")) {
+                journaled.put(state, migrated.count(state));
+            }
+        }
+        Map<String, Long> now = QueueCounts.read(wire.client(), migrated, rows);
         Problems problems = new Problems();
         var checks = new DryRun(migrated, rows, problems).judge();
-        return new DrainReport(queue, true, 0, counts, counts, Optional.empty(), checks, problems.first(), problems.count());
+        return new DrainReport(queue, true, 0, journaled, now, Optional.empty(), checks, problems.first(), problems.count());
     }
 }

@@ -131,7 +131,8 @@ final class DrainVerdict {
             if (before != null && id.compareTo(before) < 0) {
                 n++;
                 problems.add(() -> describe(id, migrated.expected(id).orElseThrow()) + ": claimed after " + before
-                        + " (v1 " + migrated.v1Id(before) + ") by worker " + worker + ", against the migrated serve order");
+                        + " (v1 " + migrated.v1Id(before) + ") by worker " + worker
+                        + ", but the migrated serve order puts it first: one of the two was served out of turn");
             }
             last.put(worker, id);
         }
