@@ -1,8 +1,6 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.Keys;
-import io.emq.migrate.migrate.MigrationOptions;
-import io.emq.migrate.migrate.Verifier;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
@@ -15,7 +13,6 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.fixture.Fixture;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.wire.Endpoint;
-import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,17 +114,9 @@ public final class DemoCommand {
         }
         int worst = command(out, err, "migrate", "--source", uri, "--all", "--drop-cron-schedulers");
         List<String> queues = migratedQueues(client);
-        out.println();
-        out.println("== verify: each migrated queue re-checked against its journal, with reads only");
-        Table verified = new Table("V2 QUEUE", "JOBS CHECKED", "KEYS CHECKED", "PROBLEMS", "VERDICT");
-        Wire wire = Wire.open(client);
         for (String q : queues) {
-            Verifier.Report r = new Verifier(wire, q).verify(Optional.empty(), MigrationOptions.defaults());
-            verified.row(q, r.jobsChecked(), r.keysChecked(), r.problemCount(), r.passed() ? "passed" : "FAILED");
-            r.problems().forEach(p -> out.println("  " + q + ": " + p));
-            worst = Math.max(worst, r.passed() ? ExitCodes.OK : ExitCodes.REFUSED);
+            worst = Math.max(worst, command(out, err, "verify", "--target", uri, "--queue", q));
         }
-        verified.print(out);
         for (String q : queues) {
             boolean paused = client.hexists(Keys.queue(q).meta(), "paused");
             worst = Math.max(worst, paused ? command(out, err, "drain", "--target", uri, "--queue", q, "--resume")

@@ -118,7 +118,7 @@ public final class DrainCommand {
 
     private static DrainReport drainWithProgress(Drain drain, DrainOptions options, JobHandler handler, PrintStream err)
             throws InterruptedException {
-        try (Progress progress = Progress.start("drain " + drain.queue(), drain.backlog(options), err)) {
+        try (Progress progress = Progress.start("drain " + drain.queue(), drain.backlog(options), "jobs", err)) {
             return drain.run(options, handler, new ConsumerListener() {
                 @Override
                 public void completed(Delivery job) {

@@ -22,6 +22,12 @@ public final class Main {
         COMMANDS.put("demo", new Entry(DemoCommand::run, "the tour: a scratch server, a recorded v1 keyspace, dry run (--migrate: migrate, verify, drain)"));
         COMMANDS.put("key", new Entry(KeyCommand::run, "parse v2 keys: kind, queue, type, slot, mint time"));
         COMMANDS.put("migrate", new Entry(MigrateCommand::run, "migrate v1 queues into v2, step by step, journaled"));
+        COMMANDS.put("info", new Entry(InfoCommand::run, "each migrated queue's state and steps (like flyway info)"));
+        COMMANDS.put("validate", new Entry(ValidateCommand::run, "check applied steps' checksums against migrations/"));
+        COMMANDS.put("repair", new Entry(RepairCommand::run, "clear failed steps and realign checksums after a fix"));
+        COMMANDS.put("abandon", new Entry(AbandonCommand::run, "undo an unretired migration; resume the v1 queue"));
+        COMMANDS.put("verify", new Entry(VerifyCommand::run, "re-check a migrated queue against its journal (reads only)"));
+        COMMANDS.put("lookup", new Entry(LookupCommand::run, "the v1 id <-> branded id mapping of a queue"));
         COMMANDS.put("drain", new Entry(DrainCommand::run, "serve a migrated queue until empty and validate it against its journal"));
         COMMANDS.put("conformance", new Entry(ConformanceCommand::run, "run the v2 wire conformance scenarios against a target"));
     }

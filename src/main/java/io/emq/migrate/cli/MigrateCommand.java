@@ -6,7 +6,6 @@ import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.PayloadPolicy;
-import io.emq.migrate.migrate.StepDefinition;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -84,10 +83,10 @@ public final class MigrateCommand {
             Wire targetWire = Wire.open(targetClient == null ? sourceClient : targetClient);
             Migrator migrator = new Migrator(sourceWire, targetWire, source.get().describe(), options.get(),
                     Checkpoints.fromEnvironment());
-            if (!json) {
-                migrator.listener(new StepLines(out));
+            List<MigrationResult> results;
+            try (MigrationProgress progress = MigrationProgress.on(out, err, queues.size(), json)) {
+                results = migrator.listener(progress).migrate(prefixes, queues);
             }
-            List<MigrationResult> results = migrator.migrate(prefixes, queues);
             if (json) {
                 Json.print(Map.of("queues", results.stream().map(MigrateCommand::toJson).toList()), out);
             } else {
@@ -174,15 +173,5 @@ public final class MigrateCommand {
         }
         t.print(out);
         notes.forEach(n -> out.println("  " + n));
-    }
-
-    /** One line per finished step, for a terminal or a log. */
-    private record StepLines(PrintStream out) implements Migrator.Listener {
-        public void stepStarted(String queue, StepDefinition step) {
-        }
-
-        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
-            out.printf("%-20s V%-2d %-32s %6d ms  %s%n", queue, step.version(), step.description(), millis, counts);
-        }
     }
 }

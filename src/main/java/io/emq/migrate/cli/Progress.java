@@ -22,15 +22,17 @@ public final class Progress implements AutoCloseable {
     private final PrintStream out;
     private final boolean terminal;
     private final long total;
+    private final String unit;
     private final long startNanos = System.nanoTime();
     private final AtomicLong done = new AtomicLong();
     private final ScheduledExecutorService ticker;
     private volatile String label;
     private long printedAt = -1;
 
-    private Progress(String label, long total, PrintStream out, boolean terminal, Duration every) {
+    private Progress(String label, long total, String unit, PrintStream out, boolean terminal, Duration every) {
         this.label = label;
         this.total = total;
+        this.unit = unit;
         this.out = out;
         this.terminal = terminal;
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -41,15 +43,18 @@ public final class Progress implements AutoCloseable {
         ticker.scheduleAtFixedRate(this::tick, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** A bar on a terminal ({@code System.console() != null}), plain lines every 5 s otherwise. */
-    public static Progress start(String label, long total, PrintStream out) {
+    /**
+     * A bar on a terminal ({@code System.console() != null}), plain lines every 5 s otherwise;
+     * {@code unit} names what is counted ({@code jobs}, {@code steps}).
+     */
+    public static Progress start(String label, long total, String unit, PrintStream out) {
         boolean terminal = System.console() != null;
-        return start(label, total, out, terminal, terminal ? REDRAW : PLAIN_EVERY);
+        return start(label, total, unit, out, terminal, terminal ? REDRAW : PLAIN_EVERY);
     }
 
-    /** As {@link #start(String, long, PrintStream)} with the mode and the interval chosen by the caller. */
-    public static Progress start(String label, long total, PrintStream out, boolean terminal, Duration every) {
-        return new Progress(label, total, out, terminal, every);
+    /** As {@link #start(String, long, String, PrintStream)} with the mode and the interval chosen by the caller. */
+    public static Progress start(String label, long total, String unit, PrintStream out, boolean terminal, Duration every) {
+        return new Progress(label, total, unit, out, terminal, every);
     }
 
     public void advance(long n) {
@@ -92,7 +97,7 @@ public final class Progress implements AutoCloseable {
         out.flush();
     }
 
-    /** {@code label [######······] 1234/5000  24%  812/s  ETA 5s} */
+    /** {@code label [######······] 1234/5000 jobs (24%), 812 jobs/s, ETA 5s} */
     String bar() {
         long n = done.get();
         StringBuilder s = new StringBuilder(label).append(' ');
@@ -103,7 +108,7 @@ public final class Progress implements AutoCloseable {
         return s.append(figures(n)).toString();
     }
 
-    /** {@code label: 1234/5000 (24%), 812/s, ETA 5s} */
+    /** {@code label: 1234/5000 jobs (24%), 812 jobs/s, ETA 5s} */
     String line() {
         return label + ": " + figures(done.get());
     }
@@ -113,9 +118,13 @@ public final class Progress implements AutoCloseable {
         double rate = seconds <= 0 ? 0 : n / seconds;
         StringBuilder s = new StringBuilder(Long.toString(n));
         if (total > 0) {
-            s.append('/').append(total).append(String.format(Locale.ROOT, " (%d%%)", Math.min(100, n * 100 / total)));
+            s.append('/').append(total);
         }
-        s.append(String.format(Locale.ROOT, ", %.0f/s", rate));
+        s.append(' ').append(unit);
+        if (total > 0) {
+            s.append(String.format(Locale.ROOT, " (%d%%)", Math.min(100, n * 100 / total)));
+        }
+        s.append(String.format(Locale.ROOT, ", %.0f %s/s", rate, unit));
         if (total > 0 && n < total && rate > 0) {
             s.append(", ETA ").append(eta((long) Math.ceil((total - n) / rate)));
         } else {

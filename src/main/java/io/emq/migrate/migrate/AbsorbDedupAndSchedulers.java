@@ -114,6 +114,7 @@ final class AbsorbDedupAndSchedulers implements Step {
                 p.zadd(RowBuilder.bytes(m.keys.base() + "repeat"), next, RowBuilder.bytes(name));
                 p.sync();
             }
+            m.checkpoints.hit("scheduler written");
             m.journal.set("scheduler:" + s.id().display(), name);
             written++;
         }

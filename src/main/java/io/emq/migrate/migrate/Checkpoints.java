@@ -48,9 +48,12 @@ public final class Checkpoints {
         return new Checkpoints(version + ":" + n, true);
     }
 
+    /** Counting restarts when a new step version begins (a step runs for every queue in turn). */
     void enterStep(int version) {
-        currentVersion = version;
-        seen.set(0);
+        if (version != currentVersion) {
+            currentVersion = version;
+            seen.set(0);
+        }
     }
 
     /** Passes a crash point of the current step. */

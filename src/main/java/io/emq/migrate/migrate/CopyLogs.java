@@ -55,6 +55,7 @@ final class CopyLogs implements Step {
                 }
                 p.sync();
             }
+            m.checkpoints.hit("logs read");
             copied += withLogs.size();
             m.checkpoints.hit("logs copied");
         }

@@ -33,6 +33,7 @@ final class CountCompleted implements Step {
             archived = archive(m, m.snapshot().jobs(V1State.COMPLETED), m.options.archiveCompleted().get());
             m.checkpoints.hit("archive written");
         }
+        m.checkpoints.hit("before the fold");
         m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(RowBuilder.bytes(m.keys.metricsCompleted())),
                 List.of(RowBuilder.bytes(Long.toString(listed))));
         return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);

@@ -23,6 +23,7 @@ final class FenceSource implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         recordHeader(m);
+        m.checkpoints.hit("header recorded");
         QueueSnapshot snap = m.refreshSnapshot();
         refuseAnomaliesAndCron(m, snap);
         if (m.journal.get("v1_was_paused").isEmpty()) {
@@ -40,6 +41,7 @@ final class FenceSource implements Step {
         m.targetWire.eval(Script.QUEUE_PAUSE, List.of(RowBuilder.bytes(m.keys.meta())), List.of());
         m.checkpoints.hit("v2 paused");
         m.journal.set("fingerprint", SourceFence.fingerprint(m.sourceWire, m.source));
+        m.checkpoints.hit("fingerprint recorded");
         Map<String, Long> counts = new LinkedHashMap<>();
         for (V1State s : V1State.LISTED) {
             counts.put(s.wireName(), (long) snap.jobs(s).size());
@@ -58,6 +60,8 @@ final class FenceSource implements Step {
         header.put(Journal.STATE, Journal.State.RUNNING.wireName());
         header.put("policy", policy);
         header.put("v1_queue", m.source.display());
+        header.put("v1_prefix", m.source.prefix().display());
+        header.put("v1_name", m.source.name().display());
         header.put("source", m.sourceName);
         m.journal.get("started_on").ifPresentOrElse(s -> { }, () -> header.put("started_on", Instant.now().toString()));
         m.journal.set(header);

@@ -37,6 +37,16 @@ public record MigrationOptions(PayloadPolicy payload, Map<String, String> rename
                 accept, dropCronSchedulers, lease);
     }
 
+    public MigrationOptions withDropCronSchedulers(boolean drop) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, drop, lease);
+    }
+
+    public MigrationOptions withRenames(Map<String, String> renames) {
+        return new MigrationOptions(payload, Map.copyOf(renames), keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, lease);
+    }
+
     public MigrationOptions withPayload(PayloadPolicy policy) {
         return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
                 acceptAnomalies, dropCronSchedulers, lease);

@@ -25,10 +25,11 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * V1, then every queue's V2, …) so that flows across queues find their partners' ids. Each queue
  * holds its journal's lease for the whole run. A refusal stops that queue before anything is
  * destroyed and is not recorded as a failure; an error is recorded as a failed step that
- * {@code repair} clears; a dropped connection retries the (idempotent) step.
+ * {@code repair} clears; a dropped connection retries the (idempotent) step, and if the server stays
+ * away the run ends unrecorded, so a plain re-run resumes it.
  */
 public final class Migrator {
-    static final int CONNECTION_RETRIES = 3;
+    static final int CONNECTION_RETRIES = 10;
 
     /** Told about each step as it runs, for progress on a terminal. */
     public interface Listener {
@@ -217,6 +218,10 @@ public final class Migrator {
                 listener.stepFinished(m.target, step, counts, ms);
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
+            } catch (JedisConnectionException dropped) {
+                stop("failed", "connection", "step V" + step.version() + " (" + step.description() + ") lost its"
+                        + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
+                        + "; nothing was deleted; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
                 if (refused.kind().equals("verification")) {
                     record(step, t0, refused.getMessage());
@@ -237,6 +242,7 @@ public final class Migrator {
                     if (attempt >= CONNECTION_RETRIES) {
                         throw dropped;
                     }
+                    FenceSource.sleep(50L * attempt);
                 }
             }
         }

@@ -26,7 +26,10 @@ final class RetireSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        long structures = -1;
+        boolean stamped = SourceFence.TOMBSTONE.equals(m.sourceClient().hget(
+                m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("version")) == null ? null
+                : Journal.text(m.sourceClient().hget(m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("version"))));
+        long structures = stamped ? 0 : -1;
         for (int attempt = 0; attempt < CatchUp.MAX_PASSES && structures < 0; attempt++) {
             long caught = new CatchUp().apply(m).get("caught-up");
             if (caught > 0) {
@@ -44,6 +47,7 @@ final class RetireSource implements Step {
         }
         m.checkpoints.hit("structures deleted");
         long jobKeys = deleteRemainingKeys(m);
+        m.checkpoints.hit("source deleted");
         if (m.journal.get("v1_was_paused").orElse("0").equals("0") && m.journal.get("v2_was_paused").orElse("0").equals("0")) {
             m.targetWire.eval(Script.QUEUE_RESUME, List.of(RowBuilder.bytes(m.keys.meta())), List.of());
         }

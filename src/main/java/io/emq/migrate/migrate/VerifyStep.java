@@ -13,6 +13,7 @@ final class VerifyStep implements Step {
             throw new MigrationRefused("verification", "verification of " + m.target + " failed with "
                     + report.problemCount() + " problems (nothing was deleted): " + String.join("; ", report.problems()));
         }
+        m.checkpoints.hit("verified, not yet recorded");
         m.journal.set(Journal.STATE, Journal.State.VERIFIED.wireName());
         Map<String, Long> counts = new LinkedHashMap<>(report.expected());
         counts.put("jobs-checked", report.jobsChecked());

@@ -4,7 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
-/** One in-process run of the CLI, with its exit code and both streams. */
+/** Runs the CLI in-process and captures what it printed. */
 record CliRun(int code, String out, String err) {
     static CliRun of(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -12,9 +12,5 @@ record CliRun(int code, String out, String err) {
         int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new CliRun(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    String both() {
-        return out + err;
     }
 }

@@ -4,25 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class KeyCommandTest {
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void printsKindQueueTypeSlotAndMintTime() {
-        Run r = run("key", "emq:{orders}:job:JOB0NwdXCmjyDI", "{emq}:version");
+        CliRun r = run("key", "emq:{orders}:job:JOB0NwdXCmjyDI", "{emq}:version");
         assertEquals(0, r.code());
         assertTrue(r.out().contains("emq:{orders}:job:JOB0NwdXCmjyDI  queue"), r.out());
         assertTrue(r.out().contains("2026-06-13T12:00:00Z"), r.out());
@@ -31,7 +22,7 @@ class KeyCommandTest {
 
     @Test
     void jsonHasTheContractFields() throws Exception {
-        Run r = run("key", "--json", "emq:{orders}:pending", "bull:orders:wait");
+        CliRun r = run("key", "--json", "emq:{orders}:pending", "bull:orders:wait");
         assertEquals(1, r.code());
         JsonNode rows = Json.MAPPER.readTree(r.out());
         assertEquals(2, rows.size());

@@ -14,7 +14,7 @@ class ProgressTest {
     private static String run(boolean terminal) throws InterruptedException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        try (Progress p = Progress.start("drain orders", 10, out, terminal, Duration.ofMillis(20))) {
+        try (Progress p = Progress.start("drain orders", 10, "jobs", out, terminal, Duration.ofMillis(20))) {
             p.advance(5);
             Thread.sleep(100);
             p.advance(5);
@@ -27,9 +27,9 @@ class ProgressTest {
         String text = run(false);
         List<String> lines = text.lines().toList();
         assertTrue(lines.size() >= 2, text);
-        assertTrue(lines.get(0).startsWith("drain orders: 5/10 (50%), "), text);
-        assertTrue(lines.get(0).contains("/s, ETA "), text);
-        assertTrue(lines.get(lines.size() - 1).startsWith("drain orders: 10/10 (100%)")
+        assertTrue(lines.get(0).startsWith("drain orders: 5/10 jobs (50%), "), text);
+        assertTrue(lines.get(0).contains(" jobs/s, ETA "), text);
+        assertTrue(lines.get(lines.size() - 1).startsWith("drain orders: 10/10 jobs (100%)")
                 && lines.get(lines.size() - 1).endsWith("(done)"), text);
         assertTrue(!text.contains("\r"), "no carriage returns in plain mode");
     }
@@ -37,8 +37,8 @@ class ProgressTest {
     @Test
     void aBarRedrawnInPlaceOnATerminal() throws Exception {
         String text = run(true);
-        assertTrue(text.contains("\rdrain orders [###############···············] 5/10 (50%)"), text);
-        assertTrue(text.endsWith("\n") && text.contains("[##############################] 10/10 (100%)"), text);
+        assertTrue(text.contains("\rdrain orders [###############···············] 5/10 jobs (50%)"), text);
+        assertTrue(text.endsWith("\n") && text.contains("[##############################] 10/10 jobs (100%)"), text);
     }
 
     @Test

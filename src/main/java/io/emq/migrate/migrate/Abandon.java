@@ -1,0 +1,123 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+
+/**
+ * Undoes a migration that has not retired its source: deletes every row, set member, subkey,
+ * dedup key and registration it wrote on the target, takes back its completed count, resumes
+ * the v2 queue and the v1 queue as they were before the fence, and marks the journal
+ * {@code abandoned} (the mapping and history are dropped; the high-water mark stays, so ids are
+ * never reused by a later migration of the same queue).
+ */
+public final class Abandon {
+    private Abandon() {
+    }
+
+    public static Map<String, Long> run(Wire source, Wire target, String queue, Duration lease) {
+        Journal journal = new Journal(target, queue);
+        Journal.State state = journal.state().orElseThrow(() -> new MigrationRefused("no-journal",
+                "queue " + queue + " has no migration journal on the target: nothing to abandon"));
+        if (state == Journal.State.RETIRED) {
+            throw new MigrationRefused("retired", "the migration of " + queue + " retired its v1 source: it can no"
+                    + " longer be abandoned (the v2 queue is now the only copy; see MIGRATION.md, rollback after retire)");
+        }
+        if (state == Journal.State.ABANDONED) {
+            return Map.of("rows", 0L);
+        }
+        journal.acquire(Migrator.owner(), lease.toMillis());
+        Keys keys = Keys.queue(queue);
+        Map<String, Long> counts = new LinkedHashMap<>();
+        List<BrandedId> ids = new ArrayList<>();
+        journal.forEachMapping((id, v1) -> ids.add(id));
+        for (int from = 0; from < ids.size(); from += Verifier.BATCH) {
+            List<BrandedId> batch = ids.subList(from, Math.min(ids.size(), from + Verifier.BATCH));
+            try (AbstractPipeline p = target.client().pipelined()) {
+                for (BrandedId id : batch) {
+                    byte[] member = RowBuilder.bytes(id.toString());
+                    p.del(RowBuilder.bytes(keys.job(id)));
+                    for (JobSub sub : JobSub.values()) {
+                        p.del(RowBuilder.bytes(keys.job(id, sub)));
+                    }
+                    for (String set : List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active())) {
+                        p.zrem(RowBuilder.bytes(set), member);
+                    }
+                }
+                p.sync();
+            }
+        }
+        counts.put("rows", (long) ids.size());
+        counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, ids));
+        long schedulers = 0;
+        for (byte[] field : journal.fieldsStartingWith("scheduler:")) {
+            String name = journal.get(Journal.text(field)).orElse("");
+            if (!name.isEmpty()) {
+                target.client().del(keys.repeat(name));
+                target.client().zrem(keys.base() + "repeat", name);
+                schedulers++;
+            }
+        }
+        counts.put("schedulers", schedulers);
+        String migratedCompleted = target.client().hget(keys.metricsCompleted(), "migrated_completed");
+        if (migratedCompleted != null) {
+            long left = target.client().hincrBy(keys.metricsCompleted(), "count", -Long.parseLong(migratedCompleted));
+            target.client().hdel(keys.metricsCompleted(), left <= 0 ? new String[] {"migrated_completed", "count"}
+                    : new String[] {"migrated_completed"});
+        }
+        if (journal.get("v2_was_paused").orElse("0").equals("0")) {
+            target.eval(Script.QUEUE_RESUME, List.of(RowBuilder.bytes(keys.meta())), List.of());
+        }
+        counts.put("v1-resumed", resumeSource(source, journal));
+        List<byte[]> forget = new ArrayList<>();
+        for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", "v1_was_paused", "v2_was_paused",
+                "fingerprint")) {
+            forget.addAll(journal.fieldsStartingWith(prefix));
+        }
+        for (int from = 0; from < forget.size(); from += 1000) {
+            journal.forget(forget.subList(from, Math.min(forget.size(), from + 1000)));
+        }
+        journal.set(Journal.STATE, Journal.State.ABANDONED.wireName());
+        journal.release();
+        return counts;
+    }
+
+    /** v1 is resumed only if the migration paused it; jobs v1 producers added during the fence go back to wait. */
+    private static long resumeSource(Wire source, Journal journal) {
+        if (!journal.get("v1_was_paused").orElse("1").equals("0")) {
+            return 0;
+        }
+        QueueRef q = QueueRef.of(journal.get("v1_prefix").orElseThrow(), journal.get("v1_name").orElseThrow());
+        SourceFence.resume(source, q);
+        return 1;
+    }
+
+    private static long deleteDedupKeysPointingAt(Wire target, Keys keys, List<BrandedId> ids) {
+        java.util.Set<String> ours = new java.util.HashSet<>();
+        ids.forEach(id -> ours.add(id.toString()));
+        long deleted = 0;
+        redis.clients.jedis.params.ScanParams params = new redis.clients.jedis.params.ScanParams()
+                .match(keys.base() + "de:*").count(1000);
+        String cursor = redis.clients.jedis.params.ScanParams.SCAN_POINTER_START;
+        do {
+            redis.clients.jedis.resps.ScanResult<String> page = target.client().scan(cursor, params);
+            for (String key : page.getResult()) {
+                String value = target.client().get(key);
+                if (value != null && ours.contains(value)) {
+                    deleted += target.client().del(key);
+                }
+            }
+            cursor = page.getCursor();
+        } while (!cursor.equals(redis.clients.jedis.params.ScanParams.SCAN_POINTER_START));
+        return deleted;
+    }
+}

@@ -1,0 +1,89 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.v1.fixture.KeyspaceDump;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class MigrationCommandsTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static void load(String fixture) {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource(fixture));
+    }
+
+    @Test
+    void migrateNoRetireThenInfoValidateLookupVerifyAbandonLeavesV1AsItWas() throws Exception {
+        load("node-5.65.1");
+        String before = new KeyspaceDump(SERVER.client()).digest();
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire");
+        assertEquals(0, migrate.code(), migrate.out() + migrate.err());
+        assertTrue(migrate.out().contains("verified"), migrate.out());
+
+        CliRun info = CliRun.of("info", "--target", SERVER.uri(), "--json");
+        JsonNode q = Json.MAPPER.readTree(info.out()).get("queues").get(0);
+        assertEquals("emails", q.get("name").asText());
+        assertEquals("verified", q.get("state").asText());
+        assertEquals("pending", q.get("steps").get(11).get("status").asText(), "retire not applied");
+        assertEquals("success", q.get("steps").get(0).get("status").asText());
+
+        assertEquals(0, CliRun.of("validate", "--target", SERVER.uri()).code());
+
+        CliRun lookup = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--all", "--json");
+        JsonNode pairs = Json.MAPPER.readTree(lookup.out());
+        assertEquals(5, pairs.size(), lookup.out());
+        assertTrue(pairs.get(0).get("v2").asText().startsWith("JOB0000000000"));
+        String v1 = pairs.get(0).get("v1").asText();
+        CliRun one = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--v1-id", v1, "--json");
+        assertEquals(pairs.get(0).get("v2").asText(), Json.MAPPER.readTree(one.out()).get(0).get("v2").asText());
+
+        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(0, verify.code(), verify.out() + verify.err());
+        assertTrue(verify.out().contains("VERIFIED emails"), verify.out());
+
+        CliRun abandon = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails");
+        assertEquals(0, abandon.code(), abandon.out() + abandon.err());
+        SERVER.client().del("{emq}:migration:emails", "{emq}:version", "emq:{emails}:meta");
+        assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "v1 is exactly as it was, and nothing of v2 remains");
+    }
+
+    @Test
+    void aTamperedRowFailsVerifyWithExitThree() {
+        load("node-5.65.1");
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        String member = SERVER.client().zrange("emq:{emails}:pending", 0, 0).get(0);
+        SERVER.client().hset("emq:{emails}:job:" + member, "payload", "tampered");
+        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(3, verify.code());
+        assertTrue(verify.out().contains("payload does not carry the v1 data"), verify.out());
+    }
+
+    @Test
+    void refusalsNameTheOptionThatLiftsThemAndExitThree() {
+        load("node-5.65.1");
+        CliRun r = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders");
+        assertEquals(3, r.code());
+        assertTrue(r.out().contains("--drop-cron-schedulers"), r.out());
+        CliRun locks = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--drop-cron-schedulers");
+        assertEquals(3, locks.code());
+        assertTrue(locks.out().contains("--wait-for-locks"), locks.out());
+        assertEquals(null, SERVER.client().hget("bull:orders:meta", "paused"), "a refused fence leaves v1 unpaused");
+    }
+
+    @Test
+    void usageAndConnectionErrorsExitTwo() {
+        assertEquals(2, CliRun.of("migrate", "--source", SERVER.uri()).code());
+        assertEquals(2, CliRun.of("migrate", "--source", "nope://x", "--all").code());
+        CliRun down = CliRun.of("migrate", "--source", "redis://127.0.0.1:1", "--all");
+        assertEquals(2, down.code());
+        assertTrue(down.err().contains("127.0.0.1:1") && down.err().contains("check"), down.err());
+        assertEquals(2, CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "q").code());
+        assertEquals(2, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "nosuch").code());
+    }
+}

@@ -1,0 +1,88 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.KeyType;
+import io.emq.migrate.v1.fixture.FixtureKey;
+import io.emq.migrate.v1.fixture.KeyValue;
+import io.emq.migrate.v1.fixture.KeyspaceDump;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Kills the migrator (an injected crash: nothing after the crash point runs, as after kill -9) at
+ * every checkpoint of every step, re-runs it, and requires the end state of a run that never crashed:
+ * the same rows, ids, payload bytes, serve order, source tombstone and journal.
+ */
+class CrashSafetyTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final Duration LEASE = Duration.ofMillis(150);
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(LEASE).withAcceptAnomalies(true)
+            .withDropCronSchedulers(true);
+
+    private static void loadFixtures() {
+        SERVER.client().flushAll();
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(k -> SERVER.client().del(k));
+    }
+
+    /** The whole keyspace, without what legitimately differs between runs: lease fields, step timings. */
+    static String endState() {
+        return new KeyspaceDump(SERVER.client()).read().stream().map(CrashSafetyTest::timeless)
+                .map(Object::toString).collect(Collectors.joining("\n"));
+    }
+
+    private static FixtureKey timeless(FixtureKey k) {
+        if (k.type() != KeyType.HASH || !k.key().utf8().startsWith("{emq}:migration:")) {
+            return new FixtureKey(k.key(), k.type(), k.pttl() > 0 ? 1 : -1, k.value());
+        }
+        List<KeyValue.Field> fields = ((KeyValue.HashValue) k.value()).fields().stream()
+                .filter(f -> !f.name().utf8().startsWith("lock_") && !f.name().utf8().equals("started_on"))
+                .map(f -> f.name().utf8().startsWith("history:") ? new KeyValue.Field(f.name(), Bytes.utf8("row")) : f)
+                .toList();
+        return new FixtureKey(k.key(), k.type(), -1, new KeyValue.HashValue(fields));
+    }
+
+    private static List<MigrationResult> run(Checkpoints checkpoints) {
+        return MigrationHarness.migrate(SERVER, SERVER, OPTIONS, checkpoints, List.of("bull"));
+    }
+
+    @Test
+    void aCrashAtAnyPointOfAnyStepThenARerunGivesTheCleanResult() throws InterruptedException {
+        loadFixtures();
+        List<MigrationResult> clean = run(Checkpoints.none());
+        clean.forEach(r -> assertTrue(r.ok(), r.toString()));
+        String expected = endState();
+        int crashes = 0;
+        for (StepDefinition step : StepCatalog.load().steps()) {
+            for (int point = 1; ; point++) {
+                loadFixtures();
+                boolean crashed;
+                try {
+                    run(Checkpoints.throwingAt(step.version(), point));
+                    crashed = false;
+                } catch (Checkpoints.InjectedCrash crash) {
+                    crashed = true;
+                }
+                if (!crashed) {
+                    break;
+                }
+                crashes++;
+                Thread.sleep(LEASE.toMillis() + 50);
+                List<MigrationResult> rerun = run(Checkpoints.none());
+                rerun.forEach(r -> assertTrue(r.ok(), "after a crash at V" + step.version() + " #" + " : " + r));
+                assertEquals(expected, endState(), "after a crash at V" + step.version() + " point " + point);
+            }
+        }
+        assertTrue(crashes >= 30, "crash points exercised: " + crashes);
+        System.out.println("crash points exercised: " + crashes);
+    }
+}

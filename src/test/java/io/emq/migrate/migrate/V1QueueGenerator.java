@@ -1,0 +1,54 @@
+package io.emq.migrate.migrate;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Writes a v1 queue of waiting jobs as BullMQ 5.x's addStandardJob leaves them: hashes
+ * {@code bull:<q>:<n>} (name, data, opts, timestamp, delay, priority), ids LPUSHed onto
+ * {@code wait} (so job 1 is served first), the {@code id} counter and {@code meta}.
+ */
+public final class V1QueueGenerator {
+    private V1QueueGenerator() {
+    }
+
+    /** Adds jobs {@code from..to} (inclusive) to the queue, with payloads of {@code payloadBytes}. */
+    public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes) {
+        String base = "bull:" + queue + ":";
+        for (long start = from; start <= to; start += 1000) {
+            long end = Math.min(to, start + 999);
+            try (AbstractPipeline p = jedis.pipelined()) {
+                for (long n = start; n <= end; n++) {
+                    Map<String, String> hash = new LinkedHashMap<>();
+                    hash.put("name", "send");
+                    hash.put("data", payload(n, payloadBytes));
+                    hash.put("opts", "{\"attempts\":3}");
+                    hash.put("timestamp", Long.toString(1_700_000_000_000L + n));
+                    hash.put("delay", "0");
+                    hash.put("priority", "0");
+                    p.hset(base + n, hash);
+                    p.lpush(base + "wait", Long.toString(n));
+                }
+                p.set(base + "id", Long.toString(end));
+                p.hset(base + "meta", Map.of("opts.maxLenEvents", "10000", "version", "bullmq:5.65.1"));
+                p.sync();
+            }
+        }
+    }
+
+    /** A JSON payload of exactly {@code size} bytes (at least its frame) that names its job. */
+    static String payload(long n, int size) {
+        String head = "{\"n\":" + n + ",\"pad\":\"";
+        String tail = "\"}";
+        int pad = Math.max(0, size - head.length() - tail.length());
+        char[] fill = new char[pad];
+        Arrays.fill(fill, 'x');
+        String s = head + new String(fill) + tail;
+        assert s.getBytes(StandardCharsets.UTF_8).length >= size;
+        return s;
+    }
+}
