@@ -60,7 +60,7 @@ public final class DemoCommand {
             out.println("== loaded the recorded v1 keyspace '" + name + "': " + fixture.keys().size() + " keys");
             out.println("   " + fixture.description());
             out.println();
-            dryRun(client, server.uri(), out);
+            dryRun(client, server.uri(), out, err);
             if (!parsed.get().hasOption("migrate")) {
                 out.println();
                 out.println("Nothing was written. Run `emq-migrate demo --migrate` to migrate, verify and drain it.");
@@ -73,10 +73,18 @@ public final class DemoCommand {
         }
     }
 
-    /** The dry run: what each v1 queue holds, its anomalies, and what would block it. Reads only. */
-    static void dryRun(UnifiedJedis client, String uri, PrintStream out) {
-        // TODO(plan): print PlanCommand's report (`emq-migrate plan --source URI --all`) once it lands in main.
-        out.println("$ emq-migrate discover --source " + uri);
+    /** The dry run, with reads only: the {@code plan} command when the build has it, else a discovery summary. */
+    static void dryRun(UnifiedJedis client, String uri, PrintStream out, PrintStream err) {
+        if (Main.COMMANDS.containsKey("plan")) {
+            command(out, err, "plan", "--source", uri, "--all");
+        } else {
+            discoverySummary(client, out);
+        }
+    }
+
+    /** What each v1 queue holds, its anomalies, and what would block it (until {@code plan} lands). */
+    private static void discoverySummary(UnifiedJedis client, PrintStream out) {
+        out.println("== dry run (reads only): the v1 queues found under bull:");
         DiscoveryResult found = new Discovery(client).discover(PREFIXES);
         QueueSnapshotReader reader = new QueueSnapshotReader(client, new QueueBases(found.queues()));
         List<String> header = new ArrayList<>(List.of("V1 QUEUE", "PAUSED"));
