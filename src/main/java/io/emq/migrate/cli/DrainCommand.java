@@ -68,7 +68,8 @@ public final class DrainCommand {
         if (workers.isEmpty() || handler.isEmpty() || target.isEmpty()) {
             return ExitCodes.USAGE;
         }
-        String handlerName = line.getOptionValue("handler", "validate");
+        String handlerName = line.getOptionValue("handler", "validate").startsWith("exec") ? "exec"
+                : line.getOptionValue("handler", "validate");
         boolean dryRun = line.hasOption("dry-run");
         DrainOptions options = DrainOptions.defaults().withWorkers(workers.get())
                 .withUntilEmptySchedule(line.hasOption("until-empty-schedule"));
@@ -156,10 +157,14 @@ public final class DrainCommand {
         return Optional.empty();
     }
 
-    /** validate and noop complete each job; exec CMD takes the command as the one argument after it. */
+    /** validate and noop complete each job; exec takes the command as the one argument after it, or in the same one. */
     private static Optional<JobHandler> handler(CommandLine line, PrintStream err) {
         String name = line.getOptionValue("handler", "validate");
         List<String> rest = line.getArgList();
+        if (name.startsWith("exec ")) {
+            rest = List.of(name.substring(5));
+            name = "exec";
+        }
         switch (name) {
             case "validate", "noop" -> {
                 if (rest.isEmpty()) {

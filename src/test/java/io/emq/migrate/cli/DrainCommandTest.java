@@ -80,6 +80,20 @@ class DrainCommandTest {
     }
 
     @Test
+    void aMigrationStoppedAtVerifiedIsRefusedNamingWhy() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire");
+        assertEquals(0, m.code(), m.out() + m.err());
+        CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("stopped at verified (migrate --no-retire)"), refused.err());
+        CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
+                "--handler", "exec cat >/dev/null");
+        assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
+        assertTrue(exec.out().contains("4 completed"), exec.out());
+    }
+
+    @Test
     void badUsageExitsTwo() {
         assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--queue", "q").code());
         assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "q", "--handler", "exec").code());
