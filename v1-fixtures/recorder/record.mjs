@@ -459,9 +459,11 @@ async function recordLegacy(server) {
   }
   await redis.lpush(old + 'wait', '1', '0:1', '2'); // tail (served first) = 1, then marker, then 2
   await redis.zadd(old + 'priority', 0, 'ghost');
+  await redis.zadd(old + 'repeat', t0 + 86400000, 'report::::0 3 * * *'); // a pre-5.10 repeatable: a long member, no hash
   await redis.zadd(old + 'delayed', (t0 + 60000) * 4096 + 3, '3');
   queues.legacy = { prefix: 'bull', jobs: await structureCounts(redis, old), serveOrder: ['1', '2'], delayedOrder: ['3'],
-    attempts: { 1: 2, 2: 1, 3: 0 }, legacy: ['priority', 'marker-id'], anomalies: [], refusals: [] };
+    attempts: { 1: 2, 2: 1, 3: 0 }, legacy: ['priority', 'marker-id'], schedulers: { 'report::::0 3 * * *': 'legacy' },
+    anomalies: [], refusals: ['legacy-repeatable'] };
   queues.legacy.jobs.wait = 2; // the 0:1 marker is not a job
 
   // hand-made damage, one of each remaining kind
@@ -475,12 +477,22 @@ async function recordLegacy(server) {
   await redis.lpush(broken + 'wait', 'ok', 'nodata', 'ghost', 'twice');
   await redis.zadd(broken + 'failed', t0, 'twice');
   await redis.zadd(broken + 'delayed', -1.5, 'badscore');
-  queues.broken = { prefix: 'bull', jobs: await structureCounts(redis, broken),
+  await redis.hset(broken + 'halfprio', ...job('halfprio', t0));
+  await redis.zadd(broken + 'prioritized', 1.5, 'halfprio');
+  await redis.set(broken + 'strjob', 'not a hash');
+  await redis.rpush(broken + 'wait', 'strjob'); // served first
+  await redis.set(broken + 'sc', '1'); // a name F keys.ex defines and no script writes
+  await redis.rpush(broken + 'gone:logs', 'a log line of a job whose hash was removed');
+  queues.broken = { prefix: 'bull', jobs: await structureCounts(redis, broken), serveOrder: ['ok', 'nodata', 'halfprio'],
     anomalies: [
       { kind: 'hash-without-data', key: broken + 'nodata' },
       { kind: 'missing-hash', key: broken + 'ghost' },
       { kind: 'listed-twice', key: broken + 'twice' },
       { kind: 'bad-delayed-score', key: broken + 'badscore' },
+      { kind: 'bad-prioritized-score', key: broken + 'halfprio' },
+      { kind: 'wrong-job-type', key: broken + 'strjob' },
+      { kind: 'unknown-key', key: broken + 'sc' },
+      { kind: 'dangling-subkey', key: broken + 'gone:logs' },
     ],
     refusals: ['anomalies'] };
 
@@ -500,7 +512,7 @@ async function recordLegacy(server) {
   const keys = await dumpKeyspace(redis);
   await redis.quit();
   writeFixture('legacy-and-foreign', server,
-    'Queue billing under prefix echo (BullMQ 5.65.1); hand-written BullMQ 4.x shapes (priority zset, 0: marker in wait, attemptsMade, stalledCounter); hand-written damage (hash without data, id with no hash, id in two states, an invalid delayed score); a braced twin queue {orders}; foreign keys inside and outside the prefix.',
+    'Queue billing under prefix echo (BullMQ 5.65.1); hand-written BullMQ 4.x shapes (priority zset, 0: marker in wait, attemptsMade, stalledCounter, a long repeat member without a hash); hand-written damage (hash without data, id with no hash, id in two states, invalid delayed and prioritized scores, a listed id whose key is a string, an unknown key, a log list of a removed job); a braced twin queue {orders}; foreign keys inside and outside the prefix.',
     keys, { prefixes: ['bull', 'echo'], queues, foreign: ['bull:audit:trail', 'bull:stats', 'cache:user:42', 'session:7f3a'] });
 }
 

@@ -21,6 +21,8 @@ public final class Main {
     static {
         COMMANDS.put("demo", new Entry(DemoCommand::run, "the tour: a scratch server, a recorded v1 keyspace, dry run (--migrate: migrate, verify, drain)"));
         COMMANDS.put("key", new Entry(KeyCommand::run, "parse v2 keys: kind, queue, type, slot, mint time"));
+        COMMANDS.put("discover", new Entry(DiscoverCommand::run, "list v1 queues with their counts (reads only)"));
+        COMMANDS.put("plan", new Entry(PlanCommand::run, "dry run: what each v1 queue becomes in v2, anomalies, refusals"));
         COMMANDS.put("migrate", new Entry(MigrateCommand::run, "migrate v1 queues into v2, step by step, journaled"));
         COMMANDS.put("info", new Entry(InfoCommand::run, "each migrated queue's state and steps (like flyway info)"));
         COMMANDS.put("validate", new Entry(ValidateCommand::run, "check applied steps' checksums against migrations/"));

@@ -5,7 +5,7 @@ import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
-import io.emq.migrate.migrate.PayloadPolicy;
+import io.emq.migrate.v1.plan.PayloadPolicy;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -45,6 +45,7 @@ public final class MigrateCommand {
                 .addOption(null, "no-retire", false, "stop after verify; keep the v1 source")
                 .addOption(null, "accept-anomalies", false, "migrate queues with anomalies as the plan describes")
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
+                .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
                 .addOption(null, "lease", true, "how long the queue lock outlives a crashed migrator (default 15s)")
                 .addOption(null, "json", false, "print one JSON document");
     }
@@ -132,7 +133,8 @@ public final class MigrateCommand {
         }
         return Optional.of(new MigrationOptions(payload.get(), renames, line.hasOption("keep-branded-ids"), wait.get(),
                 Optional.ofNullable(line.getOptionValue("archive-completed")).map(Path::of), !line.hasOption("no-retire"),
-                line.hasOption("accept-anomalies"), line.hasOption("drop-cron-schedulers"), lease.get()));
+                line.hasOption("accept-anomalies"), line.hasOption("drop-cron-schedulers"),
+                line.hasOption("drop-legacy-repeatables"), lease.get()));
     }
 
     private static Optional<Duration> duration(CommandLine line, String option, Duration otherwise, PrintStream err) {

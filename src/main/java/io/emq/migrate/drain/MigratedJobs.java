@@ -2,7 +2,7 @@ package io.emq.migrate.drain;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.Journal;
-import io.emq.migrate.migrate.PayloadPolicy;
+import io.emq.migrate.v1.plan.PayloadPolicy;
 import io.emq.migrate.migrate.RowBuilder;
 import io.emq.migrate.v1.PayloadDigest;
 import java.util.ArrayList;

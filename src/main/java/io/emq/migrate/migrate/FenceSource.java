@@ -1,11 +1,12 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.Anomaly;
-import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
-import io.emq.migrate.v1.Scheduler;
+import io.emq.migrate.v1.Refusal;
+import io.emq.migrate.v1.RefusalKind;
+import io.emq.migrate.v1.plan.PlannedRefusal;
+import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Script;
 import java.time.Instant;
@@ -25,7 +26,7 @@ final class FenceSource implements Step {
         recordHeader(m);
         m.checkpoints.hit("header recorded");
         QueueSnapshot snap = m.refreshSnapshot();
-        refuseAnomaliesAndCron(m, snap);
+        refuseWhatThePlanRefuses(m, snap);
         if (m.journal.get("v1_was_paused").isEmpty()) {
             boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("paused"));
             m.journal.set(Map.of("v1_was_paused", paused ? "1" : "0"));
@@ -33,7 +34,7 @@ final class FenceSource implements Step {
         m.checkpoints.hit("v1 pause recorded");
         SourceFence.pause(m.sourceWire, m.source);
         m.checkpoints.hit("v1 paused");
-        snap = awaitLocks(m);
+        snap = awaitLocks(m, snap);
         if (m.journal.get("v2_was_paused").isEmpty()) {
             boolean paused = m.targetClient().hexists(m.keys.meta(), "paused");
             m.journal.set(Map.of("v2_was_paused", paused ? "1" : "0"));
@@ -67,31 +68,26 @@ final class FenceSource implements Step {
         m.journal.set(header);
     }
 
-    private static void refuseAnomaliesAndCron(QueueMigration m, QueueSnapshot snap) {
-        List<Anomaly> refusing = snap.anomalies().stream()
-                .filter(a -> a.kind().disposition() == AnomalyKind.Disposition.REFUSE)
-                .filter(a -> a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
+    /** The plan's refusals, except live locks (waited out below) and the name (settled by the Migrator). */
+    private static void refuseWhatThePlanRefuses(QueueMigration m, QueueSnapshot snap) {
+        List<Refusal> blocking = new Planner(m.options.planOptions()).plan(snap).refusals().stream()
+                .filter(r -> !r.lifted())
+                .map(PlannedRefusal::refusal)
+                .filter(r -> r.kind() != RefusalKind.LIVE_LOCK && r.kind() != RefusalKind.INVALID_QUEUE_NAME)
                 .toList();
-        if (!refusing.isEmpty() && !m.options.acceptAnomalies()) {
-            throw new MigrationRefused("anomalies", "queue " + m.source.display() + " has " + refusing.size()
-                    + " anomalies that block it (" + refusing.stream().map(a -> a.kind().wireName()).distinct()
-                    .collect(Collectors.joining(", ")) + "; see `plan`); resolve them, or pass --accept-anomalies"
-                    + " to migrate them as the plan describes");
-        }
-        List<Scheduler> noV2Form = snap.schedulers().stream().filter(s -> s.kind() != Scheduler.Kind.EVERY).toList();
-        if (!noV2Form.isEmpty() && !m.options.dropCronSchedulers()) {
-            throw new MigrationRefused("cron-scheduler", "queue " + m.source.display() + " has " + noV2Form.size()
-                    + " cron or legacy schedulers (" + noV2Form.stream().map(s -> s.id().display())
-                    .collect(Collectors.joining(", ")) + ") that have no v2 form; re-create them in v2 by hand and"
-                    + " pass --drop-cron-schedulers");
+        if (!blocking.isEmpty()) {
+            Refusal first = blocking.get(0);
+            throw new MigrationRefused(first.kind().wireName(), "queue " + m.source.display() + " is refused: "
+                    + blocking.stream().map(r -> r.reason() + " (" + r.kind().option() + " lifts it)")
+                    .collect(Collectors.joining("; ")) + "; see `emq-migrate plan`");
         }
     }
 
     /** Waits up to --wait-for-locks for live v1 locks to lapse; refuses (and resumes v1 if it paused it) otherwise. */
-    private static QueueSnapshot awaitLocks(QueueMigration m) {
+    private static QueueSnapshot awaitLocks(QueueMigration m, QueueSnapshot first) {
         long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
+        QueueSnapshot snap = first;
         while (true) {
-            QueueSnapshot snap = m.refreshSnapshot();
             List<JobFacts> live = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
             if (live.isEmpty()) {
                 return snap;
@@ -106,6 +102,7 @@ final class FenceSource implements Step {
                         + " --wait-for-locks DURATION to wait for the locks to lapse");
             }
             sleep(200);
+            snap = m.refreshSnapshot();
         }
     }
 

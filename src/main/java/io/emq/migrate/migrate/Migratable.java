@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.v1.plan.Planner;
 import java.util.List;
 
 /** Which v1 jobs get a branded id and a row, in rank order (the contract's mapping, §3). */
@@ -16,16 +17,12 @@ final class Migratable {
     }
 
     static boolean getsIdentity(JobFacts j, MigrationOptions options) {
-        return getsRow(j, options) || (j.state() == V1State.COMPLETED && j.parentKey() != null);
+        return Planner.getsIdentity(j, options.acceptAnomalies());
     }
 
-    /** Jobs that become v2 rows: all but completed ones, and orphans only when anomalies are accepted. */
+    /** Jobs that become v2 rows (the plan's rule, {@link Planner#getsRow}). */
     static boolean getsRow(JobFacts j, MigrationOptions options) {
-        return switch (j.state()) {
-            case COMPLETED -> false;
-            case UNKNOWN -> options.acceptAnomalies();
-            default -> true;
-        };
+        return Planner.getsRow(j, options.acceptAnomalies());
     }
 
     /** The row-bearing jobs of some v1 states, in each state's serve order. */

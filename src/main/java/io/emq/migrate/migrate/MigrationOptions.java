@@ -1,5 +1,7 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.v1.plan.PlanOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -15,45 +17,58 @@ import java.util.Optional;
  * @param retire           delete the v1 source after verification (false: stop at verified)
  * @param acceptAnomalies  migrate queues with refusable anomalies, each treated as the report says
  * @param dropCronSchedulers drop cron (pattern) schedulers, which have no v2 form, with a report line
+ * @param dropLegacyRepeatables drop legacy repeatables (repeat members without a scheduler record)
  * @param lease            how long the queue's lock outlives a crashed migrator
  */
 public record MigrationOptions(PayloadPolicy payload, Map<String, String> renames, boolean keepBrandedIds,
                                Duration waitForLocks, Optional<Path> archiveCompleted, boolean retire,
-                               boolean acceptAnomalies, boolean dropCronSchedulers, Duration lease) {
+                               boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
+                               Duration lease) {
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(15);
 
     public static MigrationOptions defaults() {
         return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), false, Duration.ZERO, Optional.empty(), true,
-                false, false, DEFAULT_LEASE);
+                false, false, false, DEFAULT_LEASE);
     }
 
     public MigrationOptions withRetire(boolean retire) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
     }
 
     public MigrationOptions withAcceptAnomalies(boolean accept) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                accept, dropCronSchedulers, lease);
+                accept, dropCronSchedulers, dropLegacyRepeatables, lease);
     }
 
     public MigrationOptions withDropCronSchedulers(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, drop, lease);
+                acceptAnomalies, drop, dropLegacyRepeatables, lease);
     }
 
     public MigrationOptions withRenames(Map<String, String> renames) {
         return new MigrationOptions(payload, Map.copyOf(renames), keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
+    }
+
+    public MigrationOptions withDropLegacyRepeatables(boolean drop) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, drop, lease);
+    }
+
+    /** The same choices as the dry run sees them, so plan and migrate refuse alike. */
+    public PlanOptions planOptions() {
+        return new PlanOptions(payload, renames, !waitForLocks.isZero(), acceptAnomalies, dropCronSchedulers,
+                dropLegacyRepeatables, PlanOptions.DEFAULT_PREVIEW);
     }
 
     public MigrationOptions withPayload(PayloadPolicy policy) {
         return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
     }
 
     public MigrationOptions withLease(Duration lease) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
     }
 }

@@ -15,7 +15,7 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code :meta}, not a queue. Reads only.
  */
 public final class Discovery {
-    private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static final byte[] DATA = Bytes.utf8("data").raw();
     private final UnifiedJedis jedis;
 
     public Discovery(UnifiedJedis jedis) {
@@ -59,7 +59,7 @@ public final class Discovery {
         Bytes start = prefix.concat(":");
         for (ScannedKey k : batch) {
             for (QueueStructure s : QueueStructure.values()) {
-                Bytes suffix = Bytes.utf8(":" + s.suffix());
+                Bytes suffix = s.colonSuffix();
                 if (!s.evidence() || k.type() != s.type() || !k.key().endsWith(suffix)
                         || k.key().length() <= start.length() + suffix.length()) {
                     continue;

@@ -10,11 +10,18 @@ public enum JobSubKind {
     UNSUCCESSFUL("unsuccessful", KeyType.ZSET);
 
     private final String suffix;
+    private final Bytes colonSuffix;
     private final KeyType type;
 
     JobSubKind(String suffix, KeyType type) {
         this.suffix = suffix;
+        this.colonSuffix = Bytes.utf8(":" + suffix);
         this.type = type;
+    }
+
+    /** {@code :<suffix>}, as bytes. */
+    public Bytes colonSuffix() {
+        return colonSuffix;
     }
 
     public String suffix() {

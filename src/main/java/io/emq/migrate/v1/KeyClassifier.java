@@ -56,7 +56,7 @@ public final class KeyClassifier {
             return new KeyClass.DedupKey(queue, rest.dropPrefix(DEDUP));
         }
         for (JobSubKind sub : JobSubKind.values()) {
-            Bytes suffix = Bytes.utf8(":" + sub.suffix());
+            Bytes suffix = sub.colonSuffix();
             if (rest.endsWith(suffix) && rest.length() > suffix.length() && type == sub.type()) {
                 return new KeyClass.JobSubkey(queue, rest.dropSuffix(suffix), sub);
             }

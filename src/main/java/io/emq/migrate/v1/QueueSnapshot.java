@@ -9,7 +9,9 @@ import java.util.Optional;
 
 /**
  * One v1 queue as read at one moment: every job's small facts in v1 serve order per state, the
- * anomalies found, schedulers, dedup keys, flow links, and how every key of the queue classified.
+ * anomalies found, schedulers, dedup keys, flow links, which queue-level keys exist (with their
+ * actual types), and how every key of the queue classified ({@code keyClasses} by kind name,
+ * {@code subkeys} per-job keys by kind).
  * Job bodies are not held; read them with {@link V1JobReader}.
  *
  * <p>Rebrand order ({@link #jobsInRankOrder()}): stalled/active jobs (oldest activation first,
@@ -20,6 +22,7 @@ import java.util.Optional;
  */
 public record QueueSnapshot(
         QueueRef queue,
+        Map<QueueStructure, KeyType> structures,
         Map<String, String> meta,
         Map<V1State, Long> listed,
         Map<V1State, List<JobFacts>> jobsByState,
@@ -29,9 +32,16 @@ public record QueueSnapshot(
         List<FlowLink> flowLinks,
         List<FlowParent> flowParents,
         Map<String, Long> keyClasses,
+        Map<JobSubKind, Long> subkeys,
         long legacyMarkers) {
 
     public QueueSnapshot {
+        EnumMap<QueueStructure, KeyType> st = new EnumMap<>(QueueStructure.class);
+        st.putAll(structures);
+        structures = Collections.unmodifiableMap(st);
+        EnumMap<JobSubKind, Long> sk = new EnumMap<>(JobSubKind.class);
+        sk.putAll(subkeys);
+        subkeys = Collections.unmodifiableMap(sk);
         meta = Collections.unmodifiableMap(meta);
         EnumMap<V1State, Long> l = new EnumMap<>(V1State.class);
         l.putAll(listed);
@@ -45,6 +55,11 @@ public record QueueSnapshot(
         flowLinks = List.copyOf(flowLinks);
         flowParents = List.copyOf(flowParents);
         keyClasses = Collections.unmodifiableMap(keyClasses);
+    }
+
+    /** The queue-level keys that exist, with their actual types (possibly wrong, see the anomalies). */
+    public boolean has(QueueStructure structure) {
+        return structures.get(structure) == structure.type();
     }
 
     /** {@code meta.paused} is set: v1 considers the queue paused. */

@@ -26,6 +26,7 @@ public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
     static final int JOB_BATCH = 256;
     static final long PAYLOAD_BATCH_BYTES = 8L << 20;
+    private static final int NAME_CACHE = 10_000;
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
@@ -52,6 +53,7 @@ public final class QueueSnapshotReader {
         private final Map<Bytes, Double> repeatMembers = new LinkedHashMap<>();
         private final Map<AnomalyKey, Anomaly> anomalies = new LinkedHashMap<>();
         private final Map<String, Long> keyClasses = new TreeMap<>();
+        private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
         private final Set<Bytes> orphans = new HashSet<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
@@ -60,6 +62,7 @@ public final class QueueSnapshotReader {
         private final Map<Bytes, Bytes> unlistedStems = new LinkedHashMap<>();
         private final Map<V1State, List<JobFacts>> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
+        private final Map<String, String> names = new HashMap<>();
         private long legacyMarkers;
         private long rank;
 
@@ -73,16 +76,26 @@ public final class QueueSnapshotReader {
             readRepeatMembers();
             scanQueueKeys();
             resolveUnlistedHashes();
-            for (V1State state : V1State.RANK_ORDER) {
-                readFacts(state);
-            }
             checkQueue();
             Map<V1State, Long> listed = new EnumMap<>(V1State.class);
             for (V1State s : V1State.LISTED) {
                 listed.put(s, (long) serveOrder.getOrDefault(s, List.of()).size());
             }
-            return new QueueSnapshot(queue, meta, listed, facts, new ArrayList<>(anomalies.values()),
-                    readSchedulers(), readDedupKeys(), flowLinks, readFlowParents(), keyClasses, legacyMarkers);
+            for (V1State state : V1State.RANK_ORDER) {
+                readFacts(state);
+                if (state != V1State.UNKNOWN) {
+                    serveOrder.put(state, List.of()); // the facts hold the ids from here on
+                    scores.put(state, List.of());
+                }
+            }
+            Map<QueueStructure, KeyType> present = new EnumMap<>(QueueStructure.class);
+            structureTypes.forEach((s, t) -> {
+                if (t != KeyType.NONE) {
+                    present.put(s, t);
+                }
+            });
+            return new QueueSnapshot(queue, present, meta, listed, facts, new ArrayList<>(anomalies.values()),
+                    readSchedulers(), readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {
@@ -209,6 +222,7 @@ public final class QueueSnapshotReader {
             } else if (c instanceof KeyClass.DedupKey d) {
                 dedupIds.add(d.dedupId());
             } else if (c instanceof KeyClass.JobSubkey j) {
+                subkeys.merge(j.sub(), 1L, Long::sum);
                 if (!primary.containsKey(j.id())) {
                     unlistedStems.putIfAbsent(j.id(), queue.jobSubKey(j.id(), j.sub()));
                 }
@@ -282,6 +296,21 @@ public final class QueueSnapshotReader {
                 }
             }
             facts.put(state, out);
+        }
+
+        /** Job names repeat across jobs: keep one copy of each (up to a bound). */
+        String intern(String name) {
+            if (name == null) {
+                return null;
+            }
+            String known = names.get(name);
+            if (known != null) {
+                return known;
+            }
+            if (names.size() < NAME_CACHE) {
+                names.put(name, name);
+            }
+            return name;
         }
 
         private void checkQueue() {
@@ -494,7 +523,7 @@ public final class QueueSnapshotReader {
             long delay = h.layout() == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
             long created = h.layout() == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
             reading.rank++;
-            return new JobFacts(id, state, reading.rank, position, score, h.layout(), h.name(), created, priority, delay,
+            return new JobFacts(id, state, reading.rank, position, score, h.layout(), reading.intern(h.name()), created, priority, delay,
                     dueAt, h.lifo(), h.attemptsStarted(), h.attemptsMade(), payload.bytes(), payload.sha256(),
                     payload.json(), state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
         }

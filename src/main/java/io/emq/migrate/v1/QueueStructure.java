@@ -1,5 +1,7 @@
 package io.emq.migrate.v1;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -33,24 +35,29 @@ public enum QueueStructure {
     LEGACY_DELAY("delay", KeyType.ZSET, false, true);
 
     private final String suffix;
+    private final Bytes colonSuffix;
     private final KeyType type;
     private final boolean evidence;
     private final boolean legacy;
 
     QueueStructure(String suffix, KeyType type, boolean evidence, boolean legacy) {
         this.suffix = suffix;
+        this.colonSuffix = Bytes.utf8(":" + suffix);
         this.type = type;
         this.evidence = evidence;
         this.legacy = legacy;
     }
 
-    public static Optional<QueueStructure> bySuffix(Bytes suffix) {
+    private static final Map<Bytes, QueueStructure> BY_SUFFIX = new HashMap<>();
+
+    static {
         for (QueueStructure s : values()) {
-            if (s.suffix.equals(suffix.display())) {
-                return Optional.of(s);
-            }
+            BY_SUFFIX.put(Bytes.utf8(s.suffix), s);
         }
-        return Optional.empty();
+    }
+
+    public static Optional<QueueStructure> bySuffix(Bytes suffix) {
+        return Optional.ofNullable(BY_SUFFIX.get(suffix));
     }
 
     /** The structure that holds a listed state. */
@@ -70,6 +77,11 @@ public enum QueueStructure {
 
     public String suffix() {
         return suffix;
+    }
+
+    /** {@code :<suffix>}, as bytes. */
+    public Bytes colonSuffix() {
+        return colonSuffix;
     }
 
     public KeyType type() {

@@ -5,6 +5,7 @@ public enum RefusalKind {
     LIVE_LOCK("live-lock", "--wait-for-locks"),
     INVALID_QUEUE_NAME("invalid-queue-name", "--rename OLD=NEW"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
+    LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
     ANOMALIES("anomalies", "--accept-anomalies");
 
     private final String wireName;

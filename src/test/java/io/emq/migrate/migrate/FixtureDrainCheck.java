@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.plan.PayloadPolicy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +31,7 @@ import redis.clients.jedis.UnifiedJedis;
 final class FixtureDrainCheck {
     static final Map<String, String> RENAMES = Map.of("reports 2024", "reports-2024", "{orders}", "orders-braced");
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withAcceptAnomalies(true)
-            .withDropCronSchedulers(true).withRenames(RENAMES);
+            .withDropCronSchedulers(true).withDropLegacyRepeatables(true).withRenames(RENAMES);
 
     private FixtureDrainCheck() {
     }

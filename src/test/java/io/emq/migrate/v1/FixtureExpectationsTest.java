@@ -69,6 +69,57 @@ class FixtureExpectationsTest {
                     .collect(Collectors.toCollection(TreeSet::new));
             assertEquals(expectedAnomalies, actual, where + " anomalies");
             assertTrue(snap.anomalies().stream().allMatch(a -> !a.reason().isBlank()), where + " reasons");
+            decodedFacts(where, q, snap);
+        }
+    }
+
+    /** The per-job and per-queue facts a fixture states beyond counts and order. */
+    private static void decodedFacts(String where, JsonNode q, QueueSnapshot snap) {
+        for (Map.Entry<String, JsonNode> p : iterable(q.path("payloads"))) {
+            JobFacts job = snap.job(Bytes.utf8(p.getKey())).orElseThrow();
+            assertEquals(p.getValue().path("bytes").asLong(), job.payloadBytes(), where + " payload size");
+            assertEquals(p.getValue().path("sha256").asText(), job.payloadSha256(), where + " payload digest");
+        }
+        for (Map.Entry<String, JsonNode> p : iterable(q.path("priorities"))) {
+            JobFacts job = snap.job(Bytes.utf8(p.getKey())).orElseThrow();
+            assertEquals(p.getValue().asLong(), job.priority(), where + " priority from opts.pri");
+            assertEquals(JobLayout.ELIXIR, job.layout());
+        }
+        for (Map.Entry<String, JsonNode> d : iterable(q.path("delays"))) {
+            JobFacts job = snap.job(Bytes.utf8(d.getKey())).orElseThrow();
+            assertEquals(d.getValue().path("delay").asLong(), job.delayMs(), where + " delay from opts.del");
+            assertEquals(d.getValue().path("created").asLong(), job.createdAt(), where + " shifted timestamp undone");
+            assertEquals(d.getValue().path("due").asLong(), job.dueAt(), where + " due from the score");
+        }
+        for (Map.Entry<String, JsonNode> a : iterable(q.path("attempts"))) {
+            assertEquals(a.getValue().asLong(), snap.job(Bytes.utf8(a.getKey())).orElseThrow().attempts(), where + " attempts");
+        }
+        for (JsonNode id : q.path("liveLocks")) {
+            assertTrue(snap.job(Bytes.utf8(id.asText())).orElseThrow().hasLiveLock(), where + " live lock " + id);
+        }
+        for (JsonNode id : q.path("expiredLocks")) {
+            assertTrue(!snap.job(Bytes.utf8(id.asText())).orElseThrow().hasLiveLock(), where + " expired lock " + id);
+        }
+        for (JsonNode id : q.path("lifo")) {
+            assertTrue(snap.job(Bytes.utf8(id.asText())).orElseThrow().lifo(), where + " lifo " + id);
+        }
+        for (Map.Entry<String, JsonNode> d : iterable(q.path("dedup"))) {
+            DedupEntry entry = snap.dedupKeys().stream().filter(e -> e.dedupId().display().equals(d.getKey())).findFirst().orElseThrow();
+            assertEquals(d.getValue().path("job").asText(), entry.jobId().display(), where + " dedup job");
+            assertEquals(d.getValue().path("ttl").asBoolean(), entry.pttlMs() > 0, where + " dedup ttl");
+        }
+        for (Map.Entry<String, JsonNode> sc : iterable(q.path("schedulers"))) {
+            Scheduler found = snap.schedulers().stream().filter(x -> x.id().display().equals(sc.getKey())).findFirst().orElseThrow();
+            assertEquals(sc.getValue().asText(), found.kind().wireName(), where + " scheduler kind");
+        }
+        if (q.has("paused")) {
+            assertEquals(q.path("paused").asBoolean(), snap.paused(), where + " meta.paused");
+        }
+        for (JsonNode id : q.path("waitingChildren")) {
+            FlowParent parent = snap.flowParents().stream().filter(p -> p.id().display().equals(id.asText())).findFirst().orElseThrow();
+            assertEquals(3, parent.pendingChildren() + parent.processed(), where + " children of " + id);
+            assertEquals(q.path("processedChildren").size(), parent.processed(), where + " processed children");
+            assertTrue(parent.crossQueuePending() > 0, where + " cross-queue children");
         }
     }
 

@@ -1,0 +1,23 @@
+package io.emq.migrate.v1.plan;
+
+import java.util.Map;
+
+/**
+ * The operator's choices a plan takes into account: the payload policy, explicit queue renames
+ * ({@code old=new}), and the options that lift refusals.
+ *
+ * @param preview how many rebranded ids to show per queue
+ */
+public record PlanOptions(PayloadPolicy payload, Map<String, String> renames, boolean waitForLocks,
+                          boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
+                          int preview) {
+    public static final int DEFAULT_PREVIEW = 10;
+
+    public PlanOptions {
+        renames = Map.copyOf(renames);
+    }
+
+    public static PlanOptions defaults() {
+        return new PlanOptions(PayloadPolicy.ENVELOPE, Map.of(), false, false, false, false, DEFAULT_PREVIEW);
+    }
+}

@@ -1,0 +1,255 @@
+package io.emq.migrate.v1.plan;
+
+import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.AnomalyKind;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.JobSubKind;
+import io.emq.migrate.v1.KeyType;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueStructure;
+import io.emq.migrate.v1.Refusal;
+import io.emq.migrate.v1.RefusalKind;
+import io.emq.migrate.v1.Scheduler;
+import io.emq.migrate.v1.V1State;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Turns a queue snapshot into its dry-run plan (pure: no I/O), following the migration contract's
+ * mapping (§3), naming (§4) and payload (§5) rules.
+ */
+public final class Planner {
+    /** The v1 queue-level keys that have no v2 twin (contract §3, last row). */
+    private static final List<QueueStructure> DROPPED = List.of(QueueStructure.EVENTS, QueueStructure.MARKER,
+            QueueStructure.ID, QueueStructure.PC, QueueStructure.STALLED, QueueStructure.STALLED_CHECK,
+            QueueStructure.LIMITER, QueueStructure.METRICS_COMPLETED_DATA, QueueStructure.METRICS_FAILED_DATA,
+            QueueStructure.LEGACY_PRIORITY, QueueStructure.LEGACY_DELAY);
+    private static final int REFUSAL_IDS = 100;
+    /** Stands for the v2 name in the key estimate of a queue whose name is refused until renamed. */
+    static final String UNNAMED = "<NEW>";
+
+    private final PlanOptions options;
+
+    public Planner(PlanOptions options) {
+        this.options = options;
+    }
+
+    public QueuePlan plan(QueueSnapshot snap) {
+        Optional<String> v2Name = v2Name(snap);
+        Map<V1State, V2Fate> mapping = mapping();
+        Map<V2Fate, Long> fates = new EnumMap<>(V2Fate.class);
+        for (V2Fate f : V2Fate.values()) {
+            fates.put(f, 0L);
+        }
+        List<RebrandEntry> preview = new ArrayList<>();
+        long minted = 0;
+        for (JobFacts j : snap.jobsInRankOrder()) {
+            V2Fate fate = fate(j, mapping);
+            fates.merge(fate, 1L, Long::sum);
+            String v2Id = getsIdentity(j) ? Rebrand.jobId(++minted) : null;
+            if (preview.size() < options.preview()) {
+                preview.add(new RebrandEntry(j.rank(), j.id(), v2Id, j.state(), fate));
+            }
+        }
+        fates.merge(V2Fate.NOTHING, (long) snap.anomalies(AnomalyKind.MISSING_HASH).size(), Long::sum);
+        return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
+                v2Keys(snap, v2Name.orElse(UNNAMED), fates), dropped(snap));
+    }
+
+    private Optional<String> v2Name(QueueSnapshot snap) {
+        String v1 = snap.queue().name().display();
+        String candidate = options.renames().getOrDefault(v1, v1);
+        return Names.isQueueName(candidate) ? Optional.of(candidate) : Optional.empty();
+    }
+
+    private Map<V1State, V2Fate> mapping() {
+        Map<V1State, V2Fate> m = new EnumMap<>(V1State.class);
+        m.put(V1State.WAIT, V2Fate.PENDING);
+        m.put(V1State.PAUSED, V2Fate.PENDING);
+        m.put(V1State.PRIORITIZED, V2Fate.PENDING);
+        m.put(V1State.ACTIVE, V2Fate.PENDING);
+        m.put(V1State.DELAYED, V2Fate.SCHEDULED);
+        m.put(V1State.WAITING_CHILDREN, V2Fate.AWAITING_CHILDREN);
+        m.put(V1State.FAILED, V2Fate.DEAD);
+        m.put(V1State.COMPLETED, V2Fate.COUNTED);
+        m.put(V1State.UNKNOWN, V2Fate.DEAD);
+        return m;
+    }
+
+    /**
+     * Whether the rebrand mints an id for the job: every job that becomes a row (orphans only once
+     * anomalies are accepted), and completed flow children, whose parents' {@code :processed} keys
+     * need one. Ids are minted in rank order over these jobs only.
+     */
+    private boolean getsIdentity(JobFacts j) {
+        return getsIdentity(j, options.acceptAnomalies());
+    }
+
+    /** The rule the dry run previews and the migration mints by. */
+    public static boolean getsIdentity(JobFacts j, boolean acceptAnomalies) {
+        return getsRow(j, acceptAnomalies) || (j.state() == V1State.COMPLETED && j.parentKey() != null);
+    }
+
+    /** Whether the job becomes a v2 row: every job but completed ones, and orphans only once anomalies are accepted. */
+    public static boolean getsRow(JobFacts j, boolean acceptAnomalies) {
+        return switch (j.state()) {
+            case COMPLETED -> false;
+            case UNKNOWN -> acceptAnomalies;
+            default -> true;
+        };
+    }
+
+    private V2Fate fate(JobFacts j, Map<V1State, V2Fate> mapping) {
+        if (j.state() == V1State.ACTIVE && j.hasLiveLock()) {
+            return V2Fate.HELD;
+        }
+        return mapping.get(j.state());
+    }
+
+    private List<PlannedRefusal> refusals(QueueSnapshot snap, Optional<String> v2Name) {
+        List<PlannedRefusal> out = new ArrayList<>();
+        List<JobFacts> locked = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
+        if (!locked.isEmpty()) {
+            long longest = locked.stream().mapToLong(JobFacts::lockTtlMs).max().orElse(0);
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.LIVE_LOCK, locked.size()
+                    + " active job(s) hold a live lock (longest TTL " + (longest < 0 ? "none" : longest + " ms")
+                    + "); a v1 worker may still be running them", ids(locked.stream().map(JobFacts::id).toList())),
+                    options.waitForLocks()));
+        }
+        String v1Name = snap.queue().name().display();
+        Names.queueNameProblem(v1Name).ifPresent(problem -> {
+            String rename = options.renames().get(v1Name);
+            String reason = rename == null ? problem + "; names are never changed silently"
+                    : Names.queueNameProblem(rename).map(p -> "the rename target is invalid too: " + p)
+                            .orElse(problem + "; renamed to '" + rename + "'");
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.INVALID_QUEUE_NAME, reason, allIds(snap)), v2Name.isPresent()));
+        });
+        List<Bytes> cron = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).map(Scheduler::id).toList();
+        if (!cron.isEmpty()) {
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.CRON_SCHEDULER, cron.size()
+                    + " cron (pattern) scheduler(s) have no v2 form; they are never dropped silently", ids(cron)),
+                    options.dropCronSchedulers()));
+        }
+        List<Bytes> legacy = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.LEGACY).map(Scheduler::id).toList();
+        if (!legacy.isEmpty()) {
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.LEGACY_REPEATABLE, legacy.size()
+                    + " legacy repeatable(s) (repeat members without a scheduler record) have no v2 form", ids(legacy)),
+                    options.dropLegacyRepeatables()));
+        }
+        List<Anomaly> refusing = snap.anomalies().stream()
+                .filter(a -> a.kind().disposition() == AnomalyKind.Disposition.REFUSE && a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
+                .toList();
+        if (!refusing.isEmpty()) {
+            Map<String, Long> byKind = new TreeMap<>();
+            refusing.forEach(a -> byKind.merge(a.kind().wireName(), 1L, Long::sum));
+            List<Bytes> jobIds = refusing.stream().map(a -> a.key().startsWith(snap.queue().base())
+                    ? a.key().dropPrefix(snap.queue().base()) : a.key()).distinct().toList();
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.ANOMALIES, "anomalies that need a decision: " + byKind,
+                    ids(jobIds)), options.acceptAnomalies()));
+        }
+        return out;
+    }
+
+    private static List<Bytes> ids(List<Bytes> all) {
+        return all.size() <= REFUSAL_IDS ? all : all.subList(0, REFUSAL_IDS);
+    }
+
+    private static List<Bytes> allIds(QueueSnapshot snap) {
+        List<Bytes> out = new ArrayList<>();
+        for (JobFacts j : snap.jobsInRankOrder()) {
+            if (out.size() == REFUSAL_IDS) {
+                break;
+            }
+            out.add(j.id());
+        }
+        return out;
+    }
+
+    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, String q, Map<V2Fate, Long> fates) {
+        String base = "emq:{" + q + "}:";
+        List<V2KeyEstimate> out = new ArrayList<>();
+        long rows = 0;
+        long rowBytes = 0;
+        long customIds = 0;
+        for (JobFacts j : snap.jobsInRankOrder()) {
+            if (j.state() == V1State.COMPLETED) {
+                continue;
+            }
+            rows++;
+            rowBytes += MemoryModel.jobRow(base, j, options.payload(), q);
+            if (isCustomId(j.id())) {
+                customIds++;
+            }
+        }
+        out.add(new V2KeyEstimate(base + "job:<JOB id>", "hash", rows, rowBytes));
+        zset(out, base + "pending", fates.get(V2Fate.PENDING) + fates.get(V2Fate.HELD));
+        zset(out, base + "schedule", fates.get(V2Fate.SCHEDULED));
+        zset(out, base + "dead", fates.get(V2Fate.DEAD));
+        long logs = snap.subkeys().getOrDefault(JobSubKind.LOGS, 0L);
+        if (logs > 0) {
+            out.add(new V2KeyEstimate(base + "job:<JOB id>:logs", "list", logs, logs * MemoryModel.LIST_KEY));
+        }
+        long parents = snap.flowParents().size();
+        if (parents > 0) {
+            out.add(new V2KeyEstimate(base + "job:<JOB id>:dependencies", "string", parents, parents * MemoryModel.STRING_KEY));
+            long finished = snap.flowParents().stream().mapToLong(p -> p.processed() + p.failed() + p.unsuccessful()).sum();
+            if (finished > 0) {
+                out.add(new V2KeyEstimate(base + "job:<JOB id>:processed|failed|unsuccessful", "hash", finished,
+                        finished * MemoryModel.HASH_FIELD));
+            }
+        }
+        long dedup = snap.dedupKeys().size() + customIds;
+        if (dedup > 0) {
+            out.add(new V2KeyEstimate(base + "de:<dedup id>", "string", dedup, dedup * MemoryModel.STRING_KEY));
+        }
+        long every = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY).count();
+        if (every > 0) {
+            out.add(new V2KeyEstimate(base + "repeat", "zset", 1, MemoryModel.zset(every)));
+            out.add(new V2KeyEstimate(base + "repeat:<name>", "hash", every, every * MemoryModel.SMALL_HASH));
+        }
+        out.add(new V2KeyEstimate(base + "meta", "hash", 1, MemoryModel.SMALL_HASH));
+        if (fates.get(V2Fate.COUNTED) > 0) {
+            out.add(new V2KeyEstimate(base + "metrics:completed", "hash", 1, MemoryModel.SMALL_HASH));
+        }
+        long mapped = snap.jobCount();
+        out.add(new V2KeyEstimate("{emq}:migration:" + q, "journal", 1, mapped * MemoryModel.JOURNAL_ENTRY + MemoryModel.SMALL_HASH));
+        return out;
+    }
+
+    private static void zset(List<V2KeyEstimate> out, String key, long members) {
+        if (members > 0) {
+            out.add(new V2KeyEstimate(key, "zset", 1, MemoryModel.zset(members)));
+        }
+    }
+
+    /** A v1 id a producer chose (not a value of the decimal counter) that satisfies the v2 dedup-id rule (contract §2). */
+    static boolean isCustomId(Bytes id) {
+        String s = id.display();
+        boolean counterValue = !s.isEmpty() && s.chars().allMatch(Character::isDigit) && (s.length() == 1 || s.charAt(0) != '0');
+        return !counterValue && Names.isDedupId(s);
+    }
+
+    private static Map<String, Long> dropped(QueueSnapshot snap) {
+        Map<String, Long> out = new TreeMap<>();
+        for (QueueStructure s : DROPPED) {
+            if (snap.has(s)) {
+                out.put(s.suffix(), 1L);
+            }
+        }
+        snap.structures().forEach((s, t) -> {
+            if (t != s.type() && t != KeyType.NONE) {
+                out.put(s.suffix() + " (" + t.wireName() + ", wrong type)", 1L);
+            }
+        });
+        if (snap.legacyMarkers() > 0) {
+            out.put("wait 0: markers", snap.legacyMarkers());
+        }
+        return out;
+    }
+}

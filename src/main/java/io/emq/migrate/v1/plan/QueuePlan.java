@@ -1,0 +1,44 @@
+package io.emq.migrate.v1.plan;
+
+import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.V1State;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The dry-run plan of one queue: what each v1 state becomes in v2, every anomaly and refusal,
+ * the payload policy, the first rebranded ids, the v2 keys it would write with a memory estimate,
+ * and the v1 keys dropped with the source.
+ *
+ * @param v2Name   the v2 queue name (the v1 name, or the rename), empty while the name is refused
+ * @param fates    how many jobs end up in each v2 fate
+ * @param dropped  v1 queue-level keys that have no v2 twin, by suffix (deleted with the source)
+ */
+public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, PayloadPolicy payload,
+                        Map<V1State, V2Fate> mapping, Map<V2Fate, Long> fates, List<PlannedRefusal> refusals,
+                        List<RebrandEntry> preview, List<V2KeyEstimate> v2Keys, Map<String, Long> dropped) {
+
+    public QueuePlan {
+        mapping = Map.copyOf(mapping);
+        fates = Map.copyOf(fates);
+        refusals = List.copyOf(refusals);
+        preview = List.copyOf(preview);
+        v2Keys = List.copyOf(v2Keys);
+        dropped = Map.copyOf(dropped);
+    }
+
+    public List<Anomaly> anomalies() {
+        return snapshot.anomalies();
+    }
+
+    /** Refused (an unlifted refusal) or anomalous: the dry run's exit code is 3. */
+    public boolean blocked() {
+        return !anomalies().isEmpty() || refusals.stream().anyMatch(r -> !r.lifted());
+    }
+
+    public long estimatedBytes() {
+        return v2Keys.stream().mapToLong(V2KeyEstimate::bytes).sum();
+    }
+}

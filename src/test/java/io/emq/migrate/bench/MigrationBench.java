@@ -1,0 +1,162 @@
+package io.emq.migrate.bench;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.MigrationResult;
+import io.emq.migrate.migrate.Migrator;
+import io.emq.migrate.migrate.StepDefinition;
+import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The migration benchmark (never run by the test suite; see bench/README.md): generates a v1 queue
+ * of N waiting jobs with 200-byte payloads, measures a bare pipelined copy of the same jobs (read
+ * the hash, write the row, add to the sorted set; no journal, no checks), then the full migration
+ * (all twelve steps, retire included), and prints both with their ratio and the peak heap used.
+ * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
+ */
+public final class MigrationBench {
+    static final int CHUNK = 1000;
+
+    public static void main(String[] args) throws Exception {
+        String target = null;
+        int jobs = 1_000_000;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--target" -> target = args[++i];
+                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        LocalServer server = target == null ? LocalServer.start() : null;
+        String uri = target == null ? server.uri() : target;
+        try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+            client.flushAll();
+            long t0 = System.nanoTime();
+            V1QueueGenerator.addWaiting(client, "bench", 1, jobs, 200);
+            System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
+                    secs(t0), uri, Runtime.getRuntime().maxMemory() >> 20);
+
+            long b0 = System.nanoTime();
+            baselineCopy(client, jobs);
+            double baseline = jobs / secs(b0);
+            client.del(Keys.queue("baseline").pending());
+            deleteBaselineRows(client, jobs);
+
+            Map<String, Long> stepMs = new LinkedHashMap<>();
+            Migrator migrator = new Migrator(Wire.source(client), Wire.open(client), uri, MigrationOptions.defaults(),
+                    Checkpoints.none()).listener(new Migrator.Listener() {
+                        public void stepStarted(String queue, StepDefinition step) {
+                        }
+
+                        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
+                            stepMs.put("V" + step.version() + " " + step.description(), ms);
+                        }
+                    });
+            long m0 = System.nanoTime();
+            List<MigrationResult> results = migrator.migrate(List.of("bull"), List.of("bench"));
+            double migrated = jobs / secs(m0);
+            if (!results.get(0).ok()) {
+                throw new IllegalStateException("migration did not finish: " + results.get(0));
+            }
+            long peak = peakHeapMiB();
+            stepMs.forEach((step, ms) -> System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", step, ms));
+            long absorb = stepMs.getOrDefault("V3 absorb pending", 0L);
+            System.out.printf(Locale.ROOT, "%-44s %12s %12s %7s%n", "workload (" + jobs + " waiting jobs, 200 B)", "jobs/s",
+                    "baseline", "ratio");
+            System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "migrate, all 12 steps (fence..retire)", migrated,
+                    baseline, migrated / baseline);
+            System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V3 absorb pending (the copy)",
+                    jobs * 1000.0 / Math.max(1, absorb), baseline, jobs * 1000.0 / Math.max(1, absorb) / baseline);
+            System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max%n", peak, Runtime.getRuntime().maxMemory() >> 20);
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    /** Read each hash, write a v2 row, add it to pending: pipelined, nothing else. */
+    static void baselineCopy(UnifiedJedis client, int jobs) {
+        Keys keys = Keys.queue("baseline");
+        byte[] pending = keys.pending().getBytes(StandardCharsets.UTF_8);
+        for (int end = jobs - 1; end >= 0; end -= CHUNK) {
+            List<byte[]> ids = client.lrange("bull:bench:wait".getBytes(StandardCharsets.UTF_8), Math.max(0, end - CHUNK + 1), end);
+            List<Response<Map<byte[], byte[]>>> hashes = new ArrayList<>(ids.size());
+            try (AbstractPipeline p = client.pipelined()) {
+                for (byte[] id : ids) {
+                    hashes.add(p.hgetAll(concat("bull:bench:", id)));
+                }
+                p.sync();
+            }
+            try (AbstractPipeline p = client.pipelined()) {
+                for (int i = ids.size() - 1; i >= 0; i--) {
+                    BrandedId id = BrandedId.job(Long.parseLong(new String(ids.get(i), StandardCharsets.US_ASCII)));
+                    byte[] row = keys.job(id).getBytes(StandardCharsets.UTF_8);
+                    Map<byte[], byte[]> h = hashes.get(i).get();
+                    p.hset(row, Map.of("state".getBytes(), "pending".getBytes(), "attempts".getBytes(), "0".getBytes(),
+                            "payload".getBytes(), h.get("data".getBytes(StandardCharsets.UTF_8)) == null ? new byte[0]
+                                    : valueOf(h, "data")));
+                    p.zadd(pending, 0, id.toString().getBytes(StandardCharsets.UTF_8));
+                }
+                p.sync();
+            }
+        }
+    }
+
+    private static byte[] valueOf(Map<byte[], byte[]> h, String field) {
+        for (Map.Entry<byte[], byte[]> e : h.entrySet()) {
+            if (new String(e.getKey(), StandardCharsets.UTF_8).equals(field)) {
+                return e.getValue();
+            }
+        }
+        return new byte[0];
+    }
+
+    private static void deleteBaselineRows(UnifiedJedis client, int jobs) {
+        Keys keys = Keys.queue("baseline");
+        for (int from = 1; from <= jobs; from += CHUNK) {
+            try (AbstractPipeline p = client.pipelined()) {
+                for (int n = from; n < from + CHUNK && n <= jobs; n++) {
+                    p.unlink(keys.job(BrandedId.job(n)));
+                }
+                p.sync();
+            }
+        }
+    }
+
+    private static byte[] concat(String prefix, byte[] tail) {
+        byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+        byte[] out = new byte[p.length + tail.length];
+        System.arraycopy(p, 0, out, 0, p.length);
+        System.arraycopy(tail, 0, out, p.length, tail.length);
+        return out;
+    }
+
+    private static long peakHeapMiB() {
+        long peak = 0;
+        for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        return peak >> 20;
+    }
+
+    private static double secs(long t0) {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+}

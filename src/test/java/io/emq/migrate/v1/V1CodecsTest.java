@@ -1,0 +1,61 @@
+package io.emq.migrate.v1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.v1.plan.Rebrand;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The pure decoders: rebrand ids, score packings, payload checks, glob escaping. */
+class V1CodecsTest {
+
+    @Test
+    void rebrandIsJobPlusFixedWidthBase62OfTheRank() {
+        assertEquals("JOB00000000001", Rebrand.jobId(1));
+        assertEquals("JOB0000000000g", Rebrand.jobId(42));
+        assertEquals("JOB00000004C92", Rebrand.jobId(1_000_000));
+        assertTrue(Rebrand.jobId(61).compareTo(Rebrand.jobId(62)) < 0, "byte order is rank order");
+    }
+
+    @Test
+    void delayedAndPrioritizedScoresDecode() {
+        double delayed = 6963200020480001d; // the spec's v1 example: due t+5000, sequence 1
+        assertTrue(ScoreCodec.isPacking(delayed));
+        assertEquals(1700000005000L, ScoreCodec.dueAt(delayed));
+        assertEquals(1, ScoreCodec.delayedSequence(delayed));
+        assertEquals(5, ScoreCodec.priority(21474836482d)); // Node priority 5, pc 2
+        assertEquals(0, ScoreCodec.priority(1d)); // a v1 prioritized score is pc only
+        assertFalse(ScoreCodec.isPacking(-1.5));
+        assertFalse(ScoreCodec.isPacking(1.5));
+        assertFalse(ScoreCodec.isPacking(Math.pow(2, 53)));
+        assertEquals("-1.5", ScoreCodec.render(-1.5));
+    }
+
+    @Test
+    void payloadDigestTellsJsonFromText() {
+        assertTrue(PayloadDigest.of("{\"a\":[1,2]}".getBytes(StandardCharsets.UTF_8)).json());
+        assertTrue(PayloadDigest.of("\"text\"".getBytes(StandardCharsets.UTF_8)).json());
+        assertFalse(PayloadDigest.of("{\"a\":1} trailing".getBytes(StandardCharsets.UTF_8)).json());
+        assertFalse(PayloadDigest.of("not json".getBytes(StandardCharsets.UTF_8)).json());
+        PayloadDigest binary = PayloadDigest.of(new byte[] {'"', (byte) 0xff, '"'});
+        assertFalse(binary.json());
+        assertFalse(binary.utf8());
+        assertEquals("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", PayloadDigest.of(new byte[0]).sha256());
+        assertFalse(PayloadDigest.ABSENT.present());
+    }
+
+    @Test
+    void scanPatternsEscapeGlobCharacters() {
+        assertEquals("bull:{orders}:\\*\\?\\[x\\]:*", KeyspaceScanner.globPrefix(Bytes.utf8("bull:{orders}:*?[x]:")).display());
+    }
+
+    @Test
+    void bytesRenderNonUtf8WithEscapes() {
+        Bytes b = Bytes.of(new byte[] {'a', (byte) 0xff, 0});
+        assertFalse(b.isUtf8());
+        assertEquals("a\\xff\\x00", b.display());
+        assertEquals(Bytes.utf8("заказ"), Bytes.of("заказ".getBytes(StandardCharsets.UTF_8)));
+    }
+}
