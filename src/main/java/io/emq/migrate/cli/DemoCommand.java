@@ -2,14 +2,6 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.server.LocalServer;
-import io.emq.migrate.v1.Discovery;
-import io.emq.migrate.v1.DiscoveryResult;
-import io.emq.migrate.v1.QueueBases;
-import io.emq.migrate.v1.QueueRef;
-import io.emq.migrate.v1.QueueSnapshot;
-import io.emq.migrate.v1.QueueSnapshotReader;
-import io.emq.migrate.v1.Scheduler;
-import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.fixture.Fixture;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.wire.Endpoint;
@@ -26,7 +18,7 @@ import redis.clients.jedis.resps.ScanResult;
 /**
  * {@code emq-migrate demo [--migrate] [--fixture NAME]}: the tour on a machine with no server.
  * Starts a scratch server on a free loopback port, loads a recorded v1 keyspace, prints the dry
- * run, and with {@code --migrate} runs the real commands on it (migrate, verify, drain with the
+ * run ({@code plan}), and with {@code --migrate} runs the real commands on it (migrate, verify, drain with the
  * validate handler), printing each command line and its output; then stops the server.
  */
 public final class DemoCommand {
@@ -59,8 +51,7 @@ public final class DemoCommand {
             new FixtureLoader(client).load(fixture);
             out.println("== loaded the recorded v1 keyspace '" + name + "': " + fixture.keys().size() + " keys");
             out.println("   " + fixture.description());
-            out.println();
-            dryRun(client, server.uri(), out, err);
+            command(out, err, "plan", "--source", server.uri(), "--all");
             if (!parsed.get().hasOption("migrate")) {
                 out.println();
                 out.println("Nothing was written. Run `emq-migrate demo --migrate` to migrate, verify and drain it.");
@@ -71,45 +62,6 @@ public final class DemoCommand {
             err.println("emq-migrate demo: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-    }
-
-    /** The dry run, with reads only: the {@code plan} command when the build has it, else a discovery summary. */
-    static void dryRun(UnifiedJedis client, String uri, PrintStream out, PrintStream err) {
-        if (Main.COMMANDS.containsKey("plan")) {
-            command(out, err, "plan", "--source", uri, "--all");
-        } else {
-            discoverySummary(client, out);
-        }
-    }
-
-    /** What each v1 queue holds, its anomalies, and what would block it (until {@code plan} lands). */
-    private static void discoverySummary(UnifiedJedis client, PrintStream out) {
-        out.println("== dry run (reads only): the v1 queues found under bull:");
-        DiscoveryResult found = new Discovery(client).discover(PREFIXES);
-        QueueSnapshotReader reader = new QueueSnapshotReader(client, new QueueBases(found.queues()));
-        List<String> header = new ArrayList<>(List.of("V1 QUEUE", "PAUSED"));
-        V1State.LISTED.forEach(s -> header.add(s.wireName().toUpperCase(java.util.Locale.ROOT)));
-        header.add("ANOMALIES");
-        Table table = new Table(header.toArray(String[]::new));
-        List<String> notes = new ArrayList<>();
-        for (QueueRef q : found.queues()) {
-            QueueSnapshot snap = reader.read(q);
-            List<Object> row = new ArrayList<>(List.of(q.display(), snap.paused() ? "yes" : "no"));
-            V1State.LISTED.forEach(s -> row.add(snap.listedCount(s)));
-            row.add(snap.anomalies().size());
-            table.row(row.toArray());
-            snap.anomalies().forEach(a -> notes.add(q.display() + ": " + a.kind().name().toLowerCase(java.util.Locale.ROOT)
-                    .replace('_', '-') + " " + a.key().display() + " (" + a.reason() + ")"));
-            snap.jobs(V1State.ACTIVE).stream().filter(j -> j.hasLiveLock()).forEach(j -> notes.add(q.display()
-                    + ": job " + j.id().display() + " holds a live lock (" + j.lockTtlMs() + " ms left): refused until"
-                    + " it lapses (--wait-for-locks)"));
-            snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).forEach(s -> notes.add(q.display()
-                    + ": cron scheduler " + s.id().display() + " has no v2 form: refused (--drop-cron-schedulers)"));
-        }
-        table.print(out);
-        notes.forEach(n -> out.println("  " + n));
-        out.println(found.foreignKeys() + " foreign keys under the prefixes, " + found.keysOutsidePrefixes()
-                + " keys outside them: never touched.");
     }
 
     private static int migrateVerifyDrain(UnifiedJedis client, String uri, PrintStream out, PrintStream err) {
