@@ -149,4 +149,18 @@ class DrainTest {
         assertEquals(new Check("fresh v2 jobs (not migrated) completed", "1", "1", Check.Outcome.INFO),
                 check(r, "fresh v2 jobs"));
     }
+
+    @Test
+    void scheduledJobsDueLaterAreLeftUnlessAskedToWait() throws Exception {
+        Wire wire = Wire.open(SERVER.client());
+        Jobs jobs = Jobs.on(wire, "later");
+        jobs.enqueueIn(jobs.mintId(), "soon".getBytes(StandardCharsets.UTF_8), java.time.Duration.ofMillis(1800));
+        Drain drain = new Drain(wire, "later");
+        DrainReport left = drain.run(DrainOptions.defaults(), NOOP, new ConsumerListener() { });
+        assertEquals(0, left.stats().orElseThrow().claimed());
+        assertEquals(1L, left.after().get("scheduled"));
+        DrainReport waited = drain.run(DrainOptions.defaults().withUntilEmptySchedule(true), NOOP, new ConsumerListener() { });
+        assertEquals(1, waited.stats().orElseThrow().completed());
+        assertEquals(0L, waited.after().get("scheduled"));
+    }
 }
