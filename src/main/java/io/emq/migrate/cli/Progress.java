@@ -66,10 +66,6 @@ public final class Progress implements AutoCloseable {
         this.label = text;
     }
 
-    public long done() {
-        return done.get();
-    }
-
     /** Stops the ticker and prints the final figures. */
     @Override
     public void close() {

@@ -31,10 +31,6 @@ public record DrainOptions(int workers, boolean untilEmptySchedule, Duration lea
         return new DrainOptions(workers, wait, lease, beat, backoff, maxAttempts);
     }
 
-    public DrainOptions withLease(Duration d) {
-        return new DrainOptions(workers, untilEmptySchedule, d, beat, backoff, maxAttempts);
-    }
-
     /**
      * How far ahead a scheduled job counts as due: every one with {@code untilEmptySchedule}, else
      * those due before the retry backoff and two beats have passed (so retried jobs run again).

@@ -16,7 +16,7 @@ import java.util.Optional;
  * state, the v1 attempts it was migrated with and the SHA-256 of its v1 data. Loaded once, before
  * a drain, so workers can judge each delivery without a round trip.
  */
-public final class MigratedJobs {
+final class MigratedJobs {
     static final int BATCH = 500;
 
     private final Journal journal;
@@ -30,7 +30,7 @@ public final class MigratedJobs {
     }
 
     /** Reads every mapping and expectation of the journal (empty when the queue has no journal). */
-    public static MigratedJobs load(Journal journal) {
+    static MigratedJobs load(Journal journal) {
         PayloadPolicy policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
         Map<String, Journal.Expected> byId = new HashMap<>();
         List<BrandedId> batch = new ArrayList<>(BATCH);
@@ -45,37 +45,21 @@ public final class MigratedJobs {
         return new MigratedJobs(journal, policy, byId);
     }
 
-    public Journal journal() {
-        return journal;
-    }
-
-    public boolean journaled() {
-        return journal.exists();
-    }
-
-    public PayloadPolicy policy() {
-        return policy;
-    }
-
-    public int size() {
-        return byId.size();
-    }
-
     /** The expectation of a v2 id; empty for fresh v2 work. */
-    public Optional<Journal.Expected> expected(String id) {
+    Optional<Journal.Expected> expected(String id) {
         return Optional.ofNullable(byId.get(id));
     }
 
-    public Map<String, Journal.Expected> all() {
+    Map<String, Journal.Expected> all() {
         return byId;
     }
 
-    public long count(String state) {
+    long count(String state) {
         return byId.values().stream().filter(e -> e.state().equals(state)).count();
     }
 
     /** Empty when the payload carries the journaled v1 data, else what is wrong with it. */
-    public Optional<String> digestProblem(Journal.Expected expected, byte[] payload) {
+    Optional<String> digestProblem(Journal.Expected expected, byte[] payload) {
         Optional<byte[]> data = RowBuilder.v1Data(policy, payload);
         if (data.isEmpty()) {
             return Optional.of("payload is not a " + policy.wireName() + " payload; its v1 data cannot be recovered");
@@ -86,7 +70,7 @@ public final class MigratedJobs {
     }
 
     /** The v1 id of a migrated job, for messages ({@code ?} when the journal lacks it). */
-    public String v1Id(String id) {
+    String v1Id(String id) {
         return journal.lookupV2(BrandedId.of(id)).map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8))
                 .orElse("?");
     }
