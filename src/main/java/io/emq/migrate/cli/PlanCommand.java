@@ -72,7 +72,7 @@ public final class PlanCommand {
         }
         List<String> prefixes = DiscoverCommand.prefixes(line);
         String source = line.getOptionValue("source");
-        return SourceConnection.withSource("plan", source, err, jedis -> {
+        return Servers.withSource("plan", source, err, jedis -> {
             DiscoveryResult found = new Discovery(jedis).discover(prefixes);
             List<QueueRef> chosen = new ArrayList<>();
             for (QueueRef q : found.queues()) {
