@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
@@ -38,17 +39,21 @@ public final class DrainCommand {
 
     static Options options() {
         return new Options()
-                .addOption(null, "target", true, "the v2 server or cluster (redis://host:port, rediss://…, h1:p1,h2:p2)")
-                .addOption(null, "queue", true, "the v2 queue to drain")
-                .addOption(null, "workers", true, "worker threads (default 1; with 1, serve order is checked globally)")
-                .addOption(null, "handler", true, "validate (default: complete each job and check it against the"
-                        + " journal), noop (complete each job), or exec CMD (pipe each payload to /bin/sh -c CMD;"
-                        + " exit 0 completes, anything else retries)")
+                .addOption(withArg("target", "URI", "the v2 server or cluster (redis://host:port, rediss://…, h1:p1,h2:p2)"))
+                .addOption(withArg("queue", "Q", "the v2 queue to drain"))
+                .addOption(withArg("workers", "N", "worker threads (default 1; with 1, serve order is checked globally)"))
+                .addOption(withArg("handler", "NAME", "validate (default: complete each job and check it against the"
+                        + " journal), noop (complete each job), or exec CMD (run /bin/sh -c CMD per job with its v2 payload on"
+                        + " stdin and EMQ_QUEUE, EMQ_JOB_ID, EMQ_ATTEMPTS set; exit 0 completes, anything else retries)"))
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
-                .addOption(null, "html", true, "also write a self-contained HTML report to FILE")
+                .addOption(withArg("html", "FILE", "also write a self-contained HTML report to FILE"))
                 .addOption(null, "json", false, "print one JSON document");
+    }
+
+    private static Option withArg(String name, String arg, String description) {
+        return Option.builder().longOpt(name).hasArg().argName(arg).desc(description).get();
     }
 
     public static int run(String[] args, PrintStream out, PrintStream err) {
