@@ -17,6 +17,9 @@ final class DrainOutput {
     }
 
     static void text(DrainReport r, String handler, PrintStream out) {
+        if (r.dryRun()) {
+            out.println("dry run of " + r.queue() + " against its journal: reads only, nothing claimed");
+        }
         r.stats().ifPresent(s -> out.println(summary(r.queue(), s)));
         out.println();
         Table states = new Table("STATE", r.dryRun() ? "JOURNAL" : "BEFORE", r.dryRun() ? "NOW" : "AFTER");
