@@ -31,7 +31,7 @@ public final class DiscoverCommand {
         }
         CommandLine line = parsed.get();
         List<String> prefixes = prefixes(line);
-        return SourceConnection.withSource("discover", line.getOptionValue("source"), err, jedis -> {
+        return Servers.withSource("discover", line.getOptionValue("source"), err, jedis -> {
             DiscoveryResult found = new Discovery(jedis).discover(prefixes);
             List<QueueCounts> counts = new ArrayList<>();
             for (QueueRef q : found.queues()) {

@@ -19,6 +19,7 @@ public final class Main {
     static final Map<String, Entry> COMMANDS = new LinkedHashMap<>();
 
     static {
+        COMMANDS.put("demo", new Entry(DemoCommand::run, "the tour: a scratch server, a recorded v1 keyspace, dry run (--migrate: migrate, verify, drain)"));
         COMMANDS.put("key", new Entry(KeyCommand::run, "parse v2 keys: kind, queue, type, slot, mint time"));
         COMMANDS.put("discover", new Entry(DiscoverCommand::run, "list v1 queues with their counts (reads only)"));
         COMMANDS.put("plan", new Entry(PlanCommand::run, "dry run: what each v1 queue becomes in v2, anomalies, refusals"));
@@ -29,6 +30,7 @@ public final class Main {
         COMMANDS.put("abandon", new Entry(AbandonCommand::run, "undo an unretired migration; resume the v1 queue"));
         COMMANDS.put("verify", new Entry(VerifyCommand::run, "re-check a migrated queue against its journal (reads only)"));
         COMMANDS.put("lookup", new Entry(LookupCommand::run, "the v1 id <-> branded id mapping of a queue"));
+        COMMANDS.put("drain", new Entry(DrainCommand::run, "serve a migrated queue until empty and validate it against its journal"));
         COMMANDS.put("conformance", new Entry(ConformanceCommand::run, "run the v2 wire conformance scenarios against a target"));
     }
 

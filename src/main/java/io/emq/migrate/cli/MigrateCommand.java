@@ -6,7 +6,6 @@ import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.v1.plan.PayloadPolicy;
-import io.emq.migrate.migrate.StepDefinition;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -85,10 +84,10 @@ public final class MigrateCommand {
             Wire targetWire = Wire.open(targetClient == null ? sourceClient : targetClient);
             Migrator migrator = new Migrator(sourceWire, targetWire, source.get().describe(), options.get(),
                     Checkpoints.fromEnvironment());
-            if (!json) {
-                migrator.listener(new StepLines(out));
+            List<MigrationResult> results;
+            try (MigrationProgress progress = MigrationProgress.on(out, err, queues.size(), json)) {
+                results = migrator.listener(progress).migrate(prefixes, queues);
             }
-            List<MigrationResult> results = migrator.migrate(prefixes, queues);
             if (json) {
                 Json.print(Map.of("queues", results.stream().map(MigrateCommand::toJson).toList()), out);
             } else {
@@ -162,29 +161,27 @@ public final class MigrateCommand {
         return m;
     }
 
+    /** One row per queue, then the run's total: queues run side by side (step by step), so time is the run's. */
     private static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
-        Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING", "TIME", "JOBS/S");
+        Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING");
         List<String> notes = new ArrayList<>();
+        long jobs = 0;
+        long millis = 0;
         for (MigrationResult r : results) {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved().getOrDefault("pending", 0L),
                     r.moved().getOrDefault("scheduled", 0L), r.moved().getOrDefault("dead", 0L),
-                    r.moved().getOrDefault("awaiting_children", 0L), r.millis() + " ms", Math.round(r.jobsPerSecond()));
+                    r.moved().getOrDefault("awaiting_children", 0L));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome() + " (" + r.refusalKind() + "): " + r.message());
             }
+            jobs += r.jobs();
+            millis = Math.max(millis, r.millis());
         }
         t.print(out);
         notes.forEach(n -> out.println("  " + n));
-    }
-
-    /** One line per finished step, for a terminal or a log. */
-    private record StepLines(PrintStream out) implements Migrator.Listener {
-        public void stepStarted(String queue, StepDefinition step) {
-        }
-
-        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
-            out.printf("%-20s V%-2d %-32s %6d ms  %s%n", queue, step.version(), step.description(), millis, counts);
-        }
+        long ok = results.stream().filter(MigrationResult::ok).count();
+        out.printf("%d of %d queues done; %d jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), jobs, millis,
+                millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
     }
 }

@@ -17,6 +17,7 @@ import io.emq.migrate.v1.plan.RebrandEntry;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +44,8 @@ public final class PlanCommand {
                 .addOption(Option.builder().longOpt("queue").hasArg().argName("Q").desc("a v1 queue to plan (repeatable)").get())
                 .addOption(null, "all", false, "plan every v1 queue found")
                 .addOption(null, "json", false, "print one JSON document")
+                .addOption(Option.builder().longOpt("html").hasArg().argName("FILE")
+                        .desc("also write a self-contained HTML report (tables and a chart per queue)").get())
                 .addOption(Option.builder().longOpt("payload").hasArg().argName("POLICY")
                         .desc("envelope (default) or data: how v1 data becomes the v2 payload").get())
                 .addOption(Option.builder().longOpt("rename").hasArg().argName("OLD=NEW")
@@ -69,7 +72,7 @@ public final class PlanCommand {
         }
         List<String> prefixes = DiscoverCommand.prefixes(line);
         String source = line.getOptionValue("source");
-        return SourceConnection.withSource("plan", source, err, jedis -> {
+        return Servers.withSource("plan", source, err, jedis -> {
             DiscoveryResult found = new Discovery(jedis).discover(prefixes);
             List<QueueRef> chosen = new ArrayList<>();
             for (QueueRef q : found.queues()) {
@@ -91,9 +94,13 @@ public final class PlanCommand {
             boolean json = line.hasOption("json");
             boolean blocked = false;
             List<Map<String, Object>> rendered = new ArrayList<>();
+            PlanHtml html = line.hasOption("html") ? new PlanHtml(source) : null;
             for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
                 QueuePlan plan = planner.plan(reader.read(q));
                 blocked |= plan.blocked();
+                if (html != null) {
+                    html.add(plan);
+                }
                 if (json) {
                     rendered.add(PlanDocument.queue(plan));
                 } else {
@@ -105,6 +112,11 @@ public final class PlanCommand {
             } else {
                 out.println(found.foreignKeys() + " foreign keys under the prefixes and " + found.keysOutsidePrefixes()
                         + " keys outside them: untouched. This was a dry run; nothing was written.");
+            }
+            if (html != null) {
+                Path file = Path.of(line.getOptionValue("html"));
+                html.write(file, blocked);
+                err.println("wrote " + file.toAbsolutePath());
             }
             return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
         });

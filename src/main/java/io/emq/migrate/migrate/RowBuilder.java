@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** Turns one v1 job (its facts and hash) into the v2 row the contract's mapping gives it (contract §3). */
-final class RowBuilder {
+public final class RowBuilder {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private RowBuilder() {
@@ -112,7 +112,7 @@ final class RowBuilder {
     }
 
     /** The v1 payload bytes a v2 payload carries, per the journal's policy. */
-    static Optional<byte[]> v1Data(PayloadPolicy policy, byte[] payload) {
+    public static Optional<byte[]> v1Data(PayloadPolicy policy, byte[] payload) {
         return policy == PayloadPolicy.DATA ? Optional.of(payload) : Envelope.recoverData(payload);
     }
 

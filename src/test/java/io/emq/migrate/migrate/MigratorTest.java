@@ -88,4 +88,23 @@ class MigratorTest {
                 SERVER.client().hget("bull:emails:meta", "version")));
         assertArrayEquals(new byte[0], new byte[0]);
     }
+
+    @Test
+    void anAbandonedMigrationRestoresV1AndALaterOneNeverReusesItsIds() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        Wire target = Wire.open(SERVER.client());
+        List<MigrationResult> first = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
+                Checkpoints.none(), List.of("bull"), "emails");
+        assertEquals("verified", first.get(0).outcome());
+        assertEquals(5, new Journal(target, "emails").highWaterMark());
+        Abandon.run(Wire.source(SERVER.client()), target, "emails", MigrationOptions.DEFAULT_LEASE);
+        assertEquals(0, SERVER.client().zcard(Keys.queue("emails").pending()));
+        assertEquals("1", SERVER.client().hget("bull:emails:meta", "paused"), "v1 was paused before, and stays so");
+        List<MigrationResult> again = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
+                Checkpoints.none(), List.of("bull"), "emails");
+        assertEquals("retired", again.get(0).outcome(), again.get(0).message());
+        List<String> ids = SERVER.client().zrange(Keys.queue("emails").pending(), 0, -1);
+        assertTrue(ids.stream().allMatch(id -> BrandedId.of(id).value() > 5), "ids above the old high-water mark: " + ids);
+        assertEquals(10, new Journal(target, "emails").highWaterMark());
+    }
 }

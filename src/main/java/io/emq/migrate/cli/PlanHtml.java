@@ -1,0 +1,84 @@
+package io.emq.migrate.cli;
+
+import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.v1.plan.PlannedRefusal;
+import io.emq.migrate.v1.plan.QueuePlan;
+import io.emq.migrate.v1.plan.V2Fate;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code plan --html FILE}: one section per queue with a chart of its jobs as v1 lists them and as
+ * v2 will hold them, the state mapping, anomalies and refusals. Each queue is rendered as it is
+ * planned, so no plan is kept after its section is written.
+ */
+final class PlanHtml {
+    private static final List<String> CHART = List.of("pending", "scheduled", "dead", "awaiting_children", "counted",
+            "held", "nothing");
+
+    private final HtmlReport page;
+
+    PlanHtml(String source) {
+        page = new HtmlReport("emq-migrate plan");
+        page.paragraph("source " + source + "; a dry run: nothing was written.");
+    }
+
+    void add(QueuePlan plan) {
+        QueueSnapshot snap = plan.snapshot();
+        page.section(snap.queue().display() + " → " + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
+                + (snap.paused() ? " [paused]" : "") + (plan.blocked() ? ": BLOCKED" : ": ready"));
+        page.chart(CHART, "v1 (listed)", v1AsV2(snap), "v2 (planned)", fates(plan));
+        List<List<String>> states = new ArrayList<>();
+        for (V1State s : V1State.LISTED) {
+            states.add(List.of(s.wireName(), Long.toString(snap.listedCount(s)), Long.toString(snap.jobs(s).size()),
+                    plan.mapping().get(s).description()));
+        }
+        page.table(List.of("V1 STATE", "LISTED", "JOBS", "BECOMES"), states);
+        if (!plan.anomalies().isEmpty()) {
+            List<List<String>> rows = new ArrayList<>();
+            for (Anomaly a : plan.anomalies()) {
+                rows.add(List.of(a.kind().wireName(), a.key().display(), a.reason(), a.kind().disposition().wireName()));
+            }
+            page.table(List.of("ANOMALY", "KEY", "REASON", "TREATMENT"), rows);
+        }
+        if (!plan.refusals().isEmpty()) {
+            List<List<String>> rows = new ArrayList<>();
+            for (PlannedRefusal r : plan.refusals()) {
+                rows.add(List.of(r.refusal().kind().wireName(), Integer.toString(r.refusal().jobs().size()),
+                        r.refusal().kind().option() + (r.lifted() ? " (given)" : ""), r.refusal().reason()));
+            }
+            page.table(List.of("REFUSAL", "JOBS", "LIFTED BY", "REASON"), rows);
+        }
+    }
+
+    void write(Path file, boolean blocked) {
+        page.verdict(blocked ? "BLOCKED: a queue above has anomalies or refusals; each names the option that lifts it"
+                : "ready: every queue above can be migrated as planned", !blocked);
+        page.write(file);
+    }
+
+    /** The v1 structures under the v2 state their jobs map to, so the two series compare. */
+    private static Map<String, Long> v1AsV2(QueueSnapshot snap) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("pending", snap.listedCount(V1State.WAIT) + snap.listedCount(V1State.PAUSED)
+                + snap.listedCount(V1State.ACTIVE) + snap.listedCount(V1State.PRIORITIZED));
+        m.put("scheduled", snap.listedCount(V1State.DELAYED));
+        m.put("dead", snap.listedCount(V1State.FAILED));
+        m.put("awaiting_children", snap.listedCount(V1State.WAITING_CHILDREN));
+        m.put("counted", snap.listedCount(V1State.COMPLETED));
+        return m;
+    }
+
+    private static Map<String, Long> fates(QueuePlan plan) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (V2Fate f : V2Fate.values()) {
+            m.put(f.wireName(), plan.fates().getOrDefault(f, 0L));
+        }
+        return m;
+    }
+}

@@ -1,0 +1,141 @@
+package io.emq.migrate.cli;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Progress of long work (scan, migrate, drain). On a terminal: one bar redrawn in place with the
+ * count, rate and ETA. Otherwise (a pipe, a log, CI): a plain line every few seconds and one at the
+ * end. A total of 0 means unknown: the count and rate are shown, no bar or ETA. Thread-safe:
+ * {@link #advance} may be called from any thread.
+ */
+public final class Progress implements AutoCloseable {
+    private static final int BAR_WIDTH = 30;
+    private static final Duration REDRAW = Duration.ofMillis(100);
+    private static final Duration PLAIN_EVERY = Duration.ofSeconds(5);
+
+    private final PrintStream out;
+    private final boolean terminal;
+    private final long total;
+    private final String unit;
+    private final long startNanos = System.nanoTime();
+    private final AtomicLong done = new AtomicLong();
+    private final ScheduledExecutorService ticker;
+    private volatile String label;
+    private long printedAt = -1;
+
+    private Progress(String label, long total, String unit, PrintStream out, boolean terminal, Duration every) {
+        this.label = label;
+        this.total = total;
+        this.unit = unit;
+        this.out = out;
+        this.terminal = terminal;
+        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "emq-progress");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(this::tick, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A bar on a terminal ({@code System.console() != null}), plain lines every 5 s otherwise;
+     * {@code unit} names what is counted ({@code jobs}, {@code steps}).
+     */
+    public static Progress start(String label, long total, String unit, PrintStream out) {
+        boolean terminal = System.console() != null;
+        return start(label, total, unit, out, terminal, terminal ? REDRAW : PLAIN_EVERY);
+    }
+
+    /** As {@link #start(String, long, String, PrintStream)} with the mode and the interval chosen by the caller. */
+    public static Progress start(String label, long total, String unit, PrintStream out, boolean terminal, Duration every) {
+        return new Progress(label, total, unit, out, terminal, every);
+    }
+
+    public void advance(long n) {
+        done.addAndGet(n);
+    }
+
+    /** Renames the work in progress (the step or queue now running). */
+    public void label(String text) {
+        this.label = text;
+    }
+
+    /** Stops the ticker and prints the final figures. */
+    @Override
+    public void close() {
+        ticker.shutdownNow();
+        synchronized (this) {
+            if (terminal) {
+                out.print("\r" + bar() + "\u001b[K\n");
+            } else {
+                out.println(line() + " (done)");
+            }
+            out.flush();
+        }
+    }
+
+    private synchronized void tick() {
+        if (ticker.isShutdown()) {
+            return;
+        }
+        if (terminal) {
+            out.print("\r" + bar() + "\u001b[K");
+        } else if (done.get() != printedAt) {
+            printedAt = done.get();
+            out.println(line());
+        }
+        out.flush();
+    }
+
+    /** {@code label [######······] 1234/5000 jobs (24%), 812 jobs/s, ETA 5s} */
+    String bar() {
+        long n = done.get();
+        StringBuilder s = new StringBuilder(label).append(' ');
+        if (total > 0) {
+            int filled = (int) Math.min(BAR_WIDTH, n * BAR_WIDTH / total);
+            s.append('[').append("#".repeat(filled)).append("·".repeat(BAR_WIDTH - filled)).append("] ");
+        }
+        return s.append(figures(n)).toString();
+    }
+
+    /** {@code label: 1234/5000 jobs (24%), 812 jobs/s, ETA 5s} */
+    String line() {
+        return label + ": " + figures(done.get());
+    }
+
+    private String figures(long n) {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        double rate = seconds <= 0 ? 0 : n / seconds;
+        StringBuilder s = new StringBuilder(Long.toString(n));
+        if (total > 0) {
+            s.append('/').append(total);
+        }
+        s.append(' ').append(unit);
+        if (total > 0) {
+            s.append(String.format(Locale.ROOT, " (%d%%)", Math.min(100, n * 100 / total)));
+        }
+        s.append(String.format(Locale.ROOT, ", %.0f %s/s", rate, unit));
+        if (total > 0 && n < total && rate > 0) {
+            s.append(", ETA ").append(eta((long) Math.ceil((total - n) / rate)));
+        } else {
+            s.append(String.format(Locale.ROOT, ", %.1fs", seconds));
+        }
+        return s.toString();
+    }
+
+    static String eta(long seconds) {
+        if (seconds < 60) {
+            return seconds + "s";
+        }
+        if (seconds < 3600) {
+            return String.format(Locale.ROOT, "%dm%02ds", seconds / 60, seconds % 60);
+        }
+        return String.format(Locale.ROOT, "%dh%02dm", seconds / 3600, seconds % 3600 / 60);
+    }
+}

@@ -1,0 +1,104 @@
+package io.emq.migrate.drain;
+
+import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.runtime.Consumer;
+import io.emq.migrate.runtime.ConsumerListener;
+import io.emq.migrate.runtime.ConsumerStats;
+import io.emq.migrate.runtime.DrainStatus;
+import io.emq.migrate.runtime.JobHandler;
+import io.emq.migrate.runtime.Jobs;
+import io.emq.migrate.wire.Wire;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Drains one migrated queue with the bundled consumer and judges the result against its journal
+ * ({@link DrainVerdict}), or, as a dry run, checks what is queued against the journal without
+ * claiming anything ({@link DryRun}).
+ */
+public final class Drain {
+    private final Wire wire;
+    private final String queue;
+    private final Jobs jobs;
+    private final Journal journal;
+
+    public Drain(Wire wire, String queue) {
+        this.wire = wire;
+        this.queue = queue;
+        this.jobs = Jobs.on(wire, queue);
+        this.journal = new Journal(wire, queue);
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public boolean journaled() {
+        return journal.exists();
+    }
+
+    /** Why the queue is paused, in an operator's words; empty when it is not paused. */
+    public Optional<String> pausedBecause() {
+        if (!jobs.isPaused()) {
+            return Optional.empty();
+        }
+        if (journal.state().filter(s -> s == Journal.State.VERIFIED).isPresent()) {
+            return Optional.of("its migration stopped at verified (migrate --no-retire), so the v1 source is still"
+                    + " the truth: finish the migration (run migrate again without --no-retire) before serving v2,"
+                    + " or drain a copy");
+        }
+        if (journal.get("v1_was_paused").filter("1"::equals).isPresent()) {
+            return Optional.of("the v1 queue was paused when it was migrated, and the migration kept the pause");
+        }
+        return Optional.of("meta.paused is set (an operator paused it)");
+    }
+
+    public void resume() {
+        jobs.resume();
+    }
+
+    /** Jobs the drain will claim if nothing else arrives: pending plus scheduled due within the horizon. */
+    public long backlog(DrainOptions options) {
+        DrainStatus s = jobs.drainStatus(options.horizon());
+        return s.pending() + s.active() + s.scheduledDue();
+    }
+
+    /**
+     * Runs the consumer until the queue is empty (scheduled jobs beyond the options' horizon are
+     * left), running {@code work} on each job, then judges the drain. {@code observer} hears every
+     * settlement, for progress.
+     */
+    public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
+        MigratedJobs migrated = MigratedJobs.load(journal);
+        Rows rows = new Rows(wire.client(), queue);
+        Map<String, Long> before = QueueCounts.read(wire.client(), migrated, rows);
+        DrainLedger ledger = new DrainLedger(migrated, observer);
+        ConsumerStats stats = Consumer.on(jobs, job -> {
+            ledger.claimed(job);
+            work.handle(job);
+        }).workers(options.workers()).batchSize(DrainOptions.BATCH_SIZE).lease(options.lease()).beat(options.beat())
+                .backoff(options.backoff()).maxAttempts(options.maxAttempts()).listener(ledger).build()
+                .runUntilEmpty(options.horizon());
+        Problems problems = new Problems();
+        var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers());
+        return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(wire.client(), migrated, rows),
+                Optional.of(stats), checks, problems.first(), problems.count());
+    }
+
+    /** Checks pending (in serve order) and the schedule against the journal; claims and writes nothing. */
+    public DrainReport dryRun() {
+        MigratedJobs migrated = MigratedJobs.load(journal);
+        Rows rows = new Rows(wire.client(), queue);
+        Map<String, Long> journaled = new LinkedHashMap<>();
+        for (String state : QueueCounts.STATES) {
+            if (!state.equals("completed")) {
+                journaled.put(state, migrated.count(state));
+            }
+        }
+        Map<String, Long> now = QueueCounts.read(wire.client(), migrated, rows);
+        Problems problems = new Problems();
+        var checks = new DryRun(migrated, rows, problems).judge();
+        return new DrainReport(queue, true, 0, journaled, now, Optional.empty(), checks, problems.first(), problems.count());
+    }
+}

@@ -1,0 +1,117 @@
+package io.emq.migrate.drain;
+
+import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.runtime.ConsumerListener;
+import io.emq.migrate.runtime.Delivery;
+import io.emq.migrate.wire.EmqWireException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Records what a drain did to each migrated job: its first claim (worker, claim sequence, attempts,
+ * whether the payload carried the journaled digest), how often it was claimed, completed and had a
+ * settlement refused. Jobs the journal does not know are fresh v2 work, only counted. Called from
+ * the consumer's worker threads; forwards every event to an observer (progress on a terminal).
+ */
+final class DrainLedger implements ConsumerListener {
+
+    /** The first delivery of a migrated job. */
+    record FirstClaim(int worker, long seq, long attempts, Optional<String> digestProblem) {
+    }
+
+    /** Everything recorded about one migrated job. */
+    static final class Entry {
+        FirstClaim first;
+        int claims;
+        int completions;
+        int refused;
+    }
+
+    private final MigratedJobs migrated;
+    private final ConsumerListener observer;
+    private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    final LongAdder freshClaimed = new LongAdder();
+    final LongAdder freshCompleted = new LongAdder();
+
+    DrainLedger(MigratedJobs migrated, ConsumerListener observer) {
+        this.migrated = migrated;
+        this.observer = observer;
+    }
+
+    /** Called by the drain's handler before the work runs. */
+    void claimed(Delivery job) {
+        Optional<Journal.Expected> expected = migrated.expected(job.id());
+        if (expected.isEmpty()) {
+            freshClaimed.increment();
+            return;
+        }
+        Entry e = entries.computeIfAbsent(job.id(), id -> new Entry());
+        synchronized (e) {
+            e.claims++;
+            if (e.first == null) {
+                e.first = new FirstClaim(job.worker(), job.claimSeq(), job.attempts(),
+                        migrated.digestProblem(expected.get(), job.payload()));
+            }
+        }
+    }
+
+    Map<String, Entry> entries() {
+        return entries;
+    }
+
+    @Override
+    public void completed(Delivery job) {
+        Entry e = entries.get(job.id());
+        if (e == null) {
+            freshCompleted.increment();
+        } else {
+            synchronized (e) {
+                e.completions++;
+            }
+        }
+        observer.completed(job);
+    }
+
+    @Override
+    public void staleRefused(Delivery job, EmqWireException.Stale refusal) {
+        refused(job);
+        observer.staleRefused(job, refusal);
+    }
+
+    @Override
+    public void gone(Delivery job) {
+        refused(job);
+        observer.gone(job);
+    }
+
+    private void refused(Delivery job) {
+        Entry e = entries.get(job.id());
+        if (e != null) {
+            synchronized (e) {
+                e.refused++;
+            }
+        }
+    }
+
+    @Override
+    public void retried(Delivery job, Throwable cause) {
+        observer.retried(job, cause);
+    }
+
+    @Override
+    public void dead(Delivery job, Throwable cause) {
+        observer.dead(job, cause);
+    }
+
+    @Override
+    public void leaseLost(String id, long token) {
+        observer.leaseLost(id, token);
+    }
+
+    @Override
+    public void error(Throwable error) {
+        observer.error(error);
+    }
+}

@@ -1,0 +1,145 @@
+package io.emq.migrate.drain;
+
+import io.emq.migrate.migrate.Journal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Judges a finished drain against the journal. Every migrated job that was pending, or scheduled
+ * and claimed (promoted when due) or gone from the schedule, must have been claimed and completed
+ * exactly once; migrated pending jobs must have been claimed in branded id order (= the migrated
+ * serve order) by each worker; each first claim must carry the journaled v1 data digest and
+ * attempts one above the v1 count; every settlement superseded by a re-claim must have been
+ * refused. Scheduled jobs still waiting, dead jobs and flow parents are reported as figures.
+ */
+final class DrainVerdict {
+    private final MigratedJobs migrated;
+    private final DrainLedger ledger;
+    private final Rows rows;
+    private final Problems problems;
+
+    DrainVerdict(MigratedJobs migrated, DrainLedger ledger, Rows rows, Problems problems) {
+        this.migrated = migrated;
+        this.ledger = ledger;
+        this.rows = rows;
+        this.problems = problems;
+    }
+
+    List<Check> judge(int workers) {
+        Map<String, DrainLedger.Entry> seen = ledger.entries();
+        List<String> toDrain = new ArrayList<>();
+        List<String> unclaimedScheduled = new ArrayList<>();
+        migrated.all().forEach((id, e) -> {
+            switch (e.state()) {
+                case "pending" -> toDrain.add(id);
+                case "scheduled" -> (seen.containsKey(id) ? toDrain : unclaimedScheduled).add(id);
+                default -> {
+                }
+            }
+        });
+        Map<String, Double> stillScheduled = rows.scores(rows.keys().schedule(), unclaimedScheduled);
+        unclaimedScheduled.stream().filter(id -> !stillScheduled.containsKey(id)).forEach(toDrain::add);
+        toDrain.sort(Comparator.naturalOrder());
+
+        long claimed = 0;
+        long completedOnce = 0;
+        long digestOk = 0;
+        long attemptsOk = 0;
+        long superseded = 0;
+        long refused = 0;
+        for (String id : toDrain) {
+            Journal.Expected want = migrated.expected(id).orElseThrow();
+            DrainLedger.Entry e = seen.get(id);
+            if (e == null) {
+                problems.add(() -> describe(id, want) + ": never claimed (its row is "
+                        + (rows.fields(List.of(id), "state").get(id).get(0) == null ? "gone" : "still there") + ")");
+                continue;
+            }
+            claimed++;
+            superseded += e.claims - 1;
+            refused += e.refused;
+            if (e.completions == 1) {
+                completedOnce++;
+            } else {
+                problems.add(() -> describe(id, want) + ": completed " + e.completions + " times");
+            }
+            if (e.first.digestProblem().isEmpty()) {
+                digestOk++;
+            } else {
+                problems.add(() -> describe(id, want) + ": " + e.first.digestProblem().get());
+            }
+            if (e.first.attempts() == want.attempts() + 1) {
+                attemptsOk++;
+            } else {
+                problems.add(() -> describe(id, want) + ": first claim read attempts " + e.first.attempts()
+                        + ", expected " + (want.attempts() + 1) + " (v1 attempts " + want.attempts() + " + 1)");
+            }
+        }
+        long outOfOrder = outOfOrder(seen);
+
+        List<Check> checks = new ArrayList<>();
+        checks.add(Check.of("migrated jobs claimed", toDrain.size(), claimed));
+        checks.add(Check.of("completed exactly once", toDrain.size(), completedOnce));
+        checks.add(new Check(workers == 1 ? "claimed in migrated serve order" : "claimed in serve order, per worker",
+                "0 out of order", outOfOrder + " out of order", outOfOrder == 0 ? Check.Outcome.PASS : Check.Outcome.FAIL));
+        checks.add(Check.of("payload carries the v1 data (sha256)", claimed, digestOk));
+        checks.add(Check.of("attempts continue the v1 count", claimed, attemptsOk));
+        checks.add(Check.of("stale settlements refused", superseded, refused));
+        checks.add(Check.info("fresh v2 jobs (not migrated) completed", ledger.freshClaimed.sum(), ledger.freshCompleted.sum()));
+        checks.add(new Check("scheduled for later, not waited for", "-", Long.toString(stillScheduled.size()),
+                Check.Outcome.INFO));
+        checks.addAll(leftAlone(migrated, rows));
+        return checks;
+    }
+
+    /** Figures for the migrated jobs no drain serves: dead jobs, and flow parents waiting for children. */
+    static List<Check> leftAlone(MigratedJobs migrated, Rows rows) {
+        List<String> dead = new ArrayList<>();
+        List<String> parents = new ArrayList<>();
+        migrated.all().forEach((id, e) -> {
+            if (e.state().equals("dead")) {
+                dead.add(id);
+            } else if (e.state().equals("awaiting_children")) {
+                parents.add(id);
+            }
+        });
+        long inDead = rows.scores(rows.keys().dead(), dead).size();
+        long awaiting = rows.fields(parents, "state").values().stream()
+                .filter(f -> "awaiting_children".equals(Rows.text(f.get(0)))).count();
+        return List.of(Check.info("dead jobs left in the dead set", dead.size(), inDead),
+                Check.info("flow parents awaiting children", parents.size(), awaiting));
+    }
+
+    /** Descents in the branded ids of each worker's first claims of migrated pending jobs (0 when in serve order). */
+    private long outOfOrder(Map<String, DrainLedger.Entry> seen) {
+        List<Map.Entry<String, DrainLedger.FirstClaim>> firsts = new ArrayList<>();
+        seen.forEach((id, e) -> {
+            if (migrated.expected(id).map(x -> x.state().equals("pending")).orElse(false)) {
+                firsts.add(Map.entry(id, e.first));
+            }
+        });
+        firsts.sort(Comparator.comparingLong(f -> f.getValue().seq()));
+        Map<Integer, String> last = new HashMap<>();
+        long n = 0;
+        for (Map.Entry<String, DrainLedger.FirstClaim> f : firsts) {
+            String id = f.getKey();
+            int worker = f.getValue().worker();
+            String before = last.get(worker);
+            if (before != null && id.compareTo(before) < 0) {
+                n++;
+                problems.add(() -> describe(id, migrated.expected(id).orElseThrow()) + ": claimed after " + before
+                        + " (v1 " + migrated.v1Id(before) + ") by worker " + worker
+                        + ", but the migrated serve order puts it first: one of the two was served out of turn");
+            }
+            last.put(worker, id);
+        }
+        return n;
+    }
+
+    private String describe(String id, Journal.Expected want) {
+        return id + " (v1 " + migrated.v1Id(id) + ", " + want.state() + ")";
+    }
+}

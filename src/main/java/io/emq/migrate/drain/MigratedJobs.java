@@ -1,0 +1,81 @@
+package io.emq.migrate.drain;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.migrate.RowBuilder;
+import io.emq.migrate.v1.PayloadDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a queue's migration journal promises about each migrated job that has a v2 row: its
+ * state, the v1 attempts it was migrated with and the SHA-256 of its v1 data. Loaded once, before
+ * a drain, so workers can judge each delivery without a round trip.
+ */
+final class MigratedJobs {
+    static final int BATCH = 500;
+
+    private final Journal journal;
+    private final PayloadPolicy policy;
+    private final Map<String, Journal.Expected> byId;
+
+    private MigratedJobs(Journal journal, PayloadPolicy policy, Map<String, Journal.Expected> byId) {
+        this.journal = journal;
+        this.policy = policy;
+        this.byId = byId;
+    }
+
+    /** Reads every mapping and expectation of the journal (empty when the queue has no journal). */
+    static MigratedJobs load(Journal journal) {
+        PayloadPolicy policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
+        Map<String, Journal.Expected> byId = new HashMap<>();
+        List<BrandedId> batch = new ArrayList<>(BATCH);
+        journal.forEachMapping((id, v1) -> {
+            batch.add(id);
+            if (batch.size() == BATCH) {
+                journal.expectations(batch).forEach((k, v) -> byId.put(k.toString(), v));
+                batch.clear();
+            }
+        });
+        journal.expectations(batch).forEach((k, v) -> byId.put(k.toString(), v));
+        return new MigratedJobs(journal, policy, byId);
+    }
+
+    /** The expectation of a v2 id; empty for fresh v2 work. */
+    Optional<Journal.Expected> expected(String id) {
+        return Optional.ofNullable(byId.get(id));
+    }
+
+    Map<String, Journal.Expected> all() {
+        return byId;
+    }
+
+    long count(String state) {
+        return byId.values().stream().filter(e -> e.state().equals(state)).count();
+    }
+
+    /** Empty when the payload carries the journaled v1 data, else what is wrong with it. */
+    Optional<String> digestProblem(Journal.Expected expected, byte[] payload) {
+        Optional<byte[]> data = RowBuilder.v1Data(policy, payload);
+        if (data.isEmpty()) {
+            return Optional.of("payload is not a " + policy.wireName() + " payload; its v1 data cannot be recovered");
+        }
+        String sha = PayloadDigest.sha256(data.get());
+        return sha.equals(expected.sha256()) ? Optional.empty()
+                : Optional.of("v1 data sha256 " + abbreviate(sha) + ", journal says " + abbreviate(expected.sha256()));
+    }
+
+    /** The v1 id of a migrated job, for messages ({@code ?} when the journal lacks it). */
+    String v1Id(String id) {
+        return journal.lookupV2(BrandedId.of(id)).map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8))
+                .orElse("?");
+    }
+
+    static String abbreviate(String sha) {
+        return sha.length() > 12 ? sha.substring(0, 12) + "…" : sha;
+    }
+}

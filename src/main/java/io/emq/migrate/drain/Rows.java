@@ -1,0 +1,81 @@
+package io.emq.migrate.drain;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.resps.Tuple;
+
+/** Pipelined reads of many jobs of one queue, in batches; reads only. */
+final class Rows {
+    private final UnifiedJedis client;
+    private final Keys keys;
+
+    Rows(UnifiedJedis client, String queue) {
+        this.client = client;
+        this.keys = Keys.queue(queue);
+    }
+
+    Keys keys() {
+        return keys;
+    }
+
+    /** The score of each id in the sorted set (ids that are not members are absent from the map). */
+    Map<String, Double> scores(String setKey, List<String> ids) {
+        Map<String, Double> out = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += MigratedJobs.BATCH) {
+            List<String> batch = ids.subList(from, Math.min(ids.size(), from + MigratedJobs.BATCH));
+            List<Response<Double>> replies = new ArrayList<>(batch.size());
+            try (AbstractPipeline p = client.pipelined()) {
+                batch.forEach(id -> replies.add(p.zscore(setKey, id)));
+                p.sync();
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                if (replies.get(i).get() != null) {
+                    out.put(batch.get(i), replies.get(i).get());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The named fields of each row (a list of nulls for an absent row). */
+    Map<String, List<byte[]>> fields(List<String> ids, String... names) {
+        byte[][] fieldNames = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) {
+            fieldNames[i] = names[i].getBytes(StandardCharsets.UTF_8);
+        }
+        Map<String, List<byte[]>> out = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += MigratedJobs.BATCH) {
+            List<String> batch = ids.subList(from, Math.min(ids.size(), from + MigratedJobs.BATCH));
+            List<Response<List<byte[]>>> replies = new ArrayList<>(batch.size());
+            try (AbstractPipeline p = client.pipelined()) {
+                batch.forEach(id -> replies.add(p.hmget(row(id), fieldNames)));
+                p.sync();
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                out.put(batch.get(i), replies.get(i).get());
+            }
+        }
+        return out;
+    }
+
+    /** One page of a sorted set in its order (score, then id), with scores. */
+    List<Tuple> page(String setKey, long from, int size) {
+        return client.zrangeWithScores(setKey, from, from + size - 1);
+    }
+
+    private byte[] row(String id) {
+        return keys.job(BrandedId.of(id)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,103 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.runtime.Jobs;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code drain} through the command line: refusals, exit codes, JSON, HTML, exec. */
+class DrainCommandTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    /** The fixture's paused v1 queue {@code emails}, migrated: it ends paused on the v2 side. */
+    private static void migrateEmails() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails");
+        assertEquals(0, m.code(), m.out() + m.err());
+    }
+
+    @Test
+    void aPausedQueueIsRefusedWithTheReasonAndResumedOnRequest(@TempDir Path dir) throws Exception {
+        migrateEmails();
+        CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("the v1 queue was paused when it was migrated")
+                && refused.err().contains("--resume"), refused.err());
+        assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()));
+
+        Path html = dir.resolve("drain.html");
+        CliRun drained = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--json",
+                "--html", html.toString());
+        assertEquals(ExitCodes.OK, drained.code(), drained.out() + drained.err());
+        JsonNode doc = Json.MAPPER.readTree(drained.out());
+        assertTrue(doc.get("passed").asBoolean(), drained.out());
+        assertEquals(4, doc.get("before").get("pending").asLong());
+        assertEquals(0, doc.get("after").get("pending").asLong());
+        assertEquals("completed exactly once", doc.get("checks").get(1).get("check").asText());
+        assertEquals("pass", doc.get("checks").get(1).get("outcome").asText());
+        String page = Files.readString(html);
+        assertTrue(page.contains("<svg") && page.contains("completed exactly once"), page);
+        assertTrue(!page.contains("<script") && !page.contains("<link") && !page.contains("src="), "self-contained");
+    }
+
+    @Test
+    void theDryRunPassesThenAFailingDrainExitsThree() {
+        migrateEmails();
+        CliRun dry = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--dry-run");
+        assertEquals(ExitCodes.OK, dry.code(), dry.out() + dry.err());
+        assertTrue(dry.out().contains("verdict: PASS") && dry.out().contains("nothing was claimed"), dry.out());
+        String first = SERVER.client().zrange(Keys.queue("emails").pending(), 0, 0).get(0);
+        SERVER.client().hset(Keys.queue("emails").base() + "job:" + first, "payload", "not the v1 data");
+        CliRun r = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--workers", "2");
+        assertEquals(ExitCodes.REFUSED, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("claimed in serve order, per worker") && r.out().contains("verdict: FAIL: 1 check"), r.out());
+    }
+
+    @Test
+    void aQueueWithoutAJournalIsRefusedForValidationAndDrainedByExec() {
+        Jobs jobs = Jobs.on(Wire.open(SERVER.client()), "plain");
+        jobs.enqueue("hello".getBytes(StandardCharsets.UTF_8));
+        CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "plain");
+        assertEquals(ExitCodes.REFUSED, refused.code());
+        assertTrue(refused.err().contains("was not migrated there"), refused.err());
+        CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "plain", "--handler", "exec",
+                "grep -q hello && test -n \"$EMQ_JOB_ID\"");
+        assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
+        assertTrue(exec.out().contains("1 claimed, 1 completed, 0 retried"), exec.out());
+        assertTrue(exec.err().contains("drain plain: 1/1 jobs (100%)") && exec.err().contains("(done)"), exec.err());
+    }
+
+    @Test
+    void aMigrationStoppedAtVerifiedIsRefusedNamingWhy() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire");
+        assertEquals(0, m.code(), m.out() + m.err());
+        CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("stopped at verified (migrate --no-retire)"), refused.err());
+        CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
+                "--handler", "exec cat >/dev/null");
+        assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
+        assertTrue(exec.out().contains("4 completed"), exec.out());
+    }
+
+    @Test
+    void badUsageExitsTwo() {
+        assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--queue", "q").code());
+        assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "q", "--handler", "exec").code());
+        assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "q", "--workers", "0").code());
+        assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "{q}").code());
+    }
+}

@@ -1,0 +1,50 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ProgressTest {
+    private static String run(boolean terminal) throws InterruptedException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        try (Progress p = Progress.start("drain orders", 10, "jobs", out, terminal, Duration.ofMillis(20))) {
+            p.advance(5);
+            Thread.sleep(100);
+            p.advance(5);
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void plainLinesWhenNotATerminal() throws Exception {
+        String text = run(false);
+        List<String> lines = text.lines().toList();
+        assertTrue(lines.size() >= 2, text);
+        assertTrue(lines.get(0).startsWith("drain orders: 5/10 jobs (50%), "), text);
+        assertTrue(lines.get(0).contains(" jobs/s, ETA "), text);
+        assertTrue(lines.get(lines.size() - 1).startsWith("drain orders: 10/10 jobs (100%)")
+                && lines.get(lines.size() - 1).endsWith("(done)"), text);
+        assertTrue(!text.contains("\r"), "no carriage returns in plain mode");
+    }
+
+    @Test
+    void aBarRedrawnInPlaceOnATerminal() throws Exception {
+        String text = run(true);
+        assertTrue(text.contains("\rdrain orders [###############···············] 5/10 jobs (50%)"), text);
+        assertTrue(text.endsWith("\n") && text.contains("[##############################] 10/10 jobs (100%)"), text);
+    }
+
+    @Test
+    void etaReadsLikeAClock() {
+        assertEquals("42s", Progress.eta(42));
+        assertEquals("2m05s", Progress.eta(125));
+        assertEquals("1h01m", Progress.eta(3660));
+    }
+}

@@ -1,0 +1,100 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.wire.Wire;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The operator's options do what they say: keep branded ids, archive completed jobs, wait for locks, validate checksums. */
+class MigrationOptionsTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static MigrationOptions options(boolean keep, Duration wait, Optional<Path> archive) {
+        return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), keep, wait, archive, true, false, true, true,
+                MigrationOptions.DEFAULT_LEASE);
+    }
+
+    @Test
+    void keepBrandedIdsKeepsV1IdsThatAreAlreadyJobIdsAndMintsTheRest() {
+        V1QueueGenerator.addWaiting(SERVER.client(), "q", 1, 2, 50);
+        SERVER.client().hset("bull:q:JOB0NwdXCmjyDI", Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().lpush("bull:q:wait", "JOB0NwdXCmjyDI");
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, options(true, Duration.ZERO, Optional.empty()),
+                Checkpoints.none(), List.of("bull"));
+        assertTrue(r.get(0).ok(), r.toString());
+        assertEquals(List.of("JOB00000000001", "JOB00000000002", "JOB0NwdXCmjyDI"),
+                SERVER.client().zrange(Keys.queue("q").pending(), 0, -1),
+                "the kept id sorts by its own mint time, after the rank-minted backlog");
+    }
+
+    @Test
+    void archiveCompletedWritesEveryCompletedJobAsAJsonLineBeforeCounting(@TempDir Path dir) throws Exception {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        Path archive = dir.resolve("orders-completed.jsonl");
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ZERO, Optional.of(archive)),
+                Checkpoints.none(), List.of("bull"), "orders");
+        assertTrue(r.get(0).ok(), r.toString());
+        List<String> lines = Files.readAllLines(archive);
+        assertEquals(2, lines.size());
+        for (String line : lines) {
+            JsonNode job = new ObjectMapper().readTree(line);
+            assertEquals("bull:orders", job.get("queue").asText());
+            assertTrue(job.get("finishedOn").asLong() > 0);
+        }
+        assertEquals("2", SERVER.client().hget(Keys.queue("orders").metricsCompleted(), "count"));
+    }
+
+    @Test
+    void waitForLocksWaitsForLiveLocksToLapse() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(k -> SERVER.client().pexpire(k, 600));
+        List<MigrationResult> refused = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ZERO, Optional.empty()),
+                Checkpoints.none(), List.of("bull"), "orders");
+        assertEquals("live-lock", refused.get(0).refusalKind());
+        List<MigrationResult> waited = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ofSeconds(5), Optional.empty()),
+                Checkpoints.none(), List.of("bull"), "orders");
+        assertTrue(waited.get(0).ok(), waited.toString());
+    }
+
+    @Test
+    void aStepEditedAfterItWasAppliedFailsValidationUntilRepaired() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false), Checkpoints.none(),
+                List.of("bull"), "emails");
+        Wire target = Wire.open(SERVER.client());
+        Journal journal = new Journal(target, "emails");
+        HistoryRow v3 = journal.history().stream().filter(h -> h.version() == 3).findFirst().orElseThrow();
+        journal.acquire("test", 10_000);
+        journal.recordStep(new HistoryRow(v3.rank(), 3, v3.description(), v3.checksum() + 1, v3.installedBy(),
+                v3.installedOn(), v3.executionMs(), true, v3.counts(), null));
+        journal.release();
+        assertEquals(List.of(3), Journals.invalid(target, "emails").stream().map(StepStatus::version).toList());
+        List<MigrationResult> refused = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
+                Checkpoints.none(), List.of("bull"), "emails");
+        assertEquals("checksum", refused.get(0).refusalKind());
+        assertTrue(refused.get(0).message().contains("validate"), refused.get(0).message());
+        assertEquals(1, Journals.repair(target, "emails", MigrationOptions.DEFAULT_LEASE).size());
+        assertTrue(Journals.invalid(target, "emails").isEmpty());
+        List<MigrationResult> resumed = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
+                Checkpoints.none(), List.of("bull"), "emails");
+        assertEquals("retired", resumed.get(0).outcome(), "the step added later (retire) applies to the queue that stopped before it");
+        assertTrue(BrandedId.isValid(SERVER.client().zrange(Keys.queue("emails").pending(), 0, 0).get(0)));
+    }
+}
