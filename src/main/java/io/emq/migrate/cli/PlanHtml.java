@@ -44,6 +44,13 @@ final class PlanHtml {
             for (Anomaly a : plan.anomalies()) {
                 rows.add(List.of(a.kind().wireName(), a.key().display(), a.reason(), a.kind().disposition().wireName()));
             }
+            snap.anomalyCounts().forEach((kind, n) -> {
+                long listed = snap.anomalies(kind).size();
+                if (n > listed) {
+                    rows.add(List.of(kind.wireName(), "(" + (n - listed) + " more)", "not listed: " + n + " in all",
+                            kind.disposition().wireName()));
+                }
+            });
             page.table(List.of("ANOMALY", "KEY", "REASON", "TREATMENT"), rows);
         }
         if (!plan.refusals().isEmpty()) {
