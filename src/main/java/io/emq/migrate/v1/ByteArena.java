@@ -20,11 +20,7 @@ final class ByteArena {
 
     /** Appends one entry; returns its index. */
     int add(byte[] value) {
-        return add(value, 0, value.length);
-    }
-
-    int add(byte[] value, int from, int to) {
-        int length = to - from;
+        int length = value.length;
         int end = offsets[size];
         if (end + length > bytes.length) {
             bytes = Arrays.copyOf(bytes, grown(bytes.length, end + length));
@@ -32,7 +28,7 @@ final class ByteArena {
         if (size + 2 > offsets.length) {
             offsets = Arrays.copyOf(offsets, grown(offsets.length, size + 2));
         }
-        System.arraycopy(value, from, bytes, end, length);
+        System.arraycopy(value, 0, bytes, end, length);
         offsets[++size] = end + length;
         return size - 1;
     }
@@ -43,10 +39,6 @@ final class ByteArena {
 
     Bytes get(int i) {
         return Bytes.of(Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]));
-    }
-
-    int length(int i) {
-        return offsets[i + 1] - offsets[i];
     }
 
     boolean equalsAt(int i, byte[] other) {
