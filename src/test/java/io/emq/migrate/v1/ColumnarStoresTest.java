@@ -67,6 +67,12 @@ class ColumnarStoresTest {
         assertEquals(-1, names.ref(null));
         assertNull(names.name(-1));
         assertEquals("café", names.name(names.ref("café")));
+        for (int i = 0; i < NameTable.DISTINCT + 10; i++) {
+            names.ref("job-" + i);
+        }
+        int past = names.ref("past the shared ones");
+        assertEquals("past the shared ones", names.name(past));
+        assertEquals("send", names.name(names.ref("send")));
     }
 
     @Test
