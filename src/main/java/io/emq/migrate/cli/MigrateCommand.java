@@ -161,19 +161,27 @@ public final class MigrateCommand {
         return m;
     }
 
+    /** One row per queue, then the run's total: queues run side by side (step by step), so time is the run's. */
     private static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
-        Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING", "TIME", "JOBS/S");
+        Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING");
         List<String> notes = new ArrayList<>();
+        long jobs = 0;
+        long millis = 0;
         for (MigrationResult r : results) {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved().getOrDefault("pending", 0L),
                     r.moved().getOrDefault("scheduled", 0L), r.moved().getOrDefault("dead", 0L),
-                    r.moved().getOrDefault("awaiting_children", 0L), r.millis() + " ms", Math.round(r.jobsPerSecond()));
+                    r.moved().getOrDefault("awaiting_children", 0L));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome() + " (" + r.refusalKind() + "): " + r.message());
             }
+            jobs += r.jobs();
+            millis = Math.max(millis, r.millis());
         }
         t.print(out);
         notes.forEach(n -> out.println("  " + n));
+        long ok = results.stream().filter(MigrationResult::ok).count();
+        out.printf("%d of %d queues done; %d jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), jobs, millis,
+                millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
     }
 }
