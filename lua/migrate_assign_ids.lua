@@ -3,13 +3,19 @@
 -- ARGV[1] the caller's fencing token
 -- ARGV[2] one flag per id: '1' keeps a v1 id that is already a JOB branded id as it is, '0' mints
 -- ARGV[3..] v1 job ids, in serve order
--- Reply:  the branded ids, in argument order. A minted id is JOB + 11-digit base62 of the next rank
---         (HINCRBY hwm 1, skipping any rank whose id a kept id already holds), so ids are minted in
---         the order given and never reused; a v1 id already mapped keeps its id, so a re-run after a
---         crash gives the same answer. A kept id that another job already holds is minted instead.
---         Fields written: v1:<v1 id> -> branded id, v2:<branded id> -> v1 id, hwm.
+-- Reply:  the branded ids, in argument order. A minted id is JOB + 11-digit base62 of
+--         id_base * 2^36 + the next rank (HINCRBY hwm 1, skipping any rank whose id a kept id already
+--         holds), so ids are minted in the order given, never reused, and distinct from every other
+--         queue's (each queue has its own id_base); a v1 id already mapped keeps its id, so a re-run
+--         after a crash gives the same answer. A kept id that another job already holds is minted
+--         instead. Values stay below 2^53, exact in Lua's numbers.
+--         Fields read: id_base (written by the fence step). Written: v1:<v1 id>, v2:<branded id>, hwm.
 if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
   return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+end
+local base = tonumber(redis.call('HGET', KEYS[1], 'id_base'))
+if not base then
+  return redis.error_reply('EMQSTATE the journal has no id_base: the fence step must run first')
 end
 local alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 local function brand(rank)
@@ -32,7 +38,7 @@ for i = 3, #ARGV do
       id = v1
     else
       repeat
-        id = brand(redis.call('HINCRBY', KEYS[1], 'hwm', 1))
+        id = brand(base * 68719476736 + redis.call('HINCRBY', KEYS[1], 'hwm', 1))
       until redis.call('HEXISTS', KEYS[1], 'v2:' .. id) == 0
     end
     redis.call('HSET', KEYS[1], field, id, 'v2:' .. id, v1)

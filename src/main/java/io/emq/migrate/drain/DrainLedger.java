@@ -3,6 +3,7 @@ package io.emq.migrate.drain;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
+import io.emq.migrate.runtime.OutboxSweep;
 import io.emq.migrate.wire.EmqWireException;
 import java.util.Map;
 import java.util.Optional;
@@ -108,6 +109,11 @@ final class DrainLedger implements ConsumerListener {
     @Override
     public void leaseLost(String id, long token) {
         observer.leaseLost(id, token);
+    }
+
+    @Override
+    public void outboxDelivered(OutboxSweep sweep) {
+        observer.outboxDelivered(sweep);
     }
 
     @Override

@@ -66,6 +66,11 @@ public final class Keys {
         return structure(StructureType.META);
     }
 
+    /** {@code emq:{q}:flow:outbox}: this queue's cross-queue flow entries awaiting delivery. */
+    public String flowOutbox() {
+        return structure(StructureType.FLOW_OUTBOX);
+    }
+
     public String job(BrandedId id) {
         return key(new Part.Job(id));
     }

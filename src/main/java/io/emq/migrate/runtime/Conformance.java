@@ -103,6 +103,7 @@ public final class Conformance {
         final UnifiedJedis redis;
         final Set<String> touched = new LinkedHashSet<>();
         final Set<String> extraKeys = new LinkedHashSet<>();
+        final List<Ctx> others = new ArrayList<>();
         final AtomicInteger n = new AtomicInteger();
 
         Ctx(String queue) {
@@ -121,6 +122,37 @@ public final class Conformance {
             String id = fresh();
             check(jobs.enqueue(id, bytes(payload)).admitted(), "enqueue of " + id + " was not admitted");
             return id;
+        }
+
+        /** A second queue {@code <this queue>.<suffix>} (its own hashtag), purged with this one. */
+        Ctx other(String suffix) {
+            Ctx other = new Ctx(jobs.queue() + "." + suffix);
+            others.add(other);
+            return other;
+        }
+
+        /** A flow parent held in no set, awaiting {@code children}. */
+        String hold(String payload, int children) {
+            String id = fresh();
+            redis.hset(row(id), Map.of("state", "awaiting_children", "attempts", "0", "payload", payload));
+            redis.set(sub(id, JobSub.DEPENDENCIES), Integer.toString(children));
+            return id;
+        }
+
+        /** A pending child of {@code parent}, which lives in {@code parentQueue}, failing it by {@code policy}. */
+        String child(String payload, Ctx parentQueue, String parent, String policy) {
+            String id = enqueue(payload);
+            redis.hset(row(id), Map.of("parent", parent, "parent_queue", parentQueue.jobs.queue(), "parent_policy", policy));
+            return id;
+        }
+
+        String sub(String id, JobSub sub) {
+            return keys.job(BrandedId.of(id), sub);
+        }
+
+        /** Delivers this queue's flow outbox once; the outcome of each entry taken. */
+        List<FlowDelivery> deliver() {
+            return jobs.deliverOutbox(100).outcomes();
         }
 
         Claim claim(Duration lease) {
@@ -151,6 +183,9 @@ public final class Conformance {
             }
             for (String key : extraKeys) {
                 redis.del(key);
+            }
+            for (Ctx other : others) {
+                other.purge();
             }
         }
     }
@@ -612,9 +647,7 @@ public final class Conformance {
         });
 
         scenario("flow_fanin", c -> {
-            String parent = c.fresh();
-            c.redis.hset(c.row(parent), Map.of("state", "awaiting_children", "attempts", "0", "payload", "parent"));
-            c.redis.set(c.keys.job(BrandedId.of(parent), JobSub.DEPENDENCIES), "2");
+            String parent = c.hold("parent", 2);
             List<String> kids = List.of(c.enqueue("k1"), c.enqueue("k2"));
             for (String k : kids) {
                 c.redis.hset(c.row(k), "parent", parent);
@@ -628,6 +661,71 @@ public final class Conformance {
             equal(JobState.PENDING, c.jobs.state(parent), "parent after the last child");
             equal(Set.copyOf(kids), c.redis.hkeys(c.keys.job(BrandedId.of(parent), JobSub.PROCESSED)), "processed");
             equal(parent, c.claim(LEASE).id(), "parent claimable");
+        });
+
+        scenario("flow_cross_queue", c -> {
+            Ctx p = c.other("parent");
+            String parent = p.hold("parent", 2);
+            String k1 = c.child("k1", p, parent, "fp");
+            String k2 = c.child("k2", p, parent, "fp");
+            Claim first = c.claim(LEASE);
+            c.jobs.complete(first.id(), first.token(), bytes("r1"));
+            equal(1L, c.redis.llen(c.keys.flowOutbox()), "child queue's outbox after the first child");
+            equal(JobState.AWAITING_CHILDREN, p.jobs.state(parent), "parent before the sweep");
+            String entry = c.redis.lindex(c.keys.flowOutbox(), 0);
+            equal(List.of(FlowDelivery.RECORDED), c.deliver(), "first sweep");
+            c.redis.rpush(c.keys.flowOutbox(), entry);
+            equal(List.of(FlowDelivery.REPEATED), c.deliver(), "re-delivery (a deliverer died before its trim)");
+            equal("1", c.redis.get(p.sub(parent, JobSub.DEPENDENCIES)), "dependencies after the re-delivery");
+            Claim second = c.claim(LEASE);
+            c.jobs.complete(second.id(), second.token(), bytes("r2"));
+            equal(JobState.AWAITING_CHILDREN, p.jobs.state(parent), "parent held until the sweep");
+            equal(List.of(FlowDelivery.RELEASED), c.deliver(), "second sweep");
+            equal(Map.of(k1, "r1", k2, "r2"), c.redis.hgetAll(p.sub(parent, JobSub.PROCESSED)), "processed");
+            equal(0L, c.redis.llen(c.keys.flowOutbox()), "outbox after delivery");
+            equal(parent, p.claim(LEASE).id(), "parent claimable in its own queue");
+        });
+
+        scenario("flow_fail_parent", c -> {
+            String same = c.hold("same", 1);
+            c.child("s1", c, same, "fp");
+            Claim s1 = c.claim(LEASE);
+            equal(RetryOutcome.DEAD, c.jobs.retry(s1.id(), s1.token(), Duration.ZERO, 1, "s1 broke"), "same-queue child");
+            equal(JobState.DEAD, c.jobs.state(same), "same-queue parent at its child's death");
+            Ctx p = c.other("parent");
+            String cross = p.hold("cross", 2);
+            String x1 = c.child("x1", p, cross, "fp");
+            String x2 = c.child("x2", p, cross, "fp");
+            Claim first = c.claim(LEASE);
+            c.jobs.retry(first.id(), first.token(), Duration.ZERO, 1, "x1 broke");
+            equal(JobState.AWAITING_CHILDREN, p.jobs.state(cross), "cross-queue parent before the sweep");
+            String entry = c.redis.lindex(c.keys.flowOutbox(), 0);
+            equal(List.of(FlowDelivery.PARENT_DEAD), c.deliver(), "first sweep");
+            c.redis.rpush(c.keys.flowOutbox(), entry);
+            equal(List.of(FlowDelivery.REPEATED), c.deliver(), "re-delivery");
+            Claim second = c.claim(LEASE);
+            c.jobs.retry(second.id(), second.token(), Duration.ZERO, 1, "x2 broke");
+            equal(List.of(FlowDelivery.RECORDED), c.deliver(), "a second child's death");
+            equal(JobState.DEAD, p.jobs.state(cross), "cross-queue parent");
+            equal(1L, p.jobs.counts().failed(), "parent queue's metrics:failed");
+            equal(Map.of(x1, "x1 broke", x2, "x2 broke"), c.redis.hgetAll(p.sub(cross, JobSub.FAILED)), "failed");
+        });
+
+        scenario("flow_ignore_dep", c -> {
+            Ctx p = c.other("parent");
+            String parent = p.hold("parent", 2);
+            String bad = c.child("bad", p, parent, "id");
+            String good = c.child("good", p, parent, "fp");
+            Claim first = c.claim(LEASE);
+            c.jobs.retry(first.id(), first.token(), Duration.ZERO, 1, "ignored");
+            equal(List.of(FlowDelivery.RECORDED), c.deliver(), "the ignored child's death");
+            equal("1", c.redis.get(p.sub(parent, JobSub.DEPENDENCIES)), "dependencies after it");
+            Claim second = c.claim(LEASE);
+            c.jobs.complete(second.id(), second.token(), bytes("fine"));
+            equal(List.of(FlowDelivery.RELEASED), c.deliver(), "the last child's completion");
+            equal(Map.of(bad, "ignored"), c.redis.hgetAll(p.sub(parent, JobSub.UNSUCCESSFUL)), "unsuccessful");
+            equal(Map.of(good, "fine"), c.redis.hgetAll(p.sub(parent, JobSub.PROCESSED)), "processed");
+            equal(parent, p.claim(LEASE).id(), "parent proceeds");
         });
     }
 }

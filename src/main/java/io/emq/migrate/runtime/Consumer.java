@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.LongAdder;
  * runs the handler on every job, and settles each one with its token: {@code complete} when the
  * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
  * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
- * next claim. A beat thread reaps lapsed leases and promotes due scheduled jobs; the leases of
- * jobs in flight are extended every lease/2 with {@code extend_locks}. A paused queue
+ * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs and delivers the
+ * queue's {@code flow:outbox} (completions and deaths of children whose flow parent lives in
+ * another queue) to those parents; the leases of jobs in flight are extended every lease/2 with
+ * {@code extend_locks}. A paused queue
  * ({@code meta.paused}) answers empty claims, so the workers idle until it is resumed.
  *
  * <p>{@link #stop()} is graceful: workers claim nothing new, finish and settle what they hold,
@@ -37,6 +39,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class Consumer implements AutoCloseable {
 
     private static final long IDLE_MAX_MS = 50;
+    /** Outbox entries delivered per pass (the v2 pump's batch). */
+    private static final int OUTBOX_BATCH = 100;
 
     private final Jobs jobs;
     private final JobHandler handler;
@@ -109,8 +113,9 @@ public final class Consumer implements AutoCloseable {
     }
 
     /**
-     * Runs until the queue is drained: pending and active empty and no scheduled job due within
-     * {@code scheduleHorizon} of the server clock. Returns the final counters.
+     * Runs until the queue is drained: pending and active empty, no scheduled job due within
+     * {@code scheduleHorizon} of the server clock, and the flow outbox delivered. Returns the
+     * final counters.
      */
     public ConsumerStats runUntilEmpty(Duration scheduleHorizon) throws InterruptedException {
         untilEmptyHorizon = scheduleHorizon;
@@ -288,7 +293,7 @@ public final class Consumer implements AutoCloseable {
 
     private boolean drained() {
         DrainStatus s = jobs.drainStatus(untilEmptyHorizon);
-        return s.pending() == 0 && s.active() == 0 && s.scheduledDue() == 0;
+        return s.pending() == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
     }
 
     private long sleepIdle(long idleMs) {
@@ -311,6 +316,25 @@ public final class Consumer implements AutoCloseable {
         } catch (RuntimeException e) {
             errors.increment();
             listener.error(e);
+        }
+        deliverOutbox();
+    }
+
+    /** Delivers the flow outbox pass by pass until a pass comes up short; false when a delivery failed. */
+    private boolean deliverOutbox() {
+        try {
+            OutboxSweep sweep;
+            do {
+                sweep = jobs.deliverOutbox(OUTBOX_BATCH);
+                if (sweep.taken() > 0) {
+                    listener.outboxDelivered(sweep);
+                }
+            } while (sweep.taken() == OUTBOX_BATCH);
+            return true;
+        } catch (RuntimeException e) {
+            errors.increment();
+            listener.error(e);
+            return false;
         }
     }
 
@@ -368,7 +392,7 @@ public final class Consumer implements AutoCloseable {
             return this;
         }
 
-        /** Interval of reap + promote (default 1 s). */
+        /** Interval of reap + promote + flow outbox delivery (default 1 s). */
         public Builder beat(Duration d) {
             this.beat = d;
             return this;

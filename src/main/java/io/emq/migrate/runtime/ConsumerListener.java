@@ -28,6 +28,14 @@ public interface ConsumerListener {
     default void leaseLost(String id, long token) {
     }
 
+    /**
+     * Entries of the queue's flow outbox were delivered to their parents in other queues (from the
+     * beat thread, or a worker's drained check). Malformed entries were taken off the outbox and
+     * are listed in the sweep; nothing else keeps them.
+     */
+    default void outboxDelivered(OutboxSweep sweep) {
+    }
+
     /** A wire or server error the consumer survived (it backs off and goes on). */
     default void error(Throwable error) {
     }

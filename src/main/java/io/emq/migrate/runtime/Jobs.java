@@ -45,11 +45,13 @@ public final class Jobs {
             new SnowflakeMinter(ProcessHandle.current().pid() % (Snowflake.MAX_NODE + 1));
 
     private final SnowflakeMinter minter;
+    private final FlowOutbox outbox;
 
     private Jobs(Wire wire, String queue, SnowflakeMinter minter) {
         this.wire = wire;
         this.keys = new QueueKeys(queue);
         this.minter = minter;
+        this.outbox = new FlowOutbox(wire, keys);
     }
 
     /** The verbs of {@code queue} over {@code wire}, minting ids with the process-wide minter. */
@@ -167,12 +169,21 @@ public final class Jobs {
 
     /** Settles a claimed job as done; {@code EMQSTALE} when the token is superseded. */
     public Completion complete(String id, long token) {
-        return completionOf(wire.eval(completeCall(id, token)));
+        return complete(id, token, new byte[0]);
+    }
+
+    /** As {@link #complete(String, long)}, recording {@code result} in a flow parent's {@code :processed}. */
+    public Completion complete(String id, long token, byte[] result) {
+        return completionOf(wire.eval(completeCall(id, token, result)));
     }
 
     ScriptCall completeCall(String id, long token) {
+        return completeCall(id, token, new byte[0]);
+    }
+
+    private ScriptCall completeCall(String id, long token, byte[] result) {
         return new ScriptCall(Script.COMPLETE, List.of(keys.active, keys.row(id), keys.pending),
-                List.of(bytes(id), num(token), keys.base, new byte[0]));
+                List.of(bytes(id), num(token), keys.base, result));
     }
 
     static Completion completionOf(Object reply) {
@@ -195,6 +206,14 @@ public final class Jobs {
 
     static RetryOutcome retryOutcomeOf(Object reply) {
         return "dead".equals(Replies.asText(reply)) ? RetryOutcome.DEAD : RetryOutcome.SCHEDULED;
+    }
+
+    /**
+     * Delivers up to {@code batch} entries of this queue's {@code flow:outbox} (cross-queue child
+     * completions and deaths) to their parents in other queues; see {@link FlowOutbox}.
+     */
+    public OutboxSweep deliverOutbox(int batch) {
+        return outbox.deliver(batch);
     }
 
     /** Runs settlement calls built by this class in one pipeline. */

@@ -38,7 +38,8 @@ class MigrationCommandsTest {
         CliRun lookup = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--all", "--json");
         JsonNode pairs = Json.MAPPER.readTree(lookup.out());
         assertEquals(5, pairs.size(), lookup.out());
-        assertTrue(pairs.get(0).get("v2").asText().startsWith("JOB0000000000"));
+        assertEquals(io.emq.migrate.v1.plan.Rebrand.jobId(io.emq.migrate.v1.plan.Rebrand.idBase("emails"), 1),
+                pairs.get(0).get("v2").asText());
         String v1 = pairs.get(0).get("v1").asText();
         CliRun one = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--v1-id", v1, "--json");
         assertEquals(pairs.get(0).get("v2").asText(), Json.MAPPER.readTree(one.out()).get(0).get("v2").asText());

@@ -36,11 +36,28 @@ final class FixtureDrainCheck {
     private FixtureDrainCheck() {
     }
 
-    /** Loads the fixture into the source, migrates it into the target, drains and checks each queue; returns queues checked. */
-    static int run(String fixtureName, UnifiedJedis source, String sourceUri, UnifiedJedis target) throws InterruptedException {
+    /** Loads the fixture into the source (lapsing its live locks); returns it. */
+    static Fixture load(String fixtureName, UnifiedJedis source) {
         Fixture fixture = FixtureLoader.resource(fixtureName);
         new FixtureLoader(source).load(fixture);
         source.keys("*:lock").forEach(source::del);
+        return fixture;
+    }
+
+    /** Migrates every queue of the loaded fixture into the target; returns the target's wire. */
+    static Wire migrate(Fixture fixture, UnifiedJedis source, String sourceUri, UnifiedJedis target) {
+        List<String> prefixes = new ArrayList<>();
+        fixture.expect().get("prefixes").forEach(p -> prefixes.add(p.asText()));
+        Wire targetWire = Wire.open(target);
+        List<MigrationResult> results = new Migrator(Wire.source(source), targetWire, sourceUri, OPTIONS, Checkpoints.none())
+                .migrate(prefixes, List.of());
+        results.forEach(r -> assertTrue(r.ok(), fixture.name() + ": " + r));
+        return targetWire;
+    }
+
+    /** Loads the fixture into the source, migrates it into the target, drains and checks each queue; returns queues checked. */
+    static int run(String fixtureName, UnifiedJedis source, String sourceUri, UnifiedJedis target) throws InterruptedException {
+        Fixture fixture = load(fixtureName, source);
         Map<String, byte[]> dataBefore = new HashMap<>();
         JsonNode expect = fixture.expect();
         Iterator<Map.Entry<String, JsonNode>> queues = expect.get("queues").fields();
@@ -54,12 +71,7 @@ final class FixtureDrainCheck {
                 dataBefore.put(q.getKey() + "/" + id.asText(), data == null ? new byte[0] : data);
             }
         }
-        List<String> prefixes = new ArrayList<>();
-        expect.get("prefixes").forEach(p -> prefixes.add(p.asText()));
-        Wire targetWire = Wire.open(target);
-        List<MigrationResult> results = new Migrator(Wire.source(source), targetWire, sourceUri, OPTIONS, Checkpoints.none())
-                .migrate(prefixes, List.of());
-        results.forEach(r -> assertTrue(r.ok(), fixtureName + ": " + r));
+        Wire targetWire = migrate(fixture, source, sourceUri, target);
         int checked = 0;
         for (Map.Entry<String, JsonNode> q : all) {
             String v2 = RENAMES.getOrDefault(q.getKey(), q.getKey());

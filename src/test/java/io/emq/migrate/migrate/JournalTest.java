@@ -32,6 +32,7 @@ class JournalTest {
     void idsAreMintedInTheOrderGivenAndARerunGivesTheSameAnswer() {
         Journal j = journal();
         j.acquire("m1", 10_000);
+        j.set("id_base", "0");
         List<BrandedId> first = j.assignIds(List.of(b("9"), b("10"), b("a:b:\u00e9")));
         assertEquals(List.of(BrandedId.job(1), BrandedId.job(2), BrandedId.job(3)), first);
         List<BrandedId> again = j.assignIds(List.of(b("10"), b("new"), b("9")));
@@ -53,6 +54,9 @@ class JournalTest {
         assertTrue(t2 > t1);
         assertThrows(EmqWireException.Lock.class, () -> first.set("state", "running"), "the zombie is fenced off");
         assertThrows(EmqWireException.Lock.class, () -> first.assignIds(List.of(b("x"))));
+        assertThrows(EmqWireException.State.class, () -> second.assignIds(List.of(b("x"))), "no id base yet");
+        second.set("id_base", "3");
+        assertEquals(List.of(BrandedId.job((3L << 36) + 1)), second.assignIds(List.of(b("x"))));
         second.set("state", "running");
         assertEquals(Optional.of(Journal.State.RUNNING), second.state());
     }

@@ -9,6 +9,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Wire;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +39,8 @@ class MigrationOptionsTest {
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, options(true, Duration.ZERO, Optional.empty()),
                 Checkpoints.none(), List.of("bull"));
         assertTrue(r.get(0).ok(), r.toString());
-        assertEquals(List.of("JOB00000000001", "JOB00000000002", "JOB0NwdXCmjyDI"),
+        long base = Rebrand.idBase("q");
+        assertEquals(List.of(Rebrand.jobId(base, 1), Rebrand.jobId(base, 2), "JOB0NwdXCmjyDI"),
                 SERVER.client().zrange(Keys.queue("q").pending(), 0, -1),
                 "the kept id sorts by its own mint time, after the rank-minted backlog");
     }

@@ -107,4 +107,23 @@ class MigratorTest {
         assertTrue(ids.stream().allMatch(id -> BrandedId.of(id).value() > 5), "ids above the old high-water mark: " + ids);
         assertEquals(10, new Journal(target, "emails").highWaterMark());
     }
+
+    @Test
+    void twoQueuesWhoseNamesAskForTheSameIdBaseStillMintDistinctIds() {
+        assertEquals(io.emq.migrate.v1.plan.Rebrand.idBase("q1623"), io.emq.migrate.v1.plan.Rebrand.idBase("q8000"));
+        V1QueueGenerator.addWaiting(SERVER.client(), "q1623", 1, 3, 50);
+        V1QueueGenerator.addWaiting(SERVER.client(), "q8000", 1, 3, 50);
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(), Checkpoints.none(),
+                List.of("bull"));
+        r.forEach(x -> assertTrue(x.ok(), x.toString()));
+        java.util.Set<String> ids = new java.util.HashSet<>(SERVER.client().zrange(Keys.queue("q1623").pending(), 0, -1));
+        List<String> other = SERVER.client().zrange(Keys.queue("q8000").pending(), 0, -1);
+        assertEquals(3, ids.size());
+        assertEquals(3, other.size());
+        other.forEach(id -> assertFalse(ids.contains(id), id + " is minted in both queues"));
+        Wire target = Wire.open(SERVER.client());
+        long a = Long.parseLong(new Journal(target, "q1623").get("id_base").orElseThrow());
+        long b = Long.parseLong(new Journal(target, "q8000").get("id_base").orElseThrow());
+        assertEquals(1, Math.abs(a - b), "the second queue took the next free base");
+    }
 }

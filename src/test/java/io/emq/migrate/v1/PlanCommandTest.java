@@ -1,5 +1,6 @@
 package io.emq.migrate.v1;
 
+import io.emq.migrate.v1.plan.Rebrand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -102,7 +103,7 @@ class PlanCommandTest {
             assertEquals("envelope", q.path("payload").path("policy").asText());
             JsonNode first = q.path("rebrandPreview").path(0);
             if (!first.isMissingNode()) {
-                assertEquals("JOB00000000001", first.path("v2Id").asText());
+                assertEquals(Rebrand.jobId(Rebrand.idBase(q.path("v2Name").asText(queue)), 1), first.path("v2Id").asText());
             }
             assertTrue(q.path("estimatedBytes").asLong() > 0);
             anyBlocked |= q.path("anomalies").size() > 0 || q.path("refusals").size() > 0;
@@ -122,7 +123,8 @@ class PlanCommandTest {
             v2.add(e.path("v2Id").asText());
         });
         assertEquals(FixtureExpectationsTest.texts(f.expect().path("queues").path("emails").path("serveOrder")), v1);
-        assertEquals(List.of("JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004"), v2);
+        long base = Rebrand.idBase("emails");
+        assertEquals(List.of(Rebrand.jobId(base, 1), Rebrand.jobId(base, 2), Rebrand.jobId(base, 3), Rebrand.jobId(base, 4)), v2);
         assertEquals(4, q.path("v2").path("pending").asLong());
         assertEquals(1, q.path("v2").path("scheduled").asLong());
     }

@@ -12,11 +12,17 @@ import org.junit.jupiter.api.Test;
 class V1CodecsTest {
 
     @Test
-    void rebrandIsJobPlusFixedWidthBase62OfTheRank() {
-        assertEquals("JOB00000000001", Rebrand.jobId(1));
-        assertEquals("JOB0000000000g", Rebrand.jobId(42));
-        assertEquals("JOB00000004C92", Rebrand.jobId(1_000_000));
-        assertTrue(Rebrand.jobId(61).compareTo(Rebrand.jobId(62)) < 0, "byte order is rank order");
+    void rebrandIsJobPlusFixedWidthBase62OfTheQueueBaseAndTheRank() {
+        assertEquals("JOB00000000001", Rebrand.jobId(0, 1));
+        assertEquals("JOB0000000000g", Rebrand.jobId(0, 42));
+        assertEquals("JOB00000004C92", Rebrand.jobId(0, 1_000_000));
+        assertTrue(Rebrand.jobId(7, 61).compareTo(Rebrand.jobId(7, 62)) < 0, "byte order is rank order within a queue");
+        assertEquals(io.emq.migrate.keyspace.BrandedId.job((5L << 36) + 1).toString(), Rebrand.jobId(5, 1));
+        assertTrue(Rebrand.idBase("orders") != Rebrand.idBase("invoices"), "names ask for different bases");
+        assertTrue((((long) Rebrand.BASES - 1) << Rebrand.RANK_BITS | Rebrand.MAX_RANK) < (1L << 53),
+                "every minted value is exact in Lua's numbers");
+        long aSnowflakeOfMid2024 = io.emq.migrate.keyspace.Snowflake.compose(200L * 86_400_000, 0, 0);
+        assertTrue(((long) Rebrand.BASES << Rebrand.RANK_BITS) < aSnowflakeOfMid2024, "below every v2 mint since mid-2024");
     }
 
     @Test

@@ -48,11 +48,12 @@ public final class Planner {
             fates.put(f, 0L);
         }
         List<RebrandEntry> preview = new ArrayList<>();
+        long idBase = Rebrand.idBase(v2Name.orElse(snap.queue().name().display()));
         long minted = 0;
         for (JobFacts j : snap.jobsInRankOrder()) {
             V2Fate fate = fate(j, mapping);
             fates.merge(fate, 1L, Long::sum);
-            String v2Id = getsIdentity(j) ? Rebrand.jobId(++minted) : null;
+            String v2Id = getsIdentity(j) ? Rebrand.jobId(idBase, ++minted) : null;
             if (preview.size() < options.preview()) {
                 preview.add(new RebrandEntry(j.rank(), j.id(), v2Id, j.state(), fate));
             }
