@@ -10,6 +10,9 @@
 --         after a crash gives the same answer. A kept id that another job already holds is minted
 --         instead. Values stay below 2^53, exact in Lua's numbers.
 --         Fields read: id_base (written by the fence step). Written: v1:<v1 id>, v2:<branded id>, hwm.
+--         Cost: a batch with no id to keep reads its mappings and its candidate ids with one HMGET
+--         each and writes them with one HSET; if a candidate id is already held (by a kept id), or
+--         an id is to be kept, the batch takes the id-by-id path (the same answer, more commands).
 if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
   return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
 end
@@ -28,21 +31,94 @@ local function brand(rank)
   end
   return 'JOB' .. table.concat(digits)
 end
-local out = {}
-for i = 3, #ARGV do
-  local v1 = ARGV[i]
-  local field = 'v1:' .. v1
-  local id = redis.call('HGET', KEYS[1], field)
-  if not id then
-    if string.sub(ARGV[2], i - 2, i - 2) == '1' and redis.call('HEXISTS', KEYS[1], 'v2:' .. v1) == 0 then
-      id = v1
-    else
-      repeat
-        id = brand(base * 68719476736 + redis.call('HINCRBY', KEYS[1], 'hwm', 1))
-      until redis.call('HEXISTS', KEYS[1], 'v2:' .. id) == 0
+local n = #ARGV - 2
+local function slow()
+  local out = {}
+  for i = 3, #ARGV do
+    local v1 = ARGV[i]
+    local field = 'v1:' .. v1
+    local id = redis.call('HGET', KEYS[1], field)
+    if not id then
+      if string.sub(ARGV[2], i - 2, i - 2) == '1' and redis.call('HEXISTS', KEYS[1], 'v2:' .. v1) == 0 then
+        id = v1
+      else
+        repeat
+          id = brand(base * 68719476736 + redis.call('HINCRBY', KEYS[1], 'hwm', 1))
+        until redis.call('HEXISTS', KEYS[1], 'v2:' .. id) == 0
+      end
+      redis.call('HSET', KEYS[1], field, id, 'v2:' .. id, v1)
     end
-    redis.call('HSET', KEYS[1], field, id, 'v2:' .. id, v1)
+    out[#out + 1] = id
   end
-  out[#out + 1] = id
+  return out
 end
+if n == 0 then
+  return {}
+end
+local CHUNK = 1000
+local function hmget(fields)
+  local got = {}
+  for from = 1, #fields, CHUNK do
+    local part = redis.call('HMGET', KEYS[1], unpack(fields, from, math.min(#fields, from + CHUNK - 1)))
+    for j = 1, #part do
+      got[#got + 1] = part[j]
+    end
+  end
+  return got
+end
+local fields = {}
+for i = 1, n do
+  fields[i] = 'v1:' .. ARGV[i + 2]
+end
+local mapped = hmget(fields)
+local out = {}
+local fresh = {}
+local minted = {}
+local hwm = tonumber(redis.call('HGET', KEYS[1], 'hwm') or '0')
+local rank = hwm
+for i = 1, n do
+  local id = mapped[i]
+  if id then
+    out[i] = id
+  else
+    local v1 = ARGV[i + 2]
+    id = fresh[v1]
+    if not id then
+      if string.sub(ARGV[2], i, i) == '1' then
+        return slow()
+      end
+      rank = rank + 1
+      id = brand(base * 68719476736 + rank)
+      fresh[v1] = id
+      minted[#minted + 1] = v1
+    end
+    out[i] = id
+  end
+end
+if #minted == 0 then
+  return out
+end
+local candidates = {}
+for j = 1, #minted do
+  candidates[j] = 'v2:' .. fresh[minted[j]]
+end
+local held = hmget(candidates)
+for j = 1, #minted do
+  if held[j] then
+    return slow()
+  end
+end
+for from = 1, #minted, CHUNK do
+  local items = {}
+  for j = from, math.min(#minted, from + CHUNK - 1) do
+    local v1 = minted[j]
+    local id = fresh[v1]
+    items[#items + 1] = 'v1:' .. v1
+    items[#items + 1] = id
+    items[#items + 1] = 'v2:' .. id
+    items[#items + 1] = v1
+  end
+  redis.call('HSET', KEYS[1], unpack(items))
+end
+redis.call('HSET', KEYS[1], 'hwm', rank)
 return out

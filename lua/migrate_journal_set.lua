@@ -6,7 +6,7 @@
 if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
   return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
 end
-for i = 2, #ARGV, 2 do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+if #ARGV > 1 then
+  redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 end
 return 1

@@ -3,7 +3,6 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
-import io.emq.migrate.wire.ScriptCall;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,8 +14,8 @@ import redis.clients.jedis.Response;
 
 /**
  * Writes migrated jobs in pipelined batches: read the v1 hashes, build the v2 rows, write them with
- * {@code migrate_write_job} and record each job's expectation in the journal. Idempotent: a batch
- * written twice leaves the same rows.
+ * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
+ * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows.
  */
 final class JobWriter {
     static final int BATCH = 256;
@@ -35,7 +34,7 @@ final class JobWriter {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
         List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
         List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
-        List<ScriptCall> rows = new ArrayList<>(batch.size());
+        List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         Map<BrandedId, Journal.Expected> expectations = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
@@ -47,11 +46,11 @@ final class JobWriter {
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");
             }
             RowBuilder.Row row = RowBuilder.build(m, facts, hash, id, parentOf(m, facts, hash));
-            rows.add(row.call(m));
+            rows.add(row);
             expectations.put(id, row.expected());
             counts.merge(row.state(), 1L, Long::sum);
         }
-        m.evalAll(m.targetWire, rows);
+        m.evalAll(m.targetWire, rows.isEmpty() ? List.of() : List.of(RowBuilder.writeCall(m, rows)));
         m.checkpoints.hit("rows written");
         m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectCall(expectations)));
         m.checkpoints.hit("expectations recorded");

@@ -25,15 +25,52 @@ public final class RowBuilder {
 
     /** The v2 row of one job: where it goes, its fields, and what the journal expects of it. */
     record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Journal.Expected expected) {
-        ScriptCall call(QueueMigration m) {
-            byte[] row = bytes(m.keys.job(id));
-            byte[] set = setKey == null ? row : bytes(setKey);
-            List<byte[]> args = new ArrayList<>(fields.size() + 2);
+        /**
+         * Appends this row to a {@code migrate_write_jobs} call under construction: its row key to
+         * the keys, its record (id, set index, score, field count, fields) to the arguments.
+         */
+        void appendTo(QueueMigration m, List<byte[]> keys, List<byte[]> args) {
+            keys.add(bytes(m.keys.job(id)));
             args.add(bytes(id.toString()));
+            args.add(setIndex(m));
             args.add(bytes(Long.toString(score)));
+            args.add(bytes(Integer.toString(fields.size())));
             args.addAll(fields);
-            return new ScriptCall(Script.MIGRATE_WRITE_JOB, List.of(row, set), args);
         }
+
+        private byte[] setIndex(QueueMigration m) {
+            if (setKey == null) {
+                return SET_NONE;
+            }
+            if (setKey.equals(m.keys.pending())) {
+                return SET_PENDING;
+            }
+            if (setKey.equals(m.keys.schedule())) {
+                return SET_SCHEDULE;
+            }
+            if (setKey.equals(m.keys.dead())) {
+                return SET_DEAD;
+            }
+            throw new IllegalStateException("a row cannot go into " + setKey);
+        }
+    }
+
+    private static final byte[] SET_NONE = bytes("0");
+    private static final byte[] SET_PENDING = bytes("1");
+    private static final byte[] SET_SCHEDULE = bytes("2");
+    private static final byte[] SET_DEAD = bytes("3");
+
+    /** A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all. */
+    static ScriptCall writeCall(QueueMigration m, List<Row> rows) {
+        List<byte[]> keys = new ArrayList<>(rows.size() + 3);
+        keys.add(bytes(m.keys.pending()));
+        keys.add(bytes(m.keys.schedule()));
+        keys.add(bytes(m.keys.dead()));
+        List<byte[]> args = new ArrayList<>(rows.size() * 14);
+        for (Row row : rows) {
+            row.appendTo(m, keys, args);
+        }
+        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
     }
 
     /** A flow child's link to its parent, resolved to the parent's branded id and v2 queue. */

@@ -44,7 +44,7 @@ public enum Script {
     MIGRATE_JOURNAL_SET("migrate_journal_set"),
     MIGRATE_JOURNAL_FORGET("migrate_journal_forget"),
     MIGRATE_ASSIGN_IDS("migrate_assign_ids"),
-    MIGRATE_WRITE_JOB("migrate_write_job"),
+    MIGRATE_WRITE_JOBS("migrate_write_jobs"),
     MIGRATE_COUNT_COMPLETED("migrate_count_completed"),
     MIGRATE_V1_FENCE("migrate_v1_fence"),
     MIGRATE_V1_RETIRE("migrate_v1_retire");
