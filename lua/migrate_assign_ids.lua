@@ -21,15 +21,23 @@ if not base then
   return redis.error_reply('EMQSTATE the journal has no id_base: the fence step must run first')
 end
 local alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-local function brand(rank)
-  local digits = {}
-  local rest = rank
-  for i = 11, 1, -1 do
-    local d = rest % 62
-    digits[i] = string.sub(alphabet, d + 1, d + 1)
-    rest = (rest - d) / 62
+-- brand(v): JOB + the 11 base62 digits of v. The first ten digits (those of floor(v / 62)) are
+-- kept from the previous call, so minting consecutive ranks builds them once per 62 ids.
+local head, headText = -1, ''
+local function brand(v)
+  local low = v % 62
+  local high = (v - low) / 62
+  if high ~= head then
+    local digits = {}
+    local rest = high
+    for i = 10, 1, -1 do
+      local d = rest % 62
+      digits[i] = string.sub(alphabet, d + 1, d + 1)
+      rest = (rest - d) / 62
+    end
+    head, headText = high, 'JOB' .. table.concat(digits)
   end
-  return 'JOB' .. table.concat(digits)
+  return headText .. string.sub(alphabet, low + 1, low + 1)
 end
 local n = #ARGV - 2
 local function slow()
