@@ -410,7 +410,7 @@ public final class QueueSnapshotReader {
         return value.length >= prefix.length && Arrays.equals(value, 0, prefix.length, prefix, 0, prefix.length);
     }
 
-    /** One pipelined batch of jobs of one state: types and lock TTLs, then small fields, then payloads. */
+    /** One pipelined batch of jobs of one state: types, lock TTLs, small fields and payload sizes in one pipeline, then payloads. */
     private final class FactsBatch {
         private static final byte[][] FIELDS = fields("name", "timestamp", "delay", "priority", "opts", "ats", "atm",
                 "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter");
@@ -438,25 +438,41 @@ public final class QueueSnapshotReader {
             for (int entry : entries) {
                 ids.add(id(entry));
             }
-            List<Response<String>> types = new ArrayList<>();
+            // One pipeline: each job's type (and lock TTL) with its small fields and payload measure;
+            // the field replies are read only for the keys that are hashes (on other types they are
+            // WRONGTYPE errors, never looked at).
+            List<Response<String>> types = new ArrayList<>(ids.size());
             List<Response<Long>> locks = new ArrayList<>();
+            List<Response<List<byte[]>>> allFields = new ArrayList<>(ids.size());
+            List<Response<Long>> allLengths = new ArrayList<>(ids.size());
+            List<Response<Boolean>> allPresent = new ArrayList<>(ids.size());
             try (AbstractPipeline p = jedis.pipelined()) {
                 for (Bytes id : ids) {
-                    types.add(p.type(queue.jobKey(id).raw()));
+                    byte[] key = queue.jobKey(id).raw();
+                    types.add(p.type(key));
                     if (state == V1State.ACTIVE) {
                         locks.add(p.pttl(queue.jobSubKey(id, JobSubKind.LOCK).raw()));
                     }
+                    allFields.add(p.hmget(key, FIELDS));
+                    allLengths.add(p.hstrlen(key, DATA));
+                    allPresent.add(p.hexists(key, DATA));
                 }
                 p.sync();
             }
             List<Integer> hashes = new ArrayList<>();
             List<Long> lockTtls = new ArrayList<>();
+            List<Response<List<byte[]>>> fieldReplies = new ArrayList<>();
+            List<Response<Long>> dataLengths = new ArrayList<>();
+            List<Response<Boolean>> dataPresent = new ArrayList<>();
             for (int n = 0; n < entries.length; n++) {
                 Bytes id = ids.get(n);
                 KeyType type = KeyType.parse(types.get(n).get());
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                     lockTtls.add(state == V1State.ACTIVE ? locks.get(n).get() : -2L);
+                    fieldReplies.add(allFields.get(n));
+                    dataLengths.add(allLengths.get(n));
+                    dataPresent.add(allPresent.get(n));
                 } else if (type == KeyType.NONE) {
                     reading.anomaly(AnomalyKind.MISSING_HASH, queue.jobKey(id),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
@@ -464,18 +480,6 @@ public final class QueueSnapshotReader {
                     reading.anomaly(AnomalyKind.WRONG_JOB_TYPE, queue.jobKey(id), "job " + id.display()
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
-            }
-            List<Response<List<byte[]>>> fieldReplies = new ArrayList<>();
-            List<Response<Long>> dataLengths = new ArrayList<>();
-            List<Response<Boolean>> dataPresent = new ArrayList<>();
-            try (AbstractPipeline p = jedis.pipelined()) {
-                for (int n : hashes) {
-                    byte[] key = queue.jobKey(ids.get(n)).raw();
-                    fieldReplies.add(p.hmget(key, FIELDS));
-                    dataLengths.add(p.hstrlen(key, DATA));
-                    dataPresent.add(p.hexists(key, DATA));
-                }
-                p.sync();
             }
             List<PayloadDigest> digests = digests(ids, hashes, dataLengths, dataPresent);
             for (int k = 0; k < hashes.size(); k++) {
