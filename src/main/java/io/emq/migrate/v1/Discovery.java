@@ -28,9 +28,19 @@ public final class Discovery {
         long[] underPrefixes = {0};
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
-            scanner.scan(p.concat(":"), batch -> {
+            Bytes start = p.concat(":");
+            scanner.scanKeys(start, batch -> {
                 underPrefixes[0] += batch.size();
-                queues.addAll(evidence(p, batch));
+                // only a key ending in an evidence suffix can be evidence: only those need a TYPE
+                List<Bytes> candidates = new ArrayList<>();
+                for (Bytes key : batch) {
+                    if (evidenceCandidate(start, key)) {
+                        candidates.add(key);
+                    }
+                }
+                if (!candidates.isEmpty()) {
+                    queues.addAll(evidence(p, scanner.typed(candidates)));
+                }
             });
         }
         QueueBases bases = new QueueBases(queues);
@@ -51,6 +61,16 @@ public final class Discovery {
         long total = jedis.dbSize();
         return new DiscoveryResult(List.copyOf(prefixes), List.copyOf(queues), underPrefixes[0], foreign[0],
                 foreignSample, Math.max(0, total - underPrefixes[0]));
+    }
+
+    private static boolean evidenceCandidate(Bytes start, Bytes key) {
+        for (QueueStructure s : QueueStructure.values()) {
+            Bytes suffix = s.colonSuffix();
+            if (s.evidence() && key.endsWith(suffix) && key.length() > start.length() + suffix.length()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<QueueRef> evidence(Bytes prefix, List<ScannedKey> batch) {

@@ -49,7 +49,8 @@ public final class KeyspaceScanner {
         } while (!page.isCompleteIteration());
     }
 
-    private List<ScannedKey> typed(List<Bytes> keys) {
+    /** These keys with their types, read in one pipeline. */
+    public List<ScannedKey> typed(List<Bytes> keys) {
         List<Response<String>> types = new ArrayList<>(keys.size());
         try (AbstractPipeline p = jedis.pipelined()) {
             for (Bytes k : keys) {
