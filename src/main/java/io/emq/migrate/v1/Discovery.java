@@ -23,12 +23,18 @@ public final class Discovery {
     }
 
     public DiscoveryResult discover(List<String> prefixes) {
+        return discover(prefixes, scanned -> { });
+    }
+
+    /** As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page brought (two passes per prefix). */
+    public DiscoveryResult discover(List<String> prefixes, java.util.function.LongConsumer scanned) {
         KeyspaceScanner scanner = new KeyspaceScanner(jedis);
         TreeSet<QueueRef> queues = new TreeSet<>();
         long[] underPrefixes = {0};
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
             scanner.scan(p.concat(":"), batch -> {
+                scanned.accept(batch.size());
                 underPrefixes[0] += batch.size();
                 queues.addAll(evidence(p, batch));
             });
@@ -38,6 +44,7 @@ public final class Discovery {
         long[] foreign = {0};
         for (String prefix : prefixes) {
             scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> {
+                scanned.accept(batch.size());
                 for (Bytes key : batch) {
                     if (bases.owner(key).isEmpty() && bases.bareOwner(key).isEmpty()) {
                         foreign[0]++;
