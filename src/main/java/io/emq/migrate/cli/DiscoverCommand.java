@@ -32,7 +32,7 @@ public final class DiscoverCommand {
         CommandLine line = parsed.get();
         List<String> prefixes = prefixes(line);
         return Servers.withSource("discover", line.getOptionValue("source"), err, jedis -> {
-            DiscoveryResult found = new Discovery(jedis).discover(prefixes);
+            DiscoveryResult found = Scanning.discover(jedis, prefixes, err);
             List<QueueCounts> counts = new ArrayList<>();
             for (QueueRef q : found.queues()) {
                 counts.add(QueueCounts.read(jedis, q));

@@ -73,7 +73,7 @@ public final class PlanCommand {
         List<String> prefixes = DiscoverCommand.prefixes(line);
         String source = line.getOptionValue("source");
         return Servers.withSource("plan", source, err, jedis -> {
-            DiscoveryResult found = new Discovery(jedis).discover(prefixes);
+            DiscoveryResult found = Scanning.discover(jedis, prefixes, err);
             List<QueueRef> chosen = new ArrayList<>();
             for (QueueRef q : found.queues()) {
                 if (named == null || Set.of(named).contains(q.name().display())) {

@@ -23,6 +23,11 @@ public final class Discovery {
     }
 
     public DiscoveryResult discover(List<String> prefixes) {
+        return discover(prefixes, scanned -> { });
+    }
+
+    /** As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page brought (two passes per prefix). */
+    public DiscoveryResult discover(List<String> prefixes, java.util.function.LongConsumer scanned) {
         KeyspaceScanner scanner = new KeyspaceScanner(jedis);
         TreeSet<QueueRef> queues = new TreeSet<>();
         long[] underPrefixes = {0};
@@ -30,6 +35,7 @@ public final class Discovery {
             Bytes p = Bytes.utf8(prefix);
             Bytes start = p.concat(":");
             scanner.scanKeys(start, batch -> {
+                scanned.accept(batch.size());
                 underPrefixes[0] += batch.size();
                 // only a key ending in an evidence suffix can be evidence: only those need a TYPE
                 List<Bytes> candidates = new ArrayList<>();
@@ -48,6 +54,7 @@ public final class Discovery {
         long[] foreign = {0};
         for (String prefix : prefixes) {
             scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> {
+                scanned.accept(batch.size());
                 for (Bytes key : batch) {
                     if (bases.owner(key).isEmpty() && bases.bareOwner(key).isEmpty()) {
                         foreign[0]++;

@@ -21,13 +21,9 @@ final class IdIndex {
 
     /** Indexes arena entry {@code entry} unless its id is there already; returns the entry that was there, or -1. */
     int putIfAbsent(int entry) {
-        int slot = mix(arena.hashAt(entry)) & mask;
-        while (table[slot] != 0) {
-            int other = table[slot] - 1;
-            if (arena.equalsAt(other, arena, entry)) {
-                return other;
-            }
-            slot = (slot + 1) & mask;
+        int slot = slotOf(entry);
+        if (table[slot] != 0) {
+            return table[slot] - 1;
         }
         table[slot] = entry + 1;
         if (++size * 2 > table.length) {
@@ -51,15 +47,16 @@ final class IdIndex {
 
     /** The first entry holding the same id as arena entry {@code entry} (itself when it is the first), or -1 when not indexed. */
     int first(int entry) {
+        return table[slotOf(entry)] - 1;
+    }
+
+    /** The slot that holds the id of arena entry {@code entry}, or the empty slot where it would go. */
+    private int slotOf(int entry) {
         int slot = mix(arena.hashAt(entry)) & mask;
-        while (table[slot] != 0) {
-            int other = table[slot] - 1;
-            if (arena.equalsAt(other, arena, entry)) {
-                return other;
-            }
+        while (table[slot] != 0 && !arena.equalsAt(table[slot] - 1, arena, entry)) {
             slot = (slot + 1) & mask;
         }
-        return -1;
+        return slot;
     }
 
     boolean contains(Bytes id) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The migrator killed for real (SIGKILL of a child JVM, and a halt at chosen points), its connections
@@ -30,26 +32,42 @@ class SafetyUnderFireTest {
     static final int JOBS = 3000;
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
 
+    /**
+     * A new connection pool, as a re-run by an operator (a new process) has: after CLIENT KILL the
+     * shared pool of the extension still holds the killed connections.
+     */
+    private static UnifiedJedis fresh() {
+        return SERVER.endpoint().open();
+    }
+
     private static void generate() {
-        SERVER.client().flushAll();
-        V1QueueGenerator.addWaiting(SERVER.client(), "big", 1, JOBS, 200);
+        try (UnifiedJedis client = fresh()) {
+            client.flushAll();
+            V1QueueGenerator.addWaiting(client, "big", 1, JOBS, 200);
+        }
     }
 
     /** Every v1 job 1..n is exactly one pending row, in v1 serve order (job 1 first), payload intact. */
     private static void assertMigrated(int n) {
+        try (UnifiedJedis client = fresh()) {
+            assertMigrated(client, n);
+        }
+    }
+
+    private static void assertMigrated(UnifiedJedis client, int n) {
         Keys keys = Keys.queue("big");
-        List<String> pending = SERVER.client().zrange(keys.pending(), 0, -1);
+        List<String> pending = client.zrange(keys.pending(), 0, -1);
         assertEquals(n, pending.size(), "one row per job");
-        Journal journal = new Journal(io.emq.migrate.wire.Wire.open(SERVER.client()), "big");
+        Journal journal = new Journal(Wire.open(client), "big");
         for (int i = 0; i < n; i++) {
             BrandedId id = BrandedId.of(pending.get(i));
             String v1 = new String(journal.lookupV2(id).orElseThrow());
             assertEquals(Integer.toString(i + 1), v1, "serve order at position " + i);
-            byte[] payload = SERVER.client().hget(keys.job(id).getBytes(), "payload".getBytes());
+            byte[] payload = client.hget(keys.job(id).getBytes(), "payload".getBytes());
             assertEquals(V1QueueGenerator.payload(i + 1, 200), new String(RowBuilder.v1Data(PayloadPolicy.ENVELOPE, payload).orElseThrow()));
         }
         assertEquals("retired", journal.state().orElseThrow().wireName());
-        assertEquals(java.util.Set.of("bull:big:meta"), SERVER.client().keys("bull:big:*"));
+        assertEquals(java.util.Set.of("bull:big:meta"), client.keys("bull:big:*"));
     }
 
     private static Process child(String crashAt) throws Exception {
@@ -65,20 +83,11 @@ class SafetyUnderFireTest {
 
     private static void rerun() throws InterruptedException {
         Thread.sleep(400);
-        // A re-run is a new migrator process with connections of its own. The shared test client's
-        // pool may still hold connections CLIENT KILL dropped while they sat idle (likelier now that
-        // a run can finish before the drop); the first command on such a connection fails and
-        // discards it, so spend those failures here rather than in the re-run's version check.
-        for (int attempt = 0; attempt < 16; attempt++) {
-            try {
-                SERVER.client().ping();
-                break;
-            } catch (redis.clients.jedis.exceptions.JedisConnectionException dropped) {
-                // a connection killed while idle: discarded; try the next
-            }
+        try (UnifiedJedis client = fresh()) {
+            List<MigrationResult> r = new Migrator(Wire.source(client), Wire.open(client), SERVER.uri(), OPTIONS,
+                    Checkpoints.none()).migrate(List.of("bull"), List.of());
+            assertTrue(r.get(0).ok(), r.toString());
         }
-        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"));
-        assertTrue(r.get(0).ok(), r.toString());
     }
 
     @Test
@@ -145,7 +154,10 @@ class SafetyUnderFireTest {
             rerun();
         }
         int total = JOBS + 200;
-        List<String> bigKeys = new ArrayList<>(SERVER.client().keys("bull:big:*"));
+        List<String> bigKeys;
+        try (UnifiedJedis client = fresh()) {
+            bigKeys = new ArrayList<>(client.keys("bull:big:*"));
+        }
         if (bigKeys.size() > 1) {
             rerun();
         }

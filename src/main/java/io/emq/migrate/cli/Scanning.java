@@ -1,0 +1,20 @@
+package io.emq.migrate.cli;
+
+import io.emq.migrate.v1.Discovery;
+import io.emq.migrate.v1.DiscoveryResult;
+import java.io.PrintStream;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/** Discovery with a progress bar (or plain lines off a terminal) on the error stream, so stdout stays the report. */
+final class Scanning {
+    private Scanning() {
+    }
+
+    /** The total is an estimate: two passes over the whole database per prefix (keys outside the prefixes are never visited). */
+    static DiscoveryResult discover(UnifiedJedis jedis, List<String> prefixes, PrintStream err) {
+        try (Progress progress = Progress.start("scan", 2L * prefixes.size() * jedis.dbSize(), "keys", err)) {
+            return new Discovery(jedis).discover(prefixes, progress::advance);
+        }
+    }
+}
