@@ -43,6 +43,66 @@ class JournalTest {
     }
 
     @Test
+    void aKeptIdAheadOfTheRanksIsSkippedARepeatedIdSharesItsAnswerAndLargeBatchesMintInOrder() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "ranks");
+        j.acquire("m1", 10_000);
+        j.set("id_base", "0");
+        // a v1 id that is already JOB id rank 3 keeps itself, ahead of the ranks minted so far
+        assertEquals(List.of(BrandedId.job(1), BrandedId.job(3)),
+                j.assignIds(List.of(b("a"), b(BrandedId.job(3).toString())), true));
+        // nothing to keep here, but rank 3 is held: b, c, d get 2, 4, 5; a repeated id keeps its first answer
+        List<byte[]> batch = List.of(b("b"), b("c"), b("b"), b("d"), b("a"));
+        List<BrandedId> expected = List.of(BrandedId.job(2), BrandedId.job(4), BrandedId.job(2), BrandedId.job(5), BrandedId.job(1));
+        assertEquals(expected, j.assignIds(batch));
+        assertEquals(5, j.highWaterMark());
+        assertEquals(expected, j.assignIds(batch), "a re-run gives the same answer");
+        assertEquals(5, j.highWaterMark(), "and mints nothing");
+        // more ids than the script reads or writes in one command
+        List<byte[]> many = java.util.stream.IntStream.rangeClosed(1, 2500).mapToObj(n -> b("m" + n)).toList();
+        List<BrandedId> ids = j.assignIds(many);
+        for (int n = 0; n < many.size(); n++) {
+            assertEquals(BrandedId.job(6 + n), ids.get(n));
+        }
+        assertEquals(ids, j.assignIds(many));
+        assertEquals(2505, j.highWaterMark());
+        assertArrayEquals(b("m2500"), j.lookupV2(BrandedId.job(2505)).orElseThrow());
+    }
+
+    @Test
+    void aBatchOfRowsIsWrittenAsIfOneByOneAndARerunLeavesTheSameRows() {
+        Wire wire = Wire.open(SERVER.client());
+        io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("rows");
+        SERVER.client().hset(keys.job(BrandedId.job(1)), "stale", "1");
+        List<byte[]> callKeys = List.of(b(keys.pending()), b(keys.schedule()), b(keys.dead()),
+                b(keys.job(BrandedId.job(1))), b(keys.job(BrandedId.job(2))), b(keys.job(BrandedId.job(3))),
+                b(keys.job(BrandedId.job(4))), b(keys.job(BrandedId.job(1))));
+        List<byte[]> args = new java.util.ArrayList<>();
+        for (String a : List.of(BrandedId.job(1) + " 1 0 6 state pending attempts 0 payload p1",
+                BrandedId.job(2) + " 2 1234 6 state scheduled attempts 2 payload p2",
+                BrandedId.job(3) + " 0 0 6 state awaiting_children attempts 0 payload p3",
+                BrandedId.job(4) + " 3 0 8 state dead attempts 1 payload p4 last_error e",
+                BrandedId.job(1) + " 1 0 6 state pending attempts 1 payload p5")) {
+            for (String w : a.split(" ")) {
+                args.add(b(w));
+            }
+        }
+        for (long run = 0; run < 2; run++) {
+            assertEquals(run == 0 ? 3L : 0L, wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args),
+                    "rows new to the target");
+            assertEquals(Map.of("state", "pending", "attempts", "1", "payload", "p5"), SERVER.client().hgetAll(keys.job(BrandedId.job(1))),
+                    "replaced whole, the later record of a repeated row winning");
+            assertEquals(Map.of("state", "awaiting_children", "attempts", "0", "payload", "p3"),
+                    SERVER.client().hgetAll(keys.job(BrandedId.job(3))));
+            assertEquals(List.of(BrandedId.job(1).toString()), SERVER.client().zrange(keys.pending(), 0, -1));
+            assertEquals(1234.0, SERVER.client().zscore(keys.schedule(), BrandedId.job(2).toString()));
+            assertEquals(List.of(BrandedId.job(4).toString()), SERVER.client().zrange(keys.dead(), 0, -1));
+            assertEquals("e", SERVER.client().hget(keys.job(BrandedId.job(4)), "last_error"));
+        }
+        assertThrows(RuntimeException.class, () -> wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys,
+                args.subList(0, args.size() - 1)), "a malformed batch is refused before anything is written");
+    }
+
+    @Test
     void aSecondMigratorIsRefusedWhileTheLeaseLivesAndTakesOverAfter() throws InterruptedException {
         Journal first = journal();
         long t1 = first.acquire("m1", 200);
