@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.PayloadDigest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,7 +40,7 @@ public final class Envelope {
             g.writeStringField("id", p.v1Id());
             g.writeStringField("timestamp", p.timestamp());
             g.writeFieldName("opts");
-            if (p.opts() != null && isJson(p.opts())) {
+            if (p.opts() != null && PayloadDigest.isJson(p.opts())) {
                 g.writeRawValue(new String(p.opts(), StandardCharsets.UTF_8));
             } else {
                 g.writeString(p.opts() == null ? "" : new String(p.opts(), StandardCharsets.UTF_8));
@@ -105,8 +107,8 @@ public final class Envelope {
 
     /** json only for strict UTF-8 JSON without edge whitespace, so the raw slice is exactly the bytes. */
     static String encodingOf(byte[] data) {
-        boolean utf8 = isUtf8(data);
-        if (utf8 && isJson(data) && !isJsonWhitespace(data[0]) && !isJsonWhitespace(data[data.length - 1])) {
+        boolean utf8 = Bytes.isUtf8(data);
+        if (PayloadDigest.isJson(data) && !isJsonWhitespace(data[0]) && !isJsonWhitespace(data[data.length - 1])) {
             return "json";
         }
         return utf8 ? "string" : "base64";
@@ -114,25 +116,5 @@ public final class Envelope {
 
     private static boolean isJsonWhitespace(byte b) {
         return b == ' ' || b == '\t' || b == '\n' || b == '\r';
-    }
-
-    /** True when the bytes are exactly one JSON value (surrounding whitespace allowed). */
-    public static boolean isJson(byte[] bytes) {
-        if (bytes.length == 0) {
-            return false;
-        }
-        try (JsonParser p = JSON.createParser(bytes)) {
-            if (p.nextToken() == null) {
-                return false;
-            }
-            p.skipChildren();
-            return p.nextToken() == null;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    static boolean isUtf8(byte[] bytes) {
-        return io.emq.migrate.v1.Bytes.isUtf8(bytes);
     }
 }
