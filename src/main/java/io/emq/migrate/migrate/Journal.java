@@ -285,9 +285,6 @@ public final class Journal {
         return rows;
     }
 
-    public Wire wire() {
-        return wire;
-    }
 
     static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);

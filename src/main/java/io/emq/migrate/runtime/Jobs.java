@@ -68,9 +68,6 @@ public final class Jobs {
         return keys.queue;
     }
 
-    public Wire wire() {
-        return wire;
-    }
 
     /** A fresh branded {@code JOB} id from this runtime's Snowflake minter. */
     public String mintId() {

@@ -1,5 +1,6 @@
 package io.emq.migrate.wire;
 
+import io.emq.migrate.keyspace.Keys;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.SetParams;
 
@@ -10,7 +11,7 @@ import redis.clients.jedis.params.SetParams;
 public final class VersionFence {
 
     /** The reserve key holding the wire version. */
-    public static final String KEY = "{emq}:version";
+    public static final String KEY = Keys.VERSION;
     /** The wire version this runtime speaks unless configured otherwise. */
     public static final String DEFAULT_VERSION = "echomq:2.0.0";
 
