@@ -29,7 +29,7 @@ public final class ConformanceCommand {
                 .addOption(null, "target", true, "the v2 server: redis://host:port, rediss://…, or cluster seeds h1:p1,h2:p2")
                 .addOption(null, "queue", true, "prefix of the scenario sub-queues (default: conformance)")
                 .addOption(null, "wire-version", true, "the {emq}:version this runtime speaks (default: "
-                        + VersionFence.DEFAULT_VERSION + ")");
+                        + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the default)");
         Optional<CommandLine> parsed = CommandLines.parse("conformance", "--target URI", options, args, out, err);
         if (parsed.isEmpty()) {
             return CommandLines.helpOrUsage(args);
@@ -46,7 +46,7 @@ public final class ConformanceCommand {
             err.println("emq-migrate conformance: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        String version = line.getOptionValue("wire-version", VersionFence.DEFAULT_VERSION);
+        String version = line.getOptionValue("wire-version", VersionFence.configured());
         String prefix = line.getOptionValue("queue", "conformance");
         try (UnifiedJedis client = Clients.open(endpoint, 4)) {
             Wire wire = Wire.open(client, version);

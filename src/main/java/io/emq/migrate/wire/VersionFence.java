@@ -14,8 +14,19 @@ public final class VersionFence {
     public static final String KEY = Keys.VERSION;
     /** The wire version this runtime speaks unless configured otherwise. */
     public static final String DEFAULT_VERSION = "echomq:2.0.0";
+    /** The environment variable that configures it, e.g. {@code echomq:3.0.0} for a deployment on that fence. */
+    public static final String VERSION_ENV = "EMQ_WIRE_VERSION";
 
     private VersionFence() {
+    }
+
+    /** The version to expect: {@value #VERSION_ENV} from the environment when set, else {@link #DEFAULT_VERSION}. */
+    public static String configured() {
+        return configured(System.getenv(VERSION_ENV));
+    }
+
+    static String configured(String fromEnvironment) {
+        return fromEnvironment == null || fromEnvironment.isBlank() ? DEFAULT_VERSION : fromEnvironment.trim();
     }
 
     /**

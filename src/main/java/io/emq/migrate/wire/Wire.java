@@ -30,9 +30,9 @@ public final class Wire implements AutoCloseable {
         this.version = version;
     }
 
-    /** Opens the wire speaking {@link VersionFence#DEFAULT_VERSION}; the fence runs now. */
+    /** Opens the wire speaking the configured version ({@link VersionFence#configured()}); the fence runs now. */
     public static Wire open(UnifiedJedis client) {
-        return open(client, VersionFence.DEFAULT_VERSION);
+        return open(client, VersionFence.configured());
     }
 
     /**
