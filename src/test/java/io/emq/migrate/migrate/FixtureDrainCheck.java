@@ -46,8 +46,7 @@ final class FixtureDrainCheck {
 
     /** Migrates every queue of the loaded fixture into the target; returns the target's wire. */
     static Wire migrate(Fixture fixture, UnifiedJedis source, String sourceUri, UnifiedJedis target) {
-        List<String> prefixes = new ArrayList<>();
-        fixture.expect().get("prefixes").forEach(p -> prefixes.add(p.asText()));
+        List<String> prefixes = fixture.prefixes();
         Wire targetWire = Wire.open(target);
         List<MigrationResult> results = new Migrator(Wire.source(source), targetWire, sourceUri, OPTIONS, Checkpoints.none())
                 .migrate(prefixes, List.of());

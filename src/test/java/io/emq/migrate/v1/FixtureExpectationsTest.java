@@ -28,8 +28,7 @@ class FixtureExpectationsTest {
         Fixture fixture = FixtureLoader.resource(name);
         new FixtureLoader(SERVER.client()).load(fixture);
         JsonNode expect = fixture.expect();
-        List<String> prefixes = new ArrayList<>();
-        expect.path("prefixes").forEach(p -> prefixes.add(p.asText()));
+        List<String> prefixes = fixture.prefixes();
 
         DiscoveryResult discovery = new Discovery(SERVER.client()).discover(prefixes);
         Set<String> expectedQueues = new TreeSet<>();

@@ -59,9 +59,9 @@ class PlanCommandTest {
 
     private static String[] prefixArgs(Fixture f) {
         List<String> args = new ArrayList<>();
-        f.expect().path("prefixes").forEach(p -> {
+        f.prefixes().forEach(p -> {
             args.add("--prefix");
-            args.add(p.asText());
+            args.add(p);
         });
         return args.toArray(new String[0]);
     }

@@ -8,7 +8,6 @@ import io.emq.migrate.v1.fixture.Fixture;
 import io.emq.migrate.v1.fixture.FixtureKey;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.v1.fixture.KeyValue;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -26,8 +25,7 @@ class TotalClassificationTest {
     void everyKeyIsClassifiedAndEveryHashWithDataIsReported(String name) {
         Fixture fixture = FixtureLoader.resource(name);
         new FixtureLoader(SERVER.client()).load(fixture);
-        List<String> prefixes = new ArrayList<>();
-        fixture.expect().path("prefixes").forEach(p -> prefixes.add(p.asText()));
+        List<String> prefixes = fixture.prefixes();
         DiscoveryResult found = new Discovery(SERVER.client()).discover(prefixes);
         QueueSnapshotReader reader = new QueueSnapshotReader(SERVER.client(), new QueueBases(found.queues()));
 
