@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
@@ -53,7 +54,7 @@ public final class Abandon {
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         long schedulers = 0;
         for (byte[] field : journal.fieldsStartingWith("scheduler:")) {
-            String name = journal.get(Journal.text(field)).orElse("");
+            String name = journal.get(Replies.asText(field)).orElse("");
             if (!name.isEmpty()) {
                 target.client().del(keys.repeat(name));
                 target.client().zrem(keys.base() + "repeat", name);
@@ -68,7 +69,7 @@ public final class Abandon {
                     : new String[] {"migrated_completed"});
         }
         if (journal.get("v2_was_paused").orElse("0").equals("0")) {
-            target.eval(Script.QUEUE_RESUME, List.of(RowBuilder.bytes(keys.meta())), List.of());
+            target.eval(Script.QUEUE_RESUME, List.of(Utf8.bytes(keys.meta())), List.of());
         }
         counts.put("v1-resumed", resumeSource(source, journal));
         for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", "v1_was_paused", "v2_was_paused",
@@ -96,13 +97,13 @@ public final class Abandon {
         }
         try (AbstractPipeline p = target.client().pipelined()) {
             for (BrandedId id : batch) {
-                byte[] member = RowBuilder.bytes(id.toString());
-                p.del(RowBuilder.bytes(keys.job(id)));
+                byte[] member = Utf8.bytes(id.toString());
+                p.del(Utf8.bytes(keys.job(id)));
                 for (JobSub sub : JobSub.values()) {
-                    p.del(RowBuilder.bytes(keys.job(id, sub)));
+                    p.del(Utf8.bytes(keys.job(id, sub)));
                 }
                 for (String set : List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active())) {
-                    p.zrem(RowBuilder.bytes(set), member);
+                    p.zrem(Utf8.bytes(set), member);
                 }
             }
             p.sync();

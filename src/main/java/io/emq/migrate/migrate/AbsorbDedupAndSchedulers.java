@@ -60,7 +60,7 @@ final class AbsorbDedupAndSchedulers implements Step {
                 }
                 DedupEntry e = valid.get(i);
                 SetParams ttl = e.pttlMs() > 0 ? SetParams.setParams().px(e.pttlMs()) : SetParams.setParams();
-                p.set(RowBuilder.bytes(m.keys.dedup(e.dedupId().utf8())), RowBuilder.bytes(ids.get(i).get().toString()), ttl);
+                p.set(Utf8.bytes(m.keys.dedup(e.dedupId().utf8())), Utf8.bytes(ids.get(i).get().toString()), ttl);
                 written++;
             }
             p.sync();
@@ -74,8 +74,8 @@ final class AbsorbDedupAndSchedulers implements Step {
             List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             try (AbstractPipeline p = m.targetClient().pipelined()) {
                 for (int i = 0; i < batch.size(); i++) {
-                    p.set(RowBuilder.bytes(m.keys.dedup(batch.get(i).id().utf8())),
-                            RowBuilder.bytes(ids.get(i).orElseThrow().toString()), SetParams.setParams().nx());
+                    p.set(Utf8.bytes(m.keys.dedup(batch.get(i).id().utf8())),
+                            Utf8.bytes(ids.get(i).orElseThrow().toString()), SetParams.setParams().nx());
                 }
                 p.sync();
             }
@@ -109,12 +109,12 @@ final class AbsorbDedupAndSchedulers implements Step {
             byte[] template = template(m, s, record);
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
-            byte[] key = RowBuilder.bytes(m.keys.repeat(name));
+            byte[] key = Utf8.bytes(m.keys.repeat(name));
             try (AbstractPipeline p = m.targetClient().pipelined()) {
                 p.del(key);
-                p.hset(key, Map.of(RowBuilder.bytes("every_ms"), RowBuilder.bytes(Long.toString(s.everyMs())),
-                        RowBuilder.bytes("template"), template));
-                p.zadd(RowBuilder.bytes(m.keys.base() + "repeat"), next, RowBuilder.bytes(name));
+                p.hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())),
+                        Utf8.bytes("template"), template));
+                p.zadd(Utf8.bytes(m.keys.base() + "repeat"), next, Utf8.bytes(name));
                 p.sync();
             }
             m.checkpoints.hit("scheduler written");
@@ -145,7 +145,7 @@ final class AbsorbDedupAndSchedulers implements Step {
     }
 
     private static byte[] template(QueueMigration m, Scheduler s, Map<Bytes, Bytes> record) {
-        byte[] data = RowBuilder.field(record, "data").map(Bytes::raw).orElse(RowBuilder.bytes("{}"));
+        byte[] data = RowBuilder.field(record, "data").map(Bytes::raw).orElse(Utf8.bytes("{}"));
         if (m.options.payload() == PayloadPolicy.DATA) {
             return data;
         }

@@ -37,7 +37,7 @@ final class AbsorbFlows implements Step {
             job.unsuccessful().forEach((child, ms) -> failedReasons.put(child, Bytes.utf8("failed at " + ms.longValue())));
             Map<byte[], byte[]> failed = branded(m, failedReasons, facts);
             try (AbstractPipeline p = m.targetClient().pipelined()) {
-                p.set(RowBuilder.bytes(m.keys.job(id, JobSub.DEPENDENCIES)), RowBuilder.bytes(Integer.toString(job.dependencies().size())));
+                p.set(Utf8.bytes(m.keys.job(id, JobSub.DEPENDENCIES)), Utf8.bytes(Integer.toString(job.dependencies().size())));
                 replaceHash(p, m.keys.job(id, JobSub.PROCESSED), processed);
                 replaceHash(p, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
                 replaceHash(p, m.keys.job(id, JobSub.FAILED), failed);
@@ -60,9 +60,9 @@ final class AbsorbFlows implements Step {
     }
 
     private static void replaceHash(AbstractPipeline p, String key, Map<byte[], byte[]> entries) {
-        p.del(RowBuilder.bytes(key));
+        p.del(Utf8.bytes(key));
         if (!entries.isEmpty()) {
-            p.hset(RowBuilder.bytes(key), entries);
+            p.hset(Utf8.bytes(key), entries);
         }
     }
 
@@ -72,7 +72,7 @@ final class AbsorbFlows implements Step {
             BrandedId child = sameQueueChild(m, childKey).or(() -> m.brandedIdOf(childKey)).orElseThrow(() -> new MigrationRefused("flow-child",
                     "child " + childKey.display() + " of flow parent " + parent.id().display() + " has no branded id:"
                             + " migrate its queue in the same run (add --queue for it, or use --all)"));
-            out.put(RowBuilder.bytes(child.toString()), value.raw());
+            out.put(Utf8.bytes(child.toString()), value.raw());
         });
         return out;
     }

@@ -51,7 +51,7 @@ final class CopyLogs implements Step {
         List<Optional<BrandedId>> ids = m.journal.lookupV1(withLogs.stream().map(j -> j.id().raw()).toList());
         try (AbstractPipeline p = m.targetClient().pipelined()) {
             for (int i = 0; i < withLogs.size(); i++) {
-                byte[] key = RowBuilder.bytes(m.keys.job(ids.get(i).orElseThrow(), JobSub.LOGS));
+                byte[] key = Utf8.bytes(m.keys.job(ids.get(i).orElseThrow(), JobSub.LOGS));
                 p.del(key);
                 p.rpush(key, logs.get(i).get().toArray(new byte[0][]));
             }

@@ -34,8 +34,8 @@ final class CountCompleted implements Step {
             m.checkpoints.hit("archive written");
         }
         m.checkpoints.hit("before the fold");
-        m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(RowBuilder.bytes(m.keys.metricsCompleted())),
-                List.of(RowBuilder.bytes(Long.toString(listed))));
+        m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(Utf8.bytes(m.keys.metricsCompleted())),
+                List.of(Utf8.bytes(Long.toString(listed))));
         return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);
     }
 

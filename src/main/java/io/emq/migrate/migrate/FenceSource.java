@@ -29,7 +29,7 @@ final class FenceSource implements Step {
         QueueSnapshot snap = m.refreshSnapshot();
         refuseWhatThePlanRefuses(m, snap);
         if (m.journal.get("v1_was_paused").isEmpty()) {
-            boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("paused"));
+            boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), Utf8.bytes("paused"));
             m.journal.set(Map.of("v1_was_paused", paused ? "1" : "0"));
         }
         m.checkpoints.hit("v1 pause recorded");
@@ -40,7 +40,7 @@ final class FenceSource implements Step {
             boolean paused = m.targetClient().hexists(m.keys.meta(), "paused");
             m.journal.set(Map.of("v2_was_paused", paused ? "1" : "0"));
         }
-        m.targetWire.eval(Script.QUEUE_PAUSE, List.of(RowBuilder.bytes(m.keys.meta())), List.of());
+        m.targetWire.eval(Script.QUEUE_PAUSE, List.of(Utf8.bytes(m.keys.meta())), List.of());
         m.checkpoints.hit("v2 paused");
         m.journal.set("fingerprint", SourceFence.fingerprint(m.sourceWire, m.source));
         m.checkpoints.hit("fingerprint recorded");

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Replies;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.keyspace.BrandedId;
@@ -66,7 +67,7 @@ public final class Journal {
     public Journal(Wire wire, String queue) {
         this.wire = wire;
         this.queue = queue;
-        this.key = bytes(Keys.migrationJournal(queue));
+        this.key = Utf8.bytes(Keys.migrationJournal(queue));
     }
 
     public String queue() {
@@ -84,27 +85,27 @@ public final class Journal {
     /** Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive. */
     public long acquire(String owner, long leaseMs) {
         Object reply = wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(bytes("acquire"), bytes(owner), bytes(""), bytes(Long.toString(leaseMs))));
+                List.of(Utf8.bytes("acquire"), Utf8.bytes(owner), Utf8.bytes(""), Utf8.bytes(Long.toString(leaseMs))));
         token = reply.toString();
         return (Long) reply;
     }
 
     public void renew(long leaseMs) {
         wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(bytes("renew"), bytes(""), bytes(token), bytes(Long.toString(leaseMs))));
+                List.of(Utf8.bytes("renew"), Utf8.bytes(""), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))));
     }
 
     public void release() {
-        wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key), List.of(bytes("release"), bytes(""), bytes(token), bytes("0")));
+        wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key), List.of(Utf8.bytes("release"), Utf8.bytes(""), Utf8.bytes(token), Utf8.bytes("0")));
     }
 
     /** Writes header fields, fenced by the lease token. */
     public void set(Map<String, String> fields) {
         List<byte[]> args = new ArrayList<>();
-        args.add(bytes(token));
+        args.add(Utf8.bytes(token));
         fields.forEach((f, v) -> {
-            args.add(bytes(f));
-            args.add(bytes(v));
+            args.add(Utf8.bytes(f));
+            args.add(Utf8.bytes(v));
         });
         wire.eval(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
     }
@@ -133,19 +134,19 @@ public final class Journal {
     /** As {@link #assignIds(List)}; with {@code keepBranded}, v1 ids that are JOB branded ids keep themselves. */
     public List<BrandedId> assignIds(List<byte[]> v1Ids, boolean keepBranded) {
         List<byte[]> args = new ArrayList<>(v1Ids.size() + 2);
-        args.add(bytes(token));
+        args.add(Utf8.bytes(token));
         StringBuilder flags = new StringBuilder(v1Ids.size());
         for (byte[] id : v1Ids) {
             boolean keep = keepBranded && BrandedId.parse(new String(id, StandardCharsets.ISO_8859_1)) instanceof BrandedId.Valid v
                     && v.id().namespace().equals(BrandedId.JOB);
             flags.append(keep ? '1' : '0');
         }
-        args.add(bytes(flags.toString()));
+        args.add(Utf8.bytes(flags.toString()));
         args.addAll(v1Ids);
         List<?> reply = (List<?>) wire.eval(Script.MIGRATE_ASSIGN_IDS, List.of(key), args);
         List<BrandedId> out = new ArrayList<>(reply.size());
         for (Object id : reply) {
-            out.add(BrandedId.of(text(id)));
+            out.add(BrandedId.of(Replies.asText(id)));
         }
         return out;
     }
@@ -158,7 +159,7 @@ public final class Journal {
         }
         byte[][] fields = v1Ids.stream().map(id -> concat("v1:", id)).toArray(byte[][]::new);
         for (byte[] v : wire.client().hmget(key, fields)) {
-            out.add(v == null ? Optional.empty() : Optional.of(BrandedId.of(text(v))));
+            out.add(v == null ? Optional.empty() : Optional.of(BrandedId.of(Replies.asText(v))));
         }
         return out;
     }
@@ -168,21 +169,21 @@ public final class Journal {
         if (ids.isEmpty()) {
             return List.of();
         }
-        byte[][] fields = ids.stream().map(id -> bytes("v2:" + id)).toArray(byte[][]::new);
+        byte[][] fields = ids.stream().map(id -> Utf8.bytes("v2:" + id)).toArray(byte[][]::new);
         return wire.client().hmget(key, fields).stream().map(java.util.Objects::nonNull).toList();
     }
 
     public Optional<byte[]> lookupV2(BrandedId id) {
-        return Optional.ofNullable(wire.client().hget(key, bytes("v2:" + id)));
+        return Optional.ofNullable(wire.client().hget(key, Utf8.bytes("v2:" + id)));
     }
 
     /** Records what each of these jobs must look like after the migration, in one call fenced by the token. */
     public ScriptCall expectCall(Map<BrandedId, Expected> expected) {
         List<byte[]> args = new ArrayList<>(expected.size() * 2 + 1);
-        args.add(bytes(token));
+        args.add(Utf8.bytes(token));
         expected.forEach((id, e) -> {
-            args.add(bytes("r:" + id));
-            args.add(bytes(e.render()));
+            args.add(Utf8.bytes("r:" + id));
+            args.add(Utf8.bytes(e.render()));
         });
         return new ScriptCall(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
     }
@@ -192,11 +193,11 @@ public final class Journal {
         if (ids.isEmpty()) {
             return out;
         }
-        byte[][] fields = ids.stream().map(id -> bytes("r:" + id)).toArray(byte[][]::new);
+        byte[][] fields = ids.stream().map(id -> Utf8.bytes("r:" + id)).toArray(byte[][]::new);
         List<byte[]> values = wire.client().hmget(key, fields);
         for (int i = 0; i < ids.size(); i++) {
             if (values.get(i) != null) {
-                out.put(ids.get(i), Expected.parse(text(values.get(i))));
+                out.put(ids.get(i), Expected.parse(Replies.asText(values.get(i))));
             }
         }
         return out;
@@ -204,12 +205,12 @@ public final class Journal {
 
     /** Every mapping of the journal, {@code v2 -> v1}, by HSCAN (the journal can be large). */
     public void forEachMapping(java.util.function.BiConsumer<BrandedId, byte[]> visit) {
-        ScanParams params = new ScanParams().match(bytes("v2:*")).count(1000);
+        ScanParams params = new ScanParams().match(Utf8.bytes("v2:*")).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
         do {
             ScanResult<Map.Entry<byte[], byte[]>> page = wire.client().hscan(key, cursor, params);
             for (Map.Entry<byte[], byte[]> e : page.getResult()) {
-                visit.accept(BrandedId.of(text(e.getKey()).substring(3)), e.getValue());
+                visit.accept(BrandedId.of(Replies.asText(e.getKey()).substring(3)), e.getValue());
             }
             cursor = page.getCursorAsBytes();
         } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
@@ -224,13 +225,13 @@ public final class Journal {
     }
 
     public void forgetStep(int version) {
-        forget(List.of(bytes("history:" + version)));
+        forget(List.of(Utf8.bytes("history:" + version)));
     }
 
     /** Deletes journal fields, fenced by the lease token. */
     public void forget(List<byte[]> fields) {
         List<byte[]> args = new ArrayList<>(fields.size() + 1);
-        args.add(bytes(token));
+        args.add(Utf8.bytes(token));
         args.addAll(fields);
         wire.eval(Script.MIGRATE_JOURNAL_FORGET, List.of(key), args);
     }
@@ -244,7 +245,7 @@ public final class Journal {
 
     /** The fields with this prefix, a page of HSCAN at a time (a field may come twice; deleting fields already seen is safe). */
     public void fieldsStartingWith(String prefix, java.util.function.Consumer<List<byte[]>> pages) {
-        ScanParams params = new ScanParams().match(bytes(globEscape(prefix) + "*")).count(1000);
+        ScanParams params = new ScanParams().match(Utf8.bytes(globEscape(prefix) + "*")).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
         do {
             ScanResult<Map.Entry<byte[], byte[]>> page = wire.client().hscan(key, cursor, params);
@@ -286,16 +287,10 @@ public final class Journal {
     }
 
 
-    static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
 
-    static String text(Object reply) {
-        return reply instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(reply);
-    }
 
     static byte[] concat(String prefix, byte[] tail) {
-        byte[] p = bytes(prefix);
+        byte[] p = Utf8.bytes(prefix);
         byte[] out = new byte[p.length + tail.length];
         System.arraycopy(p, 0, out, 0, p.length);
         System.arraycopy(tail, 0, out, p.length, tail.length);

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.EmqWireException;
@@ -26,9 +27,8 @@ final class RetireSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        boolean stamped = SourceFence.TOMBSTONE.equals(m.sourceClient().hget(
-                m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("version")) == null ? null
-                : Journal.text(m.sourceClient().hget(m.source.key(QueueStructure.META).raw(), RowBuilder.bytes("version"))));
+        boolean stamped = SourceFence.TOMBSTONE.equals(Replies.asText(
+                m.sourceClient().hget(m.source.key(QueueStructure.META).raw(), Utf8.bytes("version"))));
         long structures = stamped ? 0 : -1;
         for (int attempt = 0; attempt < CatchUp.MAX_PASSES && structures < 0; attempt++) {
             long caught = new CatchUp().apply(m).get("caught-up");
@@ -49,7 +49,7 @@ final class RetireSource implements Step {
         long jobKeys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
         if (m.journal.get("v1_was_paused").orElse("0").equals("0") && m.journal.get("v2_was_paused").orElse("0").equals("0")) {
-            m.targetWire.eval(Script.QUEUE_RESUME, List.of(RowBuilder.bytes(m.keys.meta())), List.of());
+            m.targetWire.eval(Script.QUEUE_RESUME, List.of(Utf8.bytes(m.keys.meta())), List.of());
         }
         m.journal.set(Journal.STATE, Journal.State.RETIRED.wireName());
         return Map.of("structures", structures, "keys", jobKeys);

@@ -10,7 +10,6 @@ import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +29,11 @@ public final class RowBuilder {
          * the keys, its record (id, set index, score, field count, fields) to the arguments.
          */
         void appendTo(QueueMigration m, List<byte[]> keys, List<byte[]> args) {
-            keys.add(bytes(m.keys.job(id)));
-            args.add(bytes(id.toString()));
+            keys.add(Utf8.bytes(m.keys.job(id)));
+            args.add(Utf8.bytes(id.toString()));
             args.add(setIndex(m));
-            args.add(bytes(Long.toString(score)));
-            args.add(bytes(Integer.toString(fields.size())));
+            args.add(Utf8.bytes(Long.toString(score)));
+            args.add(Utf8.bytes(Integer.toString(fields.size())));
             args.addAll(fields);
         }
 
@@ -55,17 +54,17 @@ public final class RowBuilder {
         }
     }
 
-    private static final byte[] SET_NONE = bytes("0");
-    private static final byte[] SET_PENDING = bytes("1");
-    private static final byte[] SET_SCHEDULE = bytes("2");
-    private static final byte[] SET_DEAD = bytes("3");
+    private static final byte[] SET_NONE = Utf8.bytes("0");
+    private static final byte[] SET_PENDING = Utf8.bytes("1");
+    private static final byte[] SET_SCHEDULE = Utf8.bytes("2");
+    private static final byte[] SET_DEAD = Utf8.bytes("3");
 
     /** A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all. */
     static ScriptCall writeCall(QueueMigration m, List<Row> rows) {
         List<byte[]> keys = new ArrayList<>(rows.size() + 3);
-        keys.add(bytes(m.keys.pending()));
-        keys.add(bytes(m.keys.schedule()));
-        keys.add(bytes(m.keys.dead()));
+        keys.add(Utf8.bytes(m.keys.pending()));
+        keys.add(Utf8.bytes(m.keys.schedule()));
+        keys.add(Utf8.bytes(m.keys.dead()));
         List<byte[]> args = new ArrayList<>(rows.size() * 14);
         for (Row row : rows) {
             row.appendTo(m, keys, args);
@@ -105,22 +104,22 @@ public final class RowBuilder {
             case UNKNOWN -> {
                 state = "dead";
                 setKey = m.keys.dead();
-                lastError = bytes("orphan: the v1 job hash was listed in no structure");
+                lastError = Utf8.bytes("orphan: the v1 job hash was listed in no structure");
             }
             default -> throw new IllegalStateException("a " + facts.state().wireName() + " job has no v2 row");
         }
         List<byte[]> fields = new ArrayList<>();
-        add(fields, "state", bytes(state));
-        add(fields, "attempts", bytes(Long.toString(facts.attempts())));
+        add(fields, "state", Utf8.bytes(state));
+        add(fields, "attempts", Utf8.bytes(Long.toString(facts.attempts())));
         add(fields, "payload", payload(m, facts, hash, data));
         if (lastError != null) {
             add(fields, "last_error", lastError);
         }
         field(hash, "progress").ifPresent(p -> add(fields, "progress", p.raw()));
         parent.ifPresent(p -> {
-            add(fields, "parent", bytes(p.parent().toString()));
-            add(fields, "parent_queue", bytes(p.queue()));
-            add(fields, "parent_policy", bytes(p.policy()));
+            add(fields, "parent", Utf8.bytes(p.parent().toString()));
+            add(fields, "parent_queue", Utf8.bytes(p.queue()));
+            add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
         return new Row(id, state, setKey, score, fields,
                 new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data)));
@@ -174,12 +173,9 @@ public final class RowBuilder {
     }
 
     private static void add(List<byte[]> fields, String name, byte[] value) {
-        fields.add(bytes(name));
+        fields.add(Utf8.bytes(name));
         fields.add(value);
     }
 
-    static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
 
 }

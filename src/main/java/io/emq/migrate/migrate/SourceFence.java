@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.Script;
@@ -18,21 +19,21 @@ final class SourceFence {
     }
 
     static List<?> pause(Wire source, QueueRef q) {
-        return (List<?>) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(RowBuilder.bytes("pause")));
+        return (List<?>) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("pause")));
     }
 
     static long resume(Wire source, QueueRef q) {
-        return (Long) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(RowBuilder.bytes("resume")));
+        return (Long) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume")));
     }
 
     static String fingerprint(Wire source, QueueRef q) {
-        return Journal.text(source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, List.of()), List.of(RowBuilder.bytes("measure"))));
+        return Replies.asText(source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, List.of()), List.of(Utf8.bytes("measure"))));
     }
 
     /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint moved. */
     static long retire(Wire source, QueueRef q, String fingerprint, List<byte[]> moreKeys) {
-        return (Long) source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, moreKeys), List.of(RowBuilder.bytes("retire"),
-                RowBuilder.bytes(fingerprint), RowBuilder.bytes(TOMBSTONE)));
+        return (Long) source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
+                Utf8.bytes(fingerprint), Utf8.bytes(TOMBSTONE)));
     }
 
     private static List<byte[]> fenceKeys(QueueRef q) {

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.plan.PayloadPolicy;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
@@ -96,10 +97,10 @@ public final class Verifier {
         List<Response<Double>> scores = new ArrayList<>();
         try (AbstractPipeline p = target.client().pipelined()) {
             for (BrandedId id : rowIds) {
-                rows.add(p.hmget(RowBuilder.bytes(keys.job(id)), RowBuilder.bytes("state"), RowBuilder.bytes("attempts"),
-                        RowBuilder.bytes("payload")));
+                rows.add(p.hmget(Utf8.bytes(keys.job(id)), Utf8.bytes("state"), Utf8.bytes("attempts"),
+                        Utf8.bytes("payload")));
                 String set = setOf(want.get(id).state());
-                scores.add(set == null ? null : p.zscore(RowBuilder.bytes(set), RowBuilder.bytes(id.toString())));
+                scores.add(set == null ? null : p.zscore(Utf8.bytes(set), Utf8.bytes(id.toString())));
             }
             p.sync();
         }
@@ -113,12 +114,12 @@ public final class Verifier {
                 problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
                 continue;
             }
-            String state = Journal.text(row.get(0));
+            String state = Replies.asText(row.get(0));
             if (!state.equals(e.state())) {
                 problem(keys.job(id) + ": state " + state + ", expected " + e.state());
             }
-            if (row.get(1) == null || Long.parseLong(Journal.text(row.get(1))) != e.attempts()) {
-                problem(keys.job(id) + ": attempts " + (row.get(1) == null ? "missing" : Journal.text(row.get(1)))
+            if (row.get(1) == null || Long.parseLong(Replies.asText(row.get(1))) != e.attempts()) {
+                problem(keys.job(id) + ": attempts " + (row.get(1) == null ? "missing" : Replies.asText(row.get(1)))
                         + ", expected " + e.attempts());
             }
             Optional<byte[]> data = row.get(2) == null ? Optional.empty() : RowBuilder.v1Data(policy, row.get(2));
