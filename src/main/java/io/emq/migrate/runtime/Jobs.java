@@ -136,12 +136,12 @@ public final class Jobs {
     }
 
     ScriptCall claimCall(Duration lease) {
-        return new ScriptCall(Script.CLAIM, List.of(keys.pending, keys.active, keys.meta),
+        return new ScriptCall(Script.CLAIM, List.of(keys.pending, keys.active, keys.meta, keys.dead),
                 List.of(keys.jobBase, num(lease.toMillis())));
     }
 
     ScriptCall claimBatchCall(Duration lease, int size) {
-        return new ScriptCall(Script.CLAIM_BATCH, List.of(keys.pending, keys.active, keys.meta),
+        return new ScriptCall(Script.CLAIM_BATCH, List.of(keys.pending, keys.active, keys.meta, keys.dead),
                 List.of(keys.jobBase, num(lease.toMillis()), num(size)));
     }
 
