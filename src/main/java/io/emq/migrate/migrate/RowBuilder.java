@@ -90,7 +90,7 @@ public final class RowBuilder {
             case DELAYED -> {
                 state = "scheduled";
                 setKey = m.keys.schedule();
-                score = Math.max(0, facts.dueAt());
+                score = facts.dueAt();
             }
             case FAILED -> {
                 state = "dead";

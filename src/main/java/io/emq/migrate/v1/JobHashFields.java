@@ -3,15 +3,20 @@ package io.emq.migrate.v1;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The small fields of a job hash, as read by {@code HMGET} in the order of
  * {@code QueueSnapshotReader.FactsBatch.FIELDS}, decoded leniently: a field that does not parse
- * reads as absent.
+ * reads as absent, except the attempts counters, which are clamped into what v2 can count and
+ * report why ({@link AttemptCount}).
  */
-record JobHashFields(String name, long timestamp, long delay, long priority, JsonNode opts, Long ats, Long atm,
-                     Long attemptsMadeLegacy, long finishedOn, Bytes parentKey, Bytes repeatJobKey, boolean legacyCounters) {
+record JobHashFields(String name, long timestamp, long delay, long priority, JsonNode opts, AttemptCount ats,
+                     AttemptCount atm, AttemptCount attemptsMadeLegacy, long finishedOn, Bytes parentKey,
+                     Bytes repeatJobKey, boolean legacyCounters) {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     /** Option keys only the v1 Elixir app writes (spec v1-keyspace §2.1). */
     private static final Set<String> ELIXIR_KEYS = Set.of("at", "pri", "del", "bo", "ro", "rof", "rep");
@@ -19,7 +24,7 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Jso
     static JobHashFields of(List<byte[]> f) {
         JsonNode opts = parseOpts(f.get(4));
         return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts,
-                boxed(f.get(5)), boxed(f.get(6)), boxed(f.get(7)), num(f.get(8), -1),
+                counter("ats", f.get(5)), counter("atm", f.get(6)), counter("attemptsMade", f.get(7)), num(f.get(8), -1),
                 f.get(9) == null ? null : Bytes.of(f.get(9)), f.get(10) == null ? null : Bytes.of(f.get(10)),
                 f.get(7) != null || f.get(12) != null);
     }
@@ -35,11 +40,20 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Jso
 
     /** Attempts started: {@code ats}, else {@code atm}, else {@code attemptsMade}, else 0 (the contract's rule). */
     long attemptsStarted() {
-        return ats != null ? ats : atm != null ? atm : attemptsMadeLegacy != null ? attemptsMadeLegacy : 0;
+        return ats != null ? ats.value() : attemptsMade();
     }
 
     long attemptsMade() {
-        return atm != null ? atm : attemptsMadeLegacy != null ? attemptsMadeLegacy : 0;
+        return atm != null ? atm.value() : attemptsMadeLegacy != null ? attemptsMadeLegacy.value() : 0;
+    }
+
+    /** Why attempts counters were clamped (see {@link AttemptCount}), or empty when every counter present is a count. */
+    Optional<String> counterProblems() {
+        String problems = Stream.of(ats, atm, attemptsMadeLegacy)
+                .filter(c -> c != null && c.problem().isPresent())
+                .map(c -> c.problem().get())
+                .collect(Collectors.joining("; "));
+        return problems.isEmpty() ? Optional.empty() : Optional.of(problems);
     }
 
     long optsLong(String key, long otherwise) {
@@ -72,8 +86,8 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Jso
         return raw == null ? otherwise : QueueSnapshotReader.parseLong(number(raw), otherwise);
     }
 
-    private static Long boxed(byte[] raw) {
-        return raw == null ? null : QueueSnapshotReader.parseLong(number(raw), 0);
+    private static AttemptCount counter(String field, byte[] raw) {
+        return raw == null ? null : AttemptCount.of(field, raw);
     }
 
     /** The text of a numeric field; bytes that are not UTF-8 are no number (their display form would not parse either). */

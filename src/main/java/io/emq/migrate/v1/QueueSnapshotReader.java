@@ -171,11 +171,11 @@ public final class QueueSnapshotReader {
                     }
                     listedTwice = true;
                     V1State firstState = listedIds.stateOf(first);
-                    if (firstState != state) {
-                        anomaly(AnomalyKind.LISTED_TWICE, queue.jobKey(listedIds.id(entry)), "listed in "
-                                + firstState.wireName() + " and in " + state.wireName() + "; BullMQ's getState reports "
-                                + firstState.wireName());
-                    }
+                    anomaly(AnomalyKind.LISTED_TWICE, queue.jobKey(listedIds.id(entry)), firstState != state
+                            ? "listed in " + firstState.wireName() + " and in " + state.wireName()
+                                    + "; BullMQ's getState reports " + firstState.wireName()
+                            : "listed more than once in " + state.wireName()
+                                    + "; migrated once, at its first place in serve order");
                 }
             }
         }
@@ -302,7 +302,10 @@ public final class QueueSnapshotReader {
             listedIds.trim();
         }
 
-        /** The facts of the jobs a state holds: its listed ids that no earlier-probed state lists, whose hash exists. */
+        /**
+         * The facts of the jobs a state holds: its listed ids that no earlier-probed state lists and
+         * that it lists for the first time (an id pushed twice into one list is one job), whose hash exists.
+         */
         private void readFacts(V1State state) {
             int from = listedIds.from(state);
             int count = listedIds.count(state);
@@ -311,7 +314,7 @@ public final class QueueSnapshotReader {
             int n = 0;
             for (int local = 0; local < count; local++) {
                 int entry = from + local;
-                if (state == V1State.UNKNOWN || !listedTwice || listedIds.stateOf(index.first(entry)) == state) {
+                if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
                     batch[n++] = entry;
                 } else {
                     jobs.skip(local);
@@ -527,16 +530,17 @@ public final class QueueSnapshotReader {
             double score = reading.listedIds.score(entry, state);
             if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
                 reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, key, "delayed score " + ScoreCodec.render(score)
-                        + " is not due*4096+seq (a non-negative integer below 2^53)");
+                        + " is not due*4096+seq (a non-negative integer below 2^63)");
             }
             if (state == V1State.PRIORITIZED && !ScoreCodec.isPacking(score)) {
                 reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, key, "prioritized score " + ScoreCodec.render(score)
-                        + " is not priority*2^32+seq (a non-negative integer below 2^53)");
+                        + " is not priority*2^32+seq (a non-negative integer below 2^63)");
             }
             if (state == V1State.ACTIVE && !(lockTtl > 0 || lockTtl == -1)) {
                 reading.anomaly(AnomalyKind.EXPIRED_LOCK, key, "active but " + queue.jobSubKey(id, JobSubKind.LOCK).display()
                         + " is gone: stalled, and v1 never recovered it");
             }
+            h.counterProblems().ifPresent(problem -> reading.anomaly(AnomalyKind.BAD_ATTEMPTS, key, problem));
             if (!payload.present()) {
                 reading.anomaly(AnomalyKind.HASH_WITHOUT_DATA, key, "the job hash has no data field");
             } else if (payload.examined() && !payload.json()) {
@@ -546,8 +550,7 @@ public final class QueueSnapshotReader {
             if (h.parentKey() != null) {
                 reading.flowLinks.add(new FlowLink(id, h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }
-            long priority = h.layout() == JobLayout.ELIXIR ? h.optsLong("pri", 0)
-                    : state == V1State.PRIORITIZED && ScoreCodec.isPacking(score) ? ScoreCodec.priority(score) : h.priority();
+            long priority = h.layout() == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
             long delay = h.layout() == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
             long created = h.layout() == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
             jobs.add(entry, h.layout(), h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),

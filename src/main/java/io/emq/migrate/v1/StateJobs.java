@@ -107,7 +107,7 @@ final class StateJobs {
     /** Job {@code i} as a record; {@code rank} is its place in the queue's rebrand order. */
     JobFacts facts(int i, long rank) {
         double score = ids.score(entry[i], state);
-        long dueAt = state == V1State.DELAYED && ScoreCodec.isPacking(score) ? ScoreCodec.dueAt(score) : -1;
+        long dueAt = state == V1State.DELAYED ? ScoreCodec.dueAt(score) : -1;
         int local = entry[i] - ids.from(state);
         long position = local - countSkippedBefore(local);
         int f = flags[i];

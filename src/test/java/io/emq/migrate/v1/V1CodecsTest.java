@@ -30,13 +30,30 @@ class V1CodecsTest {
         double delayed = 6963200020480001d; // the spec's v1 example: due t+5000, sequence 1
         assertTrue(ScoreCodec.isPacking(delayed));
         assertEquals(1700000005000L, ScoreCodec.dueAt(delayed));
-        assertEquals(1, ScoreCodec.delayedSequence(delayed));
-        assertEquals(5, ScoreCodec.priority(21474836482d)); // Node priority 5, pc 2
-        assertEquals(0, ScoreCodec.priority(1d)); // a v1 prioritized score is pc only
         assertFalse(ScoreCodec.isPacking(-1.5));
         assertFalse(ScoreCodec.isPacking(1.5));
-        assertFalse(ScoreCodec.isPacking(Math.pow(2, 53)));
+        assertFalse(ScoreCodec.isPacking(Double.NaN));
+        assertFalse(ScoreCodec.isPacking(Double.POSITIVE_INFINITY));
+        assertFalse(ScoreCodec.isPacking(Math.pow(2, 63)));
         assertEquals("-1.5", ScoreCodec.render(-1.5));
+    }
+
+    @Test
+    void scoresAtAndPast2To53DecodeExactly() {
+        // priority 2^21 (BullMQ 5.65.1's limit) with pc 4: past 2^53, still an exact integer packing
+        double top = Math.pow(2, 21) * Math.pow(2, 32) + 4;
+        assertTrue(ScoreCodec.isPacking(top));
+        assertTrue(ScoreCodec.isPacking(Math.pow(2, 53)));
+        // a job delayed to 2040-11-30: due 2237570074340 ms, score due*4096 = 9165087024496640 (> 2^53)
+        assertEquals(2237570074340L, ScoreCodec.dueAt(9165087024496640d));
+        assertEquals(2237570074340L * 4096, 9165087024496640L);
+        // the largest score inside that due ms that a double holds is still that ms, never an earlier one
+        double lastOfTheMs = Math.nextDown(9165087024496640d + 4096);
+        assertEquals(2237570074340L, ScoreCodec.dueAt(lastOfTheMs));
+        assertEquals(0, ScoreCodec.dueAt(-8192));
+        assertEquals(0, ScoreCodec.dueAt(Double.NaN));
+        assertEquals(ScoreCodec.NEVER_DUE, ScoreCodec.dueAt(Double.POSITIVE_INFINITY));
+        assertEquals(1, ScoreCodec.dueAt(4096.5)); // damaged (fractional), yet v1 promotes it at ms 1
     }
 
     @Test

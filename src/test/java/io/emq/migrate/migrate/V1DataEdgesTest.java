@@ -1,0 +1,202 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.cli.PlanCommand;
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.runtime.Claim;
+import io.emq.migrate.runtime.Jobs;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.AnomalyKind;
+import io.emq.migrate.v1.AttemptCount;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.QueueBases;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Wire;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * Real v1 data at its documented limits, and damage around it, written key by key as BullMQ 5.65.1
+ * leaves it: priorities up to 2^21 and delays decades ahead (scores past 2^53) migrate without an
+ * anomaly, in the zset's own order and at the exact due time; an id pushed twice into one list and
+ * attempts counters no v2 claim can count are anomalies whose treatment keeps every job exactly once.
+ */
+class V1DataEdgesTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+    private static final double TWO_32 = 4294967296d;
+
+    @BeforeEach
+    void clean() {
+        SERVER.client().flushAll();
+    }
+
+    /** A job hash as BullMQ's addJob writes it, plus the extra fields given. */
+    private static void job(String queue, String id, String... extra) {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("name", "send");
+        h.put("data", "{\"id\":\"" + id + "\"}");
+        h.put("opts", "{\"attempts\":3}");
+        h.put("timestamp", Long.toString(System.currentTimeMillis()));
+        h.put("delay", "0");
+        h.put("priority", "0");
+        for (int i = 0; i < extra.length; i += 2) {
+            h.put(extra[i], extra[i + 1]);
+        }
+        SERVER.client().hset("bull:" + queue + ":" + id, h);
+        SERVER.client().hset("bull:" + queue + ":meta", Map.of("version", "bullmq:5.65.1"));
+    }
+
+    private static QueueSnapshot snapshot(String queue) {
+        QueueRef q = QueueRef.of("bull", queue);
+        return new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(q))).read(q);
+    }
+
+    private static int plan(String queue, String... more) {
+        List<String> args = new ArrayList<>(List.of("--source", SERVER.uri(), "--queue", queue));
+        args.addAll(List.of(more));
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(sink, true, StandardCharsets.UTF_8);
+        return PlanCommand.run(args.toArray(new String[0]), out, out);
+    }
+
+    private static MigrationResult migrate(MigrationOptions options, String queue) {
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, options, Checkpoints.none(), List.of("bull"), queue);
+        assertEquals(1, r.size());
+        return r.get(0);
+    }
+
+    private static List<String> pendingInServeOrder(String queue) {
+        return SERVER.client().zrange(Keys.queue(queue).pending(), 0, -1);
+    }
+
+    private static List<String> v1IdsOf(String queue, List<String> branded) {
+        Journal journal = new Journal(Wire.open(SERVER.client()), queue);
+        List<String> out = new ArrayList<>();
+        for (String id : branded) {
+            out.add(journal.lookupV2(BrandedId.of(id)).map(b -> new String(b, StandardCharsets.UTF_8)).orElseThrow());
+        }
+        return out;
+    }
+
+    @Test
+    void prioritiesUpTo2To21MigrateInTheZsetsOwnOrderWithoutAnAnomaly() {
+        long top = 1L << 21; // BullMQ 5.65.1's PRIORITY_LIMIT
+        // scores as BullMQ's Lua computes them, priority * 2^32 + pc in doubles: past 2^53 some round onto others
+        String[][] jobs = {{"p1", "1", "9"}, {"top-a", Long.toString(top), "1"}, {"top-b", Long.toString(top), "2"},
+                {"top-c", Long.toString(top), "3"}, {"top-0", Long.toString(top), "0"}, {"mid", "1000", "4"}};
+        for (String[] j : jobs) {
+            job("prio", j[0], "priority", j[1]);
+            SERVER.client().zadd("bull:prio:prioritized", Double.parseDouble(j[1]) * TWO_32 + Double.parseDouble(j[2]), j[0]);
+        }
+        assertTrue(SERVER.client().zscore("bull:prio:prioritized", "top-a") >= Math.pow(2, 53), "the scores reach past 2^53");
+        List<String> v1Order = SERVER.client().zrange("bull:prio:prioritized", 0, -1); // what BullMQ's ZPOPMIN serves
+
+        QueueSnapshot snap = snapshot("prio");
+        assertEquals(List.of(), snap.anomalies());
+        assertEquals(top, snap.job(Bytes.utf8("top-b")).orElseThrow().priority(), "priority from the hash");
+        assertEquals(0, plan("prio"), "a clean plan: nothing blocks");
+
+        MigrationResult r = migrate(MigrationOptions.defaults(), "prio");
+        assertEquals("retired", r.outcome(), r.message());
+        assertEquals(v1Order, v1IdsOf("prio", pendingInServeOrder("prio")), "v2 serves in the zset's order");
+    }
+
+    @Test
+    void aDelayPast2To53KeepsItsExactDueTimeAndNeverRunsEarly() {
+        long now = System.currentTimeMillis();
+        long due = now + Duration.ofDays(365L * 20).toMillis();
+        double score = due * 4096d + 5; // BullMQ's due * 0x1000 + seq, in doubles
+        assertTrue(score > Math.pow(2, 53), "a delay this far ahead packs past 2^53");
+        job("later", "far", "delay", Long.toString(due - now), "timestamp", Long.toString(now));
+        SERVER.client().zadd("bull:later:delayed", score, "far");
+        job("later", "soon", "delay", "1000", "timestamp", Long.toString(now));
+        SERVER.client().zadd("bull:later:delayed", (now + 1000) * 4096d, "soon");
+
+        QueueSnapshot snap = snapshot("later");
+        assertEquals(List.of(), snap.anomalies());
+        assertEquals(due, snap.job(Bytes.utf8("far")).orElseThrow().dueAt());
+        assertEquals(0, plan("later"));
+
+        MigrationResult r = migrate(MigrationOptions.defaults(), "later");
+        assertEquals("retired", r.outcome(), r.message());
+        List<Tuple> scheduled = SERVER.client().zrangeWithScores(Keys.queue("later").schedule(), 0, -1);
+        assertEquals(2, scheduled.size());
+        assertEquals(now + 1000, (long) scheduled.get(0).getScore());
+        assertEquals(due, (long) scheduled.get(1).getScore(), "scheduled at its exact due ms, not now");
+    }
+
+    @Test
+    void anIdPushedTwiceIntoOneListIsOneJobAndTheQueueVerifies() {
+        for (String id : List.of("1", "2", "3")) {
+            job("dup", id);
+            SERVER.client().lpush("bull:dup:wait", id);
+        }
+        SERVER.client().lpush("bull:dup:wait", "2"); // LPUSH bull:q:wait 2 while 2 is there
+
+        QueueSnapshot snap = snapshot("dup");
+        assertEquals(List.of("1", "2", "3"), snap.jobs(V1State.WAIT).stream().map(j -> j.id().display()).toList());
+        assertEquals(1, snap.anomalyCount(AnomalyKind.LISTED_TWICE));
+        assertEquals("listed more than once in wait; migrated once, at its first place in serve order",
+                snap.anomalies(AnomalyKind.LISTED_TWICE).get(0).reason());
+        assertEquals(3, plan("dup"));
+
+        MigrationResult refused = migrate(MigrationOptions.defaults(), "dup");
+        assertEquals("refused", refused.outcome());
+        assertTrue(refused.message().contains("listed-twice") && refused.message().contains("--accept-anomalies"),
+                refused.message());
+        assertEquals(4, SERVER.client().llen("bull:dup:wait"), "a refusal leaves v1 as it was");
+
+        MigrationResult r = migrate(MigrationOptions.defaults().withAcceptAnomalies(true), "dup");
+        assertEquals("retired", r.outcome(), r.message());
+        assertEquals(List.of("1", "2", "3"), v1IdsOf("dup", pendingInServeOrder("dup")), "each job once, in serve order");
+    }
+
+    @Test
+    void attemptsNoClaimCanCountAreClampedReportedAndEveryJobIsClaimable() {
+        Map<String, String[]> bad = new LinkedHashMap<>();
+        bad.put("1", new String[] {"ats", "1e30"});
+        bad.put("2", new String[] {"ats", "9223372036854775807"});
+        bad.put("3", new String[] {"ats", "-7"});
+        bad.put("4", new String[] {"atm", "2.5"});
+        bad.put("5", new String[] {"ats", "many"});
+        bad.put("6", new String[] {"ats", "4", "atm", "3"});
+        for (Map.Entry<String, String[]> e : bad.entrySet()) {
+            job("counts", e.getKey(), e.getValue());
+            SERVER.client().lpush("bull:counts:wait", e.getKey());
+        }
+        QueueSnapshot snap = snapshot("counts");
+        assertEquals(5, snap.anomalyCount(AnomalyKind.BAD_ATTEMPTS), snap.anomalies().toString());
+        assertEquals("ats '1e30' is above 2^53-2, the most a v2 claim can count from; migrated as " + AttemptCount.LIMIT,
+                snap.anomalies(AnomalyKind.BAD_ATTEMPTS).get(0).reason());
+        assertEquals(List.of(AttemptCount.LIMIT, AttemptCount.LIMIT, 0L, 2L, 0L, 4L),
+                snap.jobs(V1State.WAIT).stream().map(JobFacts::attempts).toList());
+        assertEquals(3, plan("counts"), "reported");
+
+        MigrationResult r = migrate(MigrationOptions.defaults(), "counts");
+        assertEquals("retired", r.outcome(), "clamped, so nothing to decide: " + r.message());
+        List<Claim> claimed = Jobs.on(Wire.open(SERVER.client()), "counts").claimBatch(Duration.ofSeconds(30), 10);
+        assertEquals(List.of("1", "2", "3", "4", "5", "6"), v1IdsOf("counts", claimed.stream().map(Claim::id).toList()),
+                "every job is claimed, none stranded");
+        assertEquals(List.of(AttemptCount.LIMIT + 1, AttemptCount.LIMIT + 1, 1L, 3L, 1L, 5L),
+                claimed.stream().map(Claim::token).toList());
+        assertEquals(0, SERVER.client().zcard(Keys.queue("counts").dead()));
+    }
+}
