@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.TargetNames;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
@@ -16,6 +17,7 @@ import io.emq.migrate.v1.plan.QueuePlan;
 import io.emq.migrate.v1.plan.RebrandEntry;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
+import io.emq.migrate.v1.plan.V2Names;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,7 +51,9 @@ public final class PlanCommand {
                 .addOption(Option.builder().longOpt("payload").hasArg().argName("POLICY")
                         .desc("envelope (default) or data: how v1 data becomes the v2 payload").get())
                 .addOption(Option.builder().longOpt("rename").hasArg().argName("OLD=NEW")
-                        .desc("give a v1 queue whose name is not a valid v2 name a new name (repeatable)").get())
+                        .desc("migrate v1 queue OLD as v2 queue NEW (repeatable)").get())
+                .addOption(Option.builder().longOpt("target").hasArg().argName("URI")
+                        .desc("the v2 server whose queue names a rename must not take (default: the source; only read)").get())
                 .addOption(null, "wait-for-locks", false, "lift live-lock refusals: the migration waits for the locks")
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
                 .addOption(null, "drop-cron-schedulers", false, "lift cron-scheduler refusals: drop them, named in the journal")
@@ -72,7 +76,8 @@ public final class PlanCommand {
         }
         List<String> prefixes = DiscoverCommand.prefixes(line);
         String source = line.getOptionValue("source");
-        return Servers.withSource("plan", source, err, jedis -> {
+        String target = line.getOptionValue("target", source);
+        return Servers.withSource("plan", source, err, jedis -> Servers.withTargetReads("plan", target, err, v2 -> {
             DiscoveryResult found = Scanning.discover(jedis, prefixes, err);
             List<QueueRef> chosen = new ArrayList<>();
             for (QueueRef q : found.queues()) {
@@ -89,8 +94,14 @@ public final class PlanCommand {
                     }
                 }
             }
+            V2Names names = new V2Names(found.queues(), planOptions.get().renames(), name -> TargetNames.holder(v2, name));
+            List<String> unknownRenames = names.unknownRenames();
+            if (!unknownRenames.isEmpty()) {
+                err.println("emq-migrate plan: " + unknownRenames.get(0));
+                return ExitCodes.USAGE;
+            }
             QueueSnapshotReader reader = new QueueSnapshotReader(jedis, new QueueBases(found.queues()));
-            Planner planner = new Planner(planOptions.get());
+            Planner planner = new Planner(planOptions.get(), names);
             boolean json = line.hasOption("json");
             boolean blocked = false;
             List<Map<String, Object>> rendered = new ArrayList<>();
@@ -119,7 +130,7 @@ public final class PlanCommand {
                 err.println("wrote " + file.toAbsolutePath());
             }
             return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
-        });
+        }));
     }
 
     private static Optional<PlanOptions> planOptions(CommandLine line, PrintStream err) {

@@ -37,14 +37,24 @@ final class Servers {
 
     /** Opens the v1 source named by {@code --source} (no version fence: it is a v1 server) and runs the body. */
     static int withSource(String command, String uri, PrintStream err, ToIntFunction<UnifiedJedis> body) {
-        Optional<Endpoint> endpoint = endpoint(command, "source", uri, "SOURCE", err);
+        return withPlainClient(command, "source", uri, "SOURCE", err, body);
+    }
+
+    /** Opens the v2 target named by {@code --target} for reads only (no version fence, which may write) and runs the body. */
+    static int withTargetReads(String command, String uri, PrintStream err, ToIntFunction<UnifiedJedis> body) {
+        return withPlainClient(command, "target", uri, "TARGET", err, body);
+    }
+
+    private static int withPlainClient(String command, String option, String uri, String role, PrintStream err,
+                                       ToIntFunction<UnifiedJedis> body) {
+        Optional<Endpoint> endpoint = endpoint(command, option, uri, role, err);
         if (endpoint.isEmpty()) {
             return ExitCodes.USAGE;
         }
         try (UnifiedJedis client = endpoint.get().open()) {
             return body.applyAsInt(client);
         } catch (JedisException e) {
-            err.println(unreachable(command, endpoint.get(), "SOURCE", e));
+            err.println(unreachable(command, endpoint.get(), role, e));
             return ExitCodes.USAGE;
         }
     }

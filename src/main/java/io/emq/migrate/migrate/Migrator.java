@@ -5,6 +5,8 @@ import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.RefusalKind;
+import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Wire;
 import java.lang.management.ManagementFactory;
@@ -73,6 +75,10 @@ public final class Migrator {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
         QueueBases bases = new QueueBases(found.queues());
         List<QueueRef> selected = select(found.queues(), names);
+        V2Names v2Names = new V2Names(found.queues(), options.renames(), name -> TargetNames.holder(target.client(), name));
+        v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
+            throw new MigrationRefused("unknown-rename", unknown);
+        });
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
         for (QueueRef q : selected) {
@@ -82,6 +88,12 @@ public final class Migrator {
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
                                 + "): pass --rename " + q.name().display() + "=NEW", 0, 0));
+                continue;
+            }
+            Optional<String> taken = v2Names.conflict(q);
+            if (taken.isPresent()) {
+                results.add(new MigrationResult(q.display(), targetName.get(), "refused", Map.of(),
+                        RefusalKind.NAME_TAKEN.wireName(), taken.get() + "; nothing was written", 0, 0));
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,

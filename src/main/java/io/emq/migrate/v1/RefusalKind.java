@@ -4,6 +4,7 @@ package io.emq.migrate.v1;
 public enum RefusalKind {
     LIVE_LOCK("live-lock", "--wait-for-locks"),
     INVALID_QUEUE_NAME("invalid-queue-name", "--rename OLD=NEW"),
+    NAME_TAKEN("name-taken", "--rename OLD=NEW"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
     ANOMALIES("anomalies", "--accept-anomalies");

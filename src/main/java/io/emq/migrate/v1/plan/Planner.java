@@ -35,9 +35,17 @@ public final class Planner {
     static final String UNNAMED = "<NEW>";
 
     private final PlanOptions options;
+    private final V2Names names;
 
+    /** A planner that takes the v2 names as the renames give them (a run whose names were checked already). */
     public Planner(PlanOptions options) {
+        this(options, V2Names.unchecked(options.renames()));
+    }
+
+    /** A planner that also refuses a v2 name another queue or the target holds ({@code name-taken}). */
+    public Planner(PlanOptions options, V2Names names) {
         this.options = options;
+        this.names = names;
     }
 
     public QueuePlan plan(QueueSnapshot snap) {
@@ -64,9 +72,7 @@ public final class Planner {
     }
 
     private Optional<String> v2Name(QueueSnapshot snap) {
-        String v1 = snap.queue().name().display();
-        String candidate = options.renames().getOrDefault(v1, v1);
-        return Names.isQueueName(candidate) ? Optional.of(candidate) : Optional.empty();
+        return names.v2Name(snap.queue());
     }
 
     private Map<V1State, V2Fate> mapping() {
@@ -140,6 +146,8 @@ public final class Planner {
                             .orElse(problem + "; renamed to '" + rename + "'");
             out.add(new PlannedRefusal(new Refusal(RefusalKind.INVALID_QUEUE_NAME, reason, allIds(snap)), v2Name.isPresent()));
         });
+        names.conflict(snap.queue()).ifPresent(reason ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.NAME_TAKEN, reason, allIds(snap)), false)));
         List<Bytes> cron = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).map(Scheduler::id).toList();
         if (!cron.isEmpty()) {
             out.add(new PlannedRefusal(new Refusal(RefusalKind.CRON_SCHEDULER, cron.size()

@@ -1,6 +1,7 @@
 package io.emq.migrate.v1.plan;
 
 import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
@@ -33,9 +34,13 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
         return snapshot.anomalies();
     }
 
-    /** Refused (an unlifted refusal) or anomalous: the dry run's exit code is 3. */
+    /**
+     * Refused (an unlifted refusal) or anomalous: the dry run's exit code is 3. An invalid queue name
+     * is decided by its refusal alone, so a valid {@code --rename} lifts it here as it does in the migration.
+     */
     public boolean blocked() {
-        return !anomalies().isEmpty() || refusals.stream().anyMatch(r -> !r.lifted());
+        return anomalies().stream().anyMatch(a -> a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
+                || refusals.stream().anyMatch(r -> !r.lifted());
     }
 
     public long estimatedBytes() {

@@ -1,0 +1,111 @@
+package io.emq.migrate.v1.plan;
+
+import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.v1.QueueRef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The v2 name each v1 queue of a source migrates under (its own name, or the one {@code --rename
+ * OLD=NEW} gives), and what stands in its way. A v2 name belongs to one v1 queue: a rename onto a
+ * name another v1 queue of the source migrates under (by its own name or a rename), or onto a v2
+ * queue the target already holds, is refused; two v1 queues of one name under different prefixes
+ * are refused until one is renamed; a name whose migration journal on the target records another
+ * v1 queue is refused for every queue. A rename whose OLD names no v1 queue is a usage error.
+ * Pure: what the target holds is asked of {@code target}.
+ */
+public final class V2Names {
+    /** What the target holds under a v2 name. */
+    public sealed interface Holder {
+        /** A migration journal, not abandoned, of v1 queue {@code v1Queue} ({@code P:Q}). */
+        record Migration(String v1Queue) implements Holder {
+        }
+
+        /** A v2 queue's keys without a migration journal: a queue v2 producers made. */
+        record NativeQueue() implements Holder {
+        }
+    }
+
+    private final List<QueueRef> queues;
+    private final Map<String, String> renames;
+    private final Function<String, Optional<Holder>> target;
+
+    /**
+     * @param queues  every v1 queue discovered under the run's prefixes
+     * @param renames v1 name -> v2 name, as given
+     * @param target  what the target holds under a v2 name
+     */
+    public V2Names(List<QueueRef> queues, Map<String, String> renames, Function<String, Optional<Holder>> target) {
+        this.queues = List.copyOf(queues);
+        this.renames = Map.copyOf(renames);
+        this.target = target;
+    }
+
+    /** Names as the renames give them, nothing else consulted: for steps of a run whose names were checked. */
+    public static V2Names unchecked(Map<String, String> renames) {
+        return new V2Names(List.of(), renames, name -> Optional.empty());
+    }
+
+    /** One line per rename whose OLD names no v1 queue of the source. */
+    public List<String> unknownRenames() {
+        List<String> out = new ArrayList<>();
+        renames.forEach((old, name) -> {
+            if (queues.stream().noneMatch(q -> q.name().display().equals(old))) {
+                out.add("--rename " + old + "=" + name + " names no v1 queue '" + old
+                        + "' under the given prefixes (run `discover` to list them)");
+            }
+        });
+        out.sort(null);
+        return out;
+    }
+
+    /** The v2 name the queue migrates under, empty when it is not a valid v2 name. */
+    public Optional<String> v2Name(QueueRef q) {
+        String name = candidate(q);
+        return Names.isQueueName(name) ? Optional.of(name) : Optional.empty();
+    }
+
+    private String candidate(QueueRef q) {
+        return renames.getOrDefault(q.name().display(), q.name().display());
+    }
+
+    private boolean renamed(QueueRef q) {
+        return renames.containsKey(q.name().display());
+    }
+
+    /** Why the queue cannot have its v2 name, or empty when it can. */
+    public Optional<String> conflict(QueueRef q) {
+        Optional<String> v2 = v2Name(q);
+        if (v2.isEmpty()) {
+            return Optional.empty(); // the invalid name is refused on its own
+        }
+        String name = v2.get();
+        String asked = renamed(q) ? "--rename " + q.name().display() + "=" + name + ": " : "";
+        for (QueueRef other : queues) {
+            if (other.equals(q) || !candidate(other).equals(name)) {
+                continue;
+            }
+            if (renamed(q)) {
+                return Optional.of(asked + "v2 name '" + name + "' is also the v2 name of v1 queue " + other.display()
+                        + (renamed(other) ? " (renamed)" : "") + "; choose a name no other queue migrates under");
+            }
+            if (!renamed(other)) {
+                return Optional.of("v1 queue " + other.display() + " also migrates as v2 queue '" + name
+                        + "'; give one of them another name with --rename");
+            }
+        }
+        Optional<Holder> holder = target.apply(name);
+        if (holder.isPresent() && holder.get() instanceof Holder.Migration m && !m.v1Queue().equals(q.display())) {
+            return Optional.of(asked + "v2 queue '" + name + "' on the target holds the migration of v1 queue "
+                    + m.v1Queue() + "; choose another name with --rename");
+        }
+        if (holder.isPresent() && holder.get() instanceof Holder.NativeQueue && renamed(q)) {
+            return Optional.of(asked + "v2 queue '" + name + "' already exists on the target; a rename never merges"
+                    + " into an existing queue, choose a new name");
+        }
+        return Optional.empty();
+    }
+}
