@@ -14,6 +14,7 @@ import io.emq.migrate.v1.plan.PlanOptions;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.QueuePlan;
+import io.emq.migrate.v1.plan.QueueSetting;
 import io.emq.migrate.v1.plan.RebrandEntry;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
@@ -181,6 +182,13 @@ public final class PlanCommand {
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
         out.println("job layouts: " + PlanDocument.layouts(snap) + (snap.legacyMarkers() > 0
                 ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in wait, not jobs" : ""));
+        if (!plan.settings().isEmpty()) {
+            Table t = new Table("V1 META", "VALUE", "IN V2");
+            for (QueueSetting setting : plan.settings()) {
+                t.row(setting.field(), setting.v1Value(), (setting.carried() ? "carried to " : "dropped: ") + setting.note());
+            }
+            t.print(out);
+        }
         if (!plan.anomalies().isEmpty()) {
             Table t = new Table("ANOMALY", "KEY", "REASON", "TREATMENT");
             for (Anomaly a : plan.anomalies()) {

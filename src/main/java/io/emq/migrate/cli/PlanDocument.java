@@ -65,6 +65,14 @@ final class PlanDocument {
             v2.put(f.wireName(), plan.fates().getOrDefault(f, 0L));
         }
         q.put("v2", v2);
+        q.put("settings", plan.settings().stream().map(setting -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("field", setting.field());
+            m.put("v1", setting.v1Value());
+            m.put("carried", setting.carried());
+            m.put("note", setting.note());
+            return m;
+        }).toList());
         q.put("anomalies", anomalies(snap.anomalies()));
         Map<String, Long> anomalyCounts = new LinkedHashMap<>();
         snap.anomalyCounts().forEach((kind, n) -> anomalyCounts.put(kind.wireName(), n));

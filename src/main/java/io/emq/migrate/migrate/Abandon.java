@@ -62,6 +62,9 @@ public final class Abandon {
             }
         }
         counts.put("schedulers", schedulers);
+        for (byte[] field : journal.fieldsStartingWith(CarrySettings.JOURNAL_PREFIX)) {
+            target.client().hdel(keys.meta(), Replies.asText(field).substring(CarrySettings.JOURNAL_PREFIX.length()));
+        }
         String migratedCompleted = target.client().hget(keys.metricsCompleted(), "migrated_completed");
         if (migratedCompleted != null) {
             long left = target.client().hincrBy(keys.metricsCompleted(), "count", -Long.parseLong(migratedCompleted));
@@ -72,8 +75,8 @@ public final class Abandon {
             target.eval(Script.QUEUE_RESUME, List.of(Utf8.bytes(keys.meta())), List.of());
         }
         counts.put("v1-resumed", resumeSource(source, journal));
-        for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", "v1_was_paused", "v2_was_paused",
-                "fingerprint")) {
+        for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", CarrySettings.JOURNAL_PREFIX,
+                "v1_was_paused", "v2_was_paused", "fingerprint")) {
             journal.fieldsStartingWith(prefix, journal::forget);
         }
         journal.set(Journal.STATE, Journal.State.ABANDONED.wireName());

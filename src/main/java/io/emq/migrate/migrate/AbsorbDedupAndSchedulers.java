@@ -22,7 +22,8 @@ import redis.clients.jedis.params.SetParams;
  * V7: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
  * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
  * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
- * iteration v1 already created (that iteration migrated as an ordinary job).
+ * iteration v1 already created (that iteration migrated as an ordinary job); the v1 queue settings
+ * the v2 gates read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}).
  */
 final class AbsorbDedupAndSchedulers implements Step {
     /** Ids a Node producer's INCR counter gives; anything else was chosen by a producer. */
@@ -38,6 +39,8 @@ final class AbsorbDedupAndSchedulers implements Step {
                 j -> Migratable.getsIdentity(j, m.options) && isCustomDedupId(j))));
         m.checkpoints.hit("receipts written");
         counts.put("schedulers", schedulers(m, snap));
+        m.checkpoints.hit("schedulers written");
+        counts.put("settings", CarrySettings.write(m));
         return counts;
     }
 

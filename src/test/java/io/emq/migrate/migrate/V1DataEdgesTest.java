@@ -170,6 +170,44 @@ class V1DataEdgesTest {
     }
 
     @Test
+    void concurrencyAndTheRateLimitAreCarriedIntoV2MetaShownInThePlanAndTakenBackByAbandon() throws Exception {
+        for (String q : List.of("gated", "loose", "own")) {
+            job(q, "1");
+            SERVER.client().lpush("bull:" + q + ":wait", "1");
+        }
+        SERVER.client().hset("bull:gated:meta", Map.of("concurrency", "5", "max", "10", "duration", "1000"));
+        SERVER.client().hset("bull:loose:meta", Map.of("concurrency", "many", "max", "10"));
+        SERVER.client().hset("bull:own:meta", Map.of("concurrency", "7"));
+        SERVER.client().hset("emq:{own}:meta", "concurrency", "2"); // the v2 queue's own setting
+
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        PlanCommand.run(new String[] {"--source", SERVER.uri(), "--all", "--json"}, new PrintStream(sink, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        Map<String, List<String>> shown = new LinkedHashMap<>();
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(sink.toByteArray()).path("queues").forEach(q -> {
+            List<String> lines = new ArrayList<>();
+            q.path("settings").forEach(s -> lines.add(s.path("field").asText() + " " + s.path("carried").asBoolean()));
+            shown.put(q.path("name").asText(), lines);
+        });
+        assertEquals(List.of("concurrency true", "max true", "duration true"), shown.get("gated"));
+        assertEquals(List.of("concurrency false", "max false"), shown.get("loose"));
+
+        for (MigrationResult r : MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
+                Checkpoints.none(), List.of("bull"))) {
+            assertEquals("verified", r.outcome(), r.message());
+        }
+        assertEquals(Map.of("concurrency", "5", "max", "10", "duration", "1000", "paused", "1"),
+                SERVER.client().hgetAll(Keys.queue("gated").meta()), "carried; paused until the source retires");
+        assertEquals(Map.of("paused", "1"), SERVER.client().hgetAll(Keys.queue("loose").meta()), "nothing carried");
+        assertEquals("2", SERVER.client().hget(Keys.queue("own").meta(), "concurrency"), "the v2 queue's own value is kept");
+
+        Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "gated", MigrationOptions.DEFAULT_LEASE);
+        assertEquals(Map.of(), SERVER.client().hgetAll(Keys.queue("gated").meta()), "abandon takes back what it carried");
+        Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "own", MigrationOptions.DEFAULT_LEASE);
+        assertEquals(Map.of("concurrency", "2"), SERVER.client().hgetAll(Keys.queue("own").meta()), "and nothing else");
+    }
+
+    @Test
     void attemptsNoClaimCanCountAreClampedReportedAndEveryJobIsClaimable() {
         Map<String, String[]> bad = new LinkedHashMap<>();
         bad.put("1", new String[] {"ats", "1e30"});

@@ -68,7 +68,7 @@ public final class Planner {
         }
         fates.merge(V2Fate.NOTHING, snap.anomalyCount(AnomalyKind.MISSING_HASH), Long::sum);
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
-                v2Keys(snap, v2Name.orElse(UNNAMED), fates), dropped(snap));
+                v2Keys(snap, v2Name.orElse(UNNAMED), fates), dropped(snap), QueueSetting.of(snap.meta()));
     }
 
     private Optional<String> v2Name(QueueSnapshot snap) {

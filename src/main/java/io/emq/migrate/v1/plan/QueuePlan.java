@@ -16,10 +16,12 @@ import java.util.Optional;
  * @param v2Name   the v2 queue name (the v1 name, or the rename), empty while the name is refused
  * @param fates    how many jobs end up in each v2 fate
  * @param dropped  v1 queue-level keys that have no v2 twin, by suffix (deleted with the source)
+ * @param settings the v1 meta settings the v2 gates read, each carried or dropped with the reason
  */
 public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, PayloadPolicy payload,
                         Map<V1State, V2Fate> mapping, Map<V2Fate, Long> fates, List<PlannedRefusal> refusals,
-                        List<RebrandEntry> preview, List<V2KeyEstimate> v2Keys, Map<String, Long> dropped) {
+                        List<RebrandEntry> preview, List<V2KeyEstimate> v2Keys, Map<String, Long> dropped,
+                        List<QueueSetting> settings) {
 
     public QueuePlan {
         mapping = Map.copyOf(mapping);
@@ -28,6 +30,7 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
         preview = List.copyOf(preview);
         v2Keys = List.copyOf(v2Keys);
         dropped = Map.copyOf(dropped);
+        settings = List.copyOf(settings);
     }
 
     public List<Anomaly> anomalies() {
