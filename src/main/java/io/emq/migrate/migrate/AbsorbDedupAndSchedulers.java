@@ -152,7 +152,8 @@ final class AbsorbDedupAndSchedulers implements Step {
         if (m.options.payload() == PayloadPolicy.DATA) {
             return data;
         }
-        return Envelope.wrap(data, new Envelope.Provenance(m.source.display(), "repeat:" + s.id().display(),
-                s.jobName() == null ? "" : s.jobName(), "", RowBuilder.field(record, "opts").map(Bytes::raw).orElse(null)));
+        return Envelope.wrap(data, new Envelope.Provenance(m.source.display(), Bytes.utf8("repeat:").concat(s.id()).raw(),
+                RowBuilder.field(record, "name").map(Bytes::raw).orElse(null), null,
+                RowBuilder.field(record, "opts").map(Bytes::raw).orElse(null)));
     }
 }

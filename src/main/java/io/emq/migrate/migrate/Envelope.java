@@ -19,6 +19,10 @@ import java.util.Optional;
  * {@code data} is the v1 bytes spliced raw when they are one valid JSON value ({@code encoding: json}),
  * a JSON string when they are UTF-8 text that is not JSON ({@code string}), or base64 otherwise
  * ({@code base64}). {@link #recoverData} gives back the exact v1 bytes in every case.
+ * The other v1 bytes stay recoverable too: {@code name}, {@code v1.id} and {@code v1.timestamp} are
+ * JSON strings when they are UTF-8, else base64 with a sibling {@code <field>_encoding: base64};
+ * {@code v1.opts} is spliced raw when it is JSON (as {@code data}), else a string or base64 with
+ * {@code opts_encoding} saying which, and {@code null} when the hash has no opts.
  */
 public final class Envelope {
     private static final JsonFactory JSON = new JsonFactory();
@@ -26,25 +30,20 @@ public final class Envelope {
     private Envelope() {
     }
 
-    /** The v1 facts the envelope carries besides the data; opts is spliced raw when it is JSON. */
-    public record Provenance(String queue, String v1Id, String name, String timestamp, byte[] opts) {
+    /** The v1 facts the envelope carries besides the data, as bytes; a null field was absent from the hash. */
+    public record Provenance(String queue, byte[] v1Id, byte[] name, byte[] timestamp, byte[] opts) {
     }
 
     public static byte[] wrap(byte[] data, Provenance p) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(data.length + 256);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
-            g.writeStringField("name", p.name());
+            writeText(g, "name", p.name());
             g.writeObjectFieldStart("v1");
             g.writeStringField("queue", p.queue());
-            g.writeStringField("id", p.v1Id());
-            g.writeStringField("timestamp", p.timestamp());
-            g.writeFieldName("opts");
-            if (p.opts() != null && PayloadDigest.isJson(p.opts())) {
-                g.writeRawValue(new String(p.opts(), StandardCharsets.UTF_8));
-            } else {
-                g.writeString(p.opts() == null ? "" : new String(p.opts(), StandardCharsets.UTF_8));
-            }
+            writeText(g, "id", p.v1Id());
+            writeText(g, "timestamp", p.timestamp());
+            writeOpts(g, out, p.opts());
             g.writeEndObject();
             String encoding = encodingOf(data);
             g.writeStringField("encoding", encoding);
@@ -59,6 +58,34 @@ public final class Envelope {
             throw new UncheckedIOException(e);
         }
         return out.toByteArray();
+    }
+
+    /** A field of v1 bytes: a JSON string when they are UTF-8 ("" when absent), else base64 flagged by {@code <field>_encoding}. */
+    private static void writeText(JsonGenerator g, String field, byte[] bytes) throws IOException {
+        if (bytes == null || Bytes.isUtf8(bytes)) {
+            g.writeStringField(field, bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8));
+        } else {
+            g.writeStringField(field, Base64.getEncoder().encodeToString(bytes));
+            g.writeStringField(field + "_encoding", "base64");
+        }
+    }
+
+    /** v1 opts: spliced when JSON, else a string or base64 flagged by {@code opts_encoding}; null when absent. */
+    private static void writeOpts(JsonGenerator g, ByteArrayOutputStream out, byte[] opts) throws IOException {
+        g.writeFieldName("opts");
+        if (opts == null) {
+            g.writeNull();
+            return;
+        }
+        String encoding = encodingOf(opts);
+        switch (encoding) {
+            case "json" -> splice(g, out, opts);
+            case "string" -> g.writeString(new String(opts, StandardCharsets.UTF_8));
+            default -> g.writeString(Base64.getEncoder().encodeToString(opts));
+        }
+        if (!encoding.equals("json")) {
+            g.writeStringField("opts_encoding", encoding);
+        }
     }
 
     /** Writes raw JSON bytes as the next value, straight into the output (no detour through a String). */

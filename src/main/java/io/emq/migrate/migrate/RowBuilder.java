@@ -140,9 +140,9 @@ public final class RowBuilder {
         if (m.options.payload() == PayloadPolicy.DATA) {
             return data;
         }
-        Envelope.Provenance p = new Envelope.Provenance(m.source.display(), facts.id().display(),
-                field(hash, "name").map(Bytes::display).orElse(""),
-                field(hash, "timestamp").map(Bytes::display).orElse(""),
+        Envelope.Provenance p = new Envelope.Provenance(m.source.display(), facts.id().raw(),
+                field(hash, "name").map(Bytes::raw).orElse(null),
+                field(hash, "timestamp").map(Bytes::raw).orElse(null),
                 field(hash, "opts").map(Bytes::raw).orElse(null));
         return Envelope.wrap(data, p);
     }

@@ -47,8 +47,12 @@ final class FixtureDrainCheck {
     static Wire migrate(Fixture fixture, UnifiedJedis source, String sourceUri, UnifiedJedis target) {
         List<String> prefixes = fixture.prefixes();
         Wire targetWire = Wire.open(target);
-        List<MigrationResult> results = new Migrator(Wire.source(source), targetWire, sourceUri, OPTIONS, Checkpoints.none())
-                .migrate(prefixes, List.of());
+        Map<String, String> renames = new HashMap<>(RENAMES);
+        List<String> queues = new ArrayList<>();
+        fixture.expect().get("queues").fieldNames().forEachRemaining(queues::add);
+        renames.keySet().retainAll(queues); // a rename must name a queue of the source
+        List<MigrationResult> results = new Migrator(Wire.source(source), targetWire, sourceUri,
+                OPTIONS.withRenames(renames), Checkpoints.none()).migrate(prefixes, List.of());
         results.forEach(r -> assertTrue(r.ok(), fixture.name() + ": " + r));
         return targetWire;
     }

@@ -1,8 +1,11 @@
 package io.emq.migrate.migrate;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.cli.PlanCommand;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
@@ -24,6 +27,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -184,7 +188,7 @@ class V1DataEdgesTest {
         PlanCommand.run(new String[] {"--source", SERVER.uri(), "--all", "--json"}, new PrintStream(sink, true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         Map<String, List<String>> shown = new LinkedHashMap<>();
-        new com.fasterxml.jackson.databind.ObjectMapper().readTree(sink.toByteArray()).path("queues").forEach(q -> {
+        new ObjectMapper().readTree(sink.toByteArray()).path("queues").forEach(q -> {
             List<String> lines = new ArrayList<>();
             q.path("settings").forEach(s -> lines.add(s.path("field").asText() + " " + s.path("carried").asBoolean()));
             shown.put(q.path("name").asText(), lines);
@@ -205,6 +209,24 @@ class V1DataEdgesTest {
         assertEquals(Map.of(), SERVER.client().hgetAll(Keys.queue("gated").meta()), "abandon takes back what it carried");
         Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "own", MigrationOptions.DEFAULT_LEASE);
         assertEquals(Map.of("concurrency", "2"), SERVER.client().hgetAll(Keys.queue("own").meta()), "and nothing else");
+    }
+
+    @Test
+    void aBinaryNameAndOptsThatAreNotJsonReachTheEnvelopeRecoverably() throws Exception {
+        byte[] name = {(byte) 0xff, (byte) 0xfe, 'x'};
+        byte[] opts = "attempts: 3".getBytes(StandardCharsets.UTF_8);
+        job("odd", "1");
+        SERVER.client().hset("bull:odd:1".getBytes(StandardCharsets.UTF_8), Map.of("name".getBytes(StandardCharsets.UTF_8), name,
+                "opts".getBytes(StandardCharsets.UTF_8), opts));
+        SERVER.client().lpush("bull:odd:wait", "1");
+        assertEquals("retired", migrate(MigrationOptions.defaults(), "odd").outcome());
+        String id = pendingInServeOrder("odd").get(0);
+        JsonNode envelope = new ObjectMapper().readTree(SERVER.client().hget(
+                (Keys.queue("odd").base() + "job:" + id).getBytes(StandardCharsets.UTF_8), "payload".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("base64", envelope.get("name_encoding").asText());
+        assertArrayEquals(name, Base64.getDecoder().decode(envelope.get("name").asText()));
+        assertEquals("string", envelope.get("v1").get("opts_encoding").asText());
+        assertEquals("attempts: 3", envelope.get("v1").get("opts").asText());
     }
 
     @Test
