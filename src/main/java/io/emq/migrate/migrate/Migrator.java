@@ -128,8 +128,7 @@ public final class Migrator {
     }
 
     private Optional<String> targetName(QueueRef q) {
-        String name = options.renames().getOrDefault(q.name().display(), q.name().display());
-        return Names.isQueueName(name) ? Optional.of(name) : Optional.empty();
+        return V2Names.unchecked(options.renames()).v2Name(q);
     }
 
     private static List<QueueRef> select(List<QueueRef> queues, List<String> names) {
