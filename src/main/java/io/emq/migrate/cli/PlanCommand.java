@@ -185,7 +185,7 @@ public final class PlanCommand {
         if (!plan.settings().isEmpty()) {
             Table t = new Table("V1 META", "VALUE", "IN V2");
             for (QueueSetting setting : plan.settings()) {
-                t.row(setting.field(), setting.v1Value(), (setting.carried() ? "carried to " : "dropped: ") + setting.note());
+                t.row(setting.field(), setting.v1Value(), setting.inV2());
             }
             t.print(out);
         }

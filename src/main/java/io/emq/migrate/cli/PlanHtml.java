@@ -39,6 +39,10 @@ final class PlanHtml {
                     plan.mapping().get(s).description()));
         }
         page.table(List.of("V1 STATE", "LISTED", "JOBS", "BECOMES"), states);
+        if (!plan.settings().isEmpty()) {
+            page.table(List.of("V1 META", "VALUE", "IN V2"),
+                    plan.settings().stream().map(setting -> List.of(setting.field(), setting.v1Value(), setting.inV2())).toList());
+        }
         if (!plan.anomalies().isEmpty()) {
             List<List<String>> rows = new ArrayList<>();
             for (Anomaly a : plan.anomalies()) {

@@ -25,6 +25,8 @@ import io.emq.migrate.wire.Wire;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -34,6 +36,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -174,7 +177,7 @@ class V1DataEdgesTest {
     }
 
     @Test
-    void concurrencyAndTheRateLimitAreCarriedIntoV2MetaShownInThePlanAndTakenBackByAbandon() throws Exception {
+    void concurrencyAndTheRateLimitAreCarriedIntoV2MetaShownInThePlanAndTakenBackByAbandon(@TempDir Path dir) throws Exception {
         for (String q : List.of("gated", "loose", "own")) {
             job(q, "1");
             SERVER.client().lpush("bull:" + q + ":wait", "1");
@@ -195,6 +198,15 @@ class V1DataEdgesTest {
         });
         assertEquals(List.of("concurrency true", "max true", "duration true"), shown.get("gated"));
         assertEquals(List.of("concurrency false", "max false"), shown.get("loose"));
+        Path page = dir.resolve("plan.html");
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        PlanCommand.run(new String[] {"--source", SERVER.uri(), "--all", "--html", page.toString()},
+                new PrintStream(text, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        String report = text.toString(StandardCharsets.UTF_8);
+        assertTrue(report.contains("dropped: concurrency 'many' is not a positive integer")
+                && report.contains("dropped: a rate limit needs both max and duration; duration is not set")
+                && report.contains("carried to meta.concurrency (the global concurrency)"), report);
+        assertTrue(Files.readString(page).contains("carried to meta.duration"), "the page shows the settings too");
 
         for (MigrationResult r : MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
                 Checkpoints.none(), List.of("bull"))) {

@@ -42,6 +42,11 @@ public record QueueSetting(String field, String v1Value, boolean carried, String
         return out;
     }
 
+    /** What becomes of it, for the report: {@code carried to <where>} or {@code dropped: <why>}. */
+    public String inV2() {
+        return (carried ? "carried to " : "dropped: ") + note;
+    }
+
     private static String pairReason(QueueSetting max, QueueSetting duration) {
         return (max.carried() ? duration.note() : max.note()) + "; max and duration go together";
     }
