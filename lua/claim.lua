@@ -13,20 +13,14 @@
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
   return {}
 end
+-- Why the job with this row cannot be claimed, or nil when it can.
 local function unclaimable(row)
-  local kind = redis.call('TYPE', row).ok
-  if kind == 'none' then
-    return nil
+  local attempts = redis.pcall('HGET', row, 'attempts')
+  if type(attempts) == 'table' then
+    return 'claim: the job row is not a hash'
   end
-  if kind ~= 'hash' then
-    return 'claim: the job row is a ' .. kind .. ', not a hash'
-  end
-  local attempts = redis.call('HGET', row, 'attempts')
-  if not attempts then
-    return nil
-  end
-  if (attempts == '0' or string.match(attempts, '^[1-9]%d*$')) and #attempts <= 16
-      and tonumber(attempts) <= 9007199254740990 then
+  if not attempts or ((attempts == '0' or string.match(attempts, '^[1-9]%d*$')) and #attempts <= 16
+      and tonumber(attempts) <= 9007199254740990) then
     return nil
   end
   return "claim: attempts '" .. attempts .. "' is not a count from 0 to 2^53-2"
