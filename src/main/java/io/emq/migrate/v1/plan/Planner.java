@@ -140,7 +140,7 @@ public final class Planner {
         }
         String v1Name = snap.queue().name().display();
         Names.queueNameProblem(v1Name).ifPresent(problem -> {
-            String rename = options.renames().get(v1Name);
+            String rename = names.rename(snap.queue()).orElse(null);
             String reason = rename == null ? problem + "; names are never changed silently"
                     : Names.queueNameProblem(rename).map(p -> "the rename target is invalid too: " + p)
                             .orElse(problem + "; renamed to '" + rename + "'");

@@ -10,7 +10,8 @@ import java.util.function.Function;
 
 /**
  * The v2 name each v1 queue of a source migrates under (its own name, or the one {@code --rename
- * OLD=NEW} gives), and what stands in its way. A v2 name belongs to one v1 queue: a rename onto a
+ * OLD=NEW} gives; OLD is a queue name, or {@code P:Q} for the queue under one prefix, which wins),
+ * and what stands in its way. A v2 name belongs to one v1 queue: a rename onto a
  * name another v1 queue of the source migrates under (by its own name or a rename), or onto a v2
  * queue the target already holds, is refused; two v1 queues of one name under different prefixes
  * are refused until one is renamed; a name whose migration journal on the target records another
@@ -53,7 +54,7 @@ public final class V2Names {
     public List<String> unknownRenames() {
         List<String> out = new ArrayList<>();
         renames.forEach((old, name) -> {
-            if (queues.stream().noneMatch(q -> q.name().display().equals(old))) {
+            if (queues.stream().noneMatch(q -> q.name().display().equals(old) || q.display().equals(old))) {
                 out.add("--rename " + old + "=" + name + " names no v1 queue '" + old
                         + "' under the given prefixes (run `discover` to list them)");
             }
@@ -68,12 +69,17 @@ public final class V2Names {
         return Names.isQueueName(name) ? Optional.of(name) : Optional.empty();
     }
 
+    /** The name a {@code --rename} gives the queue, valid or not; empty when it is not renamed. */
+    public Optional<String> rename(QueueRef q) {
+        return Optional.ofNullable(renames.get(q.display())).or(() -> Optional.ofNullable(renames.get(q.name().display())));
+    }
+
     private String candidate(QueueRef q) {
-        return renames.getOrDefault(q.name().display(), q.name().display());
+        return rename(q).orElse(q.name().display());
     }
 
     private boolean renamed(QueueRef q) {
-        return renames.containsKey(q.name().display());
+        return rename(q).isPresent();
     }
 
     /** Why the queue cannot have its v2 name, or empty when it can. */
@@ -83,7 +89,7 @@ public final class V2Names {
             return Optional.empty(); // the invalid name is refused on its own
         }
         String name = v2.get();
-        String asked = renamed(q) ? "--rename " + q.name().display() + "=" + name + ": " : "";
+        String asked = renamed(q) ? "--rename " + q.display() + "=" + name + ": " : "";
         for (QueueRef other : queues) {
             if (other.equals(q) || !candidate(other).equals(name)) {
                 continue;
@@ -94,7 +100,7 @@ public final class V2Names {
             }
             if (!renamed(other)) {
                 return Optional.of("v1 queue " + other.display() + " also migrates as v2 queue '" + name
-                        + "'; give one of them another name with --rename");
+                        + "'; give one of them another name with --rename PREFIX:QUEUE=NEW");
             }
         }
         Optional<Holder> holder = target.apply(name);
