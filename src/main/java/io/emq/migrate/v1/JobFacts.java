@@ -9,7 +9,7 @@ package io.emq.migrate.v1;
  * @param createdAt     creation ms, with the v1 app's shifted delayed timestamp undone
  * @param priority      decoded priority: {@code opts.pri} for v1 Elixir jobs, the hash field otherwise
  * @param delayMs       decoded requested delay: {@code opts.del} for v1 Elixir jobs, the hash field otherwise
- * @param dueAt         delayed jobs: {@code floor(score / 4096)}; -1 otherwise
+ * @param dueAt         delayed jobs: {@code floor(score / 4096)}, exactly (see {@link ScoreCodec#dueAt}); -1 otherwise
  * @param attempts      attempts started ({@code ats}, else {@code atm}, else {@code attemptsMade}, else 0)
  * @param attemptsMade  attempts made ({@code atm}, else {@code attemptsMade}, else 0)
  * @param payloadBytes  length of {@code data} in bytes (-1 when absent)
