@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
@@ -22,7 +23,11 @@ final class ClasspathFolder {
     private ClasspathFolder() {
     }
 
-    /** Names (not paths) of the files in {@code folder} (e.g. {@code migrations}), sorted. */
+    /**
+     * Names (not paths) of the files in {@code folder} (e.g. {@code migrations}), sorted, each once:
+     * when the folder is on the classpath twice (a build tree and a jar of it), a name is the file the
+     * class loader serves first, as for any resource.
+     */
     static List<String> list(String folder) {
         return list(ClasspathFolder.class.getClassLoader(), folder);
     }
@@ -44,8 +49,7 @@ final class ClasspathFolder {
         } catch (URISyntaxException e) {
             throw new IllegalStateException("cannot list the classpath folder " + folder, e);
         }
-        out.sort(null);
-        return out;
+        return List.copyOf(new TreeSet<>(out));
     }
 
     private static void listDirectory(Path dir, List<String> out) throws IOException {
