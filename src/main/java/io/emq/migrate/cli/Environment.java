@@ -1,0 +1,39 @@
+package io.emq.migrate.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * What a run sees around its arguments: the environment variables, the working directory (where an
+ * {@code emq-migrate.conf} is looked for), whether a person can answer a question on standard input,
+ * and whether standard error is a terminal (progress bars go there).
+ */
+record Environment(Map<String, String> variables, Path directory, boolean interactive, boolean stderrTerminal) {
+
+    /** The process's own environment. */
+    static Environment system() {
+        return new Environment(System.getenv(), Path.of("").toAbsolutePath(), System.console() != null,
+                stderrIsTerminal());
+    }
+
+    String variable(String name) {
+        String v = variables.get(name);
+        return v == null || v.isBlank() ? null : v.trim();
+    }
+
+    /**
+     * Standard error is a terminal when file descriptor 2 names a terminal device (Linux); where that
+     * cannot be read, when the JVM has a console.
+     */
+    private static boolean stderrIsTerminal() {
+        Path fd = Path.of("/proc/self/fd/2");
+        try {
+            String target = Files.readSymbolicLink(fd).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (IOException | UnsupportedOperationException notLinux) {
+            return System.console() != null;
+        }
+    }
+}
