@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
@@ -45,10 +46,11 @@ final class InfoCommand implements Command {
     }
 
     public int run(Invocation in) {
+        Optional<String> queue = in.has("queue") ? Optional.of(in.queue()) : Optional.empty();
         Wire wire = in.readableTarget(in.require(Side.TARGET));
         List<String> queues;
-        if (in.has("queue")) {
-            queues = List.of(in.queue());
+        if (queue.isPresent()) {
+            queues = List.of(queue.get());
             if (!new Journal(wire, queues.get(0)).exists()) {
                 Migrated.journal(wire, queues.get(0));
             }

@@ -42,10 +42,11 @@ final class ValidateCommand implements Command {
     }
 
     public int run(Invocation in) {
+        List<String> named = in.has("queue") ? List.of(in.queue()) : List.of();
         Wire wire = in.readableTarget(in.require(Side.TARGET));
         List<String> queues;
-        if (in.has("queue")) {
-            queues = List.of(in.queue());
+        if (!named.isEmpty()) {
+            queues = named;
             Migrated.journal(wire, queues.get(0));
         } else {
             queues = Journals.queues(wire);
