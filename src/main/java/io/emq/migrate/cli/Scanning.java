@@ -10,9 +10,9 @@ final class Scanning {
     private Scanning() {
     }
 
-    /** The total is an estimate: two passes over the whole database per prefix (keys outside the prefixes are never visited). */
+    /** The total is an upper bound: every key of the database once per prefix (keys outside the prefixes are not counted). */
     static DiscoveryResult discover(UnifiedJedis jedis, List<String> prefixes, Invocation in) {
-        try (Progress progress = in.progress("scan", 2L * prefixes.size() * jedis.dbSize(), "keys")) {
+        try (Progress progress = in.progress("scan", (long) prefixes.size() * jedis.dbSize(), "keys")) {
             return new Discovery(jedis).discover(prefixes, progress::advance);
         }
     }
