@@ -67,6 +67,17 @@ class OperatorHabitsTest {
     }
 
     @Test
+    void planAndMigrateAgreeOnARename() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("legacy-and-foreign"));
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "{orders}", "--rename", "{orders}=orders-twin");
+        assertTrue(plan.out().contains("--rename OLD=NEW (given)"), plan.out());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "{orders}", "--rename",
+                "{orders}=orders-twin", "--no-retire");
+        assertEquals(migrate.code(), plan.code(), plan.all() + "\n" + migrate.all());
+        assertEquals(plan.code() == 0, plan.out().contains("emq:{orders-twin}  ready"), plan.out());
+    }
+
+    @Test
     void jsonIsTheSameFromRunToRun() {
         new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
         CliRun first = CliRun.of("plan", "--source", SERVER.uri(), "--all", "--json");
