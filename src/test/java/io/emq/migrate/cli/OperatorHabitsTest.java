@@ -103,6 +103,35 @@ class OperatorHabitsTest {
     }
 
     @Test
+    void progressIsABarWhenStandardErrorIsATerminalEvenWithTheReportRedirected() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun r = CliRun.in(new Environment(java.util.Map.of(), Path.of("").toAbsolutePath(), false, true),
+                "discover", "--source", SERVER.uri());
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.err().contains("\rscan [") && r.err().contains("] 73/73 keys (100%)"), r.err());
+        CliRun off = CliRun.in(new Environment(java.util.Map.of(), Path.of("").toAbsolutePath(), false, true),
+                "discover", "--source", SERVER.uri(), "--no-progress");
+        assertEquals("", off.err());
+    }
+
+    @Test
+    void everyCommandSpeaksJson() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire", "--json").code());
+        JsonNode validate = Json.MAPPER.readTree(CliRun.of("validate", "--target", SERVER.uri(), "--json").out());
+        assertTrue(validate.get("valid").asBoolean() && validate.get("queues").get(0).asText().equals("emails"), validate.toString());
+        JsonNode repair = Json.MAPPER.readTree(CliRun.of("repair", "--target", SERVER.uri(), "--queue", "emails", "--json").out());
+        assertEquals(0, repair.get("repaired").size(), repair.toString());
+        JsonNode abandon = Json.MAPPER.readTree(CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes",
+                "--json").out());
+        assertTrue(abandon.get("abandoned").asBoolean() && abandon.get("counts").get("rows").asLong() == 5, abandon.toString());
+        CliRun conformance = CliRun.of("conformance", "--target", SERVER.uri(), "--json");
+        assertEquals(0, conformance.code(), conformance.all());
+        JsonNode conf = Json.MAPPER.readTree(conformance.out());
+        assertTrue(conf.get("passed").asBoolean() && conf.get("scenarios").size() >= 32, conf.toString());
+    }
+
+    @Test
     void fixtureLoadWritesTheDemoKeyspaceButNeverOverIt() throws Exception {
         CliRun load = CliRun.of("fixture", "load", "--target", SERVER.uri(), "node-5.65.1");
         assertEquals(0, load.code(), load.all());
