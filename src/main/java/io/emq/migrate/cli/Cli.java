@@ -94,7 +94,7 @@ final class Cli {
             return fail(command.name(), new Failures.Failure(ExitCodes.USAGE, "usage", e.getMessage()
                     + "; `emq-migrate help " + command.name() + "` shows the options"), json, out, err);
         }
-        try (Invocation in = new Invocation(command, checked(command, line), out, err, environment,
+        try (Invocation in = new Invocation(checked(command, line), out, err, environment,
                 Settings.of(line, environment))) {
             return command.run(in);
         } catch (Exception | Error e) {

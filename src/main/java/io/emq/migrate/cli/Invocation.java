@@ -26,7 +26,6 @@ import redis.clients.jedis.exceptions.JedisException;
  * conduct (progress, notes, confirmations). Clients it opens are closed when the run ends.
  */
 final class Invocation implements AutoCloseable {
-    private final Command command;
     private final CommandLine line;
     private final PrintStream out;
     private final PrintStream err;
@@ -34,18 +33,13 @@ final class Invocation implements AutoCloseable {
     private final Settings settings;
     private final List<AutoCloseable> opened = new ArrayList<>();
 
-    Invocation(Command command, CommandLine line, PrintStream out, PrintStream err, Environment environment,
+    Invocation(CommandLine line, PrintStream out, PrintStream err, Environment environment,
                Settings settings) {
-        this.command = command;
         this.line = line;
         this.out = out;
         this.err = err;
         this.environment = environment;
         this.settings = settings;
-    }
-
-    String command() {
-        return command.name();
     }
 
     PrintStream out() {
