@@ -65,9 +65,11 @@ final class Failures {
             return where + "'s TLS certificate does not name the host in the URI: connect by a name or address the"
                     + " certificate lists";
         }
-        if (has(all, "bad_certificate", "certificate required", "certificate_required")) {
-            return where + " requires a client certificate: give it with " + option + "-cert FILE and " + option
-                    + "-key FILE (or EMQ_" + role + "_CERT / EMQ_" + role + "_KEY)";
+        if (has(all, "bad_certificate", "certificate required", "certificate_required")
+                || endpoint.tls() && has(all, "Broken pipe", "Connection reset", "Unexpected end of stream")) {
+            return where + " closed the TLS connection at the handshake, as a server that requires a client certificate"
+                    + " does: give it with " + option + "-cert FILE and " + option + "-key FILE (or EMQ_" + role + "_CERT / EMQ_"
+                    + role + "_KEY)";
         }
         if (has(all, "Unsupported or unrecognized SSL message", "plaintext connection")) {
             return where + " does not speak TLS on that port: write the URI as redis://, or give the server's TLS port";

@@ -11,7 +11,7 @@ import java.util.Set;
  * rate), labelled with the step in flight; off a terminal also one line per finished step.
  */
 final class MigrationProgress implements Migrator.Listener, AutoCloseable {
-    /** The counts an absorbing step reports that are jobs moved into a v2 state. */
+    /** The counts a moving step reports that are jobs moved into a v2 state. */
     private static final Set<String> MOVED = Set.of("pending", "scheduled", "dead", "awaiting_children");
 
     private final Invocation in;
@@ -36,7 +36,7 @@ final class MigrationProgress implements Migrator.Listener, AutoCloseable {
 
     @Override
     public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
-        if (step.action().startsWith("absorb")) { // what moved jobs, as the Migrator sums them for its summary
+        if (step.moves()) { // its counts are jobs moved, as the Migrator sums them for its summary
             counts.forEach((what, n) -> {
                 if (MOVED.contains(what)) {
                     bar.advance(n);
@@ -44,7 +44,7 @@ final class MigrationProgress implements Migrator.Listener, AutoCloseable {
             });
         }
         if (!in.environment().stderrTerminal() && in.progressShown()) {
-            in.note(String.format("%-20s V%-2d %-32s %6d ms  %s", queue, step.version(), step.description(), millis,
+            in.note(String.format("%-20s V%-3d %-32s %6d ms  %s", queue, step.version(), step.description(), millis,
                     Table.counts(counts)));
         }
     }

@@ -33,7 +33,7 @@ class InterruptTest {
             String line;
             while ((line = r.readLine()) != null) {
                 err.append(line).append('\n');
-                if (line.contains("V2  plan identity")) {
+                if (line.contains("plan identity")) {
                     new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor(); // what Ctrl-C sends
                 }
             }

@@ -98,7 +98,8 @@ class TlsTest {
             String ca = dir.resolve("ca.pem").toString();
             CliRun without = CliRun.of("discover", "--source", uri, "--source-cacert", ca);
             assertEquals(ExitCodes.USAGE, without.code(), without.all());
-            assertTrue(without.err().contains("requires a client certificate: give it with --source-cert FILE"), without.err());
+            assertTrue(without.err().contains("requires a client certificate does: give it with --source-cert FILE"),
+                    without.err());
             CliRun with = CliRun.of("discover", "--source", uri, "--source-cacert", ca,
                     "--source-cert", dir.resolve("client.pem").toString(), "--source-key", dir.resolve("client.pk8").toString());
             assertEquals(0, with.code(), with.all());
