@@ -14,8 +14,7 @@ record Environment(Map<String, String> variables, Path directory, boolean intera
 
     /** The process's own environment. */
     static Environment system() {
-        return new Environment(System.getenv(), Path.of("").toAbsolutePath(), System.console() != null,
-                stderrIsTerminal());
+        return new Environment(System.getenv(), Path.of("").toAbsolutePath(), isTerminal(0), isTerminal(2));
     }
 
     String variable(String name) {
@@ -24,11 +23,12 @@ record Environment(Map<String, String> variables, Path directory, boolean intera
     }
 
     /**
-     * Standard error is a terminal when file descriptor 2 names a terminal device (Linux); where that
-     * cannot be read, when the JVM has a console.
+     * A standard stream is a terminal when its file descriptor names a terminal device (Linux), so a
+     * redirected standard output ({@code migrate … > log}) changes nothing for the other two; where
+     * that cannot be read, when the JVM has a console.
      */
-    private static boolean stderrIsTerminal() {
-        Path fd = Path.of("/proc/self/fd/2");
+    private static boolean isTerminal(int descriptor) {
+        Path fd = Path.of("/proc/self/fd/" + descriptor);
         try {
             String target = Files.readSymbolicLink(fd).toString();
             return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
