@@ -43,6 +43,9 @@ final class Failures {
                     + (message.startsWith("NOPERM") ? "; the ACL user lacks a permission: a dry run needs +@read, a"
                     + " migration the rules in MIGRATION.md (least privilege)" : ""));
         }
+        if (t instanceof InterruptedException) {
+            return new Failure(ExitCodes.REFUSED, "interrupted", "interrupted; what was done is journaled, a re-run goes on");
+        }
         if (t instanceof UncheckedIOException e) {
             return new Failure(ExitCodes.USAGE, "file", e.getMessage() + ": " + e.getCause().getMessage());
         }
