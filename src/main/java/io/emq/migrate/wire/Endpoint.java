@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import javax.net.ssl.SSLParameters;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
@@ -113,7 +112,7 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
             throw new BadEndpointException("certificate files were given for " + describe()
                     + ", which is not a TLS URI: write it as rediss://");
         }
-        files.socketFactory(); // reads the files now, so a missing or malformed one is refused before any connection
+        files.sslOptions(); // reads the files now, so a missing or malformed one is refused before any connection
         return new Endpoint(seeds, cluster, tls, user, password, database, files);
     }
 
@@ -188,14 +187,9 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
 
     public JedisClientConfig clientConfig() {
         DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder().resp2()
-                .timeoutMillis(TIMEOUT_MS).database(database).ssl(tls).clientName("emq-migrate");
+                .timeoutMillis(TIMEOUT_MS).database(database).clientName("emq-migrate");
         if (tls) {
-            SSLParameters checkHostName = new SSLParameters();
-            checkHostName.setEndpointIdentificationAlgorithm("HTTPS");
-            b.sslParameters(checkHostName);
-            if (!tlsFiles.equals(TlsFiles.NONE)) {
-                b.sslSocketFactory(tlsFiles.socketFactory());
-            }
+            b.sslOptions(tlsFiles.sslOptions());
         }
         user.ifPresent(b::user);
         password.ifPresent(b::password);

@@ -1,5 +1,7 @@
 package io.emq.migrate.wire;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,10 +18,8 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Optional;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocketFactory;
-import javax.net.ssl.TrustManagerFactory;
+import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.SslVerifyMode;
 
 /**
  * PEM files for a TLS server the JVM does not trust by default: the CA that signed the server's
@@ -28,6 +28,8 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public record TlsFiles(Optional<Path> caCert, Optional<Path> cert, Optional<Path> key) {
     public static final TlsFiles NONE = new TlsFiles(Optional.empty(), Optional.empty(), Optional.empty());
+    private static final String STORE_TYPE = "PKCS12";
+    private static final char[] STORE_PASSWORD = "emq-migrate".toCharArray();
 
     public TlsFiles {
         if (cert.isPresent() != key.isPresent()) {
@@ -35,39 +37,46 @@ public record TlsFiles(Optional<Path> caCert, Optional<Path> cert, Optional<Path
         }
     }
 
-    /** A socket factory trusting {@link #caCert} (else the JVM's store) and presenting {@link #cert}. */
-    SSLSocketFactory socketFactory() {
+    /**
+     * What Jedis applies to the TLS connection: the server's certificate verified up to {@link #caCert}
+     * (else the JVM's trust store) and naming the host connected to; {@link #cert} presented when given.
+     */
+    SslOptions sslOptions() {
+        SslOptions.Builder options = SslOptions.builder().sslVerifyMode(SslVerifyMode.FULL);
         try {
-            TrustManagerFactory trust = null;
             if (caCert.isPresent()) {
                 KeyStore store = emptyStore();
                 int i = 0;
                 for (Certificate c : certificates(caCert.get())) {
                     store.setCertificateEntry("ca" + i++, c);
                 }
-                trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-                trust.init(store);
+                byte[] bytes = bytes(store);
+                options.trustStoreType(STORE_TYPE).truststore(() -> new ByteArrayInputStream(bytes), STORE_PASSWORD);
             }
-            KeyManagerFactory keys = null;
             if (cert.isPresent()) {
                 KeyStore store = emptyStore();
-                store.setKeyEntry("client", privateKey(key.get()), new char[0],
+                store.setKeyEntry("client", privateKey(key.get()), STORE_PASSWORD,
                         certificates(cert.get()).toArray(new Certificate[0]));
-                keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                keys.init(store, new char[0]);
+                byte[] bytes = bytes(store);
+                options.keyStoreType(STORE_TYPE).keystore(() -> new ByteArrayInputStream(bytes), STORE_PASSWORD);
             }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys == null ? null : keys.getKeyManagers(), trust == null ? null : trust.getTrustManagers(), null);
-            return context.getSocketFactory();
         } catch (GeneralSecurityException | IOException e) {
             throw new Endpoint.BadEndpointException("cannot use the TLS files: " + e.getMessage());
         }
+        return options.build();
     }
 
     private static KeyStore emptyStore() throws GeneralSecurityException, IOException {
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        KeyStore store = KeyStore.getInstance(STORE_TYPE);
         store.load(null, null);
         return store;
+    }
+
+    /** The store as Jedis reads it (an in-memory PKCS#12 file; its password protects nothing on disk). */
+    private static byte[] bytes(KeyStore store) throws GeneralSecurityException, IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        store.store(out, STORE_PASSWORD);
+        return out.toByteArray();
     }
 
     private static Collection<? extends Certificate> certificates(Path file) {
