@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * A self-contained HTML report (inline CSS and SVG, no scripts, no external assets): headings,
@@ -79,9 +80,13 @@ public final class HtmlReport {
         return this;
     }
 
-    /** A heading and a table placed at the top of the page, under the title, whenever it is known. */
-    public HtmlReport summary(String heading, List<String> header, List<List<String>> rows) {
-        body.insert(top, "<h2>" + escape(heading) + "</h2>\n" + tableHtml(header, rows));
+    /** Places what {@code content} adds at the top of the page, under the title: a summary known only at the end. */
+    public HtmlReport atTop(Consumer<HtmlReport> content) {
+        int start = body.length();
+        content.accept(this);
+        String added = body.substring(start);
+        body.setLength(start);
+        body.insert(top, added);
         return this;
     }
 

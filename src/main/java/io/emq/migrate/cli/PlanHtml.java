@@ -25,6 +25,8 @@ final class PlanHtml {
 
     private final HtmlReport page;
     private final List<List<String>> verdicts = new ArrayList<>();
+    private final Map<String, Long> v1Total = new LinkedHashMap<>();
+    private final Map<String, Long> v2Total = new LinkedHashMap<>();
 
     /** {@code source}: the server as {@code Endpoint.describe()} names it (never a password). */
     PlanHtml(String source) {
@@ -37,6 +39,8 @@ final class PlanHtml {
         page.section(snap.queue().display() + " → " + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
                 + (snap.paused() ? " [paused]" : "") + (plan.blocked() ? ": BLOCKED" : ": ready"));
         page.chart(CHART, "v1 (listed)", v1AsV2(snap), "v2 (planned)", fates(plan));
+        v1AsV2(snap).forEach((state, n) -> v1Total.merge(state, n, Long::sum));
+        fates(plan).forEach((state, n) -> v2Total.merge(state, n, Long::sum));
         List<List<String>> states = new ArrayList<>();
         for (V1State s : V1State.LISTED) {
             states.add(List.of(s.wireName(), Long.toString(snap.listedCount(s)), Long.toString(snap.jobs(s).size()),
@@ -95,7 +99,9 @@ final class PlanHtml {
     }
 
     void write(Path file, boolean blocked) {
-        page.summary("Summary", List.of("V1 QUEUE", "V2 QUEUE", "JOBS", "VERDICT", "BLOCKED BY (LIFTED BY)"), verdicts);
+        page.atTop(top -> top.section("Summary")
+                .table(List.of("V1 QUEUE", "V2 QUEUE", "JOBS", "VERDICT", "BLOCKED BY (LIFTED BY)"), verdicts)
+                .chart(CHART, "v1 (listed), all queues", v1Total, "v2 (planned), all queues", v2Total));
         page.verdict(blocked ? "BLOCKED: a queue above has anomalies or refusals; each names the option that lifts it"
                 : "ready: every queue above can be migrated as planned", !blocked);
         page.write(file);

@@ -57,6 +57,8 @@ class OperatorHabitsTest {
         String text = Files.readString(html);
         int summary = text.indexOf("<h2>Summary</h2>");
         assertTrue(summary > 0 && summary < text.indexOf("<h2>bull:emails"), "the summary comes first");
+        int chart = text.indexOf("aria-label=\"jobs per state, v1 (listed), all queues and v2 (planned), all queues\"");
+        assertTrue(chart > summary && chart < text.indexOf("<h2>bull:emails"), "with a chart of all jobs per state");
         assertTrue(text.contains("<td>bull:orders</td><td>orders</td><td class=\"num\">19</td><td class=\"no\">BLOCKED</td>"
                 + "<td>live-lock (--wait-for-locks), cron-scheduler (--drop-cron-schedulers)"), text);
         assertTrue(text.contains("<td>bull:emails</td><td>emails</td><td class=\"num\">5</td><td>ready</td>"), text);
