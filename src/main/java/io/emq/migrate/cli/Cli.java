@@ -95,7 +95,7 @@ final class Cli {
                     + "; `emq-migrate help " + command.name() + "` shows the options"), json, out, err);
         }
         try (Invocation in = new Invocation(checked(command, line), out, err, environment,
-                Settings.of(line, environment))) {
+                command.servers().isEmpty() ? Settings.none(line, environment) : Settings.of(line, environment))) {
             return command.run(in);
         } catch (Exception | Error e) {
             if (e instanceof InterruptedException) {

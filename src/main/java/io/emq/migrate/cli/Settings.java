@@ -36,6 +36,11 @@ final class Settings {
         this.fileName = fileName;
     }
 
+    /** For a command that names no server: no file is read. */
+    static Settings none(CommandLine line, Environment environment) {
+        return new Settings(line, environment, new Properties(), "");
+    }
+
     /** Reads the config file ({@code --config FILE} must exist; the default one may be absent). */
     static Settings of(CommandLine line, Environment environment) {
         Path path = line.hasOption("config") ? environment.directory().resolve(line.getOptionValue("config"))

@@ -54,6 +54,9 @@ class ServersTest {
         CliRun bad = CliRun.in(environment(dir, Map.of()), "discover", "--config", "bad.conf");
         assertEquals(ExitCodes.USAGE, bad.code());
         assertTrue(bad.err().contains("unknown setting 'sorce'"), bad.err());
+        Files.writeString(dir.resolve("emq-migrate.conf"), "sorce=" + SERVER.uri() + "\n");
+        CliRun key = CliRun.in(environment(dir, Map.of()), "key", "{emq}:version");
+        assertEquals(0, key.code(), "a command that names no server reads no config file: " + key.all());
         CliRun missing = CliRun.in(environment(dir, Map.of()), "discover", "--config", "nosuch.conf");
         assertEquals(ExitCodes.USAGE, missing.code());
         assertTrue(missing.err().contains("--config: no file"), missing.err());
