@@ -1,7 +1,6 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.v1.Bytes;
-import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueCounts;
 import io.emq.migrate.v1.QueueRef;
