@@ -54,13 +54,13 @@ final class AbandonCommand implements Command {
         String queue = in.queue();
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
-        boolean unretired = Migrated.journal(in.readableTarget(target), queue).state()
-                .filter(s -> s == Journal.State.RUNNING || s == Journal.State.VERIFIED || s == Journal.State.PLANNED).isPresent();
-        if (unretired) { // a retired migration is refused below without asking
+        Wire sourceWire = Wire.source(in.open(source, Side.SOURCE, 8));
+        boolean retired = Migrated.journal(in.readableTarget(target), queue).state()
+                .filter(s -> s == Journal.State.RETIRED).isPresent();
+        if (!retired) { // a retired migration is refused below, by Abandon, without asking
             in.confirm("abandon " + queue, "deletes every job the migration wrote on " + target.describe()
                     + " (v2 producers' jobs in that queue stay)");
         }
-        Wire sourceWire = Wire.source(in.open(source, Side.SOURCE, 8));
         Map<String, Long> counts = Abandon.run(sourceWire, in.writableTarget(target, 8), queue, MigrationOptions.DEFAULT_LEASE);
         if (in.json()) {
             Map<String, Object> doc = new LinkedHashMap<>();
