@@ -1,8 +1,10 @@
 package io.emq.migrate.cli;
 
+import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Text from a server (queue names, job ids, error texts) may carry terminal escape bytes. Everything
@@ -37,29 +39,31 @@ final class Printable {
 
             @Override
             public void write(int b) throws IOException {
-                int u = b & 0xff;
-                if (afterC2) {
-                    afterC2 = false;
-                    if (u >= 0x80 && u <= 0x9f) {
-                        out.write(String.format("\\u%04x", u).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                        return;
-                    }
-                    out.write(0xc2);
-                }
-                if (u == 0xc2) {
-                    afterC2 = true;
-                } else if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
-                    out.write(String.format("\\u%04x", u).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                } else {
-                    out.write(u);
-                }
+                write(new byte[] {(byte) b}, 0, 1);
             }
 
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
+                ByteArrayOutputStream escaped = new ByteArrayOutputStream(len + 16);
                 for (int i = off; i < off + len; i++) {
-                    write(b[i]);
+                    int u = b[i] & 0xff;
+                    if (afterC2) {
+                        afterC2 = false;
+                        if (u >= 0x80 && u <= 0x9f) {
+                            escaped.writeBytes(escape(u));
+                            continue;
+                        }
+                        escaped.write(0xc2);
+                    }
+                    if (u == 0xc2) {
+                        afterC2 = true;
+                    } else if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
+                        escaped.writeBytes(escape(u));
+                    } else {
+                        escaped.write(u);
+                    }
                 }
+                out.write(escaped.toByteArray());
             }
 
             @Override
@@ -71,5 +75,9 @@ final class Printable {
                 out.flush();
             }
         };
+    }
+
+    private static byte[] escape(int c) {
+        return String.format("\\u%04x", c).getBytes(StandardCharsets.US_ASCII);
     }
 }

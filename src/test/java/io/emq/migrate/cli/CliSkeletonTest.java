@@ -103,6 +103,15 @@ class CliSkeletonTest {
     }
 
     @Test
+    void standardOutputEscapesControlBytesAndKeepsTextNewlinesAndTabs() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(Printable.escaping(bytes), true, java.nio.charset.StandardCharsets.UTF_8);
+        out.println("a\u001b[2Jb\u007fc\u009bd \u00e9\u00c2 \u0436\tz");
+        assertEquals("a\\u001b[2Jb\\u007fc\\u009bd \u00e9\u00c2 \u0436\tz\n",
+                bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
     void terminalEscapeBytesAreShownEscaped() {
         CliRun r = CliRun.of("info", "--target", "redis://127.0.0.1:1", "--queue", "\u001b[31mred\u009b");
         assertFalse(r.err().contains("\u001b") || r.err().contains("\u009b"), r.err());
