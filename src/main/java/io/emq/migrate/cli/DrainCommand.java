@@ -4,11 +4,13 @@ import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
 import io.emq.migrate.drain.DrainReport;
 import io.emq.migrate.drain.ExecHandler;
+import io.emq.migrate.drain.ShadowQueue;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
 import io.emq.migrate.runtime.JobHandler;
+import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.file.Path;
@@ -35,12 +37,13 @@ final class DrainCommand implements Command {
     }
 
     public String syntax() {
-        return "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--dry-run] [--resume [--yes]]"
-                + " [--until-empty-schedule] [--html FILE] [--json]";
+        return "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--dry-run | --shadow |"
+                + " --resume [--yes]] [--until-empty-schedule] [--html FILE] [--json]";
     }
 
     public List<String> examples() {
         return List.of("emq-migrate drain --target redis://10.0.0.9:6379 --queue orders --dry-run",
+                "emq-migrate drain --target redis://10.0.0.9:6379 --queue orders --shadow",
                 "emq-migrate drain --target redis://10.0.0.9:6379 --queue orders --handler exec 'node handle.js'");
     }
 
@@ -74,6 +77,8 @@ final class DrainCommand implements Command {
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
+                .addOption(null, "shadow", false, "drain a scratch copy of the queue on the same target, then delete the"
+                        + " copy: the queue itself is only read (its production work is not consumed)")
                 .addOption(Cli.valued("html", "FILE", "also write a self-contained HTML report to FILE"));
     }
 
@@ -84,13 +89,20 @@ final class DrainCommand implements Command {
         Path htmlFile = in.has("html") ? in.outputFile("html") : null;
         String handlerName = in.value("handler", "validate").startsWith("exec") ? "exec" : in.value("handler", "validate");
         boolean dryRun = in.has("dry-run");
+        boolean shadow = in.has("shadow");
+        if (shadow && (dryRun || in.has("resume"))) {
+            throw CliException.usage("--shadow drains a copy (already claimable); it goes with neither --dry-run nor --resume");
+        }
         Endpoint target = in.require(Side.TARGET);
-        if (dryRun || handlerName.equals("validate")) {
+        if (dryRun || shadow || handlerName.equals("validate")) {
             Migrated.journal(in.readableTarget(target), queue);
         }
         DrainOptions options = DrainOptions.defaults().withWorkers(workers)
                 .withUntilEmptySchedule(in.has("until-empty-schedule"));
         Wire wire = dryRun ? in.readableTarget(target) : in.writableTarget(target, workers + 4);
+        if (shadow) {
+            return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);
+        }
         Drain drain = new Drain(wire, queue);
         Optional<String> paused = drain.pausedBecause();
         if (paused.isPresent() && !dryRun) {
@@ -107,6 +119,25 @@ final class DrainCommand implements Command {
             in.note("resumed queue '" + queue + "', which was paused: " + paused.get());
         }
         DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler, in);
+        render(report, handlerName, htmlFile, target, in);
+        return exitCode(report, handlerName);
+    }
+
+    /** Copies the queue, drains and judges the copy, deletes it; the queue is only read. */
+    private static int drainShadow(Wire wire, String queue, DrainOptions options, JobHandler handler, String handlerName,
+                                   Path htmlFile, Endpoint target, Invocation in) throws InterruptedException {
+        try (ShadowQueue shadow = ShadowQueue.copyOf(wire.client(), queue)) {
+            in.note("copied queue '" + queue + "' into the scratch queue '" + shadow.name() + "' (" + shadow.keys()
+                    + " keys); draining the copy");
+            Jobs.on(wire, shadow.name()).resume();
+            DrainReport report = drainWithProgress(Drain.ofShadow(wire, queue, shadow), options, handler, in);
+            render(report, handlerName, htmlFile, target, in);
+            in.note("deleted the scratch queue '" + shadow.name() + "'; queue '" + queue + "' was only read");
+            return exitCode(report, handlerName);
+        }
+    }
+
+    private static void render(DrainReport report, String handlerName, Path htmlFile, Endpoint target, Invocation in) {
         if (in.json()) {
             Json.print(DrainOutput.json(report, handlerName, target.describe()), in.out());
         } else {
@@ -116,7 +147,6 @@ final class DrainCommand implements Command {
             DrainOutput.html(report, handlerName, target.describe(), htmlFile);
             in.note("wrote " + htmlFile.toAbsolutePath());
         }
-        return exitCode(report, handlerName);
     }
 
     private static DrainReport drainWithProgress(Drain drain, DrainOptions options, JobHandler handler, Invocation in)
