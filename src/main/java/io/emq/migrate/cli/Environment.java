@@ -17,9 +17,10 @@ record Environment(Map<String, String> variables, Path directory, boolean intera
         return new Environment(System.getenv(), Path.of("").toAbsolutePath(), isTerminal(0), isTerminal(2));
     }
 
+    /** A variable's value as set (a password may start or end with a space); null when unset or empty. */
     String variable(String name) {
         String v = variables.get(name);
-        return v == null || v.isBlank() ? null : v.trim();
+        return v == null || v.isEmpty() ? null : v;
     }
 
     /**

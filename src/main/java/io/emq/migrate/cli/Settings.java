@@ -76,7 +76,7 @@ final class Settings {
         }
         String variable = variable(side, part);
         if (environment.variable(variable) != null) {
-            return Optional.of(new Value(environment.variable(variable), variable));
+            return Optional.of(new Value(environment.variable(variable).trim(), variable));
         }
         String fromFile = file.getProperty(key(side, part));
         if (fromFile != null && !fromFile.isBlank()) {
