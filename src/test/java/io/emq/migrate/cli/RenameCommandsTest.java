@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code --rename OLD=NEW} as plan and migrate read it: a v2 name belongs to one v1 queue, a rename
  * onto a name another v1 queue or an existing v2 queue holds is refused by both with v1 untouched,
- * a rename of no v1 queue is a usage error, and a rename migrate accepts is one plan calls ready.
+ * a rename of no v1 queue is refused before anything is read or written, and a rename migrate accepts
+ * is one plan calls ready.
  */
 class RenameCommandsTest {
     @RegisterExtension
@@ -45,7 +46,7 @@ class RenameCommandsTest {
         assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("name-taken")
                 && plan.out().contains("also the v2 name of v1 queue bull:small"), plan.out());
 
-        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--rename", "reports 2024=small", "--json");
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--rename", "reports 2024=small", "--json", "--yes");
         assertEquals(3, migrate.code(), migrate.out() + migrate.err());
         Map<String, JsonNode> r = byV1Queue(migrate);
         assertEquals("refused", r.get("bull:reports 2024").path("outcome").asText());
@@ -61,7 +62,7 @@ class RenameCommandsTest {
 
     @Test
     void twoRenamesOntoOneNameAreBothRefused() throws Exception {
-        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--json",
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--json", "--yes",
                 "--rename", "reports 2024=merged", "--rename", "small=merged");
         assertEquals(3, migrate.code());
         byV1Queue(migrate).values().forEach(q -> assertEquals("name-taken", q.path("refusal").path("kind").asText(), q.toString()));
@@ -77,7 +78,7 @@ class RenameCommandsTest {
                 "--rename", "small=live");
         assertEquals(3, plan.code(), plan.out() + plan.err());
         assertTrue(plan.out().contains("v2 queue 'live' already exists on the target"), plan.out());
-        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--rename", "small=live", "--json");
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--rename", "small=live", "--json", "--yes");
         assertEquals(3, migrate.code());
         assertEquals("name-taken", byV1Queue(migrate).get("bull:small").path("refusal").path("kind").asText());
         assertEquals(1, SERVER.client().zcard("emq:{live}:pending"));
@@ -86,12 +87,12 @@ class RenameCommandsTest {
     }
 
     @Test
-    void aRenameOfNoV1QueueIsAUsageError() {
+    void aRenameOfNoV1QueueIsRefusedAsAQueueOfNoV1QueueIs() {
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all", "--rename", "smal=tiny");
-        assertEquals(2, plan.code());
+        assertEquals(3, plan.code());
         assertTrue(plan.err().contains("--rename smal=tiny names no v1 queue 'smal'"), plan.err());
-        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--rename", "smal=tiny");
-        assertEquals(2, migrate.code());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--rename", "smal=tiny", "--yes");
+        assertEquals(3, migrate.code());
         assertTrue(migrate.err().contains("names no v1 queue 'smal'"), migrate.err());
         assertEquals(null, SERVER.client().hget("bull:small:meta", "paused"));
     }
@@ -101,7 +102,8 @@ class RenameCommandsTest {
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "reports 2024", "--rename", "reports 2024=reports-2024");
         assertEquals(0, plan.code(), plan.out() + plan.err());
         assertTrue(plan.out().contains("-> v2 emq:{reports-2024}  ready"), plan.out());
-        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "reports 2024", "--rename", "reports 2024=reports-2024");
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "reports 2024", "--rename",
+                "reports 2024=reports-2024", "--yes");
         assertEquals(0, migrate.code(), migrate.out() + migrate.err());
         assertEquals(4, SERVER.client().zcard("emq:{reports-2024}:pending"));
         CliRun again = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "small", "--rename", "small=reports-2024");

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.emq.migrate.cli.PlanCommand;
+import io.emq.migrate.cli.Main;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.runtime.Claim;
@@ -76,12 +76,15 @@ class V1DataEdgesTest {
         return new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(q))).read(q);
     }
 
-    private static int plan(String queue, String... more) {
-        List<String> args = new ArrayList<>(List.of("--source", SERVER.uri(), "--queue", queue));
-        args.addAll(List.of(more));
+    /** What {@code plan --queue Q} exits with and prints. */
+    private record Plan(int code, String text) {
+    }
+
+    private static Plan plan(String queue) {
         ByteArrayOutputStream sink = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(sink, true, StandardCharsets.UTF_8);
-        return PlanCommand.run(args.toArray(new String[0]), out, out);
+        int code = Main.run(new String[] {"plan", "--source", SERVER.uri(), "--queue", queue}, out, out);
+        return new Plan(code, sink.toString(StandardCharsets.UTF_8));
     }
 
     private static MigrationResult migrate(MigrationOptions options, String queue) {
@@ -119,7 +122,7 @@ class V1DataEdgesTest {
         QueueSnapshot snap = snapshot("prio");
         assertEquals(List.of(), snap.anomalies());
         assertEquals(top, snap.job(Bytes.utf8("top-b")).orElseThrow().priority(), "priority from the hash");
-        assertEquals(0, plan("prio"), "a clean plan: nothing blocks");
+        assertEquals(0, plan("prio").code(), "a clean plan: nothing blocks");
 
         MigrationResult r = migrate(MigrationOptions.defaults(), "prio");
         assertEquals("retired", r.outcome(), r.message());
@@ -140,7 +143,7 @@ class V1DataEdgesTest {
         QueueSnapshot snap = snapshot("later");
         assertEquals(List.of(), snap.anomalies());
         assertEquals(due, snap.job(Bytes.utf8("far")).orElseThrow().dueAt());
-        assertEquals(0, plan("later"));
+        assertEquals(0, plan("later").code());
 
         MigrationResult r = migrate(MigrationOptions.defaults(), "later");
         assertEquals("retired", r.outcome(), r.message());
@@ -163,7 +166,7 @@ class V1DataEdgesTest {
         assertEquals(1, snap.anomalyCount(AnomalyKind.LISTED_TWICE));
         assertEquals("listed more than once in wait; migrated once, at its first place in serve order",
                 snap.anomalies(AnomalyKind.LISTED_TWICE).get(0).reason());
-        assertEquals(3, plan("dup"));
+        assertEquals(3, plan("dup").code(), "refused until --accept-anomalies");
 
         MigrationResult refused = migrate(MigrationOptions.defaults(), "dup");
         assertEquals("refused", refused.outcome());
@@ -188,7 +191,7 @@ class V1DataEdgesTest {
         SERVER.client().hset("emq:{own}:meta", "concurrency", "2"); // the v2 queue's own setting
 
         ByteArrayOutputStream sink = new ByteArrayOutputStream();
-        PlanCommand.run(new String[] {"--source", SERVER.uri(), "--all", "--json"}, new PrintStream(sink, true, StandardCharsets.UTF_8),
+        Main.run(new String[] {"plan", "--source", SERVER.uri(), "--all", "--json"}, new PrintStream(sink, true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         Map<String, List<String>> shown = new LinkedHashMap<>();
         new ObjectMapper().readTree(sink.toByteArray()).path("queues").forEach(q -> {
@@ -200,7 +203,7 @@ class V1DataEdgesTest {
         assertEquals(List.of("concurrency false", "max false"), shown.get("loose"));
         Path page = dir.resolve("plan.html");
         ByteArrayOutputStream text = new ByteArrayOutputStream();
-        PlanCommand.run(new String[] {"--source", SERVER.uri(), "--all", "--html", page.toString()},
+        Main.run(new String[] {"plan", "--source", SERVER.uri(), "--all", "--html", page.toString()},
                 new PrintStream(text, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         String report = text.toString(StandardCharsets.UTF_8);
         assertTrue(report.contains("dropped: concurrency 'many' is not a positive integer")
@@ -260,7 +263,10 @@ class V1DataEdgesTest {
                 snap.anomalies(AnomalyKind.BAD_ATTEMPTS).get(0).reason());
         assertEquals(List.of(AttemptCount.LIMIT, AttemptCount.LIMIT, 0L, 2L, 0L, 4L),
                 snap.jobs(V1State.WAIT).stream().map(JobFacts::attempts).toList());
-        assertEquals(3, plan("counts"), "reported");
+        Plan counted = plan("counts");
+        assertEquals(0, counted.code(), "clamped, so migrate does not refuse, and neither does the plan");
+        assertTrue(counted.text().contains("bad-attempts") && counted.text().contains("ats '-7' is negative; migrated as 0"),
+                counted.text());
 
         MigrationResult r = migrate(MigrationOptions.defaults(), "counts");
         assertEquals("retired", r.outcome(), "clamped, so nothing to decide: " + r.message());

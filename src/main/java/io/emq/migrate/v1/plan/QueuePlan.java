@@ -1,7 +1,6 @@
 package io.emq.migrate.v1.plan;
 
 import io.emq.migrate.v1.Anomaly;
-import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
@@ -38,12 +37,12 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
     }
 
     /**
-     * Refused (an unlifted refusal) or anomalous: the dry run's exit code is 3. An invalid queue name
-     * is decided by its refusal alone, so a valid {@code --rename} lifts it here as it does in the migration.
+     * Whether {@code migrate} with the same options would refuse the queue: an unlifted refusal
+     * (anomalies that need a decision are one, lifted by --accept-anomalies; the others are migrated
+     * with their stated treatment). The dry run's exit code is then 3.
      */
     public boolean blocked() {
-        return anomalies().stream().anyMatch(a -> a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
-                || refusals.stream().anyMatch(r -> !r.lifted());
+        return refusals.stream().anyMatch(r -> !r.lifted());
     }
 
     public long estimatedBytes() {
