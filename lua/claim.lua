@@ -6,6 +6,7 @@
 -- ARGV[2] lease in ms (the lease ends at server TIME + lease)
 -- Reply:  {} when the queue is paused (meta.paused) or pending is empty,
 --         else {id, payload, attempts}; attempts is the fencing token for settling the job.
+--- @include "server_time"
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
   return {}
 end
@@ -15,9 +16,7 @@ if #popped == 0 then
 end
 local id = popped[1]
 local row = ARGV[1] .. id
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local attempts = redis.call('HINCRBY', row, 'attempts', 1)
 redis.call('HSET', row, 'state', 'active')
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), id)
+redis.call('ZADD', KEYS[2], server_ms() + tonumber(ARGV[2]), id)
 return {id, redis.call('HGET', row, 'payload'), attempts}

@@ -7,6 +7,7 @@
 -- ARGV[3] N, the largest batch wanted (>= 1)
 -- Reply:  {} when paused or empty, else {{id, payload, attempts}, ...} in pop (mint) order;
 --         fewer than N members when pending holds fewer.
+--- @include "server_time"
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
   return {}
 end
@@ -14,8 +15,7 @@ local popped = redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[3]))
 if #popped == 0 then
   return {}
 end
-local t = redis.call('TIME')
-local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
+local deadline = server_ms() + tonumber(ARGV[2])
 local out = {}
 for i = 1, #popped, 2 do
   local id = popped[i]

@@ -4,7 +4,6 @@
 -- KEYS[3] emq:{q}:schedule
 -- ARGV[1] horizon in ms: scheduled jobs due before server TIME + horizon are counted as due
 -- Reply:  {pending, active, scheduled, scheduled due within the horizon}
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "server_time"
 return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]),
-  redis.call('ZCOUNT', KEYS[3], '-inf', now + tonumber(ARGV[1]))}
+  redis.call('ZCOUNT', KEYS[3], '-inf', server_ms() + tonumber(ARGV[1]))}

@@ -7,6 +7,8 @@
 -- ARGV[1] emq:{q}:   the queue base (rows, subkeys and auxiliary keys are derived from it)
 -- ARGV[2] 'force' to obliterate even with active jobs, else ''
 -- ARGV[3] budget: the most jobs deleted in this call
+-- Lanes: every lane named by the ring, the paused set, gactive, glimit, gweight or an active row is
+-- deleted with its jobs (lane jobs count against the budget like the others).
 -- Reply:  0 done (nothing of the queue is left but de: keys), 1 more to do (call again)
 -- Refuses: EMQSTATE not paused; EMQSTATE active jobs present (without 'force').
 if redis.call('HEXISTS', KEYS[1], 'paused') == 0 then
@@ -31,17 +33,34 @@ local function delete_job(id)
     end
   end
 end
-for k = 2, 5 do
+local sets = {KEYS[2], KEYS[4], KEYS[5]}
+local groups = {}
+local function name_lane(g)
+  if g and not groups[g] then
+    groups[g] = true
+    sets[#sets + 1] = base .. 'g:' .. g .. ':pending'
+  end
+end
+for _, g in ipairs(redis.call('LRANGE', base .. 'ring', 0, -1)) do name_lane(g) end
+for _, g in ipairs(redis.call('SMEMBERS', base .. 'paused')) do name_lane(g) end
+for _, h in ipairs({'gactive', 'glimit', 'gweight'}) do
+  for _, g in ipairs(redis.call('HKEYS', base .. h)) do name_lane(g) end
+end
+for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+  name_lane(redis.call('HGET', base .. 'job:' .. id, 'group'))
+end
+sets[#sets + 1] = KEYS[3]
+for _, set in ipairs(sets) do
   while true do
     if budget <= 0 then
       return 1
     end
-    local ids = redis.call('ZRANGE', KEYS[k], 0, math.min(budget, 500) - 1)
+    local ids = redis.call('ZRANGE', set, 0, math.min(budget, 500) - 1)
     if #ids == 0 then break end
     for _, id in ipairs(ids) do
       delete_job(id)
     end
-    redis.call('ZREM', KEYS[k], unpack(ids))
+    redis.call('ZREM', set, unpack(ids))
     budget = budget - #ids
   end
 end

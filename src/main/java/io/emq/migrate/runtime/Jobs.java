@@ -231,7 +231,7 @@ public final class Jobs {
     private boolean delay(String id, long token, String mode, long ms) {
         try {
             wire.eval(Script.DELAY, List.of(keys.row(id), keys.active, keys.schedule),
-                    List.of(bytes(id), num(token), bytes(mode), num(ms)));
+                    List.of(bytes(id), num(token), bytes(mode), num(ms), keys.base));
             return true;
         } catch (EmqWireException.Stale e) {
             if (e.jobGone()) {
@@ -344,7 +344,7 @@ public final class Jobs {
         if (dedupId != null) {
             k.add(keys.dedup(dedupId));
         }
-        return Replies.asLong(wire.eval(Script.REMOVE_JOB, k, List.of(bytes(id)))) == 1;
+        return Replies.asLong(wire.eval(Script.REMOVE_JOB, k, List.of(bytes(id), keys.base))) == 1;
     }
 
     /** Sends a dead job back to pending; false when gone; {@code EMQSTATE} when not dead. */

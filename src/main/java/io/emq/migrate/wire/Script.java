@@ -7,10 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /**
  * The v2 script bundle: one Lua file per constant, read from {@code lua/<name>.lua} on the
- * classpath, identified by the lowercase hex SHA-1 of its bytes (what {@code EVALSHA} expects).
+ * classpath with its {@code --- @include} lines expanded ({@link LuaIncludes}), identified by the
+ * lowercase hex SHA-1 of the expanded bytes (what the server computes, and {@code EVALSHA} expects).
  */
 public enum Script {
     ENQUEUE("enqueue"),
@@ -55,7 +57,10 @@ public enum Script {
 
     Script(String fileName) {
         this.fileName = fileName;
-        this.source = read("lua/" + fileName + ".lua");
+        String raw = new String(resource("lua/" + fileName + ".lua").orElseThrow(
+                () -> new IllegalStateException("script missing from the classpath: lua/" + fileName + ".lua")),
+                StandardCharsets.UTF_8);
+        this.source = new LuaIncludes(LuaIncludes::classpathSnippet).expand(fileName, raw).getBytes(StandardCharsets.UTF_8);
         this.sha = sha1Hex(source).getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -64,6 +69,7 @@ public enum Script {
         return fileName;
     }
 
+    /** The expanded source, as sent with {@code SCRIPT LOAD}. */
     public byte[] source() {
         return source.clone();
     }
@@ -72,7 +78,7 @@ public enum Script {
         return sha;
     }
 
-    /** Lowercase hex SHA-1 of the source. */
+    /** Lowercase hex SHA-1 of the expanded source. */
     public String sha() {
         return new String(sha, StandardCharsets.US_ASCII);
     }
@@ -81,12 +87,9 @@ public enum Script {
         return source;
     }
 
-    private static byte[] read(String resource) {
+    static Optional<byte[]> resource(String resource) {
         try (InputStream in = Script.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("script missing from the classpath: " + resource);
-            }
-            return in.readAllBytes();
+            return in == null ? Optional.empty() : Optional.of(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + resource, e);
         }
