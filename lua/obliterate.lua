@@ -11,6 +11,7 @@
 -- deleted with its jobs (lane jobs count against the budget like the others).
 -- Reply:  0 done (nothing of the queue is left but de: keys), 1 more to do (call again)
 -- Refuses: EMQSTATE not paused; EMQSTATE active jobs present (without 'force').
+--- @include "lanes"
 if redis.call('HEXISTS', KEYS[1], 'paused') == 0 then
   return redis.error_reply('EMQSTATE not paused')
 end
@@ -34,20 +35,15 @@ local function delete_job(id)
   end
 end
 local sets = {KEYS[2], KEYS[4], KEYS[5]}
-local groups = {}
-local function name_lane(g)
-  if g and not groups[g] then
-    groups[g] = true
-    sets[#sets + 1] = base .. 'g:' .. g .. ':pending'
+local lanes = known_lanes(base)
+for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+  local g = redis.call('HGET', base .. 'job:' .. id, 'group')
+  if g then
+    lanes[#lanes + 1] = g
   end
 end
-for _, g in ipairs(redis.call('LRANGE', base .. 'ring', 0, -1)) do name_lane(g) end
-for _, g in ipairs(redis.call('SMEMBERS', base .. 'paused')) do name_lane(g) end
-for _, h in ipairs({'gactive', 'glimit', 'gweight'}) do
-  for _, g in ipairs(redis.call('HKEYS', base .. h)) do name_lane(g) end
-end
-for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-  name_lane(redis.call('HGET', base .. 'job:' .. id, 'group'))
+for _, g in ipairs(lanes) do
+  sets[#sets + 1] = lane_key(base, g)
 end
 sets[#sets + 1] = KEYS[3]
 for _, set in ipairs(sets) do

@@ -78,3 +78,21 @@ local function out_of_line(base, id)
     redis.call('ZREM', base .. 'pending', id)
   end
 end
+
+-- known_lanes(base): the groups named by the ring, the paused set, gactive, glimit or gweight; a
+-- lane with jobs waiting is always among them (on the ring, paused, or at its limit).
+local function known_lanes(base)
+  local seen, out = {}, {}
+  local function add(g)
+    if g and not seen[g] then
+      seen[g] = true
+      out[#out + 1] = g
+    end
+  end
+  for _, g in ipairs(redis.call('LRANGE', base .. 'ring', 0, -1)) do add(g) end
+  for _, g in ipairs(redis.call('SMEMBERS', base .. 'paused')) do add(g) end
+  for _, h in ipairs({'gactive', 'glimit', 'gweight'}) do
+    for _, g in ipairs(redis.call('HKEYS', base .. h)) do add(g) end
+  end
+  return out
+end

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -19,9 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Drains one flat queue with N worker threads.
+ * Drains one queue with N worker threads, from its flat pending set or, in lanes mode, through its
+ * lanes as the reference's {@code EchoMQ.Consumer} does.
  *
- * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1),
+ * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1; in
+ * lanes mode {@code lane_claim}, one job per turn of the ring),
  * runs the handler on every job, and settles each one with its token: {@code complete} when the
  * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
  * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
@@ -51,6 +54,7 @@ public final class Consumer implements AutoCloseable {
     private final Duration beat;
     private final long maxAttempts;
     private final Backoff backoff;
+    private final Optional<Lanes> lanes;
 
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -81,6 +85,7 @@ public final class Consumer implements AutoCloseable {
         this.beat = b.beat;
         this.maxAttempts = b.maxAttempts;
         this.backoff = b.backoff;
+        this.lanes = b.lanes;
     }
 
     /** Starts configuring a consumer of {@code jobs}' queue running {@code handler}. */
@@ -221,6 +226,9 @@ public final class Consumer implements AutoCloseable {
     }
 
     private ScriptCall claimCall() {
+        if (lanes.isPresent()) {
+            return lanes.get().claimCall(lease);
+        }
         return batchSize == 1 ? jobs.claimCall(lease) : jobs.claimBatchCall(lease, batchSize);
     }
 
@@ -293,7 +301,7 @@ public final class Consumer implements AutoCloseable {
 
     private boolean drained() {
         DrainStatus s = jobs.drainStatus(untilEmptyHorizon);
-        return s.pending() == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
+        return s.pending() == 0 && s.inLanes() == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
     }
 
     private long sleepIdle(long idleMs) {
@@ -368,6 +376,7 @@ public final class Consumer implements AutoCloseable {
         private Duration beat = Duration.ofSeconds(1);
         private long maxAttempts = 3;
         private Backoff backoff = Backoff.fixed(Duration.ofSeconds(1));
+        private Optional<Lanes> lanes = Optional.empty();
 
         private Builder(Jobs jobs, JobHandler handler) {
             this.jobs = jobs;
@@ -410,12 +419,25 @@ public final class Consumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Lanes mode: claims through {@code lanes}' ring, one job per turn ({@code lane_claim}), as
+         * the reference consumer does; the batch size must stay 1.
+         */
+        public Builder lanes(Lanes lanes) {
+            this.lanes = Optional.of(lanes);
+            return this;
+        }
+
         public Builder listener(ConsumerListener l) {
             this.listener = l;
             return this;
         }
 
         public Consumer build() {
+            if (lanes.isPresent() && batchSize != 1) {
+                throw new IllegalArgumentException("lanes mode claims one job per turn of the ring; batch size must be 1, got "
+                        + batchSize);
+            }
             return new Consumer(this);
         }
 

@@ -1,6 +1,7 @@
 package io.emq.migrate.runtime;
 
 import static io.emq.migrate.runtime.QueueKeys.bytes;
+import static io.emq.migrate.runtime.QueueKeys.num;
 
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Snowflake;
@@ -442,9 +443,9 @@ public final class Jobs {
     /** What is left to drain; {@code horizon} bounds which scheduled jobs count as due soon. */
     public DrainStatus drainStatus(Duration horizon) {
         List<Object> n = Replies.asList(wire.eval(Script.DRAIN_STATUS, List.of(keys.pending, keys.active, keys.schedule),
-                List.of(num(horizon.toMillis()))));
+                List.of(num(horizon.toMillis()), keys.base)));
         return new DrainStatus(Replies.asLong(n.get(0)), Replies.asLong(n.get(1)), Replies.asLong(n.get(2)),
-                Replies.asLong(n.get(3)));
+                Replies.asLong(n.get(3)), Replies.asLong(n.get(4)));
     }
 
     /** The newest {@code n} pending ids, newest first. */
@@ -464,9 +465,5 @@ public final class Jobs {
             out.add(new String(id, StandardCharsets.US_ASCII));
         }
         return out;
-    }
-
-    static byte[] num(long n) {
-        return bytes(Long.toString(n));
     }
 }
