@@ -25,14 +25,15 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate drain --target URI --queue Q [--workers N] [--handler validate|noop|exec CMD]
- * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--html FILE]}: serves a migrated queue
- * with the bundled consumer until it is empty and, with the default {@code validate} handler, judges
+ * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--html FILE]}: serves a migrated
+ * queue with the bundled consumer (from the flat pending set, or with {@code --lanes} through the
+ * lanes' ring as the reference consumer does) until it is empty and, with the default {@code validate} handler, judges
  * the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
  * usage or an unreachable server.
  */
 public final class DrainCommand {
     static final String SYNTAX = "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--json]"
-            + " [--until-empty-schedule] [--dry-run] [--resume] [--html FILE]";
+            + " [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--html FILE]";
 
     private DrainCommand() {
     }
@@ -48,6 +49,8 @@ public final class DrainCommand {
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
+                .addOption(null, "lanes", false, "claim through the queue's lanes (lane_claim over the ring, one job per"
+                        + " turn, as the reference EchoMQ.Consumer does); serve order is then checked per lane")
                 .addOption(withArg("html", "FILE", "also write a self-contained HTML report to FILE"))
                 .addOption(null, "json", false, "print one JSON document");
     }
@@ -77,7 +80,7 @@ public final class DrainCommand {
                 : line.getOptionValue("handler", "validate");
         boolean dryRun = line.hasOption("dry-run");
         DrainOptions options = DrainOptions.defaults().withWorkers(workers.get())
-                .withUntilEmptySchedule(line.hasOption("until-empty-schedule"));
+                .withUntilEmptySchedule(line.hasOption("until-empty-schedule")).withLanes(line.hasOption("lanes"));
         try (UnifiedJedis client = Clients.open(target.get(), workers.get() + 4)) {
             Drain drain = new Drain(dryRun ? Wire.source(client) : Wire.open(client), queue);
             if (!drain.journaled() && (dryRun || handlerName.equals("validate"))) {

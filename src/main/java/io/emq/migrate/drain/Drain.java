@@ -5,6 +5,7 @@ import io.emq.migrate.runtime.Consumer;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.ConsumerStats;
 import io.emq.migrate.runtime.DrainStatus;
+import io.emq.migrate.runtime.Lanes;
 import io.emq.migrate.runtime.JobHandler;
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.wire.Wire;
@@ -61,7 +62,7 @@ public final class Drain {
     /** Jobs the drain will claim if nothing else arrives: pending plus scheduled due within the horizon. */
     public long backlog(DrainOptions options) {
         DrainStatus s = jobs.drainStatus(options.horizon());
-        return s.pending() + s.active() + s.scheduledDue();
+        return s.pending() + s.inLanes() + s.active() + s.scheduledDue();
     }
 
     /**
@@ -74,14 +75,19 @@ public final class Drain {
         Rows rows = new Rows(wire.client(), queue);
         Map<String, Long> before = QueueCounts.read(wire.client(), migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
-        ConsumerStats stats = Consumer.on(jobs, job -> {
+        Consumer.Builder consumer = Consumer.on(jobs, job -> {
             ledger.claimed(job);
             work.handle(job);
-        }).workers(options.workers()).batchSize(DrainOptions.BATCH_SIZE).lease(options.lease()).beat(options.beat())
-                .backoff(options.backoff()).maxAttempts(options.maxAttempts()).listener(ledger).build()
-                .runUntilEmpty(options.horizon());
+        }).workers(options.workers()).lease(options.lease()).beat(options.beat())
+                .backoff(options.backoff()).maxAttempts(options.maxAttempts()).listener(ledger);
+        if (options.lanes()) {
+            consumer.lanes(Lanes.of(wire, jobs));
+        } else {
+            consumer.batchSize(DrainOptions.BATCH_SIZE);
+        }
+        ConsumerStats stats = consumer.build().runUntilEmpty(options.horizon());
         Problems problems = new Problems();
-        var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers());
+        var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers(), options.lanes());
         return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(wire.client(), migrated, rows),
                 Optional.of(stats), checks, problems.first(), problems.count());
     }

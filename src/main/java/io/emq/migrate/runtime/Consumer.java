@@ -239,11 +239,14 @@ public final class Consumer implements AutoCloseable {
             listener.error(reply.error());
             return out;
         }
-        List<Claim> claims = batchSize == 1 ? Jobs.claimOf(reply.value()) : Jobs.claimsOf(reply.value());
-        for (Claim c : claims) {
+        List<LaneClaim> claims = lanes.isPresent() ? Lanes.laneClaimOf(reply.value())
+                : (batchSize == 1 ? Jobs.claimOf(reply.value()) : Jobs.claimsOf(reply.value())).stream()
+                        .map(c -> new LaneClaim(c, "")).toList();
+        for (LaneClaim lc : claims) {
+            Claim c = lc.claim();
             inFlight.put(c.id(), c.token());
             claimed.increment();
-            out.add(new Delivery(jobs.queue(), c.id(), c.payload(), c.token(), worker, claimSeq.incrementAndGet()));
+            out.add(new Delivery(jobs.queue(), c.id(), c.payload(), c.token(), worker, claimSeq.incrementAndGet(), lc.group()));
         }
         return out;
     }

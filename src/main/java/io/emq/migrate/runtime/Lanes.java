@@ -52,8 +52,13 @@ public final class Lanes {
 
     /** Rotates the ring one step and claims the head of that lane; empty when paused or nothing is served. */
     public Optional<LaneClaim> claim(Duration lease) {
-        List<Object> reply = Replies.asList(wire.eval(claimCall(lease)));
-        return reply.isEmpty() ? Optional.empty() : Optional.of(laneClaim(reply));
+        return laneClaimOf(wire.eval(claimCall(lease))).stream().findFirst();
+    }
+
+    /** A {@code lane_claim} reply: empty, or one job. */
+    static List<LaneClaim> laneClaimOf(Object reply) {
+        List<Object> quad = Replies.asList(reply);
+        return quad.isEmpty() ? List.of() : List.of(laneClaim(quad));
     }
 
     /** Rotates the ring one step and claims the lane's fair share: min(weight, depth, limit headroom). */
