@@ -44,9 +44,10 @@ public final class Consumer implements AutoCloseable {
     private static final long IDLE_MAX_MS = 50;
     /** Outbox entries delivered per pass (the v2 pump's batch). */
     private static final int OUTBOX_BATCH = 100;
+    private static final byte[] NO_RESULT = new byte[0];
 
     private final Jobs jobs;
-    private final JobHandler handler;
+    private final ResultHandler handler;
     private final ConsumerListener listener;
     private final int workers;
     private final int batchSize;
@@ -90,6 +91,14 @@ public final class Consumer implements AutoCloseable {
 
     /** Starts configuring a consumer of {@code jobs}' queue running {@code handler}. */
     public static Builder on(Jobs jobs, JobHandler handler) {
+        return new Builder(jobs, job -> {
+            handler.handle(job);
+            return NO_RESULT;
+        });
+    }
+
+    /** As {@link #on}, for work whose result a flow parent records ({@link ResultHandler}). */
+    public static Builder withResults(Jobs jobs, ResultHandler handler) {
         return new Builder(jobs, handler);
     }
 
@@ -258,8 +267,8 @@ public final class Consumer implements AutoCloseable {
     private Settling run(Delivery job) {
         Throwable failure;
         try {
-            handler.handle(job);
-            return new Settling(job, null, jobs.completeCall(job.id(), job.attempts()));
+            byte[] result = handler.handle(job);
+            return new Settling(job, null, jobs.completeCall(job.id(), job.attempts(), result == null ? NO_RESULT : result));
         } catch (Exception | Error e) {
             failure = e;
         }
@@ -371,7 +380,7 @@ public final class Consumer implements AutoCloseable {
     /** Configures a {@link Consumer}. */
     public static final class Builder {
         private final Jobs jobs;
-        private final JobHandler handler;
+        private final ResultHandler handler;
         private ConsumerListener listener = new ConsumerListener() { };
         private int workers = 1;
         private int batchSize = 1;
@@ -381,7 +390,7 @@ public final class Consumer implements AutoCloseable {
         private Backoff backoff = Backoff.fixed(Duration.ofSeconds(1));
         private Optional<Lanes> lanes = Optional.empty();
 
-        private Builder(Jobs jobs, JobHandler handler) {
+        private Builder(Jobs jobs, ResultHandler handler) {
             this.jobs = jobs;
             this.handler = handler;
         }

@@ -175,11 +175,7 @@ public final class Jobs {
         return completionOf(wire.eval(completeCall(id, token, result)));
     }
 
-    ScriptCall completeCall(String id, long token) {
-        return completeCall(id, token, new byte[0]);
-    }
-
-    private ScriptCall completeCall(String id, long token, byte[] result) {
+    ScriptCall completeCall(String id, long token, byte[] result) {
         return new ScriptCall(Script.COMPLETE, List.of(keys.active, keys.row(id), keys.pending),
                 List.of(bytes(id), num(token), keys.base, result));
     }

@@ -53,6 +53,8 @@ public enum Script {
     LANE_REASSIGN("lane_reassign"),
     LANE_DRAIN("lane_drain"),
     LANE_REAP("lane_reap"),
+    FLOW_HOLD("flow_hold"),
+    FLOW_CHILD("flow_child"),
     MIGRATE_JOURNAL_LOCK("migrate_journal_lock"),
     MIGRATE_JOURNAL_SET("migrate_journal_set"),
     MIGRATE_JOURNAL_FORGET("migrate_journal_forget"),
