@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.LongAdder;
  * queue's {@code flow:outbox} (completions and deaths of children whose flow parent lives in
  * another queue) to those parents; the leases of jobs in flight are extended every lease/2 with
  * {@code extend_locks}. A paused queue
- * ({@code meta.paused}) answers empty claims, so the workers idle until it is resumed.
+ * ({@code meta.paused}) answers empty claims, so the workers idle until it is resumed; so does a
+ * queue at its {@code meta.concurrency}; a claim refused {@code EMQRATE} (the rate limit's window is
+ * spent) waits the retry-after the server named (at most one beat) before claiming again.
  *
  * <p>{@link #stop()} is graceful: workers claim nothing new, finish and settle what they hold,
  * and leases keep being extended until they have. A worker whose settlement is refused
@@ -215,7 +217,12 @@ public final class Consumer implements AutoCloseable {
                 if (!claimNext) {
                     return;
                 }
-                List<Delivery> batch = deliveries(replies.get(replies.size() - 1), index);
+                ScriptReply claimReply = replies.get(replies.size() - 1);
+                if (!claimReply.ok() && claimReply.error() instanceof EmqWireException.Rate rate) {
+                    sleep(Math.min(rate.retryAfterMs().orElse(IDLE_MAX_MS), beat.toMillis()));
+                    continue;
+                }
+                List<Delivery> batch = deliveries(claimReply, index);
                 if (batch.isEmpty()) {
                     if (untilEmptyHorizon != null && drained()) {
                         running.set(false);
@@ -318,13 +325,17 @@ public final class Consumer implements AutoCloseable {
 
     private long sleepIdle(long idleMs) {
         long next = Math.min(IDLE_MAX_MS, Math.max(1, idleMs * 2));
+        sleep(next);
+        return next;
+    }
+
+    private void sleep(long ms) {
         try {
-            Thread.sleep(next);
+            Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running.set(false);
         }
-        return next;
     }
 
     // ---- the beat and the lease extender ---------------------------------------------------

@@ -138,12 +138,12 @@ public final class Jobs {
 
     ScriptCall claimCall(Duration lease) {
         return new ScriptCall(Script.CLAIM, List.of(keys.pending, keys.active, keys.meta),
-                List.of(keys.jobBase, num(lease.toMillis())));
+                List.of(keys.jobBase, num(lease.toMillis()), keys.base));
     }
 
     ScriptCall claimBatchCall(Duration lease, int size) {
         return new ScriptCall(Script.CLAIM_BATCH, List.of(keys.pending, keys.active, keys.meta),
-                List.of(keys.jobBase, num(lease.toMillis()), num(size)));
+                List.of(keys.jobBase, num(lease.toMillis()), num(size), keys.base));
     }
 
     /** A {@code claim} reply: empty, or one job. */
@@ -301,6 +301,42 @@ public final class Jobs {
 
     public boolean isPaused() {
         return wire.client().hget(keys.meta, bytes("paused")) != null;
+    }
+
+    /** At most {@code n} jobs active at once (claims answer empty at the ceiling); 0 lifts the limit. */
+    public void limitConcurrency(int n) {
+        setLimit("concurrency", n);
+    }
+
+    /** At most {@code max} claims per {@code window} (claims are refused {@code EMQRATE} beyond); max 0 lifts it. */
+    public void limitRate(int max, Duration window) {
+        if (window.toMillis() < 1) {
+            throw new IllegalArgumentException("a rate window is at least 1 ms, got " + window);
+        }
+        setLimit("duration", window.toMillis());
+        setLimit("max", max);
+    }
+
+    private void setLimit(String field, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException("a queue limit is at least 0, got " + field + " " + value);
+        }
+        wire.eval(Script.QUEUE_LIMIT, List.of(keys.meta), List.of(bytes(field), num(value)));
+    }
+
+    /** The concurrency gate: {@code EMQRATE} when {@code meta.concurrency} jobs are active, else returns. */
+    public void checkNotMaxed() {
+        wire.eval(Script.IS_MAXED, List.of(keys.meta, keys.active), List.of());
+    }
+
+    /** How long the rate limit still holds claims off (zero when it does not). */
+    public Duration rateLimitTtl() {
+        return Duration.ofMillis(Replies.asLong(wire.eval(Script.RATE_TTL, List.of(keys.limiter, keys.meta), List.of(num(0)))));
+    }
+
+    /** The job a dedup id points at ({@code emq:{q}:de:<did>}), if any. */
+    public Optional<String> dedupJobId(String dedupId) {
+        return Optional.ofNullable(wire.client().get(keys.dedup(dedupId))).map(Replies::asText);
     }
 
     /** Deletes every pending job (and every scheduled one when asked); active jobs stay. Returns how many. */

@@ -9,7 +9,9 @@ import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -143,6 +145,22 @@ public final class Lanes {
     /** Jobs waiting in the lane. */
     public long depth(String group) {
         return wire.client().zcard(keys.lane(group));
+    }
+
+    /** Jobs waiting in each of {@code groups}' lanes, read at once, in the order given. */
+    public Map<String, Long> depths(List<String> groups) {
+        List<byte[]> args = new ArrayList<>();
+        args.add(keys.base);
+        for (String g : groups) {
+            keys.lane(g);
+            args.add(bytes(g));
+        }
+        List<Object> counts = Replies.asList(wire.eval(Script.LANE_COUNTS, List.of(keys.ring), args));
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (int i = 0; i < groups.size(); i++) {
+            out.put(groups.get(i), Replies.asLong(counts.get(i)));
+        }
+        return out;
     }
 
     /** The ring, head first: the lanes that can be served now, in serve order. */

@@ -23,6 +23,7 @@ final class QueueKeys {
     final byte[] lanesPaused;
     final byte[] glimit;
     final byte[] gweight;
+    final byte[] limiter;
 
     QueueKeys(String queue) {
         this.keys = Keys.queue(queue);
@@ -38,6 +39,7 @@ final class QueueKeys {
         this.lanesPaused = bytes(keys.structure(StructureType.PAUSED));
         this.glimit = bytes(keys.structure(StructureType.GLIMIT));
         this.gweight = bytes(keys.structure(StructureType.GWEIGHT));
+        this.limiter = bytes(keys.structure(StructureType.LIMITER));
     }
 
     /** The row key; an id that is not a well-formed branded id is refused here, before any wire. */
