@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  * runs the handler on every job, and settles each one with its token: {@code complete} when the
  * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
  * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
- * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs and delivers the
+ * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs, fires due repeatable
+ * jobs ({@code repeat_fire}: each occurrence once, however many consumers beat) and delivers the
  * queue's {@code flow:outbox} (completions and deaths of children whose flow parent lives in
  * another queue) to those parents; the leases of jobs in flight are extended every lease/2 with
  * {@code extend_locks}. A paused queue
@@ -47,6 +48,8 @@ public final class Consumer implements AutoCloseable {
     /** Outbox entries delivered per pass (the v2 pump's batch). */
     private static final int OUTBOX_BATCH = 100;
     private static final byte[] NO_RESULT = new byte[0];
+    /** Repeat occurrences fired per call on the beat. */
+    private static final int REPEAT_BATCH = 10;
 
     private final Jobs jobs;
     private final ResultHandler handler;
@@ -344,6 +347,9 @@ public final class Consumer implements AutoCloseable {
         try {
             jobs.reap();
             jobs.promote();
+            while (jobs.fireDueRepeats(REPEAT_BATCH).size() == REPEAT_BATCH) {
+                // more registrations were due than one call fires
+            }
         } catch (RuntimeException e) {
             errors.increment();
             listener.error(e);

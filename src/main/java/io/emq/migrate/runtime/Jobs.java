@@ -357,6 +357,41 @@ public final class Jobs {
         }
     }
 
+    // ---- repeatable jobs ---------------------------------------------------------------------
+
+    /**
+     * Registers {@code name} to enqueue {@code template} every {@code every}, the first occurrence
+     * {@code firstIn} from the server's clock; false when a registration of that name exists.
+     */
+    public boolean registerRepeat(String name, Duration every, byte[] template, Duration firstIn) {
+        if (every.toMillis() < 1 || firstIn.isNegative()) {
+            throw new IllegalArgumentException("a repeat runs every 1 ms or more, first in 0 ms or more: " + every + ", " + firstIn);
+        }
+        return Replies.asLong(wire.eval(Script.REPEAT_REGISTER, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
+                List.of(bytes(name), num(every.toMillis()), template, num(firstIn.toMillis())))) == 1;
+    }
+
+    /** Cancels a registration; false when there was none. */
+    public boolean cancelRepeat(String name) {
+        return Replies.asLong(wire.eval(Script.REPEAT_CANCEL, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
+                List.of(bytes(name)))) == 1;
+    }
+
+    /** Fires up to {@code limit} due occurrences (each exactly once, however many pumps run) and advances them. */
+    public List<RepeatFired> fireDueRepeats(int limit) {
+        List<byte[]> args = new ArrayList<>(limit + 1);
+        args.add(keys.base);
+        for (int i = 0; i < limit; i++) {
+            args.add(bytes(mintId()));
+        }
+        List<RepeatFired> out = new ArrayList<>();
+        for (Object member : Replies.asList(wire.eval(Script.REPEAT_FIRE, List.of(keys.repeat, keys.pending), args))) {
+            List<Object> f = Replies.asList(member);
+            out.add(new RepeatFired(Replies.asText(f.get(0)), Replies.asText(f.get(1)), Long.parseLong(Replies.asText(f.get(2)))));
+        }
+        return out;
+    }
+
     // ---- one job ---------------------------------------------------------------------------
 
     public JobState state(String id) {

@@ -24,6 +24,7 @@ final class QueueKeys {
     final byte[] glimit;
     final byte[] gweight;
     final byte[] limiter;
+    final byte[] repeat;
 
     QueueKeys(String queue) {
         this.keys = Keys.queue(queue);
@@ -40,6 +41,7 @@ final class QueueKeys {
         this.glimit = bytes(keys.structure(StructureType.GLIMIT));
         this.gweight = bytes(keys.structure(StructureType.GWEIGHT));
         this.limiter = bytes(keys.structure(StructureType.LIMITER));
+        this.repeat = bytes(keys.structure(StructureType.REPEAT));
     }
 
     /** The row key; an id that is not a well-formed branded id is refused here, before any wire. */
