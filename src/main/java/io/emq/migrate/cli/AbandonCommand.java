@@ -23,6 +23,7 @@ public final class AbandonCommand {
         Options options = new Options()
                 .addOption(null, "source", true, "the v1 server")
                 .addOption(null, "target", true, "the v2 server or cluster (default: the source)")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "the v2 queue");
         Optional<CommandLine> parsed = CommandLines.parse("abandon", "--source URI [--target URI] --queue Q", options, args, out, err);
         if (parsed.isEmpty()) {
@@ -38,7 +39,7 @@ public final class AbandonCommand {
             return ExitCodes.USAGE;
         }
         String target = line.getOptionValue("target", line.getOptionValue("source"));
-        return Servers.withTarget("abandon", target, err, wire -> {
+        return Servers.withTarget("abandon", target, WireVersionOption.of(line), err, wire -> {
             try (UnifiedJedis sourceClient = source.get().open()) {
                 Map<String, Long> counts = Abandon.run(Wire.source(sourceClient), wire, line.getOptionValue("queue"),
                         MigrationOptions.DEFAULT_LEASE);

@@ -4,7 +4,6 @@ import io.emq.migrate.runtime.Conformance;
 import io.emq.migrate.wire.Clients;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
-import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.List;
@@ -28,8 +27,7 @@ public final class ConformanceCommand {
         Options options = new Options()
                 .addOption(null, "target", true, "the v2 server: redis://host:port, rediss://…, or cluster seeds h1:p1,h2:p2")
                 .addOption(null, "queue", true, "prefix of the scenario sub-queues (default: conformance)")
-                .addOption(null, "wire-version", true, "the {emq}:version this runtime speaks (default: "
-                        + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the default)");
+                .addOption(WireVersionOption.option());
         Optional<CommandLine> parsed = CommandLines.parse("conformance", "--target URI", options, args, out, err);
         if (parsed.isEmpty()) {
             return CommandLines.helpOrUsage(args);
@@ -46,7 +44,7 @@ public final class ConformanceCommand {
             err.println("emq-migrate conformance: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        String version = line.getOptionValue("wire-version", VersionFence.configured());
+        String version = WireVersionOption.of(line);
         String prefix = line.getOptionValue("queue", "conformance");
         try (UnifiedJedis client = Clients.open(endpoint, 4)) {
             Wire wire = Wire.open(client, version);

@@ -25,7 +25,7 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate drain --target URI --queue Q [--workers N] [--handler validate|noop|exec CMD]
- * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--html FILE]}: serves a migrated
+ * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--wire-version V] [--html FILE]}: serves a migrated
  * queue with the bundled consumer (from the flat pending set, or with {@code --lanes} through the
  * lanes' ring as the reference consumer does) until it is empty and, with the default {@code validate} handler, judges
  * the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
@@ -33,7 +33,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 public final class DrainCommand {
     static final String SYNTAX = "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--json]"
-            + " [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--html FILE]";
+            + " [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--wire-version V] [--html FILE]";
 
     private DrainCommand() {
     }
@@ -49,6 +49,7 @@ public final class DrainCommand {
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "lanes", false, "claim through the queue's lanes (lane_claim over the ring, one job per"
                         + " turn, as the reference EchoMQ.Consumer does); serve order is then checked per lane")
                 .addOption(withArg("html", "FILE", "also write a self-contained HTML report to FILE"))
@@ -82,7 +83,7 @@ public final class DrainCommand {
         DrainOptions options = DrainOptions.defaults().withWorkers(workers.get())
                 .withUntilEmptySchedule(line.hasOption("until-empty-schedule")).withLanes(line.hasOption("lanes"));
         try (UnifiedJedis client = Clients.open(target.get(), workers.get() + 4)) {
-            Drain drain = new Drain(dryRun ? Wire.source(client) : Wire.open(client), queue);
+            Drain drain = new Drain(dryRun ? Wire.source(client) : Wire.open(client, WireVersionOption.of(line)), queue);
             if (!drain.journaled() && (dryRun || handlerName.equals("validate"))) {
                 err.println("emq-migrate drain: no journal " + Keys.migrationJournal(queue) + " on " + target.get().describe()
                         + ": queue '" + queue + "' was not migrated there, so there is nothing to validate against"

@@ -21,6 +21,7 @@ public final class InfoCommand {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         Options options = new Options()
                 .addOption(null, "target", true, "the v2 server or cluster")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "one v2 queue (default: every queue with a journal)")
                 .addOption(null, "json", false, "print one JSON document");
         Optional<CommandLine> parsed = CommandLines.parse("info", "--target URI [--queue Q]", options, args, out, err);
@@ -28,7 +29,7 @@ public final class InfoCommand {
             return CommandLines.helpOrUsage(args);
         }
         CommandLine line = parsed.get();
-        return Servers.withTarget("info", line.getOptionValue("target"), err, wire -> {
+        return Servers.withTarget("info", line.getOptionValue("target"), WireVersionOption.of(line), err, wire -> {
             List<String> queues = line.hasOption("queue") ? List.of(line.getOptionValue("queue")) : Journals.queues(wire);
             List<Map<String, Object>> docs = new ArrayList<>();
             for (String q : queues) {

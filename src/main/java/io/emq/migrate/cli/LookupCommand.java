@@ -22,6 +22,7 @@ public final class LookupCommand {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         Options options = new Options()
                 .addOption(null, "target", true, "the v2 server or cluster")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "the v2 queue")
                 .addOption(null, "v1-id", true, "a v1 job id")
                 .addOption(null, "job-id", true, "a branded v2 job id")
@@ -43,7 +44,7 @@ public final class LookupCommand {
                     + ((BrandedId.Invalid) BrandedId.parse(line.getOptionValue("job-id"))).reason() + ")");
             return ExitCodes.USAGE;
         }
-        return Servers.withTarget("lookup", line.getOptionValue("target"), err, wire -> {
+        return Servers.withTarget("lookup", line.getOptionValue("target"), WireVersionOption.of(line), err, wire -> {
             String queue = line.getOptionValue("queue");
             Journal journal = new Journal(wire, queue);
             List<Map<String, String>> pairs = new ArrayList<>();

@@ -34,6 +34,7 @@ public final class MigrateCommand {
         return new Options()
                 .addOption(null, "source", true, "the v1 server (redis://host:port)")
                 .addOption(null, "target", true, "the v2 server or cluster (default: the source)")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "a v1 queue to migrate (repeatable; PREFIX:QUEUE when ambiguous)")
                 .addOption(null, "all", false, "migrate every queue discovered under the prefixes")
                 .addOption(null, "prefix", true, "v1 key prefix (repeatable, default bull)")
@@ -81,7 +82,7 @@ public final class MigrateCommand {
             Wire sourceWire = Wire.source(sourceClient);
             current = target.get();
             role = "TARGET";
-            Wire targetWire = Wire.open(targetClient == null ? sourceClient : targetClient);
+            Wire targetWire = Wire.open(targetClient == null ? sourceClient : targetClient, WireVersionOption.of(line));
             Migrator migrator = new Migrator(sourceWire, targetWire, source.get().describe(), options.get(),
                     Checkpoints.fromEnvironment());
             List<MigrationResult> results;

@@ -16,6 +16,7 @@ public final class RepairCommand {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         Options options = new Options()
                 .addOption(null, "target", true, "the v2 server or cluster")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "the v2 queue to repair");
         Optional<CommandLine> parsed = CommandLines.parse("repair", "--target URI --queue Q", options, args, out, err);
         if (parsed.isEmpty()) {
@@ -26,7 +27,7 @@ public final class RepairCommand {
             err.println("emq-migrate repair: --queue Q is required");
             return ExitCodes.USAGE;
         }
-        return Servers.withTarget("repair", line.getOptionValue("target"), err, wire -> {
+        return Servers.withTarget("repair", line.getOptionValue("target"), WireVersionOption.of(line), err, wire -> {
             List<String> changed = Journals.repair(wire, line.getOptionValue("queue"), MigrationOptions.DEFAULT_LEASE);
             changed.forEach(out::println);
             out.println(changed.isEmpty() ? "nothing to repair" : "repaired " + changed.size() + " steps; run migrate again");

@@ -49,14 +49,14 @@ final class Servers {
         }
     }
 
-    /** Opens the v2 target named by {@code --target} behind the version fence and runs the body. */
-    static int withTarget(String command, String uri, PrintStream err, ToIntFunction<Wire> body) {
+    /** Opens the v2 target named by {@code --target} behind the version fence ({@code version}) and runs the body. */
+    static int withTarget(String command, String uri, String version, PrintStream err, ToIntFunction<Wire> body) {
         Optional<Endpoint> endpoint = endpoint(command, "target", uri, "TARGET", err);
         if (endpoint.isEmpty()) {
             return ExitCodes.USAGE;
         }
         try (UnifiedJedis client = endpoint.get().open()) {
-            return body.applyAsInt(Wire.open(client));
+            return body.applyAsInt(Wire.open(client, version));
         } catch (MigrationRefused | EmqWireException e) {
             err.println("emq-migrate " + command + ": " + e.getMessage());
             return ExitCodes.REFUSED;

@@ -16,13 +16,14 @@ public final class ValidateCommand {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         Options options = new Options()
                 .addOption(null, "target", true, "the v2 server or cluster")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "one v2 queue (default: every queue with a journal)");
         Optional<CommandLine> parsed = CommandLines.parse("validate", "--target URI [--queue Q]", options, args, out, err);
         if (parsed.isEmpty()) {
             return CommandLines.helpOrUsage(args);
         }
         CommandLine line = parsed.get();
-        return Servers.withTarget("validate", line.getOptionValue("target"), err, wire -> {
+        return Servers.withTarget("validate", line.getOptionValue("target"), WireVersionOption.of(line), err, wire -> {
             List<String> queues = line.hasOption("queue") ? List.of(line.getOptionValue("queue")) : Journals.queues(wire);
             int bad = 0;
             for (String q : queues) {

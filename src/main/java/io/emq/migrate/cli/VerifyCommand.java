@@ -32,6 +32,7 @@ public final class VerifyCommand {
         Options options = new Options()
                 .addOption(null, "source", true, "the v1 server (omit after the source was retired)")
                 .addOption(null, "target", true, "the v2 server or cluster")
+                .addOption(WireVersionOption.option())
                 .addOption(null, "queue", true, "the v2 queue")
                 .addOption(null, "accept-anomalies", false, "as given to migrate: orphan hashes were migrated")
                 .addOption(null, "json", false, "print one JSON document");
@@ -50,7 +51,7 @@ public final class VerifyCommand {
             return ExitCodes.USAGE;
         }
         MigrationOptions migrated = MigrationOptions.defaults().withAcceptAnomalies(line.hasOption("accept-anomalies"));
-        return Servers.withTarget("verify", line.getOptionValue("target"), err, wire -> {
+        return Servers.withTarget("verify", line.getOptionValue("target"), WireVersionOption.of(line), err, wire -> {
             String queue = line.getOptionValue("queue");
             Journal journal = new Journal(wire, queue);
             Optional<QueueSnapshot> snapshot = Optional.empty();

@@ -92,7 +92,8 @@ public abstract sealed class EmqWireException extends RuntimeException {
 
         VersionFence(String found, String expected) {
             super("FENCE", "version fence: {emq}:version is '" + found + "', this runtime speaks '" + expected
-                    + "'; upgrade the runtime or migrate the deployment before connecting");
+                    + "'; to speak the deployment's version pass --wire-version " + found + " (or set EMQ_WIRE_VERSION="
+                    + found + "), else upgrade the runtime or migrate the deployment before connecting");
             this.found = found;
             this.expected = expected;
         }
