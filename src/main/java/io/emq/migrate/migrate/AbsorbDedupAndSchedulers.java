@@ -19,7 +19,7 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * V7: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
+ * V70: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
  * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
  * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
  * iteration v1 already created (that iteration migrated as an ordinary job).

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * V10: re-reads the source when its fingerprint (the add counter and the size of every structure)
+ * V100: re-reads the source when its fingerprint (the add counter and the size of every structure)
  * moved since the last pass. Jobs a v1 producer added meanwhile are minted ids above the high-water
  * mark and absorbed with their logs and dedup keys, so they drain after the migrated backlog; a job
  * already migrated that changed state means a v1 worker is still running, and the queue is refused.

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * V1: refuse what the plan refuses, pause the v1 queue (v1 workers then fetch nothing and v1
+ * V10: refuse what the plan refuses, pause the v1 queue (v1 workers then fetch nothing and v1
  * producers add into {@code paused}), wait out or refuse live locks, pause the v2 target until the
  * migration ends, and record the source's fingerprint. A refusal leaves both ends as they were.
  */

@@ -14,7 +14,7 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * V12, only after proof: a last catch-up (and verify, when it absorbed anything), then one script
+ * V120, only after proof: a last catch-up (and verify, when it absorbed anything), then one script
  * that deletes the v1 structures and stamps {@code meta.version = echomq:2.0.0-migrated} only if the
  * source's fingerprint still holds; then every other key of the queue (job hashes and their
  * subkeys, dedup keys, scheduler records) is deleted in batches, {@code meta} kept as the tombstone.

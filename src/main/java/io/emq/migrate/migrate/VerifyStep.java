@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * V11: the proof before anything is destroyed; see {@link Verifier}. Every journaled row is checked
+ * V110: the proof before anything is destroyed; see {@link Verifier}. Every journaled row is checked
  * against the digest taken from the v1 bytes it was written from, and the number of journaled rows
  * against the number of v1 jobs that get one (the catch-up just before proved the source unchanged
  * since). A failure stops the queue at running.
