@@ -25,7 +25,7 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate drain --target URI --queue Q [--workers N] [--handler validate|noop|exec CMD]
- * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--wire-version V] [--html FILE]}: serves a migrated
+ * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--shadow] [--lanes] [--wire-version V] [--html FILE]}: serves a migrated
  * queue with the bundled consumer (from the flat pending set, or with {@code --lanes} through the
  * lanes' ring as the reference consumer does) until it is empty and, with the default {@code validate} handler, judges
  * the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
@@ -33,7 +33,7 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 public final class DrainCommand {
     static final String SYNTAX = "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--json]"
-            + " [--until-empty-schedule] [--dry-run] [--resume] [--lanes] [--wire-version V] [--html FILE]";
+            + " [--until-empty-schedule] [--dry-run] [--resume] [--shadow] [--lanes] [--wire-version V] [--html FILE]";
 
     private DrainCommand() {
     }
@@ -50,6 +50,8 @@ public final class DrainCommand {
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
                 .addOption(WireVersionOption.option())
+                .addOption(null, "shadow", false, "drain a scratch copy of the queue on the same target (rows, sets, lanes,"
+                        + " schedulers) and delete it afterwards: the real queue is only read")
                 .addOption(null, "lanes", false, "claim through the queue's lanes (lane_claim over the ring, one job per"
                         + " turn, as the reference EchoMQ.Consumer does); serve order is then checked per lane")
                 .addOption(withArg("html", "FILE", "also write a self-contained HTML report to FILE"))
@@ -80,6 +82,11 @@ public final class DrainCommand {
         String handlerName = line.getOptionValue("handler", "validate").startsWith("exec") ? "exec"
                 : line.getOptionValue("handler", "validate");
         boolean dryRun = line.hasOption("dry-run");
+        boolean shadow = line.hasOption("shadow");
+        if (dryRun && shadow) {
+            err.println("emq-migrate drain: --dry-run claims nothing and --shadow drains a copy; pick one");
+            return ExitCodes.USAGE;
+        }
         DrainOptions options = DrainOptions.defaults().withWorkers(workers.get())
                 .withUntilEmptySchedule(line.hasOption("until-empty-schedule")).withLanes(line.hasOption("lanes"));
         try (UnifiedJedis client = Clients.open(target.get(), workers.get() + 4)) {
@@ -91,7 +98,7 @@ public final class DrainCommand {
                 return ExitCodes.REFUSED;
             }
             Optional<String> paused = drain.pausedBecause();
-            if (paused.isPresent() && !dryRun) {
+            if (paused.isPresent() && !dryRun && !shadow) {
                 if (!line.hasOption("resume")) {
                     err.println("emq-migrate drain: queue '" + queue + "' is paused: " + paused.get() + ". Nothing was"
                             + " claimed. Add --resume to resume it and drain it (or resume it yourself: HDEL "
@@ -101,7 +108,10 @@ public final class DrainCommand {
                 drain.resume();
                 err.println("resumed queue '" + queue + "', which was paused: " + paused.get());
             }
-            DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler.get(), err);
+            DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, shadow, options, handler.get(), err);
+            if (shadow) {
+                err.println("drained a scratch copy of queue '" + queue + "', then deleted it; '" + queue + "' was only read");
+            }
             if (line.hasOption("json")) {
                 Json.print(DrainOutput.json(report, handlerName, target.get().describe()), out);
             } else {
@@ -126,10 +136,10 @@ public final class DrainCommand {
         }
     }
 
-    private static DrainReport drainWithProgress(Drain drain, DrainOptions options, JobHandler handler, PrintStream err)
-            throws InterruptedException {
+    private static DrainReport drainWithProgress(Drain drain, boolean shadow, DrainOptions options, JobHandler handler,
+                                                 PrintStream err) throws InterruptedException {
         try (Progress progress = Progress.start("drain " + drain.queue(), drain.backlog(options), "jobs", err)) {
-            return drain.run(options, handler, new ConsumerListener() {
+            ConsumerListener listener = new ConsumerListener() {
                 @Override
                 public void completed(Delivery job) {
                     progress.advance(1);
@@ -139,7 +149,9 @@ public final class DrainCommand {
                 public void dead(Delivery job, Throwable cause) {
                     progress.advance(1);
                 }
-            });
+            };
+            return shadow ? drain.runOnACopy(options, handler, listener)
+                    : drain.run(options, handler, listener);
         }
     }
 

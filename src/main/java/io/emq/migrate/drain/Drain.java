@@ -21,14 +21,31 @@ import java.util.Optional;
 public final class Drain {
     private final Wire wire;
     private final String queue;
+    private final String served;
     private final Jobs jobs;
     private final Journal journal;
 
     public Drain(Wire wire, String queue) {
+        this(wire, queue, queue);
+    }
+
+    private Drain(Wire wire, String queue, String served) {
         this.wire = wire;
         this.queue = queue;
-        this.jobs = Jobs.on(wire, queue);
+        this.served = served;
+        this.jobs = Jobs.on(wire, served);
         this.journal = new Journal(wire, queue);
+    }
+
+    /**
+     * As {@link #run}, on a scratch copy of the queue ({@link ShadowQueue}) judged against the queue's
+     * journal; the copy is deleted afterwards and the real queue is only read.
+     */
+    public DrainReport runOnACopy(DrainOptions options, JobHandler work, ConsumerListener observer)
+            throws InterruptedException {
+        try (ShadowQueue copy = ShadowQueue.copy(wire.client(), queue)) {
+            return new Drain(wire, queue, copy.name()).run(options, work, observer);
+        }
     }
 
     public String queue() {
@@ -72,7 +89,7 @@ public final class Drain {
      */
     public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), queue);
+        Rows rows = new Rows(wire.client(), served);
         Map<String, Long> before = QueueCounts.read(wire.client(), migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
         Consumer.Builder consumer = Consumer.on(jobs, job -> {
