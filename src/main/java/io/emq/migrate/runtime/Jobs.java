@@ -396,7 +396,7 @@ public final class Jobs {
 
     public JobState state(String id) {
         Object reply = wire.eval(Script.STATE_LOOKUP,
-                List.of(keys.pending, keys.active, keys.schedule, keys.dead, keys.row(id)), List.of(bytes(id)));
+                List.of(keys.pending, keys.active, keys.schedule, keys.dead, keys.row(id)), List.of(bytes(id), keys.base));
         return JobState.fromWire(Replies.asText(reply));
     }
 

@@ -64,6 +64,7 @@ class LanesTest {
         List<String> a = fill(A, 3);
         List<String> b = fill(B, 2);
         assertEquals(List.of(A, B), lanes.ring());
+        assertEquals(JobState.PENDING, jobs.state(a.get(0)), "a job waiting in its lane reads pending");
         List<String> served = new ArrayList<>();
         List<String> groups = new ArrayList<>();
         for (Optional<LaneClaim> c = lanes.claim(LEASE); c.isPresent(); c = lanes.claim(LEASE)) {
