@@ -168,6 +168,7 @@ public final class PlanCommand {
         }
         out.println(fates);
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
+        out.println("served by: " + PlanDocument.SERVED_BY);
         out.println("job layouts: " + PlanDocument.layouts(snap) + (snap.legacyMarkers() > 0
                 ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in wait, not jobs" : ""));
         if (!plan.anomalies().isEmpty()) {
