@@ -310,8 +310,8 @@ public final class Jobs {
 
     /** At most {@code max} claims per {@code window} (claims are refused {@code EMQRATE} beyond); max 0 lifts it. */
     public void limitRate(int max, Duration window) {
-        if (window.toMillis() < 1) {
-            throw new IllegalArgumentException("a rate window is at least 1 ms, got " + window);
+        if (window.toMillis() < 1 || max < 0) {
+            throw new IllegalArgumentException("a rate limit is at least 0 claims per at least 1 ms, got " + max + " per " + window);
         }
         setLimit("duration", window.toMillis());
         setLimit("max", max);
