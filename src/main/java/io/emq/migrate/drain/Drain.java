@@ -76,10 +76,13 @@ public final class Drain {
         jobs.resume();
     }
 
-    /** Jobs the drain will claim if nothing else arrives: pending plus scheduled due within the horizon. */
+    /**
+     * Jobs the drain will claim if nothing else arrives: those waiting where it claims (pending, or
+     * the lanes), active, and scheduled due within the horizon.
+     */
     public long backlog(DrainOptions options) {
         DrainStatus s = jobs.drainStatus(options.horizon());
-        return s.pending() + s.inLanes() + s.active() + s.scheduledDue();
+        return (options.lanes() ? s.inLanes() : s.pending()) + s.active() + s.scheduledDue();
     }
 
     /**

@@ -132,7 +132,8 @@ public final class Consumer implements AutoCloseable {
     }
 
     /**
-     * Runs until the queue is drained: pending and active empty, no scheduled job due within
+     * Runs until the queue is drained: pending (in lanes mode: every lane not paused) and active
+     * empty, no scheduled job due within
      * {@code scheduleHorizon} of the server clock, and the flow outbox delivered. Returns the
      * final counters.
      */
@@ -323,7 +324,8 @@ public final class Consumer implements AutoCloseable {
 
     private boolean drained() {
         DrainStatus s = jobs.drainStatus(untilEmptyHorizon);
-        return s.pending() == 0 && s.inLanes() == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
+        long waiting = lanes.isPresent() ? s.inLanes() : s.pending();
+        return waiting == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
     }
 
     private long sleepIdle(long idleMs) {

@@ -3,6 +3,7 @@ package io.emq.migrate.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
@@ -237,6 +238,22 @@ class LanesTest {
         assertThrows(IllegalArgumentException.class, () -> lanes.enqueue("tenant-1", p("x")));
         assertThrows(IllegalArgumentException.class, () -> lanes.pause("acc"));
         assertEquals(0, SERVER.client().keys("emq:{bad}:*").size());
+    }
+
+    @Test
+    void aConsumerStopsWhenWhatIsLeftIsWorkItCannotClaim() {
+        lanes("idle");
+        fill(A, 2);
+        fill(B, 1);
+        lanes.pause(B);
+        jobs.enqueue(p("flat"));
+        ConsumerStats throughLanes = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> Consumer.on(jobs, job -> { }).lanes(lanes).build().runUntilEmpty());
+        assertEquals(2, throughLanes.completed(), "A's jobs; B is paused and the flat job is not in a lane");
+        ConsumerStats flat = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> Consumer.on(jobs, job -> { }).build().runUntilEmpty());
+        assertEquals(1, flat.completed(), "the flat job; a flat consumer never waits for lanes");
+        assertEquals(1, lanes.depth(B));
     }
 
     @Test
