@@ -418,7 +418,7 @@ public final class Jobs {
     /** Sends a dead job back to pending; false when gone; {@code EMQSTATE} when not dead. */
     public boolean reprocess(String id) {
         return Replies.asLong(wire.eval(Script.REPROCESS, List.of(keys.row(id), keys.dead, keys.pending),
-                List.of(bytes(id)))) == 1;
+                List.of(bytes(id), keys.base))) == 1;
     }
 
     /** Replaces the payload; false when gone. */

@@ -213,6 +213,9 @@ class LanesTest {
         assertEquals(1, second.dead().size());
         assertEquals(0, gactive("sw", A));
         assertEquals(0, lanes.depth(A));
+        assertTrue(jobs.reprocess(second.dead().get(0)));
+        assertEquals(1, lanes.depth(A), "a reprocessed dead job goes back to its lane");
+        assertEquals(List.of(A), lanes.ring());
     }
 
     @Test
