@@ -3,6 +3,8 @@ package io.emq.migrate.cli;
 import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
 import io.emq.migrate.drain.DrainReport;
+import io.emq.migrate.drain.ShadowQueue;
+import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.drain.ExecHandler;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.Names;
@@ -25,10 +27,11 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate drain --target URI --queue Q [--workers N] [--handler validate|noop|exec CMD]
- * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--shadow] [--lanes] [--wire-version V] [--html FILE]}: serves a migrated
- * queue with the bundled consumer (from the flat pending set, or with {@code --lanes} through the
- * lanes' ring as the reference consumer does) until it is empty and, with the default {@code validate} handler, judges
- * the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
+ * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--shadow] [--lanes] [--wire-version V] [--html FILE]}:
+ * serves a migrated queue (or, with {@code --shadow}, a scratch copy of it) with the bundled consumer
+ * (from the flat pending set, or with {@code --lanes} through the lanes' ring as the reference
+ * consumer does) until it is empty
+ * and, with the default {@code validate} handler, judges the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
  * usage or an unreachable server.
  */
 public final class DrainCommand {
@@ -49,11 +52,11 @@ public final class DrainCommand {
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
-                .addOption(WireVersionOption.option())
-                .addOption(null, "shadow", false, "drain a scratch copy of the queue on the same target (rows, sets, lanes,"
-                        + " schedulers) and delete it afterwards: the real queue is only read")
                 .addOption(null, "lanes", false, "claim through the queue's lanes (lane_claim over the ring, one job per"
                         + " turn, as the reference EchoMQ.Consumer does); serve order is then checked per lane")
+                .addOption(WireVersionOption.option())
+                .addOption(null, "shadow", false, "drain a scratch copy of the queue on the same target, then delete the"
+                        + " copy: the queue itself is only read (its production work is not consumed)")
                 .addOption(withArg("html", "FILE", "also write a self-contained HTML report to FILE"))
                 .addOption(null, "json", false, "print one JSON document");
     }
@@ -82,14 +85,22 @@ public final class DrainCommand {
         String handlerName = line.getOptionValue("handler", "validate").startsWith("exec") ? "exec"
                 : line.getOptionValue("handler", "validate");
         boolean dryRun = line.hasOption("dry-run");
-        boolean shadow = line.hasOption("shadow");
-        if (dryRun && shadow) {
-            err.println("emq-migrate drain: --dry-run claims nothing and --shadow drains a copy; pick one");
-            return ExitCodes.USAGE;
-        }
         DrainOptions options = DrainOptions.defaults().withWorkers(workers.get())
                 .withUntilEmptySchedule(line.hasOption("until-empty-schedule")).withLanes(line.hasOption("lanes"));
+        if (line.hasOption("shadow") && (dryRun || line.hasOption("resume"))) {
+            err.println("emq-migrate drain: --shadow drains a copy (already claimable); it goes with neither --dry-run"
+                    + " nor --resume");
+            return ExitCodes.USAGE;
+        }
         try (UnifiedJedis client = Clients.open(target.get(), workers.get() + 4)) {
+            if (line.hasOption("shadow")) {
+                if (!new Drain(Wire.source(client), queue).journaled()) {
+                    err.println("emq-migrate drain: no journal " + Keys.migrationJournal(queue) + " on " + target.get().describe()
+                            + ": queue '" + queue + "' was not migrated there, so there is nothing to shadow and validate");
+                    return ExitCodes.REFUSED;
+                }
+                return drainShadow(client, queue, options, handler.get(), handlerName, line, target.get(), out, err);
+            }
             Drain drain = new Drain(dryRun ? Wire.source(client) : Wire.open(client, WireVersionOption.of(line)), queue);
             if (!drain.journaled() && (dryRun || handlerName.equals("validate"))) {
                 err.println("emq-migrate drain: no journal " + Keys.migrationJournal(queue) + " on " + target.get().describe()
@@ -98,7 +109,7 @@ public final class DrainCommand {
                 return ExitCodes.REFUSED;
             }
             Optional<String> paused = drain.pausedBecause();
-            if (paused.isPresent() && !dryRun && !shadow) {
+            if (paused.isPresent() && !dryRun) {
                 if (!line.hasOption("resume")) {
                     err.println("emq-migrate drain: queue '" + queue + "' is paused: " + paused.get() + ". Nothing was"
                             + " claimed. Add --resume to resume it and drain it (or resume it yourself: HDEL "
@@ -108,20 +119,8 @@ public final class DrainCommand {
                 drain.resume();
                 err.println("resumed queue '" + queue + "', which was paused: " + paused.get());
             }
-            DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, shadow, options, handler.get(), err);
-            if (shadow) {
-                err.println("drained a scratch copy of queue '" + queue + "', then deleted it; '" + queue + "' was only read");
-            }
-            if (line.hasOption("json")) {
-                Json.print(DrainOutput.json(report, handlerName, target.get().describe()), out);
-            } else {
-                DrainOutput.text(report, handlerName, out);
-            }
-            if (line.hasOption("html")) {
-                Path file = Path.of(line.getOptionValue("html"));
-                DrainOutput.html(report, handlerName, target.get().describe(), file);
-                err.println("wrote " + file.toAbsolutePath());
-            }
+            DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler.get(), err);
+            render(report, handlerName, line, target.get(), out, err);
             return exitCode(report, handlerName);
         } catch (EmqWireException.VersionFence e) {
             err.println("emq-migrate drain: " + e.getMessage());
@@ -136,10 +135,26 @@ public final class DrainCommand {
         }
     }
 
-    private static DrainReport drainWithProgress(Drain drain, boolean shadow, DrainOptions options, JobHandler handler,
-                                                 PrintStream err) throws InterruptedException {
+    /** Copies the queue, drains and judges the copy, deletes it; the queue is only read. */
+    private static int drainShadow(UnifiedJedis client, String queue, DrainOptions options, JobHandler handler,
+                                   String handlerName, CommandLine line, Endpoint target, PrintStream out, PrintStream err)
+            throws InterruptedException {
+        Wire wire = Wire.open(client, WireVersionOption.of(line));
+        try (ShadowQueue shadow = ShadowQueue.copyOf(client, queue)) {
+            err.println("copied queue '" + queue + "' into the scratch queue '" + shadow.name() + "' (" + shadow.keys()
+                    + " keys); draining the copy");
+            Jobs.on(wire, shadow.name()).resume();
+            DrainReport report = drainWithProgress(Drain.ofShadow(wire, queue, shadow), options, handler, err);
+            render(report, handlerName, line, target, out, err);
+            err.println("deleted the scratch queue '" + shadow.name() + "'; queue '" + queue + "' was only read");
+            return exitCode(report, handlerName);
+        }
+    }
+
+    private static DrainReport drainWithProgress(Drain drain, DrainOptions options, JobHandler handler, PrintStream err)
+            throws InterruptedException {
         try (Progress progress = Progress.start("drain " + drain.queue(), drain.backlog(options), "jobs", err)) {
-            ConsumerListener listener = new ConsumerListener() {
+            return drain.run(options, handler, new ConsumerListener() {
                 @Override
                 public void completed(Delivery job) {
                     progress.advance(1);
@@ -149,9 +164,21 @@ public final class DrainCommand {
                 public void dead(Delivery job, Throwable cause) {
                     progress.advance(1);
                 }
-            };
-            return shadow ? drain.runOnACopy(options, handler, listener)
-                    : drain.run(options, handler, listener);
+            });
+        }
+    }
+
+    private static void render(DrainReport report, String handlerName, CommandLine line, Endpoint target, PrintStream out,
+                               PrintStream err) {
+        if (line.hasOption("json")) {
+            Json.print(DrainOutput.json(report, handlerName, target.describe()), out);
+        } else {
+            DrainOutput.text(report, handlerName, out);
+        }
+        if (line.hasOption("html")) {
+            Path file = Path.of(line.getOptionValue("html"));
+            DrainOutput.html(report, handlerName, target.describe(), file);
+            err.println("wrote " + file.toAbsolutePath());
         }
     }
 

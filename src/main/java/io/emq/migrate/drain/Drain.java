@@ -38,14 +38,16 @@ public final class Drain {
     }
 
     /**
-     * As {@link #run}, on a scratch copy of the queue ({@link ShadowQueue}) judged against the queue's
-     * journal; the copy is deleted afterwards and the real queue is only read.
+     * Drains the shadow copy of {@code queue} instead of the queue, judged against the queue's own
+     * journal; the copy's consumer leaves its flow outbox undelivered, so parents in other (real)
+     * queues never hear of it.
      */
-    public DrainReport runOnACopy(DrainOptions options, JobHandler work, ConsumerListener observer)
-            throws InterruptedException {
-        try (ShadowQueue copy = ShadowQueue.copy(wire.client(), queue)) {
-            return new Drain(wire, queue, copy.name()).run(options, work, observer);
-        }
+    public static Drain ofShadow(Wire wire, String queue, ShadowQueue shadow) {
+        return new Drain(wire, queue, shadow.name());
+    }
+
+    private boolean shadow() {
+        return !served.equals(queue);
     }
 
     public String queue() {
@@ -105,6 +107,9 @@ public final class Drain {
         } else {
             consumer.batchSize(DrainOptions.BATCH_SIZE);
         }
+        if (shadow()) {
+            consumer.holdOutbox();
+        }
         ConsumerStats stats = consumer.build().runUntilEmpty(options.horizon());
         Problems problems = new Problems();
         var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers(), options.lanes());
@@ -115,7 +120,7 @@ public final class Drain {
     /** Checks pending (in serve order) and the schedule against the journal; claims and writes nothing. */
     public DrainReport dryRun() {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), queue);
+        Rows rows = new Rows(wire.client(), served);
         Map<String, Long> journaled = new LinkedHashMap<>();
         for (String state : QueueCounts.STATES) {
             if (!state.equals("completed")) {

@@ -61,6 +61,7 @@ public final class Consumer implements AutoCloseable {
     private final long maxAttempts;
     private final Backoff backoff;
     private final Optional<Lanes> lanes;
+    private final boolean deliversOutbox;
 
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -89,6 +90,7 @@ public final class Consumer implements AutoCloseable {
         this.batchSize = b.batchSize;
         this.lease = b.lease;
         this.beat = b.beat;
+        this.deliversOutbox = b.deliversOutbox;
         this.maxAttempts = b.maxAttempts;
         this.backoff = b.backoff;
         this.lanes = b.lanes;
@@ -359,8 +361,14 @@ public final class Consumer implements AutoCloseable {
         deliverOutbox();
     }
 
-    /** Delivers the flow outbox pass by pass until a pass comes up short; false when a delivery failed. */
+    /**
+     * Delivers the flow outbox pass by pass until a pass comes up short; false when a delivery failed.
+     * A consumer that holds its outbox delivers nothing (and counts it as done).
+     */
     private boolean deliverOutbox() {
+        if (!deliversOutbox) {
+            return true;
+        }
         try {
             OutboxSweep sweep;
             do {
@@ -408,6 +416,7 @@ public final class Consumer implements AutoCloseable {
         private long maxAttempts = 3;
         private Backoff backoff = Backoff.fixed(Duration.ofSeconds(1));
         private Optional<Lanes> lanes = Optional.empty();
+        private boolean deliversOutbox = true;
 
         private Builder(Jobs jobs, ResultHandler handler) {
             this.jobs = jobs;
@@ -456,6 +465,15 @@ public final class Consumer implements AutoCloseable {
          */
         public Builder lanes(Lanes lanes) {
             this.lanes = Optional.of(lanes);
+            return this;
+        }
+
+        /**
+         * Leaves the queue's flow outbox undelivered (default: delivered on every beat): for a scratch
+         * copy of a queue, whose cross-queue flow parents live in real queues that must not change.
+         */
+        public Builder holdOutbox() {
+            this.deliversOutbox = false;
             return this;
         }
 

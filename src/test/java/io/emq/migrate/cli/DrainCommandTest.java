@@ -70,20 +70,6 @@ class DrainCommandTest {
     }
 
     @Test
-    void aShadowDrainJudgesACopyAndLeavesThePausedQueueAsItWas() {
-        migrateEmails();
-        Keys emails = Keys.queue("emails");
-        java.util.List<String> before = SERVER.client().zrange(emails.pending(), 0, -1);
-        CliRun r = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--shadow");
-        assertEquals(ExitCodes.OK, r.code(), r.out() + r.err());
-        assertTrue(r.out().contains("verdict: PASS") && r.err().contains("scratch copy"), r.out() + r.err());
-        assertEquals(before, SERVER.client().zrange(emails.pending(), 0, -1), "the real queue's backlog");
-        assertEquals("1", SERVER.client().hget(emails.meta(), "paused"), "the real queue stays paused");
-        assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--shadow",
-                "--dry-run").code());
-    }
-
-    @Test
     void theDryRunPassesThenAFailingDrainExitsThree() {
         migrateEmails();
         CliRun dry = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--dry-run");

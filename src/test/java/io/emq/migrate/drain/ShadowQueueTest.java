@@ -9,6 +9,7 @@ import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.runtime.ConsumerListener;
+import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
@@ -20,7 +21,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class ShadowDrainTest {
+class ShadowQueueTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
 
@@ -43,8 +44,8 @@ class ShadowDrainTest {
                 case "hash" -> new TreeMap<>(c.hgetAll(key).entrySet().stream()
                         .collect(java.util.stream.Collectors.toMap(e -> b64(e.getKey()), e -> b64(e.getValue())))).toString();
                 case "zset" -> c.zrangeWithScores(key, 0, -1).stream().map(t -> b64(t.getBinaryElement()) + "@" + t.getScore()).toList().toString();
-                case "list" -> c.lrange(key, 0, -1).stream().map(ShadowDrainTest::b64).toList().toString();
-                case "set" -> new java.util.TreeSet<>(c.smembers(key).stream().map(ShadowDrainTest::b64).toList()).toString();
+                case "list" -> c.lrange(key, 0, -1).stream().map(ShadowQueueTest::b64).toList().toString();
+                case "set" -> new java.util.TreeSet<>(c.smembers(key).stream().map(ShadowQueueTest::b64).toList()).toString();
                 default -> type;
             };
             out.put(k, type + " " + value + " ttl=" + (c.pttl(k) > 0));
@@ -54,6 +55,14 @@ class ShadowDrainTest {
 
     private static String b64(byte[] b) {
         return Base64.getEncoder().encodeToString(b);
+    }
+
+    private static DrainReport drainACopy(String queue) throws InterruptedException {
+        Wire wire = Wire.open(SERVER.client());
+        try (ShadowQueue copy = ShadowQueue.copyOf(SERVER.client(), queue)) {
+            Jobs.on(wire, copy.name()).resume();
+            return Drain.ofShadow(wire, queue, copy).run(DrainOptions.defaults(), job -> { }, new ConsumerListener() { });
+        }
     }
 
     /** The keys added, removed or changed between two readings. */
@@ -73,14 +82,13 @@ class ShadowDrainTest {
         MigratedFixture.migrate(SERVER, "orders");
         SERVER.client().hset("emq:{orders}:meta", "paused", "1");
         TreeMap<String, String> before = keyspace();
-        DrainReport r = new Drain(Wire.open(SERVER.client()), "orders")
-                .runOnACopy(DrainOptions.defaults(), job -> { }, new ConsumerListener() { });
+        DrainReport r = drainACopy("orders");
         assertTrue(r.passed(), r.checks() + " " + r.problems());
         assertEquals(12L, r.before().get("pending"), "the copy held the real backlog");
         assertEquals(0L, r.after().get("pending"));
         assertEquals(12, r.stats().orElseThrow().completed());
         assertEquals(Set.of(), changed(before, keyspace()), "the real queue (and everything else) is unchanged");
-        assertEquals(Set.of(), SERVER.client().keys("emq:{orders.shadow-*"), "the copy is deleted");
+        assertEquals(Set.of(), SERVER.client().keys("emq:{orders-shadow-*"), "the copy is deleted");
     }
 
     @Test
@@ -91,8 +99,7 @@ class ShadowDrainTest {
         assertTrue(results.stream().allMatch(MigrationResult::ok), results.toString());
         assertFalse(SERVER.client().keys("emq:{flows-parent}:job:*").isEmpty());
         TreeMap<String, String> before = keyspace();
-        DrainReport r = new Drain(Wire.open(SERVER.client()), "flows-child")
-                .runOnACopy(DrainOptions.defaults(), job -> { }, new ConsumerListener() { });
+        DrainReport r = drainACopy("flows-child");
         assertTrue(r.stats().orElseThrow().completed() > 0);
         assertEquals(Set.of(), changed(before, keyspace()), "the parent queue was not told of the copy's completions");
     }
