@@ -233,7 +233,7 @@ public final class Consumer implements AutoCloseable {
                     if (untilEmptyHorizon != null && drained()) {
                         running.set(false);
                     }
-                    idleMs = sleepIdle(idleMs);
+                    idleMs = idle(idleMs);
                     continue;
                 }
                 idleMs = 0;
@@ -328,6 +328,21 @@ public final class Consumer implements AutoCloseable {
         DrainStatus s = jobs.drainStatus(untilEmptyHorizon);
         long waiting = lanes.isPresent() ? s.inLanes() : s.pending();
         return waiting == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
+    }
+
+    /** Waits after an empty claim: in lanes mode parked on the queue's wake list, as the reference consumer does. */
+    private long idle(long idleMs) {
+        if (lanes.isEmpty()) {
+            return sleepIdle(idleMs);
+        }
+        try {
+            lanes.get().park(Duration.ofMillis(IDLE_MAX_MS));
+        } catch (RuntimeException e) {
+            errors.increment();
+            listener.error(e);
+            return sleepIdle(idleMs);
+        }
+        return IDLE_MAX_MS;
     }
 
     private long sleepIdle(long idleMs) {

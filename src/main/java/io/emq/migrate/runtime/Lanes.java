@@ -163,6 +163,14 @@ public final class Lanes {
         return out;
     }
 
+    /**
+     * Waits up to {@code timeout} for a lane to join the ring (a push on {@code emq:{q}:wake}), taking
+     * that push; true when one came. A consumer with nothing to claim parks here instead of polling.
+     */
+    public boolean park(Duration timeout) {
+        return wire.client().blpop(timeout.toMillis() / 1000.0, keys.wake) != null;
+    }
+
     /** The ring, head first: the lanes that can be served now, in serve order. */
     public List<String> ring() {
         List<String> out = new ArrayList<>();

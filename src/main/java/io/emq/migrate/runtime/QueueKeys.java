@@ -25,6 +25,7 @@ final class QueueKeys {
     final byte[] gweight;
     final byte[] limiter;
     final byte[] repeat;
+    final byte[] wake;
 
     QueueKeys(String queue) {
         this.keys = Keys.queue(queue);
@@ -42,6 +43,7 @@ final class QueueKeys {
         this.gweight = bytes(keys.structure(StructureType.GWEIGHT));
         this.limiter = bytes(keys.structure(StructureType.LIMITER));
         this.repeat = bytes(keys.structure(StructureType.REPEAT));
+        this.wake = bytes(keys.structure(StructureType.WAKE));
     }
 
     /** The row key; an id that is not a well-formed branded id is refused here, before any wire. */

@@ -260,6 +260,26 @@ class LanesTest {
     }
 
     @Test
+    void anIdleLanesConsumerParksOnTheWakeListAndServesWhatArrives() throws Exception {
+        lanes("park");
+        assertFalse(lanes.park(Duration.ofMillis(20)), "no wake without a lane joining the ring");
+        fill(A, 1);
+        assertTrue(lanes.park(Duration.ofMillis(20)), "a lane joining the ring pushes a wake");
+        assertFalse(lanes.park(Duration.ofMillis(20)), "the wake was taken");
+        List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (Consumer consumer = Consumer.on(jobs, job -> seen.add(job.id())).lanes(lanes).build()) {
+            consumer.start();
+            Thread.sleep(100);
+            String late = lanes.enqueue(B, p("late")).id();
+            for (int i = 0; i < 100 && seen.size() < 2; i++) {
+                Thread.sleep(20);
+            }
+            assertEquals(2, seen.size(), "served " + seen);
+            assertEquals(late, seen.get(1));
+        }
+    }
+
+    @Test
     void theConsumerInLanesModeServesTheLanesInTurn() throws Exception {
         lanes("cons");
         fill(A, 4);
