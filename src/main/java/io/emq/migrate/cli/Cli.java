@@ -157,7 +157,7 @@ final class Cli {
             options.addOption(valued(Settings.option(side, "key"), "FILE", "PKCS#8 PEM key of that certificate (also "
                     + Settings.variable(side, "key") + ")"));
         }
-        if (command.servers().contains(Side.TARGET)) {
+        if (command.opensV2Target()) {
             options.addOption(valued(Invocation.WIRE_VERSION, "V", "the {emq}:version the v2 target speaks (default "
                     + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the built-in "
                     + VersionFence.DEFAULT_VERSION + "); e.g. echomq:3.0.0 for a deployment the reference connector fenced"));

@@ -59,5 +59,9 @@ class WireVersionOptionTest {
             assertEquals(ExitCodes.OK, help.code(), command[0]);
             assertTrue(help.out().contains("--wire-version"), command[0] + ": " + help.out());
         }
+        for (String v1Only : new String[] {"fixture", "plan", "discover", "key"}) {
+            CliRun help = CliRun.of(v1Only, "--help");
+            assertFalse(help.out().contains("--wire-version"), v1Only + ": " + help.out());
+        }
     }
 }
