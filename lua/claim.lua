@@ -5,45 +5,33 @@
 -- KEYS[4] emq:{q}:dead
 -- ARGV[1] emq:{q}:job:   the job-row base of the same queue
 -- ARGV[2] lease in ms (the lease ends at server TIME + lease)
--- Reply:  {} when the queue is paused (meta.paused) or pending is empty,
---         else {id, payload, attempts}; attempts is the fencing token for settling the job.
--- Validates before it writes: a job whose row is not a hash, or whose attempts is not a count the
--- claim can increment (an integer from 0 to 2^53-2, so the token stays exact), is never claimed:
--- it is moved to dead (state dead, last_error saying why) and the next job is taken.
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
+-- ARGV[3] emq:{q}:   the queue base (the limiter is derived from it)
+-- Reply:  {} when the queue is paused (meta.paused), pending is empty or meta.concurrency jobs are
+--         active, else {id, payload, attempts}; attempts is the fencing token for settling the job.
+-- Refuses: EMQRATE rate limited, retry after <ms> ms: meta.max claims were made within the current
+--          meta.duration window (nothing changed).
+-- Validates before it writes: a job whose row a claim cannot count (not a hash, or attempts not an
+-- integer from 0 to 2^53-2) is moved to dead with the reason and the next job is taken (claimable).
+--- @include "server_time"
+--- @include "limits"
+--- @include "claimable"
+if redis.call('HEXISTS', KEYS[3], 'paused') == 1 or redis.call('ZCARD', KEYS[1]) == 0 then
   return {}
 end
--- Why the job with this row cannot be claimed, or nil when it can.
-local function unclaimable(row)
-  local attempts = redis.pcall('HGET', row, 'attempts')
-  if type(attempts) == 'table' then
-    return 'claim: the job row is not a hash'
-  end
-  if not attempts or ((attempts == '0' or string.match(attempts, '^[1-9]%d*$')) and #attempts <= 16
-      and tonumber(attempts) <= 9007199254740990) then
-    return nil
-  end
-  return "claim: attempts '" .. attempts .. "' is not a count from 0 to 2^53-2"
+local n, ttl = allowance(ARGV[3], 1)
+if ttl > 0 then
+  return rate_limited(ttl)
 end
-while true do
-  local head = redis.call('ZRANGE', KEYS[1], 0, 0)
-  if #head == 0 then
-    return {}
-  end
-  local id = head[1]
-  local row = ARGV[1] .. id
-  local why = unclaimable(row)
-  redis.call('ZREM', KEYS[1], id)
-  if not why then
-    local t = redis.call('TIME')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-    redis.call('HSET', row, 'state', 'active')
-    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), id)
-    return {id, redis.call('HGET', row, 'payload'), attempts}
-  end
-  if redis.call('TYPE', row).ok == 'hash' then
-    redis.call('HSET', row, 'state', 'dead', 'last_error', why)
-  end
-  redis.call('ZADD', KEYS[4], 0, id)
+if n == 0 then
+  return {}
 end
+local id = take_claimable(KEYS[1], KEYS[4], ARGV[1])
+if not id then
+  return {}
+end
+local row = ARGV[1] .. id
+local attempts = redis.call('HINCRBY', row, 'attempts', 1)
+redis.call('HSET', row, 'state', 'active')
+redis.call('ZADD', KEYS[2], server_ms() + tonumber(ARGV[2]), id)
+count_claims(ARGV[3], 1)
+return {id, redis.call('HGET', row, 'payload'), attempts}

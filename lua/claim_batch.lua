@@ -6,50 +6,38 @@
 -- ARGV[1] emq:{q}:job:   the job-row base of the same queue
 -- ARGV[2] lease in ms (every member's lease ends at the same server TIME + lease)
 -- ARGV[3] N, the largest batch wanted (>= 1)
--- Reply:  {} when paused or empty, else {{id, payload, attempts}, ...} in pop (mint) order;
---         fewer than N members when pending holds fewer.
--- Validates each job before it writes to it: a job whose row is not a hash, or whose attempts is not
--- a count the claim can increment (an integer from 0 to 2^53-2, so the token stays exact), is never
--- claimed: it is moved to dead (state dead, last_error saying why) and the batch takes the next job.
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
+-- ARGV[4] emq:{q}:   the queue base (the limiter is derived from it)
+-- Reply:  {} when paused, empty or at meta.concurrency, else {{id, payload, attempts}, ...} in pop
+--         (mint) order; fewer than N members when pending holds fewer or the limits allow fewer.
+-- Refuses: EMQRATE rate limited, retry after <ms> ms (see claim).
+-- Validates each job before it writes to it: a job whose row a claim cannot count (not a hash, or
+-- attempts not an integer from 0 to 2^53-2) is moved to dead with the reason and the batch takes
+-- the next job (claimable).
+--- @include "server_time"
+--- @include "limits"
+--- @include "claimable"
+if redis.call('HEXISTS', KEYS[3], 'paused') == 1 or redis.call('ZCARD', KEYS[1]) == 0 then
   return {}
 end
--- Why the job with this row cannot be claimed, or nil when it can.
-local function unclaimable(row)
-  local attempts = redis.pcall('HGET', row, 'attempts')
-  if type(attempts) == 'table' then
-    return 'claim: the job row is not a hash'
-  end
-  if not attempts or ((attempts == '0' or string.match(attempts, '^[1-9]%d*$')) and #attempts <= 16
-      and tonumber(attempts) <= 9007199254740990) then
-    return nil
-  end
-  return "claim: attempts '" .. attempts .. "' is not a count from 0 to 2^53-2"
+local n, ttl = allowance(ARGV[4], tonumber(ARGV[3]))
+if ttl > 0 then
+  return rate_limited(ttl)
 end
-local want = tonumber(ARGV[3])
-local t = redis.call('TIME')
-local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
+if n == 0 then
+  return {}
+end
+local deadline = server_ms() + tonumber(ARGV[2])
 local out = {}
-while #out < want do
-  local head = redis.call('ZRANGE', KEYS[1], 0, want - #out - 1)
-  if #head == 0 then
+while #out < n do
+  local id = take_claimable(KEYS[1], KEYS[4], ARGV[1])
+  if not id then
     break
   end
-  for _, id in ipairs(head) do
-    local row = ARGV[1] .. id
-    local why = unclaimable(row)
-    redis.call('ZREM', KEYS[1], id)
-    if not why then
-      local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-      redis.call('HSET', row, 'state', 'active')
-      redis.call('ZADD', KEYS[2], deadline, id)
-      out[#out + 1] = {id, redis.call('HGET', row, 'payload'), attempts}
-    else
-      if redis.call('TYPE', row).ok == 'hash' then
-        redis.call('HSET', row, 'state', 'dead', 'last_error', why)
-      end
-      redis.call('ZADD', KEYS[4], 0, id)
-    end
-  end
+  local row = ARGV[1] .. id
+  local attempts = redis.call('HINCRBY', row, 'attempts', 1)
+  redis.call('HSET', row, 'state', 'active')
+  redis.call('ZADD', KEYS[2], deadline, id)
+  out[#out + 1] = {id, redis.call('HGET', row, 'payload'), attempts}
 end
+count_claims(ARGV[4], #out)
 return out

@@ -206,6 +206,7 @@ public final class Bench {
         byte[] pending = b(keys.pending());
         byte[] active = b(keys.active());
         byte[] meta = b(keys.meta());
+        byte[] dead = b(keys.dead());
         byte[] jobBase = b(keys.base() + "job:");
         byte[] base = b(keys.base());
         byte[] lease = b("30000");
@@ -220,7 +221,7 @@ public final class Bench {
             List<Response<Object>> claims = new ArrayList<>(size);
             try (AbstractPipeline p = client.pipelined()) {
                 for (int i = 0; i < size; i++) {
-                    claims.add(p.evalsha(claimSha, List.of(pending, active, meta), List.of(jobBase, lease)));
+                    claims.add(p.evalsha(claimSha, List.of(pending, active, meta, dead), List.of(jobBase, lease, base)));
                 }
                 p.sync();
             }
