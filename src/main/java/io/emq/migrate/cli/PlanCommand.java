@@ -59,7 +59,7 @@ final class PlanCommand implements Command {
                 "a queue is BLOCKED (a refusal or anomalies; each names the option that lifts it), or --queue names no v1 queue");
     }
 
-    /** The target is only read: the v2 names a rename must not take (default: the source server). */
+    /** The target is only read: its version fence and the v2 names a rename must not take (default: the source server). */
     public Set<Side> servers() {
         return Set.of(Side.SOURCE, Side.TARGET);
     }
@@ -110,8 +110,7 @@ final class PlanCommand implements Command {
                         + " (`discover` lists them; check --prefix)");
             }
         }
-        Endpoint target = in.targetOrSource();
-        UnifiedJedis v2 = target.equals(source) ? jedis : in.open(target, Side.TARGET, 4);
+        UnifiedJedis v2 = in.readableTarget(in.targetOrSource()).client(); // refuses a foreign fence, as migrate would
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
