@@ -15,7 +15,8 @@ import redis.clients.jedis.Response;
 /**
  * Writes migrated jobs in pipelined batches: read the v1 hashes, build the v2 rows, write them with
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
- * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows.
+ * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
+ * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}).
  */
 final class JobWriter {
     static final int BATCH = 256;
@@ -50,7 +51,11 @@ final class JobWriter {
             expectations.put(id, row.expected());
             counts.merge(row.state(), 1L, Long::sum);
         }
-        m.evalAll(m.targetWire, rows.isEmpty() ? List.of() : List.of(RowBuilder.writeCall(m, rows)));
+        Map<BrandedId, Journal.Expected> known = m.journal.expectations(new ArrayList<>(expectations.keySet()));
+        m.checkpoints.hit("rows built");
+        if (!rows.isEmpty()) {
+            Rows.write(m, RowBuilder.writeCall(m, rows, known));
+        }
         m.checkpoints.hit("rows written");
         m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectCall(expectations)));
         m.checkpoints.hit("expectations recorded");

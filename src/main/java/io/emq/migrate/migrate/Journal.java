@@ -29,6 +29,8 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class Journal {
     public static final String STATE = "state";
+    /** The shortest lease a migrator may take. */
+    public static final long MIN_LEASE_MS = 300;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The queue's overall state. */
@@ -82,8 +84,22 @@ public final class Journal {
         return wire.client().exists(key);
     }
 
-    /** Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive. */
+    /** The fencing token of the lease this journal holds ("" before {@link #acquire}). */
+    String token() {
+        return token;
+    }
+
+    /**
+     * Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive, and refused
+     * ({@code lease-too-short}) for a lease under {@link #MIN_LEASE_MS}: the lease is renewed every third of
+     * it, at most every 100 ms, and a shorter one lapses between renewals, handing a live migrator's queue over.
+     */
     public long acquire(String owner, long leaseMs) {
+        if (leaseMs < MIN_LEASE_MS) {
+            throw new MigrationRefused("lease-too-short", "a lease of " + leaseMs + " ms is too short: it is renewed every"
+                    + " third of it, and must be at least " + MIN_LEASE_MS + " ms (three renewals of 100 ms); the default is "
+                    + MigrationOptions.DEFAULT_LEASE.toSeconds() + " s");
+        }
         Object reply = wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
                 List.of(Utf8.bytes("acquire"), Utf8.bytes(owner), Utf8.bytes(""), Utf8.bytes(Long.toString(leaseMs))));
         token = reply.toString();

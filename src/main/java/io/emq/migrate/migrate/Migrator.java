@@ -96,7 +96,7 @@ public final class Migrator {
             for (Run run : runs.values()) {
                 run.begin();
             }
-            long period = Math.max(100, options.lease().toMillis() / 3);
+            long period = options.lease().toMillis() / 3;
             heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
             for (StepDefinition step : catalog.steps()) {
                 if (step.action().equals("retire-source") && !options.retire()) {
@@ -162,6 +162,7 @@ public final class Migrator {
         void begin() {
             try {
                 m.journal.acquire(owner, options.lease().toMillis());
+                TargetFence.claim(m.targetWire, m.keys, m.journal);
             } catch (EmqWireException.Lock held) {
                 stop("refused", "locked", held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
                 return;
@@ -218,6 +219,11 @@ public final class Migrator {
                 listener.stepFinished(m.target, step, counts, ms);
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
+            } catch (EmqWireException.Lock lost) {
+                stop("refused", "lease-lost", "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                        + " was refused: this migrator's lease lapsed and another migrator took over the queue ("
+                        + lost.getMessage() + "); this run wrote nothing after that. Nothing to repair: see"
+                        + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
             } catch (JedisConnectionException dropped) {
                 stop("failed", "connection", "step V" + step.version() + " (" + step.description() + ") lost its"
                         + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
@@ -270,7 +276,7 @@ public final class Migrator {
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else if (!refusalKind.equals("locked")) {
+            } else if (!refusalKind.equals("locked") && !refusalKind.equals("lease-lost")) {
                 try {
                     m.journal.release();
                 } catch (RuntimeException lost) {

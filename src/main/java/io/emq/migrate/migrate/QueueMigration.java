@@ -19,6 +19,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
 final class QueueMigration {
+    static final int READS = 5;
     final QueueRef source;
     final String target;
     final Keys keys;
@@ -32,6 +33,8 @@ final class QueueMigration {
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
+    /** Whether this run has watched the source since it fenced or re-synced it (see {@link Resync}). */
+    boolean watching;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName) {
@@ -59,15 +62,36 @@ final class QueueMigration {
     /** The source as last read; read on first use. */
     QueueSnapshot snapshot() {
         if (snapshot == null) {
-            refreshSnapshot();
+            readSource();
         }
         return snapshot;
     }
 
-    /** Reads the source again; payloads are measured, not read (the steps digest the bytes they copy). */
-    QueueSnapshot refreshSnapshot() {
-        snapshot = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
-        return snapshot;
+    /**
+     * Reads the source between two equal fingerprints, so the snapshot is the source as it was at one
+     * instant, and returns that fingerprint. A source that changes during every one of {@link #READS}
+     * reads is refused with what moved. Payloads are measured, not read (the steps digest the bytes
+     * they copy).
+     */
+    String readSource() {
+        String first = SourceFence.fingerprint(sourceWire, source);
+        String before = first;
+        for (int attempt = 1; ; attempt++) {
+            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
+            checkpoints.hit("source read");
+            String after = SourceFence.fingerprint(sourceWire, source);
+            if (after.equals(before)) {
+                snapshot = read;
+                return after;
+            }
+            if (attempt == READS) {
+                throw new MigrationRefused("source-changed", "the v1 queue " + source.display() + " changed during each of "
+                        + READS + " reads (" + SourceFence.describe(first, after) + "): v1 producers or workers are still"
+                        + " running; stop them, then re-run (nothing was deleted)");
+            }
+            before = after;
+            FenceSource.sleep(50L * attempt);
+        }
     }
 
     /** The v2 name a v1 queue migrates under (its own name unless renamed). */

@@ -26,13 +26,15 @@ public final class RowBuilder {
     record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Journal.Expected expected) {
         /**
          * Appends this row to a {@code migrate_write_jobs} call under construction: its row key to
-         * the keys, its record (id, set index, score, field count, fields) to the arguments.
+         * the keys, its record (id, set index, score, guard, field count, fields) to the arguments.
+         * {@code known} is what the journal expected of the row before (empty for a row not written yet).
          */
-        void appendTo(QueueMigration m, List<byte[]> keys, List<byte[]> args) {
+        void appendTo(QueueMigration m, Optional<Journal.Expected> known, List<byte[]> keys, List<byte[]> args) {
             keys.add(Utf8.bytes(m.keys.job(id)));
             args.add(Utf8.bytes(id.toString()));
             args.add(setIndex(m));
             args.add(Utf8.bytes(Long.toString(score)));
+            args.add(guard(known, expected.attempts()));
             args.add(Utf8.bytes(Integer.toString(fields.size())));
             args.addAll(fields);
         }
@@ -54,22 +56,55 @@ public final class RowBuilder {
         }
     }
 
+    private static final byte[] SET_REMOVE = Utf8.bytes("-1");
     private static final byte[] SET_NONE = Utf8.bytes("0");
     private static final byte[] SET_PENDING = Utf8.bytes("1");
     private static final byte[] SET_SCHEDULE = Utf8.bytes("2");
     private static final byte[] SET_DEAD = Utf8.bytes("3");
 
-    /** A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all. */
-    static ScriptCall writeCall(QueueMigration m, List<Row> rows) {
-        List<byte[]> keys = new ArrayList<>(rows.size() + 3);
+    /** The script's guard: a row written before must still hold the attempts the journal expects. */
+    private static byte[] guard(Optional<Journal.Expected> known, long attemptsIfNew) {
+        return Utf8.bytes(known.map(e -> "k" + e.attempts()).orElse("n" + attemptsIfNew));
+    }
+
+    /**
+     * A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all;
+     * {@code known} holds what the journal expected of the rows written before.
+     */
+    static ScriptCall writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Journal.Expected> known) {
+        List<byte[]> keys = callKeys(m, rows.size());
+        List<byte[]> args = new ArrayList<>(rows.size() * 14);
+        args.add(Utf8.bytes(m.journal.token()));
+        for (Row row : rows) {
+            row.appendTo(m, Optional.ofNullable(known.get(row.id())), keys, args);
+        }
+        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+    }
+
+    /** A {@code migrate_write_jobs} call that removes these rows, each guarded by what the journal expected of it. */
+    static ScriptCall removeCall(QueueMigration m, Map<BrandedId, Journal.Expected> rows) {
+        List<byte[]> keys = callKeys(m, rows.size());
+        List<byte[]> args = new ArrayList<>(rows.size() * 5);
+        args.add(Utf8.bytes(m.journal.token()));
+        rows.forEach((id, e) -> {
+            keys.add(Utf8.bytes(m.keys.job(id)));
+            args.add(Utf8.bytes(id.toString()));
+            args.add(SET_REMOVE);
+            args.add(SET_NONE);
+            args.add(guard(Optional.of(e), e.attempts()));
+            args.add(SET_NONE);
+        });
+        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+    }
+
+    private static List<byte[]> callKeys(QueueMigration m, int rows) {
+        List<byte[]> keys = new ArrayList<>(rows + 5);
+        keys.add(Utf8.bytes(m.keys.meta()));
         keys.add(Utf8.bytes(m.keys.pending()));
         keys.add(Utf8.bytes(m.keys.schedule()));
         keys.add(Utf8.bytes(m.keys.dead()));
-        List<byte[]> args = new ArrayList<>(rows.size() * 14);
-        for (Row row : rows) {
-            row.appendTo(m, keys, args);
-        }
-        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+        keys.add(Utf8.bytes(m.keys.active()));
+        return keys;
     }
 
     /** A flow child's link to its parent, resolved to the parent's branded id and v2 queue. */

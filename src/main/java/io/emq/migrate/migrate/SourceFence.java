@@ -26,8 +26,36 @@ final class SourceFence {
         return (Long) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume")));
     }
 
+    /**
+     * The source's fingerprint: its add counter, the size of each structure, and a digest of every
+     * member in order (see {@code migrate_v1_retire.lua}); equal fingerprints mean an unchanged source.
+     */
     static String fingerprint(Wire source, QueueRef q) {
         return Replies.asText(source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, List.of()), List.of(Utf8.bytes("measure"))));
+    }
+
+    /** What moved between two fingerprints, in an operator's words: "3 adds (id counter 7 -> 10), paused 0 -> 3". */
+    static String describe(String before, String after) {
+        String[] a = before.split("\\|", -1);
+        String[] b = after.split("\\|", -1);
+        if (a.length != FINGERPRINTED.size() + 2 || b.length != a.length) {
+            return before + " -> " + after;
+        }
+        List<String> moved = new ArrayList<>();
+        if (!a[0].equals(b[0])) {
+            String adds = a[0].matches("\\d+") && b[0].matches("\\d+")
+                    ? (Long.parseLong(b[0]) - Long.parseLong(a[0])) + " adds " : "";
+            moved.add(adds + "(id counter " + (a[0].isEmpty() ? "none" : a[0]) + " -> " + b[0] + ")");
+        }
+        for (int i = 0; i < FINGERPRINTED.size(); i++) {
+            if (!a[i + 1].equals(b[i + 1])) {
+                moved.add(FINGERPRINTED.get(i) + " " + a[i + 1] + " -> " + b[i + 1]);
+            }
+        }
+        if (moved.isEmpty() && !a[a.length - 1].equals(b[b.length - 1])) {
+            moved.add("jobs moved or reordered within the same sizes");
+        }
+        return String.join(", ", moved);
     }
 
     /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint moved. */
