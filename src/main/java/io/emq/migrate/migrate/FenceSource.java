@@ -58,7 +58,10 @@ final class FenceSource implements Step {
         return counts;
     }
 
-    /** Resumes what the fence paused: the v1 queue unless it was paused before, and the v2 queue likewise. */
+    /**
+     * Undoes the fence: resumes the v1 queue unless it was paused before, the v2 queue likewise, and
+     * lets go of the v2 fence (nothing else of the migration is on the target yet).
+     */
     private static void unpause(QueueMigration m) {
         if (m.journal.get("v1_was_paused").orElse("1").equals("0")) {
             SourceFence.resume(m.sourceWire, m.source);
@@ -66,6 +69,7 @@ final class FenceSource implements Step {
         if (m.journal.get("v2_was_paused").orElse("1").equals("0")) {
             TargetFence.resume(m.targetWire, m.keys, m.journal);
         }
+        TargetFence.release(m.targetWire, m.keys, m.journal);
     }
 
     private static void recordHeader(QueueMigration m) {

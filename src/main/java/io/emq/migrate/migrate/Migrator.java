@@ -150,6 +150,8 @@ public final class Migrator {
         String outcome;
         String refusalKind = "";
         String message = "";
+        /** Whether the v2 fence holds this run's token (claimed before the first step this run applies). */
+        boolean claimed;
 
         Run(QueueMigration m) {
             this.m = m;
@@ -162,7 +164,6 @@ public final class Migrator {
         void begin() {
             try {
                 m.journal.acquire(owner, options.lease().toMillis());
-                TargetFence.claim(m.targetWire, m.keys, m.journal);
             } catch (EmqWireException.Lock held) {
                 stop("refused", "locked", held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
                 return;
@@ -207,6 +208,10 @@ public final class Migrator {
             checkpoints.enterStep(step.version());
             long t0 = System.nanoTime();
             try {
+                if (!claimed) {
+                    TargetFence.claim(m.targetWire, m.keys, m.journal);
+                    claimed = true;
+                }
                 Map<String, Long> counts = withRetries(step);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 HistoryRow row = new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
