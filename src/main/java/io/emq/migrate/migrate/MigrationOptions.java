@@ -31,6 +31,11 @@ public record MigrationOptions(PayloadPolicy payload, Map<String, String> rename
                 false, false, false, DEFAULT_LEASE);
     }
 
+    public MigrationOptions withWaitForLocks(Duration wait) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, wait, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
+    }
+
     public MigrationOptions withRetire(boolean retire) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
                 acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);

@@ -1,0 +1,218 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The source is live: a v1 producer adding in the BullMQ 5.65.1 shape, and a v1 worker taking jobs,
+ * act at named checkpoints of the migration (deterministic interleavings). Every run ends with each job
+ * exactly once where it belongs, or with a refusal and v1 intact; never exit 0 with a loss or a double.
+ */
+class LiveSourceTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "live";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
+
+    private final Set<String> added = new TreeSet<>();
+    private final Set<String> completed = new TreeSet<>();
+
+    @BeforeEach
+    void generate() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+    }
+
+    private UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    private void produce(int n) {
+        for (int i = 0; i < n; i++) {
+            LiveV1.add(client(), QUEUE).ifPresent(added::add);
+        }
+    }
+
+    private List<MigrationResult> migrate(MigrationOptions options, Checkpoints.Observer observer) {
+        return MigrationHarness.migrate(SERVER, SERVER, options, Checkpoints.observed(observer), List.of("bull"));
+    }
+
+    private void assertExactlyOnce(MigrationResult r) {
+        boolean retired = r.outcome().equals("retired");
+        assertTrue(retired || !r.ok(), "exit 0 only when retired: " + r);
+        List<String> problems = LiveV1.problems(client(), QUEUE, added, completed, retired);
+        assertEquals(List.of(), problems, r.toString());
+    }
+
+    /** The v1 ids of the pending set, in the order a v2 consumer is served. */
+    private List<Long> servedOrder() {
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        return client().zrange(Keys.queue(QUEUE).pending(), 0, -1).stream()
+                .map(id -> Long.parseLong(new String(journal.lookupV2(io.emq.migrate.keyspace.BrandedId.of(id)).orElseThrow())))
+                .toList();
+    }
+
+    @Test
+    void jobsAddedRightAfterTheV1PauseAreMigratedInServeOrder() {
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 1 && where.equals("v1 paused") && !once[0]) {
+                once[0] = true;
+                produce(40);
+            }
+        });
+        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        assertEquals(LongStream.rangeClosed(1, JOBS + 40).boxed().toList(), servedOrder(), "v1 serve order, the adds last");
+    }
+
+    @Test
+    void jobsAddedAtEveryStepAreCaughtUpInServeOrderBeforeRetirement() {
+        Set<String> seen = new HashSet<>();
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (seen.add(version + ":" + where)) {
+                produce(3);
+            }
+        });
+        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        assertTrue(added.size() > JOBS + 30, "the producer added at many points: " + added.size());
+        assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
+    }
+
+    @Test
+    void aProducerThatNeverStopsAtRetirementIsRefusedWithV1Intact() {
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (where.equals("before retire")) {
+                produce(2);
+            }
+        });
+        MigrationResult result = r.get(0);
+        assertEquals("refused", result.outcome(), result.toString());
+        assertEquals("source-changed", result.refusalKind());
+        assertTrue(result.message().contains("adds") && result.message().contains("stop them"), result.message());
+        assertExactlyOnce(result);
+        assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:live:meta", "version")), "nothing retired");
+
+        List<MigrationResult> quiet = migrate(OPTIONS, (version, where) -> { });
+        assertEquals("retired", quiet.get(0).outcome(), quiet.get(0).toString());
+        assertExactlyOnce(quiet.get(0));
+        assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
+    }
+
+    @Test
+    void aProducerAfterRetirementIsRefusedByV1InsteadOfLosingItsJob() {
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> { });
+        assertEquals("retired", r.get(0).outcome());
+        assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "the add counter holds the tombstone: the add fails loudly");
+        assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"));
+    }
+
+    /** A worker that ignores the pause (or fetched before it) takes and completes jobs after the fence. */
+    @Test
+    void aWorkerThatTakesJobsAfterTheFenceIsRefusedAsLiveWorkerThenARerunAppliesWhatItDid() {
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 3 && where.equals("rows written") && !once[0]) {
+                once[0] = true;
+                for (int i = 0; i < 5; i++) {
+                    String id = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
+                    assertTrue(LiveV1.complete(client(), QUEUE, id));
+                    completed.add(id);
+                }
+            }
+        });
+        MigrationResult result = r.get(0);
+        assertEquals("live-worker", result.refusalKind(), result.toString());
+        assertTrue(result.message().contains("stop the v1 workers") && result.message().contains("(completed)"), result.message());
+        assertExactlyOnce(result);
+
+        List<MigrationResult> rerun = migrate(OPTIONS, (version, where) -> { });
+        assertEquals("retired", rerun.get(0).outcome(), rerun.get(0).toString());
+        assertExactlyOnce(rerun.get(0));
+        assertEquals(5L, Long.parseLong(client().hget(Keys.queue(QUEUE).metricsCompleted(), "count")), "counted once");
+    }
+
+    @Test
+    void aJobAWorkerHoldsIsNeverPendingInV2AndWaitForLocksWaitsForTheWorker() {
+        String[] held = {null};
+        MigrationResult refused = migrate(OPTIONS, (version, where) -> {
+            if (version == 10 && held[0] == null) {
+                held[0] = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
+            }
+        }).get(0);
+        assertEquals("live-worker", refused.refusalKind(), refused.toString());
+        assertTrue(refused.message().contains(held[0] + " (locked)"), refused.message());
+        assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey(held[0]), "a held job is not a v2 row");
+        assertExactlyOnce(refused);
+
+        Thread worker = new Thread(() -> {
+            try {
+                Thread.sleep(600);
+            } catch (InterruptedException e) {
+                return;
+            }
+            LiveV1.complete(SERVER.client(), QUEUE, held[0]);
+        });
+        completed.add(held[0]);
+        worker.start();
+        MigrationResult waited = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(20)), (version, where) -> { }).get(0);
+        assertEquals("retired", waited.outcome(), waited.toString());
+        assertExactlyOnce(waited);
+    }
+
+    @Test
+    void aReSyncAfterNoRetireAppliesRemovalsPromotionsAndFailuresAndNeverResurrects() {
+        client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
+        client().hset("bull:live:301", java.util.Map.of("name", "later", "data", "{}", "opts", "{}", "timestamp", "1",
+                "delay", "3600000", "priority", "0"));
+        client().set("bull:live:id", "301");
+        added.add("301");
+        MigrationResult first = migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0);
+        assertEquals("verified", first.outcome(), first.toString());
+
+        client().lrem("bull:live:paused", 0, "7");
+        client().del("bull:live:7");
+        added.remove("7");
+        client().zrem("bull:live:delayed", "301");
+        client().lpush("bull:live:paused", "301");
+        client().lrem("bull:live:paused", 0, "9");
+        client().zadd("bull:live:failed", 1, "9");
+        client().hset("bull:live:9", "failedReason", "boom");
+
+        MigrationResult second = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals("retired", second.outcome(), second.toString());
+        assertExactlyOnce(second);
+        Keys keys = Keys.queue(QUEUE);
+        assertEquals(0, client().zcard(keys.schedule()), "the promoted job left schedule");
+        assertTrue(servedOrder().contains(301L), "and is pending");
+        assertFalse(servedOrder().contains(7L), "the removed job is not resurrected");
+        assertEquals(1, client().zcard(keys.dead()), "the failed job is dead");
+    }
+
+    @Test
+    void aLeaseShorterThanThreeRenewalsIsRefused() {
+        MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
+                () -> migrate(OPTIONS.withLease(Duration.ZERO), (version, where) -> { }));
+        assertEquals("lease-too-short", refused.kind());
+        assertEquals(JOBS, client().llen("bull:live:wait"), "nothing was touched");
+    }
+}
