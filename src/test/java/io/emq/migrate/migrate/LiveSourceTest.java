@@ -208,6 +208,47 @@ class LiveSourceTest {
         assertEquals(1, client().zcard(keys.dead()), "the failed job is dead");
     }
 
+    /**
+     * Migrator A (a child JVM) freezes whole (SIGSTOP, lease heartbeat and all) inside V3 with a batch of
+     * rows built; its lease lapses, B migrates and retires the queue, a v2 consumer drains it, then A
+     * continues: its late write is refused, changes nothing, and A says another migrator took over.
+     */
+    @Test
+    void aZombieMigratorWritesNothingAfterAnotherOneFinished() throws Exception {
+        java.nio.file.Path log = java.nio.file.Files.createTempFile("zombie", ".log");
+        ProcessBuilder pb = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.emq.migrate.cli.Main", "migrate",
+                "--source", SERVER.uri(), "--all", "--lease", "300ms").redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("EMQ_CRASH_AT", "3:1");
+        pb.environment().put("EMQ_CRASH_MODE", "stop");
+        Process a = pb.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!java.nio.file.Files.readString(log).contains("stopped at") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(java.nio.file.Files.readString(log).contains("stopped at V3"), java.nio.file.Files.readString(log));
+            Thread.sleep(600);
+            MigrationResult b = migrate(OPTIONS, (version, where) -> { }).get(0);
+            assertEquals("retired", b.outcome(), b.toString());
+            io.emq.migrate.runtime.Jobs jobs = io.emq.migrate.runtime.Jobs.on(Wire.open(client()), QUEUE);
+            for (var c = jobs.claim(Duration.ofSeconds(30)); c.isPresent(); c = jobs.claim(Duration.ofSeconds(30))) {
+                jobs.complete(c.get().id(), c.get().token());
+            }
+            assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "drained");
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(a.pid())).start().waitFor();
+        }
+        assertTrue(a.waitFor(90, java.util.concurrent.TimeUnit.SECONDS));
+        String out = java.nio.file.Files.readString(log);
+        assertEquals(3, a.exitValue(), out);
+        assertTrue(out.contains("another migrator took over"), out);
+        assertFalse(out.contains("run `emq-migrate repair`"), "nothing to repair: " + out);
+        assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "the zombie's batch was not written: nothing served twice");
+        assertEquals(0, client().keys("emq:{live}:job:*").size());
+        assertEquals("retired", new Journal(Wire.open(client()), QUEUE).state().orElseThrow().wireName());
+    }
+
     @Test
     void aLeaseShorterThanThreeRenewalsIsRefused() {
         MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
