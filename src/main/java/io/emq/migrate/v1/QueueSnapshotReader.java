@@ -27,7 +27,7 @@ import redis.clients.jedis.resps.Tuple;
  */
 public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
-    static final int JOB_BATCH = 256;
+    static final int JOB_BATCH = 1000;
     static final long PAYLOAD_BATCH_BYTES = 8L << 20;
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
@@ -417,7 +417,7 @@ public final class QueueSnapshotReader {
         return value.length >= prefix.length && Arrays.equals(value, 0, prefix.length, prefix, 0, prefix.length);
     }
 
-    /** One pipelined batch of jobs of one state: types, lock TTLs, small fields and payload sizes in one pipeline, then payloads. */
+    /** One pipelined batch of jobs of one state: small fields, payload lengths and lock TTLs in one pipeline, then payloads. */
     private final class FactsBatch {
         private static final byte[][] FIELDS = fields("name", "timestamp", "delay", "priority", "opts", "ats", "atm",
                 "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter");
@@ -445,41 +445,43 @@ public final class QueueSnapshotReader {
             for (int entry : entries) {
                 ids.add(id(entry));
             }
-            // One pipeline: each job's type (and lock TTL) with its small fields and payload measure;
-            // the field replies are read only for the keys that are hashes (on other types they are
-            // WRONGTYPE errors, never looked at).
-            List<Response<String>> types = new ArrayList<>(ids.size());
+            // One pipeline: each job's small fields and payload length (and lock TTL). A key that is not
+            // a hash answers HMGET with a WRONGTYPE error; a missing key, with no fields at all; only
+            // those few are asked for their type afterwards.
             List<Response<Long>> locks = new ArrayList<>();
             List<Response<List<byte[]>>> allFields = new ArrayList<>(ids.size());
             List<Response<Long>> allLengths = new ArrayList<>(ids.size());
-            List<Response<Boolean>> allPresent = new ArrayList<>(ids.size());
             try (AbstractPipeline p = jedis.pipelined()) {
                 for (Bytes id : ids) {
                     byte[] key = queue.jobKey(id).raw();
-                    types.add(p.type(key));
                     if (state == V1State.ACTIVE) {
                         locks.add(p.pttl(queue.jobSubKey(id, JobSubKind.LOCK).raw()));
                     }
                     allFields.add(p.hmget(key, FIELDS));
                     allLengths.add(p.hstrlen(key, DATA));
-                    allPresent.add(p.hexists(key, DATA));
                 }
                 p.sync();
             }
+            List<List<byte[]>> fieldReplies = new ArrayList<>(ids.size());
+            List<Integer> unsure = new ArrayList<>();
+            for (int n = 0; n < ids.size(); n++) {
+                List<byte[]> fields = hashFields(allFields.get(n));
+                fieldReplies.add(fields);
+                if (fields == null || (fields.stream().allMatch(f -> f == null) && allLengths.get(n).get() == 0)) {
+                    unsure.add(n);
+                }
+            }
+            Map<Integer, KeyType> types = typesOf(ids, unsure);
             List<Integer> hashes = new ArrayList<>();
             List<Long> lockTtls = new ArrayList<>();
-            List<Response<List<byte[]>>> fieldReplies = new ArrayList<>();
-            List<Response<Long>> dataLengths = new ArrayList<>();
-            List<Response<Boolean>> dataPresent = new ArrayList<>();
+            List<Long> dataLengths = new ArrayList<>();
             for (int n = 0; n < entries.length; n++) {
                 Bytes id = ids.get(n);
-                KeyType type = KeyType.parse(types.get(n).get());
+                KeyType type = types.getOrDefault(n, KeyType.HASH);
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                     lockTtls.add(state == V1State.ACTIVE ? locks.get(n).get() : -2L);
-                    fieldReplies.add(allFields.get(n));
-                    dataLengths.add(allLengths.get(n));
-                    dataPresent.add(allPresent.get(n));
+                    dataLengths.add(allLengths.get(n).get());
                 } else if (type == KeyType.NONE) {
                     reading.anomaly(AnomalyKind.MISSING_HASH, queue.jobKey(id),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
@@ -488,20 +490,51 @@ public final class QueueSnapshotReader {
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
-            List<PayloadDigest> digests = digests(ids, hashes, dataLengths, dataPresent);
+            List<PayloadDigest> digests = digests(ids, hashes, dataLengths);
             for (int k = 0; k < hashes.size(); k++) {
                 int n = hashes.get(k);
-                JobHashFields h = JobHashFields.of(fieldReplies.get(k).get());
+                JobHashFields h = JobHashFields.of(fieldReplies.get(n));
                 add(entries[n], ids.get(n), h, digests.get(k), lockTtls.get(k));
             }
         }
 
-        private List<PayloadDigest> digests(List<Bytes> ids, List<Integer> hashes, List<Response<Long>> lengths,
-                                            List<Response<Boolean>> present) {
+        /** The HMGET reply, or null when the key is not a hash (the server answered WRONGTYPE). */
+        private static List<byte[]> hashFields(Response<List<byte[]>> reply) {
+            try {
+                return reply.get();
+            } catch (redis.clients.jedis.exceptions.JedisDataException wrongType) {
+                return null;
+            }
+        }
+
+        /** The types of the keys the first pipeline could not tell apart from a hash (missing or another type). */
+        private Map<Integer, KeyType> typesOf(List<Bytes> ids, List<Integer> positions) {
+            Map<Integer, KeyType> out = new HashMap<>();
+            if (positions.isEmpty()) {
+                return out;
+            }
+            List<Response<String>> replies = new ArrayList<>(positions.size());
+            try (AbstractPipeline p = jedis.pipelined()) {
+                positions.forEach(n -> replies.add(p.type(reading.queue.jobKey(ids.get(n)).raw())));
+                p.sync();
+            }
+            for (int k = 0; k < positions.size(); k++) {
+                out.put(positions.get(k), KeyType.parse(replies.get(k).get()));
+            }
+            return out;
+        }
+
+        /**
+         * Each hash's payload: measured by its length alone, or read and digested in pipelines of at most
+         * {@link #PAYLOAD_BATCH_BYTES}. A zero length is an empty or an absent {@code data}; only those
+         * are asked which.
+         */
+        private List<PayloadDigest> digests(List<Bytes> ids, List<Integer> hashes, List<Long> lengths) {
+            Set<Integer> absent = absentData(ids, hashes, lengths);
             List<PayloadDigest> out = new ArrayList<>(hashes.size());
             if (!digests) {
                 for (int n = 0; n < hashes.size(); n++) {
-                    out.add(present.get(n).get() ? PayloadDigest.measured(lengths.get(n).get()) : PayloadDigest.ABSENT);
+                    out.add(absent.contains(n) ? PayloadDigest.ABSENT : PayloadDigest.measured(lengths.get(n)));
                 }
                 return out;
             }
@@ -509,8 +542,8 @@ public final class QueueSnapshotReader {
             while (from < hashes.size()) {
                 int to = from;
                 long bytes = 0;
-                while (to < hashes.size() && (to == from || bytes + lengths.get(to).get() <= PAYLOAD_BATCH_BYTES)) {
-                    bytes += lengths.get(to).get();
+                while (to < hashes.size() && (to == from || bytes + lengths.get(to) <= PAYLOAD_BATCH_BYTES)) {
+                    bytes += lengths.get(to);
                     to++;
                 }
                 List<Response<byte[]>> data = new ArrayList<>();
@@ -521,9 +554,34 @@ public final class QueueSnapshotReader {
                     p.sync();
                 }
                 for (int n = from; n < to; n++) {
-                    out.add(present.get(n).get() ? PayloadDigest.of(data.get(n - from).get()) : PayloadDigest.ABSENT);
+                    out.add(absent.contains(n) ? PayloadDigest.ABSENT : PayloadDigest.of(data.get(n - from).get()));
                 }
                 from = to;
+            }
+            return out;
+        }
+
+        /** Positions (in {@code hashes}) whose hash has no {@code data} field at all. */
+        private Set<Integer> absentData(List<Bytes> ids, List<Integer> hashes, List<Long> lengths) {
+            List<Integer> empty = new ArrayList<>();
+            for (int n = 0; n < hashes.size(); n++) {
+                if (lengths.get(n) == 0) {
+                    empty.add(n);
+                }
+            }
+            Set<Integer> out = new HashSet<>();
+            if (empty.isEmpty()) {
+                return out;
+            }
+            List<Response<Boolean>> present = new ArrayList<>(empty.size());
+            try (AbstractPipeline p = jedis.pipelined()) {
+                empty.forEach(n -> present.add(p.hexists(reading.queue.jobKey(ids.get(hashes.get(n))).raw(), DATA)));
+                p.sync();
+            }
+            for (int k = 0; k < empty.size(); k++) {
+                if (!present.get(k).get()) {
+                    out.add(empty.get(k));
+                }
             }
             return out;
         }

@@ -38,8 +38,7 @@ final class FixtureDrainCheck {
 
     /** Loads the fixture into the source (lapsing its live locks); returns it. */
     static Fixture load(String fixtureName, UnifiedJedis source) {
-        Fixture fixture = FixtureLoader.resource(fixtureName);
-        new FixtureLoader(source).load(fixture);
+        Fixture fixture = new FixtureLoader(source).load(FixtureLoader.resource(fixtureName));
         source.keys("*:lock").forEach(source::del);
         return fixture;
     }

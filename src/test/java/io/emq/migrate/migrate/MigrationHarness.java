@@ -15,6 +15,11 @@ final class MigrationHarness {
         new FixtureLoader(source).load(FixtureLoader.resource(fixture));
     }
 
+    /** Loads the fixture as if recorded at {@code nowMs}: repeated loads at one moment are byte-identical. */
+    static void load(UnifiedJedis source, String fixture, long nowMs) {
+        new FixtureLoader(source).load(FixtureLoader.resource(fixture), nowMs);
+    }
+
     static List<MigrationResult> migrate(RealServerExtension source, RealServerExtension target, MigrationOptions options,
                                          Checkpoints checkpoints, List<String> prefixes, String... queues) {
         Wire sourceWire = Wire.source(source.client());

@@ -25,8 +25,7 @@ class FixtureExpectationsTest {
     @ParameterizedTest
     @ValueSource(strings = {"node-5.65.1", "node-large-payload", "elixir-v1", "legacy-and-foreign"})
     void snapshotsMatchTheRecordedExpectations(String name) {
-        Fixture fixture = FixtureLoader.resource(name);
-        new FixtureLoader(SERVER.client()).load(fixture);
+        Fixture fixture = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource(name));
         JsonNode expect = fixture.expect();
         List<String> prefixes = fixture.prefixes();
 

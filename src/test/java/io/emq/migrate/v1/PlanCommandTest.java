@@ -52,8 +52,7 @@ class PlanCommandTest {
     }
 
     private static Fixture load(String name) {
-        Fixture f = FixtureLoader.resource(name);
-        new FixtureLoader(SERVER.client()).load(f);
+        Fixture f = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource(name));
         return f;
     }
 

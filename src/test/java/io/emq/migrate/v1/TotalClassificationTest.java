@@ -23,8 +23,7 @@ class TotalClassificationTest {
     @ParameterizedTest
     @ValueSource(strings = {"node-5.65.1", "node-large-payload", "elixir-v1", "legacy-and-foreign"})
     void everyKeyIsClassifiedAndEveryHashWithDataIsReported(String name) {
-        Fixture fixture = FixtureLoader.resource(name);
-        new FixtureLoader(SERVER.client()).load(fixture);
+        Fixture fixture = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource(name));
         List<String> prefixes = fixture.prefixes();
         DiscoveryResult found = new Discovery(SERVER.client()).discover(prefixes);
         QueueSnapshotReader reader = new QueueSnapshotReader(SERVER.client(), new QueueBases(found.queues()));

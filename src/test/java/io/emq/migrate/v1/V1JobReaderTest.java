@@ -19,8 +19,7 @@ class V1JobReaderTest {
 
     @Test
     void readsEveryJobOfASnapshotWithItsBytesExact() {
-        Fixture fixture = FixtureLoader.resource("node-5.65.1");
-        new FixtureLoader(SERVER.client()).load(fixture);
+        Fixture fixture = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
         QueueRef orders = QueueRef.of("bull", "orders");
         QueueSnapshot snap = new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(orders))).read(orders);
         V1JobReader reader = new V1JobReader(SERVER.client());
@@ -38,8 +37,7 @@ class V1JobReaderTest {
 
     @Test
     void nonJsonAndNonUtf8DataComesBackByteForByte() {
-        Fixture fixture = FixtureLoader.resource("elixir-v1");
-        new FixtureLoader(SERVER.client()).load(fixture);
+        Fixture fixture = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("elixir-v1"));
         QueueRef mailer = QueueRef.of("bull", "mailer");
         QueueSnapshot snap = new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(mailer))).read(mailer);
         Bytes raw = snap.anomalies(AnomalyKind.NON_JSON_DATA).get(0).key();
@@ -51,8 +49,7 @@ class V1JobReaderTest {
 
     @Test
     void readsFlowParentsWithTheirChildKeys() {
-        Fixture fixture = FixtureLoader.resource("node-5.65.1");
-        new FixtureLoader(SERVER.client()).load(fixture);
+        Fixture fixture = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
         QueueRef parents = QueueRef.of("bull", "flows-parent");
         String parentId = fixture.expect().path("queues").path("flows-parent").path("waitingChildren").path(0).asText();
         V1Job parent = new V1JobReader(SERVER.client()).read(parents, Bytes.utf8(parentId)).orElseThrow();
