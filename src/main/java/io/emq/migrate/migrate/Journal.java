@@ -49,15 +49,19 @@ public final class Journal {
         }
     }
 
-    /** What the journal expects of one migrated job: its v2 state, attempts and v1 data digest. */
-    public record Expected(String state, long attempts, String sha256) {
+    /**
+     * What the journal expects of one migrated job: its v2 state, attempts and v1 data digest, and the
+     * digest of the v1 job it was copied from ({@code migrate_v1_digest}; empty in older journals), by
+     * which a re-sync sees a job that changed since.
+     */
+    public record Expected(String state, long attempts, String sha256, String source) {
         static Expected parse(String text) {
-            String[] p = text.split(" ", 3);
-            return new Expected(p[0], Long.parseLong(p[1]), p.length > 2 ? p[2] : "");
+            String[] p = text.split(" ", 4);
+            return new Expected(p[0], Long.parseLong(p[1]), p.length > 2 ? p[2] : "", p.length > 3 ? p[3] : "");
         }
 
         String render() {
-            return state + " " + attempts + " " + sha256;
+            return state + " " + attempts + " " + sha256 + (source.isEmpty() ? "" : " " + source);
         }
     }
 

@@ -18,8 +18,9 @@ import java.util.Set;
  * Brings the v2 queue in line with its v1 source as it is now: the catch-up, and every pass before
  * retirement. It reads the source between two equal fingerprints, then, against the journal:
  * jobs added since are minted ids above the high-water mark in serve order and written; jobs whose
- * v2 state or attempts no longer match their v1 state (promoted, retried, failed, stalled) are
- * rewritten; jobs v1 no longer holds as rows (removed, completed, taken by a worker) are removed from
+ * v2 state or attempts no longer match their v1 state (promoted, retried, failed, stalled), or whose
+ * v1 digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
+ * longer holds as rows (removed, completed, taken by a worker) are removed from
  * v2; logs, dedup keys, schedulers and the completed count follow; the journal records the fingerprint
  * the pass brought v2 in line with. A v2 row the v2 runtime claimed meanwhile is never overwritten or
  * removed: the queue is refused instead ({@code out-of-line}, with {@code abandon} as the way back).
@@ -83,6 +84,7 @@ final class Resync {
         Migratable.inBatches(Migratable.rows(snap, m.options), PlanIdentity.BATCH, batch -> {
             List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, Journal.Expected> known = m.journal.expectations(ids.stream().flatMap(Optional::stream).toList());
+            List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
                 Journal.Expected e = ids.get(i).map(known::get).orElse(null);
@@ -91,7 +93,8 @@ final class Resync {
                 }
                 if (ids.get(i).isEmpty()) {
                     fresh.add(job);
-                } else if (e == null || !e.state().equals(RowBuilder.v2State(job.state())) || e.attempts() != job.attempts()) {
+                } else if (e == null || !e.state().equals(RowBuilder.v2State(job.state())) || e.attempts() != job.attempts()
+                        || !(e.source().isEmpty() || e.source().equals(digests.get(i)))) {
                     if (e != null && e.state().equals("pending") && job.state() == V1State.FAILED) {
                         workers.add(job.id().display() + " (failed)");
                     }

@@ -111,7 +111,9 @@ public final class RowBuilder {
     record ParentLink(BrandedId parent, String queue, String policy) {
     }
 
-    static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, BrandedId id, Optional<ParentLink> parent) {
+    /** The row of a job, whose v1 hash read {@code hash} and whose v1 digest (read before it) was {@code source}. */
+    static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, String source, BrandedId id,
+                     Optional<ParentLink> parent) {
         byte[] data = field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
         String state;
         String setKey;
@@ -157,7 +159,7 @@ public final class RowBuilder {
             add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
         return new Row(id, state, setKey, score, fields,
-                new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data)));
+                new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data), source));
     }
 
     /** The v2 state a job of a v1 state migrates into (empty for completed jobs, which get no row). */

@@ -1,6 +1,8 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.wire.Replies;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.Script;
@@ -8,7 +10,7 @@ import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint, retire it. */
+/** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint and its jobs' digests, retire it. */
 final class SourceFence {
     static final String TOMBSTONE = "echomq:2.0.0-migrated";
     /** The structures whose cardinality, with the id counter, make the fingerprint (order matters to the script). */
@@ -32,6 +34,20 @@ final class SourceFence {
      */
     static String fingerprint(Wire source, QueueRef q) {
         return Replies.asText(source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, List.of()), List.of(Utf8.bytes("measure"))));
+    }
+
+    /** The digest of what each of these v1 jobs holds (see {@code migrate_v1_digest.lua}), in order. */
+    static List<String> digests(Wire source, QueueRef q, List<Bytes> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<byte[]> keys = new ArrayList<>(ids.size() * 2);
+        for (Bytes id : ids) {
+            keys.add(q.jobKey(id).raw());
+            keys.add(q.jobSubKey(id, JobSubKind.LOGS).raw());
+        }
+        List<?> reply = (List<?>) source.eval(Script.MIGRATE_V1_DIGEST, keys, List.of());
+        return reply.stream().map(Replies::asText).toList();
     }
 
     /** What moved between two fingerprints, in an operator's words: "3 adds (id counter 7 -> 10), paused 0 -> 3". */

@@ -197,6 +197,8 @@ class LiveSourceTest {
         client().lrem("bull:live:paused", 0, "9");
         client().zadd("bull:live:failed", 1, "9");
         client().hset("bull:live:9", "failedReason", "boom");
+        client().hset("bull:live:20", "data", "{\"updated\":true}");
+        client().rpush("bull:live:20:logs", "a line after the copy");
 
         MigrationResult second = migrate(OPTIONS, (version, where) -> { }).get(0);
         assertEquals("retired", second.outcome(), second.toString());
@@ -206,6 +208,11 @@ class LiveSourceTest {
         assertTrue(servedOrder().contains(301L), "and is pending");
         assertFalse(servedOrder().contains(7L), "the removed job is not resurrected");
         assertEquals(1, client().zcard(keys.dead()), "the failed job is dead");
+        io.emq.migrate.keyspace.BrandedId twenty = new Journal(Wire.open(client()), QUEUE).lookupV1(List.of("20".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(keys.job(twenty).getBytes(), "payload".getBytes());
+        assertEquals("{\"updated\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()),
+                "changed data is copied again");
+        assertEquals(List.of("a line after the copy"), client().lrange(keys.job(twenty, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
     }
 
     /**
