@@ -31,8 +31,8 @@ class LiveSourceTest {
     static final int JOBS = 300;
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
 
-    private final Set<String> added = new TreeSet<>();
-    private final Set<String> completed = new TreeSet<>();
+    private final Set<String> added = java.util.Collections.synchronizedSet(new TreeSet<>());
+    private final Set<String> completed = java.util.Collections.synchronizedSet(new TreeSet<>());
 
     @BeforeEach
     void generate() {
@@ -254,6 +254,78 @@ class LiveSourceTest {
         assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "the zombie's batch was not written: nothing served twice");
         assertEquals(0, client().keys("emq:{live}:job:*").size());
         assertEquals("retired", new Journal(Wire.open(client()), QUEUE).state().orElseThrow().wireName());
+    }
+
+    /** Runs {@code body} on its own connection in a thread until {@code stop} is set. */
+    private static Thread beside(java.util.concurrent.atomic.AtomicBoolean stop, java.util.function.Consumer<UnifiedJedis> body) {
+        Thread t = new Thread(() -> {
+            try (UnifiedJedis c = SERVER.endpoint().open()) {
+                while (!stop.get()) {
+                    body.accept(c);
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    /** Ends a run that refused (v1 intact) as an operator does: the v1 side stopped, migrate again. */
+    private void finishAfterStopping(MigrationResult first) {
+        assertExactlyOnce(first);
+        if (!first.outcome().equals("retired")) {
+            MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+            assertEquals("retired", again.outcome(), again.toString());
+            assertExactlyOnce(again);
+        }
+    }
+
+    @Test
+    void aSteadyProducerThreadThroughTheWholeRunNeverLeavesAnOrphanOrALoss() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread producer = beside(stop, c -> LiveV1.add(c, QUEUE).ifPresent(added::add));
+        MigrationResult r = migrate(OPTIONS.withAcceptAnomalies(true), (version, where) -> { }).get(0);
+        stop.set(true);
+        producer.join();
+        assertEquals(0, client().zcard(Keys.queue(QUEUE).dead()), "no waiting job migrated as a dead orphan: " + r);
+        finishAfterStopping(r);
+        assertTrue(added.size() > JOBS, "the producer ran: " + added.size());
+    }
+
+    @Test
+    void aV1WorkerThatHonoursThePauseRunningThroughTheRunDoublesNothing() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
+            if (LiveV1.complete(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        Thread.sleep(30);
+        MigrationResult r = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(10)), (version, where) -> { }).get(0);
+        stop.set(true);
+        worker.join();
+        assertFalse(completed.isEmpty(), "the worker ran");
+        finishAfterStopping(r);
+    }
+
+    @Test
+    void aV1WorkerThatIgnoresThePauseIsRefusedOrOutwaitedNeverDoubled() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
+            if (LiveV1.complete(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        stop.set(true);
+        worker.join();
+        assertTrue(r.outcome().equals("retired") || Set.of("live-worker", "source-changed", "live-lock").contains(r.refusalKind()),
+                "retired, or refused for the worker: " + r);
+        finishAfterStopping(r);
     }
 
     @Test
