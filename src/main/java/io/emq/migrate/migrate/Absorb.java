@@ -1,22 +1,18 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.V1State;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** V3-V5: write the rows of the jobs of some v1 states into their v2 structure (pending, schedule, dead). */
+/** V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure. */
 final class Absorb implements Step {
-    private final List<V1State> states = new ArrayList<>();
+    private final List<V1State> states;
 
-    Absorb(List<String> stateNames) {
-        for (String name : stateNames) {
-            states.add(java.util.Arrays.stream(V1State.values()).filter(s -> s.wireName().equals(name)).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("unknown v1 state '" + name + "' in a step file")));
+    Absorb(StepDefinition definition) {
+        if (definition.takes().isEmpty()) {
+            throw new IllegalStateException("an absorb step must say which v1 states it takes");
         }
-        if (states.contains(V1State.FAILED)) {
-            states.add(V1State.UNKNOWN);
-        }
+        this.states = definition.takes();
     }
 
     @Override

@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * V7: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
+ * V70: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
  * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
  * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
  * iteration v1 already created (that iteration migrated as an ordinary job).

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * V6: flow parents waiting for children become rows in state {@code awaiting_children} (in no set)
+ * V60: flow parents waiting for children become rows in state {@code awaiting_children} (in no set)
  * with {@code job:<id>:dependencies} = the number of children still unfinished, and their finished
  * children's records keyed by branded child ids: v1 {@code :processed} to v2 {@code :processed};
  * v1 {@code :failed} (children that failed with ignore/continue) to v2 {@code :unsuccessful} (the
@@ -20,9 +20,19 @@ import java.util.Map;
  * Children in other queues are branded through their queue's journal.
  */
 final class AbsorbFlows implements Step {
+    private final List<V1State> parentStates;
+
+    AbsorbFlows(StepDefinition definition) {
+        if (!definition.takes().equals(List.of(V1State.WAITING_CHILDREN))) {
+            throw new IllegalStateException("the flows step takes the parents that wait for children (waiting-children),"
+                    + " not " + definition.takes());
+        }
+        this.parentStates = definition.takes();
+    }
+
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), List.of(V1State.WAITING_CHILDREN), m.options);
+        Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), parentStates, m.options);
         Map<String, Long> counts = new LinkedHashMap<>(JobWriter.write(m, parents));
         V1JobReader reader = new V1JobReader(m.sourceClient());
         long links = 0;

@@ -3,7 +3,7 @@ package io.emq.migrate.migrate;
 import java.util.Map;
 
 /**
- * V10: one re-sync of the source ({@link Resync}): jobs v1 producers added since the fence are
+ * V100: one re-sync of the source ({@link Resync}): jobs v1 producers added since the fence are
  * minted ids above the high-water mark, in serve order, and absorbed with their logs and dedup keys;
  * jobs that moved are rewritten, jobs v1 no longer holds are removed from v2; a live v1 worker
  * refuses the queue.

@@ -11,7 +11,7 @@ import java.util.Optional;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 
-/** V9: each migrated job's {@code :logs} list is copied, in order, to {@code job:<id>:logs} (replaced whole). */
+/** V90: each migrated job's {@code :logs} list is copied, in order, to {@code job:<id>:logs} (replaced whole). */
 final class CopyLogs implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * V8: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once.
+ * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once.
  * With {@code --archive-completed FILE} each completed job is first written as one JSON line
  * (queue, id, name, data, returnvalue, finishedOn), the file replaced whole on a re-run.
  */

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * V1: pause the v1 queue first (v1 workers then fetch nothing and v1 producers add into
+ * V10: pause the v1 queue first (v1 workers then fetch nothing and v1 producers add into
  * {@code paused}), pause the v2 target until the migration ends, then read the source between two
  * equal fingerprints (so nothing changed unseen while it was read), refuse what the plan refuses,
  * wait out or refuse live locks, and record the fingerprint the snapshot shows. A refusal resumes

@@ -22,7 +22,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
- * V1, then every queue's V2, …) so that flows across queues find their partners' ids. Each queue
+ * V10, then every queue's V20, …) so that flows across queues find their partners' ids. Each queue
  * holds its journal's lease for the whole run. A refusal stops that queue before anything is
  * destroyed and is not recorded as a failure; an error is recorded as a failed step that
  * {@code repair} clears; a dropped connection retries the (idempotent) step, and if the server stays
@@ -99,7 +99,7 @@ public final class Migrator {
             long period = options.lease().toMillis() / 3;
             heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
             for (StepDefinition step : catalog.steps()) {
-                if (step.action().equals("retire-source") && !options.retire()) {
+                if (step.destroys() && !options.retire()) {
                     continue;
                 }
                 for (Run run : runs.values()) {
@@ -218,7 +218,7 @@ public final class Migrator {
                         owner, Instant.now().toString(), ms, true, counts, null);
                 m.journal.recordStep(row);
                 applied.put(step.version(), row);
-                if (step.action().startsWith("absorb")) {
+                if (step.moves()) {
                     counts.forEach((k, v) -> moved.merge(k, v, Long::sum));
                 }
                 listener.stepFinished(m.target, step, counts, ms);
@@ -248,7 +248,7 @@ public final class Migrator {
         private Map<String, Long> withRetries(StepDefinition step) {
             for (int attempt = 1; ; attempt++) {
                 try {
-                    return Step.of(step).apply(m);
+                    return step.create().apply(m);
                 } catch (JedisConnectionException dropped) {
                     if (attempt >= CONNECTION_RETRIES) {
                         throw dropped;

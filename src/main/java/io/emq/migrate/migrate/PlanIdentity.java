@@ -4,7 +4,7 @@ import io.emq.migrate.v1.JobFacts;
 import java.util.Map;
 
 /**
- * V2: mint one branded id per job in rank order (v1 serve order per state), in journal batches;
+ * V20: mint one branded id per job in rank order (v1 serve order per state), in journal batches;
  * ids already in the journal are kept, so a crashed run resumes with the same ids.
  */
 final class PlanIdentity implements Step {

@@ -13,7 +13,7 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * V12, only after proof: a re-sync pass ({@link Resync}) and the proof ({@link Verification}), then
+ * V120, only after proof: a re-sync pass ({@link Resync}) and the proof ({@link Verification}), then
  * one script that deletes the v1 structures and stamps the tombstone only if the source's fingerprint
  * (every member of every structure, in order, and the add counter) is still the one the pass brought
  * v2 in line with. If it moved, nothing is deleted and another pass runs, up to {@link #PASSES}; then

@@ -2,25 +2,21 @@ package io.emq.migrate.migrate;
 
 import java.util.Map;
 
-/** One versioned step's work on one queue. Every step is idempotent: a re-run after a crash finishes it. */
+/**
+ * The code of one versioned step, run on one queue; its file in {@code migrations/} names it
+ * ({@code "runs"}) and says what it is (see {@link StepDefinition}). Every step is idempotent: a
+ * re-run after a crash finishes it. A step composes the migration's shared services; it never
+ * creates or runs another step.
+ */
 interface Step {
     /** Does the work; returns what it did, as counts for the history row. */
     Map<String, Long> apply(QueueMigration m);
 
-    /** The implementation of a step definition's action. */
-    static Step of(StepDefinition def) {
-        return switch (def.action()) {
-            case "fence-source" -> new FenceSource();
-            case "plan-identity" -> new PlanIdentity();
-            case "absorb" -> new Absorb(def.states());
-            case "absorb-flows" -> new AbsorbFlows();
-            case "absorb-dedup-and-schedulers" -> new AbsorbDedupAndSchedulers();
-            case "count-completed" -> new CountCompleted();
-            case "copy-logs" -> new CopyLogs();
-            case "catch-up" -> new CatchUp();
-            case "verify" -> new VerifyStep();
-            case "retire-source" -> new RetireSource();
-            default -> throw new IllegalStateException("step " + def.fileName() + " has unknown action '" + def.action() + "'");
-        };
+    /**
+     * The version of this class's code, part of the step's checksum: raise it when a change to the
+     * class changes what the step writes, so queues it already ran on are told (validate, repair).
+     */
+    default int revision() {
+        return 1;
     }
 }

@@ -1,14 +1,15 @@
 package io.emq.migrate.migrate;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The versioned steps this release ships, in version order. The folder listing is the file
- * {@code migrations/index} (a classpath cannot be listed inside a jar), kept in step by a test.
+ * The versioned steps this release ships, in version order: every {@code V<n>__<what>.json} found in
+ * the classpath folder {@code migrations/} (a build tree or the jar), nothing listed by hand.
+ * Versions are sparse (V10, V20, …) so a release can add a step between two others, before
+ * retirement, without renumbering history any queue already holds.
  */
 public final class StepCatalog {
     private final List<StepDefinition> steps;
@@ -18,17 +19,21 @@ public final class StepCatalog {
     }
 
     public static StepCatalog load() {
-        String index = new String(StepDefinition.resource("migrations/index"), StandardCharsets.UTF_8);
         List<StepDefinition> steps = new ArrayList<>();
-        for (String line : index.split("\\R")) {
-            if (!line.isBlank() && !line.startsWith("#")) {
-                steps.add(StepDefinition.load(line.trim()));
+        for (String name : ClasspathFolder.list("migrations")) {
+            if (!StepDefinition.FILE_NAME.matcher(name).matches()) {
+                throw new IllegalStateException("migrations/" + name + " is not a step file (V<n>__<what>.json)");
             }
+            steps.add(StepDefinition.load(name));
+        }
+        if (steps.isEmpty()) {
+            throw new IllegalStateException("no step files in the classpath folder migrations/");
         }
         steps.sort(Comparator.comparingInt(StepDefinition::version));
         for (int i = 1; i < steps.size(); i++) {
             if (steps.get(i).version() == steps.get(i - 1).version()) {
-                throw new IllegalStateException("two steps share version " + steps.get(i).version());
+                throw new IllegalStateException("two steps share version " + steps.get(i).version() + ": "
+                        + steps.get(i - 1).fileName() + " and " + steps.get(i).fileName());
             }
         }
         return new StepCatalog(List.copyOf(steps));

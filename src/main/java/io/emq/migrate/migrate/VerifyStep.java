@@ -2,7 +2,7 @@ package io.emq.migrate.migrate;
 
 import java.util.Map;
 
-/** V11: the proof before anything is destroyed; see {@link Verification}. A failure stops the queue at running. */
+/** V110: the proof before anything is destroyed; see {@link Verification}. A failure stops the queue at running. */
 final class VerifyStep implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {

@@ -76,12 +76,12 @@ public final class MigrationBench {
             long peak = peakHeapMiB();
             long live = LiveHeap.peakMiB();
             stepMs.forEach((step, ms) -> System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", step, ms));
-            long absorb = stepMs.getOrDefault("V3 absorb pending", 0L);
+            long absorb = stepMs.getOrDefault("V30 absorb pending", 0L);
             System.out.printf(Locale.ROOT, "%-44s %12s %12s %7s%n", "workload (" + jobs + " waiting jobs, 200 B)", "jobs/s",
                     "baseline", "ratio");
             System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "migrate, all 12 steps (fence..retire)", migrated,
                     baseline, migrated / baseline);
-            System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V3 absorb pending (the copy)",
+            System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V30 absorb pending (the copy)",
                     jobs * 1000.0 / Math.max(1, absorb), baseline, jobs * 1000.0 / Math.max(1, absorb) / baseline);
             System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max (live after GC at most %d MiB)%n", peak,
                     Runtime.getRuntime().maxMemory() >> 20, live);

@@ -74,7 +74,7 @@ class LiveSourceTest {
     void jobsAddedRightAfterTheV1PauseAreMigratedInServeOrder() {
         boolean[] once = {false};
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 1 && where.equals("v1 paused") && !once[0]) {
+            if (version == 10 && where.equals("v1 paused") && !once[0]) {
                 once[0] = true;
                 produce(40);
             }
@@ -131,7 +131,7 @@ class LiveSourceTest {
     void aWorkerThatTakesJobsAfterTheFenceIsRefusedAsLiveWorkerThenARerunAppliesWhatItDid() {
         boolean[] once = {false};
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 3 && where.equals("rows written") && !once[0]) {
+            if (version == 30 && where.equals("rows written") && !once[0]) {
                 once[0] = true;
                 for (int i = 0; i < 5; i++) {
                     String id = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
@@ -155,7 +155,7 @@ class LiveSourceTest {
     void aJobAWorkerHoldsIsNeverPendingInV2AndWaitForLocksWaitsForTheWorker() {
         String[] held = {null};
         MigrationResult refused = migrate(OPTIONS, (version, where) -> {
-            if (version == 10 && held[0] == null) {
+            if (version == 100 && held[0] == null) {
                 held[0] = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
             }
         }).get(0);
@@ -216,7 +216,7 @@ class LiveSourceTest {
     }
 
     /**
-     * Migrator A (a child JVM) freezes whole (SIGSTOP, lease heartbeat and all) inside V3 with a batch of
+     * Migrator A (a child JVM) freezes whole (SIGSTOP, lease heartbeat and all) inside V30 with a batch of
      * rows built; its lease lapses, B migrates and retires the queue, a v2 consumer drains it, then A
      * continues: its late write is refused, changes nothing, and A says another migrator took over.
      */
@@ -226,7 +226,7 @@ class LiveSourceTest {
         ProcessBuilder pb = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.emq.migrate.cli.Main", "migrate",
                 "--source", SERVER.uri(), "--all", "--lease", "300ms").redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("EMQ_CRASH_AT", "3:1");
+        pb.environment().put("EMQ_CRASH_AT", "30:1");
         pb.environment().put("EMQ_CRASH_MODE", "stop");
         Process a = pb.start();
         try {
@@ -234,7 +234,7 @@ class LiveSourceTest {
             while (!java.nio.file.Files.readString(log).contains("stopped at") && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertTrue(java.nio.file.Files.readString(log).contains("stopped at V3"), java.nio.file.Files.readString(log));
+            assertTrue(java.nio.file.Files.readString(log).contains("stopped at V30"), java.nio.file.Files.readString(log));
             Thread.sleep(600);
             MigrationResult b = migrate(OPTIONS, (version, where) -> { }).get(0);
             assertEquals("retired", b.outcome(), b.toString());

@@ -1,0 +1,148 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.Wire;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisMonitor;
+
+/**
+ * The step files of {@code migrations/} and the code they name agree: every file runs a step class
+ * and every step class is run by a file; the scripts a file lists are exactly the migration scripts
+ * its class calls (watched with MONITOR on a real server during a migration, a v1 producer adding a
+ * job after the fence); exactly the steps that say they destroy delete v1 keys.
+ */
+class StepFilesTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    /** The journal's own scripts: the runner holds the lease and records history with them, for every step alike. */
+    private static final Set<String> RUNNER_SCRIPTS = Set.of("migrate_journal_lock", "migrate_journal_set", "migrate_journal_forget");
+    private static final Pattern EVALSHA = Pattern.compile("\"(?:EVALSHA|evalsha)\" \"([0-9a-f]{40})\"");
+    private static final Pattern DELETES_V1 = Pattern.compile("\"(?:DEL|UNLINK|del|unlink)\" \"bull:");
+    private static final Pattern MARK = Pattern.compile("\"ECHO\" \"step (\\d+)\"", Pattern.CASE_INSENSITIVE);
+
+    @Test
+    void everyStepFileRunsAStepClassAndEveryStepClassIsRun() throws Exception {
+        StepCatalog catalog = StepCatalog.load();
+        Set<String> run = catalog.steps().stream().map(StepDefinition::runs).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> classes = new TreeSet<>();
+        for (String file : ClasspathFolder.list(Step.class.getPackageName().replace('.', '/'))) {
+            if (file.endsWith(".class") && !file.contains("$")) {
+                Class<?> c = Class.forName(Step.class.getPackageName() + "." + file.substring(0, file.length() - 6));
+                if (Step.class.isAssignableFrom(c) && !c.isInterface() && !Modifier.isAbstract(c.getModifiers())) {
+                    classes.add(c.getSimpleName());
+                }
+            }
+        }
+        assertEquals(classes, run, "step classes and the classes step files run");
+        catalog.steps().forEach(StepDefinition::create);
+        assertEquals(List.of(120), catalog.steps().stream().filter(StepDefinition::destroys).map(StepDefinition::version).toList(),
+                "only retirement destroys");
+    }
+
+    @Test
+    void eachStepFileListsExactlyTheMigrationScriptsItsClassCalls() throws Exception {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        Map<String, String> bySha = Arrays.stream(Script.values()).collect(Collectors.toMap(Script::sha, Script::fileName));
+        Map<Integer, Set<String>> called = new ConcurrentHashMap<>();
+        Set<Integer> deleting = ConcurrentHashMap.newKeySet();
+        AtomicInteger current = new AtomicInteger(-1);
+        Jedis monitor = SERVER.node(SERVER.nodes().get(0));
+        Thread watcher = new Thread(() -> {
+            try {
+                monitor.monitor(new JedisMonitor() {
+                    @Override
+                    public void onCommand(String command) {
+                        Matcher mark = MARK.matcher(command);
+                        if (mark.find()) {
+                            current.set(Integer.parseInt(mark.group(1)));
+                            return;
+                        }
+                        if (DELETES_V1.matcher(command).find()) {
+                            deleting.add(current.get());
+                        }
+                        Matcher eval = EVALSHA.matcher(command);
+                        if (eval.find() && current.get() > 0) { // before the first mark: the test's own loading
+                            String name = bySha.getOrDefault(eval.group(1), "unknown sha " + eval.group(1));
+                            if (!RUNNER_SCRIPTS.contains(name) && name.startsWith("migrate_")) {
+                                called.computeIfAbsent(current.get(), v -> ConcurrentHashMap.newKeySet()).add(name);
+                            }
+                        }
+                    }
+                });
+            } catch (RuntimeException closed) {
+                // the test closed the connection: monitoring is over
+            }
+        });
+        watcher.start();
+        Thread.sleep(200);
+        StepCatalog catalog = StepCatalog.load();
+        try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
+            List<MigrationResult> results = new Migrator(Wire.source(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
+                    MigrationOptions.defaults().withAcceptAnomalies(true).withDropCronSchedulers(true), Checkpoints.none())
+                    .listener(new Migrator.Listener() {
+                        @Override
+                        public void stepStarted(String queue, StepDefinition step) {
+                            marker.echo("step " + step.version());
+                            if (step.runs().equals("CatchUp") && queue.equals("orders")) {
+                                // a v1 producer adds a job after the fence: catch-up must absorb it
+                                SERVER.client().hset("bull:orders:late-1", Map.of("name", "late", "data", "{}",
+                                        "opts", "{}", "timestamp", "1", "delay", "0", "priority", "0"));
+                                SERVER.client().lpush("bull:orders:paused", "late-1");
+                            }
+                        }
+
+                        @Override
+                        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+                        }
+                    }).migrate(List.of("bull"), List.of());
+            results.forEach(r -> assertTrue(r.ok(), r.toString()));
+            marker.echo("step 0");
+            for (long deadline = System.nanoTime() + 10_000_000_000L; current.get() != 0 && System.nanoTime() < deadline; ) {
+                Thread.sleep(10); // MONITOR streams behind the server: wait until it has shown the last command
+            }
+            assertEquals(0, current.get(), "MONITOR showed the whole run");
+        } finally {
+            monitor.disconnect();
+            watcher.join(2000);
+        }
+        Map<Integer, Set<String>> listed = new TreeMap<>();
+        Map<Integer, Set<String>> seen = new TreeMap<>();
+        for (StepDefinition step : catalog.steps()) {
+            listed.put(step.version(), step.scripts().stream().map(Script::fileName).collect(Collectors.toCollection(TreeSet::new)));
+            seen.put(step.version(), new TreeSet<>(called.getOrDefault(step.version(), Set.of())));
+        }
+        assertEquals(listed, seen, "per step version: the scripts its file lists (left) and those its class called (right)");
+        assertEquals(catalog.steps().stream().filter(StepDefinition::destroys).map(StepDefinition::version).toList(),
+                List.copyOf(new TreeSet<>(deleting)), "the steps that say they destroy, and those that deleted v1 keys");
+    }
+
+    @Test
+    void theChecksumCoversTheFileItsScriptsAndTheRevisionOfItsCode() {
+        StepDefinition absorb = StepDefinition.load("V30__absorb_pending.json");
+        StepDefinition same = StepDefinition.load("V30__absorb_pending.json");
+        assertEquals(absorb.checksum(), same.checksum());
+        assertNotEquals(absorb.checksum(), StepDefinition.load("V40__absorb_scheduled.json").checksum());
+        assertTrue(absorb.scripts().stream().allMatch(s -> s.fileName().startsWith("migrate_")), "no runtime script in a checksum");
+    }
+}
