@@ -51,7 +51,7 @@ public final class Journal {
 
     /**
      * What the journal expects of one migrated job: its v2 state, attempts and v1 data digest, and the
-     * digest of the v1 job it was copied from ({@code migrate_v1_digest}; empty in older journals), by
+     * digest of the v1 job it was copied from ({@code migrate_v1_source} digest; empty in older journals), by
      * which a re-sync sees a job that changed since.
      */
     public record Expected(String state, long attempts, String sha256, String source) {

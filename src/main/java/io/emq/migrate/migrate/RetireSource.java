@@ -15,8 +15,8 @@ import redis.clients.jedis.resps.ScanResult;
 /**
  * V120, only after proof: a re-sync pass ({@link Resync}) and the proof ({@link Verification}), then
  * one script that deletes the v1 structures and stamps the tombstone only if the source's fingerprint
- * (every member of every structure, in order, and the add counter) is still the one the pass brought
- * v2 in line with. If it moved, nothing is deleted and another pass runs, up to {@link #PASSES}; then
+ * (every member of every structure, in order, and the add counter) and the digests of its jobs
+ * (fields, data, logs) are still the ones the pass brought v2 in line with. If it moved, nothing is deleted and another pass runs, up to {@link #PASSES}; then
  * the queue is refused, naming what kept moving. After the atomic step every other key of the queue
  * (job hashes and their subkeys, dedup keys, scheduler records) is deleted in batches, {@code meta}
  * kept as the tombstone and the add counter left holding it, so a v1 producer still pointed at the
@@ -35,13 +35,12 @@ final class RetireSource implements Step {
                 m.sourceClient().hget(m.source.key(QueueStructure.META).raw(), Utf8.bytes("version"))));
         long structures = stamped ? 0 : -1;
         String first = m.journal.get("fingerprint").orElse("");
-        String last = first;
         for (int pass = 0; pass < PASSES && structures < 0; pass++) {
-            last = Resync.run(m).fingerprint();
+            Resync.Pass synced = Resync.run(m);
             Verification.prove(m);
             m.checkpoints.hit("before retire");
             try {
-                structures = SourceFence.retire(m.sourceWire, m.source, last, queueLevelKeys(m));
+                structures = SourceFence.retire(m.sourceWire, m.source, synced.fingerprint(), synced.content(), queueLevelKeys(m));
             } catch (EmqWireException.State changed) {
                 m.checkpoints.hit("source moved at retire");
             }

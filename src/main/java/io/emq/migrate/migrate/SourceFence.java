@@ -13,6 +13,7 @@ import java.util.List;
 /** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint and its jobs' digests, retire it. */
 final class SourceFence {
     static final String TOMBSTONE = "echomq:2.0.0-migrated";
+    static final long CONTENT_MOD = 1L << 48;
     /** The structures whose cardinality, with the id counter, make the fingerprint (order matters to the script). */
     static final List<String> FINGERPRINTED = List.of("wait", "paused", "active", "prioritized", "delayed",
             "waiting-children", "failed", "completed");
@@ -30,24 +31,32 @@ final class SourceFence {
 
     /**
      * The source's fingerprint: its add counter, the size of each structure, and a digest of every
-     * member in order (see {@code migrate_v1_retire.lua}); equal fingerprints mean an unchanged source.
+     * member in order (see {@code migrate_v1_source.lua}); equal fingerprints mean an unchanged source.
      */
     static String fingerprint(Wire source, QueueRef q) {
-        return Replies.asText(source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, List.of()), List.of(Utf8.bytes("measure"))));
+        return Replies.asText(source.eval(Script.MIGRATE_V1_SOURCE, sourceKeys(q, List.of()), List.of(Utf8.bytes("measure"))));
     }
 
-    /** The digest of what each of these v1 jobs holds (see {@code migrate_v1_digest.lua}), in order. */
+    /** The digest of what each of these v1 jobs holds (see {@code migrate_v1_source.lua}), in order. */
     static List<String> digests(Wire source, QueueRef q, List<Bytes> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }
-        List<byte[]> keys = new ArrayList<>(ids.size() * 2);
+        List<byte[]> jobKeys = new ArrayList<>(ids.size() * 2);
         for (Bytes id : ids) {
-            keys.add(q.jobKey(id).raw());
-            keys.add(q.jobSubKey(id, JobSubKind.LOGS).raw());
+            jobKeys.add(q.jobKey(id).raw());
+            jobKeys.add(q.jobSubKey(id, JobSubKind.LOGS).raw());
         }
-        List<?> reply = (List<?>) source.eval(Script.MIGRATE_V1_DIGEST, keys, List.of());
+        List<?> reply = (List<?>) source.eval(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys), List.of(Utf8.bytes("digest")));
         return reply.stream().map(Replies::asText).toList();
+    }
+
+    /**
+     * The content sum retirement checks: the sum, mod 2^48, of the first 12 hex digits of these jobs'
+     * digests (each job once; see {@code migrate_v1_source.lua}).
+     */
+    static long contentSum(long sum, String digest) {
+        return (sum + Long.parseLong(digest.substring(0, 12), 16)) % CONTENT_MOD;
     }
 
     /** What moved between two fingerprints, in an operator's words: "3 adds (id counter 7 -> 10), paused 0 -> 3". */
@@ -74,17 +83,17 @@ final class SourceFence {
         return String.join(", ", moved);
     }
 
-    /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint moved. */
-    static long retire(Wire source, QueueRef q, String fingerprint, List<byte[]> moreKeys) {
-        return (Long) source.eval(Script.MIGRATE_V1_RETIRE, retireKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
-                Utf8.bytes(fingerprint), Utf8.bytes(TOMBSTONE)));
+    /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint or the content sum moved. */
+    static long retire(Wire source, QueueRef q, String fingerprint, long content, List<byte[]> moreKeys) {
+        return (Long) source.eval(Script.MIGRATE_V1_SOURCE, sourceKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
+                Utf8.bytes(fingerprint), Utf8.bytes(Long.toString(content)), Utf8.bytes(TOMBSTONE), q.base().raw()));
     }
 
     private static List<byte[]> fenceKeys(QueueRef q) {
         return List.of(q.key(QueueStructure.META).raw(), q.key("wait").raw(), q.key("paused").raw());
     }
 
-    private static List<byte[]> retireKeys(QueueRef q, List<byte[]> moreKeys) {
+    private static List<byte[]> sourceKeys(QueueRef q, List<byte[]> moreKeys) {
         List<byte[]> keys = new ArrayList<>();
         keys.add(q.key(QueueStructure.META).raw());
         keys.add(q.key("id").raw());

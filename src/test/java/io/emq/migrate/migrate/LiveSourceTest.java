@@ -119,6 +119,29 @@ class LiveSourceTest {
     }
 
     @Test
+    void anEditOfACopiedJobInTheLastInstantBeforeDeletionIsCaughtByRetirementAndCopiedAgain() {
+        boolean[] once = {false};
+        List<String> seen = new java.util.ArrayList<>();
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120) {
+                seen.add(where);
+            }
+            if (version == 120 && where.equals("before retire") && !once[0]) {
+                once[0] = true;
+                client().hset("bull:live:5", "data", "{\"edited\":true}");
+                client().rpush("bull:live:5:logs", "edited at the last moment");
+            }
+        }).get(0);
+        assertEquals("retired", r.outcome(), r.toString());
+        assertTrue(seen.contains("source moved at retire"), "the atomic step saw the edit: " + seen);
+        Keys keys = Keys.queue(QUEUE);
+        io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(keys.job(five).getBytes(), "payload".getBytes());
+        assertEquals("{\"edited\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()));
+        assertEquals(List.of("edited at the last moment"), client().lrange(keys.job(five, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
+    }
+
+    @Test
     void aProducerAfterRetirementIsRefusedByV1InsteadOfLosingItsJob() {
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> { });
         assertEquals("retired", r.get(0).outcome());
