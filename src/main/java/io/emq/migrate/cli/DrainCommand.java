@@ -3,6 +3,8 @@ package io.emq.migrate.cli;
 import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
 import io.emq.migrate.drain.DrainReport;
+import io.emq.migrate.drain.ShadowQueue;
+import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.drain.ExecHandler;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.Names;
@@ -25,14 +27,14 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate drain --target URI --queue Q [--workers N] [--handler validate|noop|exec CMD]
- * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--html FILE]}: serves a migrated queue
- * with the bundled consumer until it is empty and, with the default {@code validate} handler, judges
- * the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
+ * [--json] [--until-empty-schedule] [--dry-run] [--resume] [--shadow] [--html FILE]}: serves a migrated
+ * queue (or, with {@code --shadow}, a scratch copy of it) with the bundled consumer until it is empty
+ * and, with the default {@code validate} handler, judges the drain against the queue's journal. Exit 0 when everything matched, 3 otherwise, 2 on bad
  * usage or an unreachable server.
  */
 public final class DrainCommand {
     static final String SYNTAX = "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--json]"
-            + " [--until-empty-schedule] [--dry-run] [--resume] [--html FILE]";
+            + " [--until-empty-schedule] [--dry-run] [--resume] [--shadow] [--html FILE]";
 
     private DrainCommand() {
     }
@@ -48,6 +50,8 @@ public final class DrainCommand {
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
+                .addOption(null, "shadow", false, "drain a scratch copy of the queue on the same target, then delete the"
+                        + " copy: the queue itself is only read (its production work is not consumed)")
                 .addOption(withArg("html", "FILE", "also write a self-contained HTML report to FILE"))
                 .addOption(null, "json", false, "print one JSON document");
     }
@@ -78,7 +82,20 @@ public final class DrainCommand {
         boolean dryRun = line.hasOption("dry-run");
         DrainOptions options = DrainOptions.defaults().withWorkers(workers.get())
                 .withUntilEmptySchedule(line.hasOption("until-empty-schedule"));
+        if (line.hasOption("shadow") && (dryRun || line.hasOption("resume"))) {
+            err.println("emq-migrate drain: --shadow drains a copy (already claimable); it goes with neither --dry-run"
+                    + " nor --resume");
+            return ExitCodes.USAGE;
+        }
         try (UnifiedJedis client = Clients.open(target.get(), workers.get() + 4)) {
+            if (line.hasOption("shadow")) {
+                if (!new Drain(Wire.source(client), queue).journaled()) {
+                    err.println("emq-migrate drain: no journal " + Keys.migrationJournal(queue) + " on " + target.get().describe()
+                            + ": queue '" + queue + "' was not migrated there, so there is nothing to shadow and validate");
+                    return ExitCodes.REFUSED;
+                }
+                return drainShadow(client, queue, options, handler.get(), handlerName, line, target.get(), out, err);
+            }
             Drain drain = new Drain(dryRun ? Wire.source(client) : Wire.open(client), queue);
             if (!drain.journaled() && (dryRun || handlerName.equals("validate"))) {
                 err.println("emq-migrate drain: no journal " + Keys.migrationJournal(queue) + " on " + target.get().describe()
@@ -98,16 +115,7 @@ public final class DrainCommand {
                 err.println("resumed queue '" + queue + "', which was paused: " + paused.get());
             }
             DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler.get(), err);
-            if (line.hasOption("json")) {
-                Json.print(DrainOutput.json(report, handlerName, target.get().describe()), out);
-            } else {
-                DrainOutput.text(report, handlerName, out);
-            }
-            if (line.hasOption("html")) {
-                Path file = Path.of(line.getOptionValue("html"));
-                DrainOutput.html(report, handlerName, target.get().describe(), file);
-                err.println("wrote " + file.toAbsolutePath());
-            }
+            render(report, handlerName, line, target.get(), out, err);
             return exitCode(report, handlerName);
         } catch (EmqWireException.VersionFence e) {
             err.println("emq-migrate drain: " + e.getMessage());
@@ -119,6 +127,22 @@ public final class DrainCommand {
             Thread.currentThread().interrupt();
             err.println("emq-migrate drain: interrupted");
             return ExitCodes.REFUSED;
+        }
+    }
+
+    /** Copies the queue, drains and judges the copy, deletes it; the queue is only read. */
+    private static int drainShadow(UnifiedJedis client, String queue, DrainOptions options, JobHandler handler,
+                                   String handlerName, CommandLine line, Endpoint target, PrintStream out, PrintStream err)
+            throws InterruptedException {
+        Wire wire = Wire.open(client);
+        try (ShadowQueue shadow = ShadowQueue.copyOf(client, queue)) {
+            err.println("copied queue '" + queue + "' into the scratch queue '" + shadow.name() + "' (" + shadow.keys()
+                    + " keys); draining the copy");
+            Jobs.on(wire, shadow.name()).resume();
+            DrainReport report = drainWithProgress(Drain.ofShadow(wire, queue, shadow), options, handler, err);
+            render(report, handlerName, line, target, out, err);
+            err.println("deleted the scratch queue '" + shadow.name() + "'; queue '" + queue + "' was only read");
+            return exitCode(report, handlerName);
         }
     }
 
@@ -136,6 +160,20 @@ public final class DrainCommand {
                     progress.advance(1);
                 }
             });
+        }
+    }
+
+    private static void render(DrainReport report, String handlerName, CommandLine line, Endpoint target, PrintStream out,
+                               PrintStream err) {
+        if (line.hasOption("json")) {
+            Json.print(DrainOutput.json(report, handlerName, target.describe()), out);
+        } else {
+            DrainOutput.text(report, handlerName, out);
+        }
+        if (line.hasOption("html")) {
+            Path file = Path.of(line.getOptionValue("html"));
+            DrainOutput.html(report, handlerName, target.describe(), file);
+            err.println("wrote " + file.toAbsolutePath());
         }
     }
 

@@ -20,14 +20,33 @@ import java.util.Optional;
 public final class Drain {
     private final Wire wire;
     private final String queue;
+    private final String served;
     private final Jobs jobs;
     private final Journal journal;
 
     public Drain(Wire wire, String queue) {
+        this(wire, queue, queue);
+    }
+
+    private Drain(Wire wire, String queue, String served) {
         this.wire = wire;
         this.queue = queue;
-        this.jobs = Jobs.on(wire, queue);
+        this.served = served;
+        this.jobs = Jobs.on(wire, served);
         this.journal = new Journal(wire, queue);
+    }
+
+    /**
+     * Drains the shadow copy of {@code queue} instead of the queue, judged against the queue's own
+     * journal; the copy's consumer leaves its flow outbox undelivered, so parents in other (real)
+     * queues never hear of it.
+     */
+    public static Drain ofShadow(Wire wire, String queue, ShadowQueue shadow) {
+        return new Drain(wire, queue, shadow.name());
+    }
+
+    private boolean shadow() {
+        return !served.equals(queue);
     }
 
     public String queue() {
@@ -71,15 +90,18 @@ public final class Drain {
      */
     public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), queue);
+        Rows rows = new Rows(wire.client(), served);
         Map<String, Long> before = QueueCounts.read(wire.client(), migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
-        ConsumerStats stats = Consumer.on(jobs, job -> {
+        Consumer.Builder consumer = Consumer.on(jobs, job -> {
             ledger.claimed(job);
             work.handle(job);
         }).workers(options.workers()).batchSize(DrainOptions.BATCH_SIZE).lease(options.lease()).beat(options.beat())
-                .backoff(options.backoff()).maxAttempts(options.maxAttempts()).listener(ledger).build()
-                .runUntilEmpty(options.horizon());
+                .backoff(options.backoff()).maxAttempts(options.maxAttempts()).listener(ledger);
+        if (shadow()) {
+            consumer.holdOutbox();
+        }
+        ConsumerStats stats = consumer.build().runUntilEmpty(options.horizon());
         Problems problems = new Problems();
         var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers());
         return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(wire.client(), migrated, rows),
@@ -89,7 +111,7 @@ public final class Drain {
     /** Checks pending (in serve order) and the schedule against the journal; claims and writes nothing. */
     public DrainReport dryRun() {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), queue);
+        Rows rows = new Rows(wire.client(), served);
         Map<String, Long> journaled = new LinkedHashMap<>();
         for (String state : QueueCounts.STATES) {
             if (!state.equals("completed")) {

@@ -51,6 +51,7 @@ public final class Consumer implements AutoCloseable {
     private final Duration beat;
     private final long maxAttempts;
     private final Backoff backoff;
+    private final boolean deliversOutbox;
 
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -79,6 +80,7 @@ public final class Consumer implements AutoCloseable {
         this.batchSize = b.batchSize;
         this.lease = b.lease;
         this.beat = b.beat;
+        this.deliversOutbox = b.deliversOutbox;
         this.maxAttempts = b.maxAttempts;
         this.backoff = b.backoff;
     }
@@ -320,8 +322,14 @@ public final class Consumer implements AutoCloseable {
         deliverOutbox();
     }
 
-    /** Delivers the flow outbox pass by pass until a pass comes up short; false when a delivery failed. */
+    /**
+     * Delivers the flow outbox pass by pass until a pass comes up short; false when a delivery failed.
+     * A consumer that holds its outbox delivers nothing (and counts it as done).
+     */
     private boolean deliverOutbox() {
+        if (!deliversOutbox) {
+            return true;
+        }
         try {
             OutboxSweep sweep;
             do {
@@ -368,6 +376,7 @@ public final class Consumer implements AutoCloseable {
         private Duration beat = Duration.ofSeconds(1);
         private long maxAttempts = 3;
         private Backoff backoff = Backoff.fixed(Duration.ofSeconds(1));
+        private boolean deliversOutbox = true;
 
         private Builder(Jobs jobs, JobHandler handler) {
             this.jobs = jobs;
@@ -407,6 +416,15 @@ public final class Consumer implements AutoCloseable {
         /** Delay before a failed job runs again (default fixed 1 s). */
         public Builder backoff(Backoff b) {
             this.backoff = b;
+            return this;
+        }
+
+        /**
+         * Leaves the queue's flow outbox undelivered (default: delivered on every beat): for a scratch
+         * copy of a queue, whose cross-queue flow parents live in real queues that must not change.
+         */
+        public Builder holdOutbox() {
+            this.deliversOutbox = false;
             return this;
         }
 
