@@ -2,6 +2,7 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
@@ -129,6 +130,11 @@ public final class MigrateCommand {
         Optional<Duration> wait = duration(line, "wait-for-locks", Duration.ZERO, err);
         Optional<Duration> lease = duration(line, "lease", MigrationOptions.DEFAULT_LEASE, err);
         if (wait.isEmpty() || lease.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<String> tooShort = Journal.leaseProblem(lease.get());
+        if (tooShort.isPresent()) {
+            err.println("emq-migrate migrate: --lease: " + tooShort.get());
             return Optional.empty();
         }
         return Optional.of(new MigrationOptions(payload.get(), renames, line.hasOption("keep-branded-ids"), wait.get(),

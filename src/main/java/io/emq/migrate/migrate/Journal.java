@@ -93,17 +93,25 @@ public final class Journal {
         return token;
     }
 
+    /** Why a lease of this length cannot be taken (empty when it can): the one rule, for the CLI and {@link #acquire}. */
+    public static Optional<String> leaseProblem(java.time.Duration lease) {
+        if (lease.toMillis() >= MIN_LEASE_MS) {
+            return Optional.empty();
+        }
+        return Optional.of("a lease of " + lease.toMillis() + " ms is too short: it is renewed every third of it, and must"
+                + " be at least " + MIN_LEASE_MS + " ms (three renewals of 100 ms); the default is "
+                + MigrationOptions.DEFAULT_LEASE.toSeconds() + " s");
+    }
+
     /**
      * Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive, and refused
      * ({@code lease-too-short}) for a lease under {@link #MIN_LEASE_MS}: the lease is renewed every third of
      * it, at most every 100 ms, and a shorter one lapses between renewals, handing a live migrator's queue over.
      */
     public long acquire(String owner, long leaseMs) {
-        if (leaseMs < MIN_LEASE_MS) {
-            throw new MigrationRefused("lease-too-short", "a lease of " + leaseMs + " ms is too short: it is renewed every"
-                    + " third of it, and must be at least " + MIN_LEASE_MS + " ms (three renewals of 100 ms); the default is "
-                    + MigrationOptions.DEFAULT_LEASE.toSeconds() + " s");
-        }
+        leaseProblem(java.time.Duration.ofMillis(leaseMs)).ifPresent(problem -> {
+            throw new MigrationRefused("lease-too-short", problem);
+        });
         Object reply = wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
                 List.of(Utf8.bytes("acquire"), Utf8.bytes(owner), Utf8.bytes(""), Utf8.bytes(Long.toString(leaseMs))));
         token = reply.toString();
