@@ -17,7 +17,9 @@
 --                    removal, a move or a reorder changes it. O(members), read in chunks of 1000.
 --         digest  -> one digest per job of KEYS[11..], in order: the first 16 hex digits of the SHA-1
 --                    over the hash's fields and values sorted by field, then the length and last entry
---                    of its logs list (a key of another type contributes its type name). Reads only.
+--                    of its logs list, then, for a flow parent, the sizes of its :dependencies,
+--                    :processed, :failed and :unsuccessful (built on the hash key, as BullMQ builds
+--                    them; a key of another type contributes its type name). Reads only.
 --         retire  -> the number of keys deleted; 0 when the tombstone is already there. Deletes only
 --                    if the fingerprint is ARGV[2] and the content sum is ARGV[3]: the sum, mod 2^48,
 --                    of the first 12 hex digits of the digest of every distinct job with a hash
@@ -85,6 +87,14 @@ local function digest(hash, logs)
     parts[#parts + 1] = '|' .. redis.call('LLEN', logs) .. ':' .. #last .. ':' .. last
   else
     parts[#parts + 1] = '|' .. lt
+  end
+  local flow = {hash .. ':dependencies', hash .. ':processed', hash .. ':failed', hash .. ':unsuccessful'}
+  if redis.call('EXISTS', unpack(flow)) > 0 then
+    for _, key in ipairs(flow) do
+      local ft = redis.call('TYPE', key)['ok']
+      local size = ft == 'set' and redis.call('SCARD', key) or ft == 'hash' and redis.call('HLEN', key) or ft
+      parts[#parts + 1] = '|' .. size
+    end
   end
   return string.sub(redis.sha1hex(table.concat(parts)), 1, 16)
 end

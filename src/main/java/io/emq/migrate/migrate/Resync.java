@@ -113,6 +113,7 @@ final class Resync {
             throw new MigrationRefused("source-changed", "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
         }
+        refuseMovedFlows(m, changed, gone);
         PlanIdentity.mint(m, fresh);
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);
@@ -124,6 +125,23 @@ final class Resync {
         m.journal.set("fingerprint", fingerprint);
         m.checkpoints.hit("pass recorded");
         return new Pass(fingerprint, content[0], fresh.size(), changed.size(), gone.size(), workers);
+    }
+
+    /**
+     * A flow cannot be re-synced piecemeal: a parent whose children moved (its digest covers their
+     * records) or a child that moved or left would leave the v2 parent counting the wrong children.
+     * Such a queue is refused before anything of the pass is written, with {@code abandon} as the way back.
+     */
+    private static void refuseMovedFlows(QueueMigration m, List<JobFacts> changed, Map<BrandedId, Journal.Expected> gone) {
+        List<String> moved = new ArrayList<>();
+        changed.stream().filter(j -> j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
+                .forEach(j -> moved.add(j.id().display()));
+        gone.values().stream().filter(e -> e.state().equals("awaiting_children")).forEach(e -> moved.add("a flow parent"));
+        if (!moved.isEmpty()) {
+            throw new MigrationRefused("out-of-line", "flow jobs of " + m.source.display() + " moved after they were"
+                    + " migrated (" + String.join(", ", moved.subList(0, Math.min(5, moved.size()))) + "): a flow cannot"
+                    + " be brought in line piecemeal; stop the v1 workers, run `emq-migrate abandon`, then migrate again");
+        }
     }
 
     /**

@@ -351,6 +351,30 @@ class LiveSourceTest {
         finishAfterStopping(r);
     }
 
+    /** A flow child a v1 worker finishes after --no-retire: the flow cannot be re-synced piecemeal. */
+    @Test
+    void aFlowThatMovedAfterItWasMigratedIsRefusedNamingAbandon() {
+        client().flushAll();
+        MigrationHarness.load(client(), "node-5.65.1");
+        MigrationOptions noRetire = OPTIONS.withRetire(false);
+        List<MigrationResult> first = MigrationHarness.migrate(SERVER, SERVER, noRetire, Checkpoints.none(), List.of("bull"),
+                "flows-parent", "flows-child");
+        first.forEach(r -> assertEquals("verified", r.outcome(), r.toString()));
+        String child = LiveV1.take(client(), "flows-child", true, 30_000).orElseThrow();
+        String parentKey = client().hget("bull:flows-child:" + child, "parentKey");
+        assertTrue(LiveV1.complete(client(), "flows-child", child));
+        client().srem(parentKey + ":dependencies", "bull:flows-child:" + child);
+        client().hset(parentKey + ":processed", "bull:flows-child:" + child, "\"done\"");
+
+        List<MigrationResult> again = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"),
+                "flows-parent", "flows-child");
+        MigrationResult parent = again.stream().filter(r -> r.v2Queue().equals("flows-parent")).findFirst().orElseThrow();
+        assertEquals("out-of-line", parent.refusalKind(), parent.toString());
+        assertTrue(parent.message().contains("emq-migrate abandon"), parent.message());
+        assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:flows-parent:meta", "version")), "v1 parent intact");
+        assertFalse(LiveV1.v2Rows(client(), "flows-child").containsKey(child), "the finished child is no v2 row");
+    }
+
     @Test
     void aLeaseShorterThanThreeRenewalsIsRefused() {
         MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
