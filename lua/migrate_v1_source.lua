@@ -65,21 +65,23 @@ local function fingerprint()
   sizes[#sizes + 1] = redis.sha1hex(table.concat(parts))
   return table.concat(sizes, '|')
 end
-local function digest(hash, logs)
+local function digest(hash, logs, t)
   local parts = {}
-  local t = redis.call('TYPE', hash)['ok']
   if t == 'hash' then
     local flat = redis.call('HGETALL', hash)
-    local fields = {}
+    local names = {}
+    local values = {}
     for i = 1, #flat, 2 do
-      fields[#fields + 1] = {flat[i], flat[i + 1]}
+      names[#names + 1] = flat[i]
+      values[flat[i]] = flat[i + 1]
     end
-    table.sort(fields, function(a, b) return a[1] < b[1] end)
-    for _, f in ipairs(fields) do
-      parts[#parts + 1] = #f[1] .. ':' .. f[1] .. #f[2] .. ':' .. f[2]
+    table.sort(names)
+    for i, name in ipairs(names) do
+      local value = values[name]
+      parts[i] = #name .. ':' .. name .. #value .. ':' .. value
     end
   else
-    parts[#parts + 1] = t
+    parts[1] = t
   end
   local lt = redis.call('TYPE', logs)['ok']
   if lt == 'list' then
@@ -113,7 +115,7 @@ local function contentSum(base)
     if structure == 5 and redis.call('EXISTS', hash .. ':lock') == 1 then
       return
     end
-    sum = (sum + tonumber(string.sub(digest(hash, hash .. ':logs'), 1, 12), 16)) % MOD
+    sum = (sum + tonumber(string.sub(digest(hash, hash .. ':logs', 'hash'), 1, 12), 16)) % MOD
   end
   for i = 3, 9 do
     local key = KEYS[i]
@@ -142,7 +144,7 @@ end
 if ARGV[1] == 'digest' then
   local out = {}
   for k = 11, #KEYS, 2 do
-    out[#out + 1] = digest(KEYS[k], KEYS[k + 1])
+    out[#out + 1] = digest(KEYS[k], KEYS[k + 1], redis.call('TYPE', KEYS[k])['ok'])
   end
   return out
 end
