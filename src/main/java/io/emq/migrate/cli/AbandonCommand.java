@@ -1,51 +1,77 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Abandon;
+import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
-import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Set;
+import java.util.TreeMap;
 import org.apache.commons.cli.Options;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code emq-migrate abandon --source URI [--target URI] --queue Q}: undo a migration that has not
  * retired its source; removes what it wrote on the target and resumes the v1 queue as it was.
  */
-public final class AbandonCommand {
-    private AbandonCommand() {
+final class AbandonCommand implements Command {
+    public String name() {
+        return "abandon";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "source", true, "the v1 server")
-                .addOption(null, "target", true, "the v2 server or cluster (default: the source)")
-                .addOption(null, "queue", true, "the v2 queue");
-        Optional<CommandLine> parsed = CommandLines.parse("abandon", "--source URI [--target URI] --queue Q", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "undo an unretired migration: delete its v2 rows, resume the v1 queue";
+    }
+
+    public String syntax() {
+        return "--source URI [--target URI] --queue Q [--yes] [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate abandon --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("abandoned; the v1 queue is as it was",
+                "never migrated, already retired, or not confirmed (--yes off a terminal)");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.SOURCE, Side.TARGET);
+    }
+
+    public boolean destroys() {
+        return true;
+    }
+
+    public void options(Options options) {
+        options.addOption(Cli.valued("queue", "Q", "the v2 queue"));
+    }
+
+    public int run(Invocation in) {
+        String queue = in.queue();
+        Endpoint source = in.require(Side.SOURCE);
+        Endpoint target = in.targetOrSource();
+        Wire sourceWire = Wire.source(in.open(source, Side.SOURCE, 8));
+        boolean retired = Migrated.journal(in.readableTarget(target), queue).state()
+                .filter(s -> s == Journal.State.RETIRED).isPresent();
+        if (!retired) { // a retired migration is refused below, by Abandon, without asking
+            in.confirm("abandon " + queue, "deletes every job the migration wrote on " + target.describe()
+                    + " (v2 producers' jobs in that queue stay)");
         }
-        CommandLine line = parsed.get();
-        if (!line.hasOption("queue")) {
-            err.println("emq-migrate abandon: --queue Q is required");
-            return ExitCodes.USAGE;
+        Map<String, Long> counts = Abandon.run(sourceWire, in.writableTarget(target, 8), queue, MigrationOptions.DEFAULT_LEASE);
+        if (in.json()) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("queue", queue);
+            doc.put("abandoned", true);
+            doc.put("counts", new TreeMap<>(counts));
+            Json.print(doc, in.out());
+        } else {
+            in.out().println("abandoned " + queue + ": " + Table.counts(counts)
+                    + "; the v1 queue is as it was before the migration");
         }
-        Optional<Endpoint> source = Servers.endpoint("abandon", "source", line.getOptionValue("source"), "SOURCE", err);
-        if (source.isEmpty()) {
-            return ExitCodes.USAGE;
-        }
-        String target = line.getOptionValue("target", line.getOptionValue("source"));
-        return Servers.withTarget("abandon", target, err, wire -> {
-            try (UnifiedJedis sourceClient = source.get().open()) {
-                Map<String, Long> counts = Abandon.run(Wire.source(sourceClient), wire, line.getOptionValue("queue"),
-                        MigrationOptions.DEFAULT_LEASE);
-                out.println("abandoned " + line.getOptionValue("queue") + ": " + counts
-                        + "; the v1 queue is as it was before the migration");
-                return ExitCodes.OK;
-            }
-        });
+        return ExitCodes.OK;
     }
 }

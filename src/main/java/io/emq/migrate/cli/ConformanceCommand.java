@@ -1,66 +1,72 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.runtime.Conformance;
-import io.emq.migrate.wire.Clients;
-import io.emq.migrate.wire.EmqWireException;
-import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Map;
+import java.util.Set;
 import org.apache.commons.cli.Options;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate conformance --target URI [--queue PREFIX] [--wire-version V]}: runs the v2
  * wire scenarios against a server, one {@code CONF} line each and a {@code CONFORMANCE n/m} total.
  * Exit 0 only when every scenario passed.
  */
-public final class ConformanceCommand {
-
-    private ConformanceCommand() {
+final class ConformanceCommand implements Command {
+    public String name() {
+        return "conformance";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "target", true, "the v2 server: redis://host:port, rediss://…, or cluster seeds h1:p1,h2:p2")
-                .addOption(null, "queue", true, "prefix of the scenario sub-queues (default: conformance)")
-                .addOption(null, "wire-version", true, "the {emq}:version this runtime speaks (default: "
-                        + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the default)");
-        Optional<CommandLine> parsed = CommandLines.parse("conformance", "--target URI", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "run the v2 wire conformance scenarios against a target";
+    }
+
+    public String syntax() {
+        return "--target URI [--queue PREFIX] [--wire-version V] [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate conformance --target redis://10.0.0.9:6379");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("every scenario passed", "a scenario failed, or the target is on another wire version");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.TARGET);
+    }
+
+    public void options(Options options) {
+        options.addOption(Cli.valued("queue", "PREFIX", "prefix of the scenario sub-queues (default: conformance)"))
+                .addOption(Cli.valued("wire-version", "V", "the {emq}:version this runtime speaks (default: "
+                        + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the default)"));
+    }
+
+    public int run(Invocation in) {
+        String version = in.value("wire-version", VersionFence.configured());
+        String prefix = in.value("queue", "conformance");
+        Wire wire = Wire.open(in.open(in.require(Side.TARGET), Side.TARGET, 4), version);
+        PrintStream lines = in.json() ? new PrintStream(OutputStream.nullOutputStream()) : in.out();
+        List<Conformance.Verdict> verdicts = new Conformance(wire, prefix).run(lines);
+        boolean passed = verdicts.stream().allMatch(Conformance.Verdict::ok);
+        if (in.json()) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("wireVersion", version);
+            doc.put("passed", passed);
+            doc.put("scenarios", verdicts.stream().map(v -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", v.name());
+                m.put("ok", v.ok());
+                m.put("why", v.why());
+                return m;
+            }).toList());
+            Json.print(doc, in.out());
         }
-        CommandLine line = parsed.get();
-        if (!line.hasOption("target")) {
-            err.println("emq-migrate conformance: --target URI is required");
-            return ExitCodes.USAGE;
-        }
-        Endpoint endpoint;
-        try {
-            endpoint = Endpoint.parse(line.getOptionValue("target"), "TARGET");
-        } catch (Endpoint.BadEndpointException e) {
-            err.println("emq-migrate conformance: " + e.getMessage());
-            return ExitCodes.USAGE;
-        }
-        String version = line.getOptionValue("wire-version", VersionFence.configured());
-        String prefix = line.getOptionValue("queue", "conformance");
-        try (UnifiedJedis client = Clients.open(endpoint, 4)) {
-            Wire wire = Wire.open(client, version);
-            List<Conformance.Verdict> verdicts = new Conformance(wire, prefix).run(out);
-            return verdicts.stream().allMatch(Conformance.Verdict::ok) ? ExitCodes.OK : ExitCodes.REFUSED;
-        } catch (EmqWireException.VersionFence e) {
-            err.println("emq-migrate conformance: " + e.getMessage());
-            return ExitCodes.REFUSED;
-        } catch (IllegalArgumentException e) {
-            err.println("emq-migrate conformance: " + e.getMessage());
-            return ExitCodes.USAGE;
-        } catch (JedisException e) {
-            err.println("emq-migrate conformance: cannot use " + endpoint.describe() + ": " + e.getMessage());
-            return ExitCodes.USAGE;
-        }
+        return passed ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 }

@@ -1,67 +1,94 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.v1.Bytes;
-import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueCounts;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Endpoint;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
-import org.apache.commons.cli.Option;
+import java.util.Set;
 import org.apache.commons.cli.Options;
+import redis.clients.jedis.UnifiedJedis;
 
 /** {@code emq-migrate discover --source URI [--prefix P]... [--json]}: the v1 queues with their counts. Reads only. */
-public final class DiscoverCommand {
+final class DiscoverCommand implements Command {
     static final String DEFAULT_PREFIX = "bull";
 
-    private DiscoverCommand() {
+    public String name() {
+        return "discover";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = sourceOptions().addOption(null, "json", false, "print one JSON document");
-        Optional<CommandLine> parsed = CommandLines.parse("discover", "--source URI [--prefix P]... [--json]", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "list v1 queues with their counts (reads only)";
+    }
+
+    public String syntax() {
+        return "--source URI [--prefix P]... [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate discover --source redis://10.0.0.5:6379", "emq-migrate discover --source redis://10.0.0.5:6379 --prefix bull --prefix echo --json");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("listed (also when there are none)", null);
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.SOURCE);
+    }
+
+    public Set<String> repeatable() {
+        return Set.of("prefix");
+    }
+
+    public boolean showsProgress() {
+        return true;
+    }
+
+    public void options(Options options) {
+        prefixOption(options);
+    }
+
+    static void prefixOption(Options options) {
+        options.addOption(Cli.valued("prefix", "P", "a v1 key prefix (repeatable; default " + DEFAULT_PREFIX + ")"));
+    }
+
+    public int run(Invocation in) {
+        List<String> prefixes = prefixes(in);
+        Endpoint source = in.require(Side.SOURCE);
+        UnifiedJedis jedis = in.open(source, Side.SOURCE, 8);
+        DiscoveryResult found = Scanning.discover(jedis, prefixes, in);
+        List<QueueCounts> counts = new ArrayList<>();
+        for (QueueRef q : found.queues()) {
+            counts.add(QueueCounts.read(jedis, q));
         }
-        CommandLine line = parsed.get();
-        List<String> prefixes = prefixes(line);
-        return Servers.withSource("discover", line.getOptionValue("source"), err, jedis -> {
-            DiscoveryResult found = Scanning.discover(jedis, prefixes, err);
-            List<QueueCounts> counts = new ArrayList<>();
-            for (QueueRef q : found.queues()) {
-                counts.add(QueueCounts.read(jedis, q));
-            }
-            if (line.hasOption("json")) {
-                Json.print(json(line.getOptionValue("source"), found, counts), out);
-            } else {
-                text(found, counts, out);
-            }
-            return ExitCodes.OK;
-        });
+        if (in.json()) {
+            Json.print(json(source.describe(), found, counts), in.out());
+        } else {
+            text(found, counts, in.out());
+        }
+        return ExitCodes.OK;
     }
 
-    static Options sourceOptions() {
-        return new Options()
-                .addOption(Option.builder().longOpt("source").hasArg().argName("URI").required()
-                        .desc("the v1 server, redis://[user[:pass]@]host:port[/db]").get())
-                .addOption(Option.builder().longOpt("prefix").hasArg().argName("P")
-                        .desc("a v1 key prefix (repeatable; default " + DEFAULT_PREFIX + ")").get());
+    static List<String> prefixes(Invocation in) {
+        List<String> given = in.values("prefix");
+        return given.isEmpty() ? List.of(DEFAULT_PREFIX) : given;
     }
 
-    static List<String> prefixes(CommandLine line) {
-        String[] given = line.getOptionValues("prefix");
-        return given == null ? List.of(DEFAULT_PREFIX) : List.of(given);
+    /** "prefix bull" or "prefixes bull, echo". */
+    static String under(List<String> prefixes) {
+        return (prefixes.size() == 1 ? "prefix " : "prefixes ") + String.join(", ", prefixes);
     }
 
     private static Map<String, Object> json(String source, DiscoveryResult found, List<QueueCounts> counts) {
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("source", io.emq.migrate.wire.Endpoint.redact(source));
+        doc.put("source", source);
         doc.put("prefixes", found.prefixes());
         List<Map<String, Object>> queues = new ArrayList<>();
         for (QueueCounts c : counts) {
@@ -90,8 +117,10 @@ public final class DiscoverCommand {
     }
 
     private static void text(DiscoveryResult found, List<QueueCounts> counts, PrintStream out) {
-        out.println("v1 queues under " + String.join(", ", found.prefixes()) + ": " + counts.size());
-        if (!counts.isEmpty()) {
+        if (counts.isEmpty()) {
+            out.println("no v1 queues under " + under(found.prefixes()) + "; check --prefix");
+        } else {
+            out.println("v1 queues under " + String.join(", ", found.prefixes()) + ": " + counts.size());
             List<String> header = new ArrayList<>(List.of("PREFIX", "QUEUE"));
             V1State.LISTED.forEach(s -> header.add(s.wireName().toUpperCase()));
             header.add("META.PAUSED");

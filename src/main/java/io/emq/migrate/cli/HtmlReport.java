@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * A self-contained HTML report (inline CSS and SVG, no scripts, no external assets): headings,
@@ -42,11 +43,13 @@ public final class HtmlReport {
 
     private final String title;
     private final StringBuilder body = new StringBuilder();
+    private final int top;
 
     public HtmlReport(String title) {
         this.title = title;
         body.append("<h1>").append(escape(title)).append("</h1>\n<p class=\"meta\">generated ")
                 .append(escape(Instant.now().toString())).append("</p>\n");
+        top = body.length();
     }
 
     public HtmlReport section(String heading) {
@@ -73,20 +76,35 @@ public final class HtmlReport {
     }
 
     public HtmlReport table(List<String> header, List<List<String>> rows) {
-        body.append("<table>\n<tr>");
-        header.forEach(h -> body.append("<th>").append(escape(h)).append("</th>"));
-        body.append("</tr>\n");
+        body.append(tableHtml(header, rows));
+        return this;
+    }
+
+    /** Places what {@code content} adds at the top of the page, under the title: a summary known only at the end. */
+    public HtmlReport atTop(Consumer<HtmlReport> content) {
+        int start = body.length();
+        content.accept(this);
+        String added = body.substring(start);
+        body.setLength(start);
+        body.insert(top, added);
+        return this;
+    }
+
+    private static String tableHtml(List<String> header, List<List<String>> rows) {
+        StringBuilder html = new StringBuilder("<table>\n<tr>");
+        header.forEach(h -> html.append("<th>").append(escape(h)).append("</th>"));
+        html.append("</tr>\n");
         for (List<String> row : rows) {
-            body.append("<tr>");
+            html.append("<tr>");
             for (String cell : row) {
                 String text = cell == null ? "-" : cell;
-                String cls = text.equals("yes") ? "yes" : text.equals("NO") ? "no" : text.matches("-?\\d+") ? "num" : "";
-                body.append(cls.isEmpty() ? "<td>" : "<td class=\"" + cls + "\">").append(escape(text)).append("</td>");
+                String cls = text.equals("yes") ? "yes" : text.equals("NO") || text.equals("BLOCKED") ? "no"
+                        : text.matches("-?[\\d,]+") ? "num" : "";
+                html.append(cls.isEmpty() ? "<td>" : "<td class=\"" + cls + "\">").append(escape(text)).append("</td>");
             }
-            body.append("</tr>\n");
+            html.append("</tr>\n");
         }
-        body.append("</table>\n");
-        return this;
+        return html.append("</table>\n").toString();
     }
 
     /** Grouped bars: for each state, jobs before (grey-blue) and after (green), with the numbers on top. */

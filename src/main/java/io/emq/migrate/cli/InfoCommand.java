@@ -4,55 +4,81 @@ import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
+import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Set;
+import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 
-/** {@code emq-migrate info --target URI [--queue Q] [--json]}: each queue's state and steps, like {@code flyway info}. */
-public final class InfoCommand {
-    private InfoCommand() {
+/** {@code emq-migrate info --target URI [--queue Q]}: each queue's state and steps, like {@code flyway info}. Reads only. */
+final class InfoCommand implements Command {
+    public String name() {
+        return "info";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "target", true, "the v2 server or cluster")
-                .addOption(null, "queue", true, "one v2 queue (default: every queue with a journal)")
-                .addOption(null, "json", false, "print one JSON document");
-        Optional<CommandLine> parsed = CommandLines.parse("info", "--target URI [--queue Q]", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "each migrated queue's state and steps, like flyway info (reads only)";
+    }
+
+    public String syntax() {
+        return "--target URI [--queue Q] [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate info --target redis://10.0.0.9:6379", "emq-migrate info --target redis://10.0.0.9:6379 --queue orders --json");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("the journals were read", "the queue named by --queue has no migration on the target");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.TARGET);
+    }
+
+    public void options(Options options) {
+        options.addOption(Cli.valued("queue", "Q", "one v2 queue (default: every queue with a journal)"));
+    }
+
+    public int run(Invocation in) {
+        Optional<String> queue = in.has("queue") ? Optional.of(in.queue()) : Optional.empty();
+        Wire wire = in.readableTarget(in.require(Side.TARGET));
+        List<String> queues;
+        if (queue.isPresent()) {
+            queues = List.of(queue.get());
+            if (!new Journal(wire, queues.get(0)).exists()) {
+                Migrated.journal(wire, queues.get(0));
+            }
+        } else {
+            queues = Journals.queues(wire);
         }
-        CommandLine line = parsed.get();
-        return Servers.withTarget("info", line.getOptionValue("target"), err, wire -> {
-            List<String> queues = line.hasOption("queue") ? List.of(line.getOptionValue("queue")) : Journals.queues(wire);
-            List<Map<String, Object>> docs = new ArrayList<>();
-            for (String q : queues) {
-                Journal journal = new Journal(wire, q);
-                List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history());
-                Map<String, Object> doc = new LinkedHashMap<>();
-                doc.put("name", q);
-                doc.put("state", journal.state().map(Journal.State::wireName).orElse("none"));
-                doc.put("source", journal.get("v1_queue").orElse(null));
-                doc.put("policy", journal.get("policy").orElse(null));
-                doc.put("hwm", journal.highWaterMark());
-                doc.put("steps", steps.stream().map(InfoCommand::step).toList());
-                docs.add(doc);
-                if (!line.hasOption("json")) {
-                    print(doc, steps, out);
-                }
+        List<Map<String, Object>> docs = new ArrayList<>();
+        for (String q : queues) {
+            Journal journal = new Journal(wire, q);
+            List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history());
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("name", q);
+            doc.put("state", journal.state().map(Journal.State::wireName).orElse("none"));
+            doc.put("source", journal.get("v1_queue").orElse(null));
+            doc.put("policy", journal.get("policy").orElse(null));
+            doc.put("hwm", journal.highWaterMark());
+            doc.put("steps", steps.stream().map(InfoCommand::step).toList());
+            docs.add(doc);
+            if (!in.json()) {
+                print(doc, steps, in.out());
             }
-            if (line.hasOption("json")) {
-                Json.print(Map.of("queues", docs), out);
-            } else if (docs.isEmpty()) {
-                out.println("no migration journals on this target");
-            }
-            return ExitCodes.OK;
-        });
+        }
+        if (in.json()) {
+            Json.print(Map.of("queues", docs), in.out());
+        } else if (docs.isEmpty()) {
+            in.out().println("no migration journals on this target: no queue was migrated here yet");
+        }
+        return ExitCodes.OK;
     }
 
     private static Map<String, Object> step(StepStatus s) {
@@ -65,7 +91,7 @@ public final class InfoCommand {
             m.put("installedBy", r.installedBy());
             m.put("executionMs", r.executionMs());
             m.put("checksum", r.checksum());
-            m.put("counts", r.counts());
+            m.put("counts", new TreeMap<>(r.counts()));
             if (r.error() != null) {
                 m.put("error", r.error());
             }
@@ -80,7 +106,7 @@ public final class InfoCommand {
         for (StepStatus s : steps) {
             t.row("V" + s.version(), s.description(), s.status(), s.row().map(r -> r.installedOn()).orElse(null),
                     s.row().map(r -> r.executionMs()).orElse(null),
-                    s.row().map(r -> r.error() != null ? r.error() : r.counts().toString()).orElse(null));
+                    s.row().map(r -> r.error() != null ? r.error() : Table.counts(r.counts())).orElse(null));
         }
         t.print(out);
         out.println();

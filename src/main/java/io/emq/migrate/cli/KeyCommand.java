@@ -5,37 +5,59 @@ import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.keyspace.ParsedKey;
 import io.emq.migrate.keyspace.Part;
 import io.emq.migrate.keyspace.Slots;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate key [--json] KEY...}: what each key parses as under the v2 grammar. */
-public final class KeyCommand {
-    private KeyCommand() {
+final class KeyCommand implements Command {
+    public String name() {
+        return "key";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options().addOption(null, "json", false, "print a JSON array");
-        Optional<CommandLine> parsed = CommandLines.parse("key", "[--json] KEY...", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
-        }
-        List<String> keys = parsed.get().getArgList();
+    public String summary() {
+        return "parse v2 keys: kind, queue, type, slot, mint time";
+    }
+
+    public String syntax() {
+        return "KEY... [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate key 'emq:{orders}:job:JOB0NwdXCmjyDI' '{emq}:version'");
+    }
+
+    public Map<Integer, String> exits() {
+        Map<Integer, String> m = ExitCodes.meanings("every key parsed", null);
+        m.put(ExitCodes.REJECTED, "some key was rejected by the grammar (the DETAIL column says why)");
+        return new java.util.TreeMap<>(m);
+    }
+
+    public Set<Side> servers() {
+        return Set.of();
+    }
+
+    public boolean takesArguments() {
+        return true;
+    }
+
+    public void options(Options options) {
+    }
+
+    public int run(Invocation in) {
+        List<String> keys = in.arguments();
         if (keys.isEmpty()) {
-            err.println("emq-migrate key: give at least one key");
-            return ExitCodes.USAGE;
+            throw CliException.usage("give at least one key");
         }
         List<Map<String, Object>> rows = new ArrayList<>();
         for (String key : keys) {
             rows.add(describe(key));
         }
-        if (parsed.get().hasOption("json")) {
-            Json.print(rows, out);
+        if (in.json()) {
+            Json.print(rows, in.out());
         } else {
             Table table = new Table("KEY", "KIND", "QUEUE", "TYPE", "SLOT", "DETAIL");
             for (Map<String, Object> r : rows) {
@@ -43,7 +65,7 @@ public final class KeyCommand {
                         : r.get("id") != null ? "id " + r.get("id") + " minted " + r.get("minted") : null;
                 table.row(Names.printable(key(r)), r.get("kind"), r.get("queue"), r.get("type"), r.get("slot"), detail);
             }
-            table.print(out);
+            table.print(in.out());
         }
         boolean anyRejected = rows.stream().anyMatch(r -> "rejected".equals(r.get("kind")));
         return anyRejected ? ExitCodes.REJECTED : ExitCodes.OK;

@@ -4,67 +4,81 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.v1.Bytes;
-import java.io.PrintStream;
+import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate lookup --target URI --queue Q (--v1-id ID | --job-id ID | --all) [--json]}: the identity mapping. */
-public final class LookupCommand {
-    private LookupCommand() {
+final class LookupCommand implements Command {
+    public String name() {
+        return "lookup";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "target", true, "the v2 server or cluster")
-                .addOption(null, "queue", true, "the v2 queue")
-                .addOption(null, "v1-id", true, "a v1 job id")
-                .addOption(null, "job-id", true, "a branded v2 job id")
-                .addOption(null, "all", false, "the whole mapping")
-                .addOption(null, "json", false, "print a JSON array of {\"v1\": …, \"v2\": …}");
-        Optional<CommandLine> parsed = CommandLines.parse("lookup", "--target URI --queue Q (--v1-id ID | --job-id ID | --all)",
-                options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "the v1 id <-> branded id mapping of a migrated queue (reads only)";
+    }
+
+    public String syntax() {
+        return "--target URI --queue Q (--v1-id ID | --job-id ID | --all) [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate lookup --target redis://10.0.0.9:6379 --queue orders --v1-id 42");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("found", "the id has no mapping, or the queue was never migrated on the target");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.TARGET);
+    }
+
+    public void options(Options options) {
+        options.addOption(Cli.valued("queue", "Q", "the v2 queue"))
+                .addOption(Cli.valued("v1-id", "ID", "a v1 job id"))
+                .addOption(Cli.valued("job-id", "ID", "a branded v2 job id"))
+                .addOption(null, "all", false, "the whole mapping");
+    }
+
+    public int run(Invocation in) {
+        long modes = List.of("v1-id", "job-id", "all").stream().filter(in::has).count();
+        if (modes != 1) {
+            throw CliException.usage("give exactly one of --v1-id ID, --job-id ID, --all");
         }
-        CommandLine line = parsed.get();
-        long modes = List.of("v1-id", "job-id", "all").stream().filter(line::hasOption).count();
-        if (!line.hasOption("queue") || modes != 1) {
-            err.println("emq-migrate lookup: give --queue Q and exactly one of --v1-id ID, --job-id ID, --all");
-            return ExitCodes.USAGE;
+        String queue = in.queue();
+        if (in.has("job-id") && !BrandedId.isValid(in.value("job-id", ""))) {
+            throw CliException.usage("--job-id " + in.value("job-id", "") + " is not a branded id ("
+                    + ((BrandedId.Invalid) BrandedId.parse(in.value("job-id", ""))).reason() + ")");
         }
-        if (line.hasOption("job-id") && !BrandedId.isValid(line.getOptionValue("job-id"))) {
-            err.println("emq-migrate lookup: --job-id " + line.getOptionValue("job-id") + " is not a branded id ("
-                    + ((BrandedId.Invalid) BrandedId.parse(line.getOptionValue("job-id"))).reason() + ")");
-            return ExitCodes.USAGE;
+        Wire wire = in.readableTarget(in.require(Side.TARGET));
+        Journal journal = Migrated.journal(wire, queue);
+        List<Map<String, String>> pairs = new ArrayList<>();
+        if (in.has("all")) {
+            Journals.mapping(wire, queue).forEach(e -> pairs.add(pair(e.getKey(), e.getValue())));
+        } else if (in.has("v1-id")) {
+            byte[] v1 = in.value("v1-id", "").getBytes(StandardCharsets.UTF_8);
+            journal.lookupV1(List.of(v1)).get(0).ifPresent(id -> pairs.add(pair(v1, id.toString())));
+        } else {
+            BrandedId id = BrandedId.of(in.value("job-id", ""));
+            journal.lookupV2(id).ifPresent(v1 -> pairs.add(pair(v1, id.toString())));
         }
-        return Servers.withTarget("lookup", line.getOptionValue("target"), err, wire -> {
-            String queue = line.getOptionValue("queue");
-            Journal journal = new Journal(wire, queue);
-            List<Map<String, String>> pairs = new ArrayList<>();
-            if (line.hasOption("all")) {
-                Journals.mapping(wire, queue).forEach(e -> pairs.add(pair(e.getKey(), e.getValue())));
-            } else if (line.hasOption("v1-id")) {
-                byte[] v1 = line.getOptionValue("v1-id").getBytes(StandardCharsets.UTF_8);
-                journal.lookupV1(List.of(v1)).get(0).ifPresent(id -> pairs.add(pair(v1, id.toString())));
-            } else {
-                BrandedId id = BrandedId.of(line.getOptionValue("job-id"));
-                journal.lookupV2(id).ifPresent(v1 -> pairs.add(pair(v1, id.toString())));
-            }
-            if (line.hasOption("json")) {
-                Json.print(pairs, out);
-            } else {
-                Table t = new Table("V1", "V2");
-                pairs.forEach(p -> t.row(p.get("v1"), p.get("v2")));
-                t.print(out);
-            }
-            return pairs.isEmpty() && !line.hasOption("all") ? ExitCodes.REFUSED : ExitCodes.OK;
-        });
+        if (in.json()) {
+            Json.print(pairs, in.out());
+        } else if (pairs.isEmpty()) {
+            in.out().println(in.has("all") ? "the mapping of " + queue + " is empty: it migrated no jobs"
+                    : "no mapping for that id in " + queue);
+        } else {
+            Table t = new Table("V1", "V2");
+            pairs.forEach(p -> t.row(p.get("v1"), p.get("v2")));
+            t.print(in.out());
+        }
+        return pairs.isEmpty() && !in.has("all") ? ExitCodes.REFUSED : ExitCodes.OK;
     }
 
     private static Map<String, String> pair(byte[] v1, String v2) {

@@ -1,157 +1,150 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Checkpoints;
-import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.Journal;
-import io.emq.migrate.migrate.MigrationRefused;
+import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
+import io.emq.migrate.v1.QueueCounts;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.plan.PayloadPolicy;
-import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Set;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate migrate --source URI [--target URI] (--queue Q... | --all)}: runs the pending
  * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s).
  */
-public final class MigrateCommand {
-    private MigrateCommand() {
+final class MigrateCommand implements Command {
+    public String name() {
+        return "migrate";
     }
 
-    static Options options() {
-        return new Options()
-                .addOption(null, "source", true, "the v1 server (redis://host:port)")
-                .addOption(null, "target", true, "the v2 server or cluster (default: the source)")
-                .addOption(null, "queue", true, "a v1 queue to migrate (repeatable; PREFIX:QUEUE when ambiguous)")
+    public String summary() {
+        return "migrate v1 queues into v2, step by step, journaled";
+    }
+
+    public String syntax() {
+        return "--source URI [--target URI] (--queue Q... | --all) [--no-retire | --yes] [options]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate migrate --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders --no-retire",
+                "emq-migrate migrate --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders --yes");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("every queue done (retired, or verified with --no-retire)",
+                "a queue was refused or failed (the summary says why and what lifts it), --queue names no v1 queue,"
+                        + " or retiring was not confirmed");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.SOURCE, Side.TARGET);
+    }
+
+    public Set<String> repeatable() {
+        return Set.of("queue", "prefix", "rename");
+    }
+
+    public boolean showsProgress() {
+        return true;
+    }
+
+    public boolean destroys() {
+        return true;
+    }
+
+    public void options(Options options) {
+        DiscoverCommand.prefixOption(options);
+        options.addOption(Cli.valued("queue", "Q", "a v1 queue to migrate (repeatable; PREFIX:QUEUE when ambiguous)"))
                 .addOption(null, "all", false, "migrate every queue discovered under the prefixes")
-                .addOption(null, "prefix", true, "v1 key prefix (repeatable, default bull)")
-                .addOption(null, "payload", true, "envelope (default: name, data and v1 provenance) or data (the v1 bytes)")
-                .addOption(null, "rename", true, "OLD=NEW: migrate v1 queue OLD as v2 queue NEW (repeatable)")
+                .addOption(Cli.valued("payload", "POLICY", "envelope (default: name, data and v1 provenance) or data (the v1 bytes)"))
+                .addOption(Cli.valued("rename", "OLD=NEW", "migrate v1 queue OLD as v2 queue NEW (repeatable)"))
                 .addOption(null, "keep-branded-ids", false, "keep v1 ids that are already JOB branded ids")
-                .addOption(null, "wait-for-locks", true, "wait up to DURATION (e.g. 2m) for live v1 locks to lapse")
-                .addOption(null, "archive-completed", true, "write completed v1 jobs to this JSON Lines FILE first")
+                .addOption(Cli.valued("wait-for-locks", "DURATION", "wait up to DURATION (e.g. 2m) for live v1 locks to lapse"))
+                .addOption(Cli.valued("archive-completed", "FILE", "write completed v1 jobs to this JSON Lines FILE first"))
                 .addOption(null, "no-retire", false, "stop after verify; keep the v1 source")
                 .addOption(null, "accept-anomalies", false, "migrate queues with anomalies as the plan describes")
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
-                .addOption(null, "lease", true, "how long the queue lock outlives a crashed migrator (default 15s)")
-                .addOption(null, "json", false, "print one JSON document");
+                .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"));
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Optional<CommandLine> parsed = CommandLines.parse("migrate", "--source URI [--target URI] (--queue Q... | --all)",
-                options(), args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public int run(Invocation in) {
+        List<String> queues = in.values("queue");
+        if (queues.isEmpty() == !in.has("all")) {
+            throw CliException.usage("give --queue Q (one or more) or --all, not both");
         }
-        CommandLine line = parsed.get();
-        List<String> queues = values(line, "queue");
-        if (queues.isEmpty() == !line.hasOption("all")) {
-            err.println("emq-migrate migrate: give --queue Q (one or more) or --all, not both");
-            return ExitCodes.USAGE;
+        MigrationOptions options = migrationOptions(in);
+        Endpoint source = in.require(Side.SOURCE);
+        Endpoint target = in.targetOrSource();
+        List<String> prefixes = DiscoverCommand.prefixes(in);
+        UnifiedJedis sourceClient = in.open(source, Side.SOURCE, 8);
+        UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, 8);
+        VersionFence.verify(targetClient, VersionFence.configured());
+        if (options.retire()) {
+            in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
+                    + " --no-retire to stop before that)");
         }
-        Optional<MigrationOptions> options = migrationOptions(line, err);
-        Optional<Endpoint> source = Servers.endpoint("migrate", "source", line.getOptionValue("source"), "SOURCE", err);
-        if (options.isEmpty() || source.isEmpty()) {
-            return ExitCodes.USAGE;
-        }
-        Optional<Endpoint> target = line.hasOption("target")
-                ? Servers.endpoint("migrate", "target", line.getOptionValue("target"), "TARGET", err) : source;
-        if (target.isEmpty()) {
-            return ExitCodes.USAGE;
-        }
-        List<String> prefixes = line.hasOption("prefix") ? values(line, "prefix") : List.of("bull");
-        boolean json = line.hasOption("json");
-        Endpoint current = source.get();
-        String role = "SOURCE";
-        try (UnifiedJedis sourceClient = source.get().open();
-             UnifiedJedis targetClient = target.get().equals(source.get()) ? null : target.get().open()) {
-            Wire sourceWire = Wire.source(sourceClient);
-            current = target.get();
-            role = "TARGET";
-            Wire targetWire = Wire.open(targetClient == null ? sourceClient : targetClient);
-            Migrator migrator = new Migrator(sourceWire, targetWire, source.get().describe(), options.get(),
-                    Checkpoints.fromEnvironment());
-            List<MigrationResult> results;
-            try (MigrationProgress progress = MigrationProgress.on(out, err, queues.size(), json)) {
+        Migrator migrator = new Migrator(Wire.source(sourceClient), Wire.fencedOnFirstCall(targetClient),
+                source.describe(), options, Checkpoints.fromEnvironment());
+        List<MigrationResult> results;
+        try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {
+            Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()
+                    + "; nothing is lost: run the same command again once this run's lease lapses (--lease, "
+                    + options.lease().toMillis() + " ms) and it resumes there"));
+            Runtime.getRuntime().addShutdownHook(interrupted);
+            try {
                 results = migrator.listener(progress).migrate(prefixes, queues);
+            } finally {
+                Runtime.getRuntime().removeShutdownHook(interrupted);
             }
-            if (json) {
-                Json.print(Map.of("queues", results.stream().map(MigrateCommand::toJson).toList()), out);
-            } else {
-                summary(results, out);
-            }
-            return results.stream().allMatch(MigrationResult::ok) ? ExitCodes.OK : ExitCodes.REFUSED;
-        } catch (MigrationRefused e) {
-            err.println("emq-migrate migrate: " + e.getMessage());
-            return ExitCodes.USAGE;
-        } catch (EmqWireException.VersionFence e) {
-            err.println("emq-migrate migrate: " + e.getMessage());
-            return ExitCodes.REFUSED;
-        } catch (JedisException e) {
-            err.println(Servers.unreachable("migrate", current, role, e));
-            return ExitCodes.USAGE;
         }
+        if (in.json()) {
+            Json.print(Map.of("queues", results.stream().map(MigrateCommand::toJson).toList()), in.out());
+        } else {
+            summary(results, in.out());
+        }
+        return results.stream().allMatch(MigrationResult::ok) ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 
-    static List<String> values(CommandLine line, String option) {
-        String[] v = line.getOptionValues(option);
-        return v == null ? List.of() : List.of(v);
-    }
-
-    static Optional<MigrationOptions> migrationOptions(CommandLine line, PrintStream err) {
-        Optional<PayloadPolicy> payload = PayloadPolicy.parse(line.getOptionValue("payload", "envelope"));
-        if (payload.isEmpty()) {
-            err.println("emq-migrate migrate: --payload must be envelope or data");
-            return Optional.empty();
-        }
-        Map<String, String> renames = new LinkedHashMap<>();
-        for (String r : values(line, "rename")) {
-            int eq = r.indexOf('=');
-            if (eq <= 0 || eq == r.length() - 1) {
-                err.println("emq-migrate migrate: --rename takes OLD=NEW, got '" + r + "'");
-                return Optional.empty();
+    /** The v1 jobs the named queues list (completed ones aside), for the progress total; 0 (unknown) with --all. */
+    private static long jobs(UnifiedJedis source, List<String> prefixes, List<String> queues) {
+        long jobs = 0;
+        for (String name : queues) {
+            for (String prefix : prefixes) {
+                String bare = name.startsWith(prefix + ":") ? name.substring(prefix.length() + 1) : name;
+                for (Map.Entry<V1State, Long> e : QueueCounts.read(source, QueueRef.of(prefix, bare)).jobs().entrySet()) {
+                    jobs += e.getKey() == V1State.COMPLETED ? 0 : e.getValue();
+                }
             }
-            renames.put(r.substring(0, eq), r.substring(eq + 1));
         }
-        Optional<Duration> wait = duration(line, "wait-for-locks", Duration.ZERO, err);
-        Optional<Duration> lease = duration(line, "lease", MigrationOptions.DEFAULT_LEASE, err);
-        if (wait.isEmpty() || lease.isEmpty()) {
-            return Optional.empty();
-        }
-        Optional<String> tooShort = Journal.leaseProblem(lease.get());
-        if (tooShort.isPresent()) {
-            err.println("emq-migrate migrate: --lease: " + tooShort.get());
-            return Optional.empty();
-        }
-        return Optional.of(new MigrationOptions(payload.get(), renames, line.hasOption("keep-branded-ids"), wait.get(),
-                Optional.ofNullable(line.getOptionValue("archive-completed")).map(Path::of), !line.hasOption("no-retire"),
-                line.hasOption("accept-anomalies"), line.hasOption("drop-cron-schedulers"),
-                line.hasOption("drop-legacy-repeatables"), lease.get()));
+        return jobs;
     }
 
-    private static Optional<Duration> duration(CommandLine line, String option, Duration otherwise, PrintStream err) {
-        if (!line.hasOption(option)) {
-            return Optional.of(otherwise);
-        }
-        Optional<Duration> d = Durations.parse(line.getOptionValue(option));
-        if (d.isEmpty()) {
-            err.println("emq-migrate migrate: --" + option + " takes a duration like 500ms, 30s, 2m");
-        }
-        return d;
+    static MigrationOptions migrationOptions(Invocation in) {
+        PayloadPolicy payload = PayloadPolicy.parse(in.value("payload", "envelope"))
+                .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
+        Duration wait = in.duration("wait-for-locks", Duration.ZERO);
+        Duration lease = in.duration("lease", MigrationOptions.DEFAULT_LEASE);
+        Journal.leaseProblem(lease).ifPresent(problem -> {
+            throw CliException.usage("--lease: " + problem);
+        });
+        return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
+                in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
+                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease);
     }
 
     private static Map<String, Object> toJson(MigrationResult r) {
@@ -187,7 +180,11 @@ public final class MigrateCommand {
         t.print(out);
         notes.forEach(n -> out.println("  " + n));
         long ok = results.stream().filter(MigrationResult::ok).count();
-        out.printf("%d of %d queues done; %d jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), jobs, millis,
-                millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
+        if (results.isEmpty()) {
+            out.println("no v1 queues to migrate under the given prefixes; check --prefix (`discover` lists them)");
+            return;
+        }
+        out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), Sizes.count(jobs),
+                millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
     }
 }

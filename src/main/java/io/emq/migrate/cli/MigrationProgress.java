@@ -1,56 +1,57 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Migrator;
-import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepDefinition;
-import java.io.PrintStream;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * What {@code migrate} shows while it runs. On a terminal: a {@link Progress} bar over the steps
- * (queues × steps; unknown with {@code --all} until discovery, so then a count and a rate), naming
- * the step in flight. Otherwise: one plain line per finished step with its figures, unless the
- * output is JSON.
+ * What {@code migrate} shows on standard error while it runs: a {@link Progress} over the jobs
+ * moved (the v1 jobs listed in the named queues; unknown with {@code --all}, then a count and a
+ * rate), labelled with the step in flight; off a terminal also one line per finished step.
  */
 final class MigrationProgress implements Migrator.Listener, AutoCloseable {
-    private final PrintStream out;
-    private final Progress bar;
+    /** The counts a moving step reports that are jobs moved into a v2 state. */
+    private static final Set<String> MOVED = Set.of("pending", "scheduled", "dead", "awaiting_children");
 
-    private MigrationProgress(PrintStream out, Progress bar) {
-        this.out = out;
-        this.bar = bar;
+    private final Invocation in;
+    private final Progress bar;
+    private volatile String inFlight = "starting";
+
+    MigrationProgress(Invocation in, long jobs) {
+        this.in = in;
+        this.bar = in.progress("migrate", jobs, "jobs");
     }
 
-    /** {@code queues}: how many were named (0 with --all); {@code json}: keep standard output for the document. */
-    static MigrationProgress on(PrintStream out, PrintStream err, int queues, boolean json) {
-        if (System.console() != null) {
-            return new MigrationProgress(null, Progress.start("migrate", (long) queues * StepCatalog.load().steps().size(),
-                    "steps", err));
-        }
-        return new MigrationProgress(json ? null : out, null);
+    /** The step running now, for an interruption message. */
+    String inFlight() {
+        return inFlight;
     }
 
     @Override
     public void stepStarted(String queue, StepDefinition step) {
-        if (bar != null) {
-            bar.label("migrate " + queue + " V" + step.version() + " " + step.description());
-        }
+        inFlight = "queue " + queue + " at step V" + step.version() + " (" + step.description() + ")";
+        bar.label("migrate " + queue + " V" + step.version() + " " + step.description());
     }
 
     @Override
     public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
-        if (bar != null) {
-            bar.advance(1);
-        } else if (out != null) {
-            out.printf("%-20s V%-2d %-32s %6d ms  %s%n", queue, step.version(), step.description(), millis, counts);
+        if (step.moves()) { // its counts are jobs moved, as the Migrator sums them for its summary
+            counts.forEach((what, n) -> {
+                if (MOVED.contains(what)) {
+                    bar.advance(n);
+                }
+            });
+        }
+        if (!in.environment().stderrTerminal() && in.progressShown()) {
+            in.note(String.format("%-20s V%-3d %-32s %6d ms  %s", queue, step.version(), step.description(), millis,
+                    Table.counts(counts)));
         }
     }
 
     @Override
     public void close() {
-        if (bar != null) {
-            bar.label("migrate");
-            bar.close();
-        }
+        bar.label("migrate");
+        bar.close();
     }
 }

@@ -1,7 +1,6 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.v1.Anomaly;
-import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
@@ -16,17 +15,16 @@ import io.emq.migrate.v1.plan.QueuePlan;
 import io.emq.migrate.v1.plan.RebrandEntry;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
+import io.emq.migrate.wire.Endpoint;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import org.apache.commons.cli.CommandLine;
-import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code emq-migrate plan --source URI [--queue Q]... [--all]}: the dry run. Per queue: jobs per
@@ -35,120 +33,134 @@ import org.apache.commons.cli.Options;
  * Exit 0 when nothing blocks, 3 when a queue is refused or has anomalies, 2 on bad usage or an
  * unreachable server.
  */
-public final class PlanCommand {
-    private PlanCommand() {
+final class PlanCommand implements Command {
+    public String name() {
+        return "plan";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = DiscoverCommand.sourceOptions()
-                .addOption(Option.builder().longOpt("queue").hasArg().argName("Q").desc("a v1 queue to plan (repeatable)").get())
+    public String summary() {
+        return "dry run: what each v1 queue becomes in v2, anomalies, refusals (reads only)";
+    }
+
+    public String syntax() {
+        return "--source URI (--queue Q... | --all) [--json] [--html FILE] [options]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate plan --source redis://10.0.0.5:6379 --all --html plan.html",
+                "emq-migrate plan --source redis://10.0.0.5:6379 --queue orders --drop-cron-schedulers");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("nothing blocks: every planned queue can be migrated as shown",
+                "a queue is BLOCKED (a refusal or anomalies; each names the option that lifts it), or --queue names no v1 queue");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.SOURCE);
+    }
+
+    public Set<String> repeatable() {
+        return Set.of("queue", "prefix", "rename");
+    }
+
+    public boolean showsProgress() {
+        return true;
+    }
+
+    public void options(Options options) {
+        DiscoverCommand.prefixOption(options);
+        options.addOption(Cli.valued("queue", "Q", "a v1 queue to plan (repeatable)"))
                 .addOption(null, "all", false, "plan every v1 queue found")
-                .addOption(null, "json", false, "print one JSON document")
-                .addOption(Option.builder().longOpt("html").hasArg().argName("FILE")
-                        .desc("also write a self-contained HTML report (tables and a chart per queue)").get())
-                .addOption(Option.builder().longOpt("payload").hasArg().argName("POLICY")
-                        .desc("envelope (default) or data: how v1 data becomes the v2 payload").get())
-                .addOption(Option.builder().longOpt("rename").hasArg().argName("OLD=NEW")
-                        .desc("give a v1 queue whose name is not a valid v2 name a new name (repeatable)").get())
+                .addOption(Cli.valued("html", "FILE", "also write a self-contained HTML report"))
+                .addOption(Cli.valued("payload", "POLICY", "envelope (default) or data: how v1 data becomes the v2 payload"))
+                .addOption(Cli.valued("rename", "OLD=NEW", "give a v1 queue whose name is not a valid v2 name a new name (repeatable)"))
                 .addOption(null, "wait-for-locks", false, "lift live-lock refusals: the migration waits for the locks")
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
                 .addOption(null, "drop-cron-schedulers", false, "lift cron-scheduler refusals: drop them, named in the journal")
                 .addOption(null, "drop-legacy-repeatables", false, "lift legacy-repeatable refusals: drop them, named in the journal")
-                .addOption(Option.builder().longOpt("preview").hasArg().argName("N")
-                        .desc("how many rebranded ids to show per queue (default " + PlanOptions.DEFAULT_PREVIEW + ")").get());
-        Optional<CommandLine> parsed = CommandLines.parse("plan", "--source URI (--queue Q... | --all) [options]", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
-        }
-        CommandLine line = parsed.get();
-        Optional<PlanOptions> planOptions = planOptions(line, err);
-        if (planOptions.isEmpty()) {
-            return ExitCodes.USAGE;
-        }
-        String[] named = line.getOptionValues("queue");
-        if (named == null && !line.hasOption("all")) {
-            err.println("emq-migrate plan: name the queues with --queue Q (repeatable) or plan them all with --all");
-            return ExitCodes.USAGE;
-        }
-        List<String> prefixes = DiscoverCommand.prefixes(line);
-        String source = line.getOptionValue("source");
-        return Servers.withSource("plan", source, err, jedis -> {
-            DiscoveryResult found = Scanning.discover(jedis, prefixes, err);
-            List<QueueRef> chosen = new ArrayList<>();
-            for (QueueRef q : found.queues()) {
-                if (named == null || Set.of(named).contains(q.name().display())) {
-                    chosen.add(q);
-                }
-            }
-            if (named != null) {
-                for (String n : named) {
-                    if (chosen.stream().noneMatch(q -> q.name().display().equals(n))) {
-                        err.println("emq-migrate plan: no v1 queue '" + n + "' under " + String.join(", ", prefixes)
-                                + " (run discover to list them)");
-                        return ExitCodes.USAGE;
-                    }
-                }
-            }
-            QueueSnapshotReader reader = new QueueSnapshotReader(jedis, new QueueBases(found.queues()));
-            Planner planner = new Planner(planOptions.get());
-            boolean json = line.hasOption("json");
-            boolean blocked = false;
-            List<Map<String, Object>> rendered = new ArrayList<>();
-            PlanHtml html = line.hasOption("html") ? new PlanHtml(source) : null;
-            for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
-                QueuePlan plan = planner.plan(reader.read(q));
-                blocked |= plan.blocked();
-                if (html != null) {
-                    html.add(plan);
-                }
-                if (json) {
-                    rendered.add(PlanDocument.queue(plan));
-                } else {
-                    text(plan, out);
-                }
-            }
-            if (json) {
-                Json.print(PlanDocument.of(source, found, rendered, blocked), out);
-            } else {
-                out.println(found.foreignKeys() + " foreign keys under the prefixes and " + found.keysOutsidePrefixes()
-                        + " keys outside them: untouched. This was a dry run; nothing was written.");
-            }
-            if (html != null) {
-                Path file = Path.of(line.getOptionValue("html"));
-                html.write(file, blocked);
-                err.println("wrote " + file.toAbsolutePath());
-            }
-            return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
-        });
+                .addOption(Cli.valued("preview", "N", "how many rebranded ids to show per queue (default "
+                        + PlanOptions.DEFAULT_PREVIEW + ", 0 for none)"));
     }
 
-    private static Optional<PlanOptions> planOptions(CommandLine line, PrintStream err) {
-        Optional<PayloadPolicy> payload = PayloadPolicy.parse(line.getOptionValue("payload", PayloadPolicy.ENVELOPE.wireName()));
-        if (payload.isEmpty()) {
-            err.println("emq-migrate plan: --payload must be envelope or data, not '" + line.getOptionValue("payload") + "'");
-            return Optional.empty();
+    public int run(Invocation in) {
+        PlanOptions planOptions = planOptions(in);
+        List<String> named = in.values("queue");
+        if (named.isEmpty() == !in.has("all")) {
+            throw CliException.usage("name the queues with --queue Q (repeatable) or plan them all with --all, not both");
         }
+        Path htmlFile = in.has("html") ? in.outputFile("html") : null;
+        List<String> prefixes = DiscoverCommand.prefixes(in);
+        Endpoint source = in.require(Side.SOURCE);
+        UnifiedJedis jedis = in.open(source, Side.SOURCE, 8);
+        DiscoveryResult found = Scanning.discover(jedis, prefixes, in);
+        List<QueueRef> chosen = new ArrayList<>();
+        for (QueueRef q : found.queues()) {
+            if (named.isEmpty() || named.contains(q.name().display()) || named.contains(q.display())) {
+                chosen.add(q);
+            }
+        }
+        for (String n : named) {
+            if (chosen.stream().noneMatch(q -> q.name().display().equals(n) || q.display().equals(n))) {
+                throw CliException.refused("no v1 queue '" + n + "' under " + DiscoverCommand.under(prefixes)
+                        + " (`discover` lists them; check --prefix)");
+            }
+        }
+        QueueSnapshotReader reader = new QueueSnapshotReader(jedis, new QueueBases(found.queues()));
+        Planner planner = new Planner(planOptions);
+        boolean blocked = false;
+        List<Map<String, Object>> rendered = new ArrayList<>();
+        PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe());
+        for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
+            QueuePlan plan = planner.plan(reader.read(q));
+            blocked |= plan.blocked();
+            if (html != null) {
+                html.add(plan);
+            }
+            if (in.json()) {
+                rendered.add(PlanDocument.queue(plan));
+            } else {
+                text(plan, in.out());
+            }
+        }
+        if (in.json()) {
+            Json.print(PlanDocument.of(source.describe(), found, rendered, blocked), in.out());
+        } else {
+            if (chosen.isEmpty()) {
+                in.out().println("no v1 queues under " + DiscoverCommand.under(prefixes) + "; check --prefix");
+            }
+            in.out().println(found.foreignKeys() + " foreign keys under the prefixes and " + found.keysOutsidePrefixes()
+                    + " keys outside them: untouched. This was a dry run; nothing was written.");
+        }
+        if (html != null) {
+            html.write(htmlFile, blocked);
+            in.note("wrote " + htmlFile.toAbsolutePath());
+        }
+        return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
+    }
+
+    private static PlanOptions planOptions(Invocation in) {
+        PayloadPolicy payload = PayloadPolicy.parse(in.value("payload", PayloadPolicy.ENVELOPE.wireName()))
+                .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
+        int preview = in.number("preview", PlanOptions.DEFAULT_PREVIEW, 0, 100_000);
+        return new PlanOptions(payload, renames(in), in.has("wait-for-locks"), in.has("accept-anomalies"),
+                in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), preview);
+    }
+
+    /** {@code --rename OLD=NEW}, repeatable; the new name is after the last {@code =} (a v2 name holds none). */
+    static Map<String, String> renames(Invocation in) {
         Map<String, String> renames = new LinkedHashMap<>();
-        for (String r : Optional.ofNullable(line.getOptionValues("rename")).orElse(new String[0])) {
+        for (String r : in.values("rename")) {
             int eq = r.lastIndexOf('=');
             if (eq <= 0 || eq == r.length() - 1) {
-                err.println("emq-migrate plan: --rename takes OLD=NEW, not '" + r + "'");
-                return Optional.empty();
+                throw CliException.usage("--rename takes OLD=NEW, not '" + r + "'");
             }
             renames.put(r.substring(0, eq), r.substring(eq + 1));
         }
-        int preview;
-        try {
-            preview = Integer.parseInt(line.getOptionValue("preview", Integer.toString(PlanOptions.DEFAULT_PREVIEW)));
-        } catch (NumberFormatException e) {
-            err.println("emq-migrate plan: --preview takes a number, not '" + line.getOptionValue("preview") + "'");
-            return Optional.empty();
-        }
-        return Optional.of(new PlanOptions(payload.get(), renames, line.hasOption("wait-for-locks"),
-                line.hasOption("accept-anomalies"), line.hasOption("drop-cron-schedulers"),
-                line.hasOption("drop-legacy-repeatables"), Math.max(0, preview)));
+        return renames;
     }
 
+    /** The report of one queue: rows that hold nothing are left out, sizes and counts read as people write them. */
     private static void text(QueuePlan plan, PrintStream out) {
         QueueSnapshot snap = plan.snapshot();
         out.println("== queue " + snap.queue().display() + " -> v2 "
@@ -156,19 +168,31 @@ public final class PlanCommand {
                 + (snap.paused() ? "  [paused]" : "") + (plan.blocked() ? "  BLOCKED" : "  ready"));
         Table states = new Table("V1 STATE", "LISTED", "JOBS", "BECOMES");
         for (V1State s : V1State.LISTED) {
-            states.row(s.wireName(), snap.listedCount(s), snap.jobs(s).size(), plan.mapping().get(s).description());
+            if (snap.listedCount(s) > 0 || !snap.jobs(s).isEmpty()) {
+                states.row(s.wireName(), Sizes.count(snap.listedCount(s)), Sizes.count(snap.jobs(s).size()),
+                        plan.mapping().get(s).description());
+            }
         }
         if (!snap.jobs(V1State.UNKNOWN).isEmpty()) {
-            states.row("unknown (orphans)", 0, snap.jobs(V1State.UNKNOWN).size(), plan.mapping().get(V1State.UNKNOWN).description());
+            states.row("unknown (orphans)", 0, Sizes.count(snap.jobs(V1State.UNKNOWN).size()),
+                    plan.mapping().get(V1State.UNKNOWN).description());
         }
-        states.print(out);
-        StringBuilder fates = new StringBuilder("v2:");
+        if (states.isEmpty()) {
+            out.println("no jobs in any v1 state");
+        } else {
+            states.print(out);
+        }
+        Map<String, Long> fates = new LinkedHashMap<>();
         for (V2Fate f : V2Fate.values()) {
-            fates.append(' ').append(f.wireName()).append('=').append(plan.fates().getOrDefault(f, 0L));
+            if (plan.fates().getOrDefault(f, 0L) > 0) {
+                fates.put(f.wireName(), plan.fates().get(f));
+            }
         }
-        out.println(fates);
+        out.println("v2: " + Table.counts(fates));
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
-        out.println("job layouts: " + PlanDocument.layouts(snap) + (snap.legacyMarkers() > 0
+        Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(snap));
+        layouts.values().removeIf(n -> n == 0);
+        out.println("job layouts: " + Table.counts(layouts) + (snap.legacyMarkers() > 0
                 ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in wait, not jobs" : ""));
         if (!plan.anomalies().isEmpty()) {
             Table t = new Table("ANOMALY", "KEY", "REASON", "TREATMENT");
@@ -178,8 +202,8 @@ public final class PlanCommand {
             snap.anomalyCounts().forEach((kind, n) -> {
                 long listed = snap.anomalies(kind).size();
                 if (n > listed) {
-                    t.row(kind.wireName(), "(" + (n - listed) + " more)", "not listed: " + n + " in all",
-                            kind.disposition().wireName());
+                    t.row(kind.wireName(), "(" + Sizes.count(n - listed) + " more)", "not listed: " + Sizes.count(n)
+                            + " in all", kind.disposition().wireName());
                 }
             });
             t.print(out);
@@ -187,24 +211,31 @@ public final class PlanCommand {
         if (!plan.refusals().isEmpty()) {
             Table t = new Table("REFUSAL", "JOBS", "LIFTED BY", "REASON");
             for (PlannedRefusal r : plan.refusals()) {
-                t.row(r.refusal().kind().wireName(), r.refusal().jobs().size(),
+                t.row(r.refusal().kind().wireName(), Sizes.count(r.refusal().jobs().size()),
                         r.refusal().kind().option() + (r.lifted() ? " (given)" : ""), r.refusal().reason());
             }
             t.print(out);
         }
         if (!plan.preview().isEmpty()) {
+            out.println("rebrand preview: the first " + Sizes.count(plan.preview().size()) + " of "
+                    + Sizes.count(snap.jobCount()) + " jobs in serve order");
             Table t = new Table("RANK", "V1 ID", "V2 ID", "V1 STATE", "BECOMES");
             for (RebrandEntry e : plan.preview()) {
                 t.row(e.rank(), e.v1Id().display(), e.v2Id(), e.v1State().wireName(), e.fate().wireName());
             }
             t.print(out);
         }
-        Table keys = new Table("V2 KEY", "TYPE", "COUNT", "EST. BYTES");
+        Table keys = new Table("V2 KEY", "TYPE", "COUNT", "EST. SIZE");
         for (V2KeyEstimate k : plan.v2Keys()) {
-            keys.row(k.key(), k.type(), k.count(), k.bytes());
+            if (k.count() > 0) {
+                keys.row(k.key(), k.type(), Sizes.count(k.count()), Sizes.bytes(k.bytes()));
+            }
         }
-        keys.print(out);
-        out.println("estimated v2 memory: " + plan.estimatedBytes() + " bytes; dropped with the source: " + plan.dropped());
+        if (!keys.isEmpty()) {
+            keys.print(out);
+        }
+        out.println("estimated v2 memory: " + Sizes.bytes(plan.estimatedBytes()) + "; dropped with the source: "
+                + Table.counts(plan.dropped()));
         out.println();
     }
 }

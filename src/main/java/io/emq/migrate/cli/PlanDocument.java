@@ -16,7 +16,6 @@ import io.emq.migrate.v1.plan.QueuePlan;
 import io.emq.migrate.v1.plan.RebrandEntry;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
-import io.emq.migrate.wire.Endpoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +29,7 @@ final class PlanDocument {
     /** The whole document, from queues already rendered by {@link #queue}. */
     static Map<String, Object> of(String source, DiscoveryResult found, List<Map<String, Object>> queues, boolean blocked) {
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("source", Endpoint.redact(source));
+        doc.put("source", source);
         doc.put("prefixes", found.prefixes());
         doc.put("dryRun", true);
         doc.put("blocked", blocked);

@@ -5,7 +5,9 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.QueuePlan;
+import io.emq.migrate.v1.plan.RebrandEntry;
 import io.emq.migrate.v1.plan.V2Fate;
+import io.emq.migrate.v1.plan.V2KeyEstimate;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +24,11 @@ final class PlanHtml {
             "held", "nothing");
 
     private final HtmlReport page;
+    private final List<List<String>> verdicts = new ArrayList<>();
+    private final Map<String, Long> v1Total = new LinkedHashMap<>();
+    private final Map<String, Long> v2Total = new LinkedHashMap<>();
 
+    /** {@code source}: the server as {@code Endpoint.describe()} names it (never a password). */
     PlanHtml(String source) {
         page = new HtmlReport("emq-migrate plan");
         page.paragraph("source " + source + "; a dry run: nothing was written.");
@@ -33,6 +39,8 @@ final class PlanHtml {
         page.section(snap.queue().display() + " → " + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
                 + (snap.paused() ? " [paused]" : "") + (plan.blocked() ? ": BLOCKED" : ": ready"));
         page.chart(CHART, "v1 (listed)", v1AsV2(snap), "v2 (planned)", fates(plan));
+        v1AsV2(snap).forEach((state, n) -> v1Total.merge(state, n, Long::sum));
+        fates(plan).forEach((state, n) -> v2Total.merge(state, n, Long::sum));
         List<List<String>> states = new ArrayList<>();
         for (V1State s : V1State.LISTED) {
             states.add(List.of(s.wireName(), Long.toString(snap.listedCount(s)), Long.toString(snap.jobs(s).size()),
@@ -61,9 +69,39 @@ final class PlanHtml {
             }
             page.table(List.of("REFUSAL", "JOBS", "LIFTED BY", "REASON"), rows);
         }
+        page.paragraph("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
+        if (!plan.preview().isEmpty()) {
+            page.paragraph("rebrand preview: the first " + Sizes.count(plan.preview().size()) + " of "
+                    + Sizes.count(snap.jobCount()) + " jobs in serve order");
+            List<List<String>> rows = new ArrayList<>();
+            for (RebrandEntry e : plan.preview()) {
+                rows.add(java.util.Arrays.asList(Long.toString(e.rank()), e.v1Id().display(), e.v2Id(),
+                        e.v1State().wireName(), e.fate().wireName()));
+            }
+            page.table(List.of("RANK", "V1 ID", "V2 ID", "V1 STATE", "BECOMES"), rows);
+        }
+        List<List<String>> keys = new ArrayList<>();
+        for (V2KeyEstimate k : plan.v2Keys()) {
+            if (k.count() > 0) {
+                keys.add(List.of(k.key(), k.type(), Sizes.count(k.count()), Sizes.bytes(k.bytes())));
+            }
+        }
+        if (!keys.isEmpty()) {
+            page.table(List.of("V2 KEY", "TYPE", "COUNT", "EST. SIZE"), keys);
+        }
+        page.paragraph("estimated v2 memory: " + Sizes.bytes(plan.estimatedBytes()) + "; dropped with the source: "
+                + Table.counts(plan.dropped()));
+        String why = plan.refusals().stream().filter(r -> !r.lifted()).map(r -> r.refusal().kind().wireName() + " ("
+                + r.refusal().kind().option() + ")").collect(java.util.stream.Collectors.joining(", "));
+        verdicts.add(List.of(snap.queue().display(), plan.v2Name().orElse("(refused name)"), Sizes.count(snap.jobCount()),
+                plan.blocked() ? "BLOCKED" : "ready", plan.blocked() ? (why.isEmpty() ? "anomalies (--accept-anomalies)"
+                        : why + (plan.anomalies().isEmpty() ? "" : ", anomalies (--accept-anomalies)")) : "-"));
     }
 
     void write(Path file, boolean blocked) {
+        page.atTop(top -> top.section("Summary")
+                .table(List.of("V1 QUEUE", "V2 QUEUE", "JOBS", "VERDICT", "BLOCKED BY (LIFTED BY)"), verdicts)
+                .chart(CHART, "v1 (listed), all queues", v1Total, "v2 (planned), all queues", v2Total));
         page.verdict(blocked ? "BLOCKED: a queue above has anomalies or refusals; each names the option that lifts it"
                 : "ready: every queue above can be migrated as planned", !blocked);
         page.write(file);

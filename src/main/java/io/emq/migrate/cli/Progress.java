@@ -44,11 +44,10 @@ public final class Progress implements AutoCloseable {
     }
 
     /**
-     * A bar on a terminal ({@code System.console() != null}), plain lines every 5 s otherwise;
-     * {@code unit} names what is counted ({@code jobs}, {@code steps}).
+     * A bar redrawn in place when {@code out} is a terminal, plain lines every 5 s otherwise;
+     * {@code unit} names what is counted ({@code jobs}, {@code keys}).
      */
-    public static Progress start(String label, long total, String unit, PrintStream out) {
-        boolean terminal = System.console() != null;
+    public static Progress start(String label, long total, String unit, PrintStream out, boolean terminal) {
         return start(label, total, unit, out, terminal, terminal ? REDRAW : PLAIN_EVERY);
     }
 
@@ -112,9 +111,9 @@ public final class Progress implements AutoCloseable {
     private String figures(long n) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double rate = seconds <= 0 ? 0 : n / seconds;
-        StringBuilder s = new StringBuilder(Long.toString(n));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%,d", n));
         if (total > 0) {
-            s.append('/').append(total);
+            s.append('/').append(String.format(Locale.ROOT, "%,d", Math.max(n, total)));
         }
         s.append(' ').append(unit);
         if (total > 0) {

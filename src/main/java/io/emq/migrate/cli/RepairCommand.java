@@ -2,35 +2,58 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.MigrationOptions;
-import java.io.PrintStream;
+import io.emq.migrate.wire.Endpoint;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Map;
+import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate repair --target URI --queue Q}: clear failed steps and realign checksums, after the cause is fixed. */
-public final class RepairCommand {
-    private RepairCommand() {
+final class RepairCommand implements Command {
+    public String name() {
+        return "repair";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "target", true, "the v2 server or cluster")
-                .addOption(null, "queue", true, "the v2 queue to repair");
-        Optional<CommandLine> parsed = CommandLines.parse("repair", "--target URI --queue Q", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "clear failed steps and realign checksums after a fix";
+    }
+
+    public String syntax() {
+        return "--target URI --queue Q [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate repair --target redis://10.0.0.9:6379 --queue orders");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("repaired, or nothing to repair", "the queue was never migrated on the target");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.TARGET);
+    }
+
+    public void options(Options options) {
+        options.addOption(Cli.valued("queue", "Q", "the v2 queue to repair"));
+    }
+
+    public int run(Invocation in) {
+        String queue = in.queue();
+        Endpoint target = in.require(Side.TARGET);
+        Migrated.journal(in.readableTarget(target), queue);
+        List<String> changed = Journals.repair(in.writableTarget(target, 8), queue, MigrationOptions.DEFAULT_LEASE);
+        if (in.json()) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("queue", queue);
+            doc.put("repaired", changed);
+            Json.print(doc, in.out());
+        } else {
+            changed.forEach(in.out()::println);
+            in.out().println(changed.isEmpty() ? "nothing to repair in " + queue
+                    : "repaired " + changed.size() + " steps of " + queue + "; run migrate again");
         }
-        CommandLine line = parsed.get();
-        if (!line.hasOption("queue")) {
-            err.println("emq-migrate repair: --queue Q is required");
-            return ExitCodes.USAGE;
-        }
-        return Servers.withTarget("repair", line.getOptionValue("target"), err, wire -> {
-            List<String> changed = Journals.repair(wire, line.getOptionValue("queue"), MigrationOptions.DEFAULT_LEASE);
-            changed.forEach(out::println);
-            out.println(changed.isEmpty() ? "nothing to repair" : "repaired " + changed.size() + " steps; run migrate again");
-            return ExitCodes.OK;
-        });
+        return ExitCodes.OK;
     }
 }

@@ -2,7 +2,6 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
-import java.io.PrintStream;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -11,9 +10,9 @@ final class Scanning {
     private Scanning() {
     }
 
-    /** The total is an estimate: two passes over the whole database per prefix (keys outside the prefixes are never visited). */
-    static DiscoveryResult discover(UnifiedJedis jedis, List<String> prefixes, PrintStream err) {
-        try (Progress progress = Progress.start("scan", 2L * prefixes.size() * jedis.dbSize(), "keys", err)) {
+    /** The total is an upper bound: every key of the database once per prefix (keys outside the prefixes are not counted). */
+    static DiscoveryResult discover(UnifiedJedis jedis, List<String> prefixes, Invocation in) {
+        try (Progress progress = in.progress("scan", (long) prefixes.size() * jedis.dbSize(), "keys")) {
             return new Discovery(jedis).discover(prefixes, progress::advance);
         }
     }

@@ -3,6 +3,9 @@ package io.emq.migrate.cli;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** A plain text table: a header row, aligned columns, two spaces between them. */
 public final class Table {
@@ -19,6 +22,17 @@ public final class Table {
         }
         rows.add(r);
         return this;
+    }
+
+    /** Counts as an operator reads them, in name order: {@code pending 4, scheduled 1} (or {@code -} when none). */
+    static String counts(Map<String, ? extends Number> counts) {
+        if (counts.isEmpty()) {
+            return "-";
+        }
+        StringBuilder s = new StringBuilder();
+        new TreeMap<>(counts).forEach((k, v) -> s.append(s.length() == 0 ? "" : ", ").append(k).append(' ')
+                .append(String.format(Locale.ROOT, "%,d", v.longValue())));
+        return s.toString();
     }
 
     public boolean isEmpty() {

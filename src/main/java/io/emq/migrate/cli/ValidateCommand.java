@@ -2,40 +2,83 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.StepStatus;
-import java.io.PrintStream;
+import io.emq.migrate.wire.Wire;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Map;
+import java.util.Set;
 import org.apache.commons.cli.Options;
 
-/** {@code emq-migrate validate --target URI [--queue Q]}: recorded step checksums against this release's migrations/. */
-public final class ValidateCommand {
-    private ValidateCommand() {
+/** {@code emq-migrate validate --target URI [--queue Q]}: recorded step checksums against this release's migrations/. Reads only. */
+final class ValidateCommand implements Command {
+    public String name() {
+        return "validate";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "target", true, "the v2 server or cluster")
-                .addOption(null, "queue", true, "one v2 queue (default: every queue with a journal)");
-        Optional<CommandLine> parsed = CommandLines.parse("validate", "--target URI [--queue Q]", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "check applied steps' checksums against this release's migrations/ (reads only)";
+    }
+
+    public String syntax() {
+        return "--target URI [--queue Q] [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate validate --target redis://10.0.0.9:6379");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("every applied step matches migrations/",
+                "a step differs from migrations/ (repair realigns it), or --queue was never migrated there");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.TARGET);
+    }
+
+    public void options(Options options) {
+        options.addOption(Cli.valued("queue", "Q", "one v2 queue (default: every queue with a journal)"));
+    }
+
+    public int run(Invocation in) {
+        List<String> named = in.has("queue") ? List.of(in.queue()) : List.of();
+        Wire wire = in.readableTarget(in.require(Side.TARGET));
+        List<String> queues;
+        if (!named.isEmpty()) {
+            queues = named;
+            Migrated.journal(wire, queues.get(0));
+        } else {
+            queues = Journals.queues(wire);
         }
-        CommandLine line = parsed.get();
-        return Servers.withTarget("validate", line.getOptionValue("target"), err, wire -> {
-            List<String> queues = line.hasOption("queue") ? List.of(line.getOptionValue("queue")) : Journals.queues(wire);
-            int bad = 0;
-            for (String q : queues) {
-                List<StepStatus> invalid = Journals.invalid(wire, q);
-                for (StepStatus s : invalid) {
-                    out.printf("%s V%d %s: %s (recorded checksum %s)%n", q, s.version(), s.description(), s.status(),
-                            s.row().map(r -> Integer.toString(r.checksum())).orElse("-"));
-                }
-                bad += invalid.size();
+        List<Map<String, Object>> differing = new ArrayList<>();
+        for (String q : queues) {
+            for (StepStatus s : Journals.invalid(wire, q)) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("queue", q);
+                row.put("version", s.version());
+                row.put("description", s.description());
+                row.put("status", s.status());
+                row.put("recordedChecksum", s.row().map(r -> r.checksum()).orElse(null));
+                differing.add(row);
             }
-            out.println(bad == 0 ? "validated " + queues.size() + " queues: every applied step matches migrations/"
-                    : bad + " steps differ from migrations/: if the change is intended, run `emq-migrate repair`");
-            return bad == 0 ? ExitCodes.OK : ExitCodes.REFUSED;
-        });
+        }
+        if (in.json()) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("queues", queues);
+            doc.put("valid", differing.isEmpty());
+            doc.put("differing", differing);
+            Json.print(doc, in.out());
+        } else {
+            for (Map<String, Object> row : differing) {
+                in.out().printf("%s V%s %s: %s (recorded checksum %s)%n", row.get("queue"), row.get("version"),
+                        row.get("description"), row.get("status"), row.get("recordedChecksum"));
+            }
+            in.out().println(queues.isEmpty() ? "no migration journals on this target: nothing to validate"
+                    : differing.isEmpty() ? "validated " + queues.size() + " queue" + (queues.size() == 1 ? "" : "s")
+                    + ": every applied step matches migrations/"
+                    : differing.size() + " steps differ from migrations/: if the change is intended, run `emq-migrate repair`");
+        }
+        return differing.isEmpty() ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 }

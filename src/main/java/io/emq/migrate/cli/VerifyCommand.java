@@ -9,64 +9,66 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.commons.cli.CommandLine;
+import java.util.Set;
+import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate verify --source URI --target URI --queue Q [--json]}: re-checks a migrated queue
  * with reads only: counts per structure, a digest per job (payload bytes, attempts, state), every
  * written key parses; and, while the v1 source still exists, every v1 job has its row.
  */
-public final class VerifyCommand {
-    private VerifyCommand() {
+final class VerifyCommand implements Command {
+    public String name() {
+        return "verify";
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options = new Options()
-                .addOption(null, "source", true, "the v1 server (omit after the source was retired)")
-                .addOption(null, "target", true, "the v2 server or cluster")
-                .addOption(null, "queue", true, "the v2 queue")
-                .addOption(null, "accept-anomalies", false, "as given to migrate: orphan hashes were migrated")
-                .addOption(null, "json", false, "print one JSON document");
-        Optional<CommandLine> parsed = CommandLines.parse("verify", "--source URI --target URI --queue Q", options, args, out, err);
-        if (parsed.isEmpty()) {
-            return CommandLines.helpOrUsage(args);
+    public String summary() {
+        return "re-check a migrated queue against its journal (reads only)";
+    }
+
+    public String syntax() {
+        return "[--source URI] --target URI --queue Q [--accept-anomalies] [--json]";
+    }
+
+    public List<String> examples() {
+        return List.of("emq-migrate verify --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders");
+    }
+
+    public Map<Integer, String> exits() {
+        return ExitCodes.meanings("verified", "a problem was found, or the queue was never migrated on the target");
+    }
+
+    public Set<Side> servers() {
+        return Set.of(Side.SOURCE, Side.TARGET);
+    }
+
+    public void options(Options options) {
+        options.addOption(null, "accept-anomalies", false, "as given to migrate: orphan hashes were migrated")
+                .addOption(Cli.valued("queue", "Q", "the v2 queue"));
+    }
+
+    public int run(Invocation in) {
+        String queue = in.queue();
+        Optional<Endpoint> source = in.endpoint(Side.SOURCE);
+        Wire wire = in.readableTarget(in.require(Side.TARGET));
+        Journal journal = Migrated.journal(wire, queue);
+        MigrationOptions migrated = MigrationOptions.defaults().withAcceptAnomalies(in.has("accept-anomalies"));
+        Optional<QueueSnapshot> snapshot = Optional.empty();
+        boolean retired = journal.state().map(s -> s == Journal.State.RETIRED).orElse(false);
+        if (source.isPresent() && !retired && journal.get("v1_prefix").isPresent()) {
+            snapshot = Optional.of(snapshot(in.open(source.get(), Side.SOURCE, 8), journal));
         }
-        CommandLine line = parsed.get();
-        if (!line.hasOption("queue")) {
-            err.println("emq-migrate verify: --queue Q is required");
-            return ExitCodes.USAGE;
-        }
-        Optional<Endpoint> source = line.hasOption("source")
-                ? Servers.endpoint("verify", "source", line.getOptionValue("source"), "SOURCE", err) : Optional.empty();
-        if (line.hasOption("source") && source.isEmpty()) {
-            return ExitCodes.USAGE;
-        }
-        MigrationOptions migrated = MigrationOptions.defaults().withAcceptAnomalies(line.hasOption("accept-anomalies"));
-        return Servers.withTarget("verify", line.getOptionValue("target"), err, wire -> {
-            String queue = line.getOptionValue("queue");
-            Journal journal = new Journal(wire, queue);
-            Optional<QueueSnapshot> snapshot = Optional.empty();
-            boolean retired = journal.state().map(s -> s == Journal.State.RETIRED).orElse(false);
-            if (source.isPresent() && !retired && journal.get("v1_prefix").isPresent()) {
-                try (UnifiedJedis client = source.get().open()) {
-                    snapshot = Optional.of(snapshot(client, journal));
-                } catch (JedisException e) {
-                    err.println(Servers.unreachable("verify", source.get(), "SOURCE", e));
-                    return ExitCodes.USAGE;
-                }
-            }
-            Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
-            print(report, snapshot.isPresent(), retired, line.hasOption("json"), out);
-            return report.passed() ? ExitCodes.OK : ExitCodes.REFUSED;
-        });
+        Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
+        print(report, snapshot.isPresent(), retired, in.json(), in.out());
+        return report.passed() ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 
     private static QueueSnapshot snapshot(UnifiedJedis client, Journal journal) {
@@ -81,8 +83,8 @@ public final class VerifyCommand {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("name", r.queue());
             doc.put("passed", r.passed());
-            doc.put("expected", r.expected());
-            doc.put("found", r.found());
+            doc.put("expected", new TreeMap<>(r.expected()));
+            doc.put("found", new TreeMap<>(r.found()));
             doc.put("jobsChecked", r.jobsChecked());
             doc.put("keysChecked", r.keysChecked());
             doc.put("sourceChecked", sourceChecked);

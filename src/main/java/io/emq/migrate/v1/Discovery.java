@@ -26,7 +26,11 @@ public final class Discovery {
         return discover(prefixes, scanned -> { });
     }
 
-    /** As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page brought (two passes per prefix). */
+    /**
+     * As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page of the first
+     * pass brought, so each key under the prefixes is counted once (the second pass, which finds
+     * the foreign keys, is not reported).
+     */
     public DiscoveryResult discover(List<String> prefixes, java.util.function.LongConsumer scanned) {
         KeyspaceScanner scanner = new KeyspaceScanner(jedis);
         TreeSet<QueueRef> queues = new TreeSet<>();
@@ -54,7 +58,6 @@ public final class Discovery {
         long[] foreign = {0};
         for (String prefix : prefixes) {
             scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> {
-                scanned.accept(batch.size());
                 for (Bytes key : batch) {
                     if (bases.owner(key).isEmpty() && bases.bareOwner(key).isEmpty()) {
                         foreign[0]++;

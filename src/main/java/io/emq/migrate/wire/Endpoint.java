@@ -1,12 +1,12 @@
 package io.emq.migrate.wire;
 
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
@@ -17,12 +17,15 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * Where a server is: {@code redis://[user[:pass]@]host:port[/db]}, {@code rediss://…} for TLS, and a
  * cluster as several seeds {@code redis://h1:p1,h2:p2} (or one seed with {@code redis+cluster://}).
+ * Without a scheme ({@code host:port}, {@code h1:p1,h2:p2}) {@code redis://} is meant. User and
+ * password are percent-decoded ({@code %2F} is {@code /}; a {@code +} stays a plus).
  * Credentials missing from the URI are read from {@code EMQ_<ROLE>_USERNAME}/{@code EMQ_<ROLE>_PASSWORD},
  * then {@code EMQ_USERNAME}/{@code EMQ_PASSWORD}, so secrets need not appear on a command line.
- * Every connection speaks RESP2, so script replies decode the same on every server.
+ * A private CA and client certificates come with {@link #withTls}. Every connection speaks RESP2, so
+ * script replies decode the same on every server.
  */
 public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Optional<String> user,
-                       Optional<String> password, int database) {
+                       Optional<String> password, int database, TlsFiles tlsFiles) {
 
     public static final int TIMEOUT_MS = 10_000;
 
@@ -39,6 +42,11 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
 
     /** Parses a URI for a role ({@code SOURCE}, {@code TARGET}, or empty) whose env credentials apply. */
     public static Endpoint parse(String uri, String role) {
+        return parse(uri, role, System::getenv);
+    }
+
+    /** As {@link #parse(String, String)}, reading credential variables from {@code environment}. */
+    public static Endpoint parse(String uri, String role, Function<String, String> environment) {
         if (uri == null || uri.isBlank()) {
             throw new BadEndpointException("no server URI given (expected redis://host:port)");
         }
@@ -46,10 +54,7 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
         boolean tls;
         boolean cluster = false;
         int schemeEnd = rest.indexOf("://");
-        if (schemeEnd < 0) {
-            throw new BadEndpointException("'" + uri + "' has no scheme (expected redis://host:port or rediss://host:port)");
-        }
-        String scheme = rest.substring(0, schemeEnd);
+        String scheme = schemeEnd < 0 ? "redis" : rest.substring(0, schemeEnd);
         switch (scheme) {
             case "redis" -> tls = false;
             case "rediss" -> tls = true;
@@ -58,7 +63,7 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
             default -> throw new BadEndpointException("unknown scheme '" + scheme + "' in " + redact(uri)
                     + " (use redis, rediss, redis+cluster or rediss+cluster)");
         }
-        rest = rest.substring(schemeEnd + 3);
+        rest = schemeEnd < 0 ? rest : rest.substring(schemeEnd + 3);
         Optional<String> user = Optional.empty();
         Optional<String> password = Optional.empty();
         int at = rest.lastIndexOf('@');
@@ -66,9 +71,9 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
             String info = rest.substring(0, at);
             rest = rest.substring(at + 1);
             int colon = info.indexOf(':');
-            String u = decode(colon < 0 ? info : info.substring(0, colon));
+            String u = decode(colon < 0 ? info : info.substring(0, colon), "user", uri);
             user = u.isEmpty() ? Optional.empty() : Optional.of(u);
-            password = colon < 0 ? Optional.empty() : Optional.of(decode(info.substring(colon + 1)));
+            password = colon < 0 ? Optional.empty() : Optional.of(decode(info.substring(colon + 1), "password", uri));
         }
         int database = 0;
         int slash = rest.indexOf('/');
@@ -93,12 +98,22 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
         }
         String prefix = role.isEmpty() ? "EMQ_" : "EMQ_" + role + "_";
         if (user.isEmpty()) {
-            user = env(prefix + "USERNAME").or(() -> env("EMQ_USERNAME"));
+            user = env(environment, prefix + "USERNAME").or(() -> env(environment, "EMQ_USERNAME"));
         }
         if (password.isEmpty()) {
-            password = env(prefix + "PASSWORD").or(() -> env("EMQ_PASSWORD"));
+            password = env(environment, prefix + "PASSWORD").or(() -> env(environment, "EMQ_PASSWORD"));
         }
-        return new Endpoint(List.copyOf(seeds), cluster, tls, user, password, database);
+        return new Endpoint(List.copyOf(seeds), cluster, tls, user, password, database, TlsFiles.NONE);
+    }
+
+    /** This endpoint with a CA and client certificate files; they need a {@code rediss://} URI. */
+    public Endpoint withTls(TlsFiles files) {
+        if (!files.equals(TlsFiles.NONE) && !tls) {
+            throw new BadEndpointException("certificate files were given for " + describe()
+                    + ", which is not a TLS URI: write it as rediss://");
+        }
+        files.sslOptions(); // reads the files now, so a missing or malformed one is refused before any connection
+        return new Endpoint(seeds, cluster, tls, user, password, database, files);
     }
 
     private static HostAndPort hostAndPort(String hp, String uri) {
@@ -121,23 +136,61 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
         return new HostAndPort(host, port);
     }
 
-    private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    /** Percent-decoding as RFC 3986 has it (no {@code +} for space); a malformed escape is refused. */
+    private static String decode(String s, String what, String uri) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c != '%') {
+                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+                continue;
+            }
+            int value = i + 2 < s.length() ? hex(s.charAt(i + 1)) * 16 + hex(s.charAt(i + 2)) : -1;
+            if (value < 0) {
+                throw new BadEndpointException("the " + what + " in " + redact(uri) + " has a malformed %-escape"
+                        + " (write % itself as %25)");
+            }
+            bytes.write(value);
+            i += 2;
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
-    private static Optional<String> env(String name) {
-        String v = System.getenv(name);
+    private static int hex(char c) {
+        int d = Character.digit(c, 16);
+        return d < 0 ? -1000 : d;
+    }
+
+    private static Optional<String> env(Function<String, String> environment, String name) {
+        String v = environment.apply(name);
         return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
     }
 
-    /** A URI with any password replaced by {@code ***}, safe for messages and logs. */
+    /**
+     * A URI with its password replaced by {@code ***}, safe for messages and logs: with or without a
+     * scheme, whatever the password holds ({@code /}, {@code @}, malformed escapes).
+     */
     public static String redact(String uri) {
-        return uri.replaceAll("(://[^:@/]*:)[^@/]*@", "$1***@");
+        if (uri == null) {
+            return null;
+        }
+        int schemeEnd = uri.indexOf("://");
+        int start = schemeEnd < 0 ? 0 : schemeEnd + 3;
+        int at = uri.lastIndexOf('@');
+        if (at < start) {
+            return uri;
+        }
+        int colon = uri.indexOf(':', start);
+        String user = colon < 0 || colon > at ? uri.substring(start, at) : uri.substring(start, colon);
+        return uri.substring(0, start) + user + (colon < 0 || colon > at ? "" : ":***") + uri.substring(at);
     }
 
     public JedisClientConfig clientConfig() {
         DefaultJedisClientConfig.Builder b = DefaultJedisClientConfig.builder().resp2()
-                .timeoutMillis(TIMEOUT_MS).database(database).ssl(tls).clientName("emq-migrate");
+                .timeoutMillis(TIMEOUT_MS).database(database).clientName("emq-migrate");
+        if (tls) {
+            b.sslOptions(tlsFiles.sslOptions());
+        }
         user.ifPresent(b::user);
         password.ifPresent(b::password);
         return b.build();

@@ -30,6 +30,17 @@ public final class VersionFence {
     }
 
     /**
+     * Checks the fence without claiming it, for commands that only read: absent is accepted (and left
+     * absent), any other version than {@code expected} is refused.
+     */
+    public static void verify(UnifiedJedis client, String expected) {
+        String found = client.get(KEY);
+        if (found != null && !expected.equals(found)) {
+            throw new EmqWireException.VersionFence(found, expected);
+        }
+    }
+
+    /**
      * Checks (and on an empty deployment claims) the fence.
      *
      * @throws EmqWireException.VersionFence naming what was found and what was expected

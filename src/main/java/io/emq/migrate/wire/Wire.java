@@ -45,6 +45,15 @@ public final class Wire implements AutoCloseable {
         return wire;
     }
 
+    /**
+     * A wire whose fence runs before its first script call rather than now, so a run that refuses
+     * before calling any script (an unknown queue) leaves an empty deployment unclaimed. For callers
+     * whose first write is a script call (the migrator's first is the journal lease).
+     */
+    public static Wire fencedOnFirstCall(UnifiedJedis client) {
+        return new Wire(client, VersionFence.configured());
+    }
+
     /** Opens the wire speaking {@code version}; the fence runs now. */
     public static Wire open(UnifiedJedis client, String version) {
         Wire wire = new Wire(client, version);

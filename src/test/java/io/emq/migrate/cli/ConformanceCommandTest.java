@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,11 +21,11 @@ class ConformanceCommandTest {
     }
 
     static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = ConformanceCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        String[] line = new String[args.length + 1];
+        line[0] = "conformance";
+        System.arraycopy(args, 0, line, 1, args.length);
+        CliRun r = CliRun.of(line);
+        return new Run(r.code(), r.out(), r.err());
     }
 
     static void assertAllPass(Run r) {

@@ -24,7 +24,7 @@ class DrainCommandTest {
     /** The fixture's paused v1 queue {@code emails}, migrated: it ends paused on the v2 side. */
     private static void migrateEmails() {
         new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
-        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails");
+        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--yes");
         assertEquals(0, m.code(), m.out() + m.err());
     }
 
@@ -71,7 +71,8 @@ class DrainCommandTest {
         jobs.enqueue("hello".getBytes(StandardCharsets.UTF_8));
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "plain");
         assertEquals(ExitCodes.REFUSED, refused.code());
-        assertTrue(refused.err().contains("was not migrated there"), refused.err());
+        assertTrue(refused.err().contains("queue plain was never migrated on this target; `info` lists those that were"),
+                refused.err());
         CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "plain", "--handler", "exec",
                 "grep -q hello && test -n \"$EMQ_JOB_ID\"");
         assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
@@ -87,7 +88,13 @@ class DrainCommandTest {
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
         assertEquals(ExitCodes.REFUSED, refused.code(), refused.out() + refused.err());
         assertTrue(refused.err().contains("stopped at verified (migrate --no-retire)"), refused.err());
-        CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
+        CliRun unconfirmed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
+                "--handler", "exec cat >/dev/null");
+        assertEquals(ExitCodes.REFUSED, unconfirmed.code(), unconfirmed.all());
+        assertTrue(unconfirmed.err().contains("v1 source still holds the same jobs") && unconfirmed.err().contains("--yes"),
+                unconfirmed.err());
+        assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
+        CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--yes",
                 "--handler", "exec cat >/dev/null");
         assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
         assertTrue(exec.out().contains("4 completed"), exec.out());

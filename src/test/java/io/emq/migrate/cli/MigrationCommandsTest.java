@@ -59,7 +59,7 @@ class MigrationCommandsTest {
         assertEquals(0, verify.code(), verify.out() + verify.err());
         assertTrue(verify.out().contains("VERIFIED emails"), verify.out());
 
-        CliRun abandon = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails");
+        CliRun abandon = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes");
         assertEquals(0, abandon.code(), abandon.out() + abandon.err());
         SERVER.client().del("{emq}:migration:emails", "{emq}:version", "emq:{emails}:meta");
         assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "v1 is exactly as it was, and nothing of v2 remains");
@@ -79,10 +79,10 @@ class MigrationCommandsTest {
     @Test
     void refusalsNameTheOptionThatLiftsThemAndExitThree() {
         load("node-5.65.1");
-        CliRun r = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders");
+        CliRun r = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--yes");
         assertEquals(3, r.code());
         assertTrue(r.out().contains("--drop-cron-schedulers"), r.out());
-        CliRun locks = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--drop-cron-schedulers");
+        CliRun locks = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--drop-cron-schedulers", "--yes");
         assertEquals(3, locks.code());
         assertTrue(locks.out().contains("--wait-for-locks"), locks.out());
         assertEquals(null, SERVER.client().hget("bull:orders:meta", "paused"), "a refused fence leaves v1 unpaused");
@@ -96,6 +96,6 @@ class MigrationCommandsTest {
         assertEquals(2, down.code());
         assertTrue(down.err().contains("127.0.0.1:1") && down.err().contains("check"), down.err());
         assertEquals(2, CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "q").code());
-        assertEquals(2, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "nosuch").code());
+        assertEquals(3, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "nosuch", "--no-retire").code());
     }
 }

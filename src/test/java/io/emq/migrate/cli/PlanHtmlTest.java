@@ -26,7 +26,7 @@ class PlanHtmlTest {
         for (String queue : new String[] {"bull:emails", "bull:flows-child", "bull:flows-parent", "bull:orders"}) {
             assertTrue(page.contains("<h2>" + queue + " → "), queue);
         }
-        assertEquals(4, page.split("<svg ", -1).length - 1);
+        assertEquals(5, page.split("<svg ", -1).length - 1, "one chart per queue and one of them all");
         assertTrue(page.contains("<td>cron-scheduler</td>") && page.contains("--drop-cron-schedulers"), page);
         assertTrue(page.contains("BLOCKED: a queue above"), page);
         assertTrue(!page.contains("<script") && !page.contains("<link") && !page.contains("src="), "self-contained");

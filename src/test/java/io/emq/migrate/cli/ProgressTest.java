@@ -42,6 +42,17 @@ class ProgressTest {
     }
 
     @Test
+    void moreDoneThanExpectedNeverReadsAsTwoOfOne() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        try (Progress p = Progress.start("drain q", 1, "jobs", out, false, Duration.ofHours(1))) {
+            p.advance(2);
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("drain q: 2/2 jobs (100%)"), text);
+    }
+
+    @Test
     void etaReadsLikeAClock() {
         assertEquals("42s", Progress.eta(42));
         assertEquals("2m05s", Progress.eta(125));

@@ -73,7 +73,7 @@ class SafetyUnderFireTest {
     private static Process child(String crashAt) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.emq.migrate.cli.Main", "migrate",
-                "--source", SERVER.uri(), "--all", "--lease", "300ms"));
+                "--source", SERVER.uri(), "--all", "--lease", "300ms", "--yes"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File("/dev/null"));
         if (crashAt != null) {
             pb.environment().put("EMQ_CRASH_AT", crashAt);

@@ -33,9 +33,13 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
         return snapshot.anomalies();
     }
 
-    /** Refused (an unlifted refusal) or anomalous: the dry run's exit code is 3. */
+    /**
+     * Whether {@code migrate} with the same options would refuse the queue: an unlifted refusal
+     * (anomalies that need a decision are one, lifted by --accept-anomalies; the others are migrated
+     * with their stated treatment). The dry run's exit code is then 3.
+     */
     public boolean blocked() {
-        return !anomalies().isEmpty() || refusals.stream().anyMatch(r -> !r.lifted());
+        return refusals.stream().anyMatch(r -> !r.lifted());
     }
 
     public long estimatedBytes() {

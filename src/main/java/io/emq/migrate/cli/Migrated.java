@@ -1,0 +1,31 @@
+package io.emq.migrate.cli;
+
+import io.emq.migrate.migrate.HistoryRow;
+import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.wire.Wire;
+
+/** The journal of a queue that was migrated on the target, or the refusal that says it was not. */
+final class Migrated {
+    private Migrated() {
+    }
+
+    /**
+     * The queue's journal when a migration of it applied a step (and was not abandoned); otherwise
+     * refused (exit 3), having written nothing. A migration refused at its first step leaves a
+     * journal with a header and no applied step: that queue was never migrated either.
+     */
+    static Journal journal(Wire target, String queue) {
+        Journal journal = new Journal(target, queue);
+        boolean applied = journal.state().isPresent() && journal.history().stream().anyMatch(HistoryRow::success);
+        if (!applied) {
+            throw CliException.refused("queue " + queue + " was never migrated on this target" + (journal.exists()
+                    ? " (a migration of it was refused before it wrote anything)" : "") + "; `info` lists those that were");
+        }
+        Journal.State state = journal.state().get();
+        if (state == Journal.State.ABANDONED) {
+            throw CliException.refused("the migration of queue " + queue + " was abandoned on this target; `info`"
+                    + " lists the queues that are migrated");
+        }
+        return journal;
+    }
+}

@@ -1,0 +1,197 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+/** Reports an operator can read and diff, empty results that say so, progress on standard error, the real entry point. */
+class OperatorHabitsTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    @Test
+    void emptyResultsSaySoAndNameThePrefix() {
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all");
+        assertEquals(0, plan.code(), plan.all());
+        assertTrue(plan.out().startsWith("no v1 queues under prefix bull; check --prefix"), plan.out());
+        CliRun discover = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
+        assertTrue(discover.out().startsWith("no v1 queues under prefixes echo, bull; check --prefix"), discover.out());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("no v1 queues to migrate under the given prefixes; check --prefix"), migrate.out());
+        assertFalse(migrate.out().contains("0 of 0"), migrate.out());
+    }
+
+    @Test
+    void thePlanReportHidesEmptyRowsAndReadsLikeProse(@TempDir Path dir) throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "orders", "--preview", "3");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        String out = plan.out();
+        assertFalse(Pattern.compile("(?m)^(paused|waiting-children) ").matcher(out).find(), "all-zero rows hidden: " + out);
+        assertFalse(out.contains("=0") || out.contains("{") && !out.contains("emq:{"), "no Java map syntax: " + out);
+        assertFalse(Pattern.compile("\\d{4,} bytes").matcher(out).find(), out);
+        assertTrue(out.contains("rebrand preview: the first 3 of 19 jobs in serve order"), out);
+        assertTrue(Pattern.compile("estimated v2 memory: [\\d.]+ KiB; dropped with the source: events 1").matcher(out).find(), out);
+        assertTrue(out.contains("v2: counted 2, dead 2, held 1, pending 11, scheduled 3"), out);
+
+        Path html = dir.resolve("plan.html");
+        CliRun page = CliRun.of("plan", "--source", SERVER.uri(), "--all", "--html", html.toString());
+        assertEquals(ExitCodes.REFUSED, page.code(), page.all());
+        String text = Files.readString(html);
+        int summary = text.indexOf("<h2>Summary</h2>");
+        assertTrue(summary > 0 && summary < text.indexOf("<h2>bull:emails"), "the summary comes first");
+        int chart = text.indexOf("aria-label=\"jobs per state, v1 (listed), all queues and v2 (planned), all queues\"");
+        assertTrue(chart > summary && chart < text.indexOf("<h2>bull:emails"), "with a chart of all jobs per state");
+        assertTrue(text.contains("<td>bull:orders</td><td>orders</td><td class=\"num\">19</td><td class=\"no\">BLOCKED</td>"
+                + "<td>live-lock (--wait-for-locks), cron-scheduler (--drop-cron-schedulers)"), text);
+        assertTrue(text.contains("<td>bull:emails</td><td>emails</td><td class=\"num\">5</td><td>ready</td>"), text);
+        for (String part : List.of("rebrand preview: the first 10 of 19", "<th>V2 KEY</th>", "estimated v2 memory: ",
+                "payload policy: envelope", "<svg ")) {
+            assertTrue(text.contains(part), part);
+        }
+    }
+
+    @Test
+    void planAndMigrateAgreeOnARename() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("legacy-and-foreign"));
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "{orders}", "--rename", "{orders}=orders-twin");
+        assertTrue(plan.out().contains("--rename OLD=NEW (given)"), plan.out());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "{orders}", "--rename",
+                "{orders}=orders-twin", "--no-retire");
+        assertEquals(migrate.code(), plan.code(), plan.all() + "\n" + migrate.all());
+        assertEquals(plan.code() == 0, plan.out().contains("emq:{orders-twin}  ready"), plan.out());
+    }
+
+    @Test
+    void jsonIsTheSameFromRunToRun() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun first = CliRun.of("plan", "--source", SERVER.uri(), "--all", "--json");
+        CliRun second = CliRun.of("plan", "--source", SERVER.uri(), "--all", "--json");
+        Pattern ttl = Pattern.compile("(?mi)^.*ttl.*$"); // live lock and dedup TTLs tick between the runs
+        assertEquals(ttl.matcher(first.out()).replaceAll(""), ttl.matcher(second.out()).replaceAll(""));
+        assertTrue(first.out().indexOf("\"becomes\"") < first.out().indexOf("\"jobs\" : 4"), "maps built unordered print sorted");
+    }
+
+    @Test
+    void migrateShowsJobsNotStepsOnStandardErrorAndTheReportOnStandardOut() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun r = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire");
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.err().contains("migrate: 5/5 jobs (100%)") && r.err().contains("(done)"), r.err());
+        assertFalse(r.err().contains("steps"), r.err());
+        assertTrue(r.out().contains("1 of 1 queues done; 5 jobs moved"), r.out());
+        assertFalse(r.out().contains("fence source"), "step lines are progress, not the report: " + r.out());
+        CliRun quiet = CliRun.of("verify", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(0, quiet.code(), quiet.all());
+        CliRun drain = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--dry-run", "--quiet");
+        assertEquals("", drain.err(), "--quiet");
+    }
+
+    @Test
+    void progressIsABarWhenStandardErrorIsATerminalEvenWithTheReportRedirected() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun r = CliRun.in(new Environment(java.util.Map.of(), Path.of("").toAbsolutePath(), false, true),
+                "discover", "--source", SERVER.uri());
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.err().contains("\rscan [") && r.err().contains("] 73/73 keys (100%)"), r.err());
+        CliRun off = CliRun.in(new Environment(java.util.Map.of(), Path.of("").toAbsolutePath(), false, true),
+                "discover", "--source", SERVER.uri(), "--no-progress");
+        assertEquals("", off.err());
+    }
+
+    @Test
+    void everyCommandSpeaksJson() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire", "--json").code());
+        JsonNode validate = Json.MAPPER.readTree(CliRun.of("validate", "--target", SERVER.uri(), "--json").out());
+        assertTrue(validate.get("valid").asBoolean() && validate.get("queues").get(0).asText().equals("emails"), validate.toString());
+        JsonNode repair = Json.MAPPER.readTree(CliRun.of("repair", "--target", SERVER.uri(), "--queue", "emails", "--json").out());
+        assertEquals(0, repair.get("repaired").size(), repair.toString());
+        JsonNode abandon = Json.MAPPER.readTree(CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes",
+                "--json").out());
+        assertTrue(abandon.get("abandoned").asBoolean() && abandon.get("counts").get("rows").asLong() == 5, abandon.toString());
+        CliRun conformance = CliRun.of("conformance", "--target", SERVER.uri(), "--json");
+        assertEquals(0, conformance.code(), conformance.all());
+        JsonNode conf = Json.MAPPER.readTree(conformance.out());
+        assertTrue(conf.get("passed").asBoolean() && conf.get("scenarios").size() >= 32, conf.toString());
+    }
+
+    @Test
+    void fixtureLoadWritesTheDemoKeyspaceButNeverOverIt() throws Exception {
+        CliRun load = CliRun.of("fixture", "load", "--target", SERVER.uri(), "node-5.65.1");
+        assertEquals(0, load.code(), load.all());
+        assertTrue(load.out().startsWith("loaded the recorded v1 keyspace 'node-5.65.1': 73 keys under prefix bull"), load.out());
+        CliRun again = CliRun.of("fixture", "load", "--target", SERVER.uri(), "node-5.65.1", "--json");
+        assertEquals(ExitCodes.REFUSED, again.code(), again.all());
+        assertTrue(Json.MAPPER.readTree(again.out()).get("error").get("message").asText().contains("already exists"), again.out());
+        CliRun unknown = CliRun.of("fixture", "load", "--target", SERVER.uri(), "nope");
+        assertEquals(ExitCodes.USAGE, unknown.code());
+        assertTrue(unknown.err().contains("the fixtures are node-5.65.1, elixir-v1"), unknown.err());
+    }
+
+    @Test
+    void theDemoKeepsItsServerWhenAskedAndNeverPrintsAFailingExitInAPassingRun() throws Exception {
+        CliRun r = CliRun.of("demo", "--keep", "--json");
+        assertEquals(0, r.code(), r.all());
+        JsonNode doc = Json.MAPPER.readTree(r.out());
+        assertTrue(doc.get("passed").asBoolean());
+        assertEquals("plan", doc.get("stages").get(0).get("output").has("queues") ? "plan" : "?");
+        String uri = doc.get("server").asText();
+        try (Jedis kept = new Jedis(java.net.URI.create(uri))) {
+            assertEquals(73, kept.dbSize(), "the scratch server still runs with the fixture");
+            kept.shutdown();
+        } catch (redis.clients.jedis.exceptions.JedisConnectionException closedByShutdown) {
+            // SHUTDOWN closes the connection it came on
+        }
+        CliRun text = CliRun.of("demo");
+        assertEquals(0, text.code(), text.all());
+        assertFalse(text.out().contains("(exit"), text.out());
+    }
+
+    @Test
+    void theRealEntryPointExitsWithItsCodesAndReadsTheEnvironment() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        Process help = process(List.of("plan", "--help"), null);
+        assertEquals(0, help.waitFor());
+        assertTrue(new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8).startsWith("usage: emq-migrate plan"));
+        Process ghost = process(List.of("verify", "--queue", "ghost"), SERVER.uri());
+        assertEquals(ExitCodes.REFUSED, ghost.waitFor());
+        String err = new String(ghost.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals("emq-migrate verify: queue ghost was never migrated on this target; `info` lists those that were\n", err);
+        Process debug = process(List.of("verify", "--queue", "ghost", "--debug"), SERVER.uri());
+        assertEquals(ExitCodes.REFUSED, debug.waitFor());
+        assertTrue(new String(debug.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).contains("\tat io.emq.migrate"),
+                "--debug shows the trace");
+    }
+
+    private static Process process(List<String> args, String target) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(new File("/dev/null"));
+        pb.environment().keySet().removeIf(k -> k.startsWith("EMQ_"));
+        if (target != null) {
+            pb.environment().put("EMQ_TARGET", target);
+        }
+        Process p = pb.start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI finished");
+        return p;
+    }
+}

@@ -1,0 +1,111 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.v1.fixture.KeyspaceDump;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Nothing that only reads may write, and nothing may pass that did not run (issue 11 §3). */
+class ReadOnlyCommandsTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static String digest() {
+        return new KeyspaceDump(SERVER.client()).digest();
+    }
+
+    @Test
+    void aQueueThatWasNeverMigratedIsRefusedByEveryCommandAndNothingIsWritten() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        String before = digest();
+        String uri = SERVER.uri();
+        List<String[]> lines = List.of(
+                new String[] {"repair", "--target", uri, "--queue", "ghost"},
+                new String[] {"verify", "--target", uri, "--queue", "ghost"},
+                new String[] {"validate", "--target", uri, "--queue", "ghost"},
+                new String[] {"lookup", "--target", uri, "--queue", "ghost", "--all"},
+                new String[] {"drain", "--target", uri, "--queue", "ghost"},
+                new String[] {"drain", "--target", uri, "--queue", "ghost", "--dry-run"},
+                new String[] {"info", "--target", uri, "--queue", "ghost"},
+                new String[] {"abandon", "--source", uri, "--queue", "ghost", "--yes"},
+                new String[] {"repair", "--target", uri, "--queue", "ghost"});
+        for (String[] line : lines) {
+            CliRun r = CliRun.of(line);
+            assertEquals(ExitCodes.REFUSED, r.code(), String.join(" ", line) + "\n" + r.all());
+            assertTrue(r.err().contains("queue ghost was never migrated on this target; `info` lists those that were"),
+                    r.all());
+        }
+        assertEquals(before, digest(), "nothing was written");
+        assertNull(SERVER.client().get(Keys.VERSION), "not even the version fence");
+    }
+
+    @Test
+    void aFailedMigrateOfAnUnknownQueueLeavesNoVersionFence() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        String before = digest();
+        CliRun r = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "nosuch", "--no-retire");
+        assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+        assertTrue(r.err().contains("no v1 queue named 'nosuch'"), r.all());
+        assertEquals(before, digest());
+        assertNull(SERVER.client().get(Keys.VERSION));
+    }
+
+    @Test
+    void aRefusedMigrationIsNotDrainedAsAPass() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--no-retire");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+        CliRun drain = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "orders");
+        assertEquals(ExitCodes.REFUSED, drain.code(), drain.all());
+        assertTrue(drain.err().contains("queue orders was never migrated on this target (a migration of it was refused"
+                + " before it wrote anything)"), drain.all());
+        assertFalse(drain.out().contains("PASS"), drain.out());
+    }
+
+    @Test
+    void destructiveStepsOffATerminalNeedYesAndSayWhy() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        String before = digest();
+        CliRun retire = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, retire.code(), retire.all());
+        assertTrue(retire.err().contains("retires the v1 source") && retire.err().contains("add --yes"), retire.all());
+        assertEquals(before, digest(), "refused before anything was written");
+
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        String migrated = digest();
+        CliRun abandon = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, abandon.code(), abandon.all());
+        assertTrue(abandon.err().contains("deletes every job the migration wrote") && abandon.err().contains("--yes"),
+                abandon.all());
+        CliRun resume = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume");
+        assertEquals(ExitCodes.REFUSED, resume.code(), resume.all());
+        assertTrue(resume.err().contains("v1 source still holds the same jobs"), resume.all());
+        assertEquals(migrated, digest(), "neither abandoned nor drained");
+        assertEquals(0, CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes").code());
+    }
+
+    @Test
+    void aTerminalAsksAndAnAnswerOtherThanYesDoesNothing() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        String before = digest();
+        java.io.InputStream stdin = System.in;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream("no\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            CliRun r = CliRun.in(new Environment(java.util.Map.of(), java.nio.file.Path.of("").toAbsolutePath(), true, false),
+                    "migrate", "--source", SERVER.uri(), "--queue", "emails");
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains("Type yes to go on") && r.err().contains("not confirmed"), r.all());
+        } finally {
+            System.setIn(stdin);
+        }
+        assertEquals(before, digest());
+    }
+}
