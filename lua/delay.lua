@@ -6,8 +6,11 @@
 -- ARGV[2] token (the attempts value the claim returned)
 -- ARGV[3] 'in' (ARGV[4] is a delay from server TIME) or 'at' (ARGV[4] is Unix ms)
 -- ARGV[4] milliseconds
+-- ARGV[5] emq:{q}:   the queue base (a grouped job gives its lane slot back)
 -- Reply:  1
 -- Refuses: EMQKIND (not a JOB id); EMQSTALE job gone (no row); EMQSTALE delay token mismatch.
+--- @include "server_time"
+--- @include "lanes"
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
@@ -20,10 +23,9 @@ if attempts ~= ARGV[2] then
 end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then
-  local t = redis.call('TIME')
-  score = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + score
+  score = server_ms() + score
 end
-redis.call('ZREM', KEYS[2], ARGV[1])
+unclaim(ARGV[5], ARGV[1])
 redis.call('HSET', KEYS[1], 'state', 'scheduled')
 redis.call('ZADD', KEYS[3], score, ARGV[1])
 return 1

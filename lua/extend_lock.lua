@@ -6,6 +6,7 @@
 -- ARGV[3] lease in ms
 -- Reply:  1 extended; -1 gone (no row, or no longer in active: the lease lapsed and was reaped)
 -- Refuses: EMQSTALE extend token mismatch (the job was re-claimed by another worker).
+--- @include "server_time"
 local attempts = redis.call('HGET', KEYS[2], 'attempts')
 if not attempts then
   return -1
@@ -16,7 +17,5 @@ end
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return -1
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('ZADD', KEYS[1], server_ms() + tonumber(ARGV[3]), ARGV[1])
 return 1

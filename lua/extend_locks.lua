@@ -4,8 +4,8 @@
 -- ARGV[2] lease in ms
 -- ARGV[3], ARGV[4], ... pairs of id, token
 -- Reply:  the ids NOT extended: token mismatch (re-claimed), row gone, or no longer in active
-local t = redis.call('TIME')
-local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2])
+--- @include "server_time"
+local deadline = server_ms() + tonumber(ARGV[2])
 local failed = {}
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]

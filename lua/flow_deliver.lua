@@ -5,23 +5,17 @@
 -- ARGV[1] child id
 -- ARGV[2] child result
 -- ARGV[3] parent id
--- ARGV[4] emq:{pq}:   the parent queue's base (its pending set is derived from it)
+-- ARGV[4] emq:{pq}:   the parent queue's base (its pending set, or the parent's lane, is derived from it)
 -- Reply:  2 recorded and the parent released to pending (its last child), 1 recorded (children
 --         still outstanding), 0 already recorded (a re-delivery: nothing changed), -1 parent gone
 --         (no row: nothing written)
 -- Effectively-once: the HSETNX on :processed gates the DECR, so an entry delivered twice (the
 -- outbox is trimmed only after delivery) counts once.
+--- @include "flow"
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then
   return 0
 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   return -1
 end
-redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
-local left = redis.call('DECR', KEYS[1])
-if left <= 0 and redis.call('HGET', KEYS[3], 'state') == 'awaiting_children' then
-  redis.call('HSET', KEYS[3], 'state', 'pending')
-  redis.call('ZADD', ARGV[4] .. 'pending', 0, ARGV[3])
-  return 2
-end
-return 1
+return count_child(ARGV[4], ARGV[3], 'processed', ARGV[1], ARGV[2])

@@ -9,11 +9,13 @@
 -- ARGV[4] emq:{pq}:   the parent queue's base (pending, dead and metrics:failed are derived from it)
 -- ARGV[5] policy: 'fp' fail-parent, 'id' ignore-dependency
 -- fp: the child is recorded in :failed; the first death dead-letters a parent still awaiting its
---     children (or pending): state=dead, last_error, ZADD dead, metrics:failed +1.
+--     children (or pending): state=dead, last_error, ZADD dead, metrics:failed +1; a parent that is
+--     itself a flow child then tells its own parent (this queue at once, another via flow:outbox).
 -- id: the child is recorded in :unsuccessful, :dependencies is decremented, and the parent is
 --     released to pending at 0 if it is still awaiting its children.
 -- Reply:  3 parent dead-lettered, 2 parent released, 1 recorded (parent unchanged), 0 already
 --         recorded (a re-delivery: nothing changed), -1 parent gone (no row: nothing written)
+--- @include "flow"
 local record = KEYS[2]
 if ARGV[5] == 'id' then
   record = KEYS[3]
@@ -24,23 +26,7 @@ end
 if redis.call('EXISTS', KEYS[4]) == 0 then
   return -1
 end
-redis.call('HSETNX', record, ARGV[1], ARGV[2])
-local base = ARGV[4]
-local state = redis.call('HGET', KEYS[4], 'state')
 if ARGV[5] == 'id' then
-  local left = redis.call('DECR', KEYS[1])
-  if left <= 0 and state == 'awaiting_children' then
-    redis.call('HSET', KEYS[4], 'state', 'pending')
-    redis.call('ZADD', base .. 'pending', 0, ARGV[3])
-    return 2
-  end
-  return 1
+  return count_child(ARGV[4], ARGV[3], 'unsuccessful', ARGV[1], ARGV[2])
 end
-if state == 'awaiting_children' or state == 'pending' then
-  redis.call('ZREM', base .. 'pending', ARGV[3])
-  redis.call('HSET', KEYS[4], 'state', 'dead', 'last_error', 'child ' .. ARGV[1] .. ' failed: ' .. ARGV[2])
-  redis.call('ZADD', base .. 'dead', 0, ARGV[3])
-  redis.call('HINCRBY', base .. 'metrics:failed', 'count', 1)
-  return 3
-end
-return 1
+return fail_parent(ARGV[4], ARGV[3], ARGV[1], ARGV[2])

@@ -7,6 +7,7 @@
 -- ARGV[4] milliseconds
 -- Reply:  1 scheduled, 0 duplicate (row already exists; nothing changed)
 -- Refuses: EMQKIND when the id is not JOB-namespaced.
+--- @include "server_time"
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
@@ -15,8 +16,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then
-  local t = redis.call('TIME')
-  score = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + score
+  score = server_ms() + score
 end
 redis.call('HSET', KEYS[1], 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2])
 redis.call('ZADD', KEYS[2], score, ARGV[1])

@@ -1,5 +1,6 @@
 -- sweep_stalled: recover jobs whose lease lapsed, counting the stall on the row; dead-letter a job
--- once it has stalled max_stalled times.
+-- once it has stalled max_stalled times. A grouped job gives its lane slot back and is recovered
+-- into its own lane; a dead-lettered flow child applies its parent's policy (as retry does).
 -- KEYS[1] emq:{q}:active
 -- KEYS[2] emq:{q}:pending
 -- KEYS[3] emq:{q}:dead
@@ -7,23 +8,27 @@
 -- ARGV[2] max_stalled (>= 1)
 -- ARGV[3] limit, the most jobs examined in one call
 -- Reply:  {recovered_ids, dead_ids}
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+--- @include "take_due"
+--- @include "flow"
+local base = ARGV[1]
+local expired = take_due(KEYS[1], tonumber(ARGV[3]))
 local recovered, dead = {}, {}
 for _, id in ipairs(expired) do
-  redis.call('ZREM', KEYS[1], id)
-  local row = ARGV[1] .. 'job:' .. id
+  local row = base .. 'job:' .. id
   if redis.call('EXISTS', row) == 1 then
+    local g = redis.call('HGET', row, 'group')
+    if g then
+      give_back_slot(base, g)
+    end
     local stalled = redis.call('HINCRBY', row, 'stalled', 1)
     if stalled >= tonumber(ARGV[2]) then
       redis.call('HSET', row, 'state', 'dead', 'last_error', 'stalled')
       redis.call('ZADD', KEYS[3], 0, id)
-      redis.call('HINCRBY', ARGV[1] .. 'metrics:failed', 'count', 1)
+      redis.call('HINCRBY', base .. 'metrics:failed', 'count', 1)
+      child_died(base, id, 'stalled')
       dead[#dead + 1] = id
     else
-      redis.call('HSET', row, 'state', 'pending')
-      redis.call('ZADD', KEYS[2], 0, id)
+      requeue(base, id)
       recovered[#recovered + 1] = id
     end
   end

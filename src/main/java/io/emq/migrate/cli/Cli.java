@@ -157,6 +157,11 @@ final class Cli {
             options.addOption(valued(Settings.option(side, "key"), "FILE", "PKCS#8 PEM key of that certificate (also "
                     + Settings.variable(side, "key") + ")"));
         }
+        if (command.opensV2Target()) {
+            options.addOption(valued(Invocation.WIRE_VERSION, "V", "the {emq}:version the v2 target speaks (default "
+                    + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the built-in "
+                    + VersionFence.DEFAULT_VERSION + "); e.g. echomq:3.0.0 for a deployment the reference connector fenced"));
+        }
         if (!command.servers().isEmpty()) {
             options.addOption(valued("config", "FILE", "read settings from FILE (default ./" + Settings.DEFAULT_FILE
                     + " when present); a flag wins over EMQ_* variables, which win over the file"));

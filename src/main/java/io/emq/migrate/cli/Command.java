@@ -30,6 +30,11 @@ interface Command {
     /** The command's own options; the shared ones (--help, --json, --debug, …) are added by {@link Cli}. */
     void options(Options options);
 
+    /** Whether the command opens its target as a v2 deployment (then --wire-version applies). */
+    default boolean opensV2Target() {
+        return servers().contains(Side.TARGET);
+    }
+
     /** Options that may be given more than once; any other option given twice is a usage error. */
     default Set<String> repeatable() {
         return Set.of();

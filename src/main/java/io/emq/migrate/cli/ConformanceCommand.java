@@ -1,7 +1,6 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.runtime.Conformance;
-import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -42,13 +41,11 @@ final class ConformanceCommand implements Command {
     }
 
     public void options(Options options) {
-        options.addOption(Cli.valued("queue", "PREFIX", "prefix of the scenario sub-queues (default: conformance)"))
-                .addOption(Cli.valued("wire-version", "V", "the {emq}:version this runtime speaks (default: "
-                        + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the default)"));
+        options.addOption(Cli.valued("queue", "PREFIX", "prefix of the scenario sub-queues (default: conformance)"));
     }
 
     public int run(Invocation in) {
-        String version = in.value("wire-version", VersionFence.configured());
+        String version = in.wireVersion();
         String prefix = in.value("queue", "conformance");
         Wire wire = Wire.open(in.open(in.require(Side.TARGET), Side.TARGET, 4), version);
         PrintStream lines = in.json() ? new PrintStream(OutputStream.nullOutputStream()) : in.out();

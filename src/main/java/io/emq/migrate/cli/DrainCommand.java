@@ -38,7 +38,7 @@ final class DrainCommand implements Command {
 
     public String syntax() {
         return "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--dry-run | --shadow |"
-                + " --resume [--yes]] [--until-empty-schedule] [--html FILE] [--json]";
+                + " --resume [--yes]] [--lanes] [--until-empty-schedule] [--wire-version V] [--html FILE] [--json]";
     }
 
     public List<String> examples() {
@@ -77,6 +77,8 @@ final class DrainCommand implements Command {
                 .addOption(null, "until-empty-schedule", false, "also wait for scheduled jobs due later")
                 .addOption(null, "dry-run", false, "claim nothing: check pending and schedule against the journal")
                 .addOption(null, "resume", false, "resume a paused queue before draining it")
+                .addOption(null, "lanes", false, "claim through the queue's lanes (lane_claim over the ring, one job per"
+                        + " turn, as the reference EchoMQ.Consumer does); serve order is then checked per lane")
                 .addOption(null, "shadow", false, "drain a scratch copy of the queue on the same target, then delete the"
                         + " copy: the queue itself is only read (its production work is not consumed)")
                 .addOption(Cli.valued("html", "FILE", "also write a self-contained HTML report to FILE"));
@@ -98,7 +100,7 @@ final class DrainCommand implements Command {
             Migrated.journal(in.readableTarget(target), queue);
         }
         DrainOptions options = DrainOptions.defaults().withWorkers(workers)
-                .withUntilEmptySchedule(in.has("until-empty-schedule"));
+                .withUntilEmptySchedule(in.has("until-empty-schedule")).withLanes(in.has("lanes"));
         Wire wire = dryRun ? in.readableTarget(target) : in.writableTarget(target, workers + 4);
         if (shadow) {
             return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);

@@ -46,6 +46,11 @@ final class FixtureCommand implements Command {
         return true;
     }
 
+    /** Its target is a server that receives a v1 keyspace, not a v2 deployment. */
+    public boolean opensV2Target() {
+        return false;
+    }
+
     public void options(Options options) {
     }
 

@@ -175,9 +175,18 @@ final class Invocation implements AutoCloseable {
         }
     }
 
+    /** The option naming the {@code {emq}:version} a command expects on its v2 target. */
+    static final String WIRE_VERSION = "wire-version";
+
+    /** The {@code {emq}:version} to expect on the target: {@code --wire-version}, else the configured one. */
+    String wireVersion() {
+        String v = value(WIRE_VERSION, "");
+        return v.isBlank() ? VersionFence.configured() : v.trim();
+    }
+
     /** The v2 target, fenced for writing: an absent {@code {emq}:version} is claimed. */
     Wire writableTarget(Endpoint endpoint, int concurrency) {
-        return Wire.open(open(endpoint, Side.TARGET, concurrency));
+        return Wire.open(open(endpoint, Side.TARGET, concurrency), wireVersion());
     }
 
     /**
@@ -186,7 +195,7 @@ final class Invocation implements AutoCloseable {
      */
     Wire readableTarget(Endpoint endpoint) {
         UnifiedJedis client = open(endpoint, Side.TARGET, 8);
-        VersionFence.verify(client, VersionFence.configured());
+        VersionFence.verify(client, wireVersion());
         return Wire.source(client);
     }
 

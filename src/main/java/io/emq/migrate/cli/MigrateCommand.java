@@ -93,12 +93,12 @@ final class MigrateCommand implements Command {
         List<String> prefixes = DiscoverCommand.prefixes(in);
         UnifiedJedis sourceClient = in.open(source, Side.SOURCE, 8);
         UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, 8);
-        VersionFence.verify(targetClient, VersionFence.configured());
+        VersionFence.verify(targetClient, in.wireVersion());
         if (options.retire()) {
             in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
                     + " --no-retire to stop before that)");
         }
-        Migrator migrator = new Migrator(Wire.source(sourceClient), Wire.fencedOnFirstCall(targetClient),
+        Migrator migrator = new Migrator(Wire.source(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
                 source.describe(), options, Checkpoints.fromEnvironment());
         List<MigrationResult> results;
         try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {

@@ -190,6 +190,7 @@ final class PlanCommand implements Command {
         }
         out.println("v2: " + Table.counts(fates));
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
+        out.println("served by: " + PlanDocument.SERVED_BY);
         Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(snap));
         layouts.values().removeIf(n -> n == 0);
         out.println("job layouts: " + Table.counts(layouts) + (snap.legacyMarkers() > 0

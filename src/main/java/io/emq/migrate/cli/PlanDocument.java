@@ -23,6 +23,10 @@ import java.util.Map;
 
 /** The {@code plan --json} document: a tree of maps and lists in a stable field order. */
 final class PlanDocument {
+    /** Which consumers see a migrated queue: its jobs land in the flat pending set, never in lanes. */
+    static final String SERVED_BY = "the flat pending set: Jobs.claim / claim_batch and batch consumers (emq-migrate drain);"
+            + " the reference EchoMQ.Consumer claims only through lanes (MIGRATION.md, cutting over to the reference consumer)";
+
     private PlanDocument() {
     }
 
@@ -70,6 +74,7 @@ final class PlanDocument {
         q.put("anomalyCounts", anomalyCounts); // all of them; "anomalies" lists at most 1000 of each kind
         q.put("refusals", refusals(plan.refusals()));
         q.put("payload", payload(plan));
+        q.put("servedBy", SERVED_BY);
         q.put("layouts", layouts(snap));
         q.put("rebrandPreview", preview(plan.preview()));
         q.put("v2Keys", v2Keys(plan.v2Keys()));

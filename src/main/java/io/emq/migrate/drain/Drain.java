@@ -5,6 +5,7 @@ import io.emq.migrate.runtime.Consumer;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.ConsumerStats;
 import io.emq.migrate.runtime.DrainStatus;
+import io.emq.migrate.runtime.Lanes;
 import io.emq.migrate.runtime.JobHandler;
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.wire.Wire;
@@ -77,10 +78,13 @@ public final class Drain {
         jobs.resume();
     }
 
-    /** Jobs the drain will claim if nothing else arrives: pending plus scheduled due within the horizon. */
+    /**
+     * Jobs the drain will claim if nothing else arrives: those waiting where it claims (pending, or
+     * the lanes), active, and scheduled due within the horizon.
+     */
     public long backlog(DrainOptions options) {
         DrainStatus s = jobs.drainStatus(options.horizon());
-        return s.pending() + s.active() + s.scheduledDue();
+        return (options.lanes() ? s.inLanes() : s.pending()) + s.active() + s.scheduledDue();
     }
 
     /**
@@ -96,14 +100,19 @@ public final class Drain {
         Consumer.Builder consumer = Consumer.on(jobs, job -> {
             ledger.claimed(job);
             work.handle(job);
-        }).workers(options.workers()).batchSize(DrainOptions.BATCH_SIZE).lease(options.lease()).beat(options.beat())
+        }).workers(options.workers()).lease(options.lease()).beat(options.beat())
                 .backoff(options.backoff()).maxAttempts(options.maxAttempts()).listener(ledger);
+        if (options.lanes()) {
+            consumer.lanes(Lanes.of(wire, jobs));
+        } else {
+            consumer.batchSize(DrainOptions.BATCH_SIZE);
+        }
         if (shadow()) {
             consumer.holdOutbox();
         }
         ConsumerStats stats = consumer.build().runUntilEmpty(options.horizon());
         Problems problems = new Problems();
-        var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers());
+        var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers(), options.lanes());
         return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(wire.client(), migrated, rows),
                 Optional.of(stats), checks, problems.first(), problems.count());
     }

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class DrainLedger implements ConsumerListener {
 
     /** The first delivery of a migrated job. */
-    record FirstClaim(int worker, long seq, long attempts, Optional<String> digestProblem) {
+    record FirstClaim(int worker, String lane, long seq, long attempts, Optional<String> digestProblem) {
     }
 
     /** Everything recorded about one migrated job. */
@@ -52,7 +52,7 @@ final class DrainLedger implements ConsumerListener {
         synchronized (e) {
             e.claims++;
             if (e.first == null) {
-                e.first = new FirstClaim(job.worker(), job.claimSeq(), job.attempts(),
+                e.first = new FirstClaim(job.worker(), job.lane(), job.claimSeq(), job.attempts(),
                         migrated.digestProblem(expected.get(), job.payload()));
             }
         }

@@ -12,23 +12,29 @@ import java.time.Duration;
  * @param beat               interval of reap and promote
  * @param backoff            delay before a failed job runs again (exec)
  * @param maxAttempts        attempts after which a failing job is dead-lettered (exec)
+ * @param lanes              claim through the queue's lanes (the ring), one job per turn, as the
+ *                           reference's {@code EchoMQ.Consumer} does; else from the flat pending set
  */
 public record DrainOptions(int workers, boolean untilEmptySchedule, Duration lease, Duration beat, Backoff backoff,
-                           long maxAttempts) {
+                           long maxAttempts, boolean lanes) {
     /** Jobs per claim: {@code claim_batch 16} measured fastest (bench). */
     public static final int BATCH_SIZE = 16;
 
     public static DrainOptions defaults() {
         return new DrainOptions(1, false, Duration.ofSeconds(30), Duration.ofMillis(250),
-                Backoff.fixed(Duration.ofSeconds(1)), 3);
+                Backoff.fixed(Duration.ofSeconds(1)), 3, false);
     }
 
     public DrainOptions withWorkers(int n) {
-        return new DrainOptions(n, untilEmptySchedule, lease, beat, backoff, maxAttempts);
+        return new DrainOptions(n, untilEmptySchedule, lease, beat, backoff, maxAttempts, lanes);
     }
 
     public DrainOptions withUntilEmptySchedule(boolean wait) {
-        return new DrainOptions(workers, wait, lease, beat, backoff, maxAttempts);
+        return new DrainOptions(workers, wait, lease, beat, backoff, maxAttempts, lanes);
+    }
+
+    public DrainOptions withLanes(boolean throughLanes) {
+        return new DrainOptions(workers, untilEmptySchedule, lease, beat, backoff, maxAttempts, throughLanes);
     }
 
     /**

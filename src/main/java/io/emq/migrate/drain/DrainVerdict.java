@@ -11,7 +11,7 @@ import java.util.Map;
  * Judges a finished drain against the journal. Every migrated job that was pending, or scheduled
  * and claimed (promoted when due) or gone from the schedule, must have been claimed and completed
  * exactly once; migrated pending jobs must have been claimed in branded id order (= the migrated
- * serve order) by each worker; each first claim must carry the journaled v1 data digest and
+ * serve order) by each worker, within each lane when the drain claimed through the lanes; each first claim must carry the journaled v1 data digest and
  * attempts one above the v1 count; every settlement superseded by a re-claim must have been
  * refused. Scheduled jobs still waiting, dead jobs and flow parents are reported as figures.
  */
@@ -28,7 +28,7 @@ final class DrainVerdict {
         this.problems = problems;
     }
 
-    List<Check> judge(int workers) {
+    List<Check> judge(int workers, boolean lanes) {
         Map<String, DrainLedger.Entry> seen = ledger.entries();
         List<String> toDrain = new ArrayList<>();
         List<String> unclaimedScheduled = new ArrayList<>();
@@ -83,7 +83,9 @@ final class DrainVerdict {
         List<Check> checks = new ArrayList<>();
         checks.add(Check.of("migrated jobs claimed", toDrain.size(), claimed));
         checks.add(Check.of("completed exactly once", toDrain.size(), completedOnce));
-        checks.add(new Check(workers == 1 ? "claimed in migrated serve order" : "claimed in serve order, per worker",
+        String order = (workers == 1 ? "claimed in migrated serve order" : "claimed in serve order, per worker")
+                + (lanes ? (workers == 1 ? ", per lane" : " and lane") : "");
+        checks.add(new Check(order,
                 "0 out of order", outOfOrder + " out of order", outOfOrder == 0 ? Check.Outcome.PASS : Check.Outcome.FAIL));
         checks.add(Check.of("payload carries the v1 data (sha256)", claimed, digestOk));
         checks.add(Check.of("attempts continue the v1 count", claimed, attemptsOk));
@@ -113,7 +115,10 @@ final class DrainVerdict {
                 Check.info("flow parents awaiting children", parents.size(), awaiting));
     }
 
-    /** Descents in the branded ids of each worker's first claims of migrated pending jobs (0 when in serve order). */
+    /**
+     * Descents in the branded ids of the first claims of migrated pending jobs by each worker from each
+     * lane (the flat pending set is lane {@code ""}); 0 when in serve order.
+     */
     private long outOfOrder(Map<String, DrainLedger.Entry> seen) {
         List<Map.Entry<String, DrainLedger.FirstClaim>> firsts = new ArrayList<>();
         seen.forEach((id, e) -> {
@@ -122,19 +127,21 @@ final class DrainVerdict {
             }
         });
         firsts.sort(Comparator.comparingLong(f -> f.getValue().seq()));
-        Map<Integer, String> last = new HashMap<>();
+        Map<String, String> last = new HashMap<>();
         long n = 0;
         for (Map.Entry<String, DrainLedger.FirstClaim> f : firsts) {
             String id = f.getKey();
             int worker = f.getValue().worker();
-            String before = last.get(worker);
+            String lane = f.getValue().lane();
+            String server = worker + "/" + lane;
+            String before = last.get(server);
             if (before != null && id.compareTo(before) < 0) {
                 n++;
                 problems.add(() -> describe(id, migrated.expected(id).orElseThrow()) + ": claimed after " + before
-                        + " (v1 " + migrated.v1Id(before) + ") by worker " + worker
+                        + " (v1 " + migrated.v1Id(before) + ") by worker " + worker + (lane.isEmpty() ? "" : " from lane " + lane)
                         + ", but the migrated serve order puts it first: one of the two was served out of turn");
             }
-            last.put(worker, id);
+            last.put(server, id);
         }
         return n;
     }

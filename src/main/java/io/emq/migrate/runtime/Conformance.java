@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import redis.clients.jedis.UnifiedJedis;
@@ -106,10 +107,52 @@ public final class Conformance {
         final List<Ctx> others = new ArrayList<>();
         final AtomicInteger n = new AtomicInteger();
 
+        final Lanes lanes;
+        final Flows flows;
+
         Ctx(String queue) {
             this.jobs = Jobs.on(wire, queue, minter);
             this.keys = Keys.queue(queue);
             this.redis = wire.client();
+            this.lanes = Lanes.of(wire, jobs);
+            this.flows = Flows.on(wire, minter);
+        }
+
+        /** A lane's group id, {@code GRP} + n. */
+        String group(int n) {
+            return new BrandedId("GRP", n).toString();
+        }
+
+        /** Admits {@code n} jobs into lane {@code group}; their ids in admission order. */
+        List<String> laneFill(String group, int n) {
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String id = fresh();
+                check(lanes.enqueue(group, id, bytes(group + "-" + i)).admitted(), "lane enqueue of " + id);
+                ids.add(id);
+            }
+            return ids;
+        }
+
+        LaneClaim laneClaim() {
+            return lanes.claim(LEASE).orElseThrow(() -> new Failed("lane claim answered empty with lanes on the ring"));
+        }
+
+        /** Completes a lane claim, if there was one. */
+        void laneSettle(Optional<LaneClaim> claim) {
+            claim.ifPresent(lc -> jobs.complete(lc.claim().id(), lc.claim().token()));
+        }
+
+        /** Admits a flow tree whose nodes all live in this queue or its {@link #other} queues, tracked for the purge. */
+        AdmittedFlow flow(FlowNode root) {
+            AdmittedFlow f = flows.add(root);
+            track(f);
+            return f;
+        }
+
+        private void track(AdmittedFlow f) {
+            touched.add(f.id());
+            f.children().forEach(this::track);
         }
 
         String fresh() {
@@ -726,6 +769,408 @@ public final class Conformance {
             equal(Map.of(bad, "ignored"), c.redis.hgetAll(p.sub(parent, JobSub.UNSUCCESSFUL)), "unsuccessful");
             equal(Map.of(good, "fine"), c.redis.hgetAll(p.sub(parent, JobSub.PROCESSED)), "processed");
             equal(parent, p.claim(LEASE).id(), "parent proceeds");
+        });
+
+        // ---- lanes ---------------------------------------------------------------------------
+
+        scenario("rotate", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            c.laneFill(a, 2);
+            c.laneFill(b, 2);
+            List<String> served = new ArrayList<>();
+            for (Optional<LaneClaim> lc = c.lanes.claim(LEASE); lc.isPresent(); lc = c.lanes.claim(LEASE)) {
+                served.add(lc.get().group());
+            }
+            equal(List.of(a, b, a, b), served, "lanes served");
+        });
+
+        scenario("pause", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            c.laneFill(a, 2);
+            c.laneFill(b, 1);
+            c.lanes.pause(a);
+            equal(List.of(b), c.lanes.ring(), "ring with a paused");
+            equal(2L, c.lanes.depth(a), "paused backlog");
+            equal(b, c.laneClaim().group(), "the other lane still served");
+            check(c.lanes.claim(LEASE).isEmpty(), "a paused lane was served");
+            c.lanes.resume(a);
+            equal(a, c.laneClaim().group(), "served after resume");
+        });
+
+        scenario("limit", c -> {
+            String a = c.group(1);
+            c.laneFill(a, 3);
+            c.lanes.limit(a, 1);
+            LaneClaim held = c.laneClaim();
+            check(c.lanes.claim(LEASE).isEmpty(), "a lane at its limit was served");
+            c.jobs.complete(held.claim().id(), held.claim().token());
+            equal(a, c.laneClaim().group(), "served after the complete");
+        });
+
+        scenario("lane_depth", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            c.laneFill(a, 3);
+            c.laneFill(b, 1);
+            equal(Map.of(a, 3L, b, 1L, c.group(3), 0L), c.lanes.depths(List.of(a, b, c.group(3))), "depths");
+            c.laneClaim();
+            equal(2L, c.lanes.depth(a), "depth after a claim");
+        });
+
+        scenario("stalled_group", c -> {
+            String a = c.group(1);
+            String id = c.laneFill(a, 1).get(0);
+            c.lanes.claim(Duration.ofMillis(10));
+            sleep(30);
+            StalledSweep s = c.jobs.sweepStalled(3, 100);
+            equal(List.of(id), s.recovered(), "recovered");
+            equal(1L, c.lanes.depth(a), "in its lane");
+            equal(0L, c.redis.zcard(c.keys.pending()), "flat pending");
+            check(c.redis.hget(c.keys.base() + "gactive", a) == null, "gactive given back");
+        });
+
+        scenario("obliterate_grouped", c -> {
+            String a = c.group(1);
+            String id = c.laneFill(a, 1).get(0);
+            c.jobs.pause();
+            c.jobs.obliterate(false);
+            check(!c.redis.exists(c.row(id)), "a grouped row leaked");
+            equal(0L, c.lanes.depth(a), "lane");
+        });
+
+        scenario("reassign", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            String id = c.laneFill(a, 1).get(0);
+            c.lanes.limit(b, 1);
+            equal(Reassignment.REASSIGNED, c.lanes.reassign(id, b), "reassign");
+            equal(b, c.field(id, "group"), "row group");
+            equal(0.0, c.redis.zscore(c.keys.base() + "g:" + b + ":pending", id), "score in the destination");
+            LaneClaim lc = c.laneClaim();
+            equal(b, lc.group(), "claimed from");
+            equal("1", c.redis.hget(c.keys.base() + "gactive", b), "destination charged");
+            check(c.redis.hget(c.keys.base() + "gactive", a) == null, "source charged");
+            c.jobs.complete(id, lc.claim().token());
+            check(c.redis.hget(c.keys.base() + "gactive", b) == null, "destination released");
+            equal(Reassignment.NOT_FOUND, c.lanes.reassign(c.fresh(), b), "a missing job");
+        });
+
+        scenario("lane_drain", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            List<String> ids = c.laneFill(a, 3);
+            c.laneFill(b, 1);
+            c.jobs.addLog(ids.get(2), "log", 0);
+            LaneClaim held = c.laneClaim();
+            c.jobs.registerRepeat("r", Duration.ofHours(1), bytes("t"), Duration.ofHours(1));
+            equal(2L, c.lanes.drain(a), "drained");
+            check(!c.redis.exists(c.row(ids.get(2))) && !c.redis.exists(c.sub(ids.get(2), JobSub.LOGS)), "row or logs left");
+            equal(List.of(b), c.lanes.ring(), "ring");
+            equal(1L, c.lanes.depth(b), "sibling lane");
+            equal("1", c.redis.hget(c.keys.base() + "gactive", held.group()), "gactive");
+            equal(1L, c.redis.zcard(c.keys.base() + "repeat"), "repeat registry");
+        });
+
+        scenario("reap_group", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            c.laneFill(a, 1);
+            c.laneFill(b, 1);
+            c.lanes.claim(Duration.ofMillis(10));
+            c.lanes.claim(Duration.ofMillis(10));
+            sleep(30);
+            equal(1L, c.lanes.reap(a), "recovered");
+            equal(1L, c.lanes.depth(a), "in its lane");
+            equal(1L, c.redis.zcard(c.keys.active()), "the sibling's lapsed lease left in active");
+            equal("1", c.redis.hget(c.keys.base() + "gactive", b), "sibling gactive");
+        });
+
+        scenario("weighted_proportion", c -> {
+            String heavy = c.group(1);
+            String light = c.group(2);
+            c.laneFill(heavy, 40);
+            c.laneFill(light, 40);
+            c.lanes.weight(heavy, 3);
+            Map<String, Integer> served = new LinkedHashMap<>();
+            for (int turn = 0; turn < 10; turn++) {
+                for (LaneClaim lc : c.lanes.claimWeighted(LEASE)) {
+                    served.merge(lc.group(), 1, Integer::sum);
+                }
+            }
+            equal(Map.of(heavy, 15, light, 5), served, "served over ten turns");
+        });
+
+        scenario("starvation_drill", c -> {
+            String heavy = c.group(1);
+            c.laneFill(heavy, 60);
+            List<String> light = List.of(c.group(2), c.group(3), c.group(4));
+            for (int round = 0; round < 30; round++) {
+                if (round % 10 == 0) {
+                    for (String l : light) {
+                        c.laneFill(l, 1);
+                    }
+                }
+                c.laneSettle(c.lanes.claim(LEASE));
+            }
+            for (String l : light) {
+                equal(0L, c.lanes.depth(l), "depth of light lane " + l);
+            }
+            check(c.lanes.depth(heavy) > 0, "the heavy lane was drained first");
+        });
+
+        scenario("grouped_batch_affinity", c -> {
+            String a = c.group(1);
+            String b = c.group(2);
+            c.laneFill(a, 5);
+            c.laneFill(b, 5);
+            List<LaneClaim> batch = c.lanes.claimBatch(LEASE);
+            equal(5, batch.size(), "batch");
+            check(batch.stream().allMatch(x -> x.group().equals(a)), "a batch mixed lanes");
+            check(c.lanes.claimBatch(LEASE).stream().allMatch(x -> x.group().equals(b)), "the next batch mixed lanes");
+        });
+
+        scenario("grouped_batch_ceiling", c -> {
+            String a = c.group(1);
+            c.laneFill(a, 8);
+            c.lanes.limit(a, 3);
+            equal(3, c.lanes.claimBatch(LEASE).size(), "batch at the ceiling");
+            equal("3", c.redis.hget(c.keys.base() + "gactive", a), "gactive");
+            equal(0, c.lanes.claimBatch(LEASE).size(), "a second batch");
+            equal(5L, c.lanes.depth(a), "left in the lane");
+        });
+
+        scenario("grouped_batch_fairness", c -> {
+            String heavy = c.group(1);
+            c.laneFill(heavy, 50);
+            List<String> light = List.of(c.group(2), c.group(3));
+            for (String l : light) {
+                c.laneFill(l, 2);
+            }
+            c.lanes.limit(heavy, 4);
+            Set<String> seen = new LinkedHashSet<>();
+            for (int turn = 0; turn < 3; turn++) {
+                for (LaneClaim lc : c.lanes.claimBatch(LEASE)) {
+                    seen.add(lc.group());
+                    c.laneSettle(Optional.of(lc));
+                }
+            }
+            check(seen.containsAll(light), "a light lane waited out the heavy one: served " + seen);
+        });
+
+        // ---- limits and reads ------------------------------------------------------------------
+
+        scenario("dedup", c -> {
+            String id = c.enqueue("p");
+            String key = c.keys.dedup("order-1");
+            c.extraKeys.add(key);
+            c.redis.set(key, id);
+            equal(Optional.of(id), c.jobs.dedupJobId("order-1"), "parked dedup key");
+            equal(Optional.empty(), c.jobs.dedupJobId("order-2"), "absent dedup key");
+        });
+
+        scenario("rate", c -> {
+            c.enqueue("a");
+            c.enqueue("b");
+            c.jobs.limitConcurrency(1);
+            c.jobs.checkNotMaxed();
+            c.claim(LEASE);
+            EmqWireException.Rate r = refused(EmqWireException.Rate.class, c.jobs::checkNotMaxed, "at the ceiling");
+            equal("at concurrency ceiling", r.detail(), "refusal");
+        });
+
+        scenario("rate_consult", c -> {
+            c.enqueue("a");
+            c.enqueue("b");
+            c.jobs.limitConcurrency(1);
+            c.claim(LEASE);
+            refused(EmqWireException.Rate.class, c.jobs::checkNotMaxed, "consult at the ceiling");
+            check(c.jobs.claim(LEASE).isEmpty(), "a claim past the ceiling");
+            equal(1L, c.redis.zcard(c.keys.active()), "active stays at the ceiling");
+        });
+
+        scenario("rate_window", c -> {
+            c.enqueue("a");
+            c.enqueue("b");
+            c.enqueue("c");
+            c.jobs.limitRate(2, Duration.ofMillis(300));
+            equal(2, c.jobs.claimBatch(LEASE, 3).size(), "a batch clamped to the window");
+            EmqWireException.Rate r = refused(EmqWireException.Rate.class, () -> c.jobs.claim(LEASE), "past the window's max");
+            long after = r.retryAfterMs().orElse(0);
+            check(after > 0 && after <= 300, "retry-after " + after + " in " + r.getMessage());
+            check(c.jobs.rateLimitTtl().toMillis() > 0, "rate_ttl while limited");
+            equal(1L, c.redis.zcard(c.keys.pending()), "a refused claim took a job");
+            sleep(after + 20);
+            c.claim(LEASE);
+        });
+
+        // ---- batches ---------------------------------------------------------------------------
+
+        scenario("batch_partition", c -> {
+            String done = c.enqueue("done");
+            String again = c.enqueue("again");
+            String dead = c.enqueue("dead");
+            Map<String, Object> outcome = new LinkedHashMap<>();
+            for (Claim b : c.jobs.claimBatch(LEASE, 3)) {
+                if (b.id().equals(done)) {
+                    outcome.put(b.id(), c.jobs.complete(b.id(), b.token()));
+                } else {
+                    outcome.put(b.id(), c.jobs.retry(b.id(), b.token(), Duration.ofHours(1), b.id().equals(dead) ? 1 : 3, "x"));
+                }
+            }
+            equal(Map.of(done, Completion.COMPLETED, again, RetryOutcome.SCHEDULED, dead, RetryOutcome.DEAD), outcome, "outcomes");
+            equal(JobState.ABSENT, c.jobs.state(done), "completed member");
+            equal(JobState.SCHEDULED, c.jobs.state(again), "retried member");
+            equal(JobState.DEAD, c.jobs.state(dead), "dead member");
+            equal(0L, c.redis.zcard(c.keys.active()), "active");
+        });
+
+        scenario("batch_shaping_floor", c -> {
+            BatchShaper shaper = new BatchShaper(4, 200);
+            for (int i = 0; i < 6; i++) {
+                c.enqueue("f" + i);
+            }
+            int size = shaper.decide(c.jobs.drainStatus(Duration.ZERO).pending(), 0).orElseThrow();
+            equal(6, size, "flush at the floor");
+            equal(6, c.jobs.claimBatch(LEASE, size).size(), "one batch");
+        });
+
+        scenario("batch_shaping_timeout", c -> {
+            BatchShaper shaper = new BatchShaper(4, 200);
+            c.enqueue("t1");
+            c.enqueue("t2");
+            long depth = c.jobs.drainStatus(Duration.ZERO).pending();
+            check(shaper.decide(depth, 199).isEmpty(), "flushed below the floor before the timeout");
+            equal(2, shaper.decide(depth, 200).orElseThrow(), "the partial at the timeout");
+            check(shaper.decide(0, 500).isEmpty(), "an empty window flushed");
+            equal(2, c.jobs.claimBatch(LEASE, 2).size(), "the partial batch");
+        });
+
+        scenario("batch_shaping_partial_failure", c -> {
+            BatchShaper shaper = new BatchShaper(3, 200);
+            List<String> ids = List.of(c.enqueue("a"), c.enqueue("b"), c.enqueue("c"));
+            int size = shaper.decide(c.jobs.drainStatus(Duration.ZERO).pending(), 0).orElseThrow();
+            for (Claim b : c.jobs.claimBatch(LEASE, size)) {
+                if (b.id().equals(ids.get(1))) {
+                    c.jobs.retry(b.id(), b.token(), Duration.ZERO, 3, "member failed");
+                } else {
+                    c.jobs.complete(b.id(), b.token());
+                }
+            }
+            equal("member failed", c.field(ids.get(1), "last_error"), "last_error");
+            equal(2L, c.jobs.counts().completed(), "completed");
+            c.jobs.promote();
+            equal(ids.get(1), c.claim(LEASE).id(), "only the failed member again");
+        });
+
+        // ---- flows -----------------------------------------------------------------------------
+
+        scenario("flow_add", c -> {
+            AdmittedFlow f = c.flow(FlowNode.of(c.jobs.queue(), bytes("parent"),
+                    FlowNode.leaf(c.jobs.queue(), bytes("k1")), FlowNode.leaf(c.jobs.queue(), bytes("k2"))));
+            Set<String> ids = new LinkedHashSet<>(List.of(f.id(), f.children().get(0).id(), f.children().get(1).id()));
+            equal(3, ids.size(), "distinct ids");
+            equal(JobState.AWAITING_CHILDREN, c.jobs.state(f.id()), "parent");
+            equal("2", c.redis.get(c.sub(f.id(), JobSub.DEPENDENCIES)), "dependencies");
+            equal(2L, c.redis.zcard(c.keys.pending()), "children claimable, parent withheld");
+        });
+
+        scenario("flow_children_values", c -> {
+            AdmittedFlow f = c.flow(FlowNode.of(c.jobs.queue(), bytes("parent"),
+                    FlowNode.leaf(c.jobs.queue(), bytes("k1")), FlowNode.leaf(c.jobs.queue(), bytes("k2"))));
+            for (int i = 0; i < 2; i++) {
+                Claim k = c.claim(LEASE);
+                c.jobs.complete(k.id(), k.token(), bytes("result-" + text(k.payload())));
+            }
+            equal(Map.of(f.children().get(0).id(), "result-k1", f.children().get(1).id(), "result-k2"),
+                    c.flows.childrenValues(c.jobs.queue(), f.id()), "children values");
+            equal("0", c.redis.get(c.sub(f.id(), JobSub.DEPENDENCIES)), "dependencies");
+            equal(f.id(), c.claim(LEASE).id(), "parent released");
+        });
+
+        scenario("flow_add_bulk", c -> {
+            Ctx other = c.other("x");
+            List<AdmittedFlow> flows = c.flows.addAll(List.of(
+                    FlowNode.of(c.jobs.queue(), bytes("p1"), FlowNode.leaf(c.jobs.queue(), bytes("a"))),
+                    FlowNode.of(c.jobs.queue(), bytes("p2"), FlowNode.leaf(other.jobs.queue(), bytes("b")))));
+            for (AdmittedFlow f : flows) {
+                c.touched.add(f.id());
+                f.children().forEach(k -> (k.queue().equals(c.jobs.queue()) ? c : other).touched.add(k.id()));
+                equal(JobState.AWAITING_CHILDREN, c.jobs.state(f.id()), "parent " + f.id());
+            }
+            equal(1L, c.redis.zcard(c.keys.pending()), "same-queue child");
+            equal(1L, c.redis.zcard(other.keys.pending()), "cross-queue child");
+        });
+
+        scenario("flow_grandchild", c -> {
+            AdmittedFlow root = c.flow(FlowNode.of(c.jobs.queue(), bytes("root"),
+                    FlowNode.of(c.jobs.queue(), bytes("node"), FlowNode.leaf(c.jobs.queue(), bytes("leaf")))));
+            AdmittedFlow node = root.children().get(0);
+            Claim leaf = c.claim(LEASE);
+            equal(node.children().get(0).id(), leaf.id(), "the leaf first");
+            c.jobs.complete(leaf.id(), leaf.token(), bytes("l"));
+            Claim mid = c.claim(LEASE);
+            equal(node.id(), mid.id(), "the node released");
+            equal(JobState.AWAITING_CHILDREN, c.jobs.state(root.id()), "root while the node runs");
+            c.jobs.complete(mid.id(), mid.token(), bytes("n"));
+            equal(Map.of(node.id(), "n"), c.flows.childrenValues(c.jobs.queue(), root.id()), "root's children values");
+            equal(root.id(), c.claim(LEASE).id(), "the root released");
+        });
+
+        scenario("flow_grandchild_fail", c -> {
+            AdmittedFlow root = c.flow(FlowNode.of(c.jobs.queue(), bytes("root"),
+                    FlowNode.of(c.jobs.queue(), bytes("node"), FlowNode.leaf(c.jobs.queue(), bytes("leaf")))));
+            String node = root.children().get(0).id();
+            Claim leaf = c.claim(LEASE);
+            equal(RetryOutcome.DEAD, c.jobs.retry(leaf.id(), leaf.token(), Duration.ZERO, 1, "leaf broke"), "leaf");
+            equal(JobState.DEAD, c.jobs.state(node), "node");
+            equal(JobState.DEAD, c.jobs.state(root.id()), "root");
+            equal(Set.of(node), c.redis.hkeys(c.sub(root.id(), JobSub.FAILED)), "root's failed children");
+            equal(3L, c.jobs.counts().failed(), "metrics:failed");
+        });
+
+        scenario("flow_deep", c -> {
+            List<Ctx> levels = new ArrayList<>(List.of(c));
+            for (int level = 1; level <= 7; level++) {
+                levels.add(c.other("l" + level));
+            }
+            FlowNode tree = FlowNode.leaf(levels.get(7).jobs.queue(), bytes("leaf"));
+            for (int level = 6; level >= 1; level--) {
+                tree = FlowNode.of(levels.get(level).jobs.queue(), bytes("level-" + level), tree);
+            }
+            AdmittedFlow root = c.flows.add(FlowNode.of(c.jobs.queue(), bytes("root"), tree));
+            AdmittedFlow node = root;
+            for (Ctx level : levels) {
+                level.touched.add(node.id());
+                node = node.children().isEmpty() ? node : node.children().get(0);
+            }
+            for (int i = levels.size() - 1; i >= 0; i--) {
+                Ctx level = levels.get(i);
+                Claim k = level.claim(LEASE);
+                level.jobs.complete(k.id(), k.token(), bytes("done-" + i));
+                if (i > 0) {
+                    equal(List.of(FlowDelivery.RELEASED), level.deliver(), "delivery from level " + i);
+                }
+            }
+            equal(8, levels.size(), "levels");
+            equal(JobState.ABSENT, c.jobs.state(root.id()), "the root ran");
+        });
+
+        // ---- repeat ----------------------------------------------------------------------------
+
+        scenario("repeat", c -> {
+            check(c.jobs.registerRepeat("tick", Duration.ofMillis(40), bytes("t"), Duration.ZERO), "register");
+            List<RepeatFired> first = c.jobs.fireDueRepeats(5);
+            sleep(60);
+            List<RepeatFired> second = c.jobs.fireDueRepeats(5);
+            equal(1, first.size(), "first occurrence");
+            equal(1, second.size(), "second occurrence");
+            check(first.get(0).id().compareTo(second.get(0).id()) < 0, "occurrences out of mint order");
+            equal(List.of(first.get(0).id(), second.get(0).id()),
+                    List.of(c.claim(LEASE).id(), c.claim(LEASE).id()), "claimed in mint order");
+            c.touched.add(first.get(0).id());
+            c.touched.add(second.get(0).id());
         });
     }
 }

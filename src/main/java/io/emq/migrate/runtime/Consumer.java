@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -19,17 +20,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Drains one flat queue with N worker threads.
+ * Drains one queue with N worker threads, from its flat pending set or, in lanes mode, through its
+ * lanes as the reference's {@code EchoMQ.Consumer} does.
  *
- * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1),
+ * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1; in
+ * lanes mode {@code lane_claim}, one job per turn of the ring),
  * runs the handler on every job, and settles each one with its token: {@code complete} when the
  * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
  * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
- * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs and delivers the
+ * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs, fires due repeatable
+ * jobs ({@code repeat_fire}: each occurrence once, however many consumers beat) and delivers the
  * queue's {@code flow:outbox} (completions and deaths of children whose flow parent lives in
  * another queue) to those parents; the leases of jobs in flight are extended every lease/2 with
  * {@code extend_locks}. A paused queue
- * ({@code meta.paused}) answers empty claims, so the workers idle until it is resumed.
+ * ({@code meta.paused}) answers empty claims, so the workers idle until it is resumed; so does a
+ * queue at its {@code meta.concurrency}; a claim refused {@code EMQRATE} (the rate limit's window is
+ * spent) waits the retry-after the server named (at most one beat) before claiming again.
  *
  * <p>{@link #stop()} is graceful: workers claim nothing new, finish and settle what they hold,
  * and leases keep being extended until they have. A worker whose settlement is refused
@@ -41,9 +47,12 @@ public final class Consumer implements AutoCloseable {
     private static final long IDLE_MAX_MS = 50;
     /** Outbox entries delivered per pass (the v2 pump's batch). */
     private static final int OUTBOX_BATCH = 100;
+    private static final byte[] NO_RESULT = new byte[0];
+    /** Repeat occurrences fired per call on the beat. */
+    private static final int REPEAT_BATCH = 10;
 
     private final Jobs jobs;
-    private final JobHandler handler;
+    private final ResultHandler handler;
     private final ConsumerListener listener;
     private final int workers;
     private final int batchSize;
@@ -51,6 +60,7 @@ public final class Consumer implements AutoCloseable {
     private final Duration beat;
     private final long maxAttempts;
     private final Backoff backoff;
+    private final Optional<Lanes> lanes;
     private final boolean deliversOutbox;
 
     private final AtomicBoolean running = new AtomicBoolean();
@@ -83,10 +93,19 @@ public final class Consumer implements AutoCloseable {
         this.deliversOutbox = b.deliversOutbox;
         this.maxAttempts = b.maxAttempts;
         this.backoff = b.backoff;
+        this.lanes = b.lanes;
     }
 
     /** Starts configuring a consumer of {@code jobs}' queue running {@code handler}. */
     public static Builder on(Jobs jobs, JobHandler handler) {
+        return new Builder(jobs, job -> {
+            handler.handle(job);
+            return NO_RESULT;
+        });
+    }
+
+    /** As {@link #on}, for work whose result a flow parent records ({@link ResultHandler}). */
+    public static Builder withResults(Jobs jobs, ResultHandler handler) {
         return new Builder(jobs, handler);
     }
 
@@ -115,7 +134,8 @@ public final class Consumer implements AutoCloseable {
     }
 
     /**
-     * Runs until the queue is drained: pending and active empty, no scheduled job due within
+     * Runs until the queue is drained: pending (in lanes mode: every lane not paused) and active
+     * empty, no scheduled job due within
      * {@code scheduleHorizon} of the server clock, and the flow outbox delivered. Returns the
      * final counters.
      */
@@ -203,12 +223,17 @@ public final class Consumer implements AutoCloseable {
                 if (!claimNext) {
                     return;
                 }
-                List<Delivery> batch = deliveries(replies.get(replies.size() - 1), index);
+                ScriptReply claimReply = replies.get(replies.size() - 1);
+                if (!claimReply.ok() && claimReply.error() instanceof EmqWireException.Rate rate) {
+                    sleep(Math.min(rate.retryAfterMs().orElse(IDLE_MAX_MS), beat.toMillis()));
+                    continue;
+                }
+                List<Delivery> batch = deliveries(claimReply, index);
                 if (batch.isEmpty()) {
                     if (untilEmptyHorizon != null && drained()) {
                         running.set(false);
                     }
-                    idleMs = sleepIdle(idleMs);
+                    idleMs = idle(idleMs);
                     continue;
                 }
                 idleMs = 0;
@@ -223,6 +248,9 @@ public final class Consumer implements AutoCloseable {
     }
 
     private ScriptCall claimCall() {
+        if (lanes.isPresent()) {
+            return lanes.get().claimCall(lease);
+        }
         return batchSize == 1 ? jobs.claimCall(lease) : jobs.claimBatchCall(lease, batchSize);
     }
 
@@ -233,11 +261,14 @@ public final class Consumer implements AutoCloseable {
             listener.error(reply.error());
             return out;
         }
-        List<Claim> claims = batchSize == 1 ? Jobs.claimOf(reply.value()) : Jobs.claimsOf(reply.value());
-        for (Claim c : claims) {
+        List<LaneClaim> claims = lanes.isPresent() ? Lanes.laneClaimOf(reply.value())
+                : (batchSize == 1 ? Jobs.claimOf(reply.value()) : Jobs.claimsOf(reply.value())).stream()
+                        .map(c -> new LaneClaim(c, "")).toList();
+        for (LaneClaim lc : claims) {
+            Claim c = lc.claim();
             inFlight.put(c.id(), c.token());
             claimed.increment();
-            out.add(new Delivery(jobs.queue(), c.id(), c.payload(), c.token(), worker, claimSeq.incrementAndGet()));
+            out.add(new Delivery(jobs.queue(), c.id(), c.payload(), c.token(), worker, claimSeq.incrementAndGet(), lc.group()));
         }
         return out;
     }
@@ -249,8 +280,8 @@ public final class Consumer implements AutoCloseable {
     private Settling run(Delivery job) {
         Throwable failure;
         try {
-            handler.handle(job);
-            return new Settling(job, null, jobs.completeCall(job.id(), job.attempts()));
+            byte[] result = handler.handle(job);
+            return new Settling(job, null, jobs.completeCall(job.id(), job.attempts(), result == null ? NO_RESULT : result));
         } catch (Exception | Error e) {
             failure = e;
         }
@@ -295,18 +326,38 @@ public final class Consumer implements AutoCloseable {
 
     private boolean drained() {
         DrainStatus s = jobs.drainStatus(untilEmptyHorizon);
-        return s.pending() == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
+        long waiting = lanes.isPresent() ? s.inLanes() : s.pending();
+        return waiting == 0 && s.active() == 0 && s.scheduledDue() == 0 && deliverOutbox();
+    }
+
+    /** Waits after an empty claim: in lanes mode parked on the queue's wake list, as the reference consumer does. */
+    private long idle(long idleMs) {
+        if (lanes.isEmpty()) {
+            return sleepIdle(idleMs);
+        }
+        try {
+            lanes.get().park(Duration.ofMillis(IDLE_MAX_MS));
+        } catch (RuntimeException e) {
+            errors.increment();
+            listener.error(e);
+            return sleepIdle(idleMs);
+        }
+        return IDLE_MAX_MS;
     }
 
     private long sleepIdle(long idleMs) {
         long next = Math.min(IDLE_MAX_MS, Math.max(1, idleMs * 2));
+        sleep(next);
+        return next;
+    }
+
+    private void sleep(long ms) {
         try {
-            Thread.sleep(next);
+            Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running.set(false);
         }
-        return next;
     }
 
     // ---- the beat and the lease extender ---------------------------------------------------
@@ -315,6 +366,9 @@ public final class Consumer implements AutoCloseable {
         try {
             jobs.reap();
             jobs.promote();
+            while (jobs.fireDueRepeats(REPEAT_BATCH).size() == REPEAT_BATCH) {
+                // more registrations were due than one call fires
+            }
         } catch (RuntimeException e) {
             errors.increment();
             listener.error(e);
@@ -368,7 +422,7 @@ public final class Consumer implements AutoCloseable {
     /** Configures a {@link Consumer}. */
     public static final class Builder {
         private final Jobs jobs;
-        private final JobHandler handler;
+        private final ResultHandler handler;
         private ConsumerListener listener = new ConsumerListener() { };
         private int workers = 1;
         private int batchSize = 1;
@@ -376,9 +430,10 @@ public final class Consumer implements AutoCloseable {
         private Duration beat = Duration.ofSeconds(1);
         private long maxAttempts = 3;
         private Backoff backoff = Backoff.fixed(Duration.ofSeconds(1));
+        private Optional<Lanes> lanes = Optional.empty();
         private boolean deliversOutbox = true;
 
-        private Builder(Jobs jobs, JobHandler handler) {
+        private Builder(Jobs jobs, ResultHandler handler) {
             this.jobs = jobs;
             this.handler = handler;
         }
@@ -420,6 +475,15 @@ public final class Consumer implements AutoCloseable {
         }
 
         /**
+         * Lanes mode: claims through {@code lanes}' ring, one job per turn ({@code lane_claim}), as
+         * the reference consumer does; the batch size must stay 1.
+         */
+        public Builder lanes(Lanes lanes) {
+            this.lanes = Optional.of(lanes);
+            return this;
+        }
+
+        /**
          * Leaves the queue's flow outbox undelivered (default: delivered on every beat): for a scratch
          * copy of a queue, whose cross-queue flow parents live in real queues that must not change.
          */
@@ -434,6 +498,10 @@ public final class Consumer implements AutoCloseable {
         }
 
         public Consumer build() {
+            if (lanes.isPresent() && batchSize != 1) {
+                throw new IllegalArgumentException("lanes mode claims one job per turn of the ring; batch size must be 1, got "
+                        + batchSize);
+            }
             return new Consumer(this);
         }
 

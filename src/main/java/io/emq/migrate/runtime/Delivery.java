@@ -8,6 +8,7 @@ package io.emq.migrate.runtime;
  * @param worker    the index of the worker thread that claimed it, 0-based
  * @param claimSeq  the consumer-wide sequence number of the delivery, 1-based, assigned in the
  *                  order claims came back (exactly the server's claim order with one worker)
+ * @param lane      the group whose lane served the job (lanes mode), {@code ""} from the flat pending set
  */
-public record Delivery(String queue, String id, byte[] payload, long attempts, int worker, long claimSeq) {
+public record Delivery(String queue, String id, byte[] payload, long attempts, int worker, long claimSeq, String lane) {
 }

@@ -1,6 +1,7 @@
 package io.emq.migrate.runtime;
 
 import static io.emq.migrate.runtime.QueueKeys.bytes;
+import static io.emq.migrate.runtime.QueueKeys.num;
 
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Snowflake;
@@ -137,12 +138,12 @@ public final class Jobs {
 
     ScriptCall claimCall(Duration lease) {
         return new ScriptCall(Script.CLAIM, List.of(keys.pending, keys.active, keys.meta),
-                List.of(keys.jobBase, num(lease.toMillis())));
+                List.of(keys.jobBase, num(lease.toMillis()), keys.base));
     }
 
     ScriptCall claimBatchCall(Duration lease, int size) {
         return new ScriptCall(Script.CLAIM_BATCH, List.of(keys.pending, keys.active, keys.meta),
-                List.of(keys.jobBase, num(lease.toMillis()), num(size)));
+                List.of(keys.jobBase, num(lease.toMillis()), num(size), keys.base));
     }
 
     /** A {@code claim} reply: empty, or one job. */
@@ -174,11 +175,7 @@ public final class Jobs {
         return completionOf(wire.eval(completeCall(id, token, result)));
     }
 
-    ScriptCall completeCall(String id, long token) {
-        return completeCall(id, token, new byte[0]);
-    }
-
-    private ScriptCall completeCall(String id, long token, byte[] result) {
+    ScriptCall completeCall(String id, long token, byte[] result) {
         return new ScriptCall(Script.COMPLETE, List.of(keys.active, keys.row(id), keys.pending),
                 List.of(bytes(id), num(token), keys.base, result));
     }
@@ -231,7 +228,7 @@ public final class Jobs {
     private boolean delay(String id, long token, String mode, long ms) {
         try {
             wire.eval(Script.DELAY, List.of(keys.row(id), keys.active, keys.schedule),
-                    List.of(bytes(id), num(token), bytes(mode), num(ms)));
+                    List.of(bytes(id), num(token), bytes(mode), num(ms), keys.base));
             return true;
         } catch (EmqWireException.Stale e) {
             if (e.jobGone()) {
@@ -306,6 +303,42 @@ public final class Jobs {
         return wire.client().hget(keys.meta, bytes("paused")) != null;
     }
 
+    /** At most {@code n} jobs active at once (claims answer empty at the ceiling); 0 lifts the limit. */
+    public void limitConcurrency(int n) {
+        setLimit("concurrency", n);
+    }
+
+    /** At most {@code max} claims per {@code window} (claims are refused {@code EMQRATE} beyond); max 0 lifts it. */
+    public void limitRate(int max, Duration window) {
+        if (window.toMillis() < 1 || max < 0) {
+            throw new IllegalArgumentException("a rate limit is at least 0 claims per at least 1 ms, got " + max + " per " + window);
+        }
+        setLimit("duration", window.toMillis());
+        setLimit("max", max);
+    }
+
+    private void setLimit(String field, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException("a queue limit is at least 0, got " + field + " " + value);
+        }
+        wire.eval(Script.QUEUE_LIMIT, List.of(keys.meta), List.of(bytes(field), num(value)));
+    }
+
+    /** The concurrency gate: {@code EMQRATE} when {@code meta.concurrency} jobs are active, else returns. */
+    public void checkNotMaxed() {
+        wire.eval(Script.IS_MAXED, List.of(keys.meta, keys.active), List.of());
+    }
+
+    /** How long the rate limit still holds claims off (zero when it does not). */
+    public Duration rateLimitTtl() {
+        return Duration.ofMillis(Replies.asLong(wire.eval(Script.RATE_TTL, List.of(keys.limiter, keys.meta), List.of(num(0)))));
+    }
+
+    /** The job a dedup id points at ({@code emq:{q}:de:<did>}), if any. */
+    public Optional<String> dedupJobId(String dedupId) {
+        return Optional.ofNullable(wire.client().get(keys.dedup(dedupId))).map(Replies::asText);
+    }
+
     /** Deletes every pending job (and every scheduled one when asked); active jobs stay. Returns how many. */
     public long drain(boolean scheduledToo) {
         List<byte[]> sets = scheduledToo ? List.of(keys.pending, keys.schedule) : List.of(keys.pending);
@@ -324,11 +357,46 @@ public final class Jobs {
         }
     }
 
+    // ---- repeatable jobs ---------------------------------------------------------------------
+
+    /**
+     * Registers {@code name} to enqueue {@code template} every {@code every}, the first occurrence
+     * {@code firstIn} from the server's clock; false when a registration of that name exists.
+     */
+    public boolean registerRepeat(String name, Duration every, byte[] template, Duration firstIn) {
+        if (every.toMillis() < 1 || firstIn.isNegative()) {
+            throw new IllegalArgumentException("a repeat runs every 1 ms or more, first in 0 ms or more: " + every + ", " + firstIn);
+        }
+        return Replies.asLong(wire.eval(Script.REPEAT_REGISTER, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
+                List.of(bytes(name), num(every.toMillis()), template, num(firstIn.toMillis())))) == 1;
+    }
+
+    /** Cancels a registration; false when there was none. */
+    public boolean cancelRepeat(String name) {
+        return Replies.asLong(wire.eval(Script.REPEAT_CANCEL, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
+                List.of(bytes(name)))) == 1;
+    }
+
+    /** Fires up to {@code limit} due occurrences (each exactly once, however many pumps run) and advances them. */
+    public List<RepeatFired> fireDueRepeats(int limit) {
+        List<byte[]> args = new ArrayList<>(limit + 1);
+        args.add(keys.base);
+        for (int i = 0; i < limit; i++) {
+            args.add(bytes(mintId()));
+        }
+        List<RepeatFired> out = new ArrayList<>();
+        for (Object member : Replies.asList(wire.eval(Script.REPEAT_FIRE, List.of(keys.repeat, keys.pending), args))) {
+            List<Object> f = Replies.asList(member);
+            out.add(new RepeatFired(Replies.asText(f.get(0)), Replies.asText(f.get(1)), Long.parseLong(Replies.asText(f.get(2)))));
+        }
+        return out;
+    }
+
     // ---- one job ---------------------------------------------------------------------------
 
     public JobState state(String id) {
         Object reply = wire.eval(Script.STATE_LOOKUP,
-                List.of(keys.pending, keys.active, keys.schedule, keys.dead, keys.row(id)), List.of(bytes(id)));
+                List.of(keys.pending, keys.active, keys.schedule, keys.dead, keys.row(id)), List.of(bytes(id), keys.base));
         return JobState.fromWire(Replies.asText(reply));
     }
 
@@ -344,13 +412,13 @@ public final class Jobs {
         if (dedupId != null) {
             k.add(keys.dedup(dedupId));
         }
-        return Replies.asLong(wire.eval(Script.REMOVE_JOB, k, List.of(bytes(id)))) == 1;
+        return Replies.asLong(wire.eval(Script.REMOVE_JOB, k, List.of(bytes(id), keys.base))) == 1;
     }
 
     /** Sends a dead job back to pending; false when gone; {@code EMQSTATE} when not dead. */
     public boolean reprocess(String id) {
         return Replies.asLong(wire.eval(Script.REPROCESS, List.of(keys.row(id), keys.dead, keys.pending),
-                List.of(bytes(id)))) == 1;
+                List.of(bytes(id), keys.base))) == 1;
     }
 
     /** Replaces the payload; false when gone. */
@@ -442,9 +510,9 @@ public final class Jobs {
     /** What is left to drain; {@code horizon} bounds which scheduled jobs count as due soon. */
     public DrainStatus drainStatus(Duration horizon) {
         List<Object> n = Replies.asList(wire.eval(Script.DRAIN_STATUS, List.of(keys.pending, keys.active, keys.schedule),
-                List.of(num(horizon.toMillis()))));
+                List.of(num(horizon.toMillis()), keys.base)));
         return new DrainStatus(Replies.asLong(n.get(0)), Replies.asLong(n.get(1)), Replies.asLong(n.get(2)),
-                Replies.asLong(n.get(3)));
+                Replies.asLong(n.get(3)), Replies.asLong(n.get(4)));
     }
 
     /** The newest {@code n} pending ids, newest first. */
@@ -464,9 +532,5 @@ public final class Jobs {
             out.add(new String(id, StandardCharsets.US_ASCII));
         }
         return out;
-    }
-
-    static byte[] num(long n) {
-        return bytes(Long.toString(n));
     }
 }

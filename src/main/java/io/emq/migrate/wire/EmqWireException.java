@@ -46,10 +46,21 @@ public abstract sealed class EmqWireException extends RuntimeException {
         }
     }
 
-    /** {@code EMQRATE}: the queue is at its concurrency ceiling. */
+    /**
+     * {@code EMQRATE}: the queue is at its concurrency ceiling ({@code is_maxed}), or its rate limit's
+     * window is spent ({@code rate limited, retry after <ms> ms} from a claim).
+     */
     public static final class Rate extends EmqWireException {
+        private static final java.util.regex.Pattern RETRY_AFTER = java.util.regex.Pattern.compile("retry after (\\d+) ms");
+
         Rate(String message) {
             super("EMQRATE", message);
+        }
+
+        /** How long until a claim may succeed again, when the server said so. */
+        public java.util.OptionalLong retryAfterMs() {
+            java.util.regex.Matcher m = RETRY_AFTER.matcher(detail());
+            return m.find() ? java.util.OptionalLong.of(Long.parseLong(m.group(1))) : java.util.OptionalLong.empty();
         }
     }
 
@@ -81,7 +92,8 @@ public abstract sealed class EmqWireException extends RuntimeException {
 
         VersionFence(String found, String expected) {
             super("FENCE", "version fence: {emq}:version is '" + found + "', this runtime speaks '" + expected
-                    + "'; upgrade the runtime or migrate the deployment before connecting");
+                    + "'; to speak the deployment's version pass --wire-version " + found + " (or set EMQ_WIRE_VERSION="
+                    + found + "), else upgrade the runtime or migrate the deployment before connecting");
             this.found = found;
             this.expected = expected;
         }

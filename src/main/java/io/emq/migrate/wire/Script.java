@@ -7,10 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /**
  * The v2 script bundle: one Lua file per constant, read from {@code lua/<name>.lua} on the
- * classpath, identified by the lowercase hex SHA-1 of its bytes (what {@code EVALSHA} expects).
+ * classpath with its {@code --- @include} lines expanded ({@link LuaIncludes}), identified by the
+ * lowercase hex SHA-1 of the expanded bytes (what the server computes, and {@code EVALSHA} expects).
  */
 public enum Script {
     ENQUEUE("enqueue"),
@@ -40,6 +42,26 @@ public enum Script {
     DRAIN("drain"),
     DRAIN_STATUS("drain_status"),
     OBLITERATE("obliterate"),
+    LANE_ENQUEUE("lane_enqueue"),
+    LANE_CLAIM("lane_claim"),
+    LANE_CLAIM_WEIGHTED("lane_claim_weighted"),
+    LANE_CLAIM_BATCH("lane_claim_batch"),
+    LANE_WEIGHT("lane_weight"),
+    LANE_PAUSE("lane_pause"),
+    LANE_RESUME("lane_resume"),
+    LANE_LIMIT("lane_limit"),
+    LANE_REASSIGN("lane_reassign"),
+    LANE_DRAIN("lane_drain"),
+    LANE_REAP("lane_reap"),
+    FLOW_HOLD("flow_hold"),
+    FLOW_CHILD("flow_child"),
+    QUEUE_LIMIT("queue_limit"),
+    IS_MAXED("is_maxed"),
+    RATE_TTL("rate_ttl"),
+    LANE_COUNTS("lane_counts"),
+    REPEAT_REGISTER("repeat_register"),
+    REPEAT_CANCEL("repeat_cancel"),
+    REPEAT_FIRE("repeat_fire"),
     MIGRATE_JOURNAL_LOCK("migrate_journal_lock"),
     MIGRATE_JOURNAL_SET("migrate_journal_set"),
     MIGRATE_JOURNAL_FORGET("migrate_journal_forget"),
@@ -57,7 +79,10 @@ public enum Script {
 
     Script(String fileName) {
         this.fileName = fileName;
-        this.source = read("lua/" + fileName + ".lua");
+        String raw = new String(resource("lua/" + fileName + ".lua").orElseThrow(
+                () -> new IllegalStateException("script missing from the classpath: lua/" + fileName + ".lua")),
+                StandardCharsets.UTF_8);
+        this.source = new LuaIncludes(LuaIncludes::classpathSnippet).expand(fileName, raw).getBytes(StandardCharsets.UTF_8);
         this.sha = sha1Hex(source).getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -66,6 +91,7 @@ public enum Script {
         return fileName;
     }
 
+    /** The expanded source, as sent with {@code SCRIPT LOAD}. */
     public byte[] source() {
         return source.clone();
     }
@@ -74,7 +100,7 @@ public enum Script {
         return sha;
     }
 
-    /** Lowercase hex SHA-1 of the source. */
+    /** Lowercase hex SHA-1 of the expanded source. */
     public String sha() {
         return new String(sha, StandardCharsets.US_ASCII);
     }
@@ -83,12 +109,9 @@ public enum Script {
         return source;
     }
 
-    private static byte[] read(String resource) {
+    static Optional<byte[]> resource(String resource) {
         try (InputStream in = Script.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("script missing from the classpath: " + resource);
-            }
-            return in.readAllBytes();
+            return in == null ? Optional.empty() : Optional.of(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + resource, e);
         }

@@ -50,8 +50,8 @@ public final class Wire implements AutoCloseable {
      * before calling any script (an unknown queue) leaves an empty deployment unclaimed. For callers
      * whose first write is a script call (the migrator's first is the journal lease).
      */
-    public static Wire fencedOnFirstCall(UnifiedJedis client) {
-        return new Wire(client, VersionFence.configured());
+    public static Wire fencedOnFirstCall(UnifiedJedis client, String version) {
+        return new Wire(client, version);
     }
 
     /** Opens the wire speaking {@code version}; the fence runs now. */

@@ -220,7 +220,7 @@ public final class Bench {
             List<Response<Object>> claims = new ArrayList<>(size);
             try (AbstractPipeline p = client.pipelined()) {
                 for (int i = 0; i < size; i++) {
-                    claims.add(p.evalsha(claimSha, List.of(pending, active, meta), List.of(jobBase, lease)));
+                    claims.add(p.evalsha(claimSha, List.of(pending, active, meta), List.of(jobBase, lease, base)));
                 }
                 p.sync();
             }

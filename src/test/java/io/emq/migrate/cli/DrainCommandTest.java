@@ -53,6 +53,23 @@ class DrainCommandTest {
     }
 
     @Test
+    void withLanesTheDrainClaimsThroughTheRingAndJudgesServeOrderPerLane() {
+        migrateEmails();
+        Keys emails = Keys.queue("emails");
+        String lane = new io.emq.migrate.keyspace.BrandedId("ACC", 7).toString();
+        for (String id : SERVER.client().zrange(emails.pending(), 0, -1)) {
+            SERVER.client().zrem(emails.pending(), id);
+            SERVER.client().hset(emails.base() + "job:" + id, "group", lane);
+            SERVER.client().zadd(emails.base() + "g:" + lane + ":pending", 0, id);
+        }
+        SERVER.client().rpush(emails.base() + "ring", lane);
+        CliRun r = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--lanes");
+        assertEquals(ExitCodes.OK, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("claimed in migrated serve order, per lane") && r.out().contains("verdict: PASS"), r.out());
+        assertEquals(0, SERVER.client().zcard(emails.base() + "g:" + lane + ":pending"));
+    }
+
+    @Test
     void theDryRunPassesThenAFailingDrainExitsThree() {
         migrateEmails();
         CliRun dry = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--dry-run");

@@ -33,6 +33,18 @@ class DrainClusterTest {
 
         DrainReport dry = new Drain(Wire.source(CLUSTER.client()), "orders").dryRun();
         assertTrue(dry.passed(), dry.checks() + " " + dry.problems());
+        long ordersPending = CLUSTER.client().zcard("emq:{orders}:pending");
+        String copyName;
+        try (ShadowQueue copy = ShadowQueue.copyOf(CLUSTER.client(), "orders")) {
+            copyName = copy.name();
+            Wire wire = Wire.open(CLUSTER.client());
+            io.emq.migrate.runtime.Jobs.on(wire, copyName).resume();
+            DrainReport shadow = Drain.ofShadow(wire, "orders", copy)
+                    .run(DrainOptions.defaults(), job -> { }, new ConsumerListener() { });
+            assertTrue(shadow.passed(), shadow.checks() + " " + shadow.problems());
+        }
+        assertEquals(ordersPending, CLUSTER.client().zcard("emq:{orders}:pending"), "the shadow drain consumed nothing real");
+        assertTrue(CLUSTER.client().keys("emq:{" + copyName + "}:*").isEmpty(), "the copy on another slot is deleted");
         Drain drain = new Drain(Wire.open(CLUSTER.client()), "emails");
         drain.resume();
         DrainReport r = drain.run(DrainOptions.defaults().withWorkers(2), job -> { }, new ConsumerListener() { });

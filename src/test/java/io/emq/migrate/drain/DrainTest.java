@@ -57,6 +57,43 @@ class DrainTest {
         assertEquals(12, r.stats().orElseThrow().completed());
     }
 
+    /** Moves the migrated pending jobs into two lanes, alternating, as a migration into lanes leaves them. */
+    private static List<String> intoTwoLanes() {
+        List<String> groups = List.of(new BrandedId("ACC", 1).toString(), new BrandedId("ACC", 2).toString());
+        List<String> ids = pending();
+        for (int i = 0; i < ids.size(); i++) {
+            String g = groups.get(i % 2);
+            SERVER.client().zrem(ORDERS.pending(), ids.get(i));
+            SERVER.client().hset(ORDERS.job(BrandedId.of(ids.get(i))), "group", g);
+            SERVER.client().zadd(ORDERS.base() + "g:" + g + ":pending", 0, ids.get(i));
+        }
+        SERVER.client().rpush(ORDERS.base() + "ring", groups.toArray(String[]::new));
+        return groups;
+    }
+
+    @Test
+    void aMigratedQueueInLanesDrainsThroughTheLanesWithTheVerdictPass() throws Exception {
+        MigratedFixture.migrate(SERVER, "orders");
+        intoTwoLanes();
+        DrainReport r = drain(DrainOptions.defaults().withLanes(true), NOOP);
+        assertTrue(r.passed(), failures(r));
+        assertEquals(new Check("migrated jobs claimed", "12", "12", Check.Outcome.PASS), check(r, "migrated jobs claimed"));
+        assertEquals("claimed in migrated serve order, per lane", check(r, "claimed in").name());
+        assertEquals(List.of(), SERVER.client().lrange(ORDERS.base() + "ring", 0, -1));
+    }
+
+    @Test
+    void aLaneServedOutOfTurnFailsTheOrderCheck() throws Exception {
+        MigratedFixture.migrate(SERVER, "orders");
+        String lane = ORDERS.base() + "g:" + intoTwoLanes().get(0) + ":pending";
+        List<String> members = SERVER.client().zrange(lane, 0, -1);
+        SERVER.client().zadd(lane, -1, members.get(members.size() - 1));
+        DrainReport r = drain(DrainOptions.defaults().withLanes(true), NOOP);
+        assertFalse(r.passed());
+        assertEquals("1 out of order", check(r, "claimed in").found());
+        assertTrue(r.problems().get(0).contains("from lane"), r.problems().get(0));
+    }
+
     @Test
     void aTamperedPayloadFailsTheDigestCheck() throws Exception {
         MigratedFixture.migrate(SERVER, "orders");

@@ -45,7 +45,7 @@ class ExecHandlerTest {
     void aFailureCarriesTheLastLineOfStandardError() {
         ExecHandler handler = new ExecHandler("echo one >&2; echo 'two: why' >&2; exit 4");
         IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> handler.handle(new io.emq.migrate.runtime.Delivery("q", "JOB00000000001", new byte[0], 1, 0, 1)));
+                () -> handler.handle(new io.emq.migrate.runtime.Delivery("q", "JOB00000000001", new byte[0], 1, 0, 1, "")));
         assertEquals("exit 4: two: why", e.getMessage());
     }
 }

@@ -150,6 +150,8 @@ class PlanCommandTest {
         assertEquals("orders-twin", q.path("v2Name").asText());
         assertTrue(q.path("refusals").path(0).path("lifted").asBoolean());
         assertEquals("emq:{orders-twin}:job:<JOB id>", q.path("v2Keys").path(0).path("key").asText());
+        assertTrue(q.path("servedBy").asText().startsWith("the flat pending set") && q.path("servedBy").asText()
+                .contains("EchoMQ.Consumer claims only through lanes"), q.path("servedBy").asText());
     }
 
     @Test

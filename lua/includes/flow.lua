@@ -1,0 +1,87 @@
+--- @include "lanes"
+-- Flows (v2 protocol §4.9): a parent waits in state awaiting_children with :dependencies counting
+-- its outstanding children; a child row names parent, parent_queue ('' or absent: this queue) and
+-- parent_policy ('fp' fail-parent, the default, or 'id' ignore-dependency).
+-- is_own_queue(base, pq): whether parent_queue pq names the queue whose base is base.
+local function is_own_queue(base, pq)
+  return not pq or pq == '' or base == 'emq:{' .. pq .. '}:'
+end
+
+-- count_child(base, parent, hash, child, value): record a settled child once in the parent's
+-- :<hash> and, at the last outstanding child, release a parent awaiting its children.
+-- Returns 0 already recorded, 1 recorded, 2 recorded and the parent released.
+local function count_child(base, parent, hash, child, value)
+  local prow = base .. 'job:' .. parent
+  if redis.call('HSETNX', prow .. ':' .. hash, child, value) == 0 then
+    return 0
+  end
+  local left = redis.call('DECR', prow .. ':dependencies')
+  if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    requeue(base, parent)
+    return 2
+  end
+  return 1
+end
+
+local child_died
+
+-- fail_parent(base, parent, child, err): a fail-parent child died; a parent still waiting (on
+-- its children or in line) is dead-lettered, and its own parent is told in turn, through every
+-- level. Returns 0 already recorded, 1 recorded (parent unchanged), 3 parent dead-lettered.
+local function fail_parent(base, parent, child, err)
+  local prow = base .. 'job:' .. parent
+  if redis.call('HSETNX', prow .. ':failed', child, err) == 0 then
+    return 0
+  end
+  local state = redis.call('HGET', prow, 'state')
+  if state ~= 'awaiting_children' and state ~= 'pending' then
+    return 1
+  end
+  out_of_line(base, parent)
+  local reason = 'child ' .. child .. ' failed: ' .. err
+  redis.call('HSET', prow, 'state', 'dead', 'last_error', reason)
+  redis.call('ZADD', base .. 'dead', 0, parent)
+  redis.call('HINCRBY', base .. 'metrics:failed', 'count', 1)
+  child_died(base, parent, reason)
+  return 3
+end
+
+-- child_died(base, id, err): a dead-lettered job that is a flow child applies its parent's policy:
+-- in this queue at once, in another queue through this queue's flow:outbox
+-- ("\0fail\0<parent_q>\0<parent_id>\0<child_id>\0<policy>\0<error>").
+child_died = function(base, id, err)
+  local row = base .. 'job:' .. id
+  local parent = redis.call('HGET', row, 'parent')
+  if not parent then
+    return
+  end
+  local pq = redis.call('HGET', row, 'parent_queue')
+  local policy = redis.call('HGET', row, 'parent_policy') or 'fp'
+  if not is_own_queue(base, pq) then
+    redis.call('RPUSH', base .. 'flow:outbox',
+      '\0fail\0' .. pq .. '\0' .. parent .. '\0' .. id .. '\0' .. policy .. '\0' .. err)
+  elseif redis.call('EXISTS', base .. 'job:' .. parent) == 0 then
+    return
+  elseif policy == 'id' then
+    count_child(base, parent, 'unsuccessful', id, err)
+  else
+    fail_parent(base, parent, id, err)
+  end
+end
+
+-- child_done(base, id, result): a completed job that is a flow child records its result with its
+-- parent: in this queue at once, in another queue through this queue's flow:outbox
+-- ("<parent_q>\0<parent_id>\0<child_id>\0<result>").
+local function child_done(base, id, result)
+  local row = base .. 'job:' .. id
+  local parent = redis.call('HGET', row, 'parent')
+  if not parent then
+    return
+  end
+  local pq = redis.call('HGET', row, 'parent_queue')
+  if is_own_queue(base, pq) then
+    count_child(base, parent, 'processed', id, result)
+  else
+    redis.call('RPUSH', base .. 'flow:outbox', pq .. '\0' .. parent .. '\0' .. id .. '\0' .. result)
+  end
+end

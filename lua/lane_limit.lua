@@ -1,0 +1,16 @@
+-- lane_limit: set a lane's concurrency ceiling (glimit); at or below the jobs it has in flight
+-- (gactive) the lane leaves the ring, above them it may rejoin it.
+-- KEYS[1] emq:{q}:glimit
+-- ARGV[1] emq:{q}:   the queue base
+-- ARGV[2] group
+-- ARGV[3] limit (>= 1)
+-- Reply:  1
+--- @include "lanes"
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+local act = tonumber(redis.call('HGET', ARGV[1] .. 'gactive', ARGV[2]) or '0')
+if act >= tonumber(ARGV[3]) then
+  redis.call('LREM', ARGV[1] .. 'ring', 0, ARGV[2])
+else
+  ring_lane(ARGV[1], ARGV[2])
+end
+return 1
