@@ -6,8 +6,9 @@
 -- Reply:  the count after the call. The field migrated_completed holds the number already folded in,
 --         so a re-run after a crash adds nothing and a re-sync adds only the jobs v1 completed since.
 --         EMQLOCK (nothing written) when the token is not the one held: another migrator took over.
-if redis.call('HGET', KEYS[1], 'migration') ~= ARGV[1] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+--- @include "lease"
+if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
+  return lease_lost()
 end
 local folded = tonumber(redis.call('HGET', KEYS[2], 'migrated_completed') or '0')
 local now = tonumber(ARGV[2])

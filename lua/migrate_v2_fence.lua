@@ -8,6 +8,7 @@
 --         release -> 1 (the fence field deleted: the migration is over).
 --         EMQLOCK when a newer token holds the queue (claim) or the caller's token is not the one held
 --         (every other op): another migrator took over, and nothing was written.
+--- @include "lease"
 local held = redis.call('HGET', KEYS[1], 'migration')
 if ARGV[1] == 'claim' then
   if held and tonumber(held) > tonumber(ARGV[2]) then
@@ -17,7 +18,7 @@ if ARGV[1] == 'claim' then
   return 1
 end
 if held ~= ARGV[2] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+  return lease_lost()
 end
 if ARGV[1] == 'pause' then
   return redis.call('HSETNX', KEYS[1], 'paused', '1') == 1 and 0 or 1

@@ -11,8 +11,9 @@
 -- Reply:  the number of commands run. EMQLOCK (nothing written) when the token is not the one held:
 --         another migrator took over. EMQARGS (nothing written) for a malformed batch; every command
 --         is checked before the first one runs.
-if redis.call('HGET', KEYS[1], 'migration') ~= ARGV[1] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+--- @include "lease"
+if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
+  return lease_lost()
 end
 local arity = {DEL = 0, SET = 3, HSET = -2, HDEL = -1, HINCRBY = 2, RPUSH = -1, ZADD = -2, ZREM = -1}
 local a = 2

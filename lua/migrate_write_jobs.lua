@@ -22,8 +22,9 @@
 --         cases nothing is written: every record is checked before the first write.
 -- A row is replaced whole (DEL then HSET) and taken out of every other set, so a re-run after a crash,
 -- or a re-sync after the v1 job moved, leaves exactly one row in exactly one place per job.
-if redis.call('HGET', KEYS[1], 'migration') ~= ARGV[1] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+--- @include "lease"
+if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
+  return lease_lost()
 end
 local CHUNK = 500
 local SETS = {KEYS[2], KEYS[3], KEYS[4]}
