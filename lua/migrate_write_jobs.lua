@@ -1,7 +1,8 @@
 -- migrate_write_jobs: write (or remove) a batch of migrated jobs of one queue, their v2 rows and
 -- places, in one call fenced by the lease token. Every key is of the same queue (one hash slot).
 -- KEYS[1] emq:{q}:meta      field migration = the fencing token of the migrator that owns the queue
--- KEYS[2] emq:{q}:pending   KEYS[3] emq:{q}:schedule   KEYS[4] emq:{q}:dead   KEYS[5] emq:{q}:active
+-- KEYS[2] emq:{q}:pending, or emq:{q}:g:<group>:pending for a queue migrated into a lane
+-- KEYS[3] emq:{q}:schedule   KEYS[4] emq:{q}:dead   KEYS[5] emq:{q}:active
 -- KEYS[6..] emq:{q}:job:<id>, one row per job, in the order of ARGV's records
 -- ARGV[1] the caller's fencing token
 -- ARGV[2..] one record per job, in KEYS order:
@@ -14,7 +15,8 @@
 --           with those attempts; for a removal, absent is also in line),
 --           n, the number of field, value items that follow (even; 0 for a removal),
 --           n items: field, value pairs of the row: state, attempts, payload, and optional
---           last_error, parent, parent_queue, parent_policy, progress
+--           last_error, parent, parent_queue, parent_policy, progress, group (the lane: then the
+--           lane joins the ring emq:{q}:ring, derived from the base of KEYS[1], when it can be served)
 -- Reply:  how many rows are new to the target (an identical re-run finds them all in place: 0).
 --         EMQLOCK when the token is not the one held (another migrator took over); EMQARGS for a
 --         malformed batch; EMQSTATE "out-of-line <id> ..." when a guard fails: the v2 runtime claimed
@@ -23,6 +25,7 @@
 -- A row is replaced whole (DEL then HSET) and taken out of every other set, so a re-run after a crash,
 -- or a re-sync after the v1 job moved, leaves exactly one row in exactly one place per job.
 --- @include "lease"
+--- @include "lanes"
 if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
   return lease_lost()
 end
@@ -96,6 +99,17 @@ for set = 1, 3 do
   local m = members[set]
   for from = 1, #m, 2 * CHUNK do
     redis.call('ZADD', SETS[set], unpack(m, from, math.min(#m, from + 2 * CHUNK - 1)))
+  end
+end
+local base = string.sub(KEYS[1], 1, #KEYS[1] - #'meta')
+local lanes = {}
+for _, r in ipairs(records) do
+  if r.set == 1 then
+    local group = redis.call('HGET', r.key, 'group')
+    if group and not lanes[group] then
+      lanes[group] = true
+      ring_lane(base, group)
+    end
   end
 end
 local new = 0

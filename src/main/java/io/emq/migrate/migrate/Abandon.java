@@ -102,7 +102,8 @@ public final class Abandon {
             for (JobSub sub : JobSub.values()) {
                 w.del(keys.job(id, sub));
             }
-            for (String set : List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active())) {
+            for (String set : List.of(journal.lane().map(keys::lanePending).orElse(keys.pending()), keys.schedule(),
+                    keys.dead(), keys.active())) {
                 w.zrem(set, id.toString());
             }
         }

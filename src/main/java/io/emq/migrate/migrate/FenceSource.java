@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
@@ -79,9 +80,18 @@ final class FenceSource implements Step {
             throw new MigrationRefused("payload-policy", "the migration of '" + m.target + "' started with --payload "
                     + recorded.get() + "; re-run with --payload " + recorded.get() + " or abandon it first");
         }
+        String lane = m.options.lane().map(BrandedId::toString).orElse("");
+        java.util.Optional<String> recordedLane = m.journal.get(Journal.LANE);
+        if (recordedLane.isPresent() && !recordedLane.get().equals(lane)
+                && !m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+            throw new MigrationRefused("lane", "the migration of '" + m.target + "' started "
+                    + (recordedLane.get().isEmpty() ? "into the flat pending set (no --lane)" : "with --lane " + recordedLane.get())
+                    + "; re-run it the same way or abandon it first");
+        }
         Map<String, String> header = new LinkedHashMap<>();
         header.put(Journal.STATE, Journal.State.RUNNING.wireName());
         header.put("policy", policy);
+        header.put(Journal.LANE, lane);
         header.put("v1_queue", m.source.display());
         header.put("v1_prefix", m.source.prefix().display());
         header.put("v1_name", m.source.name().display());

@@ -29,6 +29,8 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class Journal {
     public static final String STATE = "state";
+    /** The lane (branded group id) the queue's pending jobs were migrated into; empty: the flat pending set. */
+    public static final String LANE = "lane";
     /** The shortest lease a migrator may take. */
     public static final long MIN_LEASE_MS = 300;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -323,5 +325,10 @@ public final class Journal {
         System.arraycopy(p, 0, out, 0, p.length);
         System.arraycopy(tail, 0, out, p.length, tail.length);
         return out;
+    }
+
+    /** The lane the queue was migrated into, as its journal records it; empty for the flat pending set. */
+    public Optional<BrandedId> lane() {
+        return get(LANE).filter(l -> !l.isEmpty()).map(BrandedId::of);
     }
 }

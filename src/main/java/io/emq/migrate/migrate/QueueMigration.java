@@ -51,6 +51,11 @@ final class QueueMigration {
         this.targetNames = targetNames;
     }
 
+    /** Where pending rows go: the lane's pending set under {@code --lane}, else the flat pending set. */
+    String pendingKey() {
+        return options.lane().map(keys::lanePending).orElse(keys.pending());
+    }
+
     UnifiedJedis sourceClient() {
         return sourceWire.client();
     }

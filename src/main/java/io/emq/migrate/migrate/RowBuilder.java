@@ -43,7 +43,7 @@ public final class RowBuilder {
             if (setKey == null) {
                 return SET_NONE;
             }
-            if (setKey.equals(m.keys.pending())) {
+            if (setKey.equals(m.pendingKey())) {
                 return SET_PENDING;
             }
             if (setKey.equals(m.keys.schedule())) {
@@ -100,7 +100,7 @@ public final class RowBuilder {
     private static List<byte[]> callKeys(QueueMigration m, int rows) {
         List<byte[]> keys = new ArrayList<>(rows + 5);
         keys.add(Utf8.bytes(m.keys.meta()));
-        keys.add(Utf8.bytes(m.keys.pending()));
+        keys.add(Utf8.bytes(m.pendingKey()));
         keys.add(Utf8.bytes(m.keys.schedule()));
         keys.add(Utf8.bytes(m.keys.dead()));
         keys.add(Utf8.bytes(m.keys.active()));
@@ -122,7 +122,7 @@ public final class RowBuilder {
         switch (facts.state()) {
             case ACTIVE, PAUSED, WAIT, PRIORITIZED -> {
                 state = "pending";
-                setKey = m.keys.pending();
+                setKey = m.pendingKey();
             }
             case DELAYED -> {
                 state = "scheduled";
@@ -153,6 +153,7 @@ public final class RowBuilder {
             add(fields, "last_error", lastError);
         }
         field(hash, "progress").ifPresent(p -> add(fields, "progress", p.raw()));
+        m.options.lane().ifPresent(lane -> add(fields, "group", Utf8.bytes(lane.toString())));
         parent.ifPresent(p -> {
             add(fields, "parent", Utf8.bytes(p.parent().toString()));
             add(fields, "parent_queue", Utf8.bytes(p.queue()));
