@@ -75,19 +75,7 @@ final class FenceSource implements Step {
 
     private static void recordHeader(QueueMigration m) {
         String policy = m.options.payload().wireName();
-        java.util.Optional<String> recorded = m.journal.get("policy");
-        if (recorded.isPresent() && !recorded.get().equals(policy) && !m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
-            throw new MigrationRefused("payload-policy", "the migration of '" + m.target + "' started with --payload "
-                    + recorded.get() + "; re-run with --payload " + recorded.get() + " or abandon it first");
-        }
         String lane = m.options.lane().map(BrandedId::toString).orElse("");
-        java.util.Optional<String> recordedLane = m.journal.get(Journal.LANE);
-        if (recordedLane.isPresent() && !recordedLane.get().equals(lane)
-                && !m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
-            throw new MigrationRefused("lane", "the migration of '" + m.target + "' started "
-                    + (recordedLane.get().isEmpty() ? "into the flat pending set (no --lane)" : "with --lane " + recordedLane.get())
-                    + "; re-run it the same way or abandon it first");
-        }
         Map<String, String> header = new LinkedHashMap<>();
         header.put(Journal.STATE, Journal.State.RUNNING.wireName());
         header.put("policy", policy);

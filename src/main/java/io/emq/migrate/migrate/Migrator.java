@@ -188,6 +188,10 @@ public final class Migrator {
                     return;
                 }
             }
+            Optional<MigrationRefused> changed = m.changedChoice();
+            if (changed.isPresent()) {
+                stop("refused", changed.get().kind(), changed.get().getMessage());
+            }
         }
 
         void renew() {

@@ -51,6 +51,30 @@ final class QueueMigration {
         this.targetNames = targetNames;
     }
 
+    /**
+     * The refusal a run owes when its options differ from those the queue's migration started with
+     * (payload policy, lane): every step must write the same way. Empty when they agree, when
+     * nothing is recorded yet, or after an abandon.
+     */
+    Optional<MigrationRefused> changedChoice() {
+        if (journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+            return Optional.empty();
+        }
+        Optional<String> policy = journal.get("policy");
+        if (policy.isPresent() && !policy.get().equals(options.payload().wireName())) {
+            return Optional.of(new MigrationRefused("payload-policy", "the migration of '" + target + "' started with"
+                    + " --payload " + policy.get() + "; re-run with --payload " + policy.get() + " or abandon it first"));
+        }
+        Optional<String> lane = journal.get(Journal.LANE);
+        String given = options.lane().map(BrandedId::toString).orElse("");
+        if (lane.isPresent() && !lane.get().equals(given)) {
+            return Optional.of(new MigrationRefused("lane", "the migration of '" + target + "' started "
+                    + (lane.get().isEmpty() ? "into the flat pending set (no --lane)" : "with --lane " + lane.get())
+                    + "; re-run it the same way or abandon it first"));
+        }
+        return Optional.empty();
+    }
+
     /** Where pending rows go: the lane's pending set under {@code --lane}, else the flat pending set. */
     String pendingKey() {
         return options.lane().map(keys::lanePending).orElse(keys.pending());
