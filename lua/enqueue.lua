@@ -5,11 +5,10 @@
 -- ARGV[2] payload (opaque bytes)
 -- Reply:  1 admitted, 0 duplicate (row already exists; nothing changed)
 -- Refuses: EMQKIND when the id is not JOB-namespaced.
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
-  return redis.error_reply('EMQKIND job id must be JOB-namespaced')
-end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
+--- @include "admit"
+local refused = admission_refusal(ARGV[1], KEYS[1])
+if refused then
+  return refused
 end
 redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2])
 redis.call('ZADD', KEYS[2], 0, ARGV[1])

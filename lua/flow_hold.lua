@@ -11,11 +11,10 @@
 -- ARGV[6] parent policy: 'fp' fail-parent or 'id' ignore-dependency
 -- Reply:  1 held, 0 duplicate (row already exists; nothing changed)
 -- Refuses: EMQKIND when the id is not JOB-namespaced.
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
-  return redis.error_reply('EMQKIND job id must be JOB-namespaced')
-end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
+--- @include "admit"
+local refused = admission_refusal(ARGV[1], KEYS[1])
+if refused then
+  return refused
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
 if ARGV[4] ~= '' then

@@ -7,21 +7,10 @@
 -- Reply:  {} when the queue is paused (meta.paused) or at meta.concurrency, the ring is empty or the rotated lane had
 --         nothing to serve (it leaves the ring), else {id, payload, attempts, group}; attempts is
 --         the fencing token. The lane leaves the ring when it is empty or reached its glimit.
---- @include "lane_serve"
---- @include "limits"
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 or redis.call('LLEN', KEYS[1]) == 0 then
-  return {}
-end
-local room, ttl = allowance(ARGV[1], math.huge)
-if ttl > 0 then
-  return rate_limited(ttl)
-end
-if room == 0 then
-  return {}
-end
-local g = rotate(ARGV[1])
+--- @include "lane_turn"
+local g, room = lane_turn(KEYS[1], KEYS[3], ARGV[1])
 if not g then
-  return {}
+  return room
 end
 local served = serve(ARGV[1], g, 1, tonumber(ARGV[2]))
 count_claims(ARGV[1], #served)

@@ -8,21 +8,10 @@
 -- ARGV[2] lease in ms
 -- Reply:  {} when paused or at meta.concurrency, the ring is empty or the lane had no job or no headroom (it leaves the
 --         ring), else {{id, payload, attempts, group}, ...} in the lane's order.
---- @include "lane_serve"
---- @include "limits"
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 or redis.call('LLEN', KEYS[1]) == 0 then
-  return {}
-end
-local room, ttl = allowance(ARGV[1], math.huge)
-if ttl > 0 then
-  return rate_limited(ttl)
-end
-if room == 0 then
-  return {}
-end
-local g = rotate(ARGV[1])
+--- @include "lane_turn"
+local g, room = lane_turn(KEYS[1], KEYS[3], ARGV[1])
 if not g then
-  return {}
+  return room
 end
 local w = tonumber(redis.call('HGET', ARGV[1] .. 'gweight', g) or '1') or 1
 if w < 1 then

@@ -13,8 +13,9 @@
 --         Cost: a batch with no id to keep reads its mappings and its candidate ids with one HMGET
 --         each and writes them with one HSET; if a candidate id is already held (by a kept id), or
 --         an id is to be kept, the batch takes the id-by-id path (the same answer, more commands).
-if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+--- @include "lease"
+if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
+  return lease_lost()
 end
 local base = tonumber(redis.call('HGET', KEYS[1], 'id_base'))
 if not base then

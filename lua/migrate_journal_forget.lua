@@ -3,8 +3,9 @@
 -- ARGV[1] the caller's fencing token
 -- ARGV[2..] fields to delete (history rows on repair; the identity mapping on abandon)
 -- Reply:  the number of fields deleted; EMQLOCK when the token is not the current one.
-if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+--- @include "lease"
+if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
+  return lease_lost()
 end
 if #ARGV < 2 then
   return 0

@@ -7,8 +7,9 @@
 -- Reply:  acquire -> the new fencing token (an integer, HINCRBY lock_fence);
 --         renew / release -> 1.
 --         EMQLOCK when another live owner holds the lease, or the caller's token is not current.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+--- @include "server_time"
+--- @include "lease"
+local now = server_ms()
 local op = ARGV[1]
 if op == 'acquire' then
   local held = redis.call('HMGET', KEYS[1], 'lock_owner', 'lock_until')
@@ -19,8 +20,8 @@ if op == 'acquire' then
   redis.call('HSET', KEYS[1], 'lock_owner', ARGV[2], 'lock_token', token, 'lock_until', now + tonumber(ARGV[4]))
   return token
 end
-if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[3] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+if not holds_lease(KEYS[1], 'lock_token', ARGV[3]) then
+  return lease_lost()
 end
 if op == 'renew' then
   redis.call('HSET', KEYS[1], 'lock_until', now + tonumber(ARGV[4]))

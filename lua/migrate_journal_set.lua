@@ -3,8 +3,9 @@
 -- ARGV[1] the caller's fencing token (from migrate_journal_lock acquire)
 -- ARGV[2..] field, value, field, value, ...
 -- Reply:  1; EMQLOCK when the token is not the current one (a zombie migrator).
-if redis.call('HGET', KEYS[1], 'lock_token') ~= ARGV[1] then
-  return redis.error_reply('EMQLOCK lease lost: another migrator took over this queue')
+--- @include "lease"
+if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
+  return lease_lost()
 end
 if #ARGV > 1 then
   redis.call('HSET', KEYS[1], unpack(ARGV, 2))

@@ -1,70 +1,121 @@
--- migrate_write_jobs: write a batch of migrated jobs of one queue (their v2 rows and places),
--- idempotently, in one call. Every key is of the same queue (one hash slot).
--- KEYS[1] emq:{q}:pending   KEYS[2] emq:{q}:schedule   KEYS[3] emq:{q}:dead
--- KEYS[4..] emq:{q}:job:<id>, one row per job, in the order of ARGV's records
--- ARGV    one record per job, in KEYS order:
+-- migrate_write_jobs: write (or remove) a batch of migrated jobs of one queue, their v2 rows and
+-- places, in one call fenced by the lease token. Every key is of the same queue (one hash slot).
+-- KEYS[1] emq:{q}:meta      field migration = the fencing token of the migrator that owns the queue
+-- KEYS[2] emq:{q}:pending, or emq:{q}:g:<group>:pending for a queue migrated into a lane
+-- KEYS[3] emq:{q}:schedule   KEYS[4] emq:{q}:dead   KEYS[5] emq:{q}:active
+-- KEYS[6..] emq:{q}:job:<id>, one row per job, in the order of ARGV's records
+-- ARGV[1] the caller's fencing token
+-- ARGV[2..] one record per job, in KEYS order:
 --           the branded id,
---           the set it belongs to: 1 pending, 2 schedule, 3 dead, 0 none (a flow parent held in
---           no set: awaiting_children),
---           its score in that set (0, or the run-at ms for schedule; ignored for set 0),
---           n, the number of field, value items that follow (even),
+--           the set it belongs to: 1 pending, 2 schedule, 3 dead, 0 none (a flow parent held in no
+--           set: awaiting_children), -1 remove the row (the v1 job is gone),
+--           its score in that set (0, or the run-at ms for schedule; ignored for sets 0 and -1),
+--           the guard: 'n<attempts>' for a row not written before (absent, or left by an interrupted
+--           write: present with those attempts), 'k<attempts>' for a row written before (present
+--           with those attempts; for a removal, absent is also in line),
+--           n, the number of field, value items that follow (even; 0 for a removal),
 --           n items: field, value pairs of the row: state, attempts, payload, and optional
---           last_error, parent, parent_queue, parent_policy, progress
--- Reply:  how many rows were written now (an identical re-run finds the others already there).
--- Each row is replaced whole (DEL then HSET), so a re-run after a crash leaves exactly one row in
--- exactly one place per job, whatever the earlier run had reached. The batch's rows are deleted
--- with one DEL and its set members added with one ZADD per set; a row key given twice is deleted
--- again before its second HSET, so the end state is that of writing the rows one after another.
-local CHUNK = 500
-local rows = #KEYS - 3
-local first = {}
-local distinct = {}
-for k = 4, #KEYS do
-  if not first[KEYS[k]] then
-    first[KEYS[k]] = k
-    distinct[#distinct + 1] = KEYS[k]
-  end
+--           last_error, parent, parent_queue, parent_policy, progress, group (the lane: then the
+--           lane joins the ring emq:{q}:ring, derived from the base of KEYS[1], when it can be served)
+-- Reply:  how many rows are new to the target (an identical re-run finds them all in place: 0).
+--         EMQLOCK when the token is not the one held (another migrator took over); EMQARGS for a
+--         malformed batch; EMQSTATE "out-of-line <id> ..." when a guard fails: the v2 runtime claimed
+--         or finished that job (its attempts moved, it is active, or its row is gone). In all three
+--         cases nothing is written: every record is checked before the first write.
+-- A row is replaced whole (DEL then HSET) and taken out of every other set, so a re-run after a crash,
+-- or a re-sync after the v1 job moved, leaves exactly one row in exactly one place per job.
+--- @include "lease"
+--- @include "lanes"
+if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
+  return lease_lost()
 end
-local a = 1
-for k = 4, #KEYS do
+local CHUNK = 500
+local SETS = {KEYS[2], KEYS[3], KEYS[4]}
+local records = {}
+local a = 2
+for k = 6, #KEYS do
   local set = tonumber(ARGV[a + 1])
-  local n = tonumber(ARGV[a + 3])
-  if not set or set < 0 or set > 3 or not n or n < 2 or n % 2 ~= 0 or (set > 0 and not tonumber(ARGV[a + 2])) then
+  local guard = ARGV[a + 3]
+  local n = tonumber(ARGV[a + 4])
+  local attempts = guard and tonumber(string.sub(guard, 2))
+  local kind = guard and string.sub(guard, 1, 1)
+  if not set or set < -1 or set > 3 or not n or n % 2 ~= 0 or (set >= 0 and n < 2) or (set < 0 and n ~= 0)
+      or (set > 0 and not tonumber(ARGV[a + 2])) or not attempts or (kind ~= 'n' and kind ~= 'k') then
     return redis.error_reply('EMQARGS migrate_write_jobs: bad record for ' .. KEYS[k])
   end
-  a = a + 4 + n
+  records[#records + 1] = {key = KEYS[k], id = ARGV[a], set = set, score = ARGV[a + 2], kind = kind,
+    attempts = attempts, from = a + 5, last = a + 4 + n}
+  a = a + 5 + n
 end
 if a ~= #ARGV + 1 then
-  return redis.error_reply('EMQARGS migrate_write_jobs: ' .. rows .. ' rows but ' .. #ARGV .. ' arguments')
+  return redis.error_reply('EMQARGS migrate_write_jobs: ' .. #records .. ' rows but ' .. #ARGV .. ' arguments')
 end
-local existed = 0
-for from = 1, #distinct, CHUNK do
-  existed = existed + redis.call('DEL', unpack(distinct, from, math.min(#distinct, from + CHUNK - 1)))
+local outOfLine = {}
+local before = {}
+for _, r in ipairs(records) do
+  local row = redis.call('HMGET', r.key, 'state', 'attempts')
+  if before[r.key] == nil then
+    before[r.key] = redis.call('EXISTS', r.key) == 1
+  end
+  local problem
+  if row[1] then
+    if row[1] == 'active' or redis.call('ZSCORE', KEYS[5], r.id) then
+      problem = 'is active'
+    elseif tonumber(row[2]) ~= r.attempts then
+      problem = 'has attempts ' .. tostring(row[2]) .. ', not ' .. r.attempts
+    end
+  elseif r.kind == 'k' and r.set >= 0 then
+    problem = 'has no row any more'
+  end
+  if problem then
+    outOfLine[#outOfLine + 1] = r.id .. ' ' .. problem
+  end
+end
+if #outOfLine > 0 then
+  return redis.error_reply('EMQSTATE out-of-line ' .. table.concat(outOfLine, '; ', 1, math.min(5, #outOfLine))
+    .. (#outOfLine > 5 and ('; and ' .. (#outOfLine - 5) .. ' more') or ''))
 end
 local members = {{}, {}, {}}
-a = 1
-for k = 4, #KEYS do
-  local id = ARGV[a]
-  local set = tonumber(ARGV[a + 1])
-  local score = ARGV[a + 2]
-  local n = tonumber(ARGV[a + 3])
-  local from = a + 4
-  local last = from + n - 1
-  if first[KEYS[k]] ~= k then
-    redis.call('DEL', KEYS[k])
+local taken = {}
+for _, r in ipairs(records) do
+  redis.call('DEL', r.key)
+  taken[#taken + 1] = r.id
+  if r.set >= 0 then
+    redis.call('HSET', r.key, unpack(ARGV, r.from, r.last))
   end
-  redis.call('HSET', KEYS[k], unpack(ARGV, from, last))
-  if set > 0 then
-    local m = members[set]
-    m[#m + 1] = score
-    m[#m + 1] = id
+  if r.set > 0 then
+    local m = members[r.set]
+    m[#m + 1] = r.score
+    m[#m + 1] = r.id
   end
-  a = last + 1
+end
+for from = 1, #taken, CHUNK do
+  local part = {unpack(taken, from, math.min(#taken, from + CHUNK - 1))}
+  for set = 1, 3 do
+    redis.call('ZREM', SETS[set], unpack(part))
+  end
 end
 for set = 1, 3 do
   local m = members[set]
   for from = 1, #m, 2 * CHUNK do
-    redis.call('ZADD', KEYS[set], unpack(m, from, math.min(#m, from + 2 * CHUNK - 1)))
+    redis.call('ZADD', SETS[set], unpack(m, from, math.min(#m, from + 2 * CHUNK - 1)))
   end
 end
-return #distinct - existed
+local base = string.sub(KEYS[1], 1, #KEYS[1] - #'meta')
+local lanes = {}
+for _, r in ipairs(records) do
+  if r.set == 1 then
+    local group = redis.call('HGET', r.key, 'group')
+    if group and not lanes[group] then
+      lanes[group] = true
+      ring_lane(base, group)
+    end
+  end
+end
+local new = 0
+for key, existed in pairs(before) do
+  if not existed and redis.call('EXISTS', key) == 1 then
+    new = new + 1
+  end
+end
+return new

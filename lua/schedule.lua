@@ -8,11 +8,10 @@
 -- Reply:  1 scheduled, 0 duplicate (row already exists; nothing changed)
 -- Refuses: EMQKIND when the id is not JOB-namespaced.
 --- @include "server_time"
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
-  return redis.error_reply('EMQKIND job id must be JOB-namespaced')
-end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
+--- @include "admit"
+local refused = admission_refusal(ARGV[1], KEYS[1])
+if refused then
+  return refused
 end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then

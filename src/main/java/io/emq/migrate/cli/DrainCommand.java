@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
 import io.emq.migrate.drain.DrainReport;
@@ -99,8 +100,11 @@ final class DrainCommand implements Command {
         if (dryRun || shadow || handlerName.equals("validate")) {
             Migrated.journal(in.readableTarget(target), queue);
         }
+        Optional<BrandedId> migratedLane = new Journal(in.readableTarget(target), queue).lane();
+        migratedLane.filter(l -> !in.has("lanes")).ifPresent(l -> in.note("queue '" + queue + "' was migrated into lane "
+                + l + ": the drain claims through the lanes, as a lanes consumer will"));
         DrainOptions options = DrainOptions.defaults().withWorkers(workers)
-                .withUntilEmptySchedule(in.has("until-empty-schedule")).withLanes(in.has("lanes"));
+                .withUntilEmptySchedule(in.has("until-empty-schedule")).withLanes(in.has("lanes") || migratedLane.isPresent());
         Wire wire = dryRun ? in.readableTarget(target) : in.writableTarget(target, workers + 4);
         if (shadow) {
             return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);

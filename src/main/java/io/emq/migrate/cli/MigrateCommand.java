@@ -1,6 +1,8 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
@@ -78,7 +81,10 @@ final class MigrateCommand implements Command {
                 .addOption(null, "accept-anomalies", false, "migrate queues with anomalies as the plan describes")
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
-                .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"));
+                .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"))
+                .addOption(Cli.valued("lane", "GROUP", "migrate the pending jobs into this lane (a branded group id, e.g."
+                        + " GRP0000000001A), served by lanes consumers such as the reference EchoMQ.Consumer; default:"
+                        + " the flat pending set"));
     }
 
     public int run(Invocation in) {
@@ -138,9 +144,19 @@ final class MigrateCommand implements Command {
                 .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
         Duration wait = in.duration("wait-for-locks", Duration.ZERO);
         Duration lease = in.duration("lease", MigrationOptions.DEFAULT_LEASE);
+        Journal.leaseProblem(lease).ifPresent(problem -> {
+            throw CliException.usage("--lease: " + problem);
+        });
+        Optional<BrandedId> lane = in.value("lane").map(l -> {
+            if (!BrandedId.isValid(l)) {
+                throw CliException.usage("--lane must be a branded group id (three letters and eleven base62"
+                        + " characters, e.g. GRP0000000001A), not '" + l + "'");
+            }
+            return BrandedId.of(l);
+        });
         return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
                 in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
-                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease);
+                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane);
     }
 
     private static Map<String, Object> toJson(MigrationResult r) {

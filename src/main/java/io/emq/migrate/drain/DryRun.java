@@ -33,7 +33,7 @@ final class DryRun {
     }
 
     List<Check> judge() {
-        long outOfOrder = browse(rows.keys().pending(), true);
+        long outOfOrder = browse(rows.pending(), true);
         long scheduledQueued = queued.size();
         browse(rows.keys().schedule(), false);
         scheduledQueued = queued.size() - scheduledQueued;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -16,14 +17,22 @@ import redis.clients.jedis.resps.Tuple;
 final class Rows {
     private final UnifiedJedis client;
     private final Keys keys;
+    private final String pending;
 
-    Rows(UnifiedJedis client, String queue) {
+    /** The rows of {@code queue}, whose pending jobs wait in {@code lane}'s pending set when it has one. */
+    Rows(UnifiedJedis client, String queue, Optional<BrandedId> lane) {
         this.client = client;
         this.keys = Keys.queue(queue);
+        this.pending = lane.map(keys::lanePending).orElse(keys.pending());
     }
 
     Keys keys() {
         return keys;
+    }
+
+    /** Where the migrated pending jobs wait: the flat pending set, or the lane they were migrated into. */
+    String pending() {
+        return pending;
     }
 
     /** The score of each id in the sorted set (ids that are not members are absent from the map). */

@@ -62,6 +62,11 @@ public final class Keys {
         return structure(StructureType.DEAD);
     }
 
+    /** {@code emq:{q}:g:<group>:pending}: the pending set of one lane. */
+    public String lanePending(BrandedId group) {
+        return key(new Part.GroupPending(group));
+    }
+
     public String meta() {
         return structure(StructureType.META);
     }

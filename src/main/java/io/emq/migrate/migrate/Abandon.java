@@ -5,14 +5,12 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.QueueRef;
-import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.AbstractPipeline;
 
 /**
  * Undoes a migration that has not retired its source: deletes every row, set member, subkey,
@@ -38,6 +36,7 @@ public final class Abandon {
         }
         journal.acquire(Migrator.owner(), lease.toMillis());
         Keys keys = Keys.queue(queue);
+        TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
         List<BrandedId> batch = new ArrayList<>(Verifier.BATCH);
         long[] rows = {0};
@@ -45,19 +44,19 @@ public final class Abandon {
             batch.add(id);
             rows[0]++;
             if (batch.size() == Verifier.BATCH) {
-                deleteRows(target, keys, batch);
+                deleteRows(target, keys, journal, batch);
                 batch.clear();
             }
         });
-        deleteRows(target, keys, batch);
+        deleteRows(target, keys, journal, batch);
         counts.put("rows", rows[0]);
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         long schedulers = 0;
+        TargetWrites w = new TargetWrites(target, keys, journal);
         for (byte[] field : journal.fieldsStartingWith("scheduler:")) {
             String name = journal.get(Replies.asText(field)).orElse("");
             if (!name.isEmpty()) {
-                target.client().del(keys.repeat(name));
-                target.client().zrem(keys.base() + "repeat", name);
+                w.del(keys.repeat(name)).zrem(keys.base() + "repeat", name);
                 schedulers++;
             }
         }
@@ -67,13 +66,18 @@ public final class Abandon {
         }
         String migratedCompleted = target.client().hget(keys.metricsCompleted(), "migrated_completed");
         if (migratedCompleted != null) {
-            long left = target.client().hincrBy(keys.metricsCompleted(), "count", -Long.parseLong(migratedCompleted));
-            target.client().hdel(keys.metricsCompleted(), left <= 0 ? new String[] {"migrated_completed", "count"}
-                    : new String[] {"migrated_completed"});
+            long count = Long.parseLong(java.util.Objects.requireNonNullElse(target.client().hget(keys.metricsCompleted(), "count"), "0"));
+            if (count <= Long.parseLong(migratedCompleted)) {
+                w.del(keys.metricsCompleted());
+            } else {
+                w.hincrBy(keys.metricsCompleted(), "count", -Long.parseLong(migratedCompleted)).hdel(keys.metricsCompleted(), "migrated_completed");
+            }
         }
+        w.flush();
         if (journal.get("v2_was_paused").orElse("0").equals("0")) {
-            target.eval(Script.QUEUE_RESUME, List.of(Utf8.bytes(keys.meta())), List.of());
+            TargetFence.resume(target, keys, journal);
         }
+        TargetFence.release(target, keys, journal);
         counts.put("v1-resumed", resumeSource(source, journal));
         for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", CarrySettings.JOURNAL_PREFIX,
                 "v1_was_paused", "v2_was_paused", "fingerprint")) {
@@ -94,23 +98,19 @@ public final class Abandon {
         return 1;
     }
 
-    private static void deleteRows(Wire target, Keys keys, List<BrandedId> batch) {
-        if (batch.isEmpty()) {
-            return;
-        }
-        try (AbstractPipeline p = target.client().pipelined()) {
-            for (BrandedId id : batch) {
-                byte[] member = Utf8.bytes(id.toString());
-                p.del(Utf8.bytes(keys.job(id)));
-                for (JobSub sub : JobSub.values()) {
-                    p.del(Utf8.bytes(keys.job(id, sub)));
-                }
-                for (String set : List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active())) {
-                    p.zrem(Utf8.bytes(set), member);
-                }
+    private static void deleteRows(Wire target, Keys keys, Journal journal, List<BrandedId> batch) {
+        TargetWrites w = new TargetWrites(target, keys, journal);
+        for (BrandedId id : batch) {
+            w.del(keys.job(id));
+            for (JobSub sub : JobSub.values()) {
+                w.del(keys.job(id, sub));
             }
-            p.sync();
+            for (String set : List.of(journal.lane().map(keys::lanePending).orElse(keys.pending()), keys.schedule(),
+                    keys.dead(), keys.active())) {
+                w.zrem(set, id.toString());
+            }
         }
+        w.flush();
     }
 
     /** Dedup keys (and receipts) whose value is a branded id this migration mapped, a SCAN page at a time. */
@@ -132,11 +132,14 @@ public final class Abandon {
                 }
             }
             List<Boolean> ours = journal.mapsV2(ids);
+            TargetWrites w = new TargetWrites(target, keys, journal);
             for (int i = 0; i < pointing.size(); i++) {
                 if (ours.get(i)) {
-                    deleted += target.client().del(pointing.get(i));
+                    w.del(pointing.get(i));
+                    deleted++;
                 }
             }
+            w.flush();
             cursor = page.getCursor();
         } while (!cursor.equals(redis.clients.jedis.params.ScanParams.SCAN_POINTER_START));
         return deleted;

@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.params.SetParams;
 
 /**
  * V70: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
@@ -37,6 +35,11 @@ final class AbsorbDedupAndSchedulers implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        return absorb(m);
+    }
+
+    /** The dedup keys, receipts and schedulers of the source as last read (a re-sync calls it again). */
+    static Map<String, Long> absorb(QueueMigration m) {
         QueueSnapshot snap = m.snapshot();
         Map<String, Long> counts = new LinkedHashMap<>();
         counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
@@ -61,19 +64,17 @@ final class AbsorbDedupAndSchedulers implements Step {
         }
         List<Optional<BrandedId>> ids = m.journal.lookupV1(valid.stream().map(e -> e.jobId().raw()).toList());
         long written = 0;
-        try (AbstractPipeline p = m.targetClient().pipelined()) {
-            for (int i = 0; i < valid.size(); i++) {
-                if (ids.get(i).isEmpty()) {
-                    counts.merge("dedup-finished-job", 1L, Long::sum);
-                    continue;
-                }
-                DedupEntry e = valid.get(i);
-                SetParams ttl = e.pttlMs() > 0 ? SetParams.setParams().px(e.pttlMs()) : SetParams.setParams();
-                p.set(Utf8.bytes(m.keys.dedup(e.dedupId().utf8())), Utf8.bytes(ids.get(i).get().toString()), ttl);
-                written++;
+        TargetWrites w = new TargetWrites(m);
+        for (int i = 0; i < valid.size(); i++) {
+            if (ids.get(i).isEmpty()) {
+                counts.merge("dedup-finished-job", 1L, Long::sum);
+                continue;
             }
-            p.sync();
+            DedupEntry e = valid.get(i);
+            w.set(m.keys.dedup(e.dedupId().utf8()), Utf8.bytes(ids.get(i).get().toString()), e.pttlMs(), false);
+            written++;
         }
+        w.flush();
         return written;
     }
 
@@ -81,13 +82,11 @@ final class AbsorbDedupAndSchedulers implements Step {
     private static long receipts(QueueMigration m, Iterable<JobFacts> custom) {
         return Migratable.inBatches(custom, PlanIdentity.BATCH, batch -> {
             List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
-            try (AbstractPipeline p = m.targetClient().pipelined()) {
-                for (int i = 0; i < batch.size(); i++) {
-                    p.set(Utf8.bytes(m.keys.dedup(batch.get(i).id().utf8())),
-                            Utf8.bytes(ids.get(i).orElseThrow().toString()), SetParams.setParams().nx());
-                }
-                p.sync();
+            TargetWrites w = new TargetWrites(m);
+            for (int i = 0; i < batch.size(); i++) {
+                w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).orElseThrow().toString()), 0, true);
             }
+            w.flush();
         });
     }
 
@@ -118,14 +117,11 @@ final class AbsorbDedupAndSchedulers implements Step {
             byte[] template = template(m, s, record);
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
-            byte[] key = Utf8.bytes(m.keys.repeat(name));
-            try (AbstractPipeline p = m.targetClient().pipelined()) {
-                p.del(key);
-                p.hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())),
-                        Utf8.bytes("template"), template));
-                p.zadd(Utf8.bytes(m.keys.base() + "repeat"), next, Utf8.bytes(name));
-                p.sync();
-            }
+            String key = m.keys.repeat(name);
+            new TargetWrites(m).del(key)
+                    .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), Utf8.bytes("template"), template))
+                    .zadd(m.keys.base() + "repeat", next, name)
+                    .flush();
             m.checkpoints.hit("scheduler written");
             m.journal.set("scheduler:" + s.id().display(), name);
             written++;

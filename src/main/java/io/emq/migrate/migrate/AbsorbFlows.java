@@ -10,7 +10,6 @@ import io.emq.migrate.v1.V1State;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.AbstractPipeline;
 
 /**
  * V60: flow parents waiting for children become rows in state {@code awaiting_children} (in no set)
@@ -46,13 +45,12 @@ final class AbsorbFlows implements Step {
             Map<Bytes, Bytes> failedReasons = new LinkedHashMap<>();
             job.unsuccessful().forEach((child, ms) -> failedReasons.put(child, Bytes.utf8("failed at " + ms.longValue())));
             Map<byte[], byte[]> failed = branded(m, failedReasons, facts);
-            try (AbstractPipeline p = m.targetClient().pipelined()) {
-                p.set(Utf8.bytes(m.keys.job(id, JobSub.DEPENDENCIES)), Utf8.bytes(Integer.toString(job.dependencies().size())));
-                replaceHash(p, m.keys.job(id, JobSub.PROCESSED), processed);
-                replaceHash(p, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
-                replaceHash(p, m.keys.job(id, JobSub.FAILED), failed);
-                p.sync();
-            }
+            TargetWrites w = new TargetWrites(m)
+                    .set(m.keys.job(id, JobSub.DEPENDENCIES), Utf8.bytes(Integer.toString(job.dependencies().size())), 0, false);
+            replaceHash(w, m.keys.job(id, JobSub.PROCESSED), processed);
+            replaceHash(w, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
+            replaceHash(w, m.keys.job(id, JobSub.FAILED), failed);
+            w.flush();
             links += job.dependencies().size() + processed.size() + ignored.size() + failed.size();
             m.checkpoints.hit("flow parent written");
         }
@@ -69,10 +67,10 @@ final class AbsorbFlows implements Step {
         return java.util.Optional.of(m.journal.assignIds(List.of(id)).get(0));
     }
 
-    private static void replaceHash(AbstractPipeline p, String key, Map<byte[], byte[]> entries) {
-        p.del(Utf8.bytes(key));
+    private static void replaceHash(TargetWrites w, String key, Map<byte[], byte[]> entries) {
+        w.del(key);
         if (!entries.isEmpty()) {
-            p.hset(Utf8.bytes(key), entries);
+            w.hset(key, entries);
         }
     }
 

@@ -49,15 +49,13 @@ final class CopyLogs implements Step {
             p.sync();
         }
         List<Optional<BrandedId>> ids = m.journal.lookupV1(withLogs.stream().map(j -> j.id().raw()).toList());
-        try (AbstractPipeline p = m.targetClient().pipelined()) {
-            for (int i = 0; i < withLogs.size(); i++) {
-                byte[] key = Utf8.bytes(m.keys.job(ids.get(i).orElseThrow(), JobSub.LOGS));
-                p.del(key);
-                p.rpush(key, logs.get(i).get().toArray(new byte[0][]));
-            }
-            p.sync();
-        }
         m.checkpoints.hit("logs read");
+        TargetWrites w = new TargetWrites(m);
+        for (int i = 0; i < withLogs.size(); i++) {
+            String key = m.keys.job(ids.get(i).orElseThrow(), JobSub.LOGS);
+            w.del(key).rpush(key, logs.get(i).get());
+        }
+        w.flush();
         m.checkpoints.hit("logs copied");
         return withLogs.size();
     }

@@ -34,9 +34,14 @@ final class CountCompleted implements Step {
             m.checkpoints.hit("archive written");
         }
         m.checkpoints.hit("before the fold");
-        m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(Utf8.bytes(m.keys.metricsCompleted())),
-                List.of(Utf8.bytes(Long.toString(listed))));
+        fold(m, listed);
         return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);
+    }
+
+    /** Makes metrics:completed hold the v1 completed jobs {@code listed} once, however often it is called. */
+    static void fold(QueueMigration m, long listed) {
+        m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(Utf8.bytes(m.keys.meta()), Utf8.bytes(m.keys.metricsCompleted())),
+                List.of(Utf8.bytes(m.journal.token()), Utf8.bytes(Long.toString(listed))));
     }
 
     private static long archive(QueueMigration m, List<JobFacts> jobs, Path file) {

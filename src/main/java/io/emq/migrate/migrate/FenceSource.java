@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
@@ -9,7 +10,6 @@ import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.wire.Script;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,17 +17,17 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * V10: refuse what the plan refuses, pause the v1 queue (v1 workers then fetch nothing and v1
- * producers add into {@code paused}), wait out or refuse live locks, pause the v2 target until the
- * migration ends, and record the source's fingerprint. A refusal leaves both ends as they were.
+ * V10: pause the v1 queue first (v1 workers then fetch nothing and v1 producers add into
+ * {@code paused}), pause the v2 target until the migration ends, then read the source between two
+ * equal fingerprints (so nothing changed unseen while it was read), refuse what the plan refuses,
+ * wait out or refuse live locks, and record the fingerprint the snapshot shows. A refusal resumes
+ * what this step paused, leaving both ends as they were.
  */
 final class FenceSource implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         recordHeader(m);
         m.checkpoints.hit("header recorded");
-        QueueSnapshot snap = m.refreshSnapshot();
-        refuseWhatThePlanRefuses(m, snap);
         if (m.journal.get("v1_was_paused").isEmpty()) {
             boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), Utf8.bytes("paused"));
             m.journal.set(Map.of("v1_was_paused", paused ? "1" : "0"));
@@ -35,32 +35,51 @@ final class FenceSource implements Step {
         m.checkpoints.hit("v1 pause recorded");
         SourceFence.pause(m.sourceWire, m.source);
         m.checkpoints.hit("v1 paused");
-        snap = awaitLocks(m, snap);
+        boolean v2Paused = TargetFence.pause(m.targetWire, m.keys, m.journal);
         if (m.journal.get("v2_was_paused").isEmpty()) {
-            boolean paused = m.targetClient().hexists(m.keys.meta(), "paused");
-            m.journal.set(Map.of("v2_was_paused", paused ? "1" : "0"));
+            m.journal.set(Map.of("v2_was_paused", v2Paused ? "1" : "0"));
         }
-        m.targetWire.eval(Script.QUEUE_PAUSE, List.of(Utf8.bytes(m.keys.meta())), List.of());
         m.checkpoints.hit("v2 paused");
-        m.journal.set("fingerprint", SourceFence.fingerprint(m.sourceWire, m.source));
+        String fingerprint;
+        try {
+            fingerprint = m.readSource();
+            refuseWhatThePlanRefuses(m, m.snapshot());
+            fingerprint = awaitLocks(m, fingerprint);
+        } catch (MigrationRefused refused) {
+            unpause(m);
+            throw refused;
+        }
+        m.journal.set("fingerprint", fingerprint);
+        m.watching = true;
         m.checkpoints.hit("fingerprint recorded");
         Map<String, Long> counts = new LinkedHashMap<>();
         for (V1State s : V1State.LISTED) {
-            counts.put(s.wireName(), (long) snap.jobs(s).size());
+            counts.put(s.wireName(), (long) m.snapshot().jobs(s).size());
         }
         return counts;
     }
 
+    /**
+     * Undoes the fence: resumes the v1 queue unless it was paused before, the v2 queue likewise, and
+     * lets go of the v2 fence (nothing else of the migration is on the target yet).
+     */
+    private static void unpause(QueueMigration m) {
+        if (m.journal.get("v1_was_paused").orElse("1").equals("0")) {
+            SourceFence.resume(m.sourceWire, m.source);
+        }
+        if (m.journal.get("v2_was_paused").orElse("1").equals("0")) {
+            TargetFence.resume(m.targetWire, m.keys, m.journal);
+        }
+        TargetFence.release(m.targetWire, m.keys, m.journal);
+    }
+
     private static void recordHeader(QueueMigration m) {
         String policy = m.options.payload().wireName();
-        java.util.Optional<String> recorded = m.journal.get("policy");
-        if (recorded.isPresent() && !recorded.get().equals(policy) && !m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
-            throw new MigrationRefused("payload-policy", "the migration of '" + m.target + "' started with --payload "
-                    + recorded.get() + "; re-run with --payload " + recorded.get() + " or abandon it first");
-        }
+        String lane = m.options.lane().map(BrandedId::toString).orElse("");
         Map<String, String> header = new LinkedHashMap<>();
         header.put(Journal.STATE, Journal.State.RUNNING.wireName());
         header.put("policy", policy);
+        header.put(Journal.LANE, lane);
         header.put("v1_queue", m.source.display());
         header.put("v1_prefix", m.source.prefix().display());
         header.put("v1_name", m.source.name().display());
@@ -102,26 +121,23 @@ final class FenceSource implements Step {
         }
     }
 
-    /** Waits up to --wait-for-locks for live v1 locks to lapse; refuses (and resumes v1 if it paused it) otherwise. */
-    private static QueueSnapshot awaitLocks(QueueMigration m, QueueSnapshot first) {
+    /** Waits up to --wait-for-locks for live v1 locks to lapse, re-reading the source; refuses otherwise. */
+    private static String awaitLocks(QueueMigration m, String fingerprint) {
         long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
-        QueueSnapshot snap = first;
+        String current = fingerprint;
         while (true) {
-            long live = snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).count();
-            if (live == 0) {
-                return snap;
+            List<JobFacts> live = m.snapshot().jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
+            if (live.isEmpty()) {
+                return current;
             }
             if (System.nanoTime() >= deadline) {
-                if (m.journal.get("v1_was_paused").orElse("0").equals("0")) {
-                    SourceFence.resume(m.sourceWire, m.source);
-                }
-                throw new MigrationRefused("live-lock", live + " v1 jobs of " + m.source.display()
-                        + " are held by live workers (" + snap.jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).limit(5).map(j -> j.id().display() + " lock "
+                throw new MigrationRefused("live-lock", live.size() + " v1 jobs of " + m.source.display()
+                        + " are held by live workers (" + live.stream().limit(5).map(j -> j.id().display() + " lock "
                         + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
                         + " --wait-for-locks DURATION to wait for the locks to lapse");
             }
             sleep(200);
-            snap = m.refreshSnapshot();
+            current = m.readSource();
         }
     }
 

@@ -13,9 +13,12 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 
 /**
- * Writes migrated jobs in pipelined batches: read the v1 hashes, build the v2 rows, write them with
+ * Writes migrated jobs in pipelined batches: read the v1 jobs' digests, then their hashes (in that
+ * order: a change between the two makes the recorded digest stale, so a re-sync copies the job again,
+ * never the reverse), build the v2 rows, write them with
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
- * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows.
+ * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
+ * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}).
  */
 final class JobWriter {
     static final int BATCH = 256;
@@ -33,6 +36,7 @@ final class JobWriter {
     private static void writeBatch(QueueMigration m, List<JobFacts> batch, Map<String, Long> counts) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
         List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+        List<String> digests = SourceFence.digests(m.sourceWire, m.source, v1Ids);
         List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         Map<BrandedId, Journal.Expected> expectations = new LinkedHashMap<>();
@@ -45,12 +49,16 @@ final class JobWriter {
                 throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");
             }
-            RowBuilder.Row row = RowBuilder.build(m, facts, hash, id, parentOf(m, facts, hash));
+            RowBuilder.Row row = RowBuilder.build(m, facts, hash, digests.get(i), id, parentOf(m, facts, hash));
             rows.add(row);
             expectations.put(id, row.expected());
             counts.merge(row.state(), 1L, Long::sum);
         }
-        m.evalAll(m.targetWire, rows.isEmpty() ? List.of() : List.of(RowBuilder.writeCall(m, rows)));
+        Map<BrandedId, Journal.Expected> known = m.journal.expectations(new ArrayList<>(expectations.keySet()));
+        m.checkpoints.hit("rows built");
+        if (!rows.isEmpty()) {
+            Rows.write(m, RowBuilder.writeCall(m, rows, known));
+        }
         m.checkpoints.hit("rows written");
         m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectCall(expectations)));
         m.checkpoints.hit("expectations recorded");

@@ -29,6 +29,10 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class Journal {
     public static final String STATE = "state";
+    /** The lane (branded group id) the queue's pending jobs were migrated into; empty: the flat pending set. */
+    public static final String LANE = "lane";
+    /** The shortest lease a migrator may take. */
+    public static final long MIN_LEASE_MS = 300;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The queue's overall state. */
@@ -47,15 +51,19 @@ public final class Journal {
         }
     }
 
-    /** What the journal expects of one migrated job: its v2 state, attempts and v1 data digest. */
-    public record Expected(String state, long attempts, String sha256) {
+    /**
+     * What the journal expects of one migrated job: its v2 state, attempts and v1 data digest, and the
+     * digest of the v1 job it was copied from ({@code migrate_v1_source} digest; empty in older journals), by
+     * which a re-sync sees a job that changed since.
+     */
+    public record Expected(String state, long attempts, String sha256, String source) {
         static Expected parse(String text) {
-            String[] p = text.split(" ", 3);
-            return new Expected(p[0], Long.parseLong(p[1]), p.length > 2 ? p[2] : "");
+            String[] p = text.split(" ", 4);
+            return new Expected(p[0], Long.parseLong(p[1]), p.length > 2 ? p[2] : "", p.length > 3 ? p[3] : "");
         }
 
         String render() {
-            return state + " " + attempts + " " + sha256;
+            return state + " " + attempts + " " + sha256 + (source.isEmpty() ? "" : " " + source);
         }
     }
 
@@ -82,8 +90,30 @@ public final class Journal {
         return wire.client().exists(key);
     }
 
-    /** Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive. */
+    /** The fencing token of the lease this journal holds ("" before {@link #acquire}). */
+    String token() {
+        return token;
+    }
+
+    /** Why a lease of this length cannot be taken (empty when it can): the one rule, for the CLI and {@link #acquire}. */
+    public static Optional<String> leaseProblem(java.time.Duration lease) {
+        if (lease.toMillis() >= MIN_LEASE_MS) {
+            return Optional.empty();
+        }
+        return Optional.of("a lease of " + lease.toMillis() + " ms is too short: it is renewed every third of it, and must"
+                + " be at least " + MIN_LEASE_MS + " ms (three renewals of 100 ms); the default is "
+                + MigrationOptions.DEFAULT_LEASE.toSeconds() + " s");
+    }
+
+    /**
+     * Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive, and refused
+     * ({@code lease-too-short}) for a lease under {@link #MIN_LEASE_MS}: the lease is renewed every third of
+     * it, at most every 100 ms, and a shorter one lapses between renewals, handing a live migrator's queue over.
+     */
     public long acquire(String owner, long leaseMs) {
+        leaseProblem(java.time.Duration.ofMillis(leaseMs)).ifPresent(problem -> {
+            throw new MigrationRefused("lease-too-short", problem);
+        });
         Object reply = wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
                 List.of(Utf8.bytes("acquire"), Utf8.bytes(owner), Utf8.bytes(""), Utf8.bytes(Long.toString(leaseMs))));
         token = reply.toString();
@@ -295,5 +325,10 @@ public final class Journal {
         System.arraycopy(p, 0, out, 0, p.length);
         System.arraycopy(tail, 0, out, p.length, tail.length);
         return out;
+    }
+
+    /** The lane the queue was migrated into, as its journal records it; empty for the flat pending set. */
+    public Optional<BrandedId> lane() {
+        return get(LANE).filter(l -> !l.isEmpty()).map(BrandedId::of);
     }
 }

@@ -29,9 +29,18 @@ final class Migratable {
         return Planner.getsIdentity(j, options.acceptAnomalies());
     }
 
-    /** Jobs that become v2 rows (the plan's rule, {@link Planner#getsRow}). */
+    /**
+     * Jobs that become v2 rows (the plan's rule, {@link Planner#getsRow}), except a job a live v1 worker
+     * holds: it is never pending in v2 while it is held (the fence refuses or waits for such locks, and a
+     * re-sync that meets one refuses the queue).
+     */
     static boolean getsRow(JobFacts j, MigrationOptions options) {
-        return Planner.getsRow(j, options.acceptAnomalies());
+        return Planner.getsRow(j, options.acceptAnomalies()) && !held(j);
+    }
+
+    /** A job a live v1 worker holds. */
+    static boolean held(JobFacts j) {
+        return j.state() == V1State.ACTIVE && j.hasLiveLock();
     }
 
     /** Every row-bearing job, in rank order. */

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.plan.PayloadPolicy;
 import io.emq.migrate.v1.plan.PlanOptions;
 import java.nio.file.Path;
@@ -19,41 +20,47 @@ import java.util.Optional;
  * @param dropCronSchedulers drop cron (pattern) schedulers, which have no v2 form, with a report line
  * @param dropLegacyRepeatables drop legacy repeatables (repeat members without a scheduler record)
  * @param lease            how long the queue's lock outlives a crashed migrator
+ * @param lane             the lane (a branded group id) the queue's jobs are migrated into; empty: the flat pending set
  */
 public record MigrationOptions(PayloadPolicy payload, Map<String, String> renames, boolean keepBrandedIds,
                                Duration waitForLocks, Optional<Path> archiveCompleted, boolean retire,
                                boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
-                               Duration lease) {
+                               Duration lease, Optional<BrandedId> lane) {
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(15);
 
     public static MigrationOptions defaults() {
         return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), false, Duration.ZERO, Optional.empty(), true,
-                false, false, false, DEFAULT_LEASE);
+                false, false, false, DEFAULT_LEASE, Optional.empty());
+    }
+
+    public MigrationOptions withWaitForLocks(Duration wait) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, wait, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
     }
 
     public MigrationOptions withRetire(boolean retire) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
     }
 
     public MigrationOptions withAcceptAnomalies(boolean accept) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                accept, dropCronSchedulers, dropLegacyRepeatables, lease);
+                accept, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
     }
 
     public MigrationOptions withDropCronSchedulers(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, drop, dropLegacyRepeatables, lease);
+                acceptAnomalies, drop, dropLegacyRepeatables, lease, lane);
     }
 
     public MigrationOptions withRenames(Map<String, String> renames) {
         return new MigrationOptions(payload, Map.copyOf(renames), keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
     }
 
     public MigrationOptions withDropLegacyRepeatables(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, drop, lease);
+                acceptAnomalies, dropCronSchedulers, drop, lease, lane);
     }
 
     /** The same choices as the dry run sees them, so plan and migrate refuse alike. */
@@ -64,11 +71,16 @@ public record MigrationOptions(PayloadPolicy payload, Map<String, String> rename
 
     public MigrationOptions withPayload(PayloadPolicy policy) {
         return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
+    }
+
+    public MigrationOptions withLane(Optional<BrandedId> lane) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
     }
 
     public MigrationOptions withLease(Duration lease) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane);
     }
 }

@@ -108,7 +108,7 @@ public final class Migrator {
             for (Run run : runs.values()) {
                 run.begin();
             }
-            long period = Math.max(100, options.lease().toMillis() / 3);
+            long period = options.lease().toMillis() / 3;
             heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
             for (StepDefinition step : catalog.steps()) {
                 if (step.destroys() && !options.retire()) {
@@ -161,6 +161,8 @@ public final class Migrator {
         String outcome;
         String refusalKind = "";
         String message = "";
+        /** Whether the v2 fence holds this run's token (claimed before the first step this run applies). */
+        boolean claimed;
 
         Run(QueueMigration m) {
             this.m = m;
@@ -197,6 +199,10 @@ public final class Migrator {
                     return;
                 }
             }
+            Optional<MigrationRefused> changed = m.changedChoice();
+            if (changed.isPresent()) {
+                stop("refused", changed.get().kind(), changed.get().getMessage());
+            }
         }
 
         void renew() {
@@ -217,6 +223,10 @@ public final class Migrator {
             checkpoints.enterStep(step.version());
             long t0 = System.nanoTime();
             try {
+                if (!claimed) {
+                    TargetFence.claim(m.targetWire, m.keys, m.journal);
+                    claimed = true;
+                }
                 Map<String, Long> counts = withRetries(step);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 HistoryRow row = new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
@@ -229,6 +239,11 @@ public final class Migrator {
                 listener.stepFinished(m.target, step, counts, ms);
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
+            } catch (EmqWireException.Lock lost) {
+                stop("refused", "lease-lost", "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                        + " was refused: this migrator's lease lapsed and another migrator took over the queue ("
+                        + lost.getMessage() + "); this run wrote nothing after that. Nothing to repair: see"
+                        + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
             } catch (JedisConnectionException dropped) {
                 stop("failed", "connection", "step V" + step.version() + " (" + step.description() + ") lost its"
                         + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
@@ -281,7 +296,7 @@ public final class Migrator {
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else if (!refusalKind.equals("locked")) {
+            } else if (!refusalKind.equals("locked") && !refusalKind.equals("lease-lost")) {
                 try {
                     m.journal.release();
                 } catch (RuntimeException lost) {

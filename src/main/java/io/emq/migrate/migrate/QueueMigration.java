@@ -19,6 +19,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
 final class QueueMigration {
+    static final int READS = 5;
     final QueueRef source;
     final String target;
     final Keys keys;
@@ -32,6 +33,8 @@ final class QueueMigration {
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
+    /** Whether this run has watched the source since it fenced or re-synced it (see {@link Resync}). */
+    boolean watching;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName) {
@@ -48,6 +51,35 @@ final class QueueMigration {
         this.targetNames = targetNames;
     }
 
+    /**
+     * The refusal a run owes when its options differ from those the queue's migration started with
+     * (payload policy, lane): every step must write the same way. Empty when they agree, when
+     * nothing is recorded yet, or after an abandon.
+     */
+    Optional<MigrationRefused> changedChoice() {
+        if (journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+            return Optional.empty();
+        }
+        Optional<String> policy = journal.get("policy");
+        if (policy.isPresent() && !policy.get().equals(options.payload().wireName())) {
+            return Optional.of(new MigrationRefused("payload-policy", "the migration of '" + target + "' started with"
+                    + " --payload " + policy.get() + "; re-run with --payload " + policy.get() + " or abandon it first"));
+        }
+        Optional<String> lane = journal.get(Journal.LANE);
+        String given = options.lane().map(BrandedId::toString).orElse("");
+        if (lane.isPresent() && !lane.get().equals(given)) {
+            return Optional.of(new MigrationRefused("lane", "the migration of '" + target + "' started "
+                    + (lane.get().isEmpty() ? "into the flat pending set (no --lane)" : "with --lane " + lane.get())
+                    + "; re-run it the same way or abandon it first"));
+        }
+        return Optional.empty();
+    }
+
+    /** Where pending rows go: the lane's pending set under {@code --lane}, else the flat pending set. */
+    String pendingKey() {
+        return options.lane().map(keys::lanePending).orElse(keys.pending());
+    }
+
     UnifiedJedis sourceClient() {
         return sourceWire.client();
     }
@@ -59,15 +91,36 @@ final class QueueMigration {
     /** The source as last read; read on first use. */
     QueueSnapshot snapshot() {
         if (snapshot == null) {
-            refreshSnapshot();
+            readSource();
         }
         return snapshot;
     }
 
-    /** Reads the source again; payloads are measured, not read (the steps digest the bytes they copy). */
-    QueueSnapshot refreshSnapshot() {
-        snapshot = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
-        return snapshot;
+    /**
+     * Reads the source between two equal fingerprints, so the snapshot is the source as it was at one
+     * instant, and returns that fingerprint. A source that changes during every one of {@link #READS}
+     * reads is refused with what moved. Payloads are measured, not read (the steps digest the bytes
+     * they copy).
+     */
+    String readSource() {
+        String first = SourceFence.fingerprint(sourceWire, source);
+        String before = first;
+        for (int attempt = 1; ; attempt++) {
+            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
+            checkpoints.hit("source read");
+            String after = SourceFence.fingerprint(sourceWire, source);
+            if (after.equals(before)) {
+                snapshot = read;
+                return after;
+            }
+            if (attempt == READS) {
+                throw new MigrationRefused("source-changed", "the v1 queue " + source.display() + " changed during each of "
+                        + READS + " reads (" + SourceFence.describe(first, after) + "): v1 producers or workers are still"
+                        + " running; stop them, then re-run (nothing was deleted)");
+            }
+            before = after;
+            FenceSource.sleep(50L * attempt);
+        }
     }
 
     /** The v2 name a v1 queue migrates under (its own name unless renamed). */

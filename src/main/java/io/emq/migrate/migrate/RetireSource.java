@@ -4,7 +4,6 @@ import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.EmqWireException;
-import io.emq.migrate.wire.Script;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,13 +13,18 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * V120, only after proof: a last catch-up (and verify, when it absorbed anything), then one script
- * that deletes the v1 structures and stamps {@code meta.version = echomq:2.0.0-migrated} only if the
- * source's fingerprint still holds; then every other key of the queue (job hashes and their
- * subkeys, dedup keys, scheduler records) is deleted in batches, {@code meta} kept as the tombstone.
- * The v2 queue is resumed unless v1 was paused.
+ * V120, only after proof: a re-sync pass ({@link Resync}) and the proof ({@link Verification}), then
+ * one script that deletes the v1 structures and stamps the tombstone only if the source's fingerprint
+ * (every member of every structure, in order, and the add counter) and the digests of its jobs
+ * (fields, data, logs) are still the ones the pass brought v2 in line with. If it moved, nothing is deleted and another pass runs, up to {@link #PASSES}; then
+ * the queue is refused, naming what kept moving. After the atomic step every other key of the queue
+ * (job hashes and their subkeys, dedup keys, scheduler records) is deleted in batches, {@code meta}
+ * kept as the tombstone and the add counter left holding it, so a v1 producer still pointed at the
+ * queue fails loudly instead of adding a job no migration will see. The v2 queue is resumed unless
+ * either side was paused before, and the v2 fence is released.
  */
 final class RetireSource implements Step {
+    static final int PASSES = 5;
     static final List<String> QUEUE_LEVEL = List.of("pc", "marker", "events", "stalled", "stalled-check", "limiter",
             "repeat", "metrics:completed", "metrics:failed", "metrics:completed:data", "metrics:failed:data",
             "priority", "delay", "waiting");
@@ -30,27 +34,30 @@ final class RetireSource implements Step {
         boolean stamped = SourceFence.TOMBSTONE.equals(Replies.asText(
                 m.sourceClient().hget(m.source.key(QueueStructure.META).raw(), Utf8.bytes("version"))));
         long structures = stamped ? 0 : -1;
-        for (int attempt = 0; attempt < CatchUp.MAX_PASSES && structures < 0; attempt++) {
-            long caught = new CatchUp().apply(m).get("caught-up");
-            if (caught > 0) {
-                new VerifyStep().apply(m);
-            }
+        String first = m.journal.get("fingerprint").orElse("");
+        for (int pass = 0; pass < PASSES && structures < 0; pass++) {
+            Resync.Pass synced = Resync.run(m);
+            Verification.prove(m);
+            m.checkpoints.hit("before retire");
             try {
-                structures = SourceFence.retire(m.sourceWire, m.source, m.journal.get("fingerprint").orElse(""), queueLevelKeys(m));
+                structures = SourceFence.retire(m.sourceWire, m.source, synced.fingerprint(), synced.content(), queueLevelKeys(m));
             } catch (EmqWireException.State changed) {
                 m.checkpoints.hit("source moved at retire");
             }
         }
         if (structures < 0) {
-            throw new MigrationRefused("source-changed", "the v1 queue " + m.source.display()
-                    + " kept changing at retirement: stop its producers, then re-run (nothing was deleted)");
+            throw new MigrationRefused("source-changed", "the v1 queue " + m.source.display() + " kept changing at"
+                    + " retirement over " + PASSES + " passes (" + SourceFence.describe(first,
+                    SourceFence.fingerprint(m.sourceWire, m.source)) + "): v1 producers or workers are still running;"
+                    + " stop them (point producers at v2), then re-run; nothing was deleted");
         }
         m.checkpoints.hit("structures deleted");
         long jobKeys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
         if (m.journal.get("v1_was_paused").orElse("0").equals("0") && m.journal.get("v2_was_paused").orElse("0").equals("0")) {
-            m.targetWire.eval(Script.QUEUE_RESUME, List.of(Utf8.bytes(m.keys.meta())), List.of());
+            TargetFence.resume(m.targetWire, m.keys, m.journal);
         }
+        TargetFence.release(m.targetWire, m.keys, m.journal);
         m.journal.set(Journal.STATE, Journal.State.RETIRED.wireName());
         return Map.of("structures", structures, "keys", jobKeys);
     }
@@ -62,6 +69,7 @@ final class RetireSource implements Step {
     /** Deletes, by SCAN over the queue's base, every key this queue owns except meta; and the stray bare hash. */
     private static long deleteRemainingKeys(QueueMigration m) {
         Bytes meta = m.source.key(QueueStructure.META);
+        Bytes counter = m.source.key("id");
         ScanParams params = new ScanParams().match(globEscape(m.source.base().raw())).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
         long deleted = 0;
@@ -70,7 +78,7 @@ final class RetireSource implements Step {
             List<byte[]> mine = new ArrayList<>();
             for (byte[] key : page.getResult()) {
                 Bytes k = Bytes.of(key);
-                if (!k.equals(meta) && m.bases.owner(k).map(m.source::equals).orElse(false)) {
+                if (!k.equals(meta) && !k.equals(counter) && m.bases.owner(k).map(m.source::equals).orElse(false)) {
                     mine.add(key);
                 }
             }

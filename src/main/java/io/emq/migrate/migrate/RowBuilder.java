@@ -26,13 +26,15 @@ public final class RowBuilder {
     record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Journal.Expected expected) {
         /**
          * Appends this row to a {@code migrate_write_jobs} call under construction: its row key to
-         * the keys, its record (id, set index, score, field count, fields) to the arguments.
+         * the keys, its record (id, set index, score, guard, field count, fields) to the arguments.
+         * {@code known} is what the journal expected of the row before (empty for a row not written yet).
          */
-        void appendTo(QueueMigration m, List<byte[]> keys, List<byte[]> args) {
+        void appendTo(QueueMigration m, Optional<Journal.Expected> known, List<byte[]> keys, List<byte[]> args) {
             keys.add(Utf8.bytes(m.keys.job(id)));
             args.add(Utf8.bytes(id.toString()));
             args.add(setIndex(m));
             args.add(Utf8.bytes(Long.toString(score)));
+            args.add(guard(known, expected.attempts()));
             args.add(Utf8.bytes(Integer.toString(fields.size())));
             args.addAll(fields);
         }
@@ -41,7 +43,7 @@ public final class RowBuilder {
             if (setKey == null) {
                 return SET_NONE;
             }
-            if (setKey.equals(m.keys.pending())) {
+            if (setKey.equals(m.pendingKey())) {
                 return SET_PENDING;
             }
             if (setKey.equals(m.keys.schedule())) {
@@ -54,29 +56,64 @@ public final class RowBuilder {
         }
     }
 
+    private static final byte[] SET_REMOVE = Utf8.bytes("-1");
     private static final byte[] SET_NONE = Utf8.bytes("0");
     private static final byte[] SET_PENDING = Utf8.bytes("1");
     private static final byte[] SET_SCHEDULE = Utf8.bytes("2");
     private static final byte[] SET_DEAD = Utf8.bytes("3");
 
-    /** A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all. */
-    static ScriptCall writeCall(QueueMigration m, List<Row> rows) {
-        List<byte[]> keys = new ArrayList<>(rows.size() + 3);
-        keys.add(Utf8.bytes(m.keys.pending()));
-        keys.add(Utf8.bytes(m.keys.schedule()));
-        keys.add(Utf8.bytes(m.keys.dead()));
+    /** The script's guard: a row written before must still hold the attempts the journal expects. */
+    private static byte[] guard(Optional<Journal.Expected> known, long attemptsIfNew) {
+        return Utf8.bytes(known.map(e -> "k" + e.attempts()).orElse("n" + attemptsIfNew));
+    }
+
+    /**
+     * A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all;
+     * {@code known} holds what the journal expected of the rows written before.
+     */
+    static ScriptCall writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Journal.Expected> known) {
+        List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 14);
+        args.add(Utf8.bytes(m.journal.token()));
         for (Row row : rows) {
-            row.appendTo(m, keys, args);
+            row.appendTo(m, Optional.ofNullable(known.get(row.id())), keys, args);
         }
         return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+    }
+
+    /** A {@code migrate_write_jobs} call that removes these rows, each guarded by what the journal expected of it. */
+    static ScriptCall removeCall(QueueMigration m, Map<BrandedId, Journal.Expected> rows) {
+        List<byte[]> keys = callKeys(m, rows.size());
+        List<byte[]> args = new ArrayList<>(rows.size() * 5);
+        args.add(Utf8.bytes(m.journal.token()));
+        rows.forEach((id, e) -> {
+            keys.add(Utf8.bytes(m.keys.job(id)));
+            args.add(Utf8.bytes(id.toString()));
+            args.add(SET_REMOVE);
+            args.add(SET_NONE);
+            args.add(guard(Optional.of(e), e.attempts()));
+            args.add(SET_NONE);
+        });
+        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+    }
+
+    private static List<byte[]> callKeys(QueueMigration m, int rows) {
+        List<byte[]> keys = new ArrayList<>(rows + 5);
+        keys.add(Utf8.bytes(m.keys.meta()));
+        keys.add(Utf8.bytes(m.pendingKey()));
+        keys.add(Utf8.bytes(m.keys.schedule()));
+        keys.add(Utf8.bytes(m.keys.dead()));
+        keys.add(Utf8.bytes(m.keys.active()));
+        return keys;
     }
 
     /** A flow child's link to its parent, resolved to the parent's branded id and v2 queue. */
     record ParentLink(BrandedId parent, String queue, String policy) {
     }
 
-    static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, BrandedId id, Optional<ParentLink> parent) {
+    /** The row of a job, whose v1 hash read {@code hash} and whose v1 digest (read before it) was {@code source}. */
+    static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, String source, BrandedId id,
+                     Optional<ParentLink> parent) {
         byte[] data = field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
         String state;
         String setKey;
@@ -85,7 +122,7 @@ public final class RowBuilder {
         switch (facts.state()) {
             case ACTIVE, PAUSED, WAIT, PRIORITIZED -> {
                 state = "pending";
-                setKey = m.keys.pending();
+                setKey = m.pendingKey();
             }
             case DELAYED -> {
                 state = "scheduled";
@@ -116,13 +153,14 @@ public final class RowBuilder {
             add(fields, "last_error", lastError);
         }
         field(hash, "progress").ifPresent(p -> add(fields, "progress", p.raw()));
+        m.options.lane().ifPresent(lane -> add(fields, "group", Utf8.bytes(lane.toString())));
         parent.ifPresent(p -> {
             add(fields, "parent", Utf8.bytes(p.parent().toString()));
             add(fields, "parent_queue", Utf8.bytes(p.queue()));
             add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
         return new Row(id, state, setKey, score, fields,
-                new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data)));
+                new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data), source));
     }
 
     /** The v2 state a job of a v1 state migrates into (empty for completed jobs, which get no row). */

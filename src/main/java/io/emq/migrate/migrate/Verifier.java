@@ -43,6 +43,7 @@ public final class Verifier {
     private final Keys keys;
     private final Journal journal;
     private final PayloadPolicy policy;
+    private final String pendingKey;
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -54,6 +55,7 @@ public final class Verifier {
         this.keys = Keys.queue(queue);
         this.journal = new Journal(target, queue);
         this.policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
+        this.pendingKey = journal.lane().map(keys::lanePending).orElse(keys.pending());
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
@@ -72,7 +74,7 @@ public final class Verifier {
         checkRows(batch);
         source.ifPresent(snap -> checkSource(snap, options));
         Map<String, Long> found = new LinkedHashMap<>();
-        found.put("pending", target.client().zcard(keys.pending()));
+        found.put("pending", target.client().zcard(pendingKey));
         found.put("scheduled", target.client().zcard(keys.schedule()));
         found.put("dead", target.client().zcard(keys.dead()));
         for (String set : List.of("pending", "scheduled", "dead")) {
@@ -173,7 +175,7 @@ public final class Verifier {
 
     private String setOf(String state) {
         return switch (state) {
-            case "pending" -> keys.pending();
+            case "pending" -> pendingKey;
             case "scheduled" -> keys.schedule();
             case "dead" -> keys.dead();
             default -> null;

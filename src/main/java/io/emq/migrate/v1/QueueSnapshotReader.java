@@ -180,11 +180,15 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** A list in serve order: from its tail; {@code 0:} markers of BullMQ 4.x are counted, not listed. */
+        /**
+         * A list in serve order: from its tail, in chunks addressed from the tail (negative indices), so
+         * a concurrent LPUSH (how v1 adds) neither shifts nor repeats what is still to be read; any
+         * other change while reading is caught by the fingerprints around a migration's read.
+         * {@code 0:} markers of BullMQ 4.x are counted, not listed.
+         */
         private void readList(Bytes key) {
-            long n = jedis.llen(key.raw());
-            for (long end = n - 1; end >= 0; end -= ID_CHUNK) {
-                List<byte[]> chunk = jedis.lrange(key.raw(), Math.max(0, end - ID_CHUNK + 1), end);
+            for (long fromTail = 0; ; fromTail += ID_CHUNK) {
+                List<byte[]> chunk = jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -(fromTail + 1));
                 for (int i = chunk.size() - 1; i >= 0; i--) {
                     byte[] id = chunk.get(i);
                     if (startsWith(id, ZERO_MARKER.raw())) {
@@ -192,6 +196,9 @@ public final class QueueSnapshotReader {
                     } else {
                         listedIds.add(id);
                     }
+                }
+                if (chunk.size() < ID_CHUNK) {
+                    return;
                 }
             }
         }

@@ -67,9 +67,11 @@ public enum Script {
     MIGRATE_JOURNAL_FORGET("migrate_journal_forget"),
     MIGRATE_ASSIGN_IDS("migrate_assign_ids"),
     MIGRATE_WRITE_JOBS("migrate_write_jobs"),
+    MIGRATE_WRITE("migrate_write"),
+    MIGRATE_V2_FENCE("migrate_v2_fence"),
     MIGRATE_COUNT_COMPLETED("migrate_count_completed"),
     MIGRATE_V1_FENCE("migrate_v1_fence"),
-    MIGRATE_V1_RETIRE("migrate_v1_retire");
+    MIGRATE_V1_SOURCE("migrate_v1_source");
 
     private final String fileName;
     private final byte[] source;

@@ -19,6 +19,17 @@ class MigrationCommandsTest {
     }
 
     @Test
+    void aLeaseTooShortToRenewIsRefusedInOneLineAndNothingIsWritten() {
+        load("node-5.65.1");
+        String before = new KeyspaceDump(SERVER.client()).digest();
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lease", "0s");
+        assertEquals(2, migrate.code(), migrate.out() + migrate.err());
+        assertEquals(1, migrate.err().strip().lines().count(), migrate.err());
+        assertTrue(migrate.err().contains("too short") && migrate.err().contains("at least 300 ms"), migrate.err());
+        assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "nothing written");
+    }
+
+    @Test
     void migrateNoRetireThenInfoValidateLookupVerifyAbandonLeavesV1AsItWas() throws Exception {
         load("node-5.65.1");
         String before = new KeyspaceDump(SERVER.client()).digest();

@@ -24,7 +24,7 @@ class CrashSafetyTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
 
-    static final Duration LEASE = Duration.ofMillis(150);
+    static final Duration LEASE = Duration.ofMillis(300);
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(LEASE).withAcceptAnomalies(true)
             .withDropCronSchedulers(true);
 

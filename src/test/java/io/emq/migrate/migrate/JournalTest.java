@@ -73,15 +73,17 @@ class JournalTest {
         Wire wire = Wire.open(SERVER.client());
         io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("rows");
         SERVER.client().hset(keys.job(BrandedId.job(1)), "stale", "1");
-        List<byte[]> callKeys = List.of(b(keys.pending()), b(keys.schedule()), b(keys.dead()),
+        SERVER.client().hset(keys.meta(), "migration", "7");
+        List<byte[]> callKeys = List.of(b(keys.meta()), b(keys.pending()), b(keys.schedule()), b(keys.dead()), b(keys.active()),
                 b(keys.job(BrandedId.job(1))), b(keys.job(BrandedId.job(2))), b(keys.job(BrandedId.job(3))),
                 b(keys.job(BrandedId.job(4))), b(keys.job(BrandedId.job(1))));
         List<byte[]> args = new java.util.ArrayList<>();
-        for (String a : List.of(BrandedId.job(1) + " 1 0 6 state pending attempts 0 payload p1",
-                BrandedId.job(2) + " 2 1234 6 state scheduled attempts 2 payload p2",
-                BrandedId.job(3) + " 0 0 6 state awaiting_children attempts 0 payload p3",
-                BrandedId.job(4) + " 3 0 8 state dead attempts 1 payload p4 last_error e",
-                BrandedId.job(1) + " 1 0 6 state pending attempts 1 payload p5")) {
+        args.add(b("7"));
+        for (String a : List.of(BrandedId.job(1) + " 1 0 n1 6 state pending attempts 0 payload p1",
+                BrandedId.job(2) + " 2 1234 n2 6 state scheduled attempts 2 payload p2",
+                BrandedId.job(3) + " 0 0 n0 6 state awaiting_children attempts 0 payload p3",
+                BrandedId.job(4) + " 3 0 n1 8 state dead attempts 1 payload p4 last_error e",
+                BrandedId.job(1) + " 1 0 n1 6 state pending attempts 1 payload p5")) {
             for (String w : a.split(" ")) {
                 args.add(b(w));
             }
@@ -102,14 +104,62 @@ class JournalTest {
                 args.subList(0, args.size() - 1)), "a malformed batch is refused before anything is written");
     }
 
+    /** The rows a migration writes: fenced by the lease token, and never over a row the v2 runtime claimed. */
+    @Test
+    void rowWritesAreFencedByTheLeaseTokenAndNeverOverwriteAClaimedRow() {
+        Wire wire = Wire.open(SERVER.client());
+        io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("fenced");
+        BrandedId a = BrandedId.job(1);
+        BrandedId c = BrandedId.job(2);
+        SERVER.client().hset(keys.meta(), "migration", "8");
+        java.util.function.BiFunction<String, String, Object> write = (token, records) -> {
+            List<byte[]> callKeys = new java.util.ArrayList<>(List.of(b(keys.meta()), b(keys.pending()), b(keys.schedule()),
+                    b(keys.dead()), b(keys.active())));
+            List<byte[]> args = new java.util.ArrayList<>(List.of(b(token)));
+            for (String record : records.split(";")) {
+                String[] w = record.trim().split(" ");
+                callKeys.add(b(keys.job(BrandedId.of(w[0]))));
+                java.util.Arrays.stream(w).map(JournalTest::b).forEach(args::add);
+            }
+            return wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args);
+        };
+        assertEquals(2L, write.apply("8", a + " 2 500 n0 6 state scheduled attempts 0 payload x; "
+                + c + " 1 0 n0 6 state pending attempts 0 payload y"));
+        EmqWireException.Lock zombie = assertThrows(EmqWireException.Lock.class,
+                () -> write.apply("7", a + " -1 0 k0 0"), "an older token writes nothing");
+        assertTrue(zombie.getMessage().contains("another migrator took over"), zombie.getMessage());
+        assertEquals("scheduled", SERVER.client().hget(keys.job(a), "state"));
+
+        assertEquals(0L, write.apply("8", a + " 1 0 k0 6 state pending attempts 0 payload x"), "a move: rewritten in place");
+        assertEquals(List.of(a.toString(), c.toString()), SERVER.client().zrange(keys.pending(), 0, -1));
+        assertEquals(0, SERVER.client().zcard(keys.schedule()), "taken out of the set it left");
+
+        SERVER.client().hset(keys.job(c), Map.of("state", "active", "attempts", "1"));
+        SERVER.client().zrem(keys.pending(), c.toString());
+        SERVER.client().zadd(keys.active(), 1, c.toString());
+        EmqWireException.State claimed = assertThrows(EmqWireException.State.class,
+                () -> write.apply("8", a + " -1 0 k0 0; " + c + " -1 0 k0 0"));
+        assertTrue(claimed.getMessage().contains("out-of-line " + c), claimed.getMessage());
+        assertTrue(SERVER.client().exists(keys.job(a)), "a refused batch writes none of its records");
+
+        assertEquals(0L, write.apply("8", a + " -1 0 k0 0"));
+        assertEquals(List.of(), SERVER.client().zrange(keys.pending(), 0, -1));
+        assertTrue(!SERVER.client().exists(keys.job(a)), "removed");
+        assertEquals(0L, write.apply("8", a + " -1 0 k0 0"), "removing a row already gone is in line");
+        SERVER.client().del(keys.job(c));
+        assertThrows(EmqWireException.State.class, () -> write.apply("8", c + " 1 0 k1 6 state pending attempts 1 payload y"),
+                "a row the runtime finished is never written again");
+        assertTrue(!SERVER.client().exists(keys.job(c)));
+    }
+
     @Test
     void aSecondMigratorIsRefusedWhileTheLeaseLivesAndTakesOverAfter() throws InterruptedException {
         Journal first = journal();
-        long t1 = first.acquire("m1", 200);
+        long t1 = first.acquire("m1", 300);
         Journal second = journal();
-        EmqWireException.Lock refused = assertThrows(EmqWireException.Lock.class, () -> second.acquire("m2", 200));
+        EmqWireException.Lock refused = assertThrows(EmqWireException.Lock.class, () -> second.acquire("m2", 300));
         assertTrue(refused.getMessage().contains("m1"), refused.getMessage());
-        Thread.sleep(250);
+        Thread.sleep(350);
         long t2 = second.acquire("m2", 10_000);
         assertTrue(t2 > t1);
         assertThrows(EmqWireException.Lock.class, () -> first.set("state", "running"), "the zombie is fenced off");

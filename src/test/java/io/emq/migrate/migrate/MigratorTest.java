@@ -40,7 +40,8 @@ class MigratorTest {
         assertEquals(4, SERVER.client().zcard(emails.pending()));
         assertEquals(1, SERVER.client().zcard(emails.schedule()));
         assertEquals("echomq:2.0.0-migrated", SERVER.client().hget("bull:emails:meta", "version"));
-        assertEquals(java.util.Set.of("bull:emails:meta"), SERVER.client().keys("bull:emails:*"));
+        assertEquals(java.util.Set.of("bull:emails:meta", "bull:emails:id"), SERVER.client().keys("bull:emails:*"));
+        assertEquals("echomq:2.0.0-migrated", SERVER.client().get("bull:emails:id"), "the add counter holds the tombstone");
     }
 
     @Test

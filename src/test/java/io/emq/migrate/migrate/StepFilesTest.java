@@ -104,11 +104,13 @@ class StepFilesTest {
                         @Override
                         public void stepStarted(String queue, StepDefinition step) {
                             marker.echo("step " + step.version());
-                            if (step.runs().equals("CatchUp") && queue.equals("orders")) {
-                                // a v1 producer adds a job after the fence: catch-up must absorb it
-                                SERVER.client().hset("bull:orders:late-1", Map.of("name", "late", "data", "{}",
+                            if ((step.runs().equals("CatchUp") || step.destroys()) && queue.equals("orders")) {
+                                // a v1 producer adds a job after the fence: catch-up, and retirement's own
+                                // re-sync, must absorb it
+                                String late = "late-" + step.version();
+                                SERVER.client().hset("bull:orders:" + late, Map.of("name", "late", "data", "{}",
                                         "opts", "{}", "timestamp", "1", "delay", "0", "priority", "0"));
-                                SERVER.client().lpush("bull:orders:paused", "late-1");
+                                SERVER.client().lpush("bull:orders:paused", late);
                             }
                         }
 

@@ -1,0 +1,200 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.V1State;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Brings the v2 queue in line with its v1 source as it is now: the catch-up, and every pass before
+ * retirement. It reads the source between two equal fingerprints, then, against the journal:
+ * jobs added since are minted ids above the high-water mark in serve order and written; jobs whose
+ * v2 state or attempts no longer match their v1 state (promoted, retried, failed, stalled), or whose
+ * v1 digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
+ * longer holds as rows (removed, completed, taken by a worker) are removed from
+ * v2; logs, dedup keys, schedulers and the completed count follow; the journal records the fingerprint
+ * the pass brought v2 in line with, and the pass returns the sum of the digests it read (what
+ * retirement checks, with the fingerprint, in its atomic step). A v2 row the v2 runtime claimed meanwhile is never overwritten or
+ * removed: the queue is refused instead ({@code out-of-line}, with {@code abandon} as the way back).
+ *
+ * <p>A pass also watches for v1 workers: a job held under a live lock, or a migrated job a worker took
+ * out of the pending states (into active, completed or failed). Seen while this run watches the
+ * source (since its own fence, or its previous pass), that is a live worker: the queue is refused
+ * ({@code live-worker}) unless {@code --wait-for-locks} gives the workers time to stop. Seen by the
+ * first pass of a re-run with no lock alive, those moves happened while no migrator watched and are
+ * simply applied.
+ */
+final class Resync {
+    /** What one pass did, and the fingerprint of the source it brought v2 in line with. */
+    record Pass(String fingerprint, long content, long added, long rewritten, long removed, List<String> workers) {
+        boolean changedAnything() {
+            return added + rewritten + removed > 0;
+        }
+
+        Map<String, Long> counts() {
+            Map<String, Long> c = new LinkedHashMap<>();
+            c.put("added", added);
+            c.put("rewritten", rewritten);
+            c.put("removed", removed);
+            return c;
+        }
+    }
+
+    private Resync() {
+    }
+
+    /** Passes until one finds no live worker (waiting up to --wait-for-locks), or refuses {@code live-worker}. */
+    static Pass run(QueueMigration m) {
+        long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
+        while (true) {
+            boolean watching = m.watching;
+            Pass pass = pass(m);
+            m.watching = true;
+            boolean live = pass.workers().stream().anyMatch(w -> w.endsWith("(locked)"));
+            if (pass.workers().isEmpty() || (!watching && !live)) {
+                return pass;
+            }
+            if (System.nanoTime() >= deadline) {
+                throw new MigrationRefused("live-worker", "v1 workers are still running on " + m.source.display() + ": "
+                        + pass.workers().size() + " jobs taken since the fence (" + String.join(", ",
+                        pass.workers().subList(0, Math.min(5, pass.workers().size()))) + "); stop the v1 workers, then"
+                        + " re-run (or pass --wait-for-locks DURATION to wait for them); nothing was deleted, and no"
+                        + " job a worker took is pending in v2");
+            }
+            FenceSource.sleep(200);
+        }
+    }
+
+    /** One pass: read, compare with the journal, write the difference. */
+    static Pass pass(QueueMigration m) {
+        String fingerprint = m.readSource();
+        QueueSnapshot snap = m.snapshot();
+        List<JobFacts> fresh = new ArrayList<>();
+        List<JobFacts> changed = new ArrayList<>();
+        List<String> workers = new ArrayList<>();
+        long[] matched = {0};
+        long[] content = {0};
+        Migratable.inBatches(Migratable.rows(snap, m.options), PlanIdentity.BATCH, batch -> {
+            List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            Map<BrandedId, Journal.Expected> known = m.journal.expectations(ids.stream().flatMap(Optional::stream).toList());
+            List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
+            for (int i = 0; i < batch.size(); i++) {
+                JobFacts job = batch.get(i);
+                if (job.state() != V1State.UNKNOWN) {
+                    content[0] = SourceFence.contentSum(content[0], digests.get(i));
+                }
+                Journal.Expected e = ids.get(i).map(known::get).orElse(null);
+                if (e != null) {
+                    matched[0]++;
+                }
+                if (ids.get(i).isEmpty()) {
+                    fresh.add(job);
+                } else if (e == null || !e.state().equals(RowBuilder.v2State(job.state())) || e.attempts() != job.attempts()
+                        || !(e.source().isEmpty() || e.source().equals(digests.get(i)))) {
+                    if (e != null && e.state().equals("pending") && job.state() == V1State.FAILED) {
+                        workers.add(job.id().display() + " (failed)");
+                    }
+                    changed.add(job);
+                }
+            }
+        });
+        snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).forEach(j -> workers.add(j.id().display() + " (locked)"));
+        Map<BrandedId, Journal.Expected> gone = gone(m, snap, matched[0], workers);
+        if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
+            throw new MigrationRefused("source-changed", "a flow was added to " + m.source.display()
+                    + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
+        }
+        refuseMovedFlows(m, changed, gone);
+        PlanIdentity.mint(m, fresh);
+        List<JobFacts> rows = new ArrayList<>(fresh);
+        rows.addAll(changed);
+        JobWriter.write(m, rows);
+        remove(m, gone);
+        CopyLogs.copy(m, rows);
+        AbsorbDedupAndSchedulers.absorb(m);
+        CountCompleted.fold(m, snap.listedCount(V1State.COMPLETED));
+        m.journal.set("fingerprint", fingerprint);
+        m.checkpoints.hit("pass recorded");
+        return new Pass(fingerprint, content[0], fresh.size(), changed.size(), gone.size(), workers);
+    }
+
+    /**
+     * A flow cannot be re-synced piecemeal: a parent whose children moved (its digest covers their
+     * records) or a child that moved or left would leave the v2 parent counting the wrong children.
+     * Such a queue is refused before anything of the pass is written, with {@code abandon} as the way back.
+     */
+    private static void refuseMovedFlows(QueueMigration m, List<JobFacts> changed, Map<BrandedId, Journal.Expected> gone) {
+        List<String> moved = new ArrayList<>();
+        changed.stream().filter(j -> j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
+                .forEach(j -> moved.add(j.id().display()));
+        gone.values().stream().filter(e -> e.state().equals("awaiting_children")).forEach(e -> moved.add("a flow parent"));
+        if (!moved.isEmpty()) {
+            throw new MigrationRefused("out-of-line", "flow jobs of " + m.source.display() + " moved after they were"
+                    + " migrated (" + String.join(", ", moved.subList(0, Math.min(5, moved.size()))) + "): a flow cannot"
+                    + " be brought in line piecemeal; stop the v1 workers, run `emq-migrate abandon`, then migrate again");
+        }
+    }
+
+    /**
+     * The journaled rows whose v1 job no longer gets a row (removed, completed, held by a worker). Only
+     * looked for when fewer of the snapshot's rows matched an expectation than the journal holds.
+     */
+    private static Map<BrandedId, Journal.Expected> gone(QueueMigration m, QueueSnapshot snap, long matched, List<String> workers) {
+        long[] expected = {0};
+        m.journal.fieldsStartingWith("r:", page -> expected[0] += page.size());
+        Map<BrandedId, Journal.Expected> gone = new LinkedHashMap<>();
+        if (expected[0] <= matched) {
+            return gone;
+        }
+        Set<Bytes> rows = new HashSet<>();
+        Set<Bytes> completed = new HashSet<>();
+        Migratable.rows(snap, m.options).forEach(j -> rows.add(j.id()));
+        snap.jobs(V1State.COMPLETED).forEach(j -> completed.add(j.id()));
+        List<BrandedId> candidates = new ArrayList<>();
+        Map<BrandedId, Bytes> v1Of = new LinkedHashMap<>();
+        m.journal.forEachMapping((id, v1) -> {
+            Bytes v1Id = Bytes.of(v1);
+            if (!rows.contains(v1Id)) {
+                candidates.add(id);
+                v1Of.put(id, v1Id);
+            }
+        });
+        for (int from = 0; from < candidates.size(); from += PlanIdentity.BATCH) {
+            gone.putAll(m.journal.expectations(candidates.subList(from, Math.min(candidates.size(), from + PlanIdentity.BATCH))));
+        }
+        gone.forEach((id, e) -> {
+            if (completed.contains(v1Of.get(id))) {
+                workers.add(v1Of.get(id).display() + " (completed)");
+            }
+        });
+        return gone;
+    }
+
+    /** Removes rows (guarded: never one the v2 runtime claimed), their subkeys, then their expectations. */
+    private static void remove(QueueMigration m, Map<BrandedId, Journal.Expected> gone) {
+        List<BrandedId> ids = new ArrayList<>(gone.keySet());
+        for (int from = 0; from < ids.size(); from += JobWriter.BATCH) {
+            Map<BrandedId, Journal.Expected> batch = new LinkedHashMap<>();
+            ids.subList(from, Math.min(ids.size(), from + JobWriter.BATCH)).forEach(id -> batch.put(id, gone.get(id)));
+            Rows.write(m, RowBuilder.removeCall(m, batch));
+            TargetWrites w = new TargetWrites(m);
+            batch.keySet().forEach(id -> {
+                for (JobSub sub : JobSub.values()) {
+                    w.del(m.keys.job(id, sub));
+                }
+            });
+            w.flush();
+            m.checkpoints.hit("rows removed");
+            m.journal.forget(batch.keySet().stream().map(id -> Utf8.bytes("r:" + id)).toList());
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.Wire;
+import java.util.List;
+
+/**
+ * The v2 side of the migrator's lease: {@code emq:{q}:meta} field {@code migration} holds the fencing
+ * token of the migrator that owns the queue, and every v2 write of a migration checks it in the same
+ * script ({@code migrate_write_jobs}, {@code migrate_write}, {@code migrate_count_completed}), so a
+ * migrator whose lease lapsed is refused {@code EMQLOCK} and changes nothing. The token lives in the
+ * queue's own slot because the journal ({@code {emq}}) is in another one.
+ */
+final class TargetFence {
+    private TargetFence() {
+    }
+
+    /** Makes the journal's token the queue's (right after the lease is taken, before any other v2 write). */
+    static void claim(Wire target, Keys keys, Journal journal) {
+        call(target, keys, journal, "claim");
+    }
+
+    /** Pauses the v2 queue; whether it was paused already. */
+    static boolean pause(Wire target, Keys keys, Journal journal) {
+        return (Long) call(target, keys, journal, "pause") == 1;
+    }
+
+    static void resume(Wire target, Keys keys, Journal journal) {
+        call(target, keys, journal, "resume");
+    }
+
+    /** Ends the fence: the migration of the queue is over (retired or abandoned). */
+    static void release(Wire target, Keys keys, Journal journal) {
+        call(target, keys, journal, "release");
+    }
+
+    private static Object call(Wire target, Keys keys, Journal journal, String op) {
+        return target.eval(Script.MIGRATE_V2_FENCE, List.of(Utf8.bytes(keys.meta())),
+                List.of(Utf8.bytes(op), Utf8.bytes(journal.token())));
+    }
+}

@@ -1,0 +1,267 @@
+package io.emq.migrate.bench;
+
+import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.LiveV1;
+import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.MigrationResult;
+import io.emq.migrate.migrate.Migrator;
+import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The live-source soak (never run by the test suite; see bench/README.md): many randomized
+ * interleavings of a migration with a BullMQ-shaped v1 producer and a v1 worker (both at random
+ * checkpoints of the migrator, and as threads started at random moments), sometimes a second
+ * migrator racing the first. Each run migrates until retired (re-running after refusals, as an
+ * operator would, once the producer and worker were stopped), and is then checked: every job added
+ * and not completed by the v1 worker is exactly one v2 row. Prints {@code N runs, L lost, D doubled}.
+ */
+public final class LiveSoak {
+    static final String QUEUE = "soak";
+
+    public static void main(String[] args) throws Exception {
+        String target = null;
+        int runs = 60;
+        int jobs = 300;
+        long seed = System.nanoTime();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--target" -> target = args[++i];
+                case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        LocalServer server = target == null ? LocalServer.start() : null;
+        String uri = target == null ? server.uri() : target;
+        long lost = 0;
+        long doubled = 0;
+        long refusals = 0;
+        long exitZeroWithoutRetire = 0;
+        System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri);
+        try {
+            for (int run = 1; run <= runs; run++) {
+                Run r = new Run(uri, new Random(seed + run), jobs);
+                r.execute();
+                lost += r.lost;
+                doubled += r.doubled;
+                refusals += r.refusals;
+                exitZeroWithoutRetire += r.exitZeroWithoutRetire;
+                System.out.printf("run %2d: %s%n", run, r.summary());
+            }
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+        System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped)"
+                + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : ""));
+        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled");
+        if (lost + doubled + exitZeroWithoutRetire > 0) {
+            System.exit(1);
+        }
+    }
+
+    /** One randomized interleaving and its verdict. */
+    private static final class Run {
+        final String uri;
+        final Random random;
+        final int jobs;
+        final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
+        final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicLong hits = new AtomicLong();
+        final List<String> events = Collections.synchronizedList(new ArrayList<>());
+        final List<String> problems = new ArrayList<>();
+        long lost;
+        long doubled;
+        long refusals;
+        long exitZeroWithoutRetire;
+        int passes;
+
+        Run(String uri, Random random, int jobs) {
+            this.uri = uri;
+            this.random = random;
+            this.jobs = jobs;
+        }
+
+        void execute() throws Exception {
+            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+                client.flushAll();
+                V1QueueGenerator.addWaiting(client, QUEUE, 1, jobs, 100);
+                for (int n = 1; n <= jobs; n++) {
+                    added.add(Integer.toString(n));
+                }
+                double pAct = 0.05 + random.nextDouble() * 0.25;
+                Checkpoints checkpoints = Checkpoints.observed((version, where) -> {
+                    hits.incrementAndGet();
+                    if (!stop.get() && random.nextDouble() < pAct) {
+                        act(client, version + ":" + where);
+                    }
+                });
+                List<Thread> threads = new ArrayList<>();
+                if (random.nextBoolean()) {
+                    threads.add(thread(() -> producer(random.nextInt(300), random.nextInt(3) + 1)));
+                }
+                if (random.nextInt(3) == 0) {
+                    threads.add(thread(() -> worker(random.nextInt(300))));
+                }
+                threads.forEach(Thread::start);
+                MigrationOptions options = MigrationOptions.defaults().withLease(Duration.ofSeconds(2))
+                        .withWaitForLocks(random.nextBoolean() ? Duration.ZERO : Duration.ofSeconds(3));
+                boolean race = random.nextInt(4) == 0;
+                Thread rival = race ? thread(() -> migrateOnce(options, Checkpoints.none())) : null;
+                if (rival != null) {
+                    rival.start();
+                }
+                migrateOnce(options, checkpoints);
+                if (rival != null) {
+                    rival.join();
+                }
+                boolean retired = retired(client);
+                stop.set(true);
+                for (Thread t : threads) {
+                    t.join();
+                }
+                releaseHeldJobs(client);
+                for (int again = 0; again < 4 && !retired; again++) {
+                    check(client, false);
+                    migrateOnce(options, Checkpoints.none());
+                    retired = retired(client);
+                }
+                check(client, retired);
+                if (!retired) {
+                    problems.add("never retired");
+                    lost += 1;
+                }
+            }
+        }
+
+        private Thread thread(Runnable body) {
+            Thread t = new Thread(body, "soak-v1");
+            t.setDaemon(true);
+            return t;
+        }
+
+        /** One action of the live v1 side at a checkpoint of the migrator. */
+        private void act(UnifiedJedis client, String where) {
+            switch (random.nextInt(4)) {
+                case 0, 1 -> {
+                    int n = 1 + random.nextInt(5);
+                    for (int i = 0; i < n; i++) {
+                        LiveV1.add(client, QUEUE).ifPresent(added::add);
+                    }
+                    events.add("+" + n + "@" + where);
+                }
+                case 2 -> LiveV1.take(client, QUEUE, true, 30_000).ifPresent(id -> {
+                    if (LiveV1.complete(client, QUEUE, id)) {
+                        completed.add(id);
+                        events.add("done " + id + "@" + where);
+                    }
+                });
+                default -> LiveV1.take(client, QUEUE, true, 200 + random.nextInt(600)).ifPresent(id ->
+                        events.add("held " + id + "@" + where));
+            }
+        }
+
+        private void producer(int startMs, int perBurst) {
+            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+                sleep(startMs);
+                while (!stop.get()) {
+                    for (int i = 0; i < perBurst; i++) {
+                        LiveV1.add(client, QUEUE).ifPresent(added::add);
+                    }
+                    sleep(5 + random.nextInt(20));
+                }
+            }
+        }
+
+        private void worker(int startMs) {
+            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+                sleep(startMs);
+                while (!stop.get()) {
+                    LiveV1.take(client, QUEUE, random.nextBoolean(), 5_000).ifPresent(id -> {
+                        sleep(random.nextInt(10));
+                        if (LiveV1.complete(client, QUEUE, id)) {
+                            completed.add(id);
+                        }
+                    });
+                    sleep(5 + random.nextInt(20));
+                }
+            }
+        }
+
+        /** Jobs left held by an action are finished, as a stopped worker's would be (or lapse, and stall). */
+        private void releaseHeldJobs(UnifiedJedis client) {
+            for (String id : client.lrange("bull:" + QUEUE + ":active", 0, -1)) {
+                if (random.nextBoolean() && LiveV1.complete(client, QUEUE, id)) {
+                    completed.add(id);
+                } else {
+                    client.del("bull:" + QUEUE + ":" + id + ":lock");
+                }
+            }
+        }
+
+        /** Whichever migrator did it: the journal says whether the queue is retired. */
+        private static boolean retired(UnifiedJedis client) {
+            return new Journal(Wire.open(client), QUEUE).state().map(s -> s == Journal.State.RETIRED).orElse(false);
+        }
+
+        private void migrateOnce(MigrationOptions options, Checkpoints checkpoints) {
+            passes++;
+            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+                List<MigrationResult> results = new Migrator(Wire.source(client), Wire.open(client), uri, options, checkpoints)
+                        .migrate(List.of("bull"), List.of(QUEUE));
+                MigrationResult r = results.get(0);
+                boolean retired = r.outcome().equals("retired");
+                if (r.ok() && !retired) {
+                    exitZeroWithoutRetire++;
+                }
+                if (!retired) {
+                    refusals++;
+                    events.add(r.outcome() + "/" + r.refusalKind());
+                }
+            }
+        }
+
+        private void check(UnifiedJedis client, boolean retired) {
+            for (String problem : LiveV1.problems(client, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired)) {
+                if (problem.startsWith("lost")) {
+                    lost++;
+                } else {
+                    doubled++;
+                }
+                problems.add(problem);
+            }
+        }
+
+        String summary() {
+            List<String> shown = events.size() > 8 && problems.isEmpty() ? events.subList(0, 8) : events;
+            return added.size() + " added, " + completed.size() + " completed by the v1 worker, " + passes
+                    + " migrate runs, " + hits.get() + " checkpoints; " + shown + (events.size() > 8 ? " …" : "")
+                    + (problems.isEmpty() ? "" : "\n        PROBLEMS " + problems);
+        }
+
+        private static void sleep(long ms) {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

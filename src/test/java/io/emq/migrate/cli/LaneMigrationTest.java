@@ -1,0 +1,59 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@code migrate --lane}: a queue's pending jobs land in one lane, in serve order, and drain through the lanes consumer. */
+class LaneMigrationTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static final String LANE = "GRP0000000001A";
+
+    @Test
+    void aQueueMigratedIntoALaneIsServedThroughTheRingAndDrainsWithAPassingVerdict() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lane", LANE, "--yes");
+        assertEquals(ExitCodes.OK, m.code(), m.out() + m.err());
+        String lane = "emq:{emails}:g:" + LANE + ":pending";
+        List<String> pending = SERVER.client().zrange(lane, 0, -1);
+        assertEquals(4, pending.size(), "the four waiting jobs are in the lane");
+        assertEquals(pending.stream().sorted().toList(), pending, "in serve order (branded ids ascend)");
+        assertEquals(0, SERVER.client().zcard("emq:{emails}:pending"), "nothing in the flat pending set");
+        assertEquals(List.of(LANE), SERVER.client().lrange("emq:{emails}:ring", 0, -1), "the lane is on the ring");
+        for (String id : pending) {
+            assertEquals(LANE, SERVER.client().hget("emq:{emails}:job:" + id, "group"));
+        }
+        String scheduled = SERVER.client().zrange("emq:{emails}:schedule", 0, 0).get(0);
+        assertEquals(LANE, SERVER.client().hget("emq:{emails}:job:" + scheduled, "group"), "a scheduled job is promoted into the lane");
+
+        CliRun drain = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--json");
+        assertEquals(ExitCodes.OK, drain.code(), drain.out() + drain.err());
+        assertTrue(drain.err().contains("was migrated into lane " + LANE), drain.err());
+        JsonNode doc = Json.MAPPER.readTree(drain.out());
+        assertTrue(doc.get("passed").asBoolean(), drain.out());
+        assertEquals(4, doc.get("before").get("pending").asLong());
+        assertEquals(0, doc.get("after").get("pending").asLong());
+    }
+
+    @Test
+    void aLaneIsABrandedGroupIdAndARunKeepsTheLaneItStartedWith() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun bad = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lane", "tenant 7", "--no-retire");
+        assertEquals(ExitCodes.USAGE, bad.code(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("--lane must be a branded group id"), bad.err());
+
+        CliRun first = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lane", LANE, "--no-retire");
+        assertEquals(ExitCodes.OK, first.code(), first.out() + first.err());
+        CliRun other = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire");
+        assertEquals(ExitCodes.REFUSED, other.code(), other.out() + other.err());
+        assertTrue((other.out() + other.err()).contains("started with --lane " + LANE), other.out() + other.err());
+    }
+}

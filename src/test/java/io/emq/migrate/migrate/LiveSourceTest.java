@@ -1,0 +1,385 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The source is live: a v1 producer adding in the BullMQ 5.65.1 shape, and a v1 worker taking jobs,
+ * act at named checkpoints of the migration (deterministic interleavings). Every run ends with each job
+ * exactly once where it belongs, or with a refusal and v1 intact; never exit 0 with a loss or a double.
+ */
+class LiveSourceTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "live";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
+
+    private final Set<String> added = java.util.Collections.synchronizedSet(new TreeSet<>());
+    private final Set<String> completed = java.util.Collections.synchronizedSet(new TreeSet<>());
+
+    @BeforeEach
+    void generate() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+    }
+
+    private UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    private void produce(int n) {
+        for (int i = 0; i < n; i++) {
+            LiveV1.add(client(), QUEUE).ifPresent(added::add);
+        }
+    }
+
+    private List<MigrationResult> migrate(MigrationOptions options, Checkpoints.Observer observer) {
+        return MigrationHarness.migrate(SERVER, SERVER, options, Checkpoints.observed(observer), List.of("bull"));
+    }
+
+    private void assertExactlyOnce(MigrationResult r) {
+        boolean retired = r.outcome().equals("retired");
+        assertTrue(retired || !r.ok(), "exit 0 only when retired: " + r);
+        List<String> problems = LiveV1.problems(client(), QUEUE, added, completed, retired);
+        assertEquals(List.of(), problems, r.toString());
+    }
+
+    /** The v1 ids of the pending set, in the order a v2 consumer is served. */
+    private List<Long> servedOrder() {
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        return client().zrange(Keys.queue(QUEUE).pending(), 0, -1).stream()
+                .map(id -> Long.parseLong(new String(journal.lookupV2(io.emq.migrate.keyspace.BrandedId.of(id)).orElseThrow())))
+                .toList();
+    }
+
+    @Test
+    void jobsAddedRightAfterTheV1PauseAreMigratedInServeOrder() {
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 10 && where.equals("v1 paused") && !once[0]) {
+                once[0] = true;
+                produce(40);
+            }
+        });
+        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        assertEquals(LongStream.rangeClosed(1, JOBS + 40).boxed().toList(), servedOrder(), "v1 serve order, the adds last");
+    }
+
+    @Test
+    void jobsAddedAtEveryStepAreCaughtUpInServeOrderBeforeRetirement() {
+        Set<String> seen = new HashSet<>();
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (seen.add(version + ":" + where)) {
+                produce(3);
+            }
+        });
+        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        assertTrue(added.size() > JOBS + 30, "the producer added at many points: " + added.size());
+        assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
+    }
+
+    @Test
+    void aProducerThatNeverStopsAtRetirementIsRefusedWithV1Intact() {
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (where.equals("before retire")) {
+                produce(2);
+            }
+        });
+        MigrationResult result = r.get(0);
+        assertEquals("refused", result.outcome(), result.toString());
+        assertEquals("source-changed", result.refusalKind());
+        assertTrue(result.message().contains("adds") && result.message().contains("stop them"), result.message());
+        assertExactlyOnce(result);
+        assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:live:meta", "version")), "nothing retired");
+
+        List<MigrationResult> quiet = migrate(OPTIONS, (version, where) -> { });
+        assertEquals("retired", quiet.get(0).outcome(), quiet.get(0).toString());
+        assertExactlyOnce(quiet.get(0));
+        assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
+    }
+
+    @Test
+    void anEditOfACopiedJobInTheLastInstantBeforeDeletionIsCaughtByRetirementAndCopiedAgain() {
+        boolean[] once = {false};
+        List<String> seen = new java.util.ArrayList<>();
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120) {
+                seen.add(where);
+            }
+            if (version == 120 && where.equals("before retire") && !once[0]) {
+                once[0] = true;
+                client().hset("bull:live:5", "data", "{\"edited\":true}");
+                client().rpush("bull:live:5:logs", "edited at the last moment");
+            }
+        }).get(0);
+        assertEquals("retired", r.outcome(), r.toString());
+        assertTrue(seen.contains("source moved at retire"), "the atomic step saw the edit: " + seen);
+        Keys keys = Keys.queue(QUEUE);
+        io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(keys.job(five).getBytes(), "payload".getBytes());
+        assertEquals("{\"edited\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()));
+        assertEquals(List.of("edited at the last moment"), client().lrange(keys.job(five, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
+    }
+
+    @Test
+    void aProducerAfterRetirementIsRefusedByV1InsteadOfLosingItsJob() {
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> { });
+        assertEquals("retired", r.get(0).outcome());
+        assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "the add counter holds the tombstone: the add fails loudly");
+        assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"));
+    }
+
+    /** A worker that ignores the pause (or fetched before it) takes and completes jobs after the fence. */
+    @Test
+    void aWorkerThatTakesJobsAfterTheFenceIsRefusedAsLiveWorkerThenARerunAppliesWhatItDid() {
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written") && !once[0]) {
+                once[0] = true;
+                for (int i = 0; i < 5; i++) {
+                    String id = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
+                    assertTrue(LiveV1.complete(client(), QUEUE, id));
+                    completed.add(id);
+                }
+            }
+        });
+        MigrationResult result = r.get(0);
+        assertEquals("live-worker", result.refusalKind(), result.toString());
+        assertTrue(result.message().contains("stop the v1 workers") && result.message().contains("(completed)"), result.message());
+        assertExactlyOnce(result);
+
+        List<MigrationResult> rerun = migrate(OPTIONS, (version, where) -> { });
+        assertEquals("retired", rerun.get(0).outcome(), rerun.get(0).toString());
+        assertExactlyOnce(rerun.get(0));
+        assertEquals(5L, Long.parseLong(client().hget(Keys.queue(QUEUE).metricsCompleted(), "count")), "counted once");
+    }
+
+    @Test
+    void aJobAWorkerHoldsIsNeverPendingInV2AndWaitForLocksWaitsForTheWorker() {
+        String[] held = {null};
+        MigrationResult refused = migrate(OPTIONS, (version, where) -> {
+            if (version == 100 && held[0] == null) {
+                held[0] = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
+            }
+        }).get(0);
+        assertEquals("live-worker", refused.refusalKind(), refused.toString());
+        assertTrue(refused.message().contains(held[0] + " (locked)"), refused.message());
+        assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey(held[0]), "a held job is not a v2 row");
+        assertExactlyOnce(refused);
+
+        Thread worker = new Thread(() -> {
+            try {
+                Thread.sleep(600);
+            } catch (InterruptedException e) {
+                return;
+            }
+            LiveV1.complete(SERVER.client(), QUEUE, held[0]);
+        });
+        completed.add(held[0]);
+        worker.start();
+        MigrationResult waited = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(20)), (version, where) -> { }).get(0);
+        assertEquals("retired", waited.outcome(), waited.toString());
+        assertExactlyOnce(waited);
+    }
+
+    @Test
+    void aReSyncAfterNoRetireAppliesRemovalsPromotionsAndFailuresAndNeverResurrects() {
+        client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
+        client().hset("bull:live:301", java.util.Map.of("name", "later", "data", "{}", "opts", "{}", "timestamp", "1",
+                "delay", "3600000", "priority", "0"));
+        client().set("bull:live:id", "301");
+        added.add("301");
+        MigrationResult first = migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0);
+        assertEquals("verified", first.outcome(), first.toString());
+
+        client().lrem("bull:live:paused", 0, "7");
+        client().del("bull:live:7");
+        added.remove("7");
+        client().zrem("bull:live:delayed", "301");
+        client().lpush("bull:live:paused", "301");
+        client().lrem("bull:live:paused", 0, "9");
+        client().zadd("bull:live:failed", 1, "9");
+        client().hset("bull:live:9", "failedReason", "boom");
+        client().hset("bull:live:20", "data", "{\"updated\":true}");
+        client().rpush("bull:live:20:logs", "a line after the copy");
+
+        MigrationResult second = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals("retired", second.outcome(), second.toString());
+        assertExactlyOnce(second);
+        Keys keys = Keys.queue(QUEUE);
+        assertEquals(0, client().zcard(keys.schedule()), "the promoted job left schedule");
+        assertTrue(servedOrder().contains(301L), "and is pending");
+        assertFalse(servedOrder().contains(7L), "the removed job is not resurrected");
+        assertEquals(1, client().zcard(keys.dead()), "the failed job is dead");
+        io.emq.migrate.keyspace.BrandedId twenty = new Journal(Wire.open(client()), QUEUE).lookupV1(List.of("20".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(keys.job(twenty).getBytes(), "payload".getBytes());
+        assertEquals("{\"updated\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()),
+                "changed data is copied again");
+        assertEquals(List.of("a line after the copy"), client().lrange(keys.job(twenty, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
+    }
+
+    /**
+     * Migrator A (a child JVM) freezes whole (SIGSTOP, lease heartbeat and all) inside V30 with a batch of
+     * rows built; its lease lapses, B migrates and retires the queue, a v2 consumer drains it, then A
+     * continues: its late write is refused, changes nothing, and A says another migrator took over.
+     */
+    @Test
+    void aZombieMigratorWritesNothingAfterAnotherOneFinished() throws Exception {
+        java.nio.file.Path log = java.nio.file.Files.createTempFile("zombie", ".log");
+        ProcessBuilder pb = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.emq.migrate.cli.Main", "migrate",
+                "--source", SERVER.uri(), "--all", "--lease", "300ms", "--yes").redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("EMQ_CRASH_AT", "30:1");
+        pb.environment().put("EMQ_CRASH_MODE", "stop");
+        Process a = pb.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!java.nio.file.Files.readString(log).contains("stopped at") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(java.nio.file.Files.readString(log).contains("stopped at V30"), java.nio.file.Files.readString(log));
+            Thread.sleep(600);
+            MigrationResult b = migrate(OPTIONS, (version, where) -> { }).get(0);
+            assertEquals("retired", b.outcome(), b.toString());
+            io.emq.migrate.runtime.Jobs jobs = io.emq.migrate.runtime.Jobs.on(Wire.open(client()), QUEUE);
+            for (var c = jobs.claim(Duration.ofSeconds(30)); c.isPresent(); c = jobs.claim(Duration.ofSeconds(30))) {
+                jobs.complete(c.get().id(), c.get().token());
+            }
+            assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "drained");
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(a.pid())).start().waitFor();
+        }
+        assertTrue(a.waitFor(90, java.util.concurrent.TimeUnit.SECONDS));
+        String out = java.nio.file.Files.readString(log);
+        assertEquals(3, a.exitValue(), out);
+        assertTrue(out.contains("another migrator took over"), out);
+        assertFalse(out.contains("run `emq-migrate repair`"), "nothing to repair: " + out);
+        assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "the zombie's batch was not written: nothing served twice");
+        assertEquals(0, client().keys("emq:{live}:job:*").size());
+        assertEquals("retired", new Journal(Wire.open(client()), QUEUE).state().orElseThrow().wireName());
+    }
+
+    /** Runs {@code body} on its own connection in a thread until {@code stop} is set. */
+    private static Thread beside(java.util.concurrent.atomic.AtomicBoolean stop, java.util.function.Consumer<UnifiedJedis> body) {
+        Thread t = new Thread(() -> {
+            try (UnifiedJedis c = SERVER.endpoint().open()) {
+                while (!stop.get()) {
+                    body.accept(c);
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    /** Ends a run that refused (v1 intact) as an operator does: the v1 side stopped, migrate again. */
+    private void finishAfterStopping(MigrationResult first) {
+        assertExactlyOnce(first);
+        if (!first.outcome().equals("retired")) {
+            MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+            assertEquals("retired", again.outcome(), again.toString());
+            assertExactlyOnce(again);
+        }
+    }
+
+    @Test
+    void aSteadyProducerThreadThroughTheWholeRunNeverLeavesAnOrphanOrALoss() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread producer = beside(stop, c -> LiveV1.add(c, QUEUE).ifPresent(added::add));
+        MigrationResult r = migrate(OPTIONS.withAcceptAnomalies(true), (version, where) -> { }).get(0);
+        stop.set(true);
+        producer.join();
+        assertEquals(0, client().zcard(Keys.queue(QUEUE).dead()), "no waiting job migrated as a dead orphan: " + r);
+        finishAfterStopping(r);
+        assertTrue(added.size() > JOBS, "the producer ran: " + added.size());
+    }
+
+    @Test
+    void aV1WorkerThatHonoursThePauseRunningThroughTheRunDoublesNothing() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
+            if (LiveV1.complete(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        Thread.sleep(30);
+        MigrationResult r = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(10)), (version, where) -> { }).get(0);
+        stop.set(true);
+        worker.join();
+        assertFalse(completed.isEmpty(), "the worker ran");
+        finishAfterStopping(r);
+    }
+
+    @Test
+    void aV1WorkerThatIgnoresThePauseIsRefusedOrOutwaitedNeverDoubled() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
+            if (LiveV1.complete(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        stop.set(true);
+        worker.join();
+        assertTrue(r.outcome().equals("retired") || Set.of("live-worker", "source-changed", "live-lock").contains(r.refusalKind()),
+                "retired, or refused for the worker: " + r);
+        finishAfterStopping(r);
+    }
+
+    /** A flow child a v1 worker finishes after --no-retire: the flow cannot be re-synced piecemeal. */
+    @Test
+    void aFlowThatMovedAfterItWasMigratedIsRefusedNamingAbandon() {
+        client().flushAll();
+        MigrationHarness.load(client(), "node-5.65.1");
+        MigrationOptions noRetire = OPTIONS.withRetire(false);
+        List<MigrationResult> first = MigrationHarness.migrate(SERVER, SERVER, noRetire, Checkpoints.none(), List.of("bull"),
+                "flows-parent", "flows-child");
+        first.forEach(r -> assertEquals("verified", r.outcome(), r.toString()));
+        String child = LiveV1.take(client(), "flows-child", true, 30_000).orElseThrow();
+        String parentKey = client().hget("bull:flows-child:" + child, "parentKey");
+        assertTrue(LiveV1.complete(client(), "flows-child", child));
+        client().srem(parentKey + ":dependencies", "bull:flows-child:" + child);
+        client().hset(parentKey + ":processed", "bull:flows-child:" + child, "\"done\"");
+
+        List<MigrationResult> again = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"),
+                "flows-parent", "flows-child");
+        MigrationResult parent = again.stream().filter(r -> r.v2Queue().equals("flows-parent")).findFirst().orElseThrow();
+        assertEquals("out-of-line", parent.refusalKind(), parent.toString());
+        assertTrue(parent.message().contains("emq-migrate abandon"), parent.message());
+        assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:flows-parent:meta", "version")), "v1 parent intact");
+        assertFalse(LiveV1.v2Rows(client(), "flows-child").containsKey(child), "the finished child is no v2 row");
+    }
+
+    @Test
+    void aLeaseShorterThanThreeRenewalsIsRefused() {
+        MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
+                () -> migrate(OPTIONS.withLease(Duration.ZERO), (version, where) -> { }));
+        assertEquals("lease-too-short", refused.kind());
+        assertEquals(JOBS, client().llen("bull:live:wait"), "nothing was touched");
+    }
+}

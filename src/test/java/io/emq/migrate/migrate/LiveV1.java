@@ -1,0 +1,174 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * A v1 producer and a v1 worker that touch a queue as BullMQ 5.65.1 does, each step one atomic
+ * script: an add INCRs {@code bull:<q>:id}, writes the job hash, pushes the id onto {@code wait} (or
+ * {@code paused} while {@code meta.paused} is set) and sets the marker; a worker moves the tail of
+ * {@code wait} to {@code active} under a {@code :lock} (nothing while paused, unless it ignores the
+ * pause, as a stray worker of another v1 client may, and serves {@code paused}), and finishes it into
+ * {@code completed}. Plus the
+ * exactly-once check every live-source test ends with.
+ */
+public final class LiveV1 {
+    static final String TOKEN = "v1-worker-token";
+
+    private static final String ADD = """
+            local id = redis.call('INCR', KEYS[4])
+            local job = ARGV[1] .. id
+            redis.call('HSET', job, 'name', 'send', 'data', ARGV[2], 'opts', '{"attempts":3}', 'timestamp', ARGV[3],
+              'delay', '0', 'priority', '0')
+            if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
+              redis.call('LPUSH', KEYS[2], id)
+            else
+              redis.call('LPUSH', KEYS[1], id)
+              redis.call('ZADD', KEYS[5], 0, '0')
+            end
+            return id
+            """;
+    private static final String TAKE = """
+            local from = KEYS[1]
+            if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
+              if ARGV[4] ~= '1' then
+                return false
+              end
+              from = KEYS[4]
+            end
+            local id = redis.call('RPOPLPUSH', from, KEYS[2])
+            if not id then
+              return false
+            end
+            redis.call('SET', ARGV[1] .. id .. ':lock', ARGV[2], 'PX', ARGV[3])
+            redis.call('HINCRBY', ARGV[1] .. id, 'ats', 1)
+            return id
+            """;
+    private static final String COMPLETE = """
+            local job = ARGV[1] .. ARGV[2]
+            if redis.call('GET', job .. ':lock') ~= ARGV[3] then
+              return -2
+            end
+            redis.call('DEL', job .. ':lock')
+            redis.call('LREM', KEYS[1], -1, ARGV[2])
+            redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+            redis.call('HSET', job, 'finishedOn', ARGV[4], 'returnvalue', 'null')
+            redis.call('HINCRBY', job, 'atm', 1)
+            return 1
+            """;
+
+    private LiveV1() {
+    }
+
+    private static String key(String queue, String suffix) {
+        return "bull:" + queue + ":" + suffix;
+    }
+
+    /** One producer add; its id, or empty when v1 refused it (a retired queue's counter holds the tombstone). */
+    public static Optional<String> add(UnifiedJedis client, String queue) {
+        try {
+            Object id = client.eval(ADD, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta"), key(queue, "id"),
+                    key(queue, "marker")), List.of(key(queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis())));
+            return Optional.of(id.toString());
+        } catch (JedisDataException refused) {
+            return Optional.empty();
+        }
+    }
+
+    /** A worker takes the job at the tail of wait under a lock; empty when there is none (or the queue is paused). */
+    public static Optional<String> take(UnifiedJedis client, String queue, boolean ignorePause, long lockMs) {
+        Object id = client.eval(TAKE, List.of(key(queue, "wait"), key(queue, "active"), key(queue, "meta"), key(queue, "paused")),
+                List.of(key(queue, ""), TOKEN, Long.toString(lockMs), ignorePause ? "1" : "0"));
+        return Optional.ofNullable(id).map(Object::toString);
+    }
+
+    /** The worker finishes a job it holds into completed; false when it no longer holds the lock. */
+    public static boolean complete(UnifiedJedis client, String queue, String id) {
+        Object done = client.eval(COMPLETE, List.of(key(queue, "active"), key(queue, "completed")),
+                List.of(key(queue, ""), id, TOKEN, Long.toString(System.currentTimeMillis())));
+        return Long.valueOf(1).equals(done);
+    }
+
+    /** v2 rows (pending, schedule, dead, or in no set) of the queue, as v1 id -> how many rows name it. */
+    public static Map<String, Integer> v2Rows(UnifiedJedis client, String queue) {
+        Keys keys = Keys.queue(queue);
+        Journal journal = new Journal(Wire.open(client), queue);
+        Map<String, Integer> rows = new TreeMap<>();
+        for (String set : List.of(keys.pending(), keys.schedule(), keys.dead())) {
+            for (String member : client.zrange(set, 0, -1)) {
+                String v1 = journal.lookupV2(BrandedId.of(member)).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("?" + member);
+                rows.merge(v1, 1, Integer::sum);
+            }
+        }
+        return rows;
+    }
+
+    /** The v1 ids listed in a structure the migration moves (everything but completed). */
+    public static Set<String> v1Movable(UnifiedJedis client, String queue) {
+        Set<String> out = new java.util.TreeSet<>();
+        for (String list : List.of("wait", "paused", "active")) {
+            if ("list".equals(client.type(key(queue, list)))) {
+                out.addAll(client.lrange(key(queue, list), 0, -1));
+            }
+        }
+        for (String zset : List.of("prioritized", "delayed", "failed", "waiting-children")) {
+            if ("zset".equals(client.type(key(queue, zset)))) {
+                out.addAll(client.zrange(key(queue, zset), 0, -1));
+            }
+        }
+        return out;
+    }
+
+    /** The v1 ids completed so far. */
+    public static Set<String> v1Completed(UnifiedJedis client, String queue) {
+        return "zset".equals(client.type(key(queue, "completed")))
+                ? new java.util.TreeSet<>(client.zrange(key(queue, "completed"), 0, -1)) : Set.of();
+    }
+
+    /**
+     * The verdict a live-source run must reach: every job added ({@code added}) is exactly once where it
+     * belongs. Retired: each job v1 did not complete is exactly one v2 row, and none v1 completed is. Not
+     * retired (refused): v1 is intact, every added job still in v1, and no job is twice in v2 (the v2 queue
+     * is paused until the migration ends, and a re-run brings it in line with what v1 did meanwhile).
+     * Returns the problems (empty when the run kept its promise).
+     */
+    public static List<String> problems(UnifiedJedis client, String queue, Set<String> added, Set<String> completedByWorker,
+                                        boolean retired) {
+        List<String> problems = new ArrayList<>();
+        Map<String, Integer> rows = v2Rows(client, queue);
+        rows.forEach((id, n) -> {
+            if (n > 1) {
+                problems.add("doubled in v2: " + id + " x" + n);
+            }
+            if (retired && completedByWorker.contains(id)) {
+                problems.add("doubled: " + id + " completed in v1 and also a v2 row");
+            }
+        });
+        if (retired) {
+            for (String id : added) {
+                if (!completedByWorker.contains(id) && !rows.containsKey(id)) {
+                    problems.add("lost: " + id + " is in no v2 structure");
+                }
+            }
+        } else {
+            Set<String> inV1 = v1Movable(client, queue);
+            Set<String> done = v1Completed(client, queue);
+            for (String id : added) {
+                if (!inV1.contains(id) && !done.contains(id)) {
+                    problems.add("lost: " + id + " left v1 though the queue was not retired");
+                }
+            }
+        }
+        return problems;
+    }
+}
