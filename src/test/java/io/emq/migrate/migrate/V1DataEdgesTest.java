@@ -215,15 +215,14 @@ class V1DataEdgesTest {
                 Checkpoints.none(), List.of("bull"))) {
             assertEquals("verified", r.outcome(), r.message());
         }
-        assertEquals(Map.of("concurrency", "5", "max", "10", "duration", "1000", "paused", "1"),
-                SERVER.client().hgetAll(Keys.queue("gated").meta()), "carried; paused until the source retires");
-        assertEquals(Map.of("paused", "1"), SERVER.client().hgetAll(Keys.queue("loose").meta()), "nothing carried");
-        assertEquals("2", SERVER.client().hget(Keys.queue("own").meta(), "concurrency"), "the v2 queue's own value is kept");
+        assertEquals(java.util.Arrays.asList("5", "10", "1000"), settings("gated"), "carried");
+        assertEquals(java.util.Arrays.asList(null, null, null), settings("loose"), "nothing carried");
+        assertEquals(java.util.Arrays.asList("2", null, null), settings("own"), "the v2 queue's own value is kept");
 
         Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "gated", MigrationOptions.DEFAULT_LEASE);
-        assertEquals(Map.of(), SERVER.client().hgetAll(Keys.queue("gated").meta()), "abandon takes back what it carried");
+        assertEquals(java.util.Arrays.asList(null, null, null), settings("gated"), "abandon takes back what it carried");
         Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "own", MigrationOptions.DEFAULT_LEASE);
-        assertEquals(Map.of("concurrency", "2"), SERVER.client().hgetAll(Keys.queue("own").meta()), "and nothing else");
+        assertEquals(java.util.Arrays.asList("2", null, null), settings("own"), "and only that");
     }
 
     @Test
@@ -242,6 +241,11 @@ class V1DataEdgesTest {
         assertArrayEquals(name, Base64.getDecoder().decode(envelope.get("name").asText()));
         assertEquals("string", envelope.get("v1").get("opts_encoding").asText());
         assertEquals("attempts: 3", envelope.get("v1").get("opts").asText());
+    }
+
+    /** The v2 meta's concurrency, max and duration (null where absent). */
+    private static List<String> settings(String queue) {
+        return SERVER.client().hmget(Keys.queue(queue).meta(), "concurrency", "max", "duration");
     }
 
     @Test
