@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -82,9 +83,7 @@ final class MigrateCommand implements Command {
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
                 .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"))
-                .addOption(Cli.valued("lane", "GROUP", "migrate the pending jobs into this lane (a branded group id, e.g."
-                        + " GRP0000000001A), served by lanes consumers such as the reference EchoMQ.Consumer; default:"
-                        + " the flat pending set"));
+                .addOption(laneOption());
     }
 
     public int run(Invocation in) {
@@ -147,16 +146,26 @@ final class MigrateCommand implements Command {
         Journal.leaseProblem(lease).ifPresent(problem -> {
             throw CliException.usage("--lease: " + problem);
         });
-        Optional<BrandedId> lane = in.value("lane").map(l -> {
+        return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
+                in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
+                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in));
+    }
+
+    /** {@code --lane GROUP}, shared by plan and migrate: a branded group id, or empty for the flat pending set. */
+    static Optional<BrandedId> lane(Invocation in) {
+        return in.value("lane").map(l -> {
             if (!BrandedId.isValid(l)) {
                 throw CliException.usage("--lane must be a branded group id (three letters and eleven base62"
                         + " characters, e.g. GRP0000000001A), not '" + l + "'");
             }
             return BrandedId.of(l);
         });
-        return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
-                in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
-                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane);
+    }
+
+    static Option laneOption() {
+        return Cli.valued("lane", "GROUP", "migrate the pending jobs into this lane (a branded group id, e.g."
+                + " GRP0000000001A), served by lanes consumers such as the reference EchoMQ.Consumer; default:"
+                + " the flat pending set");
     }
 
     private static Map<String, Object> toJson(MigrationResult r) {

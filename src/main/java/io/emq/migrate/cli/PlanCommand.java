@@ -76,6 +76,7 @@ final class PlanCommand implements Command {
         DiscoverCommand.prefixOption(options);
         options.addOption(Cli.valued("queue", "Q", "a v1 queue to plan (repeatable)"))
                 .addOption(null, "all", false, "plan every v1 queue found")
+                .addOption(MigrateCommand.laneOption())
                 .addOption(Cli.valued("html", "FILE", "also write a self-contained HTML report"))
                 .addOption(Cli.valued("payload", "POLICY", "envelope (default) or data: how v1 data becomes the v2 payload"))
                 .addOption(Cli.valued("rename", "OLD=NEW", "migrate v1 queue OLD (a name, or PREFIX:QUEUE) as v2 queue NEW (repeatable)"))
@@ -89,6 +90,7 @@ final class PlanCommand implements Command {
 
     public int run(Invocation in) {
         PlanOptions planOptions = planOptions(in);
+        String servedBy = PlanDocument.servedBy(MigrateCommand.lane(in));
         List<String> named = in.values("queue");
         if (named.isEmpty() == !in.has("all")) {
             throw CliException.usage("name the queues with --queue Q (repeatable) or plan them all with --all, not both");
@@ -127,9 +129,9 @@ final class PlanCommand implements Command {
                 html.add(plan);
             }
             if (in.json()) {
-                rendered.add(PlanDocument.queue(plan));
+                rendered.add(PlanDocument.queue(plan, servedBy));
             } else {
-                text(plan, in.out());
+                text(plan, servedBy, in.out());
             }
         }
         if (in.json()) {
@@ -170,7 +172,7 @@ final class PlanCommand implements Command {
     }
 
     /** The report of one queue: rows that hold nothing are left out, sizes and counts read as people write them. */
-    private static void text(QueuePlan plan, PrintStream out) {
+    private static void text(QueuePlan plan, String servedBy, PrintStream out) {
         QueueSnapshot snap = plan.snapshot();
         out.println("== queue " + snap.queue().display() + " -> v2 "
                 + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
@@ -199,7 +201,7 @@ final class PlanCommand implements Command {
         }
         out.println("v2: " + Table.counts(fates));
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
-        out.println("served by: " + PlanDocument.SERVED_BY);
+        out.println("served by: " + servedBy);
         Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(snap));
         layouts.values().removeIf(n -> n == 0);
         out.println("job layouts: " + Table.counts(layouts) + (snap.legacyMarkers() > 0

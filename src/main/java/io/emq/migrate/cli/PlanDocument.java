@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.DedupEntry;
@@ -20,12 +21,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The {@code plan --json} document: a tree of maps and lists in a stable field order. */
 final class PlanDocument {
     /** Which consumers see a migrated queue: its jobs land in the flat pending set, never in lanes. */
-    static final String SERVED_BY = "the flat pending set: Jobs.claim / claim_batch and batch consumers (emq-migrate drain);"
-            + " the reference EchoMQ.Consumer claims only through lanes (MIGRATION.md, cutting over to the reference consumer)";
+    /** Which consumers will see a queue's migrated pending jobs: the flat pending set's, or the lane's. */
+    static String servedBy(Optional<BrandedId> lane) {
+        return lane.map(g -> "lane " + g + " (emq:{q}:g:" + g + ":pending, on the ring): lanes consumers, the reference"
+                + " EchoMQ.Consumer and emq-migrate drain (which claims through the lanes)")
+                .orElse("the flat pending set: Jobs.claim / claim_batch and batch consumers (emq-migrate drain);"
+                        + " the reference EchoMQ.Consumer claims only through lanes (migrate --lane GROUP; MIGRATION.md,"
+                        + " cutting over to the reference consumer)");
+    }
 
     private PlanDocument() {
     }
@@ -44,7 +52,7 @@ final class PlanDocument {
         return doc;
     }
 
-    static Map<String, Object> queue(QueuePlan plan) {
+    static Map<String, Object> queue(QueuePlan plan, String servedBy) {
         QueueSnapshot snap = plan.snapshot();
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("name", snap.queue().name().display());
@@ -82,7 +90,7 @@ final class PlanDocument {
         q.put("anomalyCounts", anomalyCounts); // all of them; "anomalies" lists at most 1000 of each kind
         q.put("refusals", refusals(plan.refusals()));
         q.put("payload", payload(plan));
-        q.put("servedBy", SERVED_BY);
+        q.put("servedBy", servedBy);
         q.put("layouts", layouts(snap));
         q.put("rebrandPreview", preview(plan.preview()));
         q.put("v2Keys", v2Keys(plan.v2Keys()));

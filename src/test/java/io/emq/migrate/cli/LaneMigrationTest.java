@@ -56,4 +56,15 @@ class LaneMigrationTest {
         assertEquals(ExitCodes.REFUSED, other.code(), other.out() + other.err());
         assertTrue((other.out() + other.err()).contains("started with --lane " + LANE), other.out() + other.err());
     }
+
+    @Test
+    void planSaysWhichConsumerWillSeeTheJobs() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        CliRun lanes = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "emails", "--lane", LANE, "--json");
+        JsonNode q = Json.MAPPER.readTree(lanes.out()).get("queues").get(0);
+        assertTrue(q.get("servedBy").asText().startsWith("lane " + LANE), lanes.out());
+        CliRun flat = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "emails");
+        assertTrue(flat.out().contains("served by: the flat pending set") && flat.out().contains("migrate --lane GROUP"), flat.out());
+        assertEquals(ExitCodes.USAGE, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "emails", "--lane", "x").code());
+    }
 }
