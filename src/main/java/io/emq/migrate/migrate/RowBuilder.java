@@ -4,6 +4,7 @@ import io.emq.migrate.v1.plan.PayloadPolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
@@ -115,36 +116,21 @@ public final class RowBuilder {
     static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, String source, BrandedId id,
                      Optional<ParentLink> parent) {
         byte[] data = field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
-        String state;
-        String setKey;
-        long score = 0;
-        byte[] lastError = null;
-        switch (facts.state()) {
-            case ACTIVE, PAUSED, WAIT, PRIORITIZED -> {
-                state = "pending";
-                setKey = m.pendingKey();
-            }
-            case DELAYED -> {
-                state = "scheduled";
-                setKey = m.keys.schedule();
-                score = facts.dueAt();
-            }
-            case FAILED -> {
-                state = "dead";
-                setKey = m.keys.dead();
-                lastError = field(hash, "failedReason").map(Bytes::raw).orElse(new byte[0]);
-            }
-            case WAITING_CHILDREN -> {
-                state = "awaiting_children";
-                setKey = null;
-            }
-            case UNKNOWN -> {
-                state = "dead";
-                setKey = m.keys.dead();
-                lastError = Utf8.bytes("orphan: the v1 job hash was listed in no structure");
-            }
-            default -> throw new IllegalStateException("a " + facts.state().wireName() + " job has no v2 row");
-        }
+        V2State v2 = facts.state().becomes().orElseThrow(() ->
+                new IllegalStateException("a " + facts.state().wireName() + " job has no v2 row"));
+        String state = v2.wireName();
+        String setKey = switch (v2) {
+            case PENDING -> m.pendingKey();
+            case SCHEDULED -> m.keys.schedule();
+            case DEAD -> m.keys.dead();
+            case ACTIVE, AWAITING_CHILDREN -> null;
+        };
+        long score = v2 == V2State.SCHEDULED ? facts.dueAt() : 0;
+        byte[] lastError = switch (facts.state()) {
+            case FAILED -> field(hash, "failedReason").map(Bytes::raw).orElse(new byte[0]);
+            case UNKNOWN -> Utf8.bytes("orphan: the v1 job hash was listed in no structure");
+            default -> null;
+        };
         List<byte[]> fields = new ArrayList<>();
         add(fields, "state", Utf8.bytes(state));
         add(fields, "attempts", Utf8.bytes(Long.toString(facts.attempts())));
@@ -165,13 +151,7 @@ public final class RowBuilder {
 
     /** The v2 state a job of a v1 state migrates into (empty for completed jobs, which get no row). */
     static String v2State(V1State state) {
-        return switch (state) {
-            case ACTIVE, PAUSED, WAIT, PRIORITIZED -> "pending";
-            case DELAYED -> "scheduled";
-            case FAILED, UNKNOWN -> "dead";
-            case WAITING_CHILDREN -> "awaiting_children";
-            case COMPLETED -> "";
-        };
+        return state.becomes().map(V2State::wireName).orElse("");
     }
 
     private static byte[] payload(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, byte[] data) {

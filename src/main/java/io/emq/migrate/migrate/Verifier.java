@@ -1,5 +1,7 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.StructureType;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.plan.PayloadPolicy;
 import io.emq.migrate.keyspace.BrandedId;
@@ -173,13 +175,13 @@ public final class Verifier {
         return n;
     }
 
+    /** The key of the structure a row in {@code state} is listed in (null for none). */
     private String setOf(String state) {
-        return switch (state) {
-            case "pending" -> pendingKey;
-            case "scheduled" -> keys.schedule();
-            case "dead" -> keys.dead();
-            default -> null;
-        };
+        Optional<V2State> v2 = V2State.parse(state);
+        if (v2.equals(Optional.of(V2State.PENDING))) {
+            return pendingKey;
+        }
+        return v2.flatMap(V2State::structure).filter(t -> t != StructureType.ACTIVE).map(keys::structure).orElse(null);
     }
 
     private void problem(String text) {

@@ -1,6 +1,8 @@
 package io.emq.migrate.v1;
 
+import io.emq.migrate.keyspace.V2State;
 import java.util.List;
+import java.util.Optional;
 
 /** Where a v1 job's id sits (spec v1-keyspace §5); {@link #UNKNOWN} is a hash listed nowhere. */
 public enum V1State {
@@ -35,6 +37,20 @@ public enum V1State {
     /** The state's name in v1 (also the structure key suffix). */
     public String wireName() {
         return wireName;
+    }
+
+    /**
+     * The v2 state a job of this v1 state is migrated into (migration contract §3); empty for a
+     * completed job, which gets no row (it is counted).
+     */
+    public Optional<V2State> becomes() {
+        return switch (this) {
+            case WAIT, PAUSED, ACTIVE, PRIORITIZED -> Optional.of(V2State.PENDING);
+            case DELAYED -> Optional.of(V2State.SCHEDULED);
+            case WAITING_CHILDREN -> Optional.of(V2State.AWAITING_CHILDREN);
+            case FAILED, UNKNOWN -> Optional.of(V2State.DEAD);
+            case COMPLETED -> Optional.empty();
+        };
     }
 
     public boolean isList() {

@@ -77,15 +77,9 @@ public final class Planner {
 
     private Map<V1State, V2Fate> mapping() {
         Map<V1State, V2Fate> m = new EnumMap<>(V1State.class);
-        m.put(V1State.WAIT, V2Fate.PENDING);
-        m.put(V1State.PAUSED, V2Fate.PENDING);
-        m.put(V1State.PRIORITIZED, V2Fate.PENDING);
-        m.put(V1State.ACTIVE, V2Fate.PENDING);
-        m.put(V1State.DELAYED, V2Fate.SCHEDULED);
-        m.put(V1State.WAITING_CHILDREN, V2Fate.AWAITING_CHILDREN);
-        m.put(V1State.FAILED, V2Fate.DEAD);
-        m.put(V1State.COMPLETED, V2Fate.COUNTED);
-        m.put(V1State.UNKNOWN, V2Fate.DEAD);
+        for (V1State state : V1State.values()) {
+            m.put(state, state.becomes().map(V2Fate::of).orElse(V2Fate.COUNTED));
+        }
         return m;
     }
 

@@ -1,5 +1,7 @@
 package io.emq.migrate.v1.plan;
 
+import io.emq.migrate.keyspace.V2State;
+
 /** What a v1 job becomes in v2 (migration contract §3). */
 public enum V2Fate {
     PENDING("pending", "row state=pending in the pending zset (score 0), minted in serve order"),
@@ -24,5 +26,15 @@ public enum V2Fate {
 
     public String description() {
         return description;
+    }
+
+    /** The fate of a job that gets a row in {@code state}. */
+    public static V2Fate of(V2State state) {
+        return switch (state) {
+            case PENDING, ACTIVE -> PENDING;
+            case SCHEDULED -> SCHEDULED;
+            case DEAD -> DEAD;
+            case AWAITING_CHILDREN -> AWAITING_CHILDREN;
+        };
     }
 }
