@@ -2,9 +2,10 @@
 -- receipts, logs, schedulers, completed counts, undo), fenced by the lease token. Every key is of the
 -- same queue (one hash slot).
 -- KEYS[1] emq:{q}:meta   field migration = the fencing token of the migrator that owns the queue
--- KEYS[2..] the keys the commands write
+-- KEYS[2..] the keys the commands write (KEYS[1] too, for HSET/HDEL of meta fields other than migration:
+--           the queue settings a migration carries over)
 -- ARGV[1] the caller's fencing token
--- ARGV[2..] commands, one after the other: name, key index (into KEYS, >= 2), n, then n arguments:
+-- ARGV[2..] commands, one after the other: name, key index (into KEYS), n, then n arguments:
 --           DEL (n=0) | SET value px nx (n=3; px '0' = no expiry, nx '1' = only if absent)
 --           | HSET field value ... | HDEL field ... | HINCRBY field by (n=2) | RPUSH value ...
 --           | ZADD score member ... | ZREM member ...
@@ -22,9 +23,20 @@ while a <= #ARGV do
   local want = arity[ARGV[a]]
   local k = tonumber(ARGV[a + 1])
   local n = tonumber(ARGV[a + 2])
-  if not want or not k or k < 2 or k > #KEYS or not n or a + 2 + n > #ARGV
+  if not want or not k or k < 1 or k > #KEYS or not n or a + 2 + n > #ARGV
       or (want >= 0 and n ~= want) or (want < 0 and (n < -want or n % -want ~= 0)) then
     return redis.error_reply('EMQARGS migrate_write: bad command at argument ' .. a)
+  end
+  if k == 1 then
+    local ok = ARGV[a] == 'HSET' or ARGV[a] == 'HDEL'
+    if ok then
+      for i = a + 3, a + 2 + n, -want do
+        ok = ok and ARGV[i] ~= 'migration'
+      end
+    end
+    if not ok then
+      return redis.error_reply('EMQARGS migrate_write: the meta key takes HSET/HDEL of fields other than migration')
+    end
   end
   a = a + 3 + n
   commands = commands + 1

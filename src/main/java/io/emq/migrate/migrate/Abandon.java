@@ -62,7 +62,7 @@ public final class Abandon {
         }
         counts.put("schedulers", schedulers);
         for (byte[] field : journal.fieldsStartingWith(CarrySettings.JOURNAL_PREFIX)) {
-            target.client().hdel(keys.meta(), Replies.asText(field).substring(CarrySettings.JOURNAL_PREFIX.length()));
+            w.hdel(keys.meta(), Replies.asText(field).substring(CarrySettings.JOURNAL_PREFIX.length()));
         }
         String migratedCompleted = target.client().hget(keys.metricsCompleted(), "migrated_completed");
         if (migratedCompleted != null) {

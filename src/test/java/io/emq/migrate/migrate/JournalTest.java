@@ -152,6 +152,27 @@ class JournalTest {
         assertTrue(!SERVER.client().exists(keys.job(c)));
     }
 
+    /** Queue settings carried into meta are fenced writes too, and no write may touch the token itself. */
+    @Test
+    void metaSettingsAreWrittenUnderTheLeaseAndTheTokenFieldIsNeverWritable() {
+        Wire wire = Wire.open(SERVER.client());
+        io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("settings");
+        SERVER.client().hset(keys.meta(), "migration", "8");
+        java.util.function.BiFunction<String, List<String>, Object> write = (token, command) -> {
+            List<byte[]> args = new java.util.ArrayList<>(List.of(b(token)));
+            command.forEach(a -> args.add(b(a)));
+            return wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE, List.of(b(keys.meta())), args);
+        };
+        assertEquals(1L, write.apply("8", List.of("HSET", "1", "2", "concurrency", "5")));
+        assertEquals("5", SERVER.client().hget(keys.meta(), "concurrency"));
+        assertThrows(EmqWireException.Lock.class, () -> write.apply("7", List.of("HDEL", "1", "1", "concurrency")),
+                "a zombie's undo changes nothing");
+        assertThrows(EmqWireException.class, () -> write.apply("8", List.of("HSET", "1", "2", "migration", "99")));
+        assertThrows(EmqWireException.class, () -> write.apply("8", List.of("DEL", "1", "0")));
+        assertEquals("8", SERVER.client().hget(keys.meta(), "migration"), "the token is the lease's alone");
+        assertEquals("5", SERVER.client().hget(keys.meta(), "concurrency"));
+    }
+
     @Test
     void aSecondMigratorIsRefusedWhileTheLeaseLivesAndTakesOverAfter() throws InterruptedException {
         Journal first = journal();
