@@ -54,7 +54,7 @@ final class AbandonCommand implements Command {
         String queue = in.queue();
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
-        Wire sourceWire = Wire.source(in.open(source, Side.SOURCE, 8));
+        Wire sourceWire = Wire.unfenced(in.open(source, Side.SOURCE, 8));
         boolean retired = Migrated.journal(in.readableTarget(target), queue).state()
                 .filter(s -> s == Journal.State.RETIRED).isPresent();
         if (!retired) { // a retired migration is refused below, by Abandon, without asking

@@ -196,7 +196,7 @@ final class Invocation implements AutoCloseable {
     Wire readableTarget(Endpoint endpoint) {
         UnifiedJedis client = open(endpoint, Side.TARGET, 8);
         VersionFence.verify(client, wireVersion());
-        return Wire.source(client);
+        return Wire.unfenced(client);
     }
 
     /** Progress on standard error: a bar on a terminal, plain lines otherwise, none with --quiet or --no-progress. */

@@ -102,7 +102,7 @@ final class MigrateCommand implements Command {
             in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
                     + " --no-retire to stop before that)");
         }
-        Migrator migrator = new Migrator(Wire.source(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
+        Migrator migrator = new Migrator(Wire.unfenced(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
                 source.describe(), options, Checkpoints.fromEnvironment());
         List<MigrationResult> results;
         try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {

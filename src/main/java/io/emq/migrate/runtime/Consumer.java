@@ -307,7 +307,7 @@ public final class Consumer implements AutoCloseable {
             return;
         }
         Object value = reply.value();
-        if (value instanceof Long) {
+        if (settled.cause() == null) { // a complete call (a handler that threw sent a retry)
             if (Jobs.completionOf(value) == Completion.COMPLETED) {
                 completed.increment();
                 listener.completed(job);

@@ -36,10 +36,11 @@ public final class Wire implements AutoCloseable {
     }
 
     /**
-     * A wire to a v1 source server, for the migration's own v1 scripts: the v2 version fence does not
-     * apply there (running it would write {@code {emq}:version} into a v1 keyspace).
+     * A wire that never checks or claims the v2 version fence: to a v1 source server, for the
+     * migration's own v1 scripts (claiming the fence would write {@code {emq}:version} into a v1
+     * keyspace), and for reads that must leave a target exactly as it was.
      */
-    public static Wire source(UnifiedJedis client) {
+    public static Wire unfenced(UnifiedJedis client) {
         Wire wire = new Wire(client, "");
         wire.fenced = true;
         return wire;

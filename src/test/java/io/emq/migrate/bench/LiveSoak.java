@@ -224,7 +224,7 @@ public final class LiveSoak {
         private void migrateOnce(MigrationOptions options, Checkpoints checkpoints) {
             passes++;
             try (UnifiedJedis client = Endpoint.parse(uri).open()) {
-                List<MigrationResult> results = new Migrator(Wire.source(client), Wire.open(client), uri, options, checkpoints)
+                List<MigrationResult> results = new Migrator(Wire.unfenced(client), Wire.open(client), uri, options, checkpoints)
                         .migrate(List.of("bull"), List.of(QUEUE));
                 MigrationResult r = results.get(0);
                 boolean retired = r.outcome().equals("retired");

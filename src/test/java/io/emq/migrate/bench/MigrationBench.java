@@ -58,7 +58,7 @@ public final class MigrationBench {
 
             LiveHeap.watch();
             Map<String, Long> stepMs = new LinkedHashMap<>();
-            Migrator migrator = new Migrator(Wire.source(client), Wire.open(client), uri, MigrationOptions.defaults(),
+            Migrator migrator = new Migrator(Wire.unfenced(client), Wire.open(client), uri, MigrationOptions.defaults(),
                     Checkpoints.none()).listener(new Migrator.Listener() {
                         public void stepStarted(String queue, StepDefinition step) {
                         }

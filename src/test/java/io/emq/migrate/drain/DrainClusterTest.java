@@ -26,12 +26,12 @@ class DrainClusterTest {
     void aQueueMigratedIntoAClusterValidates() throws Exception {
         new FixtureLoader(SOURCE.client()).load(FixtureLoader.resource("node-5.65.1"));
         SOURCE.client().del(MigratedFixture.LIVE_LOCK);
-        List<MigrationResult> results = new Migrator(Wire.source(SOURCE.client()), Wire.open(CLUSTER.client()),
+        List<MigrationResult> results = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(CLUSTER.client()),
                 SOURCE.uri(), MigrationOptions.defaults().withDropCronSchedulers(true), Checkpoints.none())
                 .migrate(List.of("bull"), List.of("orders", "emails"));
         results.forEach(r -> assertTrue(r.ok(), r.toString()));
 
-        DrainReport dry = new Drain(Wire.source(CLUSTER.client()), "orders").dryRun();
+        DrainReport dry = new Drain(Wire.unfenced(CLUSTER.client()), "orders").dryRun();
         assertTrue(dry.passed(), dry.checks() + " " + dry.problems());
         long ordersPending = CLUSTER.client().zcard("emq:{orders}:pending");
         String copyName;

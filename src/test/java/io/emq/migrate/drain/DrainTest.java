@@ -123,7 +123,7 @@ class DrainTest {
         MigratedFixture.migrate(SERVER, "orders");
         String last = pending().get(pending().size() - 1);
         SERVER.client().zadd(ORDERS.pending(), -1, last);
-        DrainReport dry = new Drain(Wire.source(SERVER.client()), "orders").dryRun();
+        DrainReport dry = new Drain(Wire.unfenced(SERVER.client()), "orders").dryRun();
         assertEquals("1 out of order", check(dry, "pending in migrated serve order").found());
         DrainReport r = drain(DrainOptions.defaults(), NOOP);
         assertFalse(r.passed());
@@ -166,7 +166,7 @@ class DrainTest {
         MigratedFixture.migrate(SERVER, "orders");
         Map<String, String> rowBefore = SERVER.client().hgetAll(ORDERS.job(BrandedId.of(pending().get(0))));
         List<String> pendingBefore = pending();
-        DrainReport r = new Drain(Wire.source(SERVER.client()), "orders").dryRun();
+        DrainReport r = new Drain(Wire.unfenced(SERVER.client()), "orders").dryRun();
         assertTrue(r.passed(), failures(r));
         assertTrue(r.stats().isEmpty());
         assertEquals(new Check("payload carries the v1 data (sha256)", "15", "15", Check.Outcome.PASS),

@@ -26,7 +26,7 @@ final class MigratedFixture {
         new FixtureLoader(server.client()).load(FixtureLoader.resource("node-5.65.1"));
         server.client().del(LIVE_LOCK);
         MigrationOptions options = MigrationOptions.defaults().withDropCronSchedulers(true);
-        List<MigrationResult> results = new Migrator(Wire.source(server.client()), Wire.open(server.client()),
+        List<MigrationResult> results = new Migrator(Wire.unfenced(server.client()), Wire.open(server.client()),
                 server.uri(), options, Checkpoints.none()).migrate(List.of("bull"), List.of(queue));
         if (!results.get(0).ok()) {
             throw new AssertionError("fixture did not migrate: " + results.get(0));

@@ -94,7 +94,7 @@ class ShadowQueueTest {
     @Test
     void aShadowDrainOfAFlowChildQueueNeverWritesItsParentQueue() throws Exception {
         new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
-        var results = new Migrator(Wire.source(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
+        var results = new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
                 MigrationOptions.defaults(), Checkpoints.none()).migrate(List.of("bull"), List.of("flows-parent", "flows-child"));
         assertTrue(results.stream().allMatch(MigrationResult::ok), results.toString());
         assertFalse(SERVER.client().keys("emq:{flows-parent}:job:*").isEmpty());

@@ -51,7 +51,7 @@ final class FixtureDrainCheck {
         List<String> queues = new ArrayList<>();
         fixture.expect().get("queues").fieldNames().forEachRemaining(queues::add);
         renames.keySet().retainAll(queues); // a rename must name a queue of the source
-        List<MigrationResult> results = new Migrator(Wire.source(source), targetWire, sourceUri,
+        List<MigrationResult> results = new Migrator(Wire.unfenced(source), targetWire, sourceUri,
                 OPTIONS.withRenames(renames), Checkpoints.none()).migrate(prefixes, List.of());
         results.forEach(r -> assertTrue(r.ok(), fixture.name() + ": " + r));
         return targetWire;

@@ -41,7 +41,7 @@ class LeastPrivilegeTest {
         user(TARGET, TARGET_ACL);
         try (UnifiedJedis source = Endpoint.parse("redis://migrator:s3cret@" + SOURCE.uri().substring(8)).open();
              UnifiedJedis target = Endpoint.parse("redis://migrator:s3cret@" + TARGET.uri().substring(8)).open()) {
-            List<MigrationResult> results = new Migrator(Wire.source(source), Wire.open(target), SOURCE.uri(),
+            List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(target), SOURCE.uri(),
                     MigrationOptions.defaults().withAcceptAnomalies(true), Checkpoints.none())
                     .migrate(List.of("bull"), List.of("emails", "flows-parent", "flows-child"));
             results.forEach(r -> assertTrue(r.ok(), r.toString()));

@@ -22,7 +22,7 @@ final class MigrationHarness {
 
     static List<MigrationResult> migrate(RealServerExtension source, RealServerExtension target, MigrationOptions options,
                                          Checkpoints checkpoints, List<String> prefixes, String... queues) {
-        Wire sourceWire = Wire.source(source.client());
+        Wire sourceWire = Wire.unfenced(source.client());
         Wire targetWire = Wire.open(target.client());
         return new Migrator(sourceWire, targetWire, source.uri(), options, checkpoints).migrate(prefixes, List.of(queues));
     }

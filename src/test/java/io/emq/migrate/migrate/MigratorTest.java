@@ -98,7 +98,7 @@ class MigratorTest {
                 Checkpoints.none(), List.of("bull"), "emails");
         assertEquals("verified", first.get(0).outcome());
         assertEquals(5, new Journal(target, "emails").highWaterMark());
-        Abandon.run(Wire.source(SERVER.client()), target, "emails", MigrationOptions.DEFAULT_LEASE);
+        Abandon.run(Wire.unfenced(SERVER.client()), target, "emails", MigrationOptions.DEFAULT_LEASE);
         assertEquals(0, SERVER.client().zcard(Keys.queue("emails").pending()));
         assertEquals("1", SERVER.client().hget("bull:emails:meta", "paused"), "v1 was paused before, and stays so");
         List<MigrationResult> again = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),

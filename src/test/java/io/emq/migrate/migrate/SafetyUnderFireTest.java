@@ -84,7 +84,7 @@ class SafetyUnderFireTest {
     private static void rerun() throws InterruptedException {
         Thread.sleep(400);
         try (UnifiedJedis client = fresh()) {
-            List<MigrationResult> r = new Migrator(Wire.source(client), Wire.open(client), SERVER.uri(), OPTIONS,
+            List<MigrationResult> r = new Migrator(Wire.unfenced(client), Wire.open(client), SERVER.uri(), OPTIONS,
                     Checkpoints.none()).migrate(List.of("bull"), List.of());
             assertTrue(r.get(0).ok(), r.toString());
         }

@@ -98,7 +98,7 @@ class StepFilesTest {
         Thread.sleep(200);
         StepCatalog catalog = StepCatalog.load();
         try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
-            List<MigrationResult> results = new Migrator(Wire.source(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
+            List<MigrationResult> results = new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
                     MigrationOptions.defaults().withAcceptAnomalies(true).withDropCronSchedulers(true), Checkpoints.none())
                     .listener(new Migrator.Listener() {
                         @Override

@@ -219,9 +219,9 @@ class V1DataEdgesTest {
         assertEquals(java.util.Arrays.asList(null, null, null), settings("loose"), "nothing carried");
         assertEquals(java.util.Arrays.asList("2", null, null), settings("own"), "the v2 queue's own value is kept");
 
-        Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "gated", MigrationOptions.DEFAULT_LEASE);
+        Abandon.run(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), "gated", MigrationOptions.DEFAULT_LEASE);
         assertEquals(java.util.Arrays.asList(null, null, null), settings("gated"), "abandon takes back what it carried");
-        Abandon.run(Wire.source(SERVER.client()), Wire.open(SERVER.client()), "own", MigrationOptions.DEFAULT_LEASE);
+        Abandon.run(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), "own", MigrationOptions.DEFAULT_LEASE);
         assertEquals(java.util.Arrays.asList("2", null, null), settings("own"), "and only that");
     }
 
