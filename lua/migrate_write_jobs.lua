@@ -1,8 +1,7 @@
 -- migrate_write_jobs: write (or remove) a batch of migrated jobs of one queue, their v2 rows and
 -- places, in one call fenced by the lease token. Every key is of the same queue (one hash slot).
 -- KEYS[1] emq:{q}:meta      field migration = the fencing token of the migrator that owns the queue
--- KEYS[2] emq:{q}:pending, or emq:{q}:g:<group>:pending for a queue migrated into a lane
--- KEYS[3] emq:{q}:schedule   KEYS[4] emq:{q}:dead   KEYS[5] emq:{q}:active
+-- KEYS[2] emq:{q}:pending   KEYS[3] emq:{q}:schedule   KEYS[4] emq:{q}:dead   KEYS[5] emq:{q}:active
 -- KEYS[6..] emq:{q}:job:<id>, one row per job, in the order of ARGV's records
 -- ARGV[1] the caller's fencing token
 -- ARGV[2..] one record per job, in KEYS order:
@@ -15,8 +14,9 @@
 --           with those attempts; for a removal, absent is also in line),
 --           n, the number of field, value items that follow (even; 0 for a removal),
 --           n items: field, value pairs of the row: state, attempts, payload, and optional
---           last_error, parent, parent_queue, parent_policy, progress, group (the lane: then the
---           lane joins the ring emq:{q}:ring, derived from the base of KEYS[1], when it can be served)
+--           last_error, parent, parent_queue, parent_policy, progress, group (the row's lane: a
+--           pending row then waits in emq:{q}:g:<group>:pending instead of KEYS[2], and the lane joins
+--           the ring emq:{q}:ring when it can be served; lane keys derive from the base of KEYS[1])
 -- Reply:  how many rows are new to the target (an identical re-run finds them all in place: 0).
 --         EMQLOCK when the token is not the one held (another migrator took over); EMQARGS for a
 --         malformed batch; EMQSTATE "out-of-line <id> ..." when a guard fails: the v2 runtime claimed
@@ -75,16 +75,33 @@ if #outOfLine > 0 then
   return redis.error_reply('EMQSTATE out-of-line ' .. table.concat(outOfLine, '; ', 1, math.min(5, #outOfLine))
     .. (#outOfLine > 5 and ('; and ' .. (#outOfLine - 5) .. ' more') or ''))
 end
-local members = {{}, {}, {}}
+local base = string.sub(KEYS[1], 1, #KEYS[1] - #'meta')
+local members = {}
+local order = {}
 local taken = {}
+local lanes = {}
 for _, r in ipairs(records) do
+  local left = redis.call('HGET', r.key, 'group')
+  if left then
+    redis.call('ZREM', lane_key(base, left), r.id)
+  end
   redis.call('DEL', r.key)
   taken[#taken + 1] = r.id
   if r.set >= 0 then
     redis.call('HSET', r.key, unpack(ARGV, r.from, r.last))
   end
   if r.set > 0 then
-    local m = members[r.set]
+    local set = SETS[r.set]
+    local group = r.set == 1 and redis.call('HGET', r.key, 'group')
+    if group then
+      set = lane_key(base, group)
+      lanes[group] = true
+    end
+    if not members[set] then
+      members[set] = {}
+      order[#order + 1] = set
+    end
+    local m = members[set]
     m[#m + 1] = r.score
     m[#m + 1] = r.id
   end
@@ -95,22 +112,19 @@ for from = 1, #taken, CHUNK do
     redis.call('ZREM', SETS[set], unpack(part))
   end
 end
-for set = 1, 3 do
+for _, set in ipairs(order) do
   local m = members[set]
   for from = 1, #m, 2 * CHUNK do
-    redis.call('ZADD', SETS[set], unpack(m, from, math.min(#m, from + 2 * CHUNK - 1)))
+    redis.call('ZADD', set, unpack(m, from, math.min(#m, from + 2 * CHUNK - 1)))
   end
 end
-local base = string.sub(KEYS[1], 1, #KEYS[1] - #'meta')
-local lanes = {}
-for _, r in ipairs(records) do
-  if r.set == 1 then
-    local group = redis.call('HGET', r.key, 'group')
-    if group and not lanes[group] then
-      lanes[group] = true
-      ring_lane(base, group)
-    end
-  end
+local rung = {}
+for group in pairs(lanes) do
+  rung[#rung + 1] = group
+end
+table.sort(rung)
+for _, group in ipairs(rung) do
+  ring_lane(base, group)
 end
 local new = 0
 for key, existed in pairs(before) do

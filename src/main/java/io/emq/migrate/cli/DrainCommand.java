@@ -100,11 +100,14 @@ final class DrainCommand implements Command {
         if (dryRun || shadow || handlerName.equals("validate")) {
             Migrated.journal(in.readableTarget(target), queue);
         }
-        Optional<BrandedId> migratedLane = new Journal(in.readableTarget(target), queue).lane();
-        migratedLane.filter(l -> !in.has("lanes")).ifPresent(l -> in.note("queue '" + queue + "' was migrated into lane "
-                + l + ": the drain claims through the lanes, as a lanes consumer will"));
+        java.util.SortedSet<BrandedId> migratedLanes = new Journal(in.readableTarget(target), queue).lanes();
+        if (!migratedLanes.isEmpty() && !in.has("lanes")) {
+            in.note("queue '" + queue + "' was migrated into lane" + (migratedLanes.size() == 1 ? " " : "s ")
+                    + String.join(", ", migratedLanes.stream().map(BrandedId::toString).toList())
+                    + ": the drain claims through the lanes, as a lanes consumer will");
+        }
         DrainOptions options = DrainOptions.defaults().withWorkers(workers)
-                .withUntilEmptySchedule(in.has("until-empty-schedule")).withLanes(in.has("lanes") || migratedLane.isPresent());
+                .withUntilEmptySchedule(in.has("until-empty-schedule")).withLanes(in.has("lanes") || !migratedLanes.isEmpty());
         Wire wire = dryRun ? in.readableTarget(target) : in.writableTarget(target, workers + 4);
         if (shadow) {
             return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);

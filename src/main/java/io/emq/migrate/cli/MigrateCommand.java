@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationOptions;
@@ -83,7 +84,8 @@ final class MigrateCommand implements Command {
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
                 .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"))
-                .addOption(laneOption());
+                .addOption(laneOption())
+                .addOption(laneFromOption());
     }
 
     public int run(Invocation in) {
@@ -148,7 +150,7 @@ final class MigrateCommand implements Command {
         });
         return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
                 in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
-                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in));
+                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in), laneFrom(in));
     }
 
     /** {@code --lane GROUP}, shared by plan and migrate: a branded group id, or empty for the flat pending set. */
@@ -160,6 +162,22 @@ final class MigrateCommand implements Command {
             }
             return BrandedId.of(l);
         });
+    }
+
+    /** {@code --lane-from FIELD}, shared by plan and migrate: name or group (opts.group.id). */
+    static Optional<String> laneFrom(Invocation in) {
+        return in.value("lane-from").map(f -> {
+            if (!JobLanes.FIELDS.contains(f)) {
+                throw CliException.usage("--lane-from takes name (the v1 job name) or group (opts.group.id), not '" + f + "'");
+            }
+            return f;
+        });
+    }
+
+    static Option laneFromOption() {
+        return Cli.valued("lane-from", "FIELD", "one lane per value of a job field: name (the v1 job name) or group"
+                + " (opts.group.id, as BullMQ Pro writes it); jobs without a value go to --lane (else to the lane of the"
+                + " empty value); each value's lane is GRP + a hash of it, listed in the journal");
     }
 
     static Option laneOption() {

@@ -77,6 +77,7 @@ final class PlanCommand implements Command {
         options.addOption(Cli.valued("queue", "Q", "a v1 queue to plan (repeatable)"))
                 .addOption(null, "all", false, "plan every v1 queue found")
                 .addOption(MigrateCommand.laneOption())
+                .addOption(MigrateCommand.laneFromOption())
                 .addOption(Cli.valued("html", "FILE", "also write a self-contained HTML report"))
                 .addOption(Cli.valued("payload", "POLICY", "envelope (default) or data: how v1 data becomes the v2 payload"))
                 .addOption(Cli.valued("rename", "OLD=NEW", "migrate v1 queue OLD (a name, or PREFIX:QUEUE) as v2 queue NEW (repeatable)"))
@@ -90,7 +91,7 @@ final class PlanCommand implements Command {
 
     public int run(Invocation in) {
         PlanOptions planOptions = planOptions(in);
-        String servedBy = PlanDocument.servedBy(MigrateCommand.lane(in));
+        String servedBy = PlanDocument.servedBy(MigrateCommand.lane(in), MigrateCommand.laneFrom(in));
         List<String> named = in.values("queue");
         if (named.isEmpty() == !in.has("all")) {
             throw CliException.usage("name the queues with --queue Q (repeatable) or plan them all with --all, not both");

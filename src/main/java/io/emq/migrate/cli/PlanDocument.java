@@ -27,7 +27,11 @@ import java.util.Optional;
 final class PlanDocument {
     /** Which consumers see a migrated queue: its jobs land in the flat pending set, never in lanes. */
     /** Which consumers will see a queue's migrated pending jobs: the flat pending set's, or the lane's. */
-    static String servedBy(Optional<BrandedId> lane) {
+    static String servedBy(Optional<BrandedId> lane, Optional<String> laneFrom) {
+        if (laneFrom.isPresent()) {
+            return "one lane per value of the job's " + laneFrom.get() + " (GRP + a hash of the value, on the ring):"
+                    + " lanes consumers, the reference EchoMQ.Consumer and emq-migrate drain (which claims through the lanes)";
+        }
         return lane.map(g -> "lane " + g + " (emq:{q}:g:" + g + ":pending, on the ring): lanes consumers, the reference"
                 + " EchoMQ.Consumer and emq-migrate drain (which claims through the lanes)")
                 .orElse("the flat pending set: Jobs.claim / claim_batch and batch consumers (emq-migrate drain);"

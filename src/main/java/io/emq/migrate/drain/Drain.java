@@ -94,7 +94,7 @@ public final class Drain {
      */
     public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), served, journal.lane());
+        Rows rows = new Rows(wire.client(), served, journal.lanes());
         Map<String, Long> before = QueueCounts.read(wire.client(), migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
         Consumer.Builder consumer = Consumer.on(jobs, job -> {
@@ -120,7 +120,7 @@ public final class Drain {
     /** Checks pending (in serve order) and the schedule against the journal; claims and writes nothing. */
     public DrainReport dryRun() {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), served, journal.lane());
+        Rows rows = new Rows(wire.client(), served, journal.lanes());
         Map<String, Long> journaled = new LinkedHashMap<>();
         for (String state : QueueCounts.STATES) {
             if (!state.equals("completed")) {

@@ -33,7 +33,10 @@ final class DryRun {
     }
 
     List<Check> judge() {
-        long outOfOrder = browse(rows.pending(), true);
+        long outOfOrder = 0;
+        for (String pending : rows.pending()) { // serve order holds within each lane
+            outOfOrder += browse(pending, true);
+        }
         long scheduledQueued = queued.size();
         browse(rows.keys().schedule(), false);
         scheduledQueued = queued.size() - scheduledQueued;

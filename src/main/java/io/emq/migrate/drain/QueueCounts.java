@@ -22,7 +22,7 @@ final class QueueCounts {
                 .filter(f -> "awaiting_children".equals(Rows.text(f.get(0)))).count();
         String completed = client.hget(keys.metricsCompleted(), "count");
         Map<String, Long> out = new LinkedHashMap<>();
-        out.put("pending", client.zcard(rows.pending()));
+        out.put("pending", rows.pending().stream().mapToLong(client::zcard).sum());
         out.put("active", client.zcard(keys.active()));
         out.put("scheduled", client.zcard(keys.schedule()));
         out.put("dead", client.zcard(keys.dead()));

@@ -17,21 +17,22 @@ import redis.clients.jedis.resps.Tuple;
 final class Rows {
     private final UnifiedJedis client;
     private final Keys keys;
-    private final String pending;
+    private final List<String> pending = new ArrayList<>();
 
-    /** The rows of {@code queue}, whose pending jobs wait in {@code lane}'s pending set when it has one. */
-    Rows(UnifiedJedis client, String queue, Optional<BrandedId> lane) {
+    /** The rows of {@code queue}, whose pending jobs wait in the flat pending set and in these lanes. */
+    Rows(UnifiedJedis client, String queue, java.util.Collection<BrandedId> lanes) {
         this.client = client;
         this.keys = Keys.queue(queue);
-        this.pending = lane.map(keys::lanePending).orElse(keys.pending());
+        this.pending.add(keys.pending());
+        lanes.forEach(lane -> pending.add(keys.lanePending(lane)));
     }
 
     Keys keys() {
         return keys;
     }
 
-    /** Where the migrated pending jobs wait: the flat pending set, or the lane they were migrated into. */
-    String pending() {
+    /** Where the migrated pending jobs wait: the flat pending set, then the lanes they were migrated into. */
+    List<String> pending() {
         return pending;
     }
 

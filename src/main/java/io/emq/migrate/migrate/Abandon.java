@@ -40,15 +40,16 @@ public final class Abandon {
         Map<String, Long> counts = new LinkedHashMap<>();
         List<BrandedId> batch = new ArrayList<>(Verifier.BATCH);
         long[] rows = {0};
+        java.util.SortedSet<BrandedId> lanes = journal.lanes();
         journal.forEachMapping((id, v1) -> {
             batch.add(id);
             rows[0]++;
             if (batch.size() == Verifier.BATCH) {
-                deleteRows(target, keys, journal, batch);
+                deleteRows(target, keys, journal, lanes, batch);
                 batch.clear();
             }
         });
-        deleteRows(target, keys, journal, batch);
+        deleteRows(target, keys, journal, lanes, batch);
         counts.put("rows", rows[0]);
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         long schedulers = 0;
@@ -98,15 +99,17 @@ public final class Abandon {
         return 1;
     }
 
-    private static void deleteRows(Wire target, Keys keys, Journal journal, List<BrandedId> batch) {
+    private static void deleteRows(Wire target, Keys keys, Journal journal, java.util.Set<BrandedId> lanes,
+                                   List<BrandedId> batch) {
         TargetWrites w = new TargetWrites(target, keys, journal);
         for (BrandedId id : batch) {
             w.del(keys.job(id));
             for (JobSub sub : JobSub.values()) {
                 w.del(keys.job(id, sub));
             }
-            for (String set : List.of(journal.lane().map(keys::lanePending).orElse(keys.pending()), keys.schedule(),
-                    keys.dead(), keys.active())) {
+            List<String> sets = new java.util.ArrayList<>(List.of(keys.pending(), keys.schedule(), keys.dead(), keys.active()));
+            lanes.forEach(lane -> sets.add(keys.lanePending(lane)));
+            for (String set : sets) {
                 w.zrem(set, id.toString());
             }
         }

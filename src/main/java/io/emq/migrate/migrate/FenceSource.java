@@ -80,6 +80,7 @@ final class FenceSource implements Step {
         header.put(Journal.STATE, Journal.State.RUNNING.wireName());
         header.put("policy", policy);
         header.put(Journal.LANE, lane);
+        header.put(Journal.LANE_FROM, m.options.laneFrom().orElse(""));
         header.put("v1_queue", m.source.display());
         header.put("v1_prefix", m.source.prefix().display());
         header.put("v1_name", m.source.name().display());

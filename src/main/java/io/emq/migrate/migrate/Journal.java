@@ -29,8 +29,12 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class Journal {
     public static final String STATE = "state";
-    /** The lane (branded group id) the queue's pending jobs were migrated into; empty: the flat pending set. */
+    /** The {@code --lane} a queue's migration started with (empty: none); a re-run must give the same. */
     public static final String LANE = "lane";
+    /** The {@code --lane-from} field a queue's migration started with (empty: none). */
+    public static final String LANE_FROM = "lane_from";
+    /** {@code lane:<group>} = the job-field value a lane was minted from ("" for a fixed lane). */
+    static final String LANE_PREFIX = "lane:";
     /** The shortest lease a migrator may take. */
     public static final long MIN_LEASE_MS = 300;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -327,8 +331,12 @@ public final class Journal {
         return out;
     }
 
-    /** The lane the queue was migrated into, as its journal records it; empty for the flat pending set. */
-    public Optional<BrandedId> lane() {
-        return get(LANE).filter(l -> !l.isEmpty()).map(BrandedId::of);
+    /** The lanes the queue's pending jobs were migrated into, as its journal records them; empty: the flat pending set. */
+    public java.util.SortedSet<BrandedId> lanes() {
+        java.util.SortedSet<BrandedId> out = new java.util.TreeSet<>();
+        for (byte[] field : fieldsStartingWith(LANE_PREFIX)) {
+            out.add(BrandedId.of(Replies.asText(field).substring(LANE_PREFIX.length())));
+        }
+        return out;
     }
 }

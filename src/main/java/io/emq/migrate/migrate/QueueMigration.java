@@ -33,6 +33,7 @@ final class QueueMigration {
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
+    private final Map<BrandedId, String> knownLanes = new HashMap<>();
     /** Whether this run has watched the source since it fenced or re-synced it (see {@link Resync}). */
     boolean watching;
 
@@ -67,17 +68,40 @@ final class QueueMigration {
         }
         Optional<String> lane = journal.get(Journal.LANE);
         String given = options.lane().map(BrandedId::toString).orElse("");
-        if (lane.isPresent() && !lane.get().equals(given)) {
-            return Optional.of(new MigrationRefused("lane", "the migration of '" + target + "' started "
-                    + (lane.get().isEmpty() ? "into the flat pending set (no --lane)" : "with --lane " + lane.get())
+        Optional<String> laneFrom = journal.get(Journal.LANE_FROM);
+        String givenFrom = options.laneFrom().orElse("");
+        if ((lane.isPresent() && !lane.get().equals(given)) || (laneFrom.isPresent() && !laneFrom.get().equals(givenFrom))) {
+            return Optional.of(new MigrationRefused("lane", "the migration of '" + target + "' started with "
+                    + (lane.orElse("").isEmpty() ? "no --lane" : "--lane " + lane.get()) + " and "
+                    + (laneFrom.orElse("").isEmpty() ? "no --lane-from" : "--lane-from " + laneFrom.get())
                     + "; re-run it the same way or abandon it first"));
         }
         return Optional.empty();
     }
 
-    /** Where pending rows go: the lane's pending set under {@code --lane}, else the flat pending set. */
-    String pendingKey() {
-        return options.lane().map(keys::lanePending).orElse(keys.pending());
+    /**
+     * The lane a job waits in ({@link JobLanes}), recorded in the journal the first time a lane is
+     * used, so verify, drain and abandon find every lane; empty for the flat pending set.
+     */
+    Optional<BrandedId> laneOf(Map<Bytes, Bytes> hash) {
+        Optional<Map.Entry<BrandedId, String>> lane = JobLanes.of(options, hash);
+        if (lane.isEmpty()) {
+            return Optional.empty();
+        }
+        BrandedId id = lane.get().getKey();
+        if (!knownLanes.containsKey(id)) {
+            String field = Journal.LANE_PREFIX + id;
+            Optional<String> recorded = journal.get(field);
+            if (recorded.isPresent() && !recorded.get().equals(lane.get().getValue())) {
+                throw new MigrationRefused("lane-collision", "the values '" + recorded.get() + "' and '"
+                        + lane.get().getValue() + "' both mint lane " + id + "; migrate this queue with --lane instead");
+            }
+            if (recorded.isEmpty()) {
+                journal.set(Map.of(field, lane.get().getValue()));
+            }
+            knownLanes.put(id, lane.get().getValue());
+        }
+        return Optional.of(id);
     }
 
     UnifiedJedis sourceClient() {

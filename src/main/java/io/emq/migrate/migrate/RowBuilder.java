@@ -44,7 +44,7 @@ public final class RowBuilder {
             if (setKey == null) {
                 return SET_NONE;
             }
-            if (setKey.equals(m.pendingKey())) {
+            if (setKey.equals(m.keys.pending())) {
                 return SET_PENDING;
             }
             if (setKey.equals(m.keys.schedule())) {
@@ -101,7 +101,7 @@ public final class RowBuilder {
     private static List<byte[]> callKeys(QueueMigration m, int rows) {
         List<byte[]> keys = new ArrayList<>(rows + 5);
         keys.add(Utf8.bytes(m.keys.meta()));
-        keys.add(Utf8.bytes(m.pendingKey()));
+        keys.add(Utf8.bytes(m.keys.pending()));
         keys.add(Utf8.bytes(m.keys.schedule()));
         keys.add(Utf8.bytes(m.keys.dead()));
         keys.add(Utf8.bytes(m.keys.active()));
@@ -120,7 +120,7 @@ public final class RowBuilder {
                 new IllegalStateException("a " + facts.state().wireName() + " job has no v2 row"));
         String state = v2.wireName();
         String setKey = switch (v2) {
-            case PENDING -> m.pendingKey();
+            case PENDING -> m.keys.pending(); // migrate_write_jobs puts a row with a group in its lane instead
             case SCHEDULED -> m.keys.schedule();
             case DEAD -> m.keys.dead();
             case ACTIVE, AWAITING_CHILDREN -> null;
@@ -139,7 +139,7 @@ public final class RowBuilder {
             add(fields, "last_error", lastError);
         }
         field(hash, "progress").ifPresent(p -> add(fields, "progress", p.raw()));
-        m.options.lane().ifPresent(lane -> add(fields, "group", Utf8.bytes(lane.toString())));
+        m.laneOf(hash).ifPresent(lane -> add(fields, "group", Utf8.bytes(lane.toString())));
         parent.ifPresent(p -> {
             add(fields, "parent", Utf8.bytes(p.parent().toString()));
             add(fields, "parent_queue", Utf8.bytes(p.queue()));

@@ -45,7 +45,7 @@ public final class Verifier {
     private final Keys keys;
     private final Journal journal;
     private final PayloadPolicy policy;
-    private final String pendingKey;
+    private final java.util.SortedSet<BrandedId> lanes;
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -57,7 +57,7 @@ public final class Verifier {
         this.keys = Keys.queue(queue);
         this.journal = new Journal(target, queue);
         this.policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
-        this.pendingKey = journal.lane().map(keys::lanePending).orElse(keys.pending());
+        this.lanes = journal.lanes();
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
@@ -76,7 +76,11 @@ public final class Verifier {
         checkRows(batch);
         source.ifPresent(snap -> checkSource(snap, options));
         Map<String, Long> found = new LinkedHashMap<>();
-        found.put("pending", target.client().zcard(pendingKey));
+        long pending = target.client().zcard(keys.pending());
+        for (BrandedId lane : lanes) {
+            pending += target.client().zcard(keys.lanePending(lane));
+        }
+        found.put("pending", pending);
         found.put("scheduled", target.client().zcard(keys.schedule()));
         found.put("dead", target.client().zcard(keys.dead()));
         for (String set : List.of("pending", "scheduled", "dead")) {
@@ -98,13 +102,21 @@ public final class Verifier {
         }
         List<BrandedId> rowIds = new ArrayList<>(want.keySet());
         List<Response<List<byte[]>>> rows = new ArrayList<>();
-        List<Response<Double>> scores = new ArrayList<>();
         try (AbstractPipeline p = target.client().pipelined()) {
             for (BrandedId id : rowIds) {
                 rows.add(p.hmget(Utf8.bytes(keys.job(id)), Utf8.bytes("state"), Utf8.bytes("attempts"),
-                        Utf8.bytes("payload")));
-                String set = setOf(want.get(id).state());
-                scores.add(set == null ? null : p.zscore(Utf8.bytes(set), Utf8.bytes(id.toString())));
+                        Utf8.bytes("payload"), Utf8.bytes("group")));
+            }
+            p.sync();
+        }
+        List<String> sets = new ArrayList<>(rowIds.size());
+        List<Response<Double>> scores = new ArrayList<>();
+        try (AbstractPipeline p = target.client().pipelined()) {
+            for (int i = 0; i < rowIds.size(); i++) {
+                byte[] group = rows.get(i).get().get(3);
+                String set = setOf(want.get(rowIds.get(i)).state(), group == null ? null : Replies.asText(group));
+                sets.add(set);
+                scores.add(set == null ? null : p.zscore(Utf8.bytes(set), Utf8.bytes(rowIds.get(i).toString())));
             }
             p.sync();
         }
@@ -131,7 +143,7 @@ public final class Verifier {
                 problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
             }
             if (scores.get(i) != null && scores.get(i).get() == null) {
-                problem(keys.job(id) + ": not a member of " + setOf(e.state()));
+                problem(keys.job(id) + ": not a member of " + sets.get(i));
             }
         }
     }
@@ -175,11 +187,11 @@ public final class Verifier {
         return n;
     }
 
-    /** The key of the structure a row in {@code state} is listed in (null for none). */
-    private String setOf(String state) {
+    /** The key of the structure a row in {@code state} (of lane {@code group}, when it has one) is listed in (null for none). */
+    private String setOf(String state, String group) {
         Optional<V2State> v2 = V2State.parse(state);
         if (v2.equals(Optional.of(V2State.PENDING))) {
-            return pendingKey;
+            return group == null || !BrandedId.isValid(group) ? keys.pending() : keys.lanePending(BrandedId.of(group));
         }
         return v2.flatMap(V2State::structure).filter(t -> t != StructureType.ACTIVE).map(keys::structure).orElse(null);
     }

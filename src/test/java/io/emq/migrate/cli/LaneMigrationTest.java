@@ -67,4 +67,37 @@ class LaneMigrationTest {
         assertTrue(flat.out().contains("served by: the flat pending set") && flat.out().contains("migrate --lane GROUP"), flat.out());
         assertEquals(ExitCodes.USAGE, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "emails", "--lane", "x").code());
     }
+
+    @Test
+    void laneFromGivesEachValueOfAJobFieldItsOwnLaneAndTheDrainPasses() throws Exception {
+        String[][] jobs = {{"1", "mail"}, {"2", "sms"}, {"3", "mail"}, {"4", ""}, {"5", "sms"}};
+        for (String[] job : jobs) {
+            SERVER.client().hset("bull:notify:" + job[0], java.util.Map.of("name", job[1], "data", "{\"n\":" + job[0] + "}",
+                    "opts", "{}", "timestamp", "1", "delay", "0", "priority", "0"));
+            SERVER.client().lpush("bull:notify:wait", job[0]);
+        }
+        SERVER.client().set("bull:notify:id", "5");
+        SERVER.client().hset("bull:notify:meta", "version", "bullmq:5.65.1");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "notify", "--lane-from", "name");
+        assertTrue(plan.out().contains("one lane per value of the job's name"), plan.out());
+        CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "notify", "--lane-from", "name",
+                "--lane", LANE, "--yes");
+        assertEquals(ExitCodes.OK, m.code(), m.out() + m.err());
+
+        String mail = "emq:{notify}:g:" + io.emq.migrate.migrate.JobLanes.mint("mail") + ":pending";
+        String sms = "emq:{notify}:g:" + io.emq.migrate.migrate.JobLanes.mint("sms") + ":pending";
+        assertEquals(2, SERVER.client().zcard(mail));
+        assertEquals(2, SERVER.client().zcard(sms));
+        assertEquals(1, SERVER.client().zcard("emq:{notify}:g:" + LANE + ":pending"), "the job without a name goes to --lane");
+        assertEquals(3, SERVER.client().llen("emq:{notify}:ring"));
+        assertEquals("mail", SERVER.client().hget("{emq}:migration:notify", "lane:" + io.emq.migrate.migrate.JobLanes.mint("mail")));
+
+        CliRun drain = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "notify", "--json");
+        assertEquals(ExitCodes.OK, drain.code(), drain.out() + drain.err());
+        JsonNode doc = Json.MAPPER.readTree(drain.out());
+        assertTrue(doc.get("passed").asBoolean(), drain.out());
+        assertEquals(5, doc.get("before").get("pending").asLong());
+        assertEquals(0, doc.get("after").get("pending").asLong());
+        assertEquals(ExitCodes.USAGE, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "notify", "--lane-from", "x").code());
+    }
 }
