@@ -13,17 +13,11 @@
 -- Validates before it writes: a job whose row a claim cannot count (not a hash, or attempts not an
 -- integer from 0 to 2^53-2) is moved to dead with the reason and the next job is taken (claimable).
 --- @include "server_time"
---- @include "limits"
+--- @include "claim_turn"
 --- @include "claimable"
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 or redis.call('ZCARD', KEYS[1]) == 0 then
-  return {}
-end
-local n, ttl = allowance(ARGV[3], 1)
-if ttl > 0 then
-  return rate_limited(ttl)
-end
-if n == 0 then
-  return {}
+local n, refused = claim_room(KEYS[1], KEYS[3], ARGV[3], 1)
+if not n then
+  return refused
 end
 local id = take_claimable(KEYS[1], KEYS[4], ARGV[1])
 if not id then

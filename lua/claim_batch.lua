@@ -14,17 +14,11 @@
 -- attempts not an integer from 0 to 2^53-2) is moved to dead with the reason and the batch takes
 -- the next job (claimable).
 --- @include "server_time"
---- @include "limits"
+--- @include "claim_turn"
 --- @include "claimable"
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 or redis.call('ZCARD', KEYS[1]) == 0 then
-  return {}
-end
-local n, ttl = allowance(ARGV[4], tonumber(ARGV[3]))
-if ttl > 0 then
-  return rate_limited(ttl)
-end
-if n == 0 then
-  return {}
+local n, refused = claim_room(KEYS[1], KEYS[3], ARGV[4], tonumber(ARGV[3]))
+if not n then
+  return refused
 end
 local deadline = server_ms() + tonumber(ARGV[2])
 local out = {}

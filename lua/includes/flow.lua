@@ -23,6 +23,14 @@ local function count_child(base, parent, hash, child, value)
   return 1
 end
 
+-- flow_parent(base, id): the flow parent of job id (nil when it has none), the queue it lives in
+-- (nil or '' : this queue) and its failure policy ('fp' unless the row says otherwise).
+local function flow_parent(base, id)
+  local row = base .. 'job:' .. id
+  local f = redis.call('HMGET', row, 'parent', 'parent_queue', 'parent_policy')
+  return f[1] or nil, f[2] or nil, f[3] or 'fp'
+end
+
 local child_died
 
 -- fail_parent(base, parent, child, err): a fail-parent child died; a parent still waiting (on
@@ -50,13 +58,10 @@ end
 -- in this queue at once, in another queue through this queue's flow:outbox
 -- ("\0fail\0<parent_q>\0<parent_id>\0<child_id>\0<policy>\0<error>").
 child_died = function(base, id, err)
-  local row = base .. 'job:' .. id
-  local parent = redis.call('HGET', row, 'parent')
+  local parent, pq, policy = flow_parent(base, id)
   if not parent then
     return
   end
-  local pq = redis.call('HGET', row, 'parent_queue')
-  local policy = redis.call('HGET', row, 'parent_policy') or 'fp'
   if not is_own_queue(base, pq) then
     redis.call('RPUSH', base .. 'flow:outbox',
       '\0fail\0' .. pq .. '\0' .. parent .. '\0' .. id .. '\0' .. policy .. '\0' .. err)
@@ -73,12 +78,10 @@ end
 -- parent: in this queue at once, in another queue through this queue's flow:outbox
 -- ("<parent_q>\0<parent_id>\0<child_id>\0<result>").
 local function child_done(base, id, result)
-  local row = base .. 'job:' .. id
-  local parent = redis.call('HGET', row, 'parent')
+  local parent, pq = flow_parent(base, id)
   if not parent then
     return
   end
-  local pq = redis.call('HGET', row, 'parent_queue')
   if is_own_queue(base, pq) then
     count_child(base, parent, 'processed', id, result)
   else
