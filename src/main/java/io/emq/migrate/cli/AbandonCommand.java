@@ -1,7 +1,8 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Abandon;
-import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -55,8 +56,8 @@ final class AbandonCommand implements Command {
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
         Wire sourceWire = Wire.unfenced(in.open(source, Side.SOURCE, 8));
-        boolean retired = Migrated.journal(in.readableTarget(target), queue).state()
-                .filter(s -> s == Journal.State.RETIRED).isPresent();
+        boolean retired = Migrated.journal(in.readableTarget(target), queue).header().get(JournalHeader.STATE)
+                .filter(s -> s == MigrationState.RETIRED).isPresent();
         if (!retired) { // a retired migration is refused below, by Abandon, without asking
             in.confirm("abandon " + queue, "deletes every job the migration wrote on " + target.describe()
                     + " (v2 producers' jobs in that queue stay)");

@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.wire.Scan;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.v1.fixture.Fixture;
@@ -16,8 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * {@code emq-migrate demo [--migrate] [--fixture NAME] [--keep]}: the tour on a machine with no server.
@@ -197,7 +196,7 @@ final class DemoCommand implements Command {
     static List<String> expireLiveLocks(UnifiedJedis client) {
         List<String> deleted = new ArrayList<>();
         for (String prefix : PREFIXES) {
-            for (String key : scan(client, prefix + ":*:lock")) {
+            for (String key : Scan.keys(client, prefix + ":*:lock")) {
                 if (client.pttl(key) > 0) {
                     client.del(key);
                     deleted.add(key);
@@ -211,18 +210,6 @@ final class DemoCommand implements Command {
     static List<String> migratedQueues(UnifiedJedis client) {
         String one = Keys.migrationJournal("q");
         String prefix = one.substring(0, one.length() - 1);
-        return scan(client, prefix + "*").stream().map(k -> k.substring(prefix.length())).sorted().toList();
-    }
-
-    private static List<String> scan(UnifiedJedis client, String pattern) {
-        List<String> keys = new ArrayList<>();
-        ScanParams params = new ScanParams().match(pattern).count(1000);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = client.scan(cursor, params);
-            keys.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return keys;
+        return Scan.keys(client, Scan.startingWith(prefix)).stream().map(k -> k.substring(prefix.length())).sorted().toList();
     }
 }

@@ -1,5 +1,7 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
@@ -120,7 +122,7 @@ final class DrainCommand implements Command {
                         + " claimed. Add --resume to resume it and drain it (or resume it yourself: HDEL "
                         + Keys.queue(queue).meta() + " paused).");
             }
-            if (new Journal(wire, queue).state().filter(s -> s == Journal.State.VERIFIED).isPresent()) {
+            if (new Journal(wire, queue).header().get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()) {
                 in.confirm("drain --resume " + queue, "consumes every job of a migration stopped at verified"
                         + " (--no-retire), whose v1 source still holds the same jobs: v2 and v1 would both run them");
             }

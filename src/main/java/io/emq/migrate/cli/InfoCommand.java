@@ -1,5 +1,8 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.StepCatalog;
@@ -60,13 +63,13 @@ final class InfoCommand implements Command {
         List<Map<String, Object>> docs = new ArrayList<>();
         for (String q : queues) {
             Journal journal = new Journal(wire, q);
-            List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history());
+            List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history().rows());
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("name", q);
-            doc.put("state", journal.state().map(Journal.State::wireName).orElse("none"));
-            doc.put("source", journal.get("v1_queue").orElse(null));
-            doc.put("policy", journal.get("policy").orElse(null));
-            doc.put("hwm", journal.highWaterMark());
+            doc.put("state", journal.header().get(JournalHeader.STATE).map(MigrationState::wireName).orElse("none"));
+            doc.put("source", journal.header().get(JournalHeader.V1_QUEUE).orElse(null));
+            doc.put("policy", journal.header().get(JournalHeader.POLICY).map(PayloadPolicy::wireName).orElse(null));
+            doc.put("hwm", journal.ids().highWaterMark());
             doc.put("steps", steps.stream().map(InfoCommand::step).toList());
             docs.add(doc);
             if (!in.json()) {

@@ -63,10 +63,10 @@ final class LookupCommand implements Command {
             Journals.mapping(wire, queue).forEach(e -> pairs.add(pair(e.getKey(), e.getValue())));
         } else if (in.has("v1-id")) {
             byte[] v1 = in.value("v1-id", "").getBytes(StandardCharsets.UTF_8);
-            journal.lookupV1(List.of(v1)).get(0).ifPresent(id -> pairs.add(pair(v1, id.toString())));
+            journal.ids().lookupV1(List.of(v1)).get(0).ifPresent(id -> pairs.add(pair(v1, id.toString())));
         } else {
             BrandedId id = BrandedId.of(in.value("job-id", ""));
-            journal.lookupV2(id).ifPresent(v1 -> pairs.add(pair(v1, id.toString())));
+            journal.ids().lookupV2(id).ifPresent(v1 -> pairs.add(pair(v1, id.toString())));
         }
         if (in.json()) {
             Json.print(pairs, in.out());

@@ -1,9 +1,9 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.JournalLease;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.Checkpoints;
-import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
@@ -145,7 +145,7 @@ final class MigrateCommand implements Command {
                 .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
         Duration wait = in.duration("wait-for-locks", Duration.ZERO);
         Duration lease = in.duration("lease", MigrationOptions.DEFAULT_LEASE);
-        Journal.leaseProblem(lease).ifPresent(problem -> {
+        JournalLease.problem(lease).ifPresent(problem -> {
             throw CliException.usage("--lease: " + problem);
         });
         return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,

@@ -1,5 +1,7 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.HistoryRow;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.wire.Wire;
@@ -16,13 +18,13 @@ final class Migrated {
      */
     static Journal journal(Wire target, String queue) {
         Journal journal = new Journal(target, queue);
-        boolean applied = journal.state().isPresent() && journal.history().stream().anyMatch(HistoryRow::success);
+        boolean applied = journal.header().get(JournalHeader.STATE).isPresent() && journal.history().rows().stream().anyMatch(HistoryRow::success);
         if (!applied) {
             throw CliException.refused("queue " + queue + " was never migrated on this target" + (journal.exists()
                     ? " (a migration of it was refused before it wrote anything)" : "") + "; `info` lists those that were");
         }
-        Journal.State state = journal.state().get();
-        if (state == Journal.State.ABANDONED) {
+        MigrationState state = journal.header().get(JournalHeader.STATE).get();
+        if (state == MigrationState.ABANDONED) {
             throw CliException.refused("the migration of queue " + queue + " was abandoned on this target; `info`"
                     + " lists the queues that are migrated");
         }

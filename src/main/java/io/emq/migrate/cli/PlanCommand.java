@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.commons.cli.Options;
+import io.emq.migrate.wire.Wire;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -113,7 +114,7 @@ final class PlanCommand implements Command {
                         + " (`discover` lists them; check --prefix)");
             }
         }
-        UnifiedJedis v2 = in.readableTarget(in.targetOrSource()).client(); // refuses a foreign fence, as migrate would
+        Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue

@@ -1,5 +1,7 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.Verifier;
@@ -62,8 +64,8 @@ final class VerifyCommand implements Command {
         Journal journal = Migrated.journal(wire, queue);
         MigrationOptions migrated = MigrationOptions.defaults().withAcceptAnomalies(in.has("accept-anomalies"));
         Optional<QueueSnapshot> snapshot = Optional.empty();
-        boolean retired = journal.state().map(s -> s == Journal.State.RETIRED).orElse(false);
-        if (source.isPresent() && !retired && journal.get("v1_prefix").isPresent()) {
+        boolean retired = journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
+        if (source.isPresent() && !retired && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
             snapshot = Optional.of(snapshot(in.open(source.get(), Side.SOURCE, 8), journal));
         }
         Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
@@ -72,8 +74,8 @@ final class VerifyCommand implements Command {
     }
 
     private static QueueSnapshot snapshot(UnifiedJedis client, Journal journal) {
-        String prefix = journal.get("v1_prefix").orElseThrow();
-        QueueRef queue = QueueRef.of(prefix, journal.get("v1_name").orElseThrow());
+        String prefix = journal.header().get(JournalHeader.V1_PREFIX).orElseThrow();
+        QueueRef queue = QueueRef.of(prefix, journal.header().get(JournalHeader.V1_NAME).orElseThrow());
         List<QueueRef> all = new Discovery(client).discover(List.of(prefix)).queues();
         return new QueueSnapshotReader(client, new QueueBases(all)).read(queue);
     }

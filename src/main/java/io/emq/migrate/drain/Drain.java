@@ -1,5 +1,7 @@
 package io.emq.migrate.drain;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.runtime.Consumer;
 import io.emq.migrate.runtime.ConsumerListener;
@@ -63,12 +65,12 @@ public final class Drain {
         if (!jobs.isPaused()) {
             return Optional.empty();
         }
-        if (journal.state().filter(s -> s == Journal.State.VERIFIED).isPresent()) {
+        if (journal.header().get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()) {
             return Optional.of("its migration stopped at verified (migrate --no-retire), so the v1 source is still"
                     + " the truth: finish the migration (run migrate again without --no-retire) before serving v2,"
                     + " or drain a copy");
         }
-        if (journal.get("v1_was_paused").filter("1"::equals).isPresent()) {
+        if (journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
             return Optional.of("the v1 queue was paused when it was migrated, and the migration kept the pause");
         }
         return Optional.of("meta.paused is set (an operator paused it)");

@@ -1,6 +1,6 @@
 package io.emq.migrate.drain;
 
-import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
 import io.emq.migrate.runtime.OutboxSweep;
@@ -43,7 +43,7 @@ final class DrainLedger implements ConsumerListener {
 
     /** Called by the drain's handler before the work runs. */
     void claimed(Delivery job) {
-        Optional<Journal.Expected> expected = migrated.expected(job.id());
+        Optional<Expectation> expected = migrated.expected(job.id());
         if (expected.isEmpty()) {
             freshClaimed.increment();
             return;

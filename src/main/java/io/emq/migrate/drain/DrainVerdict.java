@@ -1,6 +1,6 @@
 package io.emq.migrate.drain;
 
-import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.Expectation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -51,7 +51,7 @@ final class DrainVerdict {
         long superseded = 0;
         long refused = 0;
         for (String id : toDrain) {
-            Journal.Expected want = migrated.expected(id).orElseThrow();
+            Expectation want = migrated.expected(id).orElseThrow();
             DrainLedger.Entry e = seen.get(id);
             if (e == null) {
                 problems.add(() -> describe(id, want) + ": never claimed (its row is "
@@ -146,7 +146,7 @@ final class DrainVerdict {
         return n;
     }
 
-    private String describe(String id, Journal.Expected want) {
+    private String describe(String id, Expectation want) {
         return id + " (v1 " + migrated.v1Id(id) + ", " + want.state() + ")";
     }
 }

@@ -1,6 +1,6 @@
 package io.emq.migrate.drain;
 
-import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.Expectation;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -90,7 +90,7 @@ final class DryRun {
     private void check(List<String> ids) {
         Map<String, List<byte[]>> fields = rows.fields(ids, "payload", "attempts");
         for (String id : ids) {
-            Journal.Expected want = migrated.expected(id).orElseThrow();
+            Expectation want = migrated.expected(id).orElseThrow();
             queued.add(id);
             List<byte[]> f = fields.get(id);
             Optional<String> digest = f.get(0) == null ? Optional.of("row has no payload")
@@ -109,7 +109,7 @@ final class DryRun {
         }
     }
 
-    private String describe(String id, Journal.Expected want) {
+    private String describe(String id, Expectation want) {
         return id + " (v1 " + migrated.v1Id(id) + ", " + want.state() + ")";
     }
 }

@@ -1,5 +1,7 @@
 package io.emq.migrate.drain;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.v1.plan.PayloadPolicy;
@@ -21,9 +23,9 @@ final class MigratedJobs {
 
     private final Journal journal;
     private final PayloadPolicy policy;
-    private final Map<String, Journal.Expected> byId;
+    private final Map<String, Expectation> byId;
 
-    private MigratedJobs(Journal journal, PayloadPolicy policy, Map<String, Journal.Expected> byId) {
+    private MigratedJobs(Journal journal, PayloadPolicy policy, Map<String, Expectation> byId) {
         this.journal = journal;
         this.policy = policy;
         this.byId = byId;
@@ -31,26 +33,26 @@ final class MigratedJobs {
 
     /** Reads every mapping and expectation of the journal (empty when the queue has no journal). */
     static MigratedJobs load(Journal journal) {
-        PayloadPolicy policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
-        Map<String, Journal.Expected> byId = new HashMap<>();
+        PayloadPolicy policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
+        Map<String, Expectation> byId = new HashMap<>();
         List<BrandedId> batch = new ArrayList<>(BATCH);
-        journal.forEachMapping((id, v1) -> {
+        journal.ids().forEach((id, v1) -> {
             batch.add(id);
             if (batch.size() == BATCH) {
-                journal.expectations(batch).forEach((k, v) -> byId.put(k.toString(), v));
+                journal.expectations().of(batch).forEach((k, v) -> byId.put(k.toString(), v));
                 batch.clear();
             }
         });
-        journal.expectations(batch).forEach((k, v) -> byId.put(k.toString(), v));
+        journal.expectations().of(batch).forEach((k, v) -> byId.put(k.toString(), v));
         return new MigratedJobs(journal, policy, byId);
     }
 
     /** The expectation of a v2 id; empty for fresh v2 work. */
-    Optional<Journal.Expected> expected(String id) {
+    Optional<Expectation> expected(String id) {
         return Optional.ofNullable(byId.get(id));
     }
 
-    Map<String, Journal.Expected> all() {
+    Map<String, Expectation> all() {
         return byId;
     }
 
@@ -59,7 +61,7 @@ final class MigratedJobs {
     }
 
     /** Empty when the payload carries the journaled v1 data, else what is wrong with it. */
-    Optional<String> digestProblem(Journal.Expected expected, byte[] payload) {
+    Optional<String> digestProblem(Expectation expected, byte[] payload) {
         Optional<byte[]> data = RowBuilder.v1Data(policy, payload);
         if (data.isEmpty()) {
             return Optional.of("payload is not a " + policy.wireName() + " payload; its v1 data cannot be recovered");
@@ -71,7 +73,7 @@ final class MigratedJobs {
 
     /** The v1 id of a migrated job, for messages ({@code ?} when the journal lacks it). */
     String v1Id(String id) {
-        return journal.lookupV2(BrandedId.of(id)).map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8))
+        return journal.ids().lookupV2(BrandedId.of(id)).map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8))
                 .orElse("?");
     }
 

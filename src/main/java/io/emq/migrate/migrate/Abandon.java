@@ -5,6 +5,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,23 +26,23 @@ public final class Abandon {
 
     public static Map<String, Long> run(Wire source, Wire target, String queue, Duration lease) {
         Journal journal = new Journal(target, queue);
-        Journal.State state = journal.state().orElseThrow(() -> new MigrationRefused("no-journal",
+        MigrationState state = journal.header().get(JournalHeader.STATE).orElseThrow(() -> new MigrationRefused("no-journal",
                 "queue " + queue + " has no migration journal on the target: nothing to abandon"));
-        if (state == Journal.State.RETIRED) {
+        if (state == MigrationState.RETIRED) {
             throw new MigrationRefused("retired", "the migration of " + queue + " retired its v1 source: it can no"
                     + " longer be abandoned (the v2 queue is now the only copy; see MIGRATION.md, rollback after retire)");
         }
-        if (state == Journal.State.ABANDONED) {
+        if (state == MigrationState.ABANDONED) {
             return Map.of("rows", 0L);
         }
-        journal.acquire(Migrator.owner(), lease.toMillis());
+        journal.lease().acquire(Migrator.owner(), lease.toMillis());
         Keys keys = Keys.queue(queue);
         TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
         List<BrandedId> batch = new ArrayList<>(Verifier.BATCH);
         long[] rows = {0};
         java.util.SortedSet<BrandedId> lanes = journal.lanes();
-        journal.forEachMapping((id, v1) -> {
+        journal.ids().forEach((id, v1) -> {
             batch.add(id);
             rows[0]++;
             if (batch.size() == Verifier.BATCH) {
@@ -54,8 +55,8 @@ public final class Abandon {
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         long schedulers = 0;
         TargetWrites w = new TargetWrites(target, keys, journal);
-        for (byte[] field : journal.fieldsStartingWith("scheduler:")) {
-            String name = journal.get(Replies.asText(field)).orElse("");
+        for (byte[] field : journal.fieldsStartingWith(Journal.SCHEDULER_PREFIX)) {
+            String name = journal.text(Replies.asText(field)).orElse("");
             if (!name.isEmpty()) {
                 w.del(keys.repeat(name)).zrem(keys.base() + "repeat", name);
                 schedulers++;
@@ -75,26 +76,28 @@ public final class Abandon {
             }
         }
         w.flush();
-        if (journal.get("v2_was_paused").orElse("0").equals("0")) {
+        if (!journal.header().get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
             TargetFence.resume(target, keys, journal);
         }
         TargetFence.release(target, keys, journal);
         counts.put("v1-resumed", resumeSource(source, journal));
-        for (String prefix : List.of("v1:", "v2:", "r:", "history:", "scheduler:", CarrySettings.JOURNAL_PREFIX,
-                "v1_was_paused", "v2_was_paused", "fingerprint")) {
+        for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, Expectations.PREFIX, StepHistory.PREFIX,
+                Journal.SCHEDULER_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
+                JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.FINGERPRINT.name())) {
             journal.fieldsStartingWith(prefix, journal::forget);
         }
-        journal.set(Journal.STATE, Journal.State.ABANDONED.wireName());
-        journal.release();
+        journal.record(JournalHeader.STATE, MigrationState.ABANDONED);
+        journal.lease().release();
         return counts;
     }
 
     /** v1 is resumed only if the migration paused it; jobs v1 producers added during the fence go back to wait. */
     private static long resumeSource(Wire source, Journal journal) {
-        if (!journal.get("v1_was_paused").orElse("1").equals("0")) {
+        JournalHeader header = journal.header();
+        if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
             return 0;
         }
-        QueueRef q = QueueRef.of(journal.get("v1_prefix").orElseThrow(), journal.get("v1_name").orElseThrow());
+        QueueRef q = QueueRef.of(header.get(JournalHeader.V1_PREFIX).orElseThrow(), header.get(JournalHeader.V1_NAME).orElseThrow());
         SourceFence.resume(source, q);
         return 1;
     }
@@ -118,14 +121,9 @@ public final class Abandon {
 
     /** Dedup keys (and receipts) whose value is a branded id this migration mapped, a SCAN page at a time. */
     private static long deleteDedupKeysPointingAt(Wire target, Keys keys, Journal journal) {
-        long deleted = 0;
-        redis.clients.jedis.params.ScanParams params = new redis.clients.jedis.params.ScanParams()
-                .match(keys.base() + "de:*").count(1000);
-        String cursor = redis.clients.jedis.params.ScanParams.SCAN_POINTER_START;
-        do {
-            redis.clients.jedis.resps.ScanResult<String> page = target.client().scan(cursor, params);
-            List<String> found = page.getResult();
-            List<String> values = found.isEmpty() ? List.of() : target.client().mget(found.toArray(new String[0]));
+        long[] deleted = {0};
+        Scan.keys(target.client(), Scan.startingWith(keys.base() + "de:"), found -> {
+            List<String> values = target.client().mget(found.toArray(new String[0]));
             List<String> pointing = new ArrayList<>();
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < found.size(); i++) {
@@ -134,17 +132,16 @@ public final class Abandon {
                     ids.add(values.get(i));
                 }
             }
-            List<Boolean> ours = journal.mapsV2(ids);
+            List<Boolean> ours = journal.ids().mapsV2(ids);
             TargetWrites w = new TargetWrites(target, keys, journal);
             for (int i = 0; i < pointing.size(); i++) {
                 if (ours.get(i)) {
                     w.del(pointing.get(i));
-                    deleted++;
+                    deleted[0]++;
                 }
             }
             w.flush();
-            cursor = page.getCursor();
-        } while (!cursor.equals(redis.clients.jedis.params.ScanParams.SCAN_POINTER_START));
-        return deleted;
+        });
+        return deleted[0];
     }
 }

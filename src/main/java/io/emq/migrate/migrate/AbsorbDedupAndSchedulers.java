@@ -62,7 +62,7 @@ final class AbsorbDedupAndSchedulers implements Step {
                 counts.merge("dedup-invalid-id", 1L, Long::sum);
             }
         }
-        List<Optional<BrandedId>> ids = m.journal.lookupV1(valid.stream().map(e -> e.jobId().raw()).toList());
+        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(valid.stream().map(e -> e.jobId().raw()).toList());
         long written = 0;
         TargetWrites w = new TargetWrites(m);
         for (int i = 0; i < valid.size(); i++) {
@@ -81,7 +81,7 @@ final class AbsorbDedupAndSchedulers implements Step {
     /** Receipts for the jobs with a custom id that satisfies the dedup-id rule. */
     private static long receipts(QueueMigration m, Iterable<JobFacts> custom) {
         return Migratable.inBatches(custom, PlanIdentity.BATCH, batch -> {
-            List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             TargetWrites w = new TargetWrites(m);
             for (int i = 0; i < batch.size(); i++) {
                 w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).orElseThrow().toString()), 0, true);
@@ -123,7 +123,7 @@ final class AbsorbDedupAndSchedulers implements Step {
                     .zadd(m.keys.base() + "repeat", next, name)
                     .flush();
             m.checkpoints.hit("scheduler written");
-            m.journal.set("scheduler:" + s.id().display(), name);
+            m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
             written++;
         }
         return written;

@@ -39,7 +39,7 @@ final class AbsorbFlows implements Step {
         for (JobFacts facts : parents) {
             V1Job job = reader.read(m.source, facts.id()).orElseThrow(() -> new MigrationRefused("source-changed",
                     "flow parent " + m.source.jobKey(facts.id()).display() + " disappeared during the migration"));
-            BrandedId id = m.journal.lookupV1(List.of(facts.id().raw())).get(0).orElseThrow();
+            BrandedId id = m.journal.ids().lookupV1(List.of(facts.id().raw())).get(0).orElseThrow();
             Map<byte[], byte[]> processed = branded(m, job.processed(), facts);
             Map<byte[], byte[]> ignored = branded(m, job.failed(), facts);
             Map<Bytes, Bytes> failedReasons = new LinkedHashMap<>();
@@ -64,7 +64,7 @@ final class AbsorbFlows implements Step {
             return java.util.Optional.empty();
         }
         byte[] id = childKey.dropPrefix(m.source.base()).raw();
-        return java.util.Optional.of(m.journal.assignIds(List.of(id)).get(0));
+        return java.util.Optional.of(m.journal.ids().assign(List.of(id)).get(0));
     }
 
     private static void replaceHash(TargetWrites w, String key, Map<byte[], byte[]> entries) {

@@ -26,7 +26,7 @@ final class CarrySettings {
                 continue;
             }
             String journalField = JOURNAL_PREFIX + setting.field();
-            Optional<String> recorded = m.journal.get(journalField);
+            Optional<String> recorded = m.journal.text(journalField);
             String present = m.targetClient().hget(m.keys.meta(), setting.field());
             if (present != null && recorded.isEmpty()) {
                 continue; // the v2 queue's own value
@@ -34,7 +34,7 @@ final class CarrySettings {
             if (recorded.isEmpty()) {
                 m.journal.set(Map.of(journalField, setting.v1Value()));
             }
-            writes.hset(m.keys.meta(), Map.of(Utf8.bytes(setting.field()), Utf8.bytes(m.journal.get(journalField).orElseThrow())));
+            writes.hset(m.keys.meta(), Map.of(Utf8.bytes(setting.field()), Utf8.bytes(m.journal.text(journalField).orElseThrow())));
             carried++;
         }
         writes.flush();

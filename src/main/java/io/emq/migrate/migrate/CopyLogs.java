@@ -48,7 +48,7 @@ final class CopyLogs implements Step {
             }
             p.sync();
         }
-        List<Optional<BrandedId>> ids = m.journal.lookupV1(withLogs.stream().map(j -> j.id().raw()).toList());
+        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(withLogs.stream().map(j -> j.id().raw()).toList());
         m.checkpoints.hit("logs read");
         TargetWrites w = new TargetWrites(m);
         for (int i = 0; i < withLogs.size(); i++) {

@@ -28,16 +28,16 @@ final class FenceSource implements Step {
     public Map<String, Long> apply(QueueMigration m) {
         recordHeader(m);
         m.checkpoints.hit("header recorded");
-        if (m.journal.get("v1_was_paused").isEmpty()) {
+        if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {
             boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), Utf8.bytes("paused"));
-            m.journal.set(Map.of("v1_was_paused", paused ? "1" : "0"));
+            m.journal.record(JournalHeader.V1_WAS_PAUSED, paused);
         }
         m.checkpoints.hit("v1 pause recorded");
         SourceFence.pause(m.sourceWire, m.source);
         m.checkpoints.hit("v1 paused");
         boolean v2Paused = TargetFence.pause(m.targetWire, m.keys, m.journal);
-        if (m.journal.get("v2_was_paused").isEmpty()) {
-            m.journal.set(Map.of("v2_was_paused", v2Paused ? "1" : "0"));
+        if (m.journal.header().get(JournalHeader.V2_WAS_PAUSED).isEmpty()) {
+            m.journal.record(JournalHeader.V2_WAS_PAUSED, v2Paused);
         }
         m.checkpoints.hit("v2 paused");
         String fingerprint;
@@ -49,7 +49,7 @@ final class FenceSource implements Step {
             unpause(m);
             throw refused;
         }
-        m.journal.set("fingerprint", fingerprint);
+        m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
         m.watching = true;
         m.checkpoints.hit("fingerprint recorded");
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -64,44 +64,45 @@ final class FenceSource implements Step {
      * lets go of the v2 fence (nothing else of the migration is on the target yet).
      */
     private static void unpause(QueueMigration m) {
-        if (m.journal.get("v1_was_paused").orElse("1").equals("0")) {
+        if (!m.journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
             SourceFence.resume(m.sourceWire, m.source);
         }
-        if (m.journal.get("v2_was_paused").orElse("1").equals("0")) {
+        if (!m.journal.header().get(JournalHeader.V2_WAS_PAUSED).orElse(true)) {
             TargetFence.resume(m.targetWire, m.keys, m.journal);
         }
         TargetFence.release(m.targetWire, m.keys, m.journal);
     }
 
     private static void recordHeader(QueueMigration m) {
-        String policy = m.options.payload().wireName();
-        String lane = m.options.lane().map(BrandedId::toString).orElse("");
-        Map<String, String> header = new LinkedHashMap<>();
-        header.put(Journal.STATE, Journal.State.RUNNING.wireName());
-        header.put("policy", policy);
-        header.put(Journal.LANE, lane);
-        header.put(Journal.LANE_FROM, m.options.laneFrom().orElse(""));
-        header.put("v1_queue", m.source.display());
-        header.put("v1_prefix", m.source.prefix().display());
-        header.put("v1_name", m.source.name().display());
-        header.put("source", m.sourceName);
-        m.journal.get("started_on").ifPresentOrElse(s -> { }, () -> header.put("started_on", Instant.now().toString()));
-        if (m.journal.get("id_base").isEmpty()) {
-            header.put("id_base", Long.toString(freeIdBase(m)));
+        JournalHeader recorded = m.journal.header();
+        JournalHeader.Write header = new JournalHeader.Write()
+                .set(JournalHeader.STATE, MigrationState.RUNNING)
+                .set(JournalHeader.POLICY, m.options.payload())
+                .set(JournalHeader.LANE, m.options.lane().map(BrandedId::toString).orElse(""))
+                .set(JournalHeader.LANE_FROM, m.options.laneFrom().orElse(""))
+                .set(JournalHeader.V1_QUEUE, m.source.display())
+                .set(JournalHeader.V1_PREFIX, m.source.prefix().display())
+                .set(JournalHeader.V1_NAME, m.source.name().display())
+                .set(JournalHeader.SOURCE, m.sourceName);
+        if (recorded.get(JournalHeader.STARTED_ON).isEmpty()) {
+            header.set(JournalHeader.STARTED_ON, Instant.now().toString());
         }
-        m.journal.set(header);
+        if (recorded.get(JournalHeader.ID_BASE).isEmpty()) {
+            header.set(JournalHeader.ID_BASE, freeIdBase(m));
+        }
+        m.journal.record(header);
     }
 
     /** The queue's own id base, or the next one no other journal on the target holds (see {@link Rebrand}). */
     private static long freeIdBase(QueueMigration m) {
-        java.util.Set<String> taken = new java.util.HashSet<>();
+        java.util.Set<Long> taken = new java.util.HashSet<>();
         for (String other : Journals.queues(m.targetWire)) {
             if (!other.equals(m.target)) {
-                new Journal(m.targetWire, other).get("id_base").ifPresent(taken::add);
+                new Journal(m.targetWire, other).header().get(JournalHeader.ID_BASE).ifPresent(taken::add);
             }
         }
         long base = Rebrand.idBase(m.target);
-        while (taken.contains(Long.toString(base))) {
+        while (taken.contains(base)) {
             base = (base + 1) % Rebrand.BASES;
         }
         return base;

@@ -35,11 +35,11 @@ final class JobWriter {
 
     private static void writeBatch(QueueMigration m, List<JobFacts> batch, Map<String, Long> counts) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
-        List<Optional<BrandedId>> ids = m.journal.lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
         List<String> digests = SourceFence.digests(m.sourceWire, m.source, v1Ids);
         List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
-        Map<BrandedId, Journal.Expected> expectations = new LinkedHashMap<>();
+        Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
             BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
@@ -54,13 +54,13 @@ final class JobWriter {
             expectations.put(id, row.expected());
             counts.merge(row.state(), 1L, Long::sum);
         }
-        Map<BrandedId, Journal.Expected> known = m.journal.expectations(new ArrayList<>(expectations.keySet()));
+        Map<BrandedId, Expectation> known = m.journal.expectations().of(new ArrayList<>(expectations.keySet()));
         m.checkpoints.hit("rows built");
         if (!rows.isEmpty()) {
             Rows.write(m, RowBuilder.writeCall(m, rows, known));
         }
         m.checkpoints.hit("rows written");
-        m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectCall(expectations)));
+        m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectations().call(expectations)));
         m.checkpoints.hit("expectations recorded");
     }
 

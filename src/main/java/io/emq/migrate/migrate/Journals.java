@@ -2,13 +2,12 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.ParsedKey;
+import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /** The journals on a target, and the operator's maintenance of them: list, validate, repair. */
 public final class Journals {
@@ -18,23 +17,17 @@ public final class Journals {
     /** Every queue with a journal on the target ({@code {emq}:migration:*}, one slot, so one SCAN also on a cluster). */
     public static List<String> queues(Wire target) {
         TreeSet<String> out = new TreeSet<>();
-        ScanParams params = new ScanParams().match("{emq}:migration:*").count(1000);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = target.client().scan(cursor, params);
-            for (String key : page.getResult()) {
-                if (KeyGrammar.parse(key) instanceof ParsedKey.ReserveKey r && r.queue().isPresent()) {
-                    out.add(r.queue().get());
-                }
+        for (String key : Scan.keys(target.client(), "{emq}:migration:*")) {
+            if (KeyGrammar.parse(key) instanceof ParsedKey.ReserveKey r && r.queue().isPresent()) {
+                out.add(r.queue().get());
             }
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        }
         return new ArrayList<>(out);
     }
 
     /** The steps whose recorded checksum no longer matches this release (empty when valid). */
     public static List<StepStatus> invalid(Wire target, String queue) {
-        return StepStatus.of(StepCatalog.load(), new Journal(target, queue).history()).stream()
+        return StepStatus.of(StepCatalog.load(), new Journal(target, queue).history().rows()).stream()
                 .filter(s -> !s.valid()).toList();
     }
 
@@ -45,24 +38,24 @@ public final class Journals {
     public static List<String> repair(Wire target, String queue, java.time.Duration lease) {
         Journal journal = new Journal(target, queue);
         StepCatalog catalog = StepCatalog.load();
-        journal.acquire(Migrator.owner(), lease.toMillis());
+        journal.lease().acquire(Migrator.owner(), lease.toMillis());
         List<String> changed = new ArrayList<>();
         try {
-            for (HistoryRow row : journal.history()) {
+            for (HistoryRow row : journal.history().rows()) {
                 if (!row.success()) {
-                    journal.forgetStep(row.version());
+                    journal.history().forget(row.version());
                     changed.add("V" + row.version() + " " + row.description() + ": failed row removed (" + row.error() + ")");
                     continue;
                 }
                 catalog.byVersion(row.version()).filter(def -> def.checksum() != row.checksum()).ifPresent(def -> {
-                    journal.recordStep(new HistoryRow(row.rank(), row.version(), row.description(), def.checksum(),
+                    journal.history().record(new HistoryRow(row.rank(), row.version(), row.description(), def.checksum(),
                             row.installedBy(), row.installedOn(), row.executionMs(), true, row.counts(), null));
                     changed.add("V" + row.version() + " " + row.description() + ": checksum " + row.checksum() + " -> "
                             + def.checksum());
                 });
             }
         } finally {
-            journal.release();
+            journal.lease().release();
         }
         return changed;
     }
@@ -70,7 +63,7 @@ public final class Journals {
     /** The identity mapping of a queue as {@code v1 -> v2} pairs (all of it; for --all lookups). */
     public static List<Map.Entry<byte[], String>> mapping(Wire target, String queue) {
         List<Map.Entry<byte[], String>> out = new ArrayList<>();
-        new Journal(target, queue).forEachMapping((v2, v1) -> out.add(Map.entry(v1, v2.toString())));
+        new Journal(target, queue).ids().forEach((v2, v1) -> out.add(Map.entry(v1, v2.toString())));
         out.sort(Map.Entry.comparingByValue());
         return out;
     }

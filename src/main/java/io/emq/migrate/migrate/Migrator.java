@@ -75,7 +75,7 @@ public final class Migrator {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
         QueueBases bases = new QueueBases(found.queues());
         List<QueueRef> selected = select(found.queues(), names);
-        V2Names v2Names = new V2Names(found.queues(), options.renames(), name -> TargetNames.holder(target.client(), name));
+        V2Names v2Names = new V2Names(found.queues(), options.renames(), name -> TargetNames.holder(target, name));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused("unknown-rename", unknown);
         });
@@ -174,15 +174,15 @@ public final class Migrator {
 
         void begin() {
             try {
-                m.journal.acquire(owner, options.lease().toMillis());
+                m.journal.lease().acquire(owner, options.lease().toMillis());
             } catch (EmqWireException.Lock held) {
                 stop("refused", "locked", held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
                 return;
             }
-            for (HistoryRow row : m.journal.history()) {
+            for (HistoryRow row : m.journal.history().rows()) {
                 applied.put(row.version(), row);
             }
-            if (m.journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+            if (m.journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
                 applied.clear();
             }
             for (HistoryRow row : applied.values()) {
@@ -208,7 +208,7 @@ public final class Migrator {
         void renew() {
             if (active()) {
                 try {
-                    m.journal.renew(options.lease().toMillis());
+                    m.journal.lease().renew(options.lease().toMillis());
                 } catch (RuntimeException lost) {
                     // the next fenced journal write of this run is refused and ends it
                 }
@@ -231,7 +231,7 @@ public final class Migrator {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 HistoryRow row = new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
                         owner, Instant.now().toString(), ms, true, counts, null);
-                m.journal.recordStep(row);
+                m.journal.history().record(row);
                 applied.put(step.version(), row);
                 if (step.moves()) {
                     counts.forEach((k, v) -> moved.merge(k, v, Long::sum));
@@ -275,7 +275,7 @@ public final class Migrator {
 
         private void record(StepDefinition step, long t0, String error) {
             try {
-                m.journal.recordStep(new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
+                m.journal.history().record(new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
                         owner, Instant.now().toString(), (System.nanoTime() - t0) / 1_000_000, false, Map.of(), error));
             } catch (RuntimeException unreachable) {
                 // the failure is still reported; the step simply runs again next time
@@ -290,15 +290,15 @@ public final class Migrator {
 
         MigrationResult finish() {
             if (outcome == null) {
-                outcome = m.journal.state().map(Journal.State::wireName).orElse("verified");
+                outcome = m.journal.header().get(JournalHeader.STATE).map(MigrationState::wireName).orElse("verified");
                 try {
-                    m.journal.release();
+                    m.journal.lease().release();
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
             } else if (!refusalKind.equals("locked") && !refusalKind.equals("lease-lost")) {
                 try {
-                    m.journal.release();
+                    m.journal.lease().release();
                 } catch (RuntimeException lost) {
                     // as above
                 }

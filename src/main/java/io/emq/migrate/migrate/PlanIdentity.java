@@ -13,13 +13,13 @@ final class PlanIdentity implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         long ids = mint(m, Migratable.identities(m.snapshot(), m.options));
-        return Map.of("ids", ids, "hwm", m.journal.highWaterMark());
+        return Map.of("ids", ids, "hwm", m.journal.ids().highWaterMark());
     }
 
     /** Mints (or keeps) the ids of these jobs, in order; returns how many jobs there were. */
     static long mint(QueueMigration m, Iterable<JobFacts> jobs) {
         return Migratable.inBatches(jobs, BATCH, batch -> {
-            m.journal.assignIds(batch.stream().map(j -> j.id().raw()).toList(), m.options.keepBrandedIds());
+            m.journal.ids().assign(batch.stream().map(j -> j.id().raw()).toList(), m.options.keepBrandedIds());
             m.checkpoints.hit("ids minted");
         });
     }

@@ -5,6 +5,7 @@ import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.plan.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.wire.ScriptCall;
@@ -58,17 +59,18 @@ final class QueueMigration {
      * nothing is recorded yet, or after an abandon.
      */
     Optional<MigrationRefused> changedChoice() {
-        if (journal.state().map(s -> s == Journal.State.ABANDONED).orElse(false)) {
+        JournalHeader header = journal.header();
+        if (header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
             return Optional.empty();
         }
-        Optional<String> policy = journal.get("policy");
+        Optional<String> policy = header.get(JournalHeader.POLICY).map(PayloadPolicy::wireName);
         if (policy.isPresent() && !policy.get().equals(options.payload().wireName())) {
             return Optional.of(new MigrationRefused("payload-policy", "the migration of '" + target + "' started with"
                     + " --payload " + policy.get() + "; re-run with --payload " + policy.get() + " or abandon it first"));
         }
-        Optional<String> lane = journal.get(Journal.LANE);
+        Optional<String> lane = header.get(JournalHeader.LANE);
         String given = options.lane().map(BrandedId::toString).orElse("");
-        Optional<String> laneFrom = journal.get(Journal.LANE_FROM);
+        Optional<String> laneFrom = header.get(JournalHeader.LANE_FROM);
         String givenFrom = options.laneFrom().orElse("");
         if ((lane.isPresent() && !lane.get().equals(given)) || (laneFrom.isPresent() && !laneFrom.get().equals(givenFrom))) {
             return Optional.of(new MigrationRefused("lane", "the migration of '" + target + "' started with "
@@ -91,7 +93,7 @@ final class QueueMigration {
         BrandedId id = lane.get().getKey();
         if (!knownLanes.containsKey(id)) {
             String field = Journal.LANE_PREFIX + id;
-            Optional<String> recorded = journal.get(field);
+            Optional<String> recorded = journal.text(field);
             if (recorded.isPresent() && !recorded.get().equals(lane.get().getValue())) {
                 throw new MigrationRefused("lane-collision", "the values '" + recorded.get() + "' and '"
                         + lane.get().getValue() + "' both mint lane " + id + "; migrate this queue with --lane instead");
@@ -164,7 +166,7 @@ final class QueueMigration {
 
     /** The branded id of the job at a full v1 key, resolved through its queue's journal. */
     Optional<BrandedId> brandedIdOf(Bytes fullJobKey) {
-        return journalOf(fullJobKey).flatMap(e -> e.getKey().lookupV1(List.of(e.getValue().raw())).get(0));
+        return journalOf(fullJobKey).flatMap(e -> e.getKey().ids().lookupV1(List.of(e.getValue().raw())).get(0));
     }
 
     /** Runs calls in one pipeline; the first refusal among them is thrown. */

@@ -84,15 +84,15 @@ final class Resync {
         long[] matched = {0};
         long[] content = {0};
         Migratable.inBatches(Migratable.rows(snap, m.options), PlanIdentity.BATCH, batch -> {
-            List<Optional<BrandedId>> ids = m.journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
-            Map<BrandedId, Journal.Expected> known = m.journal.expectations(ids.stream().flatMap(Optional::stream).toList());
+            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            Map<BrandedId, Expectation> known = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
             List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
                 if (job.state() != V1State.UNKNOWN) {
                     content[0] = SourceFence.contentSum(content[0], digests.get(i));
                 }
-                Journal.Expected e = ids.get(i).map(known::get).orElse(null);
+                Expectation e = ids.get(i).map(known::get).orElse(null);
                 if (e != null) {
                     matched[0]++;
                 }
@@ -108,7 +108,7 @@ final class Resync {
             }
         });
         snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).forEach(j -> workers.add(j.id().display() + " (locked)"));
-        Map<BrandedId, Journal.Expected> gone = gone(m, snap, matched[0], workers);
+        Map<BrandedId, Expectation> gone = gone(m, snap, matched[0], workers);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused("source-changed", "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
@@ -122,7 +122,7 @@ final class Resync {
         CopyLogs.copy(m, rows);
         AbsorbDedupAndSchedulers.absorb(m);
         CountCompleted.fold(m, snap.listedCount(V1State.COMPLETED));
-        m.journal.set("fingerprint", fingerprint);
+        m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
         m.checkpoints.hit("pass recorded");
         return new Pass(fingerprint, content[0], fresh.size(), changed.size(), gone.size(), workers);
     }
@@ -132,7 +132,7 @@ final class Resync {
      * records) or a child that moved or left would leave the v2 parent counting the wrong children.
      * Such a queue is refused before anything of the pass is written, with {@code abandon} as the way back.
      */
-    private static void refuseMovedFlows(QueueMigration m, List<JobFacts> changed, Map<BrandedId, Journal.Expected> gone) {
+    private static void refuseMovedFlows(QueueMigration m, List<JobFacts> changed, Map<BrandedId, Expectation> gone) {
         List<String> moved = new ArrayList<>();
         changed.stream().filter(j -> j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
                 .forEach(j -> moved.add(j.id().display()));
@@ -148,11 +148,9 @@ final class Resync {
      * The journaled rows whose v1 job no longer gets a row (removed, completed, held by a worker). Only
      * looked for when fewer of the snapshot's rows matched an expectation than the journal holds.
      */
-    private static Map<BrandedId, Journal.Expected> gone(QueueMigration m, QueueSnapshot snap, long matched, List<String> workers) {
-        long[] expected = {0};
-        m.journal.fieldsStartingWith("r:", page -> expected[0] += page.size());
-        Map<BrandedId, Journal.Expected> gone = new LinkedHashMap<>();
-        if (expected[0] <= matched) {
+    private static Map<BrandedId, Expectation> gone(QueueMigration m, QueueSnapshot snap, long matched, List<String> workers) {
+        Map<BrandedId, Expectation> gone = new LinkedHashMap<>();
+        if (m.journal.expectations().count() <= matched) {
             return gone;
         }
         Set<Bytes> rows = new HashSet<>();
@@ -161,7 +159,7 @@ final class Resync {
         snap.jobs(V1State.COMPLETED).forEach(j -> completed.add(j.id()));
         List<BrandedId> candidates = new ArrayList<>();
         Map<BrandedId, Bytes> v1Of = new LinkedHashMap<>();
-        m.journal.forEachMapping((id, v1) -> {
+        m.journal.ids().forEach((id, v1) -> {
             Bytes v1Id = Bytes.of(v1);
             if (!rows.contains(v1Id)) {
                 candidates.add(id);
@@ -169,7 +167,7 @@ final class Resync {
             }
         });
         for (int from = 0; from < candidates.size(); from += PlanIdentity.BATCH) {
-            gone.putAll(m.journal.expectations(candidates.subList(from, Math.min(candidates.size(), from + PlanIdentity.BATCH))));
+            gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + PlanIdentity.BATCH))));
         }
         gone.forEach((id, e) -> {
             if (completed.contains(v1Of.get(id))) {
@@ -180,10 +178,10 @@ final class Resync {
     }
 
     /** Removes rows (guarded: never one the v2 runtime claimed), their subkeys, then their expectations. */
-    private static void remove(QueueMigration m, Map<BrandedId, Journal.Expected> gone) {
+    private static void remove(QueueMigration m, Map<BrandedId, Expectation> gone) {
         List<BrandedId> ids = new ArrayList<>(gone.keySet());
         for (int from = 0; from < ids.size(); from += JobWriter.BATCH) {
-            Map<BrandedId, Journal.Expected> batch = new LinkedHashMap<>();
+            Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
             ids.subList(from, Math.min(ids.size(), from + JobWriter.BATCH)).forEach(id -> batch.put(id, gone.get(id)));
             Rows.write(m, RowBuilder.removeCall(m, batch));
             TargetWrites w = new TargetWrites(m);
@@ -194,7 +192,7 @@ final class Resync {
             });
             w.flush();
             m.checkpoints.hit("rows removed");
-            m.journal.forget(batch.keySet().stream().map(id -> Utf8.bytes("r:" + id)).toList());
+            m.journal.expectations().forget(batch.keySet());
         }
     }
 }

@@ -1,16 +1,14 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.EmqWireException;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * V120, only after proof: a re-sync pass ({@link Resync}) and the proof ({@link Verification}), then
@@ -34,7 +32,7 @@ final class RetireSource implements Step {
         boolean stamped = SourceFence.TOMBSTONE.equals(Replies.asText(
                 m.sourceClient().hget(m.source.key(QueueStructure.META).raw(), Utf8.bytes("version"))));
         long structures = stamped ? 0 : -1;
-        String first = m.journal.get("fingerprint").orElse("");
+        String first = m.journal.header().get(JournalHeader.FINGERPRINT).orElse("");
         for (int pass = 0; pass < PASSES && structures < 0; pass++) {
             Resync.Pass synced = Resync.run(m);
             Verification.prove(m);
@@ -54,11 +52,11 @@ final class RetireSource implements Step {
         m.checkpoints.hit("structures deleted");
         long jobKeys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
-        if (m.journal.get("v1_was_paused").orElse("0").equals("0") && m.journal.get("v2_was_paused").orElse("0").equals("0")) {
+        if (!m.journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !m.journal.header().get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
             TargetFence.resume(m.targetWire, m.keys, m.journal);
         }
         TargetFence.release(m.targetWire, m.keys, m.journal);
-        m.journal.set(Journal.STATE, Journal.State.RETIRED.wireName());
+        m.journal.record(JournalHeader.STATE, MigrationState.RETIRED);
         return Map.of("structures", structures, "keys", jobKeys);
     }
 
@@ -70,13 +68,10 @@ final class RetireSource implements Step {
     private static long deleteRemainingKeys(QueueMigration m) {
         Bytes meta = m.source.key(QueueStructure.META);
         Bytes counter = m.source.key("id");
-        ScanParams params = new ScanParams().match(globEscape(m.source.base().raw())).count(1000);
-        byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
-        long deleted = 0;
-        do {
-            ScanResult<byte[]> page = m.sourceClient().scan(cursor, params);
+        long[] deleted = {0};
+        Scan.keys(m.sourceClient(), Scan.startingWith(m.source.base().raw()), page -> {
             List<byte[]> mine = new ArrayList<>();
-            for (byte[] key : page.getResult()) {
+            for (byte[] key : page) {
                 Bytes k = Bytes.of(key);
                 if (!k.equals(meta) && !k.equals(counter) && m.bases.owner(k).map(m.source::equals).orElse(false)) {
                     mine.add(key);
@@ -87,28 +82,14 @@ final class RetireSource implements Step {
                     mine.forEach(p::unlink);
                     p.sync();
                 }
-                deleted += mine.size();
+                deleted[0] += mine.size();
                 m.checkpoints.hit("job keys deleted");
             }
-            cursor = page.getCursorAsBytes();
-        } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+        });
         byte[] bare = m.source.bareKey().raw();
         if ("hash".equals(m.sourceClient().type(bare))) {
-            deleted += m.sourceClient().del(bare);
+            deleted[0] += m.sourceClient().del(bare);
         }
-        return deleted;
-    }
-
-    /** A MATCH pattern for every key starting with these bytes. */
-    static byte[] globEscape(byte[] prefix) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + 8);
-        for (byte b : prefix) {
-            if (b == '\\' || b == '*' || b == '?' || b == '[' || b == ']') {
-                out.write('\\');
-            }
-            out.write(b);
-        }
-        out.write('*');
-        return out.toByteArray();
+        return deleted[0];
     }
 }

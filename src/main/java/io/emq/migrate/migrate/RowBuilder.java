@@ -24,13 +24,13 @@ public final class RowBuilder {
     }
 
     /** The v2 row of one job: where it goes, its fields, and what the journal expects of it. */
-    record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Journal.Expected expected) {
+    record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Expectation expected) {
         /**
          * Appends this row to a {@code migrate_write_jobs} call under construction: its row key to
          * the keys, its record (id, set index, score, guard, field count, fields) to the arguments.
          * {@code known} is what the journal expected of the row before (empty for a row not written yet).
          */
-        void appendTo(QueueMigration m, Optional<Journal.Expected> known, List<byte[]> keys, List<byte[]> args) {
+        void appendTo(QueueMigration m, Optional<Expectation> known, List<byte[]> keys, List<byte[]> args) {
             keys.add(Utf8.bytes(m.keys.job(id)));
             args.add(Utf8.bytes(id.toString()));
             args.add(setIndex(m));
@@ -64,7 +64,7 @@ public final class RowBuilder {
     private static final byte[] SET_DEAD = Utf8.bytes("3");
 
     /** The script's guard: a row written before must still hold the attempts the journal expects. */
-    private static byte[] guard(Optional<Journal.Expected> known, long attemptsIfNew) {
+    private static byte[] guard(Optional<Expectation> known, long attemptsIfNew) {
         return Utf8.bytes(known.map(e -> "k" + e.attempts()).orElse("n" + attemptsIfNew));
     }
 
@@ -72,7 +72,7 @@ public final class RowBuilder {
      * A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all;
      * {@code known} holds what the journal expected of the rows written before.
      */
-    static ScriptCall writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Journal.Expected> known) {
+    static ScriptCall writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Expectation> known) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 14);
         args.add(Utf8.bytes(m.journal.token()));
@@ -83,7 +83,7 @@ public final class RowBuilder {
     }
 
     /** A {@code migrate_write_jobs} call that removes these rows, each guarded by what the journal expected of it. */
-    static ScriptCall removeCall(QueueMigration m, Map<BrandedId, Journal.Expected> rows) {
+    static ScriptCall removeCall(QueueMigration m, Map<BrandedId, Expectation> rows) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 5);
         args.add(Utf8.bytes(m.journal.token()));
@@ -146,7 +146,7 @@ public final class RowBuilder {
             add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
         return new Row(id, state, setKey, score, fields,
-                new Journal.Expected(state, facts.attempts(), PayloadDigest.sha256(data), source));
+                new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source));
     }
 
     /** The v2 state a job of a v1 state migrates into (empty for completed jobs, which get no row). */

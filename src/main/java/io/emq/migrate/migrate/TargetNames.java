@@ -4,7 +4,7 @@ import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.plan.V2Names;
 import java.util.List;
 import java.util.Optional;
-import redis.clients.jedis.UnifiedJedis;
+import io.emq.migrate.wire.Wire;
 
 /**
  * What a target holds under a v2 queue name, with reads only ({@code HMGET}, {@code EXISTS}): a
@@ -15,15 +15,15 @@ public final class TargetNames {
     }
 
     /** The lookup {@link V2Names} asks of the target. */
-    public static Optional<V2Names.Holder> holder(UnifiedJedis target, String name) {
-        List<String> journal = target.hmget(Keys.migrationJournal(name), "v1_queue", Journal.STATE);
-        String state = journal.get(1);
-        if (journal.get(0) != null && !Journal.State.ABANDONED.wireName().equals(state)) {
-            return Optional.of(new V2Names.Holder.Migration(journal.get(0)));
+    public static Optional<V2Names.Holder> holder(Wire target, String name) {
+        JournalHeader journal = new Journal(target, name).header();
+        Optional<String> v1 = journal.get(JournalHeader.V1_QUEUE);
+        if (v1.isPresent() && journal.get(JournalHeader.STATE).filter(s -> s == MigrationState.ABANDONED).isEmpty()) {
+            return Optional.of(new V2Names.Holder.Migration(v1.get()));
         }
         Keys keys = Keys.queue(name);
         for (String key : List.of(keys.meta(), keys.pending(), keys.active(), keys.schedule(), keys.dead())) {
-            if (target.exists(key)) {
+            if (target.client().exists(key)) {
                 return Optional.of(new V2Names.Holder.NativeQueue());
             }
         }

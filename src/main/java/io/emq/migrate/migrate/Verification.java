@@ -26,7 +26,7 @@ final class Verification {
                     + report.problemCount() + " problems (nothing was deleted): " + String.join("; ", report.problems()));
         }
         m.checkpoints.hit("verified, not yet recorded");
-        m.journal.set(Journal.STATE, Journal.State.VERIFIED.wireName());
+        m.journal.record(JournalHeader.STATE, MigrationState.VERIFIED);
         Map<String, Long> counts = new LinkedHashMap<>(report.expected());
         counts.put("jobs-checked", report.jobsChecked());
         counts.put("keys-checked", report.keysChecked());

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Scan;
 import io.emq.migrate.keyspace.StructureType;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.wire.Replies;
@@ -19,8 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
@@ -56,7 +55,7 @@ public final class Verifier {
         this.queue = queue;
         this.keys = Keys.queue(queue);
         this.journal = new Journal(target, queue);
-        this.policy = journal.get("policy").flatMap(PayloadPolicy::parse).orElse(PayloadPolicy.ENVELOPE);
+        this.policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
         this.lanes = journal.lanes();
     }
 
@@ -66,7 +65,7 @@ public final class Verifier {
             return report(Map.of(), 0);
         }
         List<BrandedId> batch = new ArrayList<>(BATCH);
-        journal.forEachMapping((id, v1) -> {
+        journal.ids().forEach((id, v1) -> {
             batch.add(id);
             if (batch.size() == BATCH) {
                 checkRows(batch);
@@ -96,7 +95,7 @@ public final class Verifier {
     }
 
     private void checkRows(List<BrandedId> ids) {
-        Map<BrandedId, Journal.Expected> want = journal.expectations(ids);
+        Map<BrandedId, Expectation> want = journal.expectations().of(ids);
         if (want.isEmpty()) {
             return;
         }
@@ -122,7 +121,7 @@ public final class Verifier {
         }
         for (int i = 0; i < rowIds.size(); i++) {
             BrandedId id = rowIds.get(i);
-            Journal.Expected e = want.get(id);
+            Expectation e = want.get(id);
             expected.merge(e.state(), 1L, Long::sum);
             jobsChecked++;
             List<byte[]> row = rows.get(i).get();
@@ -153,9 +152,9 @@ public final class Verifier {
             throw new IllegalArgumentException("verifying against the source needs a snapshot read with payload digests");
         }
         Migratable.inBatches(Migratable.rows(snap, options), BATCH, batch -> {
-            List<Optional<BrandedId>> ids = journal.lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            List<Optional<BrandedId>> ids = journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             List<BrandedId> mapped = ids.stream().flatMap(Optional::stream).toList();
-            Map<BrandedId, Journal.Expected> want = journal.expectations(mapped);
+            Map<BrandedId, Expectation> want = journal.expectations().of(mapped);
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
                 if (ids.get(i).isEmpty() || !want.containsKey(ids.get(i).get())) {
@@ -170,21 +169,14 @@ public final class Verifier {
 
     /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */
     private long checkKeys() {
-        long n = 0;
-        ScanParams params = new ScanParams().match(keys.base() + "*").count(1000);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = target.client().scan(cursor, params);
-            for (String key : page.getResult()) {
-                n++;
-                ParsedKey parsed = KeyGrammar.parse(key);
-                if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
-                    problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
-                }
+        List<String> found = Scan.keys(target.client(), Scan.startingWith(keys.base()));
+        for (String key : found) {
+            ParsedKey parsed = KeyGrammar.parse(key);
+            if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
+                problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
             }
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return n;
+        }
+        return found.size();
     }
 
     /** The key of the structure a row in {@code state} (of lane {@code group}, when it has one) is listed in (null for none). */

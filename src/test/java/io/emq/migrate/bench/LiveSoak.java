@@ -1,5 +1,7 @@
 package io.emq.migrate.bench;
 
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.LiveV1;
@@ -218,7 +220,7 @@ public final class LiveSoak {
 
         /** Whichever migrator did it: the journal says whether the queue is retired. */
         private static boolean retired(UnifiedJedis client) {
-            return new Journal(Wire.open(client), QUEUE).state().map(s -> s == Journal.State.RETIRED).orElse(false);
+            return new Journal(Wire.open(client), QUEUE).header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
         }
 
         private void migrateOnce(MigrationOptions options, Checkpoints checkpoints) {

@@ -56,6 +56,6 @@ class CrossQueueFlowDrainTest {
     }
 
     private static BrandedId branded(Wire target, String queue, String v1Id) {
-        return new Journal(target, queue).lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0).orElseThrow();
+        return new Journal(target, queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0).orElseThrow();
     }
 }

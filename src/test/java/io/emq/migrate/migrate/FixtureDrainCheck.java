@@ -89,10 +89,10 @@ final class FixtureDrainCheck {
                 consumer.runUntilEmpty();
             }
             Journal journal = new Journal(targetWire, v2);
-            PayloadPolicy policy = PayloadPolicy.parse(journal.get("policy").orElseThrow()).orElseThrow();
+            PayloadPolicy policy = journal.header().get(JournalHeader.POLICY).orElseThrow();
             List<String> order = new ArrayList<>();
             for (Delivery d : seen) {
-                String v1 = new String(journal.lookupV2(BrandedId.of(d.id())).orElseThrow(), StandardCharsets.UTF_8);
+                String v1 = new String(journal.ids().lookupV2(BrandedId.of(d.id())).orElseThrow(), StandardCharsets.UTF_8);
                 order.add(v1);
                 Optional<byte[]> data = RowBuilder.v1Data(policy, d.payload());
                 byte[] before = dataBefore.get(q.getKey() + "/" + v1);

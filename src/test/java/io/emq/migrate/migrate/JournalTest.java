@@ -31,41 +31,41 @@ class JournalTest {
     @Test
     void idsAreMintedInTheOrderGivenAndARerunGivesTheSameAnswer() {
         Journal j = journal();
-        j.acquire("m1", 10_000);
-        j.set("id_base", "0");
-        List<BrandedId> first = j.assignIds(List.of(b("9"), b("10"), b("a:b:\u00e9")));
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, 0L);
+        List<BrandedId> first = j.ids().assign(List.of(b("9"), b("10"), b("a:b:\u00e9")));
         assertEquals(List.of(BrandedId.job(1), BrandedId.job(2), BrandedId.job(3)), first);
-        List<BrandedId> again = j.assignIds(List.of(b("10"), b("new"), b("9")));
+        List<BrandedId> again = j.ids().assign(List.of(b("10"), b("new"), b("9")));
         assertEquals(List.of(BrandedId.job(2), BrandedId.job(4), BrandedId.job(1)), again);
-        assertEquals(4, j.highWaterMark());
-        assertArrayEquals(b("a:b:\u00e9"), j.lookupV2(BrandedId.job(3)).orElseThrow());
-        assertEquals(List.of(Optional.of(BrandedId.job(1)), Optional.empty()), j.lookupV1(List.of(b("9"), b("nope"))));
+        assertEquals(4, j.ids().highWaterMark());
+        assertArrayEquals(b("a:b:\u00e9"), j.ids().lookupV2(BrandedId.job(3)).orElseThrow());
+        assertEquals(List.of(Optional.of(BrandedId.job(1)), Optional.empty()), j.ids().lookupV1(List.of(b("9"), b("nope"))));
     }
 
     @Test
     void aKeptIdAheadOfTheRanksIsSkippedARepeatedIdSharesItsAnswerAndLargeBatchesMintInOrder() {
         Journal j = new Journal(Wire.open(SERVER.client()), "ranks");
-        j.acquire("m1", 10_000);
-        j.set("id_base", "0");
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, 0L);
         // a v1 id that is already JOB id rank 3 keeps itself, ahead of the ranks minted so far
         assertEquals(List.of(BrandedId.job(1), BrandedId.job(3)),
-                j.assignIds(List.of(b("a"), b(BrandedId.job(3).toString())), true));
+                j.ids().assign(List.of(b("a"), b(BrandedId.job(3).toString())), true));
         // nothing to keep here, but rank 3 is held: b, c, d get 2, 4, 5; a repeated id keeps its first answer
         List<byte[]> batch = List.of(b("b"), b("c"), b("b"), b("d"), b("a"));
         List<BrandedId> expected = List.of(BrandedId.job(2), BrandedId.job(4), BrandedId.job(2), BrandedId.job(5), BrandedId.job(1));
-        assertEquals(expected, j.assignIds(batch));
-        assertEquals(5, j.highWaterMark());
-        assertEquals(expected, j.assignIds(batch), "a re-run gives the same answer");
-        assertEquals(5, j.highWaterMark(), "and mints nothing");
+        assertEquals(expected, j.ids().assign(batch));
+        assertEquals(5, j.ids().highWaterMark());
+        assertEquals(expected, j.ids().assign(batch), "a re-run gives the same answer");
+        assertEquals(5, j.ids().highWaterMark(), "and mints nothing");
         // more ids than the script reads or writes in one command
         List<byte[]> many = java.util.stream.IntStream.rangeClosed(1, 2500).mapToObj(n -> b("m" + n)).toList();
-        List<BrandedId> ids = j.assignIds(many);
+        List<BrandedId> ids = j.ids().assign(many);
         for (int n = 0; n < many.size(); n++) {
             assertEquals(BrandedId.job(6 + n), ids.get(n));
         }
-        assertEquals(ids, j.assignIds(many));
-        assertEquals(2505, j.highWaterMark());
-        assertArrayEquals(b("m2500"), j.lookupV2(BrandedId.job(2505)).orElseThrow());
+        assertEquals(ids, j.ids().assign(many));
+        assertEquals(2505, j.ids().highWaterMark());
+        assertArrayEquals(b("m2500"), j.ids().lookupV2(BrandedId.job(2505)).orElseThrow());
     }
 
     @Test
@@ -176,32 +176,32 @@ class JournalTest {
     @Test
     void aSecondMigratorIsRefusedWhileTheLeaseLivesAndTakesOverAfter() throws InterruptedException {
         Journal first = journal();
-        long t1 = first.acquire("m1", 300);
+        long t1 = first.lease().acquire("m1", 300);
         Journal second = journal();
-        EmqWireException.Lock refused = assertThrows(EmqWireException.Lock.class, () -> second.acquire("m2", 300));
+        EmqWireException.Lock refused = assertThrows(EmqWireException.Lock.class, () -> second.lease().acquire("m2", 300));
         assertTrue(refused.getMessage().contains("m1"), refused.getMessage());
         Thread.sleep(350);
-        long t2 = second.acquire("m2", 10_000);
+        long t2 = second.lease().acquire("m2", 10_000);
         assertTrue(t2 > t1);
-        assertThrows(EmqWireException.Lock.class, () -> first.set("state", "running"), "the zombie is fenced off");
-        assertThrows(EmqWireException.Lock.class, () -> first.assignIds(List.of(b("x"))));
-        assertThrows(EmqWireException.State.class, () -> second.assignIds(List.of(b("x"))), "no id base yet");
-        second.set("id_base", "3");
-        assertEquals(List.of(BrandedId.job((3L << 36) + 1)), second.assignIds(List.of(b("x"))));
-        second.set("state", "running");
-        assertEquals(Optional.of(Journal.State.RUNNING), second.state());
+        assertThrows(EmqWireException.Lock.class, () -> first.record(JournalHeader.STATE, MigrationState.RUNNING), "the zombie is fenced off");
+        assertThrows(EmqWireException.Lock.class, () -> first.ids().assign(List.of(b("x"))));
+        assertThrows(EmqWireException.State.class, () -> second.ids().assign(List.of(b("x"))), "no id base yet");
+        second.record(JournalHeader.ID_BASE, 3L);
+        assertEquals(List.of(BrandedId.job((3L << 36) + 1)), second.ids().assign(List.of(b("x"))));
+        second.record(JournalHeader.STATE, MigrationState.RUNNING);
+        assertEquals(Optional.of(MigrationState.RUNNING), second.header().get(JournalHeader.STATE));
     }
 
     @Test
     void historyRowsRoundTripInRankOrder() {
         Journal j = journal();
-        j.acquire("m1", 10_000);
-        j.recordStep(new HistoryRow(2, 3, "absorb pending", 42, "me@host", "2026-01-01T00:00:00Z", 12, true,
+        j.lease().acquire("m1", 10_000);
+        j.history().record(new HistoryRow(2, 3, "absorb pending", 42, "me@host", "2026-01-01T00:00:00Z", 12, true,
                 Map.of("pending", 5L), null));
-        j.recordStep(new HistoryRow(1, 1, "fence source", 7, "me@host", "2026-01-01T00:00:00Z", 3, true, Map.of(), null));
-        assertEquals(List.of(1, 3), j.history().stream().map(HistoryRow::version).toList());
-        assertEquals(5L, j.history().get(1).counts().get("pending"));
-        j.forgetStep(3);
-        assertEquals(List.of(1), j.history().stream().map(HistoryRow::version).toList());
+        j.history().record(new HistoryRow(1, 1, "fence source", 7, "me@host", "2026-01-01T00:00:00Z", 3, true, Map.of(), null));
+        assertEquals(List.of(1, 3), j.history().rows().stream().map(HistoryRow::version).toList());
+        assertEquals(5L, j.history().rows().get(1).counts().get("pending"));
+        j.history().forget(3);
+        assertEquals(List.of(1), j.history().rows().stream().map(HistoryRow::version).toList());
     }
 }

@@ -66,7 +66,7 @@ class LiveSourceTest {
     private List<Long> servedOrder() {
         Journal journal = new Journal(Wire.open(client()), QUEUE);
         return client().zrange(Keys.queue(QUEUE).pending(), 0, -1).stream()
-                .map(id -> Long.parseLong(new String(journal.lookupV2(io.emq.migrate.keyspace.BrandedId.of(id)).orElseThrow())))
+                .map(id -> Long.parseLong(new String(journal.ids().lookupV2(io.emq.migrate.keyspace.BrandedId.of(id)).orElseThrow())))
                 .toList();
     }
 
@@ -135,7 +135,7 @@ class LiveSourceTest {
         assertEquals("retired", r.outcome(), r.toString());
         assertTrue(seen.contains("source moved at retire"), "the atomic step saw the edit: " + seen);
         Keys keys = Keys.queue(QUEUE);
-        io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
+        io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
         byte[] payload = client().hget(keys.job(five).getBytes(), "payload".getBytes());
         assertEquals("{\"edited\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()));
         assertEquals(List.of("edited at the last moment"), client().lrange(keys.job(five, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
@@ -231,7 +231,7 @@ class LiveSourceTest {
         assertTrue(servedOrder().contains(301L), "and is pending");
         assertFalse(servedOrder().contains(7L), "the removed job is not resurrected");
         assertEquals(1, client().zcard(keys.dead()), "the failed job is dead");
-        io.emq.migrate.keyspace.BrandedId twenty = new Journal(Wire.open(client()), QUEUE).lookupV1(List.of("20".getBytes())).get(0).orElseThrow();
+        io.emq.migrate.keyspace.BrandedId twenty = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("20".getBytes())).get(0).orElseThrow();
         byte[] payload = client().hget(keys.job(twenty).getBytes(), "payload".getBytes());
         assertEquals("{\"updated\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()),
                 "changed data is copied again");
@@ -276,7 +276,7 @@ class LiveSourceTest {
         assertFalse(out.contains("run `emq-migrate repair`"), "nothing to repair: " + out);
         assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "the zombie's batch was not written: nothing served twice");
         assertEquals(0, client().keys("emq:{live}:job:*").size());
-        assertEquals("retired", new Journal(Wire.open(client()), QUEUE).state().orElseThrow().wireName());
+        assertEquals("retired", new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.STATE).orElseThrow().wireName());
     }
 
     /** Runs {@code body} on its own connection in a thread until {@code stop} is set. */

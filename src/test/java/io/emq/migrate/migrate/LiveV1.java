@@ -106,7 +106,7 @@ public final class LiveV1 {
         Map<String, Integer> rows = new TreeMap<>();
         for (String set : List.of(keys.pending(), keys.schedule(), keys.dead())) {
             for (String member : client.zrange(set, 0, -1)) {
-                String v1 = journal.lookupV2(BrandedId.of(member)).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("?" + member);
+                String v1 = journal.ids().lookupV2(BrandedId.of(member)).map(b -> new String(b, StandardCharsets.UTF_8)).orElse("?" + member);
                 rows.merge(v1, 1, Integer::sum);
             }
         }

@@ -82,11 +82,11 @@ class MigrationOptionsTest {
                 List.of("bull"), "emails");
         Wire target = Wire.open(SERVER.client());
         Journal journal = new Journal(target, "emails");
-        HistoryRow v3 = journal.history().stream().filter(h -> h.version() == 30).findFirst().orElseThrow();
-        journal.acquire("test", 10_000);
-        journal.recordStep(new HistoryRow(v3.rank(), 30, v3.description(), v3.checksum() + 1, v3.installedBy(),
+        HistoryRow v3 = journal.history().rows().stream().filter(h -> h.version() == 30).findFirst().orElseThrow();
+        journal.lease().acquire("test", 10_000);
+        journal.history().record(new HistoryRow(v3.rank(), 30, v3.description(), v3.checksum() + 1, v3.installedBy(),
                 v3.installedOn(), v3.executionMs(), true, v3.counts(), null));
-        journal.release();
+        journal.lease().release();
         assertEquals(List.of(30), Journals.invalid(target, "emails").stream().map(StepStatus::version).toList());
         List<MigrationResult> refused = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
                 Checkpoints.none(), List.of("bull"), "emails");

@@ -55,7 +55,7 @@ class MigratorTest {
                     MigrationOptions.defaults().withPayload(policy), Checkpoints.none(), List.of("bull"));
             assertTrue(results.get(0).ok(), results.get(0).message());
             Journal journal = new Journal(Wire.open(SERVER.client()), "blobs");
-            assertEquals(policy.wireName(), journal.get("policy").orElseThrow());
+            assertEquals(policy, journal.header().get(JournalHeader.POLICY).orElseThrow());
             boolean found = false;
             for (String member : SERVER.client().zrange(Keys.queue("blobs").pending(), 0, -1)) {
                 byte[] payload = SERVER.client().hget(Keys.queue("blobs").job(BrandedId.of(member)).getBytes(StandardCharsets.UTF_8),
@@ -97,7 +97,7 @@ class MigratorTest {
         List<MigrationResult> first = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
                 Checkpoints.none(), List.of("bull"), "emails");
         assertEquals("verified", first.get(0).outcome());
-        assertEquals(5, new Journal(target, "emails").highWaterMark());
+        assertEquals(5, new Journal(target, "emails").ids().highWaterMark());
         Abandon.run(Wire.unfenced(SERVER.client()), target, "emails", MigrationOptions.DEFAULT_LEASE);
         assertEquals(0, SERVER.client().zcard(Keys.queue("emails").pending()));
         assertEquals("1", SERVER.client().hget("bull:emails:meta", "paused"), "v1 was paused before, and stays so");
@@ -106,7 +106,7 @@ class MigratorTest {
         assertEquals("retired", again.get(0).outcome(), again.get(0).message());
         List<String> ids = SERVER.client().zrange(Keys.queue("emails").pending(), 0, -1);
         assertTrue(ids.stream().allMatch(id -> BrandedId.of(id).value() > 5), "ids above the old high-water mark: " + ids);
-        assertEquals(10, new Journal(target, "emails").highWaterMark());
+        assertEquals(10, new Journal(target, "emails").ids().highWaterMark());
     }
 
     @Test
@@ -123,8 +123,8 @@ class MigratorTest {
         assertEquals(3, other.size());
         other.forEach(id -> assertFalse(ids.contains(id), id + " is minted in both queues"));
         Wire target = Wire.open(SERVER.client());
-        long a = Long.parseLong(new Journal(target, "q1623").get("id_base").orElseThrow());
-        long b = Long.parseLong(new Journal(target, "q8000").get("id_base").orElseThrow());
+        long a = new Journal(target, "q1623").header().get(JournalHeader.ID_BASE).orElseThrow();
+        long b = new Journal(target, "q8000").header().get(JournalHeader.ID_BASE).orElseThrow();
         assertEquals(1, Math.abs(a - b), "the second queue took the next free base");
     }
 }

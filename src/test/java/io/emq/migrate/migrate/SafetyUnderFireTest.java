@@ -61,12 +61,12 @@ class SafetyUnderFireTest {
         Journal journal = new Journal(Wire.open(client), "big");
         for (int i = 0; i < n; i++) {
             BrandedId id = BrandedId.of(pending.get(i));
-            String v1 = new String(journal.lookupV2(id).orElseThrow());
+            String v1 = new String(journal.ids().lookupV2(id).orElseThrow());
             assertEquals(Integer.toString(i + 1), v1, "serve order at position " + i);
             byte[] payload = client.hget(keys.job(id).getBytes(), "payload".getBytes());
             assertEquals(V1QueueGenerator.payload(i + 1, 200), new String(RowBuilder.v1Data(PayloadPolicy.ENVELOPE, payload).orElseThrow()));
         }
-        assertEquals("retired", journal.state().orElseThrow().wireName());
+        assertEquals("retired", journal.header().get(JournalHeader.STATE).orElseThrow().wireName());
         assertEquals(java.util.Set.of("bull:big:meta", "bull:big:id"), client.keys("bull:big:*"));
     }
 

@@ -101,7 +101,7 @@ class V1DataEdgesTest {
         Journal journal = new Journal(Wire.open(SERVER.client()), queue);
         List<String> out = new ArrayList<>();
         for (String id : branded) {
-            out.add(journal.lookupV2(BrandedId.of(id)).map(b -> new String(b, StandardCharsets.UTF_8)).orElseThrow());
+            out.add(journal.ids().lookupV2(BrandedId.of(id)).map(b -> new String(b, StandardCharsets.UTF_8)).orElseThrow());
         }
         return out;
     }

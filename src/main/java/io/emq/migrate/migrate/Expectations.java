@@ -1,0 +1,51 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.wire.Replies;
+import io.emq.migrate.wire.ScriptCall;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What each migrated job must look like after the migration: {@code r:<branded id>} = an {@link Expectation}. */
+public final class Expectations {
+    static final String PREFIX = "r:";
+
+    private final Journal journal;
+
+    Expectations(Journal journal) {
+        this.journal = journal;
+    }
+
+    /** Records these expectations, in one call fenced by the lease token. */
+    public ScriptCall call(Map<BrandedId, Expectation> expected) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        expected.forEach((id, e) -> fields.put(PREFIX + id, e.render()));
+        return journal.setCall(fields);
+    }
+
+    /** The expectations of these jobs (jobs without one are left out). */
+    public Map<BrandedId, Expectation> of(List<BrandedId> ids) {
+        Map<BrandedId, Expectation> out = new LinkedHashMap<>();
+        List<byte[]> values = journal.read(ids.stream().map(id -> Utf8.bytes(PREFIX + id)).toList());
+        for (int i = 0; i < ids.size(); i++) {
+            if (values.get(i) != null) {
+                out.put(ids.get(i), Expectation.parse(Replies.asText(values.get(i))));
+            }
+        }
+        return out;
+    }
+
+    /** How many expectations the journal holds, by HSCAN (a field HSCAN gives twice counts twice). */
+    public long count() {
+        long[] n = {0};
+        journal.fieldsStartingWith(PREFIX, page -> n[0] += page.size());
+        return n[0];
+    }
+
+    /** Deletes the expectations of these jobs, fenced by the lease token. */
+    public void forget(Collection<BrandedId> ids) {
+        journal.forget(ids.stream().map(id -> Utf8.bytes(PREFIX + id)).toList());
+    }
+}

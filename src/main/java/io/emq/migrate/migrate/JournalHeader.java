@@ -1,0 +1,82 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.v1.plan.PayloadPolicy;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The header of a migration journal, read with one {@code HMGET}: each field named and typed here
+ * once, so no other class spells a header field. The names are the fields of the journal hash on the
+ * server (Lua reads {@code id_base}); they never change, so a migration in flight reads on.
+ */
+public final class JournalHeader {
+    /** One header field: its name in the journal hash and how its text reads and writes. */
+    public record Field<T>(String name, Function<String, Optional<T>> parse, Function<T, String> render) {
+    }
+
+    /** The queue's overall state. */
+    public static final Field<MigrationState> STATE = new Field<>("state", MigrationState::of, MigrationState::wireName);
+    /** The {@code --payload} the migration started with; every step writes the same way. */
+    public static final Field<PayloadPolicy> POLICY = new Field<>("policy", PayloadPolicy::parse, PayloadPolicy::wireName);
+    /** The {@code --lane} a queue's migration started with (empty: none); a re-run must give the same. */
+    public static final Field<String> LANE = text("lane");
+    /** The {@code --lane-from} field a queue's migration started with (empty: none). */
+    public static final Field<String> LANE_FROM = text("lane_from");
+    /** The v1 queue, as displayed ({@code prefix:name}), and its two parts. */
+    public static final Field<String> V1_QUEUE = text("v1_queue");
+    public static final Field<String> V1_PREFIX = text("v1_prefix");
+    public static final Field<String> V1_NAME = text("v1_name");
+    /** The source server's name. */
+    public static final Field<String> SOURCE = text("source");
+    public static final Field<String> STARTED_ON = text("started_on");
+    /** The fingerprint of the v1 queue as last read in full. */
+    public static final Field<String> FINGERPRINT = text("fingerprint");
+    /** The queue's id base ({@code migrate_assign_ids} mints from it). */
+    public static final Field<Long> ID_BASE = number("id_base");
+    /** Whether the v1 queue was paused before the fence paused it (then it stays paused at the end). */
+    public static final Field<Boolean> V1_WAS_PAUSED = flag("v1_was_paused");
+    /** Whether the v2 queue was paused before the migration paused it. */
+    public static final Field<Boolean> V2_WAS_PAUSED = flag("v2_was_paused");
+
+    static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
+            STARTED_ON, FINGERPRINT, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED);
+
+    private final Map<String, String> values;
+
+    JournalHeader(Map<String, String> values) {
+        this.values = values;
+    }
+
+    public <T> Optional<T> get(Field<T> field) {
+        return Optional.ofNullable(values.get(field.name())).flatMap(field.parse());
+    }
+
+    /** Header fields to write together ({@link Journal#record(Write)}). */
+    public static final class Write {
+        private final Map<String, String> fields = new LinkedHashMap<>();
+
+        public <T> Write set(Field<T> field, T value) {
+            fields.put(field.name(), field.render().apply(value));
+            return this;
+        }
+
+        Map<String, String> fields() {
+            return fields;
+        }
+    }
+
+    private static Field<String> text(String name) {
+        return new Field<>(name, Optional::of, Function.identity());
+    }
+
+    private static Field<Long> number(String name) {
+        return new Field<>(name, t -> Optional.of(Long.parseLong(t)), v -> Long.toString(v));
+    }
+
+    private static Field<Boolean> flag(String name) {
+        return new Field<>(name, t -> Optional.of(t.equals("1")), v -> v ? "1" : "0");
+    }
+}

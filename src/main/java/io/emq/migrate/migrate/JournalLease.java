@@ -1,0 +1,67 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The lease on one queue's journal ({@code migrate_journal_lock}): one migrator at a time, and a
+ * fencing token that every write of the migration carries, so a migrator whose lease lapsed is refused.
+ */
+public final class JournalLease {
+    /** The shortest lease a migrator may take. */
+    public static final long MIN_LEASE_MS = 300;
+
+    private final Wire wire;
+    private final byte[] key;
+    private volatile String token = "";
+
+    JournalLease(Wire wire, byte[] key) {
+        this.wire = wire;
+        this.key = key;
+    }
+
+    /** Why a lease of this length cannot be taken (empty when it can): the one rule, for the CLI and {@link #acquire}. */
+    public static Optional<String> problem(Duration lease) {
+        if (lease.toMillis() >= MIN_LEASE_MS) {
+            return Optional.empty();
+        }
+        return Optional.of("a lease of " + lease.toMillis() + " ms is too short: it is renewed every third of it, and must"
+                + " be at least " + MIN_LEASE_MS + " ms (three renewals of 100 ms); the default is "
+                + MigrationOptions.DEFAULT_LEASE.toSeconds() + " s");
+    }
+
+    /**
+     * Takes the lease; refused ({@code EMQLOCK}) while another migrator's lease is alive, and refused
+     * ({@code lease-too-short}) for a lease under {@link #MIN_LEASE_MS}: the lease is renewed every third of
+     * it, at most every 100 ms, and a shorter one lapses between renewals, handing a live migrator's queue over.
+     */
+    public long acquire(String owner, long leaseMs) {
+        problem(Duration.ofMillis(leaseMs)).ifPresent(problem -> {
+            throw new MigrationRefused("lease-too-short", problem);
+        });
+        Object reply = call("acquire", owner, "", leaseMs);
+        token = reply.toString();
+        return (Long) reply;
+    }
+
+    public void renew(long leaseMs) {
+        call("renew", "", token, leaseMs);
+    }
+
+    public void release() {
+        call("release", "", token, 0);
+    }
+
+    /** The fencing token of this lease ("" before {@link #acquire}). */
+    String token() {
+        return token;
+    }
+
+    private Object call(String op, String owner, String token, long leaseMs) {
+        return wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
+                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))));
+    }
+}
