@@ -1,6 +1,6 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;

@@ -10,7 +10,7 @@ import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.v1.QueueCounts;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;

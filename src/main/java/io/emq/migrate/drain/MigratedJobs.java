@@ -4,7 +4,7 @@ import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.Journal;
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.migrate.RowBuilder;
 import io.emq.migrate.v1.PayloadDigest;
 import java.util.ArrayList;
@@ -62,7 +62,7 @@ final class MigratedJobs {
 
     /** Empty when the payload carries the journaled v1 data, else what is wrong with it. */
     Optional<String> digestProblem(Expectation expected, byte[] payload) {
-        Optional<byte[]> data = RowBuilder.v1Data(policy, payload);
+        Optional<byte[]> data = policy.v1Data(payload);
         if (data.isEmpty()) {
             return Optional.of("payload is not a " + policy.wireName() + " payload; its v1 data cannot be recovered");
         }

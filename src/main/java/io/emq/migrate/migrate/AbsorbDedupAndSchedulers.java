@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.Envelope;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Bytes;

@@ -1,6 +1,6 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -5,7 +5,7 @@ import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.wire.ScriptCall;

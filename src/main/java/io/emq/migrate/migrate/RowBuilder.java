@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.Envelope;
+import io.emq.migrate.payload.PayloadPolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.keyspace.BrandedId;
@@ -163,11 +164,6 @@ public final class RowBuilder {
                 field(hash, "timestamp").map(Bytes::raw).orElse(null),
                 field(hash, "opts").map(Bytes::raw).orElse(null));
         return Envelope.wrap(data, p);
-    }
-
-    /** The v1 payload bytes a v2 payload carries, per the journal's policy. */
-    public static Optional<byte[]> v1Data(PayloadPolicy policy, byte[] payload) {
-        return policy == PayloadPolicy.DATA ? Optional.of(payload) : Envelope.recoverData(payload);
     }
 
     /** fp (fail the parent) unless the child's v1 parent options ask to ignore or continue on failure. */

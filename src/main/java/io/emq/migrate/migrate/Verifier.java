@@ -4,7 +4,7 @@ import io.emq.migrate.wire.Scan;
 import io.emq.migrate.keyspace.StructureType;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.wire.Replies;
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.Keys;
@@ -137,7 +137,7 @@ public final class Verifier {
                 problem(keys.job(id) + ": attempts " + (row.get(1) == null ? "missing" : Replies.asText(row.get(1)))
                         + ", expected " + e.attempts());
             }
-            Optional<byte[]> data = row.get(2) == null ? Optional.empty() : RowBuilder.v1Data(policy, row.get(2));
+            Optional<byte[]> data = row.get(2) == null ? Optional.empty() : policy.v1Data(row.get(2));
             if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(e.sha256())) {
                 problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
             }

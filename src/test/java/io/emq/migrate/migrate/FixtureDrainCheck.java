@@ -1,6 +1,6 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,7 +94,7 @@ final class FixtureDrainCheck {
             for (Delivery d : seen) {
                 String v1 = new String(journal.ids().lookupV2(BrandedId.of(d.id())).orElseThrow(), StandardCharsets.UTF_8);
                 order.add(v1);
-                Optional<byte[]> data = RowBuilder.v1Data(policy, d.payload());
+                Optional<byte[]> data = policy.v1Data(d.payload());
                 byte[] before = dataBefore.get(q.getKey() + "/" + v1);
                 if (before != null) {
                     assertArrayEquals(before, data.orElseThrow(), fixtureName + " " + v1 + ": payload bytes");

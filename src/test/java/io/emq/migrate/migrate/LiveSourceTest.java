@@ -137,7 +137,7 @@ class LiveSourceTest {
         Keys keys = Keys.queue(QUEUE);
         io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
         byte[] payload = client().hget(keys.job(five).getBytes(), "payload".getBytes());
-        assertEquals("{\"edited\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()));
+        assertEquals("{\"edited\":true}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
         assertEquals(List.of("edited at the last moment"), client().lrange(keys.job(five, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
     }
 
@@ -233,7 +233,7 @@ class LiveSourceTest {
         assertEquals(1, client().zcard(keys.dead()), "the failed job is dead");
         io.emq.migrate.keyspace.BrandedId twenty = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("20".getBytes())).get(0).orElseThrow();
         byte[] payload = client().hget(keys.job(twenty).getBytes(), "payload".getBytes());
-        assertEquals("{\"updated\":true}", new String(RowBuilder.v1Data(io.emq.migrate.v1.plan.PayloadPolicy.ENVELOPE, payload).orElseThrow()),
+        assertEquals("{\"updated\":true}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()),
                 "changed data is copied again");
         assertEquals(List.of("a line after the copy"), client().lrange(keys.job(twenty, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
     }

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Wire;
 import java.nio.file.Files;

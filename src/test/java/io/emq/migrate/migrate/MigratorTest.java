@@ -1,6 +1,6 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -60,7 +60,7 @@ class MigratorTest {
             for (String member : SERVER.client().zrange(Keys.queue("blobs").pending(), 0, -1)) {
                 byte[] payload = SERVER.client().hget(Keys.queue("blobs").job(BrandedId.of(member)).getBytes(StandardCharsets.UTF_8),
                         "payload".getBytes(StandardCharsets.UTF_8));
-                byte[] data = RowBuilder.v1Data(policy, payload).orElseThrow();
+                byte[] data = policy.v1Data(payload).orElseThrow();
                 found |= java.util.Arrays.equals(before, data);
             }
             assertTrue(found, "the 1 MiB body is recovered byte for byte under " + policy);

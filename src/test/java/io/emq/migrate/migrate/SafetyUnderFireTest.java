@@ -1,6 +1,6 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.plan.PayloadPolicy;
+import io.emq.migrate.payload.PayloadPolicy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,7 +64,7 @@ class SafetyUnderFireTest {
             String v1 = new String(journal.ids().lookupV2(id).orElseThrow());
             assertEquals(Integer.toString(i + 1), v1, "serve order at position " + i);
             byte[] payload = client.hget(keys.job(id).getBytes(), "payload".getBytes());
-            assertEquals(V1QueueGenerator.payload(i + 1, 200), new String(RowBuilder.v1Data(PayloadPolicy.ENVELOPE, payload).orElseThrow()));
+            assertEquals(V1QueueGenerator.payload(i + 1, 200), new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
         }
         assertEquals("retired", journal.header().get(JournalHeader.STATE).orElseThrow().wireName());
         assertEquals(java.util.Set.of("bull:big:meta", "bull:big:id"), client.keys("bull:big:*"));

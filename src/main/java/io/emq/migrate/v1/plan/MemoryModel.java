@@ -1,5 +1,6 @@
 package io.emq.migrate.v1.plan;
 
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.JobFacts;
 
 /**

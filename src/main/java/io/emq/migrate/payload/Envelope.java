@@ -1,4 +1,4 @@
-package io.emq.migrate.migrate;
+package io.emq.migrate.payload;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,4 +1,4 @@
-package io.emq.migrate.migrate;
+package io.emq.migrate.payload;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

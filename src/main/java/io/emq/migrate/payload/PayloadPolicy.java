@@ -1,4 +1,4 @@
-package io.emq.migrate.v1.plan;
+package io.emq.migrate.payload;
 
 /** How a v1 job's {@code data} becomes the v2 {@code payload} (migration contract §5). */
 public enum PayloadPolicy {
@@ -30,5 +30,10 @@ public enum PayloadPolicy {
 
     public String description() {
         return description;
+    }
+
+    /** The v1 data bytes a v2 payload written under this policy carries (empty: an envelope that does not read). */
+    public java.util.Optional<byte[]> v1Data(byte[] payload) {
+        return this == DATA ? java.util.Optional.of(payload) : Envelope.recoverData(payload);
     }
 }
