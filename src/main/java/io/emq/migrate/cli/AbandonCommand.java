@@ -7,9 +7,7 @@ import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 
@@ -18,35 +16,6 @@ import org.apache.commons.cli.Options;
  * retired its source; removes what it wrote on the target and resumes the v1 queue as it was.
  */
 final class AbandonCommand implements Command {
-    public String name() {
-        return "abandon";
-    }
-
-    public String summary() {
-        return "undo an unretired migration: delete its v2 rows, resume the v1 queue";
-    }
-
-    public String syntax() {
-        return "--source URI [--target URI] --queue Q [--yes] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate abandon --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("abandoned; the v1 queue is as it was",
-                "never migrated, already retired, or not confirmed (--yes off a terminal)");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.SOURCE, Side.TARGET);
-    }
-
-    public boolean destroys() {
-        return true;
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue"));
     }

@@ -29,6 +29,7 @@ import org.apache.commons.cli.ParseException;
  */
 final class Cli {
     static final Map<String, Command> COMMANDS = new LinkedHashMap<>();
+    private static final Map<String, Declaration> DECLARED = Declaration.table();
 
     static {
         for (Command c : List.of(new DemoCommand(), new FixtureCommand(), new KeyCommand(), new DiscoverCommand(),
@@ -37,6 +38,15 @@ final class Cli {
                 new ConformanceCommand())) {
             COMMANDS.put(c.name(), c);
         }
+        if (!DECLARED.keySet().equals(COMMANDS.keySet())) {
+            throw new IllegalStateException("commands.json declares " + DECLARED.keySet() + " but the commands are "
+                    + COMMANDS.keySet());
+        }
+    }
+
+    /** What a command is: its help, servers and traits ({@link Declaration}). */
+    static Declaration declared(Command command) {
+        return DECLARED.get(command.name());
     }
 
     private Cli() {
@@ -95,7 +105,7 @@ final class Cli {
                     + "; `emq-migrate help " + command.name() + "` shows the options"), json, out, err);
         }
         try (Invocation in = new Invocation(checked(command, line), out, err, environment,
-                command.servers().isEmpty() ? Settings.none(line, environment) : Settings.of(line, environment))) {
+                declared(command).servers().isEmpty() ? Settings.none(line, environment) : Settings.of(line, environment))) {
             return command.run(in);
         } catch (Exception | Error e) {
             if (e instanceof InterruptedException) {
@@ -112,7 +122,7 @@ final class Cli {
     private static CommandLine checked(Command command, CommandLine line) {
         Map<String, Integer> seen = new TreeMap<>();
         for (Option o : line.getOptions()) {
-            if (o.hasArg() && !command.repeatable().contains(o.getLongOpt())) {
+            if (o.hasArg() && !declared(command).repeatable().contains(o.getLongOpt())) {
                 seen.merge(o.getLongOpt(), 1, Integer::sum);
             }
         }
@@ -121,7 +131,7 @@ final class Cli {
                 throw CliException.usage("--" + name + " was given " + n + " times; give it once");
             }
         });
-        if (!command.takesArguments() && !line.getArgList().isEmpty()) {
+        if (!declared(command).takesArguments() && !line.getArgList().isEmpty()) {
             throw CliException.usage("unexpected argument '" + line.getArgList().get(0) + "'; `emq-migrate help "
                     + command.name() + "` shows the options");
         }
@@ -144,9 +154,10 @@ final class Cli {
 
     /** Every option of a command: its own, its servers', and the shared ones. */
     static Options options(Command command) {
+        Declaration declared = declared(command);
         Options options = new Options();
         command.options(options);
-        for (Side side : command.servers()) {
+        for (Side side : declared.servers()) {
             options.addOption(valued(Settings.option(side, ""), "URI", side.description()
                     + ": redis://[user[:password]@]host:port[/db], rediss://… (TLS), or cluster seeds h1:p1,h2:p2 (also "
                     + Settings.variable(side, "") + ")"));
@@ -157,20 +168,20 @@ final class Cli {
             options.addOption(valued(Settings.option(side, "key"), "FILE", "PKCS#8 PEM key of that certificate (also "
                     + Settings.variable(side, "key") + ")"));
         }
-        if (command.opensV2Target()) {
+        if (declared.opensV2Target()) {
             options.addOption(valued(Invocation.WIRE_VERSION, "V", "the {emq}:version the v2 target speaks (default "
                     + VersionFence.configured() + ", from " + VersionFence.VERSION_ENV + " or the built-in "
                     + VersionFence.DEFAULT_VERSION + "); e.g. echomq:3.0.0 for a deployment the reference connector fenced"));
         }
-        if (!command.servers().isEmpty()) {
+        if (!declared.servers().isEmpty()) {
             options.addOption(valued("config", "FILE", "read settings from FILE (default ./" + Settings.DEFAULT_FILE
                     + " when present); a flag wins over EMQ_* variables, which win over the file"));
         }
-        if (command.showsProgress()) {
+        if (declared.showsProgress()) {
             options.addOption(null, "quiet", false, "print only the result and errors");
             options.addOption(null, "no-progress", false, "no progress on standard error");
         }
-        if (command.destroys()) {
+        if (declared.destroys()) {
             options.addOption(null, "yes", false, "confirm a destructive action (needed when not on a terminal)");
         }
         options.addOption(null, "json", false, "print one JSON document (errors too)");
@@ -186,7 +197,7 @@ final class Cli {
     private static void usage(PrintStream s) {
         s.println("usage: emq-migrate <command> [options]");
         s.println();
-        COMMANDS.values().forEach(c -> s.printf("  %-12s %s%n", c.name(), c.summary()));
+        COMMANDS.values().forEach(c -> s.printf("  %-12s %s%n", c.name(), declared(c).summary()));
         s.println();
         s.println("  emq-migrate help <command>   a command's options, an example and its exit codes");
         s.println("  emq-migrate --version        the release and the wire version it speaks");
@@ -199,20 +210,21 @@ final class Cli {
     static void help(Command c, PrintStream s) {
         StringWriter text = new StringWriter();
         PrintWriter w = new PrintWriter(text);
-        w.println("usage: emq-migrate " + c.name() + " " + c.syntax());
+        Declaration d = declared(c);
+        w.println("usage: emq-migrate " + c.name() + " " + d.syntax());
         w.println();
-        w.println(c.summary());
+        w.println(d.summary());
         w.println();
         w.println("options:");
         HelpFormatter f = new HelpFormatter();
         f.setSyntaxPrefix("");
         f.printOptions(w, 100, options(c), 2, 2);
         w.println();
-        w.println(c.examples().size() == 1 ? "example:" : "examples:");
-        c.examples().forEach(e -> w.println("  " + e));
+        w.println(d.examples().size() == 1 ? "example:" : "examples:");
+        d.examples().forEach(e -> w.println("  " + e));
         w.println();
         w.println("exit codes:");
-        c.exits().forEach((code, meaning) -> w.println("  " + code + "  " + meaning));
+        d.exitMeanings().forEach((code, meaning) -> w.println("  " + code + "  " + meaning));
         w.flush();
         s.print(text);
     }

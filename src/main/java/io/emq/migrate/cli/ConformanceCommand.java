@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /**
@@ -16,30 +15,6 @@ import org.apache.commons.cli.Options;
  * Exit 0 only when every scenario passed.
  */
 final class ConformanceCommand implements Command {
-    public String name() {
-        return "conformance";
-    }
-
-    public String summary() {
-        return "run the v2 wire conformance scenarios against a target";
-    }
-
-    public String syntax() {
-        return "--target URI [--queue PREFIX] [--wire-version V] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate conformance --target redis://10.0.0.9:6379");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("every scenario passed", "a scenario failed, or the target is on another wire version");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "PREFIX", "prefix of the scenario sub-queues (default: conformance)"));
     }

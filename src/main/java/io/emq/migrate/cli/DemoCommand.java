@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -27,34 +26,6 @@ import redis.clients.jedis.UnifiedJedis;
 final class DemoCommand implements Command {
     static final String DEFAULT_FIXTURE = "node-5.65.1";
     private static final List<String> PREFIXES = List.of("bull");
-
-    public String name() {
-        return "demo";
-    }
-
-    public String summary() {
-        return "the tour: a scratch server, a recorded v1 keyspace, dry run (--migrate: migrate, verify, drain)";
-    }
-
-    public String syntax() {
-        return "[--migrate] [--fixture NAME] [--keep] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate demo --migrate", "emq-migrate demo --fixture elixir-v1 --keep");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("every stage did what the tour expects", "a stage did not pass");
-    }
-
-    public Set<Side> servers() {
-        return Set.of();
-    }
-
-    public boolean showsProgress() {
-        return true;
-    }
 
     public void options(Options options) {
         options.addOption(null, "migrate", false, "after the dry run, migrate, verify and drain every queue")

@@ -11,45 +11,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 
 /** {@code emq-migrate discover --source URI [--prefix P]... [--json]}: the v1 queues with their counts. Reads only. */
 final class DiscoverCommand implements Command {
     static final String DEFAULT_PREFIX = "bull";
-
-    public String name() {
-        return "discover";
-    }
-
-    public String summary() {
-        return "list v1 queues with their counts (reads only)";
-    }
-
-    public String syntax() {
-        return "--source URI [--prefix P]... [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate discover --source redis://10.0.0.5:6379", "emq-migrate discover --source redis://10.0.0.5:6379 --prefix bull --prefix echo --json");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("listed (also when there are none)", null);
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.SOURCE);
-    }
-
-    public Set<String> repeatable() {
-        return Set.of("prefix");
-    }
-
-    public boolean showsProgress() {
-        return true;
-    }
 
     public void options(Options options) {
         prefixOption(options);

@@ -18,9 +18,7 @@ import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /**
@@ -31,46 +29,6 @@ import org.apache.commons.cli.Options;
  * usage or an unreachable server.
  */
 final class DrainCommand implements Command {
-    public String name() {
-        return "drain";
-    }
-
-    public String summary() {
-        return "serve a migrated queue until empty and validate it against its journal";
-    }
-
-    public String syntax() {
-        return "--target URI --queue Q [--workers N] [--handler validate|noop|exec CMD] [--dry-run | --shadow |"
-                + " --resume [--yes]] [--lanes] [--until-empty-schedule] [--wire-version V] [--html FILE] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate drain --target redis://10.0.0.9:6379 --queue orders --dry-run",
-                "emq-migrate drain --target redis://10.0.0.9:6379 --queue orders --shadow",
-                "emq-migrate drain --target redis://10.0.0.9:6379 --queue orders --handler exec 'node handle.js'");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("drained (validate: every check passed)", "a check failed, an exec job died,"
-                + " the queue is paused (--resume), or it was never migrated on the target");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
-    public boolean takesArguments() {
-        return true;
-    }
-
-    public boolean showsProgress() {
-        return true;
-    }
-
-    public boolean destroys() {
-        return true;
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue to drain"))
                 .addOption(Cli.valued("workers", "N", "worker threads (default 1; with 1, serve order is checked globally)"))

@@ -6,7 +6,6 @@ import io.emq.migrate.v1.fixture.FixtureLoader;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -17,39 +16,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 final class FixtureCommand implements Command {
     static final List<String> NAMES = List.of("node-5.65.1", "elixir-v1", "legacy-and-foreign", "node-large-payload");
-
-    public String name() {
-        return "fixture";
-    }
-
-    public String summary() {
-        return "load a recorded v1 keyspace (the demo's) into a server of your own";
-    }
-
-    public String syntax() {
-        return "load --target URI NAME [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate fixture load --target redis://127.0.0.1:6379 node-5.65.1");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("loaded", "a key of the fixture already exists on the server (nothing was written)");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
-    public boolean takesArguments() {
-        return true;
-    }
-
-    /** Its target is a server that receives a v1 keyspace, not a v2 deployment. */
-    public boolean opensV2Target() {
-        return false;
-    }
 
     public void options(Options options) {
     }

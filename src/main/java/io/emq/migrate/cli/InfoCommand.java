@@ -14,36 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate info --target URI [--queue Q]}: each queue's state and steps, like {@code flyway info}. Reads only. */
 final class InfoCommand implements Command {
-    public String name() {
-        return "info";
-    }
-
-    public String summary() {
-        return "each migrated queue's state and steps, like flyway info (reads only)";
-    }
-
-    public String syntax() {
-        return "--target URI [--queue Q] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate info --target redis://10.0.0.9:6379", "emq-migrate info --target redis://10.0.0.9:6379 --queue orders --json");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("the journals were read", "the queue named by --queue has no migration on the target");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "one v2 queue (default: every queue with a journal)"));
     }

@@ -9,41 +9,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate key [--json] KEY...}: what each key parses as under the v2 grammar. */
 final class KeyCommand implements Command {
-    public String name() {
-        return "key";
-    }
-
-    public String summary() {
-        return "parse v2 keys: kind, queue, type, slot, mint time";
-    }
-
-    public String syntax() {
-        return "KEY... [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate key 'emq:{orders}:job:JOB0NwdXCmjyDI' '{emq}:version'");
-    }
-
-    public Map<Integer, String> exits() {
-        Map<Integer, String> m = ExitCodes.meanings("every key parsed", null);
-        m.put(ExitCodes.REJECTED, "some key was rejected by the grammar (the DETAIL column says why)");
-        return new java.util.TreeMap<>(m);
-    }
-
-    public Set<Side> servers() {
-        return Set.of();
-    }
-
-    public boolean takesArguments() {
-        return true;
-    }
-
     public void options(Options options) {
     }
 

@@ -10,35 +10,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate lookup --target URI --queue Q (--v1-id ID | --job-id ID | --all) [--json]}: the identity mapping. */
 final class LookupCommand implements Command {
-    public String name() {
-        return "lookup";
-    }
-
-    public String summary() {
-        return "the v1 id <-> branded id mapping of a migrated queue (reads only)";
-    }
-
-    public String syntax() {
-        return "--target URI --queue Q (--v1-id ID | --job-id ID | --all) [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate lookup --target redis://10.0.0.9:6379 --queue orders --v1-id 42");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("found", "the id has no mapping, or the queue was never migrated on the target");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue"))
                 .addOption(Cli.valued("v1-id", "ID", "a v1 job id"))

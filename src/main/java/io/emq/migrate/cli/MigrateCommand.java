@@ -21,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
@@ -31,45 +30,6 @@ import redis.clients.jedis.UnifiedJedis;
  * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s).
  */
 final class MigrateCommand implements Command {
-    public String name() {
-        return "migrate";
-    }
-
-    public String summary() {
-        return "migrate v1 queues into v2, step by step, journaled";
-    }
-
-    public String syntax() {
-        return "--source URI [--target URI] (--queue Q... | --all) [--no-retire | --yes] [options]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate migrate --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders --no-retire",
-                "emq-migrate migrate --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders --yes");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("every queue done (retired, or verified with --no-retire)",
-                "a queue was refused or failed (the summary says why and what lifts it), --queue names no v1 queue,"
-                        + " or retiring was not confirmed");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.SOURCE, Side.TARGET);
-    }
-
-    public Set<String> repeatable() {
-        return Set.of("queue", "prefix", "rename");
-    }
-
-    public boolean showsProgress() {
-        return true;
-    }
-
-    public boolean destroys() {
-        return true;
-    }
-
     public void options(Options options) {
         DiscoverCommand.prefixOption(options);
         options.addOption(Cli.valued("queue", "Q", "a v1 queue to migrate (repeatable; PREFIX:QUEUE when ambiguous)"))

@@ -18,13 +18,12 @@ final class Migrated {
      */
     static Journal journal(Wire target, String queue) {
         Journal journal = new Journal(target, queue);
-        boolean applied = journal.header().get(JournalHeader.STATE).isPresent() && journal.history().rows().stream().anyMatch(HistoryRow::success);
-        if (!applied) {
+        java.util.Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
+        if (state.isEmpty() || journal.history().rows().stream().noneMatch(HistoryRow::success)) {
             throw CliException.refused("queue " + queue + " was never migrated on this target" + (journal.exists()
                     ? " (a migration of it was refused before it wrote anything)" : "") + "; `info` lists those that were");
         }
-        MigrationState state = journal.header().get(JournalHeader.STATE).get();
-        if (state == MigrationState.ABANDONED) {
+        if (state.get() == MigrationState.ABANDONED) {
             throw CliException.refused("the migration of queue " + queue + " was abandoned on this target; `info`"
                     + " lists the queues that are migrated");
         }

@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 import io.emq.migrate.wire.Wire;
 import redis.clients.jedis.UnifiedJedis;
@@ -38,41 +37,6 @@ import redis.clients.jedis.UnifiedJedis;
  * unreachable server.
  */
 final class PlanCommand implements Command {
-    public String name() {
-        return "plan";
-    }
-
-    public String summary() {
-        return "dry run: what each v1 queue becomes in v2, anomalies, refusals (reads only)";
-    }
-
-    public String syntax() {
-        return "--source URI [--target URI] (--queue Q... | --all) [--json] [--html FILE] [options]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate plan --source redis://10.0.0.5:6379 --all --html plan.html",
-                "emq-migrate plan --source redis://10.0.0.5:6379 --queue orders --drop-cron-schedulers");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("nothing blocks: every planned queue can be migrated as shown",
-                "a queue is BLOCKED (a refusal or anomalies; each names the option that lifts it), or --queue names no v1 queue");
-    }
-
-    /** The target is only read: its version fence and the v2 names a rename must not take (default: the source server). */
-    public Set<Side> servers() {
-        return Set.of(Side.SOURCE, Side.TARGET);
-    }
-
-    public Set<String> repeatable() {
-        return Set.of("queue", "prefix", "rename");
-    }
-
-    public boolean showsProgress() {
-        return true;
-    }
-
     public void options(Options options) {
         DiscoverCommand.prefixOption(options);
         options.addOption(Cli.valued("queue", "Q", "a v1 queue to plan (repeatable)"))

@@ -6,35 +6,10 @@ import io.emq.migrate.wire.Endpoint;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate repair --target URI --queue Q}: clear failed steps and realign checksums, after the cause is fixed. */
 final class RepairCommand implements Command {
-    public String name() {
-        return "repair";
-    }
-
-    public String summary() {
-        return "clear failed steps and realign checksums after a fix";
-    }
-
-    public String syntax() {
-        return "--target URI --queue Q [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate repair --target redis://10.0.0.9:6379 --queue orders");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("repaired, or nothing to repair", "the queue was never migrated on the target");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue to repair"));
     }

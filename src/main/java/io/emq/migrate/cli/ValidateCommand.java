@@ -7,36 +7,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate validate --target URI [--queue Q]}: recorded step checksums against this release's migrations/. Reads only. */
 final class ValidateCommand implements Command {
-    public String name() {
-        return "validate";
-    }
-
-    public String summary() {
-        return "check applied steps' checksums against this release's migrations/ (reads only)";
-    }
-
-    public String syntax() {
-        return "--target URI [--queue Q] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate validate --target redis://10.0.0.9:6379");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("every applied step matches migrations/",
-                "a step differs from migrations/ (repair realigns it), or --queue was never migrated there");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.TARGET);
-    }
-
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "one v2 queue (default: every queue with a journal)"));
     }

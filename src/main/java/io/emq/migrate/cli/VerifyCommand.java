@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
@@ -28,30 +27,6 @@ import redis.clients.jedis.UnifiedJedis;
  * written key parses; and, while the v1 source still exists, every v1 job has its row.
  */
 final class VerifyCommand implements Command {
-    public String name() {
-        return "verify";
-    }
-
-    public String summary() {
-        return "re-check a migrated queue against its journal (reads only)";
-    }
-
-    public String syntax() {
-        return "[--source URI] --target URI --queue Q [--accept-anomalies] [--json]";
-    }
-
-    public List<String> examples() {
-        return List.of("emq-migrate verify --source redis://10.0.0.5:6379 --target redis://10.0.0.9:6379 --queue orders");
-    }
-
-    public Map<Integer, String> exits() {
-        return ExitCodes.meanings("verified", "a problem was found, or the queue was never migrated on the target");
-    }
-
-    public Set<Side> servers() {
-        return Set.of(Side.SOURCE, Side.TARGET);
-    }
-
     public void options(Options options) {
         options.addOption(null, "accept-anomalies", false, "as given to migrate: orphan hashes were migrated")
                 .addOption(Cli.valued("queue", "Q", "the v2 queue"));
