@@ -66,13 +66,15 @@ public final class Abandon {
         for (byte[] field : journal.fieldsStartingWith(CarrySettings.JOURNAL_PREFIX)) {
             w.hdel(keys.meta(), Replies.asText(field).substring(CarrySettings.JOURNAL_PREFIX.length()));
         }
-        String migratedCompleted = target.client().hget(keys.metricsCompleted(), "migrated_completed");
-        if (migratedCompleted != null) {
-            long count = Long.parseLong(java.util.Objects.requireNonNullElse(target.client().hget(keys.metricsCompleted(), "count"), "0"));
-            if (count <= Long.parseLong(migratedCompleted)) {
+        List<byte[]> completed = target.hmget(Utf8.bytes(keys.metricsCompleted()),
+                List.of(Utf8.bytes("migrated_completed"), Utf8.bytes("count")));
+        if (completed.get(0) != null) {
+            long migratedCompleted = Long.parseLong(Replies.asText(completed.get(0)));
+            long count = completed.get(1) == null ? 0 : Long.parseLong(Replies.asText(completed.get(1)));
+            if (count <= migratedCompleted) {
                 w.del(keys.metricsCompleted());
             } else {
-                w.hincrBy(keys.metricsCompleted(), "count", -Long.parseLong(migratedCompleted)).hdel(keys.metricsCompleted(), "migrated_completed");
+                w.hincrBy(keys.metricsCompleted(), "count", -migratedCompleted).hdel(keys.metricsCompleted(), "migrated_completed");
             }
         }
         w.flush();
@@ -122,8 +124,8 @@ public final class Abandon {
     /** Dedup keys (and receipts) whose value is a branded id this migration mapped, a SCAN page at a time. */
     private static long deleteDedupKeysPointingAt(Wire target, Keys keys, Journal journal) {
         long[] deleted = {0};
-        Scan.keys(target.client(), Scan.startingWith(keys.base() + "de:"), found -> {
-            List<String> values = target.client().mget(found.toArray(new String[0]));
+        target.scan(Scan.startingWith(keys.base() + "de:"), found -> {
+            List<String> values = target.mget(found);
             List<String> pointing = new ArrayList<>();
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < found.size(); i++) {

@@ -51,7 +51,7 @@ public final class Journal {
     }
 
     public boolean exists() {
-        return wire.client().exists(key);
+        return wire.exists(key);
     }
 
     public JournalLease lease() {
@@ -112,7 +112,7 @@ public final class Journal {
 
     /** These fields' values, in order (null where absent). */
     List<byte[]> read(List<byte[]> fields) {
-        return fields.isEmpty() ? List.of() : wire.client().hmget(key, fields.toArray(byte[][]::new));
+        return wire.hmget(key, fields);
     }
 
     /** Writes fields, fenced by the lease token. */
@@ -157,6 +157,6 @@ public final class Journal {
 
     /** The fields with this prefix and their values, a page of HSCAN at a time. */
     void entriesStartingWith(String prefix, Consumer<List<Map.Entry<byte[], byte[]>>> pages) {
-        Scan.hash(wire.client(), key, Scan.startingWith(Utf8.bytes(prefix)), pages);
+        wire.hscan(key, Scan.startingWith(Utf8.bytes(prefix)), pages);
     }
 }

@@ -2,7 +2,6 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.ParsedKey;
-import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +16,11 @@ public final class Journals {
     /** Every queue with a journal on the target ({@code {emq}:migration:*}, one slot, so one SCAN also on a cluster). */
     public static List<String> queues(Wire target) {
         TreeSet<String> out = new TreeSet<>();
-        for (String key : Scan.keys(target.client(), "{emq}:migration:*")) {
+        target.scan("{emq}:migration:*", page -> page.forEach(key -> {
             if (KeyGrammar.parse(key) instanceof ParsedKey.ReserveKey r && r.queue().isPresent()) {
                 out.add(r.queue().get());
             }
-        }
+        }));
         return new ArrayList<>(out);
     }
 

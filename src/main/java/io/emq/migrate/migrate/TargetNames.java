@@ -23,7 +23,7 @@ public final class TargetNames {
         }
         Keys keys = Keys.queue(name);
         for (String key : List.of(keys.meta(), keys.pending(), keys.active(), keys.schedule(), keys.dead())) {
-            if (target.client().exists(key)) {
+            if (target.exists(Utf8.bytes(key))) {
                 return Optional.of(new V2Names.Holder.NativeQueue());
             }
         }

@@ -91,6 +91,22 @@ class MigratorTest {
     }
 
     @Test
+    void abandonTakesBackTheCompletedCountItAddedAndKeepsWhatV2CompletedSince() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        Wire target = Wire.open(SERVER.client());
+        String completed = Keys.queue("orders").metricsCompleted();
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false)
+                .withAcceptAnomalies(true).withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(),
+                List.of("bull"), "orders");
+        assertEquals("verified", r.get(0).outcome(), r.get(0).message());
+        assertEquals("2", SERVER.client().hget(completed, "count"), "the two completed v1 jobs are counted");
+        SERVER.client().hincrBy(completed, "count", 3); // three v2 completions since
+        Abandon.run(Wire.unfenced(SERVER.client()), target, "orders", MigrationOptions.DEFAULT_LEASE);
+        assertEquals(Map.of("count", "3"), SERVER.client().hgetAll(completed));
+    }
+
+    @Test
     void anAbandonedMigrationRestoresV1AndALaterOneNeverReusesItsIds() {
         MigrationHarness.load(SERVER.client(), "node-5.65.1");
         Wire target = Wire.open(SERVER.client());
