@@ -1,9 +1,9 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Abandon;
+import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.LinkedHashMap;

@@ -1,11 +1,13 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.wire.Scan;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.v1.fixture.Fixture;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Scan;
+import io.emq.migrate.wire.Wire;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -86,7 +88,7 @@ final class DemoCommand implements Command {
                     + " --wait-for-locks 1m)");
         }
         int worst = tour.command("migrate", "--source", uri, "--all", "--drop-cron-schedulers", "--yes");
-        List<String> queues = migratedQueues(client);
+        List<String> queues = Journals.queues(Wire.unfenced(client));
         for (String q : queues) {
             worst = Math.max(worst, tour.command("verify", "--target", uri, "--queue", q));
         }
@@ -175,12 +177,5 @@ final class DemoCommand implements Command {
             }
         }
         return deleted;
-    }
-
-    /** The v2 queues that have a migration journal, in name order. */
-    static List<String> migratedQueues(UnifiedJedis client) {
-        String one = Keys.migrationJournal("q");
-        String prefix = one.substring(0, one.length() - 1);
-        return Scan.keys(client, Scan.startingWith(prefix)).stream().map(k -> k.substring(prefix.length())).sorted().toList();
     }
 }

@@ -1,15 +1,15 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.MigrationState;
-import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
 import io.emq.migrate.drain.DrainReport;
 import io.emq.migrate.drain.ExecHandler;
 import io.emq.migrate.drain.ShadowQueue;
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
 import io.emq.migrate.runtime.JobHandler;

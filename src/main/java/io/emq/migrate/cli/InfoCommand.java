@@ -1,12 +1,12 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.payload.PayloadPolicy;
-import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.Journals;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -1,16 +1,16 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.migrate.JournalLease;
 import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.JobLanes;
+import io.emq.migrate.migrate.JournalLease;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueCounts;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;

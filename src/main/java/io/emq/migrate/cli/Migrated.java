@@ -1,9 +1,9 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.HistoryRow;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.JournalHeader;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.wire.Wire;
 
 /** The journal of a queue that was migrated on the target, or the refusal that says it was not. */

@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.TargetNames;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
@@ -8,7 +9,6 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.plan.PlanOptions;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
@@ -19,6 +19,7 @@ import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.commons.cli.Options;
-import io.emq.migrate.wire.Wire;
 import redis.clients.jedis.UnifiedJedis;
 
 /**

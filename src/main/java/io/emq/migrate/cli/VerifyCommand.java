@@ -1,9 +1,9 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Verifier;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.QueueBases;

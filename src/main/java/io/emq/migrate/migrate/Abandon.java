@@ -1,10 +1,10 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.wire.Replies;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;

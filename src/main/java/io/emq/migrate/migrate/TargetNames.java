@@ -2,9 +2,9 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.plan.V2Names;
+import io.emq.migrate.wire.Wire;
 import java.util.List;
 import java.util.Optional;
-import io.emq.migrate.wire.Wire;
 
 /**
  * What a target holds under a v2 queue name, with reads only ({@code HMGET}, {@code EXISTS}): a

@@ -169,14 +169,15 @@ public final class Verifier {
 
     /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */
     private long checkKeys() {
-        List<String> found = Scan.keys(target.client(), Scan.startingWith(keys.base()));
-        for (String key : found) {
+        long[] n = {0};
+        target.scan(Scan.startingWith(keys.base()), page -> page.forEach(key -> {
+            n[0]++;
             ParsedKey parsed = KeyGrammar.parse(key);
             if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
                 problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
             }
-        }
-        return found.size();
+        }));
+        return n[0];
     }
 
     /** The key of the structure a row in {@code state} (of lane {@code group}, when it has one) is listed in (null for none). */
