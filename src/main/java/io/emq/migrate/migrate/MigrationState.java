@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -12,11 +13,6 @@ public enum MigrationState {
     }
 
     public static Optional<MigrationState> of(String text) {
-        for (MigrationState s : values()) {
-            if (s.wireName().equals(text)) {
-                return Optional.of(s);
-            }
-        }
-        return Optional.empty();
+        return Arrays.stream(values()).filter(s -> s.wireName().equals(text)).findFirst();
     }
 }
