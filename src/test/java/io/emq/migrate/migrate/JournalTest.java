@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Wire;
@@ -190,6 +191,28 @@ class JournalTest {
         assertEquals(List.of(BrandedId.job((3L << 36) + 1)), second.ids().assign(List.of(b("x"))));
         second.record(JournalHeader.STATE, MigrationState.RUNNING);
         assertEquals(Optional.of(MigrationState.RUNNING), second.header().get(JournalHeader.STATE));
+    }
+
+    @Test
+    void theHeaderKeepsTheFieldNamesAndTextsThatLuaAndJournalsInFlightRead() {
+        Journal j = journal();
+        j.lease().acquire("m1", 10_000);
+        j.record(new JournalHeader.Write().set(JournalHeader.STATE, MigrationState.RUNNING)
+                .set(JournalHeader.POLICY, PayloadPolicy.DATA).set(JournalHeader.ID_BASE, 7L)
+                .set(JournalHeader.V1_WAS_PAUSED, true).set(JournalHeader.V2_WAS_PAUSED, false)
+                .set(JournalHeader.LANE_FROM, "name"));
+        Map<String, String> raw = new java.util.HashMap<>(SERVER.client().hgetAll(j.key()));
+        raw.keySet().removeIf(field -> field.startsWith("lock_"));
+        assertEquals(Map.of("state", "running", "policy", "data", "id_base", "7", "v1_was_paused", "1",
+                "v2_was_paused", "0", "lane_from", "name"), raw);
+        JournalHeader header = j.header();
+        assertEquals(Optional.of(MigrationState.RUNNING), header.get(JournalHeader.STATE));
+        assertEquals(Optional.of(PayloadPolicy.DATA), header.get(JournalHeader.POLICY));
+        assertEquals(Optional.of(7L), header.get(JournalHeader.ID_BASE));
+        assertEquals(Optional.of(true), header.get(JournalHeader.V1_WAS_PAUSED));
+        assertEquals(Optional.of(false), header.get(JournalHeader.V2_WAS_PAUSED));
+        assertEquals(Optional.empty(), header.get(JournalHeader.FINGERPRINT));
+        assertEquals(List.of(BrandedId.job((7L << 36) + 1)), j.ids().assign(List.of(b("x"))), "migrate_assign_ids reads id_base");
     }
 
     @Test
