@@ -34,6 +34,9 @@ public final class Journal {
     private final String queue;
     private final byte[] key;
     private final JournalLease lease;
+    private final IdentityMap ids = new IdentityMap(this);
+    private final StepHistory history = new StepHistory(this);
+    private final Expectations expectations = new Expectations(this);
 
     public Journal(Wire wire, String queue) {
         this.wire = wire;
@@ -80,15 +83,15 @@ public final class Journal {
     }
 
     public IdentityMap ids() {
-        return new IdentityMap(this);
+        return ids;
     }
 
     public StepHistory history() {
-        return new StepHistory(this);
+        return history;
     }
 
     public Expectations expectations() {
-        return new Expectations(this);
+        return expectations;
     }
 
     /** The lanes the queue's pending jobs were migrated into, as recorded ({@code lane:}); empty: the flat pending set. */
