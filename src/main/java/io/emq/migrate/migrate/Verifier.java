@@ -1,6 +1,5 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.wire.Scan;
 import io.emq.migrate.keyspace.StructureType;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.wire.Replies;
@@ -20,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
@@ -169,15 +170,21 @@ public final class Verifier {
 
     /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */
     private long checkKeys() {
-        long[] n = {0};
-        target.scan(Scan.startingWith(keys.base()), page -> page.forEach(key -> {
-            n[0]++;
-            ParsedKey parsed = KeyGrammar.parse(key);
-            if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
-                problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
+        long n = 0;
+        ScanParams params = new ScanParams().match(keys.base() + "*").count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = target.client().scan(cursor, params);
+            for (String key : page.getResult()) {
+                n++;
+                ParsedKey parsed = KeyGrammar.parse(key);
+                if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
+                    problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
+                }
             }
-        }));
-        return n[0];
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return n;
     }
 
     /** The key of the structure a row in {@code state} (of lane {@code group}, when it has one) is listed in (null for none). */
