@@ -74,31 +74,6 @@ public final class Wire implements AutoCloseable {
         return version;
     }
 
-    /** Whether a key exists ({@code EXISTS}; a plain read, never fenced). */
-    public boolean exists(byte[] key) {
-        return client.exists(key);
-    }
-
-    /** These fields of one hash, in order, null where absent ({@code HMGET}; none asked, none read). */
-    public List<byte[]> hmget(byte[] key, List<byte[]> fields) {
-        return fields.isEmpty() ? List.of() : client.hmget(key, fields.toArray(byte[][]::new));
-    }
-
-    /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
-    public List<String> mget(List<String> keys) {
-        return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
-    }
-
-    /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */
-    public void scan(String pattern, Consumer<List<String>> pages) {
-        Scan.keys(client, pattern, pages);
-    }
-
-    /** The fields of one hash matching {@code pattern}, with their values, a page at a time ({@link Scan#hash}). */
-    public void hscan(byte[] key, byte[] pattern, Consumer<List<Map.Entry<byte[], byte[]>>> pages) {
-        Scan.hash(client, key, pattern, pages);
-    }
-
     /** Runs one script; returns its decoded RESP2 reply or throws the mapped refusal. */
     public Object eval(Script script, List<byte[]> keys, List<byte[]> args) {
         ensureFenced();
@@ -182,6 +157,31 @@ public final class Wire implements AutoCloseable {
                 fenced = true;
             }
         }
+    }
+
+    /** Whether a key exists ({@code EXISTS}; a plain read, never fenced). */
+    public boolean exists(byte[] key) {
+        return client.exists(key);
+    }
+
+    /** These fields of one hash, in order, null where absent ({@code HMGET}; none asked, none read). */
+    public List<byte[]> hmget(byte[] key, List<byte[]> fields) {
+        return fields.isEmpty() ? List.of() : client.hmget(key, fields.toArray(byte[][]::new));
+    }
+
+    /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
+    public List<String> mget(List<String> keys) {
+        return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
+    }
+
+    /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */
+    public void scan(String pattern, Consumer<List<String>> pages) {
+        Scan.keys(client, pattern, pages);
+    }
+
+    /** The fields of one hash matching {@code pattern}, with their values, a page at a time ({@link Scan#hash}). */
+    public void hscan(byte[] key, byte[] pattern, Consumer<List<Map.Entry<byte[], byte[]>>> pages) {
+        Scan.hash(client, key, pattern, pages);
     }
 
     /** Closes the client underneath. */
