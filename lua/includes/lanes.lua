@@ -49,11 +49,10 @@ local function requeue(base, id)
   redis.call('HSET', row, 'state', 'pending')
 end
 
--- unclaim(base, id): take a job off active, giving its lane slot back; a job that was not
--- active is taken out of line instead (its lane, or the flat pending set).
--- Returns true when the job was active.
-local function unclaim(base, id)
-  local g = redis.call('HGET', base .. 'job:' .. id, 'group')
+-- unclaim(base, id, g): take a job off active, giving the slot of its lane g (the row's group, read
+-- by the caller; nil when it has none) back; a job that was not active is taken out of line instead
+-- (its lane, or the flat pending set). Returns true when the job was active.
+local function unclaim(base, id, g)
   local was_active = redis.call('ZREM', base .. 'active', id) == 1
   if g then
     if was_active then

@@ -118,19 +118,19 @@ public final class Journal {
         leaseProblem(java.time.Duration.ofMillis(leaseMs)).ifPresent(problem -> {
             throw new MigrationRefused("lease-too-short", problem);
         });
-        Object reply = wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(Utf8.bytes("acquire"), Utf8.bytes(owner), Utf8.bytes(""), Utf8.bytes(Long.toString(leaseMs))));
-        token = reply.toString();
-        return (Long) reply;
+        long reply = wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
+                List.of(Utf8.bytes("acquire"), Utf8.bytes(owner), Utf8.bytes(""), Utf8.bytes(Long.toString(leaseMs))), Replies::asLong));
+        token = Long.toString(reply);
+        return reply;
     }
 
     public void renew(long leaseMs) {
-        wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(Utf8.bytes("renew"), Utf8.bytes(""), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))));
+        wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
+                List.of(Utf8.bytes("renew"), Utf8.bytes(""), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))), Replies::ignored));
     }
 
     public void release() {
-        wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key), List.of(Utf8.bytes("release"), Utf8.bytes(""), Utf8.bytes(token), Utf8.bytes("0")));
+        wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key), List.of(Utf8.bytes("release"), Utf8.bytes(""), Utf8.bytes(token), Utf8.bytes("0")), Replies::ignored));
     }
 
     /** Writes header fields, fenced by the lease token. */
@@ -141,7 +141,7 @@ public final class Journal {
             args.add(Utf8.bytes(f));
             args.add(Utf8.bytes(v));
         });
-        wire.eval(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
+        wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_SET, List.of(key), args, Replies::ignored));
     }
 
     public void set(String field, String value) {
@@ -177,7 +177,7 @@ public final class Journal {
         }
         args.add(Utf8.bytes(flags.toString()));
         args.addAll(v1Ids);
-        List<?> reply = (List<?>) wire.eval(Script.MIGRATE_ASSIGN_IDS, List.of(key), args);
+        List<?> reply = wire.eval(new ScriptCall<>(Script.MIGRATE_ASSIGN_IDS, List.of(key), args, Replies::asList));
         List<BrandedId> out = new ArrayList<>(reply.size());
         for (Object id : reply) {
             out.add(BrandedId.of(Replies.asText(id)));
@@ -212,14 +212,14 @@ public final class Journal {
     }
 
     /** Records what each of these jobs must look like after the migration, in one call fenced by the token. */
-    public ScriptCall expectCall(Map<BrandedId, Expected> expected) {
+    public ScriptCall<Void> expectCall(Map<BrandedId, Expected> expected) {
         List<byte[]> args = new ArrayList<>(expected.size() * 2 + 1);
         args.add(Utf8.bytes(token));
         expected.forEach((id, e) -> {
             args.add(Utf8.bytes("r:" + id));
             args.add(Utf8.bytes(e.render()));
         });
-        return new ScriptCall(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
+        return new ScriptCall<>(Script.MIGRATE_JOURNAL_SET, List.of(key), args, Replies::ignored);
     }
 
     public Map<BrandedId, Expected> expectations(List<BrandedId> ids) {
@@ -267,7 +267,7 @@ public final class Journal {
         List<byte[]> args = new ArrayList<>(fields.size() + 1);
         args.add(Utf8.bytes(token));
         args.addAll(fields);
-        wire.eval(Script.MIGRATE_JOURNAL_FORGET, List.of(key), args);
+        wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_FORGET, List.of(key), args, Replies::ignored));
     }
 
     /** Every field name of the journal that starts with one of these prefixes, by HSCAN. */

@@ -9,6 +9,7 @@ import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import java.util.ArrayList;
@@ -72,18 +73,18 @@ public final class RowBuilder {
      * A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all;
      * {@code known} holds what the journal expected of the rows written before.
      */
-    static ScriptCall writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Journal.Expected> known) {
+    static ScriptCall<Void> writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Journal.Expected> known) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 14);
         args.add(Utf8.bytes(m.journal.token()));
         for (Row row : rows) {
             row.appendTo(m, Optional.ofNullable(known.get(row.id())), keys, args);
         }
-        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+        return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);
     }
 
     /** A {@code migrate_write_jobs} call that removes these rows, each guarded by what the journal expected of it. */
-    static ScriptCall removeCall(QueueMigration m, Map<BrandedId, Journal.Expected> rows) {
+    static ScriptCall<Void> removeCall(QueueMigration m, Map<BrandedId, Journal.Expected> rows) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 5);
         args.add(Utf8.bytes(m.journal.token()));
@@ -95,7 +96,7 @@ public final class RowBuilder {
             args.add(guard(Optional.of(e), e.attempts()));
             args.add(SET_NONE);
         });
-        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+        return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);
     }
 
     private static List<byte[]> callKeys(QueueMigration m, int rows) {
