@@ -26,6 +26,6 @@ end
 if f[1] ~= ARGV[2] then
   return redis.error_reply('EMQSTALE complete token mismatch')
 end
-finish(ARGV[3], ARGV[1], f, ARGV[4])
+finish(ARGV[3], {{ARGV[1], f, ARGV[4]}})
 redis.call('HINCRBY', ARGV[3] .. 'metrics:completed', 'count', 1)
 return 1

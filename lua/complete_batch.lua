@@ -26,18 +26,18 @@ for i = 2, #ARGV, 3 do
     fields[n] = f
   end
 end
-local done, seen = 0, {}
+local done, seen = {}, {}
 for n = 1, #out do
   local i = 3 * n - 1
   if out[n] == 1 and seen[ARGV[i]] then
     out[n] = 0
   elseif out[n] == 1 then
     seen[ARGV[i]] = true
-    finish(base, ARGV[i], fields[n], ARGV[i + 2])
-    done = done + 1
+    done[#done + 1] = {ARGV[i], fields[n], ARGV[i + 2]}
   end
 end
-if done > 0 then
-  redis.call('HINCRBY', base .. 'metrics:completed', 'count', done)
+if #done > 0 then
+  finish(base, done)
+  redis.call('HINCRBY', base .. 'metrics:completed', 'count', #done)
 end
 return out

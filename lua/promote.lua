@@ -9,7 +9,7 @@
 -- Reply:  the number of jobs promoted
 --- @include "due"
 --- @include "flow"
---- @include "zsets"
+--- @include "bulk"
 local base = ARGV[1]
 local ids = due(KEYS[1], tonumber(ARGV[2]))
 local types = row_types(base, ids)

@@ -10,7 +10,7 @@
 -- Reply:  the number of jobs recovered
 --- @include "due"
 --- @include "flow"
---- @include "zsets"
+--- @include "bulk"
 local base = ARGV[1]
 local expired = due(KEYS[1], tonumber(ARGV[2]))
 local types = row_types(base, expired)

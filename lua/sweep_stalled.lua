@@ -13,7 +13,7 @@
 -- of failing the sweep. A member whose row is gone is dropped from active.
 --- @include "due"
 --- @include "flow"
---- @include "zsets"
+--- @include "bulk"
 --- @include "counts"
 local base, max_stalled = ARGV[1], tonumber(ARGV[2])
 local expired = due(KEYS[1], tonumber(ARGV[3]))

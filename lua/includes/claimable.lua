@@ -1,5 +1,5 @@
 --- @include "flow"
---- @include "zsets"
+--- @include "bulk"
 --- @include "counts"
 -- A claim reads every job it will take before it writes anything, so no claim fails after a write
 -- and no job is left in no set.
