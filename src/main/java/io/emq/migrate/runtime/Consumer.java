@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1; in
  * lanes mode {@code lane_claim}, one job per turn of the ring),
- * runs the handler on every job, and settles each one with its token: {@code complete} when the
- * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
- * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
- * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs, fires due repeatable
+ * runs the handler on every job, and settles each one with its token: the jobs whose handler
+ * returned in one {@code complete_batch} call, each job whose handler threw by {@code retry} with the
+ * {@link Backoff} delay ({@code retry} dead-letters at max attempts). The settlements of one batch
+ * travel in the same pipeline as the next claim (a {@link ScriptBatch}): one round trip a batch. A beat thread reaps lapsed leases, promotes due scheduled jobs, fires due repeatable
  * jobs ({@code repeat_fire}: each occurrence once, however many consumers beat) and delivers the
  * queue's {@code flow:outbox} (completions and deaths of children whose flow parent lives in
  * another queue) to those parents; the leases of jobs in flight are extended every lease/2 with
