@@ -2,12 +2,16 @@ package io.emq.migrate.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.SnowflakeMinter;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.Replies;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +26,8 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * No runtime script fails after a write: each one below is fed a row it cannot use (not a hash, or a
- * count HINCRBY cannot count), answers instead of failing, and leaves every job in exactly one set.
+ * count HINCRBY cannot count, or an argument it cannot use), answers instead of failing, and leaves
+ * every job in exactly one set.
  * A row a script dead-letters is counted in {@code metrics:failed} and tells its flow parent, as a
  * retry's death does.
  */
@@ -175,6 +180,20 @@ class ValidateBeforeWriteTest {
         assertEquals(Completion.GONE, outcomes.get(3).get(), "a job named twice is completed once");
         assertEquals(Map.of(ids.get(1), "active", ids.get(2), "active"), whereIs("settle", ids.subList(1, 3)));
         assertEquals(1L, jobs.counts(List.of("completed")).get("completed"));
+    }
+
+    @Test
+    void aLaneLimitThatIsNotACountIsRefusedBeforeItIsWritten() {
+        Jobs jobs = Jobs.on(wire, "limited");
+        Lanes lanes = Lanes.of(wire, jobs);
+        lane(lanes, 1);
+        byte[] base = p("emq:{limited}:");
+        for (String bad : List.of("lots", "0", "2.5")) {
+            assertThrows(EmqWireException.State.class, () -> wire.eval(new ScriptCall<>(Script.LANE_LIMIT,
+                    List.of(p("emq:{limited}:glimit")), List.of(base, p(LANE), p(bad)), Replies::asLong)));
+        }
+        assertEquals(null, redis.hget("emq:{limited}:glimit", LANE), "nothing written");
+        assertEquals(List.of(LANE), lanes.ring());
     }
 
     @Test
