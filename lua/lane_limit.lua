@@ -12,8 +12,7 @@ if not limit or limit < 1 or limit ~= math.floor(limit) then
   return redis.error_reply('EMQSTATE lane limit must be an integer of at least 1')
 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-local act = tonumber(redis.call('HGET', ARGV[1] .. 'gactive', ARGV[2]) or '0')
-if act >= limit then
+if lane_active(ARGV[1], ARGV[2]) >= limit then
   redis.call('LREM', ARGV[1] .. 'ring', 0, ARGV[2])
 else
   ring_lane(ARGV[1], ARGV[2])

@@ -8,11 +8,11 @@ end
 
 -- headroom(base, g, want): want clamped to lane g's glimit headroom (want when it has no limit).
 local function headroom(base, g, want)
-  local lim = redis.call('HGET', base .. 'glimit', g)
+  local lim = lane_limit(base, g)
   if not lim then
     return want
   end
-  local room = tonumber(lim) - tonumber(redis.call('HGET', base .. 'gactive', g) or '0')
+  local room = lim - lane_active(base, g)
   if room < want then
     return room
   end
@@ -36,11 +36,10 @@ local function serve(base, g, k, lease_ms)
     s[4] = g
   end
   if #served > 0 then
-    redis.call('HINCRBY', base .. 'gactive', g, #served)
+    add_active(base, g, #served)
   end
-  local lim = redis.call('HGET', base .. 'glimit', g)
-  local act = tonumber(redis.call('HGET', base .. 'gactive', g) or '0')
-  if (lim and act >= tonumber(lim)) or redis.call('ZCARD', lane) == 0 then
+  local lim = lane_limit(base, g)
+  if (lim and lane_active(base, g) >= lim) or redis.call('ZCARD', lane) == 0 then
     redis.call('LREM', base .. 'ring', 0, g)
   end
   return served

@@ -197,6 +197,22 @@ class ValidateBeforeWriteTest {
     }
 
     @Test
+    void aLaneWhoseBookkeepingIsNotANumberIsStillServedAndSettled() {
+        Jobs jobs = Jobs.on(wire, "booked");
+        Lanes lanes = Lanes.of(wire, jobs);
+        List<String> ids = lane(lanes, 2);
+        redis.hset("emq:{booked}:glimit", LANE, "many");
+        redis.hset("emq:{booked}:gactive", LANE, "some");
+        Claim first = lanes.claim(LEASE).orElseThrow().claim();
+        assertEquals(ids.get(0), first.id());
+        assertEquals("1", redis.hget("emq:{booked}:gactive", LANE), "a value that is not a number counts as none");
+        assertEquals(Completion.COMPLETED, jobs.complete(first.id(), first.token()));
+        assertEquals(null, redis.hget("emq:{booked}:gactive", LANE));
+        assertEquals(Map.of(ids.get(1), "lane"), whereIs("booked", ids.subList(1, 2)));
+        assertEquals(ids.get(1), lanes.claim(LEASE).orElseThrow().claim().id());
+    }
+
+    @Test
     void aClaimThatDeadLettersAFlowChildCountsItAndFailsItsParentAsARetryDeathWould() {
         Flows flows = Flows.on(wire, new SnowflakeMinter(11));
         AdmittedFlow parent = flows.add(FlowNode.of("family", p("parent"), FlowNode.leaf("family", p("child"))));
