@@ -11,7 +11,8 @@
 -- Refuses: EMQRATE rate limited, retry after <ms> ms: meta.max claims were made within the current
 --          meta.duration window (nothing changed).
 -- Validates before it writes: a job whose row a claim cannot count (not a hash, or attempts not an
--- integer from 0 to 2^53-2) is moved to dead with the reason and the next job is taken (claimable).
+-- integer from 0 to 2^53-2) is dead-lettered with the reason (metrics:failed, its flow parent's
+-- policy) and the next job is taken (claimable).
 --- @include "server_time"
 --- @include "claim_turn"
 --- @include "claimable"
@@ -19,13 +20,7 @@ local n, refused = claim_room(KEYS[1], KEYS[3], ARGV[3], 1)
 if not n then
   return refused
 end
-local id = take_claimable(KEYS[1], KEYS[4], ARGV[1])
-if not id then
-  return {}
-end
-local row = ARGV[1] .. id
-local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-redis.call('HSET', row, 'state', 'active')
-redis.call('ZADD', KEYS[2], server_ms() + tonumber(ARGV[2]), id)
-count_claims(ARGV[3], 1)
-return {id, redis.call('HGET', row, 'payload'), attempts}
+local good, bad = claimable(KEYS[1], ARGV[1], 1)
+local out = lease(KEYS[1], ARGV[3], good, bad, server_ms() + tonumber(ARGV[2]))
+count_claims(ARGV[3], #out)
+return out[1] or {}

@@ -11,8 +11,9 @@
 --         (mint) order; fewer than N members when pending holds fewer or the limits allow fewer.
 -- Refuses: EMQRATE rate limited, retry after <ms> ms (see claim).
 -- Validates each job before it writes to it: a job whose row a claim cannot count (not a hash, or
--- attempts not an integer from 0 to 2^53-2) is moved to dead with the reason and the batch takes
--- the next job (claimable).
+-- attempts not an integer from 0 to 2^53-2) is dead-lettered with the reason (metrics:failed, its
+-- flow parent's policy) and the batch takes the next job (claimable); every row is read before the
+-- first write.
 --- @include "server_time"
 --- @include "claim_turn"
 --- @include "claimable"
@@ -20,18 +21,7 @@ local n, refused = claim_room(KEYS[1], KEYS[3], ARGV[4], tonumber(ARGV[3]))
 if not n then
   return refused
 end
-local deadline = server_ms() + tonumber(ARGV[2])
-local out = {}
-while #out < n do
-  local id = take_claimable(KEYS[1], KEYS[4], ARGV[1])
-  if not id then
-    break
-  end
-  local row = ARGV[1] .. id
-  local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-  redis.call('HSET', row, 'state', 'active')
-  redis.call('ZADD', KEYS[2], deadline, id)
-  out[#out + 1] = {id, redis.call('HGET', row, 'payload'), attempts}
-end
+local good, bad = claimable(KEYS[1], ARGV[1], n)
+local out = lease(KEYS[1], ARGV[4], good, bad, server_ms() + tonumber(ARGV[2]))
 count_claims(ARGV[4], #out)
 return out

@@ -15,18 +15,17 @@
 -- records its result once in the parent's :processed hash and releases the parent to pending (or
 -- its lane) when its :dependencies count reaches 0; a parent in another queue gets an entry on this queue's
 -- flow:outbox "<parent_q>\0<parent_id>\0<child_id>\0<result>".
---- @include "flow"
-local attempts = redis.call('HGET', KEYS[2], 'attempts')
-if not attempts then
+--- @include "done"
+local f = done_fields(KEYS[2])
+if f.err then
+  return f
+end
+if not f[1] then
   return 0
 end
-if attempts ~= ARGV[2] then
+if f[1] ~= ARGV[2] then
   return redis.error_reply('EMQSTALE complete token mismatch')
 end
-local base = ARGV[3]
-unclaim(base, ARGV[1])
-child_done(base, ARGV[1], ARGV[4])
-local row = base .. 'job:' .. ARGV[1]
-redis.call('DEL', KEYS[2], row .. ':logs', row .. ':lock')
-redis.call('HINCRBY', base .. 'metrics:completed', 'count', 1)
+finish(ARGV[3], {{ARGV[1], f, ARGV[4]}})
+redis.call('HINCRBY', ARGV[3] .. 'metrics:completed', 'count', 1)
 return 1

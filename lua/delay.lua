@@ -14,7 +14,8 @@
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
-local attempts = redis.call('HGET', KEYS[1], 'attempts')
+local f = redis.call('HMGET', KEYS[1], 'attempts', 'group')
+local attempts = f[1]
 if not attempts then
   return redis.error_reply('EMQSTALE job gone')
 end
@@ -25,7 +26,7 @@ local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then
   score = server_ms() + score
 end
-unclaim(ARGV[5], ARGV[1])
+unclaim(ARGV[5], ARGV[1], f[2] or nil)
 redis.call('HSET', KEYS[1], 'state', 'scheduled')
 redis.call('ZADD', KEYS[3], score, ARGV[1])
 return 1

@@ -5,10 +5,14 @@
 -- ARGV[2] group
 -- ARGV[3] limit (>= 1)
 -- Reply:  1
+-- Refuses: EMQSTATE when the limit is not an integer of at least 1 (nothing written).
 --- @include "lanes"
+local limit = tonumber(ARGV[3])
+if not limit or limit < 1 or limit ~= math.floor(limit) then
+  return redis.error_reply('EMQSTATE lane limit must be an integer of at least 1')
+end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-local act = tonumber(redis.call('HGET', ARGV[1] .. 'gactive', ARGV[2]) or '0')
-if act >= tonumber(ARGV[3]) then
+if lane_active(ARGV[1], ARGV[2]) >= limit then
   redis.call('LREM', ARGV[1] .. 'ring', 0, ARGV[2])
 else
   ring_lane(ARGV[1], ARGV[2])

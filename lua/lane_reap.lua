@@ -5,16 +5,21 @@
 -- ARGV[2] group
 -- ARGV[3] limit, the most expired leases examined in one call
 -- Reply:  the number of jobs recovered
---- @include "server_time"
+-- Every row is read before the first write; a row that is not a hash is left for the queue-wide reap.
+--- @include "due"
 --- @include "lanes"
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', server_ms(), 'LIMIT', 0, tonumber(ARGV[3]))
-local n = 0
-for _, id in ipairs(expired) do
-  if redis.call('HGET', ARGV[1] .. 'job:' .. id, 'group') == ARGV[2] then
-    redis.call('ZREM', KEYS[1], id)
-    give_back_slot(ARGV[1], ARGV[2])
-    requeue(ARGV[1], id)
-    n = n + 1
+local base = ARGV[1]
+local expired = due(KEYS[1], tonumber(ARGV[3]))
+local types = row_types(base, expired)
+local mine = {}
+for i, id in ipairs(expired) do
+  if types[i] == 'hash' and redis.call('HGET', base .. 'job:' .. id, 'group') == ARGV[2] then
+    mine[#mine + 1] = id
   end
 end
-return n
+for _, id in ipairs(mine) do
+  redis.call('ZREM', KEYS[1], id)
+  give_back_slot(base, ARGV[2])
+  requeue(base, id)
+end
+return #mine

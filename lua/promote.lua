@@ -4,14 +4,21 @@
 -- KEYS[2] emq:{q}:pending
 -- ARGV[1] emq:{q}:   the queue base (job rows are derived from it)
 -- ARGV[2] limit, the most jobs moved in one call
--- A member whose row is gone is dropped from the set.
+-- A member whose row is gone is dropped from the set; one whose row is not a hash is dead-lettered
+-- (counted in metrics:failed; the row as found). Every row's type is read before the first write.
 -- Reply:  the number of jobs promoted
---- @include "take_due"
---- @include "lanes"
-local due = take_due(KEYS[1], tonumber(ARGV[2]))
-for _, id in ipairs(due) do
-  if redis.call('EXISTS', ARGV[1] .. 'job:' .. id) == 1 then
-    requeue(ARGV[1], id)
+--- @include "due"
+--- @include "flow"
+--- @include "bulk"
+local base = ARGV[1]
+local ids = due(KEYS[1], tonumber(ARGV[2]))
+local types = row_types(base, ids)
+zrem_all(KEYS[1], ids)
+for i, id in ipairs(ids) do
+  if types[i] == 'hash' then
+    requeue(base, id)
+  elseif types[i] ~= 'none' then
+    dead_letter(base, id, 'promote: the job row is not a hash', false)
   end
 end
-return #due
+return #ids

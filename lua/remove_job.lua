@@ -25,7 +25,7 @@ end
 if locked then
   return redis.error_reply('EMQLOCK job is locked')
 end
-unclaim(ARGV[2], ARGV[1])
+unclaim(ARGV[2], ARGV[1], redis.call('HGET', KEYS[1], 'group') or nil)
 for i = 6, 7 do
   redis.call('ZREM', KEYS[i], ARGV[1])
 end

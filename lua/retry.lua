@@ -18,7 +18,8 @@
 -- flow:outbox for a parent in another; a dead-lettered parent tells its own parent in turn.
 --- @include "server_time"
 --- @include "flow"
-local attempts = redis.call('HGET', KEYS[4], 'attempts')
+local f = redis.call('HMGET', KEYS[4], 'attempts', 'group')
+local attempts = f[1]
 if not attempts then
   return redis.error_reply('EMQSTALE job gone')
 end
@@ -26,15 +27,11 @@ if attempts ~= ARGV[2] then
   return redis.error_reply('EMQSTALE retry token mismatch')
 end
 local base = ARGV[6]
-unclaim(base, ARGV[1])
-redis.call('HSET', KEYS[4], 'last_error', ARGV[5])
+unclaim(base, ARGV[1], f[2] or nil)
 if tonumber(attempts) >= tonumber(ARGV[4]) then
-  redis.call('HSET', KEYS[4], 'state', 'dead')
-  redis.call('ZADD', KEYS[3], 0, ARGV[1])
-  redis.call('HINCRBY', base .. 'metrics:failed', 'count', 1)
-  child_died(base, ARGV[1], ARGV[5])
+  dead_letter(base, ARGV[1], ARGV[5], true)
   return 'dead'
 end
-redis.call('HSET', KEYS[4], 'state', 'scheduled')
+redis.call('HSET', KEYS[4], 'state', 'scheduled', 'last_error', ARGV[5])
 redis.call('ZADD', KEYS[2], server_ms() + tonumber(ARGV[3]), ARGV[1])
 return 'scheduled'

@@ -1,6 +1,7 @@
 // The BullMQ 5.65.1 side of bench/run-drain: adds N small jobs to a fresh queue, then times a
-// Worker with a no-op processor from its start to the N-th completion. Prints one JSON line.
-// Usage: node drain.mjs PORT JOBS CONCURRENCY
+// Worker with a no-op processor from its start to the N-th completion, and reads from the server
+// what the drain cost it (main-thread CPU and script calls, from INFO, before and after the drain).
+// Prints one JSON line. Usage: node drain.mjs PORT JOBS CONCURRENCY
 import { Queue, Worker } from 'bullmq';
 
 const [port, jobs, concurrency] = process.argv.slice(2).map(Number);
@@ -15,9 +16,20 @@ for (let from = 0; from < jobs; from += 1000) {
   }
   await queue.addBulk(chunk);
 }
+const client = await queue.client;
+const field = (text, re) => Number((text.match(re) || [0, 0])[1]);
+const serverWork = async () => {
+  const cpu = await client.info('cpu');
+  const stats = await client.info('commandstats');
+  return {
+    cpu: field(cpu, /used_cpu_user_main_thread:([\d.]+)/) + field(cpu, /used_cpu_sys_main_thread:([\d.]+)/),
+    scripts: field(stats, /cmdstat_evalsha:calls=(\d+)/) + field(stats, /cmdstat_eval:calls=(\d+)/),
+  };
+};
 let done = 0;
 let finish;
 const finished = new Promise((resolve) => { finish = resolve; });
+const before = await serverWork();
 const started = process.hrtime.bigint();
 const worker = new Worker(name, async () => {}, { connection, concurrency, autorun: false });
 worker.on('completed', () => {
@@ -27,8 +39,13 @@ worker.on('completed', () => {
 });
 worker.run();
 const ended = await finished;
+const after = await serverWork();
 await worker.close();
 await queue.obliterate({ force: true });
 await queue.close();
 const seconds = Number(ended - started) / 1e9;
-console.log(JSON.stringify({ jobs, concurrency, seconds, jobsPerSecond: Math.round(jobs / seconds) }));
+console.log(JSON.stringify({
+  jobs, concurrency, seconds, jobsPerSecond: Math.round(jobs / seconds),
+  serverCpuUsPerJob: ((after.cpu - before.cpu) * 1e6) / jobs,
+  scriptCallsPerJob: (after.scripts - before.scripts) / jobs,
+}));

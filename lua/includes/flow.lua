@@ -33,6 +33,20 @@ end
 
 local child_died
 
+-- dead_letter(base, id, err, readable): job id, already out of its set, goes to dead, counted in
+-- metrics:failed; a readable row (a hash) also gets state dead and last_error err, and its flow
+-- parent applies its failure policy (child_died). A row that is not a hash is left as found.
+local function dead_letter(base, id, err, readable)
+  if readable then
+    redis.call('HSET', base .. 'job:' .. id, 'state', 'dead', 'last_error', err)
+  end
+  redis.call('ZADD', base .. 'dead', 0, id)
+  redis.call('HINCRBY', base .. 'metrics:failed', 'count', 1)
+  if readable then
+    child_died(base, id, err)
+  end
+end
+
 -- fail_parent(base, parent, child, err): a fail-parent child died; a parent still waiting (on
 -- its children or in line) is dead-lettered, and its own parent is told in turn, through every
 -- level. Returns 0 already recorded, 1 recorded (parent unchanged), 3 parent dead-lettered.
@@ -46,11 +60,7 @@ local function fail_parent(base, parent, child, err)
     return 1
   end
   out_of_line(base, parent)
-  local reason = 'child ' .. child .. ' failed: ' .. err
-  redis.call('HSET', prow, 'state', 'dead', 'last_error', reason)
-  redis.call('ZADD', base .. 'dead', 0, parent)
-  redis.call('HINCRBY', base .. 'metrics:failed', 'count', 1)
-  child_died(base, parent, reason)
+  dead_letter(base, parent, 'child ' .. child .. ' failed: ' .. err, true)
   return 3
 end
 
@@ -74,11 +84,11 @@ child_died = function(base, id, err)
   end
 end
 
--- child_done(base, id, result): a completed job that is a flow child records its result with its
+-- child_done(base, id, result, parent, pq): a completed job that is a flow child (its row's parent
+-- and parent_queue, read by the caller; parent nil when it has none) records its result with its
 -- parent: in this queue at once, in another queue through this queue's flow:outbox
 -- ("<parent_q>\0<parent_id>\0<child_id>\0<result>").
-local function child_done(base, id, result)
-  local parent, pq = flow_parent(base, id)
+local function child_done(base, id, result, parent, pq)
   if not parent then
     return
   end

@@ -6,14 +6,35 @@ local function lane_key(base, g)
   return base .. 'g:' .. g .. ':pending'
 end
 
+-- lane_active(base, g) and lane_limit(base, g): lane g's jobs in flight (gactive; 0 when absent)
+-- and its ceiling (glimit; nil when it has none). A value that is not a number reads as absent, so
+-- no lane script fails on it after a write.
+local function lane_active(base, g)
+  return tonumber(redis.call('HGET', base .. 'gactive', g) or '0') or 0
+end
+
+local function lane_limit(base, g)
+  return tonumber(redis.call('HGET', base .. 'glimit', g) or '')
+end
+
+-- add_active(base, g, n): count n more (or, negative, fewer) jobs of lane g in flight; at 0 or
+-- below the field goes.
+local function add_active(base, g, n)
+  local act = lane_active(base, g) + n
+  if act <= 0 then
+    redis.call('HDEL', base .. 'gactive', g)
+  else
+    redis.call('HSET', base .. 'gactive', g, act)
+  end
+end
+
 -- ring_lane(base, g): put lane g on the ring if it is serviceable and not on it yet.
 local function ring_lane(base, g)
   if redis.call('SISMEMBER', base .. 'paused', g) == 1 or redis.call('ZCARD', lane_key(base, g)) == 0 then
     return
   end
-  local lim = redis.call('HGET', base .. 'glimit', g)
-  local act = tonumber(redis.call('HGET', base .. 'gactive', g) or '0')
-  if (not lim or act < tonumber(lim)) and not redis.call('LPOS', base .. 'ring', g) then
+  local lim = lane_limit(base, g)
+  if (not lim or lane_active(base, g) < lim) and not redis.call('LPOS', base .. 'ring', g) then
     redis.call('RPUSH', base .. 'ring', g)
     redis.call('LPUSH', base .. 'wake', '1')
     redis.call('LTRIM', base .. 'wake', 0, 63)
@@ -29,10 +50,7 @@ end
 
 -- give_back_slot(base, g): a claimed job of lane g stopped running; the lane may serve again.
 local function give_back_slot(base, g)
-  local act = redis.call('HINCRBY', base .. 'gactive', g, -1)
-  if act <= 0 then
-    redis.call('HDEL', base .. 'gactive', g)
-  end
+  add_active(base, g, -1)
   ring_lane(base, g)
 end
 
@@ -49,11 +67,10 @@ local function requeue(base, id)
   redis.call('HSET', row, 'state', 'pending')
 end
 
--- unclaim(base, id): take a job off active, giving its lane slot back; a job that was not
--- active is taken out of line instead (its lane, or the flat pending set).
--- Returns true when the job was active.
-local function unclaim(base, id)
-  local g = redis.call('HGET', base .. 'job:' .. id, 'group')
+-- unclaim(base, id, g): take a job off active, giving the slot of its lane g (the row's group, read
+-- by the caller; nil when it has none) back; a job that was not active is taken out of line instead
+-- (its lane, or the flat pending set). Returns true when the job was active.
+local function unclaim(base, id, g)
   local was_active = redis.call('ZREM', base .. 'active', id) == 1
   if g then
     if was_active then

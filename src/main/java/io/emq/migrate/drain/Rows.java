@@ -36,19 +36,15 @@ final class Rows {
         return pending;
     }
 
-    /** The score of each id in the sorted set (ids that are not members are absent from the map). */
+    /** The score of each id in the sorted set (ids that are not members are absent from the map); one ZMSCORE a batch. */
     Map<String, Double> scores(String setKey, List<String> ids) {
         Map<String, Double> out = new HashMap<>();
         for (int from = 0; from < ids.size(); from += MigratedJobs.BATCH) {
             List<String> batch = ids.subList(from, Math.min(ids.size(), from + MigratedJobs.BATCH));
-            List<Response<Double>> replies = new ArrayList<>(batch.size());
-            try (AbstractPipeline p = client.pipelined()) {
-                batch.forEach(id -> replies.add(p.zscore(setKey, id)));
-                p.sync();
-            }
+            List<Double> scores = client.zmscore(setKey, batch.toArray(new String[0]));
             for (int i = 0; i < batch.size(); i++) {
-                if (replies.get(i).get() != null) {
-                    out.put(batch.get(i), replies.get(i).get());
+                if (scores.get(i) != null) {
+                    out.put(batch.get(i), scores.get(i));
                 }
             }
         }

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -40,8 +42,8 @@ final class CountCompleted implements Step {
 
     /** Makes metrics:completed hold the v1 completed jobs {@code listed} once, however often it is called. */
     static void fold(QueueMigration m, long listed) {
-        m.targetWire.eval(Script.MIGRATE_COUNT_COMPLETED, List.of(Utf8.bytes(m.keys.meta()), Utf8.bytes(m.keys.metricsCompleted())),
-                List.of(Utf8.bytes(m.journal.token()), Utf8.bytes(Long.toString(listed))));
+        m.targetWire.eval(new ScriptCall<>(Script.MIGRATE_COUNT_COMPLETED, List.of(Utf8.bytes(m.keys.meta()), Utf8.bytes(m.keys.metricsCompleted())),
+                List.of(Utf8.bytes(m.journal.token()), Utf8.bytes(Long.toString(listed))), Replies::ignored));
     }
 
     private static long archive(QueueMigration m, List<JobFacts> jobs, Path file) {

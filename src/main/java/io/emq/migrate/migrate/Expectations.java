@@ -19,7 +19,7 @@ public final class Expectations {
     }
 
     /** Records these expectations, in one call fenced by the lease token. */
-    public ScriptCall call(Map<BrandedId, Expectation> expected) {
+    public ScriptCall<Void> call(Map<BrandedId, Expectation> expected) {
         Map<String, String> fields = new LinkedHashMap<>();
         expected.forEach((id, e) -> fields.put(PREFIX + id, e.render()));
         return journal.setCall(fields);

@@ -44,7 +44,7 @@ public final class IdentityMap {
         }
         args.add(Utf8.bytes(flags.toString()));
         args.addAll(v1Ids);
-        List<?> reply = (List<?>) journal.eval(Script.MIGRATE_ASSIGN_IDS, args);
+        List<Object> reply = journal.eval(Script.MIGRATE_ASSIGN_IDS, args, Replies::asList);
         List<BrandedId> out = new ArrayList<>(reply.size());
         for (Object id : reply) {
             out.add(BrandedId.of(Replies.asText(id)));

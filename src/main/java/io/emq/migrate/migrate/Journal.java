@@ -124,14 +124,14 @@ public final class Journal {
     }
 
     /** The fenced write of these fields, as a call to send (alone or pipelined). */
-    ScriptCall setCall(Map<String, String> fields) {
+    ScriptCall<Void> setCall(Map<String, String> fields) {
         List<byte[]> args = new ArrayList<>(fields.size() * 2 + 1);
         args.add(Utf8.bytes(token()));
         fields.forEach((f, v) -> {
             args.add(Utf8.bytes(f));
             args.add(Utf8.bytes(v));
         });
-        return new ScriptCall(Script.MIGRATE_JOURNAL_SET, List.of(key), args);
+        return new ScriptCall<>(Script.MIGRATE_JOURNAL_SET, List.of(key), args, Replies::ignored);
     }
 
     /** Deletes fields, fenced by the lease token. */
@@ -139,11 +139,11 @@ public final class Journal {
         List<byte[]> args = new ArrayList<>(fields.size() + 1);
         args.add(Utf8.bytes(token()));
         args.addAll(fields);
-        eval(Script.MIGRATE_JOURNAL_FORGET, args);
+        eval(Script.MIGRATE_JOURNAL_FORGET, args, Replies::ignored);
     }
 
-    Object eval(Script script, List<byte[]> args) {
-        return wire.eval(script, List.of(key), args);
+    <T> T eval(Script script, List<byte[]> args, java.util.function.Function<Object, T> decoder) {
+        return wire.eval(new ScriptCall<>(script, List.of(key), args, decoder));
     }
 
     /** Every field name starting with this prefix, by HSCAN. */

@@ -1,6 +1,8 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.List;
@@ -42,9 +44,9 @@ public final class JournalLease {
         problem(Duration.ofMillis(leaseMs)).ifPresent(problem -> {
             throw new MigrationRefused("lease-too-short", problem);
         });
-        Object reply = call("acquire", owner, "", leaseMs);
-        token = reply.toString();
-        return (Long) reply;
+        long reply = call("acquire", owner, "", leaseMs);
+        token = Long.toString(reply);
+        return reply;
     }
 
     public void renew(long leaseMs) {
@@ -60,8 +62,8 @@ public final class JournalLease {
         return token;
     }
 
-    private Object call(String op, String owner, String token, long leaseMs) {
-        return wire.eval(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))));
+    private long call(String op, String owner, String token, long leaseMs) {
+        return wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
+                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))), Replies::asLong));
     }
 }

@@ -170,12 +170,9 @@ final class QueueMigration {
     }
 
     /** Runs calls in one pipeline; the first refusal among them is thrown. */
-    List<ScriptReply> evalAll(Wire wire, List<ScriptCall> calls) {
-        if (calls.isEmpty()) {
-            return List.of();
-        }
-        List<ScriptReply> replies = wire.evalAll(calls);
-        for (ScriptReply r : replies) {
+    <T> List<ScriptReply<T>> evalAll(Wire wire, List<ScriptCall<T>> calls) {
+        List<ScriptReply<T>> replies = wire.evalAll(calls);
+        for (ScriptReply<T> r : replies) {
             r.get();
         }
         return replies;

@@ -10,6 +10,7 @@ import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import java.util.ArrayList;
@@ -73,18 +74,18 @@ public final class RowBuilder {
      * A {@code migrate_write_jobs} call for these rows (all of one queue): one call writes them all;
      * {@code known} holds what the journal expected of the rows written before.
      */
-    static ScriptCall writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Expectation> known) {
+    static ScriptCall<Void> writeCall(QueueMigration m, List<Row> rows, Map<BrandedId, Expectation> known) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 14);
         args.add(Utf8.bytes(m.journal.token()));
         for (Row row : rows) {
             row.appendTo(m, Optional.ofNullable(known.get(row.id())), keys, args);
         }
-        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+        return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);
     }
 
     /** A {@code migrate_write_jobs} call that removes these rows, each guarded by what the journal expected of it. */
-    static ScriptCall removeCall(QueueMigration m, Map<BrandedId, Expectation> rows) {
+    static ScriptCall<Void> removeCall(QueueMigration m, Map<BrandedId, Expectation> rows) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 5);
         args.add(Utf8.bytes(m.journal.token()));
@@ -96,7 +97,7 @@ public final class RowBuilder {
             args.add(guard(Optional.of(e), e.attempts()));
             args.add(SET_NONE);
         });
-        return new ScriptCall(Script.MIGRATE_WRITE_JOBS, keys, args);
+        return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);
     }
 
     private static List<byte[]> callKeys(QueueMigration m, int rows) {

@@ -8,7 +8,7 @@ final class Rows {
     private Rows() {
     }
 
-    static void write(QueueMigration m, ScriptCall call) {
+    static void write(QueueMigration m, ScriptCall<Void> call) {
         try {
             m.targetWire.eval(call);
         } catch (EmqWireException.State outOfLine) {

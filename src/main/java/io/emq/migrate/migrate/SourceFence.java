@@ -6,6 +6,7 @@ import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,11 +23,11 @@ final class SourceFence {
     }
 
     static List<?> pause(Wire source, QueueRef q) {
-        return (List<?>) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("pause")));
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("pause")), Replies::asList));
     }
 
     static long resume(Wire source, QueueRef q) {
-        return (Long) source.eval(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume")));
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume")), Replies::asLong));
     }
 
     /**
@@ -34,7 +35,7 @@ final class SourceFence {
      * member in order (see {@code migrate_v1_source.lua}); equal fingerprints mean an unchanged source.
      */
     static String fingerprint(Wire source, QueueRef q) {
-        return Replies.asText(source.eval(Script.MIGRATE_V1_SOURCE, sourceKeys(q, List.of()), List.of(Utf8.bytes("measure"))));
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, List.of()), List.of(Utf8.bytes("measure")), Replies::asText));
     }
 
     /** The digest of what each of these v1 jobs holds (see {@code migrate_v1_source.lua}), in order. */
@@ -47,7 +48,7 @@ final class SourceFence {
             jobKeys.add(q.jobKey(id).raw());
             jobKeys.add(q.jobSubKey(id, JobSubKind.LOGS).raw());
         }
-        List<?> reply = (List<?>) source.eval(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys), List.of(Utf8.bytes("digest")));
+        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys), List.of(Utf8.bytes("digest")), Replies::asList));
         return reply.stream().map(Replies::asText).toList();
     }
 
@@ -85,8 +86,8 @@ final class SourceFence {
 
     /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint or the content sum moved. */
     static long retire(Wire source, QueueRef q, String fingerprint, long content, List<byte[]> moreKeys) {
-        return (Long) source.eval(Script.MIGRATE_V1_SOURCE, sourceKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
-                Utf8.bytes(fingerprint), Utf8.bytes(Long.toString(content)), Utf8.bytes(TOMBSTONE), q.base().raw()));
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
+                Utf8.bytes(fingerprint), Utf8.bytes(Long.toString(content)), Utf8.bytes(TOMBSTONE), q.base().raw()), Replies::asLong));
     }
 
     private static List<byte[]> fenceKeys(QueueRef q) {

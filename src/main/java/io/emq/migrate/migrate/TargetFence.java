@@ -1,7 +1,9 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
 
@@ -23,7 +25,7 @@ final class TargetFence {
 
     /** Pauses the v2 queue; whether it was paused already. */
     static boolean pause(Wire target, Keys keys, Journal journal) {
-        return (Long) call(target, keys, journal, "pause") == 1;
+        return call(target, keys, journal, "pause") == 1;
     }
 
     static void resume(Wire target, Keys keys, Journal journal) {
@@ -35,8 +37,8 @@ final class TargetFence {
         call(target, keys, journal, "release");
     }
 
-    private static Object call(Wire target, Keys keys, Journal journal, String op) {
-        return target.eval(Script.MIGRATE_V2_FENCE, List.of(Utf8.bytes(keys.meta())),
-                List.of(Utf8.bytes(op), Utf8.bytes(journal.token())));
+    private static long call(Wire target, Keys keys, Journal journal, String op) {
+        return target.eval(new ScriptCall<>(Script.MIGRATE_V2_FENCE, List.of(Utf8.bytes(keys.meta())),
+                List.of(Utf8.bytes(op), Utf8.bytes(journal.token())), Replies::asLong));
     }
 }

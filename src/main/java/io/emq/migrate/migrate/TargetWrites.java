@@ -1,7 +1,9 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -78,7 +80,7 @@ final class TargetWrites {
     /** Sends what is queued (nothing when nothing is). */
     void flush() {
         if (commands > 0) {
-            target.eval(Script.MIGRATE_WRITE, callKeys, args);
+            target.eval(new ScriptCall<>(Script.MIGRATE_WRITE, callKeys, args, Replies::ignored));
         }
         reset();
     }

@@ -1,8 +1,8 @@
 package io.emq.migrate.runtime;
 
 import io.emq.migrate.wire.EmqWireException;
-import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptBatch;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import java.time.Duration;
@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Each worker claims ({@code claim}, or {@code claim_batch} when the batch size is above 1; in
  * lanes mode {@code lane_claim}, one job per turn of the ring),
- * runs the handler on every job, and settles each one with its token: {@code complete} when the
- * handler returned, {@code retry} with the {@link Backoff} delay when it threw ({@code retry}
- * dead-letters at max attempts). The settlements of one batch travel in the same pipeline as the
- * next claim. A beat thread reaps lapsed leases, promotes due scheduled jobs, fires due repeatable
+ * runs the handler on every job, and settles each one with its token: the jobs whose handler
+ * returned in one {@code complete_batch} call, each job whose handler threw by {@code retry} with the
+ * {@link Backoff} delay ({@code retry} dead-letters at max attempts). The settlements of one batch
+ * travel in the same pipeline as the next claim (a {@link ScriptBatch}): one round trip a batch. A beat thread reaps lapsed leases, promotes due scheduled jobs, fires due repeatable
  * jobs ({@code repeat_fire}: each occurrence once, however many consumers beat) and delivers the
  * queue's {@code flow:outbox} (completions and deaths of children whose flow parent lives in
  * another queue) to those parents; the leases of jobs in flight are extended every lease/2 with
@@ -192,38 +192,29 @@ public final class Consumer implements AutoCloseable {
     // ---- the worker ------------------------------------------------------------------------
 
     private void work(int index) {
-        List<Settling> settlements = new ArrayList<>();
+        List<Handled> handled = new ArrayList<>();
         long idleMs = 0;
         try {
             while (true) {
                 boolean claimNext = running.get();
-                if (!claimNext && settlements.isEmpty()) {
+                if (!claimNext && handled.isEmpty()) {
                     return;
                 }
-                List<ScriptCall> calls = new ArrayList<>();
-                for (Settling s : settlements) {
-                    calls.add(s.call());
-                }
-                if (claimNext) {
-                    calls.add(claimCall());
-                }
-                List<ScriptReply> replies;
+                Round round = new Round(handled, claimNext ? Optional.of(claimCall()) : Optional.empty());
                 try {
-                    replies = jobs.settleAll(calls);
+                    round.send();
                 } catch (RuntimeException e) {
                     errors.increment();
                     listener.error(e);
                     idleMs = sleepIdle(Math.max(idleMs, IDLE_MAX_MS));
                     continue;
                 }
-                for (int i = 0; i < settlements.size(); i++) {
-                    report(settlements.get(i), replies.get(i));
-                }
-                settlements.clear();
+                round.report();
+                handled.clear();
                 if (!claimNext) {
                     return;
                 }
-                ScriptReply claimReply = replies.get(replies.size() - 1);
+                ScriptReply<List<LaneClaim>> claimReply = round.claim.orElseThrow().reply();
                 if (!claimReply.ok() && claimReply.error() instanceof EmqWireException.Rate rate) {
                     sleep(Math.min(rate.retryAfterMs().orElse(IDLE_MAX_MS), beat.toMillis()));
                     continue;
@@ -238,7 +229,7 @@ public final class Consumer implements AutoCloseable {
                 }
                 idleMs = 0;
                 for (Delivery job : batch) {
-                    settlements.add(run(job));
+                    handled.add(run(job));
                 }
             }
         } finally {
@@ -247,24 +238,23 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    private ScriptCall claimCall() {
+    /** Every claim call, its reply decoded as the jobs it leased and the lane of each ("" for the flat pending set). */
+    private ScriptCall<List<LaneClaim>> claimCall() {
         if (lanes.isPresent()) {
             return lanes.get().claimCall(lease);
         }
-        return batchSize == 1 ? jobs.claimCall(lease) : jobs.claimBatchCall(lease, batchSize);
+        ScriptCall<List<Claim>> flat = batchSize == 1 ? jobs.claimCall(lease) : jobs.claimBatchCall(lease, batchSize);
+        return flat.map(claims -> claims.stream().map(c -> new LaneClaim(c, "")).toList());
     }
 
-    private List<Delivery> deliveries(ScriptReply reply, int worker) {
+    private List<Delivery> deliveries(ScriptReply<List<LaneClaim>> reply, int worker) {
         List<Delivery> out = new ArrayList<>();
         if (!reply.ok()) {
             errors.increment();
             listener.error(reply.error());
             return out;
         }
-        List<LaneClaim> claims = lanes.isPresent() ? Lanes.laneClaimOf(reply.value())
-                : (batchSize == 1 ? Jobs.claimOf(reply.value()) : Jobs.claimsOf(reply.value())).stream()
-                        .map(c -> new LaneClaim(c, "")).toList();
-        for (LaneClaim lc : claims) {
+        for (LaneClaim lc : reply.value()) {
             Claim c = lc.claim();
             inFlight.put(c.id(), c.token());
             claimed.increment();
@@ -273,54 +263,101 @@ public final class Consumer implements AutoCloseable {
         return out;
     }
 
-    /** A handled job and the settlement it is waiting to send. */
-    private record Settling(Delivery job, Throwable cause, ScriptCall call) {
+    /** A job the handler ran: its result, or the failure it threw. */
+    private record Handled(Delivery job, byte[] result, Throwable cause) {
     }
 
-    private Settling run(Delivery job) {
-        Throwable failure;
+    private Handled run(Delivery job) {
         try {
             byte[] result = handler.handle(job);
-            return new Settling(job, null, jobs.completeCall(job.id(), job.attempts(), result == null ? NO_RESULT : result));
+            return new Handled(job, result == null ? NO_RESULT : result, null);
         } catch (Exception | Error e) {
-            failure = e;
+            return new Handled(job, null, e);
         }
-        String error = failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
-        return new Settling(job, failure,
-                jobs.retryCall(job.id(), job.attempts(), backoff.delay(job.attempts()), maxAttempts, error));
     }
 
-    private void report(Settling settled, ScriptReply reply) {
-        Delivery job = settled.job();
-        inFlight.remove(job.id(), job.attempts());
-        if (!reply.ok()) {
-            if (reply.error() instanceof EmqWireException.Stale s && !s.jobGone()) {
-                stale.increment();
-                listener.staleRefused(job, s);
-            } else if (reply.error() instanceof EmqWireException.Stale) {
-                gone.increment();
-                listener.gone(job);
-            } else {
-                errors.increment();
-                listener.error(reply.error());
+    /**
+     * One round trip of a worker: the completions of the jobs it ran (one {@code complete_batch}),
+     * a {@code retry} for each job whose handler threw, and the next claim, in one pipeline.
+     */
+    private final class Round {
+        private final List<Handled> done = new ArrayList<>();
+        private final List<Handled> failed = new ArrayList<>();
+        private final ScriptBatch batch = jobs.batch();
+        private final Optional<ScriptBatch.Pending<List<ScriptReply<Completion>>>> completions;
+        private final List<ScriptBatch.Pending<RetryOutcome>> retries = new ArrayList<>();
+        private final Optional<ScriptBatch.Pending<List<LaneClaim>>> claim;
+
+        Round(List<Handled> handled, Optional<ScriptCall<List<LaneClaim>>> claimCall) {
+            for (Handled h : handled) {
+                (h.cause() == null ? done : failed).add(h);
             }
+            completions = done.isEmpty() ? Optional.empty() : Optional.of(batch.add(jobs.completeBatchCall(
+                    done.stream().map(h -> new Jobs.Settled(h.job().id(), h.job().attempts(), h.result())).toList())));
+            for (Handled h : failed) {
+                Throwable e = h.cause();
+                String error = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+                retries.add(batch.add(jobs.retryCall(h.job().id(), h.job().attempts(), backoff.delay(h.job().attempts()),
+                        maxAttempts, error)));
+            }
+            claim = claimCall.map(batch::add);
+        }
+
+        void send() {
+            batch.send();
+        }
+
+        void report() {
+            completions.ifPresent(pending -> {
+                ScriptReply<List<ScriptReply<Completion>>> reply = pending.reply();
+                for (int i = 0; i < done.size(); i++) {
+                    Delivery job = done.get(i).job();
+                    settled(job, reply.ok() ? reply.value().get(i) : new ScriptReply<>(null, reply.error()));
+                }
+            });
+            for (int i = 0; i < failed.size(); i++) {
+                Handled h = failed.get(i);
+                ScriptReply<RetryOutcome> reply = retries.get(i).reply();
+                if (!reply.ok()) {
+                    refused(h.job(), reply.error());
+                } else if (reply.value() == RetryOutcome.DEAD) {
+                    dead.increment();
+                    listener.dead(h.job(), h.cause());
+                } else {
+                    retried.increment();
+                    listener.retried(h.job(), h.cause());
+                }
+            }
+        }
+    }
+
+    private void settled(Delivery job, ScriptReply<Completion> outcome) {
+        if (!outcome.ok()) {
+            refused(job, outcome.error());
             return;
         }
-        Object value = reply.value();
-        if (settled.cause() == null) { // a complete call (a handler that threw sent a retry)
-            if (Jobs.completionOf(value) == Completion.COMPLETED) {
-                completed.increment();
-                listener.completed(job);
-            } else {
-                gone.increment();
-                listener.gone(job);
-            }
-        } else if (Jobs.retryOutcomeOf(value) == RetryOutcome.DEAD) {
-            dead.increment();
-            listener.dead(job, settled.cause());
+        inFlight.remove(job.id(), job.attempts());
+        if (outcome.value() == Completion.COMPLETED) {
+            completed.increment();
+            listener.completed(job);
         } else {
-            retried.increment();
-            listener.retried(job, settled.cause());
+            gone.increment();
+            listener.gone(job);
+        }
+    }
+
+    /** A settlement the server refused: superseded (re-claimed), gone, or an error. */
+    private void refused(Delivery job, RuntimeException error) {
+        inFlight.remove(job.id(), job.attempts());
+        if (error instanceof EmqWireException.Stale s && !s.jobGone()) {
+            stale.increment();
+            listener.staleRefused(job, s);
+        } else if (error instanceof EmqWireException.Stale) {
+            gone.increment();
+            listener.gone(job);
+        } else {
+            errors.increment();
+            listener.error(error);
         }
     }
 

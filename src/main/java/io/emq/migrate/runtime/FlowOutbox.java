@@ -44,13 +44,13 @@ final class FlowOutbox {
     OutboxSweep deliver(int batch) {
         List<byte[]> entries = wire.client().lrange(outbox, 0, batch - 1L);
         List<Optional<OutboxEntry>> parsed = new ArrayList<>(entries.size());
-        List<ScriptCall> calls = new ArrayList<>();
+        List<ScriptCall<FlowDelivery>> calls = new ArrayList<>();
         for (byte[] raw : entries) {
             Optional<OutboxEntry> entry = OutboxEntry.parse(raw);
             parsed.add(entry);
             entry.ifPresent(e -> calls.add(deliveryCall(e)));
         }
-        List<ScriptReply> replies = calls.isEmpty() ? List.of() : wire.evalAll(calls);
+        List<ScriptReply<FlowDelivery>> replies = wire.evalAll(calls);
         List<FlowDelivery> outcomes = new ArrayList<>();
         List<byte[]> malformed = new ArrayList<>();
         RuntimeException refused = null;
@@ -61,15 +61,15 @@ final class FlowOutbox {
                 malformed.add(entries.get(i));
                 continue;
             }
-            ScriptReply r = replies.get(reply++);
+            ScriptReply<FlowDelivery> r = replies.get(reply++);
             if (r.ok()) {
-                outcomes.add(FlowDelivery.ofReply(Replies.asLong(r.value())));
+                outcomes.add(r.value());
             } else {
                 refused = r.error();
             }
         }
         if (!outcomes.isEmpty()) {
-            wire.eval(Script.FLOW_OUTBOX_TRIM, List.of(outbox), entries.subList(0, outcomes.size()));
+            wire.eval(new ScriptCall<>(Script.FLOW_OUTBOX_TRIM, List.of(outbox), entries.subList(0, outcomes.size()), Replies::ignored));
         }
         if (refused != null) {
             throw refused;
@@ -77,19 +77,23 @@ final class FlowOutbox {
         return new OutboxSweep(outcomes, malformed);
     }
 
-    private static ScriptCall deliveryCall(OutboxEntry entry) {
+    private static ScriptCall<FlowDelivery> deliveryCall(OutboxEntry entry) {
         QueueKeys parent = new QueueKeys(entry.parentQueue());
         String id = entry.parentId();
         byte[] child = bytes(entry.childId());
         if (entry instanceof OutboxEntry.Died d) {
-            return new ScriptCall(Script.FLOW_FAIL_DELIVER,
+            return new ScriptCall<>(Script.FLOW_FAIL_DELIVER,
                     List.of(parent.rowSub(id, JobSub.DEPENDENCIES), parent.rowSub(id, JobSub.FAILED),
                             parent.rowSub(id, JobSub.UNSUCCESSFUL), parent.row(id)),
-                    List.of(child, d.error(), bytes(id), parent.base, bytes(d.policy())));
+                    List.of(child, d.error(), bytes(id), parent.base, bytes(d.policy())), FlowOutbox::delivery);
         }
         OutboxEntry.Completed c = (OutboxEntry.Completed) entry;
-        return new ScriptCall(Script.FLOW_DELIVER,
+        return new ScriptCall<>(Script.FLOW_DELIVER,
                 List.of(parent.rowSub(id, JobSub.DEPENDENCIES), parent.rowSub(id, JobSub.PROCESSED), parent.row(id)),
-                List.of(child, c.result(), bytes(id), parent.base));
+                List.of(child, c.result(), bytes(id), parent.base), FlowOutbox::delivery);
+    }
+
+    private static FlowDelivery delivery(Object reply) {
+        return FlowDelivery.ofReply(Replies.asLong(reply));
     }
 }

@@ -7,6 +7,7 @@ import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.SnowflakeMinter;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,13 +56,13 @@ public final class Flows {
         QueueKeys keys = new QueueKeys(node.queue());
         String id = minter.mintJob().toString();
         if (node.children().isEmpty()) {
-            wire.eval(Script.FLOW_CHILD, List.of(keys.row(id), keys.pending),
-                    List.of(bytes(id), node.payload(), bytes(parent), bytes(parentQueue), bytes(node.policy())));
+            wire.eval(new ScriptCall<>(Script.FLOW_CHILD, List.of(keys.row(id), keys.pending),
+                    List.of(bytes(id), node.payload(), bytes(parent), bytes(parentQueue), bytes(node.policy())), Replies::ignored));
             return new AdmittedFlow(node.queue(), id, List.of());
         }
-        wire.eval(Script.FLOW_HOLD, List.of(keys.row(id), keys.rowSub(id, JobSub.DEPENDENCIES)),
+        wire.eval(new ScriptCall<>(Script.FLOW_HOLD, List.of(keys.row(id), keys.rowSub(id, JobSub.DEPENDENCIES)),
                 List.of(bytes(id), node.payload(), num(node.children().size()), bytes(parent), bytes(parentQueue),
-                        bytes(node.policy())));
+                        bytes(node.policy())), Replies::ignored));
         List<AdmittedFlow> children = new ArrayList<>();
         for (FlowNode child : node.children()) {
             children.add(admit(child, id, node.queue()));

@@ -8,6 +8,7 @@ import io.emq.migrate.keyspace.Snowflake;
 import io.emq.migrate.keyspace.SnowflakeMinter;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
+import io.emq.migrate.wire.ScriptBatch;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
@@ -84,28 +85,28 @@ public final class Jobs {
 
     /** Admits a job under the caller's id; {@code EMQKIND} unless it is a {@code JOB} id. */
     public Admission enqueue(String id, byte[] payload) {
-        return new Admission(id, Replies.asLong(wire.eval(enqueueCall(id, payload))) == 1);
+        return new Admission(id, wire.eval(enqueueCall(id, payload)) == 1);
     }
 
     /** Admits many jobs under fresh ids in one pipeline, in the order given (ids minted in that order). */
     public List<Admission> enqueueAll(List<byte[]> payloads) {
-        List<ScriptCall> calls = new ArrayList<>(payloads.size());
+        List<ScriptCall<Long>> calls = new ArrayList<>(payloads.size());
         List<String> ids = new ArrayList<>(payloads.size());
         for (byte[] payload : payloads) {
             String id = mintId();
             ids.add(id);
             calls.add(enqueueCall(id, payload));
         }
-        List<ScriptReply> replies = wire.evalAll(calls);
+        List<ScriptReply<Long>> replies = wire.evalAll(calls);
         List<Admission> out = new ArrayList<>(ids.size());
         for (int i = 0; i < ids.size(); i++) {
-            out.add(new Admission(ids.get(i), Replies.asLong(replies.get(i).get()) == 1));
+            out.add(new Admission(ids.get(i), replies.get(i).get() == 1));
         }
         return out;
     }
 
-    private ScriptCall enqueueCall(String id, byte[] payload) {
-        return new ScriptCall(Script.ENQUEUE, List.of(keys.row(id), keys.pending), List.of(bytes(id), payload));
+    private ScriptCall<Long> enqueueCall(String id, byte[] payload) {
+        return new ScriptCall<>(Script.ENQUEUE, List.of(keys.row(id), keys.pending), List.of(bytes(id), payload), Replies::asLong);
     }
 
     /** Admits a job due at an absolute time. */
@@ -119,41 +120,42 @@ public final class Jobs {
     }
 
     private Admission schedule(String id, byte[] payload, String mode, long ms) {
-        Object reply = wire.eval(Script.SCHEDULE, List.of(keys.row(id), keys.schedule),
-                List.of(bytes(id), payload, bytes(mode), num(ms)));
-        return new Admission(id, Replies.asLong(reply) == 1);
+        long added = wire.eval(new ScriptCall<>(Script.SCHEDULE, List.of(keys.row(id), keys.schedule),
+                List.of(bytes(id), payload, bytes(mode), num(ms)), Replies::asLong));
+        return new Admission(id, added == 1);
     }
 
     // ---- claim and settle ------------------------------------------------------------------
 
     /** Claims the oldest pending job; empty when the queue is empty or paused. */
     public Optional<Claim> claim(Duration lease) {
-        return claimOf(wire.eval(claimCall(lease))).stream().findFirst();
+        return wire.eval(claimCall(lease)).stream().findFirst();
     }
 
     /** Claims up to {@code size} oldest pending jobs on one shared lease, in mint order. */
     public List<Claim> claimBatch(Duration lease, int size) {
-        return claimsOf(wire.eval(claimBatchCall(lease, size)));
+        return wire.eval(claimBatchCall(lease, size));
     }
 
-    ScriptCall claimCall(Duration lease) {
-        return new ScriptCall(Script.CLAIM, List.of(keys.pending, keys.active, keys.meta, keys.dead),
-                List.of(keys.jobBase, num(lease.toMillis()), keys.base));
+    /** A {@code claim}: its reply decoded as no job or one. */
+    ScriptCall<List<Claim>> claimCall(Duration lease) {
+        return new ScriptCall<>(Script.CLAIM, List.of(keys.pending, keys.active, keys.meta, keys.dead),
+                List.of(keys.jobBase, num(lease.toMillis()), keys.base), Jobs::claimOf);
     }
 
-    ScriptCall claimBatchCall(Duration lease, int size) {
-        return new ScriptCall(Script.CLAIM_BATCH, List.of(keys.pending, keys.active, keys.meta, keys.dead),
-                List.of(keys.jobBase, num(lease.toMillis()), num(size), keys.base));
+    ScriptCall<List<Claim>> claimBatchCall(Duration lease, int size) {
+        return new ScriptCall<>(Script.CLAIM_BATCH, List.of(keys.pending, keys.active, keys.meta, keys.dead),
+                List.of(keys.jobBase, num(lease.toMillis()), num(size), keys.base), Jobs::claimsOf);
     }
 
     /** A {@code claim} reply: empty, or one job. */
-    static List<Claim> claimOf(Object reply) {
+    private static List<Claim> claimOf(Object reply) {
         List<Object> triple = Replies.asList(reply);
         return triple.isEmpty() ? List.of() : List.of(claimFrom(triple));
     }
 
     /** A {@code claim_batch} reply: the jobs in pop order. */
-    static List<Claim> claimsOf(Object reply) {
+    private static List<Claim> claimsOf(Object reply) {
         List<Claim> out = new ArrayList<>();
         for (Object member : Replies.asList(reply)) {
             out.add(claimFrom(Replies.asList(member)));
@@ -172,15 +174,32 @@ public final class Jobs {
 
     /** As {@link #complete(String, long)}, recording {@code result} in a flow parent's {@code :processed}. */
     public Completion complete(String id, long token, byte[] result) {
-        return completionOf(wire.eval(completeCall(id, token, result)));
+        return wire.eval(new ScriptCall<>(Script.COMPLETE, List.of(keys.active, keys.row(id), keys.pending),
+                List.of(bytes(id), num(token), keys.base, result), Jobs::completionOf));
     }
 
-    ScriptCall completeCall(String id, long token, byte[] result) {
-        return new ScriptCall(Script.COMPLETE, List.of(keys.active, keys.row(id), keys.pending),
-                List.of(bytes(id), num(token), keys.base, result));
+    /**
+     * Settles many claimed jobs as done in one call ({@code complete_batch}), each exactly as
+     * {@link #complete} would; the reply has one outcome per job, in order: a completion, or the
+     * refusal {@code complete} would have thrown ({@code EMQSTALE} when re-claimed).
+     */
+    ScriptCall<List<ScriptReply<Completion>>> completeBatchCall(List<Settled> done) {
+        List<byte[]> args = new ArrayList<>(1 + 3 * done.size());
+        args.add(keys.base);
+        for (Settled s : done) {
+            args.add(bytes(s.id()));
+            args.add(num(s.token()));
+            args.add(s.result());
+        }
+        return new ScriptCall<>(Script.COMPLETE_BATCH, List.of(keys.active, keys.pending), args,
+                Replies.outcomes(Jobs::completionOf));
     }
 
-    static Completion completionOf(Object reply) {
+    /** A job to complete: its id, claim token and the result a flow parent records. */
+    record Settled(String id, long token, byte[] result) {
+    }
+
+    private static Completion completionOf(Object reply) {
         return Replies.asLong(reply) == 1 ? Completion.COMPLETED : Completion.GONE;
     }
 
@@ -189,16 +208,17 @@ public final class Jobs {
      * attempts reached {@code maxAttempts}. {@code EMQSTALE} when superseded or gone.
      */
     public RetryOutcome retry(String id, long token, Duration delay, long maxAttempts, String error) {
-        return retryOutcomeOf(wire.eval(retryCall(id, token, delay, maxAttempts, error)));
+        return wire.eval(retryCall(id, token, delay, maxAttempts, error));
     }
 
-    ScriptCall retryCall(String id, long token, Duration delay, long maxAttempts, String error) {
-        return new ScriptCall(Script.RETRY,
+    ScriptCall<RetryOutcome> retryCall(String id, long token, Duration delay, long maxAttempts, String error) {
+        return new ScriptCall<>(Script.RETRY,
                 List.of(keys.active, keys.schedule, keys.dead, keys.row(id), keys.pending),
-                List.of(bytes(id), num(token), num(delay.toMillis()), num(maxAttempts), bytes(error), keys.base));
+                List.of(bytes(id), num(token), num(delay.toMillis()), num(maxAttempts), bytes(error), keys.base),
+                Jobs::retryOutcomeOf);
     }
 
-    static RetryOutcome retryOutcomeOf(Object reply) {
+    private static RetryOutcome retryOutcomeOf(Object reply) {
         return "dead".equals(Replies.asText(reply)) ? RetryOutcome.DEAD : RetryOutcome.SCHEDULED;
     }
 
@@ -210,9 +230,9 @@ public final class Jobs {
         return outbox.deliver(batch);
     }
 
-    /** Runs settlement calls built by this class in one pipeline. */
-    List<ScriptReply> settleAll(List<ScriptCall> calls) {
-        return wire.evalAll(calls);
+    /** A pipeline of this queue's script calls (a consumer's settlements and its next claim). */
+    ScriptBatch batch() {
+        return wire.batch();
     }
 
     /** Moves a claimed job to the schedule, due at {@code at}, keeping its attempts; false when gone. */
@@ -227,8 +247,8 @@ public final class Jobs {
 
     private boolean delay(String id, long token, String mode, long ms) {
         try {
-            wire.eval(Script.DELAY, List.of(keys.row(id), keys.active, keys.schedule),
-                    List.of(bytes(id), num(token), bytes(mode), num(ms), keys.base));
+            wire.eval(new ScriptCall<>(Script.DELAY, List.of(keys.row(id), keys.active, keys.schedule),
+                    List.of(bytes(id), num(token), bytes(mode), num(ms), keys.base), Replies::ignored));
             return true;
         } catch (EmqWireException.Stale e) {
             if (e.jobGone()) {
@@ -242,9 +262,8 @@ public final class Jobs {
 
     /** Extends one lease; false when the job is gone or its lease already lapsed. {@code EMQSTALE} when re-claimed. */
     public boolean extendLock(String id, long token, Duration lease) {
-        Object reply = wire.eval(Script.EXTEND_LOCK, List.of(keys.active, keys.row(id)),
-                List.of(bytes(id), num(token), num(lease.toMillis())));
-        return Replies.asLong(reply) == 1;
+        return wire.eval(new ScriptCall<>(Script.EXTEND_LOCK, List.of(keys.active, keys.row(id)),
+                List.of(bytes(id), num(token), num(lease.toMillis())), Replies::asLong)) == 1;
     }
 
     /** Extends many leases (id → token) at once; returns the ids NOT extended (re-claimed, gone or lapsed). */
@@ -259,14 +278,14 @@ public final class Jobs {
                 args.add(bytes(e.getKey()));
                 args.add(num(e.getValue()));
             }
-            failed.addAll(Replies.asTextList(wire.eval(Script.EXTEND_LOCKS, List.of(keys.active), args)));
+            failed.addAll(wire.eval(new ScriptCall<>(Script.EXTEND_LOCKS, List.of(keys.active), args, Replies::asTextList)));
         }
         return failed;
     }
 
     /** Moves due scheduled jobs to pending; returns how many moved (at most {@code limit}). */
     public long promote(int limit) {
-        return Replies.asLong(wire.eval(Script.PROMOTE, List.of(keys.schedule, keys.pending), List.of(keys.base, num(limit))));
+        return wire.eval(new ScriptCall<>(Script.PROMOTE, List.of(keys.schedule, keys.pending), List.of(keys.base, num(limit)), Replies::asLong));
     }
 
     public long promote() {
@@ -275,7 +294,7 @@ public final class Jobs {
 
     /** Returns jobs with lapsed leases to pending; returns how many (at most {@code limit}). */
     public long reap(int limit) {
-        return Replies.asLong(wire.eval(Script.REAP, List.of(keys.active, keys.pending), List.of(keys.base, num(limit))));
+        return wire.eval(new ScriptCall<>(Script.REAP, List.of(keys.active, keys.pending), List.of(keys.base, num(limit)), Replies::asLong));
     }
 
     public long reap() {
@@ -284,19 +303,19 @@ public final class Jobs {
 
     /** Recovers lapsed leases counting stalls; a job that stalled {@code maxStalled} times is dead-lettered. */
     public StalledSweep sweepStalled(int maxStalled, int limit) {
-        List<Object> reply = Replies.asList(wire.eval(Script.SWEEP_STALLED, List.of(keys.active, keys.pending, keys.dead),
-                List.of(keys.base, num(maxStalled), num(limit))));
+        List<Object> reply = wire.eval(new ScriptCall<>(Script.SWEEP_STALLED, List.of(keys.active, keys.pending, keys.dead),
+                List.of(keys.base, num(maxStalled), num(limit)), Replies::asList));
         return new StalledSweep(Replies.asTextList(reply.get(0)), Replies.asTextList(reply.get(1)));
     }
 
     // ---- queue-wide control ----------------------------------------------------------------
 
     public void pause() {
-        wire.eval(Script.QUEUE_PAUSE, List.of(keys.meta), List.of());
+        wire.eval(new ScriptCall<>(Script.QUEUE_PAUSE, List.of(keys.meta), List.of(), Replies::ignored));
     }
 
     public void resume() {
-        wire.eval(Script.QUEUE_RESUME, List.of(keys.meta), List.of());
+        wire.eval(new ScriptCall<>(Script.QUEUE_RESUME, List.of(keys.meta), List.of(), Replies::ignored));
     }
 
     public boolean isPaused() {
@@ -321,17 +340,17 @@ public final class Jobs {
         if (value < 0) {
             throw new IllegalArgumentException("a queue limit is at least 0, got " + field + " " + value);
         }
-        wire.eval(Script.QUEUE_LIMIT, List.of(keys.meta), List.of(bytes(field), num(value)));
+        wire.eval(new ScriptCall<>(Script.QUEUE_LIMIT, List.of(keys.meta), List.of(bytes(field), num(value)), Replies::ignored));
     }
 
     /** The concurrency gate: {@code EMQRATE} when {@code meta.concurrency} jobs are active, else returns. */
     public void checkNotMaxed() {
-        wire.eval(Script.IS_MAXED, List.of(keys.meta, keys.active), List.of());
+        wire.eval(new ScriptCall<>(Script.IS_MAXED, List.of(keys.meta, keys.active), List.of(), Replies::ignored));
     }
 
     /** How long the rate limit still holds claims off (zero when it does not). */
     public Duration rateLimitTtl() {
-        return Duration.ofMillis(Replies.asLong(wire.eval(Script.RATE_TTL, List.of(keys.limiter, keys.meta), List.of(num(0)))));
+        return Duration.ofMillis(wire.eval(new ScriptCall<>(Script.RATE_TTL, List.of(keys.limiter, keys.meta), List.of(num(0)), Replies::asLong)));
     }
 
     /** The job a dedup id points at ({@code emq:{q}:de:<did>}), if any. */
@@ -342,7 +361,7 @@ public final class Jobs {
     /** Deletes every pending job (and every scheduled one when asked); active jobs stay. Returns how many. */
     public long drain(boolean scheduledToo) {
         List<byte[]> sets = scheduledToo ? List.of(keys.pending, keys.schedule) : List.of(keys.pending);
-        return Replies.asLong(wire.eval(Script.DRAIN, sets, List.of(keys.base)));
+        return wire.eval(new ScriptCall<>(Script.DRAIN, sets, List.of(keys.base), Replies::asLong));
     }
 
     /**
@@ -352,7 +371,7 @@ public final class Jobs {
     public void obliterate(boolean force) {
         List<byte[]> k = List.of(keys.meta, keys.pending, keys.active, keys.schedule, keys.dead);
         List<byte[]> a = List.of(keys.base, bytes(force ? "force" : ""), num(OBLITERATE_BUDGET));
-        while (Replies.asLong(wire.eval(Script.OBLITERATE, k, a)) == 1) {
+        while (wire.eval(new ScriptCall<>(Script.OBLITERATE, k, a, Replies::asLong)) == 1) {
             // budget spent; the next call continues where this one stopped
         }
     }
@@ -367,14 +386,14 @@ public final class Jobs {
         if (every.toMillis() < 1 || firstIn.isNegative()) {
             throw new IllegalArgumentException("a repeat runs every 1 ms or more, first in 0 ms or more: " + every + ", " + firstIn);
         }
-        return Replies.asLong(wire.eval(Script.REPEAT_REGISTER, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
-                List.of(bytes(name), num(every.toMillis()), template, num(firstIn.toMillis())))) == 1;
+        return wire.eval(new ScriptCall<>(Script.REPEAT_REGISTER, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
+                List.of(bytes(name), num(every.toMillis()), template, num(firstIn.toMillis())), Replies::asLong)) == 1;
     }
 
     /** Cancels a registration; false when there was none. */
     public boolean cancelRepeat(String name) {
-        return Replies.asLong(wire.eval(Script.REPEAT_CANCEL, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
-                List.of(bytes(name)))) == 1;
+        return wire.eval(new ScriptCall<>(Script.REPEAT_CANCEL, List.of(keys.repeat, bytes(keys.keys.repeat(name))),
+                List.of(bytes(name)), Replies::asLong)) == 1;
     }
 
     /** Fires up to {@code limit} due occurrences (each exactly once, however many pumps run) and advances them. */
@@ -385,7 +404,7 @@ public final class Jobs {
             args.add(bytes(mintId()));
         }
         List<RepeatFired> out = new ArrayList<>();
-        for (Object member : Replies.asList(wire.eval(Script.REPEAT_FIRE, List.of(keys.repeat, keys.pending), args))) {
+        for (Object member : wire.eval(new ScriptCall<>(Script.REPEAT_FIRE, List.of(keys.repeat, keys.pending), args, Replies::asList))) {
             List<Object> f = Replies.asList(member);
             out.add(new RepeatFired(Replies.asText(f.get(0)), Replies.asText(f.get(1)), Long.parseLong(Replies.asText(f.get(2)))));
         }
@@ -395,9 +414,9 @@ public final class Jobs {
     // ---- one job ---------------------------------------------------------------------------
 
     public JobState state(String id) {
-        Object reply = wire.eval(Script.STATE_LOOKUP,
-                List.of(keys.pending, keys.active, keys.schedule, keys.dead, keys.row(id)), List.of(bytes(id), keys.base));
-        return JobState.fromWire(Replies.asText(reply));
+        return wire.eval(new ScriptCall<>(Script.STATE_LOOKUP,
+                List.of(keys.pending, keys.active, keys.schedule, keys.dead, keys.row(id)), List.of(bytes(id), keys.base),
+                reply -> JobState.fromWire(Replies.asText(reply))));
     }
 
     /** Removes a job no worker holds; false when gone; {@code EMQLOCK} while held. */
@@ -412,30 +431,30 @@ public final class Jobs {
         if (dedupId != null) {
             k.add(keys.dedup(dedupId));
         }
-        return Replies.asLong(wire.eval(Script.REMOVE_JOB, k, List.of(bytes(id), keys.base))) == 1;
+        return wire.eval(new ScriptCall<>(Script.REMOVE_JOB, k, List.of(bytes(id), keys.base), Replies::asLong)) == 1;
     }
 
     /** Sends a dead job back to pending; false when gone; {@code EMQSTATE} when not dead. */
     public boolean reprocess(String id) {
-        return Replies.asLong(wire.eval(Script.REPROCESS, List.of(keys.row(id), keys.dead, keys.pending),
-                List.of(bytes(id), keys.base))) == 1;
+        return wire.eval(new ScriptCall<>(Script.REPROCESS, List.of(keys.row(id), keys.dead, keys.pending),
+                List.of(bytes(id), keys.base), Replies::asLong)) == 1;
     }
 
     /** Replaces the payload; false when gone. */
     public boolean updateData(String id, byte[] payload) {
-        return Replies.asLong(wire.eval(Script.UPDATE_DATA, List.of(keys.row(id)), List.of(payload))) == 1;
+        return wire.eval(new ScriptCall<>(Script.UPDATE_DATA, List.of(keys.row(id)), List.of(payload), Replies::asLong)) == 1;
     }
 
     /** Records progress and publishes a {@code progress} event on {@code emq:{q}:events}; false when gone. */
     public boolean updateProgress(String id, String progress) {
-        return Replies.asLong(wire.eval(Script.UPDATE_PROGRESS, List.of(keys.row(id)),
-                List.of(bytes(progress), bytes(id), keys.base))) == 1;
+        return wire.eval(new ScriptCall<>(Script.UPDATE_PROGRESS, List.of(keys.row(id)),
+                List.of(bytes(progress), bytes(id), keys.base), Replies::asLong)) == 1;
     }
 
     /** Appends a log line, keeping the newest {@code keep} (0: all); the kept count, empty when gone. */
     public OptionalLong addLog(String id, String line, int keep) {
-        long n = Replies.asLong(wire.eval(Script.ADD_LOG, List.of(keys.row(id), keys.rowSub(id, JobSub.LOGS)),
-                List.of(bytes(line), bytes(keep > 0 ? Integer.toString(keep) : ""))));
+        long n = wire.eval(new ScriptCall<>(Script.ADD_LOG, List.of(keys.row(id), keys.rowSub(id, JobSub.LOGS)),
+                List.of(bytes(line), bytes(keep > 0 ? Integer.toString(keep) : "")), Replies::asLong));
         return n < 0 ? OptionalLong.empty() : OptionalLong.of(n);
     }
 
@@ -491,7 +510,7 @@ public final class Jobs {
         if (sets.isEmpty()) {
             sets.add(keys.pending);
         }
-        List<Object> reply = Replies.asList(wire.eval(Script.COUNTS, sets, metrics));
+        List<Object> reply = wire.eval(new ScriptCall<>(Script.COUNTS, sets, metrics, Replies::asList));
         Map<String, Long> byName = new LinkedHashMap<>();
         for (int i = 0; i < setNames.size(); i++) {
             byName.put(setNames.get(i), Replies.asLong(reply.get(i)));
@@ -509,8 +528,8 @@ public final class Jobs {
 
     /** What is left to drain; {@code horizon} bounds which scheduled jobs count as due soon. */
     public DrainStatus drainStatus(Duration horizon) {
-        List<Object> n = Replies.asList(wire.eval(Script.DRAIN_STATUS, List.of(keys.pending, keys.active, keys.schedule),
-                List.of(num(horizon.toMillis()), keys.base)));
+        List<Object> n = wire.eval(new ScriptCall<>(Script.DRAIN_STATUS, List.of(keys.pending, keys.active, keys.schedule),
+                List.of(num(horizon.toMillis()), keys.base), Replies::asList));
         return new DrainStatus(Replies.asLong(n.get(0)), Replies.asLong(n.get(1)), Replies.asLong(n.get(2)),
                 Replies.asLong(n.get(3)), Replies.asLong(n.get(4)));
     }

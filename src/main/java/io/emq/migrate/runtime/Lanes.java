@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The fair lanes of one queue (v2 protocol, the reference's {@code EchoMQ.Lanes}): a lane is a
@@ -47,38 +48,39 @@ public final class Lanes {
 
     /** Admits a job into lane {@code group} under the caller's id; {@code EMQKIND} unless a {@code JOB} id. */
     public Admission enqueue(String group, String id, byte[] payload) {
-        Object reply = wire.eval(Script.LANE_ENQUEUE, List.of(keys.row(id), keys.lane(group)),
-                List.of(bytes(id), payload, bytes(group), keys.base));
-        return new Admission(id, Replies.asLong(reply) == 1);
+        long added = wire.eval(new ScriptCall<>(Script.LANE_ENQUEUE, List.of(keys.row(id), keys.lane(group)),
+                List.of(bytes(id), payload, bytes(group), keys.base), Replies::asLong));
+        return new Admission(id, added == 1);
     }
 
     /** Rotates the ring one step and claims the head of that lane; empty when paused or nothing is served. */
     public Optional<LaneClaim> claim(Duration lease) {
-        return laneClaimOf(wire.eval(claimCall(lease))).stream().findFirst();
+        return wire.eval(claimCall(lease)).stream().findFirst();
     }
 
     /** A {@code lane_claim} reply: empty, or one job. */
-    static List<LaneClaim> laneClaimOf(Object reply) {
+    private static List<LaneClaim> laneClaimOf(Object reply) {
         List<Object> quad = Replies.asList(reply);
         return quad.isEmpty() ? List.of() : List.of(laneClaim(quad));
     }
 
     /** Rotates the ring one step and claims the lane's fair share: min(weight, depth, limit headroom). */
     public List<LaneClaim> claimWeighted(Duration lease) {
-        return laneClaims(wire.eval(turn(Script.LANE_CLAIM_WEIGHTED, lease)));
+        return wire.eval(turn(Script.LANE_CLAIM_WEIGHTED, lease, Lanes::laneClaims));
     }
 
     /** Rotates the ring one step and claims a batch from that one lane: min(depth, limit headroom). */
     public List<LaneClaim> claimBatch(Duration lease) {
-        return laneClaims(wire.eval(turn(Script.LANE_CLAIM_BATCH, lease)));
+        return wire.eval(turn(Script.LANE_CLAIM_BATCH, lease, Lanes::laneClaims));
     }
 
-    ScriptCall claimCall(Duration lease) {
-        return turn(Script.LANE_CLAIM, lease);
+    ScriptCall<List<LaneClaim>> claimCall(Duration lease) {
+        return turn(Script.LANE_CLAIM, lease, Lanes::laneClaimOf);
     }
 
-    private ScriptCall turn(Script script, Duration lease) {
-        return new ScriptCall(script, List.of(keys.ring, keys.active, keys.meta), List.of(keys.base, num(lease.toMillis())));
+    private ScriptCall<List<LaneClaim>> turn(Script script, Duration lease, Function<Object, List<LaneClaim>> decoder) {
+        return new ScriptCall<>(script, List.of(keys.ring, keys.active, keys.meta), List.of(keys.base, num(lease.toMillis())),
+                decoder);
     }
 
     private static List<LaneClaim> laneClaims(Object reply) {
@@ -100,19 +102,19 @@ public final class Lanes {
         if (weight < 1) {
             throw new IllegalArgumentException("a lane weight is at least 1, got " + weight);
         }
-        wire.eval(Script.LANE_WEIGHT, List.of(keys.gweight), List.of(bytes(group), num(weight)));
+        wire.eval(new ScriptCall<>(Script.LANE_WEIGHT, List.of(keys.gweight), List.of(bytes(group), num(weight)), Replies::ignored));
     }
 
     /** Takes the lane out of rotation; its backlog and its jobs in flight are untouched. */
     public void pause(String group) {
         keys.lane(group);
-        wire.eval(Script.LANE_PAUSE, List.of(keys.lanesPaused, keys.ring), List.of(bytes(group)));
+        wire.eval(new ScriptCall<>(Script.LANE_PAUSE, List.of(keys.lanesPaused, keys.ring), List.of(bytes(group)), Replies::ignored));
     }
 
     /** Returns the lane to rotation when it can be served. */
     public void resume(String group) {
         keys.lane(group);
-        wire.eval(Script.LANE_RESUME, List.of(keys.lanesPaused), List.of(keys.base, bytes(group)));
+        wire.eval(new ScriptCall<>(Script.LANE_RESUME, List.of(keys.lanesPaused), List.of(keys.base, bytes(group)), Replies::ignored));
     }
 
     /** Sets the lane's concurrency ceiling (at least 1): at most that many of its jobs in flight. */
@@ -121,25 +123,24 @@ public final class Lanes {
         if (limit < 1) {
             throw new IllegalArgumentException("a lane limit is at least 1, got " + limit);
         }
-        wire.eval(Script.LANE_LIMIT, List.of(keys.glimit), List.of(keys.base, bytes(group), num(limit)));
+        wire.eval(new ScriptCall<>(Script.LANE_LIMIT, List.of(keys.glimit), List.of(keys.base, bytes(group), num(limit)), Replies::ignored));
     }
 
     /** Moves a waiting job to lane {@code group}, keeping its place in mint order. */
     public Reassignment reassign(String id, String group) {
-        Object reply = wire.eval(Script.LANE_REASSIGN, List.of(keys.row(id), keys.lane(group)),
-                List.of(bytes(id), bytes(group), keys.base));
-        return Reassignment.ofReply(Replies.asLong(reply));
+        return wire.eval(new ScriptCall<>(Script.LANE_REASSIGN, List.of(keys.row(id), keys.lane(group)),
+                List.of(bytes(id), bytes(group), keys.base), reply -> Reassignment.ofReply(Replies.asLong(reply))));
     }
 
     /** Deletes every waiting job of the lane and takes it off the ring; returns how many. */
     public long drain(String group) {
-        return Replies.asLong(wire.eval(Script.LANE_DRAIN, List.of(keys.lane(group)), List.of(keys.base, bytes(group))));
+        return wire.eval(new ScriptCall<>(Script.LANE_DRAIN, List.of(keys.lane(group)), List.of(keys.base, bytes(group)), Replies::asLong));
     }
 
     /** Returns the lane's lapsed leases to the lane; other lanes' are left to {@link Jobs#reap()}. */
     public long reap(String group) {
         keys.lane(group);
-        return Replies.asLong(wire.eval(Script.LANE_REAP, List.of(keys.active), List.of(keys.base, bytes(group), num(REAP_LIMIT))));
+        return wire.eval(new ScriptCall<>(Script.LANE_REAP, List.of(keys.active), List.of(keys.base, bytes(group), num(REAP_LIMIT)), Replies::asLong));
     }
 
     /** Jobs waiting in the lane. */
@@ -155,7 +156,7 @@ public final class Lanes {
             keys.lane(g);
             args.add(bytes(g));
         }
-        List<Object> counts = Replies.asList(wire.eval(Script.LANE_COUNTS, List.of(keys.ring), args));
+        List<Object> counts = wire.eval(new ScriptCall<>(Script.LANE_COUNTS, List.of(keys.ring), args, Replies::asList));
         Map<String, Long> out = new LinkedHashMap<>();
         for (int i = 0; i < groups.size(); i++) {
             out.put(groups.get(i), Replies.asLong(counts.get(i)));

@@ -3,11 +3,14 @@ package io.emq.migrate.wire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Decodes script replies as RESP2 delivers them to a binary {@code EVALSHA}: a Lua integer is a
  * {@link Long}, a string is {@code byte[]}, a table is a {@link List}, {@code nil}/{@code false}
- * is {@code null}. The only place replies are decoded.
+ * is {@code null}. The only place replies are decoded: each method is a decoder a {@link ScriptCall}
+ * carries.
  */
 public final class Replies {
 
@@ -47,6 +50,30 @@ public final class Replies {
             out.add(asText(o));
         }
         return out;
+    }
+
+    /** For a call whose reply says nothing the caller needs (an acknowledgement). */
+    public static Void ignored(Object reply) {
+        return null;
+    }
+
+    /**
+     * An array with one outcome per element, in order: an element that is the text of a refusal
+     * ({@code EMQ...}, as a script that settles many jobs reports one it refused) becomes that refusal,
+     * any other is decoded by {@code decoder}.
+     */
+    public static <T> Function<Object, List<ScriptReply<T>>> outcomes(Function<Object, T> decoder) {
+        return reply -> {
+            List<ScriptReply<T>> out = new ArrayList<>();
+            for (Object element : asList(reply)) {
+                if (element instanceof byte[] text && new String(text, StandardCharsets.UTF_8).startsWith("EMQ")) {
+                    out.add(ScriptReply.failed(WireErrors.map(new JedisDataException(new String(text, StandardCharsets.UTF_8)))));
+                } else {
+                    out.add(ScriptReply.of(decoder.apply(element)));
+                }
+            }
+            return out;
+        };
     }
 
     private static IllegalStateException unexpected(String wanted, Object reply) {

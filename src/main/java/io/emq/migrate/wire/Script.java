@@ -20,6 +20,7 @@ public enum Script {
     CLAIM("claim"),
     CLAIM_BATCH("claim_batch"),
     COMPLETE("complete"),
+    COMPLETE_BATCH("complete_batch"),
     RETRY("retry"),
     FLOW_DELIVER("flow_deliver"),
     FLOW_FAIL_DELIVER("flow_fail_deliver"),

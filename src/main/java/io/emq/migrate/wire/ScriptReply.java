@@ -1,14 +1,14 @@
 package io.emq.migrate.wire;
 
-/** The outcome of one pipelined script call: a decoded reply, or the mapped refusal. */
-public record ScriptReply(Object value, RuntimeException error) {
+/** The outcome of one pipelined script call: its decoded reply, or the mapped refusal. */
+public record ScriptReply<T>(T value, RuntimeException error) {
 
-    static ScriptReply of(Object value) {
-        return new ScriptReply(value, null);
+    static <T> ScriptReply<T> of(T value) {
+        return new ScriptReply<>(value, null);
     }
 
-    static ScriptReply failed(RuntimeException error) {
-        return new ScriptReply(null, error);
+    static <T> ScriptReply<T> failed(RuntimeException error) {
+        return new ScriptReply<>(null, error);
     }
 
     public boolean ok() {
@@ -16,7 +16,7 @@ public record ScriptReply(Object value, RuntimeException error) {
     }
 
     /** The reply, or the refusal thrown. */
-    public Object get() {
+    public T get() {
         if (error != null) {
             throw error;
         }

@@ -74,32 +74,50 @@ public final class Wire implements AutoCloseable {
         return version;
     }
 
-    /** Runs one script; returns its decoded RESP2 reply or throws the mapped refusal. */
-    public Object eval(Script script, List<byte[]> keys, List<byte[]> args) {
+    /** Runs one script call; returns its decoded reply or throws the mapped refusal. */
+    public <T> T eval(ScriptCall<T> call) {
         ensureFenced();
         try {
-            return evalOnce(script, keys, args);
+            return call.decode(evalOnce(call));
         } catch (JedisNoScriptException e) {
-            load(script, keys.get(0));
-            return evalOnce(script, keys, args);
+            load(call.script(), call.keys().get(0));
+            return call.decode(evalOnce(call));
         }
     }
 
-    /** Runs one script call. */
-    public Object eval(ScriptCall call) {
-        return eval(call.script(), call.keys(), call.args());
+    /** A pipeline of script calls of any reply types; see {@link ScriptBatch}. */
+    public ScriptBatch batch() {
+        return new ScriptBatch(this);
+    }
+
+    /** Pipelines calls of one reply type; each call's outcome is reported in order. */
+    public <T> List<ScriptReply<T>> evalAll(List<ScriptCall<T>> calls) {
+        ScriptBatch batch = batch();
+        List<ScriptBatch.Pending<T>> pending = new ArrayList<>(calls.size());
+        for (ScriptCall<T> call : calls) {
+            pending.add(batch.add(call));
+        }
+        batch.send();
+        List<ScriptReply<T>> out = new ArrayList<>(calls.size());
+        for (ScriptBatch.Pending<T> p : pending) {
+            out.add(p.reply());
+        }
+        return out;
     }
 
     /**
-     * Pipelines many calls (grouped per node in a cluster). Each call's outcome is reported in
-     * order; a call that met {@code NOSCRIPT} is re-sent alone through {@link #eval}.
+     * Sends a batch's calls in one pipeline (grouped per node in a cluster). A call that met
+     * {@code NOSCRIPT} is re-sent alone through {@link #eval}.
      */
-    public List<ScriptReply> evalAll(List<ScriptCall> calls) {
+    void send(List<ScriptBatch.Pending<?>> calls) {
+        if (calls.isEmpty()) {
+            return;
+        }
         ensureFenced();
-        List<ScriptReply> out = new ArrayList<>(calls.size());
         List<Response<Object>> responses = new ArrayList<>(calls.size());
         try (AbstractPipeline pipeline = client.pipelined()) {
-            for (ScriptCall call : calls) {
+            for (ScriptBatch.Pending<?> p : calls) {
+                ScriptCall<?> call = p.call();
                 responses.add(pipeline.evalsha(call.script().shaBytes(), call.keys(), call.args()));
             }
             pipeline.sync();
@@ -108,28 +126,28 @@ public final class Wire implements AutoCloseable {
             throw e;
         }
         for (int i = 0; i < calls.size(); i++) {
-            out.add(settle(calls.get(i), responses.get(i)));
+            settle(calls.get(i), responses.get(i));
         }
-        return out;
     }
 
-    private ScriptReply settle(ScriptCall call, Response<Object> response) {
+    private <T> void settle(ScriptBatch.Pending<T> pending, Response<Object> response) {
+        ScriptCall<T> call = pending.call();
         try {
-            return ScriptReply.of(response.get());
+            pending.settle(ScriptReply.of(call.decode(response.get())));
         } catch (JedisNoScriptException e) {
             try {
-                return ScriptReply.of(eval(call));
+                pending.settle(ScriptReply.of(eval(call)));
             } catch (EmqWireException | JedisDataException refused) {
-                return ScriptReply.failed(refused);
+                pending.settle(ScriptReply.failed(refused));
             }
         } catch (JedisDataException e) {
-            return ScriptReply.failed(WireErrors.map(e));
+            pending.settle(ScriptReply.failed(WireErrors.map(e)));
         }
     }
 
-    private Object evalOnce(Script script, List<byte[]> keys, List<byte[]> args) {
+    private Object evalOnce(ScriptCall<?> call) {
         try {
-            return client.evalsha(script.shaBytes(), keys, args);
+            return client.evalsha(call.script().shaBytes(), call.keys(), call.args());
         } catch (JedisNoScriptException e) {
             throw e;
         } catch (JedisConnectionException e) {

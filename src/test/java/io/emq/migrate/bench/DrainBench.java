@@ -15,8 +15,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -24,6 +28,9 @@ import redis.clients.jedis.UnifiedJedis;
  * default settings and a handler that does nothing, beside the real BullMQ 5.65.1 {@code Worker}
  * (no-op processor, concurrency 32) measured on the same server in the same run, rounds
  * interleaved so both see the same machine load. Each side drains N small jobs of a fresh queue.
+ * Beside each rate it prints what the drain cost the server per job, read from the server itself
+ * (main-thread CPU and script calls, {@code INFO} before and after), so the comparison says what
+ * each side asks of the server; the ratio that counts is the one of each round (same load).
  *
  * <p>Arguments: {@code [--jobs N] [--rounds R]}. Needs {@code node} and {@code bench/peer}'s
  * {@code npm install} (bench/run-drain does it).
@@ -31,6 +38,14 @@ import redis.clients.jedis.UnifiedJedis;
 public final class DrainBench {
     private static final byte[] PAYLOAD = "{\"to\":\"user@example.com\",\"n\":1}".getBytes(StandardCharsets.UTF_8);
     private static final int PEER_CONCURRENCY = 32;
+
+    /** One side's drain: its rate, and the server's main-thread CPU and script calls per job. */
+    private record Side(double jobsPerSecond, double serverCpuUsPerJob, double scriptCallsPerJob) {
+        String render() {
+            return String.format(Locale.ROOT, "%,.0f jobs/s (server %.1f us CPU, %.3f script calls a job)",
+                    jobsPerSecond, serverCpuUsPerJob, scriptCallsPerJob);
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         int jobs = 100_000;
@@ -45,24 +60,38 @@ public final class DrainBench {
         try (LocalServer server = LocalServer.start(); UnifiedJedis client = Clients.open(Endpoint.parse(server.uri()), 24)) {
             System.out.println("server: " + client.info("server").lines().filter(l -> l.startsWith("redis_version"))
                     .findFirst().orElse("?") + "  cpus: " + Runtime.getRuntime().availableProcessors()
-                    + "  jobs per run: " + jobs + "  rounds: " + rounds + " (best of)");
+                    + "  jobs per run: " + jobs + "  rounds: " + rounds + "  load average: " + loadAverage());
+            System.out.printf(Locale.ROOT, "emq-migrate: drain with no tuning flags (%d worker, claim_batch %d and complete_batch"
+                    + " in one pipeline a round trip, every settlement fenced by its token, judged against the journal), no-op handler%n",
+                    DrainOptions.defaults().workers(), DrainOptions.BATCH_SIZE);
+            System.out.printf(Locale.ROOT, "BullMQ:      5.65.1 Worker, concurrency %d, no-op processor, removeOnComplete%n",
+                    PEER_CONCURRENCY);
+            List<Double> ratios = new ArrayList<>();
             double drain = 0;
             double peer = 0;
             for (int r = 1; r <= rounds; r++) {
-                double d = drainOnce(client, jobs, "bench-drain-" + r);
-                double b = peerOnce(server.hostAndPort().getPort(), jobs);
-                System.out.printf(Locale.ROOT, "round %d: emq-migrate drain %,.0f jobs/s, BullMQ Worker %,.0f jobs/s%n", r, d, b);
-                drain = Math.max(drain, d);
-                peer = Math.max(peer, b);
+                Side d = drainOnce(client, jobs, "bench-drain-" + r);
+                Side b = peerOnce(server.hostAndPort().getPort(), jobs);
+                ratios.add(d.jobsPerSecond() / b.jobsPerSecond());
+                System.out.printf(Locale.ROOT, "round %d: emq-migrate drain %s | BullMQ Worker %s | ratio %.2f%n", r, d.render(),
+                        b.render(), d.jobsPerSecond() / b.jobsPerSecond());
+                drain = Math.max(drain, d.jobsPerSecond());
+                peer = Math.max(peer, b.jobsPerSecond());
             }
-            System.out.printf(Locale.ROOT, "drain (defaults: %d worker, claim_batch %d, noop) %,.0f jobs/s | BullMQ 5.65.1 Worker"
-                    + " (concurrency %d, noop) %,.0f jobs/s | ratio %.2f%n", DrainOptions.defaults().workers(),
-                    DrainOptions.BATCH_SIZE, drain, PEER_CONCURRENCY, peer, drain / peer);
+            Collections.sort(ratios);
+            System.out.printf(Locale.ROOT, "drain (defaults) best %,.0f jobs/s | BullMQ 5.65.1 Worker best %,.0f jobs/s | ratio of"
+                    + " bests %.2f | median of round ratios %.2f | load average: %s%n", drain, peer, drain / peer,
+                    ratios.get(ratios.size() / 2), loadAverage());
         }
     }
 
+    private static String loadAverage() throws java.io.IOException {
+        Path proc = Path.of("/proc/loadavg");
+        return Files.exists(proc) ? String.join(" ", Arrays.asList(Files.readString(proc).split(" ")).subList(0, 3)) : "?";
+    }
+
     /** Enqueues N jobs into a fresh v2 queue, then times the drain as {@code drain --handler noop} runs it. */
-    private static double drainOnce(UnifiedJedis client, int jobs, String queue) throws InterruptedException {
+    private static Side drainOnce(UnifiedJedis client, int jobs, String queue) throws InterruptedException {
         Wire wire = Wire.open(client);
         Jobs q = Jobs.on(wire, queue);
         for (int from = 0; from < jobs; from += 1000) {
@@ -72,18 +101,33 @@ public final class DrainBench {
             }
             q.enqueueAll(chunk);
         }
+        double[] before = serverWork(client);
         long t0 = System.nanoTime();
         DrainReport report = new Drain(wire, queue).run(DrainOptions.defaults(), job -> { }, new ConsumerListener() { });
         double seconds = (System.nanoTime() - t0) / 1e9;
+        double[] after = serverWork(client);
         long completed = report.stats().map(s -> s.completed()).orElse(0L);
         if (completed != jobs) {
             throw new IllegalStateException("the drain completed " + completed + " of " + jobs);
         }
-        return jobs / seconds;
+        return new Side(jobs / seconds, (after[0] - before[0]) * 1e6 / jobs, (after[1] - before[1]) / jobs);
     }
 
-    /** Runs bench/peer/drain.mjs: BullMQ adds N jobs, then its Worker drains them; returns its jobs/s. */
-    private static double peerOnce(int port, int jobs) throws Exception {
+    /** The server's main-thread CPU seconds and script calls so far ({@code INFO cpu}, {@code INFO commandstats}). */
+    private static double[] serverWork(UnifiedJedis client) {
+        String cpu = client.info("cpu");
+        String stats = client.info("commandstats");
+        return new double[] {number(cpu, "used_cpu_user_main_thread:([\\d.]+)") + number(cpu, "used_cpu_sys_main_thread:([\\d.]+)"),
+            number(stats, "cmdstat_evalsha:calls=(\\d+)") + number(stats, "cmdstat_eval:calls=(\\d+)")};
+    }
+
+    private static double number(String text, String pattern) {
+        Matcher m = Pattern.compile(pattern).matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    /** Runs bench/peer/drain.mjs: BullMQ adds N jobs, then its Worker drains them. */
+    private static Side peerOnce(int port, int jobs) throws Exception {
         Path script = Path.of("bench", "peer", "drain.mjs");
         if (!Files.exists(script.resolveSibling("node_modules"))) {
             throw new IllegalStateException("run `npm install` in bench/peer first (bench/run-drain does)");
@@ -97,6 +141,7 @@ public final class DrainBench {
         if (p.waitFor() != 0 || line == null) {
             throw new IllegalStateException("the BullMQ peer failed (exit " + p.exitValue() + ")");
         }
-        return Double.parseDouble(line.replaceAll(".*\"jobsPerSecond\":(\\d+).*", "$1"));
+        return new Side(number(line, "\"jobsPerSecond\":([\\d.]+)"), number(line, "\"serverCpuUsPerJob\":([\\d.]+)"),
+                number(line, "\"scriptCallsPerJob\":([\\d.]+)"));
     }
 }

@@ -143,12 +143,10 @@ class DrainTest {
                 return;
             }
             if (deliveries.incrementAndGet() == 1) {
-                long reaped = 0;
-                for (int i = 0; i < 20 && reaped == 0; i++) {
-                    SERVER.client().zadd(ORDERS.active(), 0, victim);
-                    reaped = jobs.reap();
-                }
-                assertEquals(1, reaped, "the first owner's lease could not be forced to lapse");
+                SERVER.client().zadd(ORDERS.active(), 0, victim); // the first owner's lease lapses, once
+                jobs.reap(); // or the consumer's beat reaps it first: either way it is back in line once
+                Double lease = SERVER.client().zscore(ORDERS.active(), victim);
+                assertTrue(lease == null || lease > 0, "the first owner's lease could not be forced to lapse");
                 assertTrue(reclaimed.await(5, TimeUnit.SECONDS), "the other worker re-claims the lapsed job");
             } else {
                 reclaimed.countDown();

@@ -9,6 +9,8 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.Replies;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -90,7 +92,7 @@ class JournalTest {
             }
         }
         for (long run = 0; run < 2; run++) {
-            assertEquals(run == 0 ? 3L : 0L, wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args),
+            assertEquals(run == 0 ? 3L : 0L, wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args, Replies::asLong)),
                     "rows new to the target");
             assertEquals(Map.of("state", "pending", "attempts", "1", "payload", "p5"), SERVER.client().hgetAll(keys.job(BrandedId.job(1))),
                     "replaced whole, the later record of a repeated row winning");
@@ -101,8 +103,8 @@ class JournalTest {
             assertEquals(List.of(BrandedId.job(4).toString()), SERVER.client().zrange(keys.dead(), 0, -1));
             assertEquals("e", SERVER.client().hget(keys.job(BrandedId.job(4)), "last_error"));
         }
-        assertThrows(RuntimeException.class, () -> wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys,
-                args.subList(0, args.size() - 1)), "a malformed batch is refused before anything is written");
+        assertThrows(RuntimeException.class, () -> wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys,
+                args.subList(0, args.size() - 1), Replies::asLong)), "a malformed batch is refused before anything is written");
     }
 
     /** The rows a migration writes: fenced by the lease token, and never over a row the v2 runtime claimed. */
@@ -122,7 +124,7 @@ class JournalTest {
                 callKeys.add(b(keys.job(BrandedId.of(w[0]))));
                 java.util.Arrays.stream(w).map(JournalTest::b).forEach(args::add);
             }
-            return wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args);
+            return wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args, Replies::asLong));
         };
         assertEquals(2L, write.apply("8", a + " 2 500 n0 6 state scheduled attempts 0 payload x; "
                 + c + " 1 0 n0 6 state pending attempts 0 payload y"));
@@ -162,7 +164,7 @@ class JournalTest {
         java.util.function.BiFunction<String, List<String>, Object> write = (token, command) -> {
             List<byte[]> args = new java.util.ArrayList<>(List.of(b(token)));
             command.forEach(a -> args.add(b(a)));
-            return wire.eval(io.emq.migrate.wire.Script.MIGRATE_WRITE, List.of(b(keys.meta())), args);
+            return wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE, List.of(b(keys.meta())), args, Replies::asLong));
         };
         assertEquals(1L, write.apply("8", List.of("HSET", "1", "2", "concurrency", "5")));
         assertEquals("5", SERVER.client().hget(keys.meta(), "concurrency"));

@@ -201,4 +201,35 @@ class ConsumerTest {
         assertEquals(1, counts.dead());
         assertEquals(3, counts.completed());
     }
+
+    @Test
+    void aBatchWhoseJobsBothCompleteAndFailSettlesEachJobByItsOwnOutcome() throws Exception {
+        Jobs jobs = jobs("mixed");
+        List<String> ids = jobs.enqueueAll(payloads(6)).stream().map(Admission::id).toList();
+        List<String> completed = Collections.synchronizedList(new ArrayList<>());
+        List<String> dead = Collections.synchronizedList(new ArrayList<>());
+        ConsumerStats stats = Consumer.on(jobs, job -> {
+            if (ids.indexOf(job.id()) % 2 == 1) {
+                throw new IllegalStateException("odd");
+            }
+        }).batchSize(6).maxAttempts(1).listener(new ConsumerListener() {
+            @Override
+            public void completed(Delivery job) {
+                completed.add(job.id());
+            }
+
+            @Override
+            public void dead(Delivery job, Throwable cause) {
+                dead.add(job.id());
+            }
+        }).build().runUntilEmpty();
+        assertEquals(List.of(ids.get(0), ids.get(2), ids.get(4)), completed, "one complete_batch, in claim order");
+        assertEquals(List.of(ids.get(1), ids.get(3), ids.get(5)), dead);
+        assertEquals(3, stats.completed());
+        assertEquals(3, stats.dead());
+        Counts counts = jobs.counts();
+        assertEquals(3, counts.completed());
+        assertEquals(3, counts.failed());
+        assertEquals(3, counts.dead());
+    }
 }

@@ -70,11 +70,12 @@ class LuaIncludesTest {
     void anExpandedScriptRunsWithItsSnippets() {
         Wire wire = Wire.open(SERVER.client());
         byte[] base = "emq:{inc}:".getBytes(StandardCharsets.UTF_8);
-        Object status = wire.eval(Script.DRAIN_STATUS, List.of("emq:{inc}:pending".getBytes(StandardCharsets.UTF_8),
+        List<Object> status = wire.eval(new ScriptCall<>(Script.DRAIN_STATUS, List.of("emq:{inc}:pending".getBytes(StandardCharsets.UTF_8),
                 "emq:{inc}:active".getBytes(StandardCharsets.UTF_8), "emq:{inc}:schedule".getBytes(StandardCharsets.UTF_8)),
-                List.of("0".getBytes(StandardCharsets.UTF_8), base));
+                List.of("0".getBytes(StandardCharsets.UTF_8), base), Replies::asList));
         assertEquals(List.of(0L, 0L, 0L, 0L, 0L), status);
-        assertEquals(0L, wire.eval(Script.PROMOTE, List.of("emq:{inc}:schedule".getBytes(StandardCharsets.UTF_8),
-                "emq:{inc}:pending".getBytes(StandardCharsets.UTF_8)), List.of(base, "10".getBytes(StandardCharsets.UTF_8))));
+        assertEquals(0L, wire.eval(new ScriptCall<>(Script.PROMOTE, List.of("emq:{inc}:schedule".getBytes(StandardCharsets.UTF_8),
+                "emq:{inc}:pending".getBytes(StandardCharsets.UTF_8)), List.of(base, "10".getBytes(StandardCharsets.UTF_8)),
+                Replies::asLong)));
     }
 }

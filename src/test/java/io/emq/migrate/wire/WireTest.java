@@ -24,8 +24,9 @@ class WireTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static Object enqueue(Wire wire, String id) {
-        return wire.eval(Script.ENQUEUE, List.of(b("emq:{w}:job:" + id), b("emq:{w}:pending")), List.of(b(id), b("p")));
+    private static long enqueue(Wire wire, String id) {
+        return wire.eval(new ScriptCall<>(Script.ENQUEUE, List.of(b("emq:{w}:job:" + id), b("emq:{w}:pending")), List.of(b(id), b("p")),
+                Replies::asLong));
     }
 
     @Test
@@ -85,11 +86,13 @@ class WireTest {
     void pipelinedCallsReportEachOutcomeEvenOnAColdCache() {
         Wire wire = Wire.open(SERVER.client());
         SERVER.client().scriptFlush();
-        List<ScriptReply> replies = wire.evalAll(List.of(
-                new ScriptCall(Script.ENQUEUE, List.of(b("emq:{w}:job:" + ID), b("emq:{w}:pending")), List.of(b(ID), b("p"))),
-                new ScriptCall(Script.ENQUEUE, List.of(b("emq:{w}:job:ORD0NwdXCmjyDI"), b("emq:{w}:pending")),
-                        List.of(b("ORD0NwdXCmjyDI"), b("p"))),
-                new ScriptCall(Script.ENQUEUE, List.of(b("emq:{w}:job:" + ID), b("emq:{w}:pending")), List.of(b(ID), b("p")))));
+        List<ScriptReply<Long>> replies = wire.evalAll(List.of(
+                new ScriptCall<>(Script.ENQUEUE, List.of(b("emq:{w}:job:" + ID), b("emq:{w}:pending")), List.of(b(ID), b("p")),
+                        Replies::asLong),
+                new ScriptCall<>(Script.ENQUEUE, List.of(b("emq:{w}:job:ORD0NwdXCmjyDI"), b("emq:{w}:pending")),
+                        List.of(b("ORD0NwdXCmjyDI"), b("p")), Replies::asLong),
+                new ScriptCall<>(Script.ENQUEUE, List.of(b("emq:{w}:job:" + ID), b("emq:{w}:pending")), List.of(b(ID), b("p")),
+                        Replies::asLong)));
         assertEquals(1L, replies.get(0).get());
         assertInstanceOf(EmqWireException.Kind.class, replies.get(1).error());
         assertEquals(0L, replies.get(2).get());
