@@ -87,24 +87,9 @@ final class FenceSource implements Step {
         header.put("source", m.sourceName);
         m.journal.get("started_on").ifPresentOrElse(s -> { }, () -> header.put("started_on", Instant.now().toString()));
         if (m.journal.get("id_base").isEmpty()) {
-            header.put("id_base", Long.toString(freeIdBase(m)));
+            header.put("id_base", Long.toString(m.idBases.claim(m.target)));
         }
         m.journal.set(header);
-    }
-
-    /** The queue's own id base, or the next one no other journal on the target holds (see {@link Rebrand}). */
-    private static long freeIdBase(QueueMigration m) {
-        java.util.Set<String> taken = new java.util.HashSet<>();
-        for (String other : Journals.queues(m.targetWire)) {
-            if (!other.equals(m.target)) {
-                new Journal(m.targetWire, other).get("id_base").ifPresent(taken::add);
-            }
-        }
-        long base = Rebrand.idBase(m.target);
-        while (taken.contains(Long.toString(base))) {
-            base = (base + 1) % Rebrand.BASES;
-        }
-        return base;
     }
 
     /** The plan's refusals, except live locks (waited out below) and the name (settled by the Migrator). */

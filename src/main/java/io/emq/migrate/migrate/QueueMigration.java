@@ -7,6 +7,7 @@ import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
@@ -30,6 +31,8 @@ final class QueueMigration {
     final QueueBases bases;
     final Checkpoints checkpoints;
     final String sourceName;
+    final IdBases idBases;
+    private final SharedScan keyScan;
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
@@ -38,8 +41,11 @@ final class QueueMigration {
     boolean watching;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
-                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName) {
+                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
+                   IdBases idBases, SharedScan keyScan) {
         this.sourceName = sourceName;
+        this.idBases = idBases;
+        this.keyScan = keyScan;
         this.source = source;
         this.target = target;
         this.keys = Keys.queue(target);
@@ -130,7 +136,7 @@ final class QueueMigration {
         String first = SourceFence.fingerprint(sourceWire, source);
         String before = first;
         for (int attempt = 1; ; attempt++) {
-            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
+            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), bases, keyScan).withoutPayloadDigests().read(source);
             checkpoints.hit("source read");
             String after = SourceFence.fingerprint(sourceWire, source);
             if (after.equals(before)) {

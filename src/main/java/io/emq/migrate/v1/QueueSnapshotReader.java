@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
@@ -33,16 +34,23 @@ public final class QueueSnapshotReader {
 
     private final UnifiedJedis jedis;
     private final QueueBases bases;
+    private final SharedScan scan;
     private final boolean digests;
 
     /** {@code bases} holds every discovered queue, so keys of a nested queue ({@code a:b} under {@code a}) are left to it. */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
-        this(jedis, bases, true);
+        this(jedis, bases, new SharedScan(jedis, bases), true);
     }
 
-    private QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, boolean digests) {
+    /** As above, with the queue's keys found by {@code scan}, which readers of other queues share. */
+    public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, SharedScan scan) {
+        this(jedis, bases, scan, true);
+    }
+
+    private QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, SharedScan scan, boolean digests) {
         this.jedis = jedis;
         this.bases = bases;
+        this.scan = scan;
         this.digests = digests;
     }
 
@@ -53,7 +61,7 @@ public final class QueueSnapshotReader {
      * copies itself; plans and source verification read with digests.
      */
     public QueueSnapshotReader withoutPayloadDigests() {
-        return new QueueSnapshotReader(jedis, bases, false);
+        return new QueueSnapshotReader(jedis, bases, scan, false);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -225,16 +233,27 @@ public final class QueueSnapshotReader {
             }
         }
 
+        /** The queue's keys (from the shared scan, or a scan of its own when it has too many to share), classified. */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
-            new KeyspaceScanner(jedis).scan(queue.base(), batch -> {
+            KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+            java.util.function.Consumer<List<ScannedKey>> classify = batch -> {
                 for (ScannedKey k : batch) {
                     if (!bases.owner(k.key()).map(queue::equals).orElse(true)) {
                         continue; // a nested queue's key
                     }
                     classified(classifier.classify(k));
                 }
-            });
+            };
+            Optional<List<Bytes>> shared = scan.keysOf(queue);
+            if (shared.isEmpty()) {
+                scanner.scan(queue.base(), classify);
+                return;
+            }
+            List<Bytes> keys = shared.get();
+            for (int from = 0; from < keys.size(); from += KeyspaceScanner.BATCH) {
+                classify.accept(scanner.typed(keys.subList(from, Math.min(keys.size(), from + KeyspaceScanner.BATCH))));
+            }
         }
 
         private void classified(KeyClass c) {
