@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
@@ -98,7 +99,8 @@ public final class Migrator {
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
         IdBases idBases = new IdBases(target);
-        SharedScan keyScan = new SharedScan(source.client(), bases);
+        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases);
+        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -115,7 +117,7 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, keyScan)));
+                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "emq-migrate-lease");

@@ -32,7 +32,9 @@ final class QueueMigration {
     final Checkpoints checkpoints;
     final String sourceName;
     final IdBases idBases;
-    private final SharedScan keyScan;
+    /** The source's and the target's key scans, shared by the queues of a run (see {@link SharedScan}). */
+    final SharedScan<QueueRef> sourceKeys;
+    final SharedScan<String> targetKeys;
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
@@ -42,10 +44,11 @@ final class QueueMigration {
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
-                   IdBases idBases, SharedScan keyScan) {
+                   IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys) {
         this.sourceName = sourceName;
         this.idBases = idBases;
-        this.keyScan = keyScan;
+        this.sourceKeys = sourceKeys;
+        this.targetKeys = targetKeys;
         this.source = source;
         this.target = target;
         this.keys = Keys.queue(target);
@@ -136,7 +139,7 @@ final class QueueMigration {
         String first = SourceFence.fingerprint(sourceWire, source);
         String before = first;
         for (int attempt = 1; ; attempt++) {
-            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), bases, keyScan).withoutPayloadDigests().read(source);
+            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), sourceKeys).withoutPayloadDigests().read(source);
             checkpoints.hit("source read");
             String after = SourceFence.fingerprint(sourceWire, source);
             if (after.equals(before)) {

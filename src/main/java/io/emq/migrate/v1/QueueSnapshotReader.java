@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
@@ -33,23 +32,21 @@ public final class QueueSnapshotReader {
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
-    private final QueueBases bases;
-    private final SharedScan scan;
+    private final SharedScan<QueueRef> scan;
     private final boolean digests;
 
     /** {@code bases} holds every discovered queue, so keys of a nested queue ({@code a:b} under {@code a}) are left to it. */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
-        this(jedis, bases, new SharedScan(jedis, bases), true);
+        this(jedis, SharedScan.v1(jedis, bases), true);
     }
 
-    /** As above, with the queue's keys found by {@code scan}, which readers of other queues share. */
-    public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, SharedScan scan) {
-        this(jedis, bases, scan, true);
+    /** A reader whose queues find their keys through {@code scan}, which readers of other queues may share. */
+    public QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan) {
+        this(jedis, scan, true);
     }
 
-    private QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, SharedScan scan, boolean digests) {
+    private QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan, boolean digests) {
         this.jedis = jedis;
-        this.bases = bases;
         this.scan = scan;
         this.digests = digests;
     }
@@ -61,7 +58,7 @@ public final class QueueSnapshotReader {
      * copies itself; plans and source verification read with digests.
      */
     public QueueSnapshotReader withoutPayloadDigests() {
-        return new QueueSnapshotReader(jedis, bases, scan, false);
+        return new QueueSnapshotReader(jedis, scan, false);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -233,27 +230,11 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The queue's keys (from the shared scan, or a scan of its own when it has too many to share), classified. */
+        /** The queue's keys (its share of a scan that other queues' readers may share), typed and classified. */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
-            java.util.function.Consumer<List<ScannedKey>> classify = batch -> {
-                for (ScannedKey k : batch) {
-                    if (!bases.owner(k.key()).map(queue::equals).orElse(true)) {
-                        continue; // a nested queue's key
-                    }
-                    classified(classifier.classify(k));
-                }
-            };
-            Optional<List<Bytes>> shared = scan.keysOf(queue);
-            if (shared.isEmpty()) {
-                scanner.scan(queue.base(), classify);
-                return;
-            }
-            List<Bytes> keys = shared.get();
-            for (int from = 0; from < keys.size(); from += KeyspaceScanner.BATCH) {
-                classify.accept(scanner.typed(keys.subList(from, Math.min(keys.size(), from + KeyspaceScanner.BATCH))));
-            }
+            scan.keysOf(queue, keys -> scanner.typed(keys).forEach(k -> classified(classifier.classify(k))));
         }
 
         private void classified(KeyClass c) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.emq.migrate.testing.RealServerExtension;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
@@ -44,8 +43,15 @@ class SharedScanTest {
         return new QueueBases(NAMES.stream().map(SharedScanTest::q).toList());
     }
 
-    private static Set<String> keys(Optional<List<Bytes>> found) {
-        return found.orElseThrow().stream().map(Bytes::display).collect(Collectors.toCollection(TreeSet::new));
+    private static <Q> Set<String> keys(SharedScan<Q> scan, Q queue) {
+        Set<String> out = new TreeSet<>();
+        scan.keysOf(queue, batch -> batch.forEach(k -> assertTrue(out.add(k.display()), "each key once: " + k.display())));
+        return out;
+    }
+
+    private static SharedScan<QueueRef> sharing(int maxKeys) {
+        QueueBases bases = bases();
+        return new SharedScan<>(SERVER.client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, maxKeys);
     }
 
     private static Set<String> expected(String name) {
@@ -55,20 +61,20 @@ class SharedScanTest {
 
     @Test
     void queuesWithGlobCharactersOrNestedNamesGetExactlyTheirOwnKeys() {
-        SharedScan scan = new SharedScan(SERVER.client(), bases());
+        SharedScan scan = SharedScan.v1(SERVER.client(), bases());
         for (String name : NAMES) {
-            assertEquals(expected(name), keys(scan.keysOf(q(name))), name);
+            assertEquals(expected(name), keys(scan, q(name)), name);
         }
     }
 
     @Test
     void queuesAskingAtOnceShareScansAndEachGetsItsOwnKeys() throws Exception {
-        SharedScan scan = new SharedScan(SERVER.client(), bases());
+        SharedScan scan = SharedScan.v1(SERVER.client(), bases());
         ExecutorService pool = Executors.newFixedThreadPool(NAMES.size());
         try {
             List<Future<Set<String>>> found = new ArrayList<>();
             for (String name : NAMES) {
-                found.add(pool.submit(() -> keys(scan.keysOf(q(name)))));
+                found.add(pool.submit(() -> keys(scan, q(name))));
             }
             for (int i = 0; i < NAMES.size(); i++) {
                 assertEquals(expected(NAMES.get(i)), found.get(i).get(), NAMES.get(i));
@@ -80,20 +86,20 @@ class SharedScanTest {
 
     @Test
     void keysWrittenBeforeAQueueAsksAreSeenEvenWhileOtherQueuesKeepScanning() throws Exception {
-        SharedScan scan = new SharedScan(SERVER.client(), bases());
+        SharedScan scan = SharedScan.v1(SERVER.client(), bases());
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<?>> busy = new ArrayList<>();
             for (int t = 0; t < 3; t++) { // other queues asking again and again: a scan is nearly always running
                 busy.add(pool.submit(() -> {
                     for (int i = 0; i < 200; i++) {
-                        scan.keysOf(q("plain"));
+                        keys(scan, q("plain"));
                     }
                 }));
             }
             for (int n = 3; n <= 60; n++) {
                 SERVER.client().set("bull:nest:" + n, "appeared while scans ran");
-                Set<String> seen = keys(scan.keysOf(q("nest")));
+                Set<String> seen = keys(scan, q("nest"));
                 for (int k = 3; k <= n; k++) {
                     assertTrue(seen.contains("bull:nest:" + k), "bull:nest:" + k + " was written before nest asked");
                 }
@@ -107,9 +113,22 @@ class SharedScanTest {
     }
 
     @Test
-    void aQueueWithMoreKeysThanAShareHoldsIsToldToScanAlone() {
-        SharedScan scan = new SharedScan(SERVER.client(), bases(), 5);
-        assertTrue(scan.keysOf(q("plain")).isEmpty(), "six keys do not fit a share of five");
-        assertEquals(expected("plain"), keys(new SharedScan(SERVER.client(), bases(), 6).keysOf(q("plain"))));
+    void aQueueWithMoreKeysThanAShareHoldsScansAloneAndFindsTheSameKeys() {
+        assertTrue(sharing(5).share(q("plain")).isEmpty(), "six keys do not fit a share of five");
+        assertEquals(6, sharing(6).share(q("plain")).orElseThrow().size());
+        for (String name : NAMES) {
+            assertEquals(expected(name), keys(sharing(5), q(name)), name);
+        }
+    }
+
+    @Test
+    void v2KeysBelongToTheNameInTheirBracesAloneOrShared() {
+        for (String key : List.of("emq:{a}:meta", "emq:{a}:job:1", "emq:{ab}:meta", "emq:{a}x:stray", "emq:{a", "{emq}:version")) {
+            SERVER.client().set(key, "v");
+        }
+        Set<String> a = new TreeSet<>(List.of("emq:{a}:meta", "emq:{a}:job:1"));
+        assertEquals(a, keys(SharedScan.v2(SERVER.client(), false), "a"));
+        assertEquals(a, keys(SharedScan.v2(SERVER.client(), true), "a"), "scanned alone, as on a cluster");
+        assertEquals(Set.of("emq:{ab}:meta"), keys(SharedScan.v2(SERVER.client(), false), "ab"));
     }
 }
