@@ -80,6 +80,9 @@ public final class ScaleBench {
                     throw new IllegalStateException(ok + " of " + queues + " queues done, " + moved + " jobs moved: "
                             + results.stream().filter(r -> !r.ok()).findFirst().orElse(null));
                 }
+                source.info("commandstats").lines().filter(l -> l.startsWith("cmdstat")).sorted(java.util.Comparator.comparingLong(
+                        (String l) -> -Long.parseLong(l.replaceAll(".*usec=(\\d+).*", "$1")))).limit(3).forEach(l -> System.out.println("  server time: " + l));
+                source.sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
                 System.out.printf(Locale.ROOT, "migrate --all --parallel %d: %d queues in %.1f s, %.0f jobs/s | bare pipelined"
                         + " copy %.0f jobs/s | ratio %.3f | live heap after GC at most %d MiB%n", n, queues, seconds,
                         moved / seconds, baseline, moved / seconds / baseline, LiveHeap.peakMiB());
