@@ -32,15 +32,16 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
  * V10, then every queue's V20, …) so that flows across queues find their partners' ids; with
  * {@link #parallel(int) parallel} N, each step runs on N queues at once, and the next step starts
- * when every queue is done with this one. Each queue holds its journal's lease for the whole run. A refusal stops that queue before anything is
- * destroyed and is not recorded as a failure; an error is recorded as a failed step that
- * {@code repair} clears; a dropped connection retries the (idempotent) step, and if the server stays
- * away the run ends unrecorded, so a plain re-run resumes it.
+ * when every queue is done with this one. Each queue holds its journal's lease for the whole run.
+ * A refusal stops that queue before anything is destroyed and is not recorded as a failure; an
+ * error is recorded as a failed step that {@code repair} clears; a dropped connection retries the
+ * (idempotent) step, and if the server stays away the run ends unrecorded, so a plain re-run
+ * resumes it.
  */
 public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
 
-    /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads at once. */
+    /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
         void stepStarted(String queue, StepDefinition step);
 
