@@ -11,6 +11,7 @@ import io.emq.migrate.runtime.Consumer;
 import io.emq.migrate.runtime.JobState;
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.v1.fixture.Fixture;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Wire;
@@ -101,6 +102,39 @@ class ParallelMigrationTest {
         parentJobs.resume();
         Consumer.on(parentJobs, job -> { }).beat(Duration.ofMillis(50)).build().runUntilEmpty();
         assertEquals(JobState.ABSENT, parentJobs.state(parent.toString()), "the parent was released and completed");
+    }
+
+    @Test
+    void twoQueuesAskingForTheSameIdBaseAtOnceGetTwo() {
+        // CRC32 mod 2^17 of both names is 115161: each asks for the same base, at the same moment
+        assertEquals(Rebrand.idBase("tenant-86"), Rebrand.idBase("tenant-7200"));
+        V1QueueGenerator.addWaiting(SERVER.client(), "tenant-86", 1, 3, 20);
+        V1QueueGenerator.addWaiting(SERVER.client(), "tenant-7200", 1, 3, 20);
+        CountDownLatch bothFencing = new CountDownLatch(2);
+        Migrator.Listener together = new Migrator.Listener() {
+            public void stepStarted(String queue, StepDefinition step) {
+                if (step.version() == 10) {
+                    bothFencing.countDown();
+                    try {
+                        bothFencing.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+
+            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+            }
+        };
+        new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(), MigrationOptions.defaults(),
+                Checkpoints.none()).parallel(2).listener(together).migrate(List.of("bull"), List.of())
+                .forEach(r -> assertTrue(r.ok(), r.toString()));
+        assertEquals(0, bothFencing.getCount(), "both queues fenced at once");
+        Set<String> bases = new HashSet<>();
+        for (String q : List.of("tenant-86", "tenant-7200")) {
+            bases.add(SERVER.client().hget(Keys.migrationJournal(q), "id_base"));
+        }
+        assertEquals(2, bases.size(), "one id base each: " + bases);
     }
 
     @Test
