@@ -30,6 +30,9 @@ import redis.clients.jedis.UnifiedJedis;
  * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s).
  */
 final class MigrateCommand implements Command {
+    /** The most queues {@code --parallel} runs at once. */
+    static final int MAX_PARALLEL = 64;
+
     public void options(Options options) {
         DiscoverCommand.prefixOption(options);
         options.addOption(Cli.valued("queue", "Q", "a v1 queue to migrate (repeatable; PREFIX:QUEUE when ambiguous)"))
@@ -44,6 +47,9 @@ final class MigrateCommand implements Command {
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
                 .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"))
+                .addOption(Cli.valued("parallel", "N", "migrate N queues at once, each under its own lease (default 1);"
+                        + " every queue finishes a step before any queue starts the next, so flows across queues still"
+                        + " find their partners"))
                 .addOption(laneOption())
                 .addOption(laneFromOption());
     }
@@ -54,18 +60,20 @@ final class MigrateCommand implements Command {
             throw CliException.usage("give --queue Q (one or more) or --all, not both");
         }
         MigrationOptions options = migrationOptions(in);
+        int parallel = in.number("parallel", 1, 1, MAX_PARALLEL);
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
         List<String> prefixes = DiscoverCommand.prefixes(in);
-        UnifiedJedis sourceClient = in.open(source, Side.SOURCE, 8);
-        UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, 8);
+        int connections = Math.max(8, 2 * parallel + 2); // each queue's reads and writes, and the lease heartbeat
+        UnifiedJedis sourceClient = in.open(source, Side.SOURCE, connections);
+        UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, connections);
         VersionFence.verify(targetClient, in.wireVersion());
         if (options.retire()) {
             in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
                     + " --no-retire to stop before that)");
         }
         Migrator migrator = new Migrator(Wire.unfenced(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
-                source.describe(), options, Checkpoints.fromEnvironment());
+                source.describe(), options, Checkpoints.fromEnvironment()).parallel(parallel);
         List<MigrationResult> results;
         try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {
             Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()

@@ -16,26 +16,30 @@ final class MigrationProgress implements Migrator.Listener, AutoCloseable {
 
     private final Invocation in;
     private final Progress bar;
-    private volatile String inFlight = "starting";
+    /** Each queue's step in flight (several with {@code --parallel}), and the last one started. */
+    private final Map<String, String> inFlight = new java.util.TreeMap<>();
+    private String last = "starting";
 
     MigrationProgress(Invocation in, long jobs) {
         this.in = in;
         this.bar = in.progress("migrate", jobs, "jobs");
     }
 
-    /** The step running now, for an interruption message. */
-    String inFlight() {
-        return inFlight;
+    /** The steps running now (else the last one started), for an interruption message. */
+    synchronized String inFlight() {
+        return inFlight.isEmpty() ? last : String.join(", ", inFlight.values());
     }
 
     @Override
-    public void stepStarted(String queue, StepDefinition step) {
-        inFlight = "queue " + queue + " at step V" + step.version() + " (" + step.description() + ")";
+    public synchronized void stepStarted(String queue, StepDefinition step) {
+        last = "queue " + queue + " at step V" + step.version() + " (" + step.description() + ")";
+        inFlight.put(queue, last);
         bar.label("migrate " + queue + " V" + step.version() + " " + step.description());
     }
 
     @Override
-    public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+    public synchronized void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+        inFlight.remove(queue);
         if (step.moves()) { // its counts are jobs moved, as the Migrator sums them for its summary
             counts.forEach((what, n) -> {
                 if (MOVED.contains(what)) {

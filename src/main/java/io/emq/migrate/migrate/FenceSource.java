@@ -88,24 +88,9 @@ final class FenceSource implements Step {
             header.set(JournalHeader.STARTED_ON, Instant.now().toString());
         }
         if (recorded.get(JournalHeader.ID_BASE).isEmpty()) {
-            header.set(JournalHeader.ID_BASE, freeIdBase(m));
+            header.set(JournalHeader.ID_BASE, m.idBases.claim(m.target));
         }
         m.journal.record(header);
-    }
-
-    /** The queue's own id base, or the next one no other journal on the target holds (see {@link Rebrand}). */
-    private static long freeIdBase(QueueMigration m) {
-        java.util.Set<Long> taken = new java.util.HashSet<>();
-        for (String other : Journals.queues(m.targetWire)) {
-            if (!other.equals(m.target)) {
-                new Journal(m.targetWire, other).header().get(JournalHeader.ID_BASE).ifPresent(taken::add);
-            }
-        }
-        long base = Rebrand.idBase(m.target);
-        while (taken.contains(base)) {
-            base = (base + 1) % Rebrand.BASES;
-        }
-        return base;
     }
 
     /** The plan's refusals, except live locks (waited out below) and the name (settled by the Migrator). */

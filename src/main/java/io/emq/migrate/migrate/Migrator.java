@@ -6,6 +6,7 @@ import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.RefusalKind;
+import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Wire;
@@ -13,27 +14,34 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
- * V10, then every queue's V20, …) so that flows across queues find their partners' ids. Each queue
- * holds its journal's lease for the whole run. A refusal stops that queue before anything is
- * destroyed and is not recorded as a failure; an error is recorded as a failed step that
- * {@code repair} clears; a dropped connection retries the (idempotent) step, and if the server stays
- * away the run ends unrecorded, so a plain re-run resumes it.
+ * V10, then every queue's V20, …) so that flows across queues find their partners' ids; with
+ * {@link #parallel(int) parallel} N, each step runs on N queues at once, and the next step starts
+ * when every queue is done with this one. Each queue holds its journal's lease for the whole run.
+ * A refusal stops that queue before anything is destroyed and is not recorded as a failure; an
+ * error is recorded as a failed step that {@code repair} clears; a dropped connection retries the
+ * (idempotent) step, and if the server stays away the run ends unrecorded, so a plain re-run
+ * resumes it.
  */
 public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
 
-    /** Told about each step as it runs, for progress on a terminal. */
+    /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
         void stepStarted(String queue, StepDefinition step);
 
@@ -56,6 +64,7 @@ public final class Migrator {
     private final StepCatalog catalog = StepCatalog.load();
     private final String owner = owner();
     private Listener listener = Listener.NONE;
+    private int parallel = 1;
 
     public Migrator(Wire source, Wire target, String sourceName, MigrationOptions options, Checkpoints checkpoints) {
         this.source = source;
@@ -70,6 +79,15 @@ public final class Migrator {
         return this;
     }
 
+    /** Runs each step on up to {@code queues} queues at once (1, the default: one queue after another). */
+    public Migrator parallel(int queues) {
+        if (queues < 1) {
+            throw new IllegalArgumentException("parallel must be at least 1, not " + queues);
+        }
+        this.parallel = queues;
+        return this;
+    }
+
     /** Migrates the named v1 queues (all discovered ones when {@code names} is empty). */
     public List<MigrationResult> migrate(List<String> prefixes, List<String> names) {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
@@ -81,6 +99,9 @@ public final class Migrator {
         });
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
+        IdBases idBases = new IdBases(target);
+        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases);
+        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -97,34 +118,70 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    r -> targetName(r).orElse(r.name().display()), sourceName)));
+                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "emq-migrate-lease");
             t.setDaemon(true);
             return t;
         });
+        ExecutorService workers = Executors.newFixedThreadPool(parallel, r -> {
+            Thread t = new Thread(r, "emq-migrate-queue");
+            t.setDaemon(true);
+            return t;
+        });
         try {
-            for (Run run : runs.values()) {
-                run.begin();
-            }
+            eachAtOnce(workers, runs.values(), Run::begin);
             long period = options.lease().toMillis() / 3;
             heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
             for (StepDefinition step : catalog.steps()) {
                 if (step.destroys() && !options.retire()) {
                     continue;
                 }
-                for (Run run : runs.values()) {
-                    run.apply(step);
-                }
+                eachAtOnce(workers, runs.values(), run -> run.apply(step));
             }
         } finally {
             heartbeat.shutdownNow();
+            workers.shutdownNow();
         }
         for (Run run : runs.values()) {
             results.add(run.finish());
         }
         return results;
+    }
+
+    /**
+     * Does {@code work} for every run, {@link #parallel} at a time, and returns when all are done; the
+     * first exception a run threw (an injected crash, a bug) is rethrown once every run has stopped.
+     */
+    private void eachAtOnce(ExecutorService workers, Collection<Run> all, java.util.function.Consumer<Run> work) {
+        if (parallel == 1) {
+            all.forEach(work);
+            return;
+        }
+        List<Future<?>> done = new ArrayList<>(all.size());
+        for (Run run : all) {
+            done.add(workers.submit(() -> work.accept(run)));
+        }
+        RuntimeException first = null;
+        for (Future<?> f : done) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Error error) {
+                    throw error;
+                }
+                if (first == null) {
+                    first = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while queues were migrating", e);
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 
     private Optional<String> targetName(QueueRef q) {

@@ -8,6 +8,7 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
@@ -31,6 +32,10 @@ final class QueueMigration {
     final QueueBases bases;
     final Checkpoints checkpoints;
     final String sourceName;
+    final IdBases idBases;
+    /** The source's and the target's key scans, shared by the queues of a run (see {@link SharedScan}). */
+    final SharedScan<QueueRef> sourceKeys;
+    final SharedScan<String> targetKeys;
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
@@ -39,8 +44,12 @@ final class QueueMigration {
     boolean watching;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
-                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName) {
+                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
+                   IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys) {
         this.sourceName = sourceName;
+        this.idBases = idBases;
+        this.sourceKeys = sourceKeys;
+        this.targetKeys = targetKeys;
         this.source = source;
         this.target = target;
         this.keys = Keys.queue(target);
@@ -132,7 +141,7 @@ final class QueueMigration {
         String first = SourceFence.fingerprint(sourceWire, source);
         String before = first;
         for (int attempt = 1; ; attempt++) {
-            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), bases).withoutPayloadDigests().read(source);
+            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), sourceKeys).withoutPayloadDigests().read(source);
             checkpoints.hit("source read");
             String after = SourceFence.fingerprint(sourceWire, source);
             if (after.equals(before)) {

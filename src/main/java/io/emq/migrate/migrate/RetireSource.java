@@ -4,13 +4,10 @@ import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.EmqWireException;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * V120, only after proof: a re-sync pass ({@link Resync}) and the proof ({@link Verification}), then
@@ -66,20 +63,16 @@ final class RetireSource implements Step {
         return QUEUE_LEVEL.stream().map(s -> m.source.key(s).raw()).toList();
     }
 
-    /** Deletes, by SCAN over the queue's base, every key this queue owns except meta; and the stray bare hash. */
+    /** Deletes every key this queue owns (its share of a key scan, see {@link QueueMigration#sourceKeys}) except meta and the add counter; and the stray bare hash. */
     private static long deleteRemainingKeys(QueueMigration m) {
         Bytes meta = m.source.key(QueueStructure.META);
         Bytes counter = m.source.key("id");
-        ScanParams params = new ScanParams().match(globEscape(m.source.base().raw())).count(1000);
-        byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
-        long deleted = 0;
-        do {
-            ScanResult<byte[]> page = m.sourceClient().scan(cursor, params);
+        long[] deleted = {0};
+        m.sourceKeys.keysOf(m.source, batch -> {
             List<byte[]> mine = new ArrayList<>();
-            for (byte[] key : page.getResult()) {
-                Bytes k = Bytes.of(key);
-                if (!k.equals(meta) && !k.equals(counter) && m.bases.owner(k).map(m.source::equals).orElse(false)) {
-                    mine.add(key);
+            for (Bytes k : batch) {
+                if (!k.equals(meta) && !k.equals(counter)) {
+                    mine.add(k.raw());
                 }
             }
             if (!mine.isEmpty()) {
@@ -87,28 +80,14 @@ final class RetireSource implements Step {
                     mine.forEach(p::unlink);
                     p.sync();
                 }
-                deleted += mine.size();
+                deleted[0] += mine.size();
                 m.checkpoints.hit("job keys deleted");
             }
-            cursor = page.getCursorAsBytes();
-        } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+        });
         byte[] bare = m.source.bareKey().raw();
         if ("hash".equals(m.sourceClient().type(bare))) {
-            deleted += m.sourceClient().del(bare);
+            deleted[0] += m.sourceClient().del(bare);
         }
-        return deleted;
-    }
-
-    /** A MATCH pattern for every key starting with these bytes. */
-    static byte[] globEscape(byte[] prefix) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + 8);
-        for (byte b : prefix) {
-            if (b == '\\' || b == '*' || b == '?' || b == '[' || b == ']') {
-                out.write('\\');
-            }
-            out.write(b);
-        }
-        out.write('*');
-        return out.toByteArray();
+        return deleted[0];
     }
 }

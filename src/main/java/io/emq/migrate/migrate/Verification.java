@@ -15,7 +15,7 @@ final class Verification {
     }
 
     static Map<String, Long> prove(QueueMigration m) {
-        Verifier.Report report = new Verifier(m.targetWire, m.target).verify(Optional.empty(), m.options);
+        Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verify(Optional.empty(), m.options);
         long rows = m.snapshot().jobsInRankOrder().stream().filter(j -> Migratable.getsRow(j, m.options)).count();
         if (report.passed() && report.jobsChecked() < rows) {
             throw new MigrationRefused("verification", "verification of " + m.target + " failed: the journal holds "

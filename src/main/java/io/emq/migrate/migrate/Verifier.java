@@ -8,9 +8,11 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.ParsedKey;
+import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,8 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.RedisClusterClient;
 
 /**
  * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
@@ -41,6 +42,7 @@ public final class Verifier {
     }
 
     private final Wire target;
+    private final SharedScan<String> keyScan;
     private final String queue;
     private final Keys keys;
     private final Journal journal;
@@ -52,7 +54,13 @@ public final class Verifier {
     private long jobsChecked;
 
     public Verifier(Wire target, String queue) {
+        this(target, queue, SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient));
+    }
+
+    /** As above, the queue's keys found by {@code keys}, a scan the verifiers of other queues may share. */
+    Verifier(Wire target, String queue, SharedScan<String> keys) {
         this.target = target;
+        this.keyScan = keys;
         this.queue = queue;
         this.keys = Keys.queue(queue);
         this.journal = new Journal(target, queue);
@@ -170,21 +178,17 @@ public final class Verifier {
 
     /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */
     private long checkKeys() {
-        long n = 0;
-        ScanParams params = new ScanParams().match(keys.base() + "*").count(1000);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = target.client().scan(cursor, params);
-            for (String key : page.getResult()) {
-                n++;
-                ParsedKey parsed = KeyGrammar.parse(key);
+        long[] n = {0};
+        keyScan.keysOf(queue, batch -> {
+            for (Bytes key : batch) {
+                n[0]++;
+                ParsedKey parsed = KeyGrammar.parse(key.utf8());
                 if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
-                    problem("key " + key + " does not parse as a key of " + queue + ": " + parsed);
+                    problem("key " + key.display() + " does not parse as a key of " + queue + ": " + parsed);
                 }
             }
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return n;
+        });
+        return n[0];
     }
 
     /** The key of the structure a row in {@code state} (of lane {@code group}, when it has one) is listed in (null for none). */

@@ -16,7 +16,7 @@ import redis.clients.jedis.resps.ScanResult;
  * a key twice while the server rehashes; callers that count must tolerate that.
  */
 public final class KeyspaceScanner {
-    private static final int BATCH = 10_000;
+    static final int BATCH = 10_000;
     private final UnifiedJedis jedis;
 
     public KeyspaceScanner(UnifiedJedis jedis) {

@@ -32,17 +32,22 @@ public final class QueueSnapshotReader {
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
-    private final QueueBases bases;
+    private final SharedScan<QueueRef> scan;
     private final boolean digests;
 
     /** {@code bases} holds every discovered queue, so keys of a nested queue ({@code a:b} under {@code a}) are left to it. */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
-        this(jedis, bases, true);
+        this(jedis, SharedScan.v1(jedis, bases), true);
     }
 
-    private QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases, boolean digests) {
+    /** A reader whose queues find their keys through {@code scan}, which readers of other queues may share. */
+    public QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan) {
+        this(jedis, scan, true);
+    }
+
+    private QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan, boolean digests) {
         this.jedis = jedis;
-        this.bases = bases;
+        this.scan = scan;
         this.digests = digests;
     }
 
@@ -53,7 +58,7 @@ public final class QueueSnapshotReader {
      * copies itself; plans and source verification read with digests.
      */
     public QueueSnapshotReader withoutPayloadDigests() {
-        return new QueueSnapshotReader(jedis, bases, false);
+        return new QueueSnapshotReader(jedis, scan, false);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -225,16 +230,11 @@ public final class QueueSnapshotReader {
             }
         }
 
+        /** The queue's keys (its share of a scan that other queues' readers may share), typed and classified. */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
-            new KeyspaceScanner(jedis).scan(queue.base(), batch -> {
-                for (ScannedKey k : batch) {
-                    if (!bases.owner(k.key()).map(queue::equals).orElse(true)) {
-                        continue; // a nested queue's key
-                    }
-                    classified(classifier.classify(k));
-                }
-            });
+            KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+            scan.keysOf(queue, keys -> scanner.typed(keys).forEach(k -> classified(classifier.classify(k))));
         }
 
         private void classified(KeyClass c) {

@@ -1,0 +1,180 @@
+package io.emq.migrate.v1;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * One {@code SCAN} of the keyspace that serves every queue asking for its keys at about the same
+ * time, instead of one whole-keyspace {@code SCAN MATCH} per queue (each costs the server the whole
+ * keyspace, so many queues cost queues x keys). A queue's keys always come from a scan that
+ * <em>started after it asked</em>: a scan already running when a queue asks does not serve it; the
+ * queue waits for the next one, which serves every queue that asked meanwhile. So a caller sees
+ * exactly what a scan of its own, started at that moment, would see. Queues asking one after
+ * another (one thread) get one scan each, as before; queues read at once ({@code --parallel}) share.
+ * A queue with more than {@link #MAX_KEYS} keys scans alone, a page at a time, so memory stays bounded.
+ *
+ * @param <Q> how a queue is named: a {@link QueueRef} on the v1 source, a v2 name on the target
+ */
+public final class SharedScan<Q> {
+    /** The most keys a queue's share of a scan holds; a larger queue scans its own keys, a page at a time. */
+    static final int MAX_KEYS = 100_000;
+    private static final Bytes V2_START = Bytes.utf8("emq:{");
+    private static final Bytes V2_END = Bytes.utf8("}:");
+
+    private final UnifiedJedis jedis;
+    private final Function<Bytes, Optional<Q>> owner;
+    private final Function<Q, Bytes> sharedStart;
+    private final Function<Q, Bytes> ownStart;
+    private final int maxKeys;
+    private Round next = new Round();
+    private boolean scanning;
+
+    SharedScan(UnifiedJedis jedis, Function<Bytes, Optional<Q>> owner, Function<Q, Bytes> sharedStart,
+               Function<Q, Bytes> ownStart, int maxKeys) {
+        this.jedis = jedis;
+        this.owner = owner;
+        this.sharedStart = sharedStart;
+        this.ownStart = ownStart;
+        this.maxKeys = maxKeys;
+    }
+
+    /** The v1 source's queues: a key belongs to the queue with the longest base it starts with ({@link QueueBases}). */
+    public static SharedScan<QueueRef> v1(UnifiedJedis jedis, QueueBases bases) {
+        return new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, MAX_KEYS);
+    }
+
+    /**
+     * The v2 target's queues ({@code emq:{name}:…}). A cluster cannot be scanned in one {@code SCAN}, so
+     * there each queue scans its own slot's node alone, as before.
+     */
+    public static SharedScan<String> v2(UnifiedJedis jedis, boolean cluster) {
+        return new SharedScan<>(jedis, SharedScan::v2Owner, q -> V2_START, q -> Bytes.utf8("emq:{" + q + "}:"),
+                cluster ? 0 : MAX_KEYS);
+    }
+
+    private static Optional<String> v2Owner(Bytes key) {
+        if (!key.startsWith(V2_START)) {
+            return Optional.empty();
+        }
+        byte[] raw = key.raw();
+        for (int i = V2_START.length(); i + 1 < raw.length; i++) {
+            if (raw[i] == '}') {
+                return raw[i + 1] == ':' ? Optional.of(key.slice(V2_START.length(), i).display()) : Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The keys {@code queue} owns, in batches, from a scan started after this call: its share of a
+     * shared scan, or (a queue too large to share) a scan of its own.
+     */
+    public void keysOf(Q queue, Consumer<List<Bytes>> batches) {
+        Optional<List<Bytes>> shared = maxKeys == 0 ? Optional.empty() : share(queue);
+        if (shared.isPresent()) {
+            List<Bytes> keys = shared.get();
+            for (int from = 0; from < keys.size(); from += KeyspaceScanner.BATCH) {
+                batches.accept(keys.subList(from, Math.min(keys.size(), from + KeyspaceScanner.BATCH)));
+            }
+            return;
+        }
+        new KeyspaceScanner(jedis).scanKeys(ownStart.apply(queue), page -> {
+            List<Bytes> mine = new ArrayList<>(page.size());
+            for (Bytes key : page) {
+                if (owner.apply(key).map(queue::equals).orElse(false)) {
+                    mine.add(key);
+                }
+            }
+            if (!mine.isEmpty()) {
+                batches.accept(mine);
+            }
+        });
+    }
+
+    /** The queue's share of the next scan to start, or empty when it holds more keys than a share allows. */
+    Optional<List<Bytes>> share(Q queue) {
+        Round mine;
+        synchronized (this) {
+            mine = next;
+            mine.asking.add(queue);
+            while (scanning && !mine.done) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the key scan", e);
+                }
+            }
+            if (mine.done) {
+                return mine.take(queue);
+            }
+            scanning = true;
+            next = new Round();
+        }
+        try {
+            mine.run();
+        } finally {
+            synchronized (this) {
+                mine.done = true;
+                scanning = false;
+                notifyAll();
+            }
+        }
+        return mine.take(queue);
+    }
+
+    /** The queues one scan serves and the keys it found for each. */
+    private final class Round {
+        final Set<Q> asking = new HashSet<>();
+        final Map<Q, List<Bytes>> keys = new HashMap<>();
+        final Set<Q> overflowed = new HashSet<>();
+        boolean done;
+        RuntimeException failed;
+
+        void run() {
+            try {
+                Set<Bytes> starts = new HashSet<>();
+                for (Q q : asking) {
+                    starts.add(sharedStart.apply(q));
+                    keys.put(q, new ArrayList<>());
+                }
+                KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+                for (Bytes start : starts) {
+                    scanner.scanKeys(start, batch -> batch.forEach(this::sort));
+                }
+            } catch (RuntimeException e) {
+                failed = e;
+            }
+        }
+
+        private void sort(Bytes key) {
+            owner.apply(key).ifPresent(q -> {
+                List<Bytes> share = keys.get(q);
+                if (share == null || overflowed.contains(q)) {
+                    return;
+                }
+                if (share.size() == maxKeys) {
+                    overflowed.add(q);
+                    keys.put(q, List.of());
+                    return;
+                }
+                share.add(key);
+            });
+        }
+
+        synchronized Optional<List<Bytes>> take(Q q) {
+            if (failed != null) {
+                throw failed;
+            }
+            return overflowed.contains(q) ? Optional.empty() : Optional.of(keys.get(q));
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.emq.migrate.bench;
+
+import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.wire.Endpoint;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The dry-run benchmark (never run by the test suite; see bench/README.md): generates a v1 queue of
+ * N waiting jobs with 200-byte payloads, then times, alternately, the whole {@code emq-migrate plan
+ * --queue bench} command (a fresh JVM with the heap capped at 256 MiB, start-up included) and a
+ * baseline in this process: a bare pipelined {@code HGETALL} of the same job keys, 1000 at a time.
+ * Prints the best of R rounds of each, in jobs per second, and their ratio.
+ */
+public final class PlanBench {
+    static final int CHUNK = 1000;
+
+    public static void main(String[] args) throws Exception {
+        String target = null;
+        int jobs = 1_000_000;
+        int rounds = 3;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--target" -> target = args[++i];
+                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        LocalServer server = target == null ? LocalServer.start() : null;
+        String uri = target == null ? server.uri() : target;
+        try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+            client.flushAll();
+            long t0 = System.nanoTime();
+            V1QueueGenerator.addWaiting(client, "bench", 1, jobs, 200);
+            System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, %s)%n", jobs, secs(t0), uri,
+                    client.info("server").lines().filter(l -> l.startsWith("redis_version")).findFirst().orElse(""));
+            double bestPlan = Double.MAX_VALUE;
+            double bestBaseline = Double.MAX_VALUE;
+            for (int round = 1; round <= rounds; round++) {
+                long b0 = System.nanoTime();
+                long read = baseline(client);
+                double baseline = secs(b0);
+                if (read != jobs) {
+                    throw new IllegalStateException("baseline read " + read + " hashes, not " + jobs);
+                }
+                double plan = planCommand(uri);
+                System.out.printf(Locale.ROOT, "round %d: plan (whole command, -Xmx256m) %.2f s, baseline %.2f s%n",
+                        round, plan, baseline);
+                bestPlan = Math.min(bestPlan, plan);
+                bestBaseline = Math.min(bestBaseline, baseline);
+            }
+            System.out.printf(Locale.ROOT, "plan --queue bench (%d waiting jobs) %.0f jobs/s | bare pipelined HGETALL %.0f"
+                    + " jobs/s | ratio %.2f%n", jobs, jobs / bestPlan, jobs / bestBaseline, bestBaseline / bestPlan);
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    /** {@code LRANGE} the ids 1000 at a time and {@code HGETALL} each job hash in one pipeline per chunk; the hashes read. */
+    static long baseline(UnifiedJedis client) {
+        byte[] wait = "bull:bench:wait".getBytes(StandardCharsets.UTF_8);
+        long n = client.llen(wait);
+        long read = 0;
+        for (long from = 0; from < n; from += CHUNK) {
+            List<byte[]> ids = client.lrange(wait, from, from + CHUNK - 1);
+            List<Response<Map<byte[], byte[]>>> hashes = new ArrayList<>(ids.size());
+            try (AbstractPipeline p = client.pipelined()) {
+                for (byte[] id : ids) {
+                    hashes.add(p.hgetAll(("bull:bench:" + new String(id, StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8)));
+                }
+                p.sync();
+            }
+            for (Response<Map<byte[], byte[]>> h : hashes) {
+                read += h.get().isEmpty() ? 0 : 1;
+            }
+        }
+        return read;
+    }
+
+    /** Seconds the whole {@code plan} command takes in a fresh JVM ({@code -Xmx256m}); its report is discarded. */
+    static double planCommand(String uri) throws Exception {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                "io.emq.migrate.cli.Main", "plan", "--source", uri, "--queue", "bench", "--no-progress")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT);
+        long t0 = System.nanoTime();
+        int code = pb.start().waitFor();
+        double s = secs(t0);
+        if (code != 0) {
+            throw new IllegalStateException("plan exited " + code);
+        }
+        return s;
+    }
+
+    static double secs(long t0) {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+}

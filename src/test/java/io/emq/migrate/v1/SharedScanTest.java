@@ -1,0 +1,134 @@
+package io.emq.migrate.v1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.testing.RealServerExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** One scan shared by many queues: each gets exactly its own keys, from a scan that started after it asked. */
+class SharedScanTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static final List<String> NAMES = List.of("plain", "a*b", "c?d", "[e]", "f\\g", "nest", "nest:ed");
+
+    @BeforeEach
+    void load() {
+        SERVER.client().flushAll();
+        for (String name : NAMES) {
+            for (String suffix : List.of("meta", "id", "1", "2", "2:logs", "de:x")) {
+                SERVER.client().set("bull:" + name + ":" + suffix, "v");
+            }
+        }
+        SERVER.client().set("bull:ab:1", "not a*b's"); // what the glob a*b would match unescaped
+        SERVER.client().set("other:plain:1", "another prefix");
+    }
+
+    private static QueueRef q(String name) {
+        return QueueRef.of("bull", name);
+    }
+
+    private static QueueBases bases() {
+        return new QueueBases(NAMES.stream().map(SharedScanTest::q).toList());
+    }
+
+    private static <Q> Set<String> keys(SharedScan<Q> scan, Q queue) {
+        Set<String> out = new TreeSet<>();
+        scan.keysOf(queue, batch -> batch.forEach(k -> assertTrue(out.add(k.display()), "each key once: " + k.display())));
+        return out;
+    }
+
+    private static SharedScan<QueueRef> sharing(int maxKeys) {
+        QueueBases bases = bases();
+        return new SharedScan<>(SERVER.client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, maxKeys);
+    }
+
+    private static Set<String> expected(String name) {
+        return List.of("meta", "id", "1", "2", "2:logs", "de:x").stream().map(s -> "bull:" + name + ":" + s)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
+    void queuesWithGlobCharactersOrNestedNamesGetExactlyTheirOwnKeys() {
+        SharedScan scan = SharedScan.v1(SERVER.client(), bases());
+        for (String name : NAMES) {
+            assertEquals(expected(name), keys(scan, q(name)), name);
+        }
+    }
+
+    @Test
+    void queuesAskingAtOnceShareScansAndEachGetsItsOwnKeys() throws Exception {
+        SharedScan scan = SharedScan.v1(SERVER.client(), bases());
+        ExecutorService pool = Executors.newFixedThreadPool(NAMES.size());
+        try {
+            List<Future<Set<String>>> found = new ArrayList<>();
+            for (String name : NAMES) {
+                found.add(pool.submit(() -> keys(scan, q(name))));
+            }
+            for (int i = 0; i < NAMES.size(); i++) {
+                assertEquals(expected(NAMES.get(i)), found.get(i).get(), NAMES.get(i));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void keysWrittenBeforeAQueueAsksAreSeenEvenWhileOtherQueuesKeepScanning() throws Exception {
+        SharedScan scan = SharedScan.v1(SERVER.client(), bases());
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> busy = new ArrayList<>();
+            for (int t = 0; t < 3; t++) { // other queues asking again and again: a scan is nearly always running
+                busy.add(pool.submit(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        keys(scan, q("plain"));
+                    }
+                }));
+            }
+            for (int n = 3; n <= 60; n++) {
+                SERVER.client().set("bull:nest:" + n, "appeared while scans ran");
+                Set<String> seen = keys(scan, q("nest"));
+                for (int k = 3; k <= n; k++) {
+                    assertTrue(seen.contains("bull:nest:" + k), "bull:nest:" + k + " was written before nest asked");
+                }
+            }
+            for (Future<?> f : busy) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aQueueWithMoreKeysThanAShareHoldsScansAloneAndFindsTheSameKeys() {
+        assertTrue(sharing(5).share(q("plain")).isEmpty(), "six keys do not fit a share of five");
+        assertEquals(6, sharing(6).share(q("plain")).orElseThrow().size());
+        for (String name : NAMES) {
+            assertEquals(expected(name), keys(sharing(5), q(name)), name);
+        }
+    }
+
+    @Test
+    void v2KeysBelongToTheNameInTheirBracesAloneOrShared() {
+        for (String key : List.of("emq:{a}:meta", "emq:{a}:job:1", "emq:{ab}:meta", "emq:{a}x:stray", "emq:{a", "{emq}:version")) {
+            SERVER.client().set(key, "v");
+        }
+        Set<String> a = new TreeSet<>(List.of("emq:{a}:meta", "emq:{a}:job:1"));
+        assertEquals(a, keys(SharedScan.v2(SERVER.client(), false), "a"));
+        assertEquals(a, keys(SharedScan.v2(SERVER.client(), true), "a"), "scanned alone, as on a cluster");
+        assertEquals(Set.of("emq:{ab}:meta"), keys(SharedScan.v2(SERVER.client(), false), "ab"));
+    }
+}
