@@ -96,8 +96,8 @@ public final class Drain {
      */
     public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), served, journal.lanes());
-        Map<String, Long> before = QueueCounts.read(wire.client(), migrated, rows);
+        Rows rows = new Rows(wire, served, journal.lanes());
+        Map<String, Long> before = QueueCounts.read(migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
         Consumer.Builder consumer = Consumer.on(jobs, job -> {
             ledger.claimed(job);
@@ -115,21 +115,21 @@ public final class Drain {
         ConsumerStats stats = consumer.build().runUntilEmpty(options.horizon());
         Problems problems = new Problems();
         var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers(), options.lanes());
-        return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(wire.client(), migrated, rows),
+        return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(migrated, rows),
                 Optional.of(stats), checks, problems.first(), problems.count());
     }
 
     /** Checks pending (in serve order) and the schedule against the journal; claims and writes nothing. */
     public DrainReport dryRun() {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        Rows rows = new Rows(wire.client(), served, journal.lanes());
+        Rows rows = new Rows(wire, served, journal.lanes());
         Map<String, Long> journaled = new LinkedHashMap<>();
         for (String state : QueueCounts.STATES) {
             if (!state.equals("completed")) {
                 journaled.put(state, migrated.count(state));
             }
         }
-        Map<String, Long> now = QueueCounts.read(wire.client(), migrated, rows);
+        Map<String, Long> now = QueueCounts.read(migrated, rows);
         Problems problems = new Problems();
         var checks = new DryRun(migrated, rows, problems).judge();
         return new DrainReport(queue, true, 0, journaled, now, Optional.empty(), checks, problems.first(), problems.count());

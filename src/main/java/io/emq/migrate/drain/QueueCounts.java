@@ -4,7 +4,6 @@ import io.emq.migrate.keyspace.Keys;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.UnifiedJedis;
 
 /** Jobs per v2 state of one queue, as the reports chart them before and after; plain reads only. */
 final class QueueCounts {
@@ -14,20 +13,19 @@ final class QueueCounts {
     }
 
     /** Set sizes, the completed metric, and the journaled flow parents still awaiting their children. */
-    static Map<String, Long> read(UnifiedJedis client, MigratedJobs migrated, Rows rows) {
+    static Map<String, Long> read(MigratedJobs migrated, Rows rows) {
         Keys keys = rows.keys();
         List<String> parents = migrated.all().entrySet().stream()
                 .filter(e -> e.getValue().state().equals("awaiting_children")).map(Map.Entry::getKey).toList();
         long awaiting = rows.fields(parents, "state").values().stream()
                 .filter(f -> "awaiting_children".equals(Rows.text(f.get(0)))).count();
-        String completed = client.hget(keys.metricsCompleted(), "count");
         Map<String, Long> out = new LinkedHashMap<>();
-        out.put("pending", rows.pending().stream().mapToLong(client::zcard).sum());
-        out.put("active", client.zcard(keys.active()));
-        out.put("scheduled", client.zcard(keys.schedule()));
-        out.put("dead", client.zcard(keys.dead()));
+        out.put("pending", rows.pending().stream().mapToLong(rows::size).sum());
+        out.put("active", rows.size(keys.active()));
+        out.put("scheduled", rows.size(keys.schedule()));
+        out.put("dead", rows.size(keys.dead()));
         out.put("awaiting_children", awaiting);
-        out.put("completed", completed == null ? 0 : Long.parseLong(completed));
+        out.put("completed", rows.completed());
         return out;
     }
 }

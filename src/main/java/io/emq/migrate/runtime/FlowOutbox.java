@@ -42,7 +42,7 @@ final class FlowOutbox {
      * nothing), and the refusal is thrown.
      */
     OutboxSweep deliver(int batch) {
-        List<byte[]> entries = wire.client().lrange(outbox, 0, batch - 1L);
+        List<byte[]> entries = wire.lrange(outbox, 0, batch - 1L);
         List<Optional<OutboxEntry>> parsed = new ArrayList<>(entries.size());
         List<ScriptCall<FlowDelivery>> calls = new ArrayList<>();
         for (byte[] raw : entries) {

@@ -73,7 +73,7 @@ public final class Flows {
     /** The results of a parent's completed children, by child id (the parent's {@code :processed}). */
     public Map<String, String> childrenValues(String queue, String parent) {
         Map<String, String> out = new LinkedHashMap<>();
-        wire.client().hgetAll(new QueueKeys(queue).rowSub(parent, JobSub.PROCESSED))
+        wire.hgetAll(new QueueKeys(queue).rowSub(parent, JobSub.PROCESSED))
                 .forEach((k, v) -> out.put(Replies.asText(k), Replies.asText(v)));
         return out;
     }

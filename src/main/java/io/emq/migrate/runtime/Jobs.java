@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import redis.clients.jedis.params.ZRangeParams;
 
 /**
  * Every v2 verb on one flat queue. Refusals are thrown as
@@ -319,7 +318,7 @@ public final class Jobs {
     }
 
     public boolean isPaused() {
-        return wire.client().hget(keys.meta, bytes("paused")) != null;
+        return wire.hget(keys.meta, bytes("paused")) != null;
     }
 
     /** At most {@code n} jobs active at once (claims answer empty at the ceiling); 0 lifts the limit. */
@@ -355,7 +354,7 @@ public final class Jobs {
 
     /** The job a dedup id points at ({@code emq:{q}:de:<did>}), if any. */
     public Optional<String> dedupJobId(String dedupId) {
-        return Optional.ofNullable(wire.client().get(keys.dedup(dedupId))).map(Replies::asText);
+        return Optional.ofNullable(wire.get(keys.dedup(dedupId))).map(Replies::asText);
     }
 
     /** Deletes every pending job (and every scheduled one when asked); active jobs stay. Returns how many. */
@@ -460,7 +459,7 @@ public final class Jobs {
 
     public List<String> logs(String id) {
         List<String> out = new ArrayList<>();
-        for (byte[] line : wire.client().lrange(keys.rowSub(id, JobSub.LOGS), 0, -1)) {
+        for (byte[] line : wire.lrange(keys.rowSub(id, JobSub.LOGS), 0, -1)) {
             out.add(new String(line, StandardCharsets.UTF_8));
         }
         return out;
@@ -469,7 +468,7 @@ public final class Jobs {
     /** The job row as stored (field → bytes); empty when absent. */
     public Map<String, byte[]> row(String id) {
         Map<String, byte[]> out = new LinkedHashMap<>();
-        wire.client().hgetAll(keys.row(id)).forEach((f, v) -> out.put(new String(f, StandardCharsets.UTF_8), v));
+        wire.hgetAll(keys.row(id)).forEach((f, v) -> out.put(new String(f, StandardCharsets.UTF_8), v));
         return out;
     }
 
@@ -537,8 +536,7 @@ public final class Jobs {
     /** The newest {@code n} pending ids, newest first. */
     public List<String> browse(int n) {
         List<String> out = new ArrayList<>();
-        for (byte[] id : wire.client().zrange(keys.pending,
-                ZRangeParams.zrangeByLexParams(bytes("+"), bytes("-")).rev().limit(0, n))) {
+        for (byte[] id : wire.lastByLex(keys.pending, n)) {
             out.add(new String(id, StandardCharsets.US_ASCII));
         }
         return out;
@@ -547,7 +545,7 @@ public final class Jobs {
     /** Pending ids in serve order (oldest first), at most {@code n}. */
     public List<String> pendingInServeOrder(int n) {
         List<String> out = new ArrayList<>();
-        for (byte[] id : wire.client().zrange(keys.pending, 0, n - 1L)) {
+        for (byte[] id : wire.zrange(keys.pending, 0, n - 1L)) {
             out.add(new String(id, StandardCharsets.US_ASCII));
         }
         return out;

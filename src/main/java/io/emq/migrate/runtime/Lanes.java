@@ -145,7 +145,7 @@ public final class Lanes {
 
     /** Jobs waiting in the lane. */
     public long depth(String group) {
-        return wire.client().zcard(keys.lane(group));
+        return wire.zcard(keys.lane(group));
     }
 
     /** Jobs waiting in each of {@code groups}' lanes, read at once, in the order given. */
@@ -169,13 +169,13 @@ public final class Lanes {
      * that push; true when one came. A consumer with nothing to claim parks here instead of polling.
      */
     public boolean park(Duration timeout) {
-        return wire.client().blpop(timeout.toMillis() / 1000.0, keys.wake) != null;
+        return wire.takeWithin(keys.wake, timeout);
     }
 
     /** The ring, head first: the lanes that can be served now, in serve order. */
     public List<String> ring() {
         List<String> out = new ArrayList<>();
-        for (byte[] g : wire.client().lrange(keys.ring, 0, -1)) {
+        for (byte[] g : wire.lrange(keys.ring, 0, -1)) {
             out.add(Replies.asText(g));
         }
         return out;

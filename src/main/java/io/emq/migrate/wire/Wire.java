@@ -1,6 +1,7 @@
 package io.emq.migrate.wire;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,8 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.params.ZRangeParams;
+import redis.clients.jedis.resps.Tuple;
 
 /**
  * Runs the v2 script bundle over one client (standalone or cluster), behind the version fence.
@@ -64,7 +67,12 @@ public final class Wire implements AutoCloseable {
         return wire;
     }
 
-    /** The client underneath, for plain reads and writes that need no script. */
+    /**
+     * The client underneath. Only for what works on raw keys by design: the conformance checker,
+     * which seeds and inspects keys the way a test does, and the drain's shadow copy, which copies
+     * a queue's keys whatever their type. Everything else reads through the typed reads below and
+     * writes through scripts.
+     */
     public UnifiedJedis client() {
         return client;
     }
@@ -190,6 +198,71 @@ public final class Wire implements AutoCloseable {
     /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
     public List<String> mget(List<String> keys) {
         return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
+    }
+
+    /** One field of a hash, null when absent ({@code HGET}). */
+    public byte[] hget(byte[] key, byte[] field) {
+        return client.hget(key, field);
+    }
+
+    /** A string key's value, null when absent ({@code GET}). */
+    public byte[] get(byte[] key) {
+        return client.get(key);
+    }
+
+    /** Every field of a hash with its value, empty when the hash is absent ({@code HGETALL}). */
+    public Map<byte[], byte[]> hgetAll(byte[] key) {
+        return client.hgetAll(key);
+    }
+
+    /** These fields of each hash, in order, one {@code HMGET} a hash in one pipeline (on a cluster, one slot). */
+    public List<List<byte[]>> hmgetEach(List<byte[]> keys, List<byte[]> fields) {
+        byte[][] names = fields.toArray(byte[][]::new);
+        List<Response<List<byte[]>>> replies = new ArrayList<>(keys.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            keys.forEach(key -> replies.add(p.hmget(key, names)));
+            p.sync();
+        }
+        return replies.stream().map(Response::get).toList();
+    }
+
+    /** A range of a list, both ends inclusive, negative indexes from the tail ({@code LRANGE}). */
+    public List<byte[]> lrange(byte[] key, long from, long to) {
+        return client.lrange(key, from, to);
+    }
+
+    /** The size of a sorted set ({@code ZCARD}). */
+    public long zcard(byte[] key) {
+        return client.zcard(key);
+    }
+
+    /** Members of a sorted set by rank, both ends inclusive, in its order ({@code ZRANGE}). */
+    public List<byte[]> zrange(byte[] key, long from, long to) {
+        return client.zrange(key, from, to);
+    }
+
+    /** Members of a sorted set by rank with their scores ({@code ZRANGE ... WITHSCORES}). */
+    public List<Tuple> zrangeWithScores(byte[] key, long from, long to) {
+        return client.zrangeWithScores(key, from, to);
+    }
+
+    /** The last {@code n} members of a sorted set in byte order, last first ({@code ZRANGE - + BYLEX REV LIMIT}). */
+    public List<byte[]> lastByLex(byte[] key, int n) {
+        return client.zrange(key, ZRangeParams.zrangeByLexParams("+".getBytes(StandardCharsets.US_ASCII),
+                "-".getBytes(StandardCharsets.US_ASCII)).rev().limit(0, n));
+    }
+
+    /** Each member's score, null where it is not a member ({@code ZMSCORE}; none asked, none read). */
+    public List<Double> zmscore(byte[] key, List<byte[]> members) {
+        return members.isEmpty() ? List.of() : client.zmscore(key, members.toArray(byte[][]::new));
+    }
+
+    /**
+     * Takes the head of a list, waiting up to {@code timeout} for one to arrive ({@code BLPOP}); true
+     * when one was taken. A take, not a read: the one plain command here that changes a key.
+     */
+    public boolean takeWithin(byte[] key, Duration timeout) {
+        return client.blpop(timeout.toMillis() / 1000.0, key) != null;
     }
 
     /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */
