@@ -29,7 +29,7 @@ final class FenceSource implements Step {
         recordHeader(m);
         m.checkpoints.hit("header recorded");
         if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {
-            boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), Utf8.bytes("paused"));
+            boolean paused = m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(), List.of(Utf8.bytes("paused"))).get(0) != null;
             m.journal.record(JournalHeader.V1_WAS_PAUSED, paused);
         }
         m.checkpoints.hit("v1 pause recorded");

@@ -49,6 +49,11 @@ final class Resync {
         }
     }
 
+    /** Jobs looked up in the journal at once. */
+    private static final int LOOKUP = 1000;
+    /** Rows removed at once. */
+    private static final int REMOVALS = 256;
+
     private Resync() {
     }
 
@@ -83,7 +88,7 @@ final class Resync {
         List<String> workers = new ArrayList<>();
         long[] matched = {0};
         long[] content = {0};
-        Migratable.inBatches(Migratable.rows(snap, m.options), PlanIdentity.BATCH, batch -> {
+        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, Expectation> known = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
             List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
@@ -114,14 +119,14 @@ final class Resync {
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
         }
         refuseMovedFlows(m, changed, gone);
-        PlanIdentity.mint(m, fresh);
+        IdMinter.mint(m, fresh);
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);
         JobWriter.write(m, rows);
         remove(m, gone);
-        CopyLogs.copy(m, rows);
-        AbsorbDedupAndSchedulers.absorb(m);
-        CountCompleted.fold(m, snap.listedCount(V1State.COMPLETED));
+        LogCopier.copy(m, rows);
+        DedupAndSchedulers.absorb(m);
+        CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
         m.checkpoints.hit("pass recorded");
         return new Pass(fingerprint, content[0], fresh.size(), changed.size(), gone.size(), workers);
@@ -166,8 +171,8 @@ final class Resync {
                 v1Of.put(id, v1Id);
             }
         });
-        for (int from = 0; from < candidates.size(); from += PlanIdentity.BATCH) {
-            gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + PlanIdentity.BATCH))));
+        for (int from = 0; from < candidates.size(); from += LOOKUP) {
+            gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + LOOKUP))));
         }
         gone.forEach((id, e) -> {
             if (completed.contains(v1Of.get(id))) {
@@ -180,9 +185,9 @@ final class Resync {
     /** Removes rows (guarded: never one the v2 runtime claimed), their subkeys, then their expectations. */
     private static void remove(QueueMigration m, Map<BrandedId, Expectation> gone) {
         List<BrandedId> ids = new ArrayList<>(gone.keySet());
-        for (int from = 0; from < ids.size(); from += JobWriter.BATCH) {
+        for (int from = 0; from < ids.size(); from += REMOVALS) {
             Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
-            ids.subList(from, Math.min(ids.size(), from + JobWriter.BATCH)).forEach(id -> batch.put(id, gone.get(id)));
+            ids.subList(from, Math.min(ids.size(), from + REMOVALS)).forEach(id -> batch.put(id, gone.get(id)));
             Rows.write(m, RowBuilder.removeCall(m, batch));
             TargetWrites w = new TargetWrites(m);
             batch.keySet().forEach(id -> {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -190,6 +191,44 @@ public final class Wire implements AutoCloseable {
     /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
     public List<String> mget(List<String> keys) {
         return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
+    }
+
+    /** The type of each key, in order ({@code TYPE}, one pipeline; {@code none} where absent; a plain read). */
+    public List<String> types(List<byte[]> keys) {
+        return pipelined(keys, AbstractPipeline::type);
+    }
+
+    /** Each key's whole list, in order ({@code LRANGE 0 -1}, one pipeline; empty where absent). */
+    public List<List<byte[]>> lists(List<byte[]> keys) {
+        return pipelined(keys, (p, key) -> p.lrange(key, 0, -1));
+    }
+
+    /** Every field of a hash with its value ({@code HGETALL}; empty where absent). */
+    public Map<byte[], byte[]> hgetAll(byte[] key) {
+        return client.hgetAll(key);
+    }
+
+    /** The number of members of a set ({@code SCARD}; 0 where absent). */
+    public long scard(byte[] key) {
+        return client.scard(key);
+    }
+
+    /** Every member of a sorted set with its score, lowest first ({@code ZRANGE 0 -1 WITHSCORES}). */
+    public List<Map.Entry<byte[], Double>> zrangeWithScores(byte[] key) {
+        return client.zrangeWithScores(key, 0, -1).stream()
+                .map(t -> Map.entry(t.getBinaryElement(), t.getScore())).toList();
+    }
+
+    private <T> List<T> pipelined(List<byte[]> keys, BiFunction<AbstractPipeline, byte[], Response<T>> read) {
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        List<Response<T>> responses = new ArrayList<>(keys.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            keys.forEach(key -> responses.add(read.apply(p, key)));
+            p.sync();
+        }
+        return responses.stream().map(Response::get).toList();
     }
 
     /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */
