@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,6 +12,11 @@ final class AbsorbDedupAndSchedulers implements Step {
     @Override
     public int revision() {
         return 2;
+    }
+
+    @Override
+    public List<String> checkpoints() {
+        return DedupAndSchedulers.CHECKPOINTS;
     }
 
     @Override

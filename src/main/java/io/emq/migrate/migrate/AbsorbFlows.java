@@ -35,6 +35,11 @@ final class AbsorbFlows implements Step {
     }
 
     @Override
+    public List<String> checkpoints() {
+        return List.of("rows built", "rows written", "expectations recorded", "flow parent written");
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
         Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), parentStates, m.options);
         Map<String, Long> counts = new LinkedHashMap<>(JobWriter.write(m, parents));

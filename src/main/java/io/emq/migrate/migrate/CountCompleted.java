@@ -26,6 +26,11 @@ final class CountCompleted implements Step {
     private static final JsonFactory JSON = new JsonFactory();
 
     @Override
+    public List<String> checkpoints() {
+        return List.of("archive written", "before the fold");
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
         long listed = m.snapshot().listedCount(V1State.COMPLETED);
         long archived = 0;

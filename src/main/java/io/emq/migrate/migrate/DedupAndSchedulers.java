@@ -27,6 +27,8 @@ import java.util.Optional;
 final class DedupAndSchedulers {
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
 
+    static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler written",
+            "schedulers written");
     /** Receipts written at once. */
     private static final int RECEIPTS = 1000;
 

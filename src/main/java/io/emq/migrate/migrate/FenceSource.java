@@ -25,6 +25,11 @@ import java.util.stream.Collectors;
  */
 final class FenceSource implements Step {
     @Override
+    public List<String> checkpoints() {
+        return List.of("header recorded", "v1 pause recorded", "v1 paused", "v2 paused", "source read", "fingerprint recorded");
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
         recordHeader(m);
         m.checkpoints.hit("header recorded");

@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.JobFacts;
+import java.util.List;
 
 /**
  * Mints one branded id per job, in the order given (v1 serve order), in journal batches; ids already in
@@ -9,6 +10,7 @@ import io.emq.migrate.v1.JobFacts;
  */
 final class IdMinter {
     static final int BATCH = 1000;
+    static final List<String> CHECKPOINTS = List.of("ids minted");
 
     private IdMinter() {
     }

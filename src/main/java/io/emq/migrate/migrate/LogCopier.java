@@ -16,6 +16,7 @@ import java.util.Optional;
 final class LogCopier {
     /** Jobs whose logs are read, then written, at once. */
     static final int BATCH = 256;
+    static final List<String> CHECKPOINTS = List.of("logs read", "logs copied");
 
     private LogCopier() {
     }

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -7,6 +8,11 @@ import java.util.Map;
  * ({@link IdMinter}); ids already in the journal are kept, so a crashed run resumes with the same ids.
  */
 final class PlanIdentity implements Step {
+    @Override
+    public List<String> checkpoints() {
+        return IdMinter.CHECKPOINTS;
+    }
+
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         long ids = IdMinter.mint(m, Migratable.identities(m.snapshot(), m.options));

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Brings the v2 queue in line with its v1 source as it is now: the catch-up, and every pass before
@@ -49,6 +50,10 @@ final class Resync {
         }
     }
 
+    /** The checkpoints of a pass, its services' too. */
+    static final List<String> CHECKPOINTS = Stream.of(List.of("source read"), IdMinter.CHECKPOINTS,
+            List.of("rows built", "rows written", "expectations recorded", "rows removed"), LogCopier.CHECKPOINTS,
+            DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
     /** Jobs looked up in the journal at once. */
     private static final int LOOKUP = 1000;
     /** Rows removed at once. */
