@@ -63,7 +63,8 @@ final class InfoCommand implements Command {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("version", s.version());
         m.put("description", s.description());
-        m.put("status", s.status());
+        m.put("summary", s.summary());
+        m.put("status", s.status().wireName());
         s.row().ifPresent(r -> {
             m.put("installedOn", r.installedOn());
             m.put("installedBy", r.installedBy());
@@ -82,7 +83,7 @@ final class InfoCommand implements Command {
                 doc.get("source"), doc.get("policy"), doc.get("hwm"));
         Table t = new Table("VERSION", "DESCRIPTION", "STATUS", "INSTALLED ON", "MS", "COUNTS");
         for (StepStatus s : steps) {
-            t.row("V" + s.version(), s.description(), s.status(), s.row().map(r -> r.installedOn()).orElse(null),
+            t.row("V" + s.version(), s.description(), s.status().wireName(), s.row().map(r -> r.installedOn()).orElse(null),
                     s.row().map(r -> r.executionMs()).orElse(null),
                     s.row().map(r -> r.error() != null ? r.error() : Table.counts(r.counts())).orElse(null));
         }

@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.JournalLease;
@@ -175,9 +176,8 @@ final class MigrateCommand implements Command {
         long jobs = 0;
         long millis = 0;
         for (MigrationResult r : results) {
-            t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved().getOrDefault("pending", 0L),
-                    r.moved().getOrDefault("scheduled", 0L), r.moved().getOrDefault("dead", 0L),
-                    r.moved().getOrDefault("awaiting_children", 0L));
+            t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
+                    r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome() + " (" + r.refusalKind() + "): " + r.message());
             }

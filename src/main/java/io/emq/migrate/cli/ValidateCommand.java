@@ -32,7 +32,7 @@ final class ValidateCommand implements Command {
                 row.put("queue", q);
                 row.put("version", s.version());
                 row.put("description", s.description());
-                row.put("status", s.status());
+                row.put("status", s.status().wireName());
                 row.put("recordedChecksum", s.row().map(r -> r.checksum()).orElse(null));
                 differing.add(row);
             }

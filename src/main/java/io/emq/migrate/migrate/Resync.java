@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
@@ -108,9 +109,9 @@ final class Resync {
                 }
                 if (ids.get(i).isEmpty()) {
                     fresh.add(job);
-                } else if (e == null || !e.state().equals(RowBuilder.v2State(job.state())) || e.attempts() != job.attempts()
+                } else if (e == null || !job.state().becomes().map(e::is).orElse(false) || e.attempts() != job.attempts()
                         || !(e.source().isEmpty() || e.source().equals(digests.get(i)))) {
-                    if (e != null && e.state().equals("pending") && job.state() == V1State.FAILED) {
+                    if (e != null && e.is(V2State.PENDING) && job.state() == V1State.FAILED) {
                         workers.add(job.id().display() + " (failed)");
                     }
                     changed.add(job);
@@ -146,7 +147,7 @@ final class Resync {
         List<String> moved = new ArrayList<>();
         changed.stream().filter(j -> j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
                 .forEach(j -> moved.add(j.id().display()));
-        gone.values().stream().filter(e -> e.state().equals("awaiting_children")).forEach(e -> moved.add("a flow parent"));
+        gone.values().stream().filter(e -> e.is(V2State.AWAITING_CHILDREN)).forEach(e -> moved.add("a flow parent"));
         if (!moved.isEmpty()) {
             throw new MigrationRefused("out-of-line", "flow jobs of " + m.source.display() + " moved after they were"
                     + " migrated (" + String.join(", ", moved.subList(0, Math.min(5, moved.size()))) + "): a flow cannot"

@@ -6,12 +6,29 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/**
- * Each step of this release against one queue's history, as {@code flyway info} shows it:
- * {@code success}, {@code failed}, {@code pending}, {@code checksum-changed} (the step file or its
- * scripts changed after it ran) or {@code unknown} (applied by a release that had a step this one lacks).
- */
-public record StepStatus(int version, String description, String status, Optional<HistoryRow> row) {
+/** Each step of this release against one queue's history, as {@code flyway info} shows it. */
+public record StepStatus(int version, String description, String summary, Status status, Optional<HistoryRow> row) {
+
+    /** Where a step stands on one queue. */
+    public enum Status {
+        SUCCESS("success"),
+        FAILED("failed"),
+        PENDING("pending"),
+        /** The step file, its scripts or its code's revision changed after it ran. */
+        CHECKSUM_CHANGED("checksum-changed"),
+        /** Applied by a release that had a step this one lacks. */
+        UNKNOWN("unknown");
+
+        private final String wireName;
+
+        Status(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+    }
 
     public static List<StepStatus> of(StepCatalog catalog, List<HistoryRow> history) {
         Map<Integer, HistoryRow> applied = new TreeMap<>();
@@ -19,15 +36,15 @@ public record StepStatus(int version, String description, String status, Optiona
         List<StepStatus> out = new ArrayList<>();
         for (StepDefinition step : catalog.steps()) {
             HistoryRow row = applied.remove(step.version());
-            String status = row == null ? "pending" : !row.success() ? "failed"
-                    : row.checksum() != step.checksum() ? "checksum-changed" : "success";
-            out.add(new StepStatus(step.version(), step.description(), status, Optional.ofNullable(row)));
+            Status status = row == null ? Status.PENDING : !row.success() ? Status.FAILED
+                    : row.checksum() != step.checksum() ? Status.CHECKSUM_CHANGED : Status.SUCCESS;
+            out.add(new StepStatus(step.version(), step.description(), step.summary(), status, Optional.ofNullable(row)));
         }
-        applied.values().forEach(r -> out.add(new StepStatus(r.version(), r.description(), "unknown", Optional.of(r))));
+        applied.values().forEach(r -> out.add(new StepStatus(r.version(), r.description(), "", Status.UNKNOWN, Optional.of(r))));
         return out;
     }
 
     public boolean valid() {
-        return !status.equals("checksum-changed") && !status.equals("unknown");
+        return status != Status.CHECKSUM_CHANGED && status != Status.UNKNOWN;
     }
 }
