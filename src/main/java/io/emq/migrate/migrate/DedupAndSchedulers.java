@@ -20,15 +20,16 @@ import java.util.Optional;
  * Dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
  * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
  * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
- * iteration v1 already created (that iteration migrated as an ordinary job); the v1 queue settings
+ * iteration v1 already created (that iteration migrated as an ordinary job), each recorded in the
+ * journal before it is written, so {@code abandon} finds every registration a crash left behind; the v1 queue settings
  * the v2 gates read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}).
  * Composed by the V70 step and by the re-sync, from the source as last read.
  */
 final class DedupAndSchedulers {
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
 
-    static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler written",
-            "schedulers written");
+    static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
+            "scheduler written", "schedulers written");
     /** Receipts written at once. */
     private static final int RECEIPTS = 1000;
 
@@ -109,12 +110,13 @@ final class DedupAndSchedulers {
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
             String key = m.keys.repeat(name);
+            m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
+            m.checkpoints.hit("scheduler recorded");
             new TargetWrites(m).del(key)
                     .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), Utf8.bytes("template"), template))
                     .zadd(m.keys.base() + "repeat", next, name)
                     .flush();
             m.checkpoints.hit("scheduler written");
-            m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
             written++;
         }
         return written;
