@@ -62,6 +62,7 @@ final class MigrateCommand implements Command {
         }
         MigrationOptions options = migrationOptions(in);
         int parallel = in.number("parallel", 1, 1, MAX_PARALLEL);
+        Checkpoints checkpoints = crashTestCheckpoints();
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
         List<String> prefixes = DiscoverCommand.prefixes(in);
@@ -74,7 +75,7 @@ final class MigrateCommand implements Command {
                     + " --no-retire to stop before that)");
         }
         Migrator migrator = new Migrator(Wire.unfenced(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
-                source.describe(), options, Checkpoints.fromEnvironment()).parallel(parallel);
+                source.describe(), options, checkpoints).parallel(parallel);
         List<MigrationResult> results;
         try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {
             Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()
@@ -166,6 +167,15 @@ final class MigrateCommand implements Command {
         m.put("jobs", r.jobs());
         m.put("jobsPerSecond", Math.round(r.jobsPerSecond()));
         return m;
+    }
+
+    /** The crash point a crash test names in {@code EMQ_CRASH_AT} (none when unset); a bad one is a usage error. */
+    private static Checkpoints crashTestCheckpoints() {
+        try {
+            return Checkpoints.fromEnvironment();
+        } catch (IllegalArgumentException bad) {
+            throw CliException.usage("EMQ_CRASH_AT: " + bad.getMessage());
+        }
     }
 
     /** One row per queue, then the run's total: queues run side by side (step by step), so time is the run's. */
