@@ -2,7 +2,6 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
@@ -13,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 
@@ -24,19 +22,9 @@ final class InfoCommand implements Command {
     }
 
     public int run(Invocation in) {
-        Optional<String> queue = in.has("queue") ? Optional.of(in.queue()) : Optional.empty();
         Wire wire = in.readableTarget(in.require(Side.TARGET));
-        List<String> queues;
-        if (queue.isPresent()) {
-            queues = List.of(queue.get());
-            if (!new Journal(wire, queues.get(0)).exists()) {
-                Migrated.journal(wire, queues.get(0));
-            }
-        } else {
-            queues = Journals.queues(wire);
-        }
         List<Map<String, Object>> docs = new ArrayList<>();
-        for (String q : queues) {
+        for (String q : Migrated.queues(in, wire, true)) {
             Journal journal = new Journal(wire, q);
             List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history().rows());
             Map<String, Object> doc = new LinkedHashMap<>();

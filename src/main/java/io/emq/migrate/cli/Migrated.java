@@ -2,13 +2,31 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.HistoryRow;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.wire.Wire;
+import java.util.List;
 
 /** The journal of a queue that was migrated on the target, or the refusal that says it was not. */
 final class Migrated {
     private Migrated() {
+    }
+
+    /**
+     * The queues a reading command looks at: the one {@code --queue} names, else every queue with a
+     * journal. A named queue must be migrated ({@link #journal}); with {@code anyJournal}, a journal
+     * of any state will do (a refused or abandoned migration is shown too).
+     */
+    static List<String> queues(Invocation in, Wire target, boolean anyJournal) {
+        if (!in.has("queue")) {
+            return Journals.queues(target);
+        }
+        String queue = in.queue();
+        if (!anyJournal || !new Journal(target, queue).exists()) {
+            journal(target, queue);
+        }
+        return List.of(queue);
     }
 
     /**

@@ -16,15 +16,8 @@ final class ValidateCommand implements Command {
     }
 
     public int run(Invocation in) {
-        List<String> named = in.has("queue") ? List.of(in.queue()) : List.of();
         Wire wire = in.readableTarget(in.require(Side.TARGET));
-        List<String> queues;
-        if (!named.isEmpty()) {
-            queues = named;
-            Migrated.journal(wire, queues.get(0));
-        } else {
-            queues = Journals.queues(wire);
-        }
+        List<String> queues = Migrated.queues(in, wire, false);
         List<Map<String, Object>> differing = new ArrayList<>();
         for (String q : queues) {
             for (StepStatus s : Journals.invalid(wire, q)) {

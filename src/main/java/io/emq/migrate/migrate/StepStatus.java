@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -11,22 +12,17 @@ public record StepStatus(int version, String description, String summary, Status
 
     /** Where a step stands on one queue. */
     public enum Status {
-        SUCCESS("success"),
-        FAILED("failed"),
-        PENDING("pending"),
+        SUCCESS,
+        FAILED,
+        PENDING,
         /** The step file, its scripts or its code's revision changed after it ran. */
-        CHECKSUM_CHANGED("checksum-changed"),
+        CHECKSUM_CHANGED,
         /** Applied by a release that had a step this one lacks. */
-        UNKNOWN("unknown");
+        UNKNOWN;
 
-        private final String wireName;
-
-        Status(String wireName) {
-            this.wireName = wireName;
-        }
-
+        /** {@code success}, {@code failed}, {@code pending}, {@code checksum-changed}, {@code unknown}. */
         public String wireName() {
-            return wireName;
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 
