@@ -6,7 +6,6 @@ import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
 import io.emq.migrate.payload.PayloadPolicy;
-import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,10 +21,10 @@ final class InfoCommand implements Command {
     }
 
     public int run(Invocation in) {
-        Wire wire = in.readableTarget(in.require(Side.TARGET));
+        Migrated.Selection selected = Migrated.select(in, true);
         List<Map<String, Object>> docs = new ArrayList<>();
-        for (String q : Migrated.queues(in, wire, true)) {
-            Journal journal = new Journal(wire, q);
+        for (String q : selected.queues()) {
+            Journal journal = new Journal(selected.target(), q);
             List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history().rows());
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("name", q);

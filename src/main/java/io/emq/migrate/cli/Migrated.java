@@ -7,26 +7,32 @@ import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
+import java.util.Optional;
 
 /** The journal of a queue that was migrated on the target, or the refusal that says it was not. */
 final class Migrated {
     private Migrated() {
     }
 
+    /** The target a reading command reads ({@code --target}) and the queues it looks at there. */
+    record Selection(Wire target, List<String> queues) {
+    }
+
     /**
-     * The queues a reading command looks at: the one {@code --queue} names, else every queue with a
-     * journal. A named queue must be migrated ({@link #journal}); with {@code anyJournal}, a journal
-     * of any state will do (a refused or abandoned migration is shown too).
+     * The queue {@code --queue} names (its name checked before any server is reached), else every
+     * queue with a journal. A named queue must be migrated ({@link #journal}); with {@code anyJournal},
+     * a journal of any state will do (a refused or abandoned migration is shown too).
      */
-    static List<String> queues(Invocation in, Wire target, boolean anyJournal) {
-        if (!in.has("queue")) {
-            return Journals.queues(target);
+    static Selection select(Invocation in, boolean anyJournal) {
+        Optional<String> named = in.has("queue") ? Optional.of(in.queue()) : Optional.empty();
+        Wire target = in.readableTarget(in.require(Side.TARGET));
+        if (named.isEmpty()) {
+            return new Selection(target, Journals.queues(target));
         }
-        String queue = in.queue();
-        if (!anyJournal || !new Journal(target, queue).exists()) {
-            journal(target, queue);
+        if (!anyJournal || !new Journal(target, named.get()).exists()) {
+            journal(target, named.get());
         }
-        return List.of(queue);
+        return new Selection(target, List.of(named.get()));
     }
 
     /**
@@ -36,7 +42,7 @@ final class Migrated {
      */
     static Journal journal(Wire target, String queue) {
         Journal journal = new Journal(target, queue);
-        java.util.Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
+        Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
         if (state.isEmpty() || journal.history().rows().stream().noneMatch(HistoryRow::success)) {
             throw CliException.refused("queue " + queue + " was never migrated on this target" + (journal.exists()
                     ? " (a migration of it was refused before it wrote anything)" : "") + "; `info` lists those that were");

@@ -2,7 +2,6 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.StepStatus;
-import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,11 +15,11 @@ final class ValidateCommand implements Command {
     }
 
     public int run(Invocation in) {
-        Wire wire = in.readableTarget(in.require(Side.TARGET));
-        List<String> queues = Migrated.queues(in, wire, false);
+        Migrated.Selection selected = Migrated.select(in, false);
+        List<String> queues = selected.queues();
         List<Map<String, Object>> differing = new ArrayList<>();
         for (String q : queues) {
-            for (StepStatus s : Journals.invalid(wire, q)) {
+            for (StepStatus s : Journals.invalid(selected.target(), q)) {
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("queue", q);
                 row.put("version", s.version());
