@@ -128,18 +128,8 @@ final class FenceSource implements Step {
                         + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
                         + " --wait-for-locks DURATION to wait for the locks to lapse");
             }
-            sleep(200);
+            Sleep.millis(200);
             current = m.readSource();
         }
     }
-
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused("interrupted", "interrupted while waiting for v1 locks");
-        }
-    }
-
 }

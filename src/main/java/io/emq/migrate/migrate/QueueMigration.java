@@ -154,7 +154,7 @@ final class QueueMigration {
                         + " running; stop them, then re-run (nothing was deleted)");
             }
             before = after;
-            FenceSource.sleep(50L * attempt);
+            Sleep.millis(50L * attempt);
         }
     }
 

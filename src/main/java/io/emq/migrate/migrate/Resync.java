@@ -81,7 +81,7 @@ final class Resync {
                         + " re-run (or pass --wait-for-locks DURATION to wait for them); nothing was deleted, and no"
                         + " job a worker took is pending in v2");
             }
-            FenceSource.sleep(200);
+            Sleep.millis(200);
         }
     }
 
