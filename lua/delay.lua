@@ -11,21 +11,15 @@
 -- Refuses: EMQKIND (not a JOB id); EMQSTALE job gone (no row); EMQSTALE delay token mismatch.
 --- @include "server_time"
 --- @include "lanes"
+--- @include "held"
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
-local f = redis.call('HMGET', KEYS[1], 'attempts', 'group')
-local attempts = f[1]
-if not attempts then
-  return redis.error_reply('EMQSTALE job gone')
+local f, stale = held(KEYS[1], ARGV[2], 'delay')
+if not f then
+  return stale
 end
-if attempts ~= ARGV[2] then
-  return redis.error_reply('EMQSTALE delay token mismatch')
-end
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then
-  score = server_ms() + score
-end
+local score = due_ms(ARGV[3], ARGV[4])
 unclaim(ARGV[5], ARGV[1], f[2] or nil)
 redis.call('HSET', KEYS[1], 'state', 'scheduled')
 redis.call('ZADD', KEYS[3], score, ARGV[1])

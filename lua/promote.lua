@@ -7,18 +7,5 @@
 -- A member whose row is gone is dropped from the set; one whose row is not a hash is dead-lettered
 -- (counted in metrics:failed; the row as found). Every row's type is read before the first write.
 -- Reply:  the number of jobs promoted
---- @include "due"
---- @include "flow"
---- @include "bulk"
-local base = ARGV[1]
-local ids = due(KEYS[1], tonumber(ARGV[2]))
-local types = row_types(base, ids)
-zrem_all(KEYS[1], ids)
-for i, id in ipairs(ids) do
-  if types[i] == 'hash' then
-    requeue(base, id)
-  elseif types[i] ~= 'none' then
-    dead_letter(base, id, 'promote: the job row is not a hash', false)
-  end
-end
-return #ids
+--- @include "return_due"
+return return_due(KEYS[1], ARGV[1], tonumber(ARGV[2]), 'promote')

@@ -8,22 +8,11 @@
 -- A member whose row is gone is dropped from the set; one whose row is not a hash is dead-lettered
 -- (counted in metrics:failed; the row as found). Every row's type is read before the first write.
 -- Reply:  the number of jobs recovered
---- @include "due"
---- @include "flow"
---- @include "bulk"
+--- @include "return_due"
 local base = ARGV[1]
-local expired = due(KEYS[1], tonumber(ARGV[2]))
-local types = row_types(base, expired)
-zrem_all(KEYS[1], expired)
-for i, id in ipairs(expired) do
-  if types[i] == 'hash' then
-    local g = redis.call('HGET', base .. 'job:' .. id, 'group')
-    if g then
-      give_back_slot(base, g)
-    end
-    requeue(base, id)
-  elseif types[i] ~= 'none' then
-    dead_letter(base, id, 'reap: the job row is not a hash', false)
+return return_due(KEYS[1], base, tonumber(ARGV[2]), 'reap', function(id)
+  local g = redis.call('HGET', base .. 'job:' .. id, 'group')
+  if g then
+    give_back_slot(base, g)
   end
-end
-return #expired
+end)

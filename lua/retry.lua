@@ -18,14 +18,12 @@
 -- flow:outbox for a parent in another; a dead-lettered parent tells its own parent in turn.
 --- @include "server_time"
 --- @include "flow"
-local f = redis.call('HMGET', KEYS[4], 'attempts', 'group')
+--- @include "held"
+local f, stale = held(KEYS[4], ARGV[2], 'retry')
+if not f then
+  return stale
+end
 local attempts = f[1]
-if not attempts then
-  return redis.error_reply('EMQSTALE job gone')
-end
-if attempts ~= ARGV[2] then
-  return redis.error_reply('EMQSTALE retry token mismatch')
-end
 local base = ARGV[6]
 unclaim(base, ARGV[1], f[2] or nil)
 if tonumber(attempts) >= tonumber(ARGV[4]) then

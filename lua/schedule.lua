@@ -13,10 +13,7 @@ local refused = admission_refusal(ARGV[1], KEYS[1])
 if refused then
   return refused
 end
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then
-  score = server_ms() + score
-end
+local score = due_ms(ARGV[3], ARGV[4])
 redis.call('HSET', KEYS[1], 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 return 1

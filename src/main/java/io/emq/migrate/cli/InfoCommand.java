@@ -2,18 +2,15 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
 import io.emq.migrate.payload.PayloadPolicy;
-import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 
@@ -24,20 +21,10 @@ final class InfoCommand implements Command {
     }
 
     public int run(Invocation in) {
-        Optional<String> queue = in.has("queue") ? Optional.of(in.queue()) : Optional.empty();
-        Wire wire = in.readableTarget(in.require(Side.TARGET));
-        List<String> queues;
-        if (queue.isPresent()) {
-            queues = List.of(queue.get());
-            if (!new Journal(wire, queues.get(0)).exists()) {
-                Migrated.journal(wire, queues.get(0));
-            }
-        } else {
-            queues = Journals.queues(wire);
-        }
+        Migrated.Selection selected = Migrated.select(in, true);
         List<Map<String, Object>> docs = new ArrayList<>();
-        for (String q : queues) {
-            Journal journal = new Journal(wire, q);
+        for (String q : selected.queues()) {
+            Journal journal = new Journal(selected.target(), q);
             List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history().rows());
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("name", q);
@@ -63,7 +50,8 @@ final class InfoCommand implements Command {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("version", s.version());
         m.put("description", s.description());
-        m.put("status", s.status());
+        m.put("summary", s.summary());
+        m.put("status", s.status().wireName());
         s.row().ifPresent(r -> {
             m.put("installedOn", r.installedOn());
             m.put("installedBy", r.installedBy());
@@ -82,7 +70,7 @@ final class InfoCommand implements Command {
                 doc.get("source"), doc.get("policy"), doc.get("hwm"));
         Table t = new Table("VERSION", "DESCRIPTION", "STATUS", "INSTALLED ON", "MS", "COUNTS");
         for (StepStatus s : steps) {
-            t.row("V" + s.version(), s.description(), s.status(), s.row().map(r -> r.installedOn()).orElse(null),
+            t.row("V" + s.version(), s.description(), s.status().wireName(), s.row().map(r -> r.installedOn()).orElse(null),
                     s.row().map(r -> r.executionMs()).orElse(null),
                     s.row().map(r -> r.error() != null ? r.error() : Table.counts(r.counts())).orElse(null));
         }

@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.JournalLease;
@@ -61,6 +62,7 @@ final class MigrateCommand implements Command {
         }
         MigrationOptions options = migrationOptions(in);
         int parallel = in.number("parallel", 1, 1, MAX_PARALLEL);
+        Checkpoints checkpoints = crashTestCheckpoints();
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
         List<String> prefixes = DiscoverCommand.prefixes(in);
@@ -73,7 +75,7 @@ final class MigrateCommand implements Command {
                     + " --no-retire to stop before that)");
         }
         Migrator migrator = new Migrator(Wire.unfenced(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
-                source.describe(), options, Checkpoints.fromEnvironment()).parallel(parallel);
+                source.describe(), options, checkpoints).parallel(parallel);
         List<MigrationResult> results;
         try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {
             Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()
@@ -167,6 +169,15 @@ final class MigrateCommand implements Command {
         return m;
     }
 
+    /** The crash point a crash test names in {@code EMQ_CRASH_AT} (none when unset); a bad one is a usage error. */
+    private static Checkpoints crashTestCheckpoints() {
+        try {
+            return Checkpoints.fromEnvironment();
+        } catch (IllegalArgumentException bad) {
+            throw CliException.usage("EMQ_CRASH_AT: " + bad.getMessage());
+        }
+    }
+
     /** One row per queue, then the run's total: queues run side by side (step by step), so time is the run's. */
     private static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
@@ -175,9 +186,8 @@ final class MigrateCommand implements Command {
         long jobs = 0;
         long millis = 0;
         for (MigrationResult r : results) {
-            t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved().getOrDefault("pending", 0L),
-                    r.moved().getOrDefault("scheduled", 0L), r.moved().getOrDefault("dead", 0L),
-                    r.moved().getOrDefault("awaiting_children", 0L));
+            t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
+                    r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome() + " (" + r.refusalKind() + "): " + r.message());
             }

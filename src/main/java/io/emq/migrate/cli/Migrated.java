@@ -2,13 +2,37 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.HistoryRow;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.wire.Wire;
+import java.util.List;
+import java.util.Optional;
 
 /** The journal of a queue that was migrated on the target, or the refusal that says it was not. */
 final class Migrated {
     private Migrated() {
+    }
+
+    /** The target a reading command reads ({@code --target}) and the queues it looks at there. */
+    record Selection(Wire target, List<String> queues) {
+    }
+
+    /**
+     * The queue {@code --queue} names (its name checked before any server is reached), else every
+     * queue with a journal. A named queue must be migrated ({@link #journal}); with {@code anyJournal},
+     * a journal of any state will do (a refused or abandoned migration is shown too).
+     */
+    static Selection select(Invocation in, boolean anyJournal) {
+        Optional<String> named = in.has("queue") ? Optional.of(in.queue()) : Optional.empty();
+        Wire target = in.readableTarget(in.require(Side.TARGET));
+        if (named.isEmpty()) {
+            return new Selection(target, Journals.queues(target));
+        }
+        if (!anyJournal || !new Journal(target, named.get()).exists()) {
+            journal(target, named.get());
+        }
+        return new Selection(target, List.of(named.get()));
     }
 
     /**
@@ -18,7 +42,7 @@ final class Migrated {
      */
     static Journal journal(Wire target, String queue) {
         Journal journal = new Journal(target, queue);
-        java.util.Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
+        Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
         if (state.isEmpty() || journal.history().rows().stream().noneMatch(HistoryRow::success)) {
             throw CliException.refused("queue " + queue + " was never migrated on this target" + (journal.exists()
                     ? " (a migration of it was refused before it wrote anything)" : "") + "; `info` lists those that were");

@@ -1,9 +1,11 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.StepDefinition;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What {@code migrate} shows on standard error while it runs: a {@link Progress} over the jobs
@@ -12,7 +14,7 @@ import java.util.Set;
  */
 final class MigrationProgress implements Migrator.Listener, AutoCloseable {
     /** The counts a moving step reports that are jobs moved into a v2 state. */
-    private static final Set<String> MOVED = Set.of("pending", "scheduled", "dead", "awaiting_children");
+    private static final Set<String> MOVED = V2State.MIGRATED.stream().map(V2State::wireName).collect(Collectors.toSet());
 
     private final Invocation in;
     private final Progress bar;

@@ -2,7 +2,6 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.StepStatus;
-import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,23 +15,16 @@ final class ValidateCommand implements Command {
     }
 
     public int run(Invocation in) {
-        List<String> named = in.has("queue") ? List.of(in.queue()) : List.of();
-        Wire wire = in.readableTarget(in.require(Side.TARGET));
-        List<String> queues;
-        if (!named.isEmpty()) {
-            queues = named;
-            Migrated.journal(wire, queues.get(0));
-        } else {
-            queues = Journals.queues(wire);
-        }
+        Migrated.Selection selected = Migrated.select(in, false);
+        List<String> queues = selected.queues();
         List<Map<String, Object>> differing = new ArrayList<>();
         for (String q : queues) {
-            for (StepStatus s : Journals.invalid(wire, q)) {
+            for (StepStatus s : Journals.invalid(selected.target(), q)) {
                 Map<String, Object> row = new LinkedHashMap<>();
                 row.put("queue", q);
                 row.put("version", s.version());
                 row.put("description", s.description());
-                row.put("status", s.status());
+                row.put("status", s.status().wireName());
                 row.put("recordedChecksum", s.row().map(r -> r.checksum()).orElse(null));
                 differing.add(row);
             }

@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
@@ -71,7 +72,7 @@ final class VerifyCommand implements Command {
             return;
         }
         Table t = new Table("STRUCTURE", "JOURNAL", "FOUND");
-        for (String s : List.of("pending", "scheduled", "dead", "awaiting_children")) {
+        for (String s : V2State.MIGRATED.stream().map(V2State::wireName).toList()) {
             t.row(s, r.expected().getOrDefault(s, 0L), r.found().getOrDefault(s, r.expected().getOrDefault(s, 0L)));
         }
         t.print(out);

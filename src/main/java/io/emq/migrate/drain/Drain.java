@@ -1,5 +1,6 @@
 package io.emq.migrate.drain;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
@@ -124,10 +125,8 @@ public final class Drain {
         MigratedJobs migrated = MigratedJobs.load(journal);
         Rows rows = new Rows(wire, served, journal.lanes());
         Map<String, Long> journaled = new LinkedHashMap<>();
-        for (String state : QueueCounts.STATES) {
-            if (!state.equals("completed")) {
-                journaled.put(state, migrated.count(state));
-            }
+        for (V2State state : V2State.values()) {
+            journaled.put(state.wireName(), migrated.count(state));
         }
         Map<String, Long> now = QueueCounts.read(migrated, rows);
         Problems problems = new Problems();

@@ -1,5 +1,6 @@
 package io.emq.migrate.drain;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Expectation;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,11 +34,10 @@ final class DrainVerdict {
         List<String> toDrain = new ArrayList<>();
         List<String> unclaimedScheduled = new ArrayList<>();
         migrated.all().forEach((id, e) -> {
-            switch (e.state()) {
-                case "pending" -> toDrain.add(id);
-                case "scheduled" -> (seen.containsKey(id) ? toDrain : unclaimedScheduled).add(id);
-                default -> {
-                }
+            if (e.is(V2State.PENDING)) {
+                toDrain.add(id);
+            } else if (e.is(V2State.SCHEDULED)) {
+                (seen.containsKey(id) ? toDrain : unclaimedScheduled).add(id);
             }
         });
         Map<String, Double> stillScheduled = rows.scores(rows.keys().schedule(), unclaimedScheduled);
@@ -102,15 +102,15 @@ final class DrainVerdict {
         List<String> dead = new ArrayList<>();
         List<String> parents = new ArrayList<>();
         migrated.all().forEach((id, e) -> {
-            if (e.state().equals("dead")) {
+            if (e.is(V2State.DEAD)) {
                 dead.add(id);
-            } else if (e.state().equals("awaiting_children")) {
+            } else if (e.is(V2State.AWAITING_CHILDREN)) {
                 parents.add(id);
             }
         });
         long inDead = rows.scores(rows.keys().dead(), dead).size();
         long awaiting = rows.fields(parents, "state").values().stream()
-                .filter(f -> "awaiting_children".equals(Rows.text(f.get(0)))).count();
+                .filter(f -> V2State.AWAITING_CHILDREN.wireName().equals(Rows.text(f.get(0)))).count();
         return List.of(Check.info("dead jobs left in the dead set", dead.size(), inDead),
                 Check.info("flow parents awaiting children", parents.size(), awaiting));
     }
@@ -122,7 +122,7 @@ final class DrainVerdict {
     private long outOfOrder(Map<String, DrainLedger.Entry> seen) {
         List<Map.Entry<String, DrainLedger.FirstClaim>> firsts = new ArrayList<>();
         seen.forEach((id, e) -> {
-            if (migrated.expected(id).map(x -> x.state().equals("pending")).orElse(false)) {
+            if (migrated.expected(id).map(x -> x.is(V2State.PENDING)).orElse(false)) {
                 firsts.add(Map.entry(id, e.first));
             }
         });

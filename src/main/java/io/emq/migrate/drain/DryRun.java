@@ -1,5 +1,6 @@
 package io.emq.migrate.drain;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Expectation;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -7,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import redis.clients.jedis.resps.Tuple;
 
 /**
  * The drain's dry run: browses {@code pending} in serve order and the {@code schedule}, with reads
@@ -40,9 +40,9 @@ final class DryRun {
         long scheduledQueued = queued.size();
         browse(rows.keys().schedule(), false);
         scheduledQueued = queued.size() - scheduledQueued;
-        long expectedQueued = migrated.count("pending") + migrated.count("scheduled");
+        long expectedQueued = migrated.count(V2State.PENDING) + migrated.count(V2State.SCHEDULED);
         migrated.all().forEach((id, e) -> {
-            if ((e.state().equals("pending") || e.state().equals("scheduled")) && !queued.contains(id)) {
+            if ((e.is(V2State.PENDING) || e.is(V2State.SCHEDULED)) && !queued.contains(id)) {
                 problems.add(() -> describe(id, e) + ": in neither pending nor schedule");
             }
         });
@@ -53,7 +53,7 @@ final class DryRun {
         checks.add(Check.of("payload carries the v1 data (sha256)", queued.size(), digestOk));
         checks.add(Check.of("attempts as migrated (nothing claimed yet)", queued.size(), attemptsOk));
         checks.add(new Check("fresh v2 jobs (not migrated) queued", "-", Long.toString(fresh), Check.Outcome.INFO));
-        checks.add(Check.info("migrated jobs in the schedule", migrated.count("scheduled"), scheduledQueued));
+        checks.add(Check.info("migrated jobs in the schedule", migrated.count(V2State.SCHEDULED), scheduledQueued));
         checks.addAll(DrainVerdict.leftAlone(migrated, rows));
         return checks;
     }
@@ -63,15 +63,16 @@ final class DryRun {
         long descents = 0;
         String last = null;
         for (long from = 0; ; from += PAGE) {
-            List<Tuple> page = rows.page(setKey, from, PAGE);
+            List<Map.Entry<byte[], Double>> page = rows.page(setKey, from, PAGE);
             List<String> journaled = new ArrayList<>();
-            for (Tuple t : page) {
-                String id = t.getElement();
+            for (Map.Entry<byte[], Double> member : page) {
+                String id = Rows.text(member.getKey());
+                double score = member.getValue();
                 if (ordered && last != null && id.compareTo(last) < 0) {
                     descents++;
                     String before = last;
                     problems.add(() -> id + " (v1 " + migrated.v1Id(id) + ") is served after " + before
-                            + ": pending score " + t.getScore() + " puts it out of the migrated serve order");
+                            + ": pending score " + score + " puts it out of the migrated serve order");
                 }
                 last = id;
                 if (migrated.expected(id).isPresent()) {

@@ -1,5 +1,6 @@
 package io.emq.migrate.drain;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.keyspace.BrandedId;
@@ -56,8 +57,8 @@ final class MigratedJobs {
         return byId;
     }
 
-    long count(String state) {
-        return byId.values().stream().filter(e -> e.state().equals(state)).count();
+    long count(V2State state) {
+        return byId.values().stream().filter(e -> e.is(state)).count();
     }
 
     /** Empty when the payload carries the journaled v1 data, else what is wrong with it. */

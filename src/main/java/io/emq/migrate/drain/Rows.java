@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import io.emq.migrate.wire.Wire;
-import redis.clients.jedis.resps.Tuple;
 
 /** Pipelined reads of many jobs of one queue, in batches; reads only. */
 final class Rows {
@@ -76,7 +75,7 @@ final class Rows {
     }
 
     /** One page of a sorted set in its order (score, then id), with scores. */
-    List<Tuple> page(String setKey, long from, int size) {
+    List<Map.Entry<byte[], Double>> page(String setKey, long from, int size) {
         return wire.zrangeWithScores(bytes(setKey), from, from + size - 1);
     }
 

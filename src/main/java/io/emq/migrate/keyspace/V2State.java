@@ -1,5 +1,6 @@
 package io.emq.migrate.keyspace;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,6 +15,9 @@ public enum V2State {
     DEAD("dead", Optional.of(StructureType.DEAD)),
     /** A flow parent waiting for its children: listed in no structure. */
     AWAITING_CHILDREN("awaiting_children", Optional.empty());
+
+    /** The states a migration writes rows in: every one but active (it never writes a claimed row). */
+    public static final List<V2State> MIGRATED = List.of(PENDING, SCHEDULED, DEAD, AWAITING_CHILDREN);
 
     private final String wireName;
     private final Optional<StructureType> structure;

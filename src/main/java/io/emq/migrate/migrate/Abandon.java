@@ -21,6 +21,9 @@ import java.util.Map;
  * never reused by a later migration of the same queue).
  */
 public final class Abandon {
+    /** Rows deleted at once. */
+    private static final int BATCH = 500;
+
     private Abandon() {
     }
 
@@ -39,13 +42,13 @@ public final class Abandon {
         Keys keys = Keys.queue(queue);
         TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
-        List<BrandedId> batch = new ArrayList<>(Verifier.BATCH);
+        List<BrandedId> batch = new ArrayList<>(BATCH);
         long[] rows = {0};
         java.util.SortedSet<BrandedId> lanes = journal.lanes();
         journal.ids().forEach((id, v1) -> {
             batch.add(id);
             rows[0]++;
-            if (batch.size() == Verifier.BATCH) {
+            if (batch.size() == BATCH) {
                 deleteRows(target, keys, journal, lanes, batch);
                 batch.clear();
             }

@@ -16,6 +16,11 @@ final class Absorb implements Step {
     }
 
     @Override
+    public List<String> checkpoints() {
+        return List.of("rows built", "rows written", "expectations recorded");
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
         return JobWriter.write(m, Migratable.rows(m.snapshot(), states, m.options));
     }

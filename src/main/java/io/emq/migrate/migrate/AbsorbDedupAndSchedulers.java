@@ -1,33 +1,13 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.payload.Envelope;
-import io.emq.migrate.payload.PayloadPolicy;
-import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.keyspace.Names;
-import io.emq.migrate.v1.Bytes;
-import io.emq.migrate.v1.DedupEntry;
-import io.emq.migrate.v1.JobFacts;
-import io.emq.migrate.v1.QueueSnapshot;
-import io.emq.migrate.v1.Scheduler;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
- * V70: dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
- * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
- * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
- * iteration v1 already created (that iteration migrated as an ordinary job); the v1 queue settings
- * the v2 gates read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}).
+ * V70: the dedup keys, receipts and {@code every} schedulers of the source, and the v1 queue settings
+ * the v2 gates read ({@link DedupAndSchedulers}).
  */
 final class AbsorbDedupAndSchedulers implements Step {
-    /** Ids a Node producer's INCR counter gives; anything else was chosen by a producer. */
-    private static final Pattern AUTO_ID = Pattern.compile("[1-9][0-9]*");
-
     /** 2: also carries the v1 queue settings into the v2 meta. */
     @Override
     public int revision() {
@@ -35,128 +15,12 @@ final class AbsorbDedupAndSchedulers implements Step {
     }
 
     @Override
+    public List<String> checkpoints() {
+        return DedupAndSchedulers.CHECKPOINTS;
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
-        return absorb(m);
-    }
-
-    /** The dedup keys, receipts and schedulers of the source as last read (a re-sync calls it again). */
-    static Map<String, Long> absorb(QueueMigration m) {
-        QueueSnapshot snap = m.snapshot();
-        Map<String, Long> counts = new LinkedHashMap<>();
-        counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
-        m.checkpoints.hit("dedup keys written");
-        counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
-                j -> Migratable.getsIdentity(j, m.options) && isCustomDedupId(j))));
-        m.checkpoints.hit("receipts written");
-        counts.put("schedulers", schedulers(m, snap));
-        m.checkpoints.hit("schedulers written");
-        counts.put("settings", CarrySettings.write(m));
-        return counts;
-    }
-
-    private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts) {
-        List<DedupEntry> valid = new ArrayList<>();
-        for (DedupEntry e : entries) {
-            if (e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8())) {
-                valid.add(e);
-            } else {
-                counts.merge("dedup-invalid-id", 1L, Long::sum);
-            }
-        }
-        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(valid.stream().map(e -> e.jobId().raw()).toList());
-        long written = 0;
-        TargetWrites w = new TargetWrites(m);
-        for (int i = 0; i < valid.size(); i++) {
-            if (ids.get(i).isEmpty()) {
-                counts.merge("dedup-finished-job", 1L, Long::sum);
-                continue;
-            }
-            DedupEntry e = valid.get(i);
-            w.set(m.keys.dedup(e.dedupId().utf8()), Utf8.bytes(ids.get(i).get().toString()), e.pttlMs(), false);
-            written++;
-        }
-        w.flush();
-        return written;
-    }
-
-    /** Receipts for the jobs with a custom id that satisfies the dedup-id rule. */
-    private static long receipts(QueueMigration m, Iterable<JobFacts> custom) {
-        return Migratable.inBatches(custom, PlanIdentity.BATCH, batch -> {
-            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
-            TargetWrites w = new TargetWrites(m);
-            for (int i = 0; i < batch.size(); i++) {
-                w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).orElseThrow().toString()), 0, true);
-            }
-            w.flush();
-        });
-    }
-
-    static boolean isCustomDedupId(JobFacts j) {
-        if (j.id().isCounterValue() || !j.id().isUtf8()) {
-            return false;
-        }
-        String id = j.id().utf8();
-        return Names.isDedupId(id) && !AUTO_ID.matcher(id).matches();
-    }
-
-    private static long schedulers(QueueMigration m, QueueSnapshot snap) {
-        Map<Bytes, Long> lastIteration = new HashMap<>();
-        for (JobFacts j : snap.jobsInRankOrder()) {
-            if (j.repeatJobKey() != null) {
-                iterationMs(j).ifPresent(ms -> lastIteration.merge(j.repeatJobKey(), ms, Math::max));
-            }
-        }
-        long written = 0;
-        for (Scheduler s : snap.schedulers()) {
-            if (s.kind() != Scheduler.Kind.EVERY) {
-                continue;
-            }
-            String name = v2Name(s.id());
-            Map<Bytes, Bytes> record = new HashMap<>();
-            m.sourceClient().hgetAll(m.source.key("repeat:").concat(s.id()).raw())
-                    .forEach((k, v) -> record.put(Bytes.of(k), Bytes.of(v)));
-            byte[] template = template(m, s, record);
-            long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
-                    : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
-            String key = m.keys.repeat(name);
-            new TargetWrites(m).del(key)
-                    .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), Utf8.bytes("template"), template))
-                    .zadd(m.keys.base() + "repeat", next, name)
-                    .flush();
-            m.checkpoints.hit("scheduler written");
-            m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
-            written++;
-        }
-        return written;
-    }
-
-    /** The v2 registration name: the scheduler id with every character outside [A-Za-z0-9._-] replaced by '_'. */
-    static String v2Name(Bytes sid) {
-        String text = sid.display().replaceAll("[^A-Za-z0-9._-]", "_");
-        return text.isEmpty() ? "_" : text.substring(0, Math.min(255, text.length()));
-    }
-
-    /** {@code repeat:<sid>:<ms>}: the ms of an iteration job, when its id has that shape. */
-    static Optional<Long> iterationMs(JobFacts j) {
-        String id = j.id().display();
-        int colon = id.lastIndexOf(':');
-        if (!id.startsWith("repeat:") || colon < 0) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Long.parseLong(id.substring(colon + 1)));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static byte[] template(QueueMigration m, Scheduler s, Map<Bytes, Bytes> record) {
-        byte[] data = RowBuilder.field(record, "data").map(Bytes::raw).orElse(Utf8.bytes("{}"));
-        if (m.options.payload() == PayloadPolicy.DATA) {
-            return data;
-        }
-        return Envelope.wrap(data, new Envelope.Provenance(m.source.display(), Bytes.utf8("repeat:").concat(s.id()).raw(),
-                RowBuilder.field(record, "name").map(Bytes::raw).orElse(null), null,
-                RowBuilder.field(record, "opts").map(Bytes::raw).orElse(null)));
+        return DedupAndSchedulers.absorb(m);
     }
 }

@@ -4,12 +4,16 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
-import io.emq.migrate.v1.V1Job;
-import io.emq.migrate.v1.V1JobReader;
+import io.emq.migrate.v1.JobSubKind;
+import io.emq.migrate.v1.KeyType;
 import io.emq.migrate.v1.V1State;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * V60: flow parents waiting for children become rows in state {@code awaiting_children} (in no set)
@@ -31,40 +35,88 @@ final class AbsorbFlows implements Step {
     }
 
     @Override
+    public List<String> checkpoints() {
+        return List.of("rows built", "rows written", "expectations recorded", "flow parent written");
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
         Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), parentStates, m.options);
         Map<String, Long> counts = new LinkedHashMap<>(JobWriter.write(m, parents));
-        V1JobReader reader = new V1JobReader(m.sourceClient());
         long links = 0;
         for (JobFacts facts : parents) {
-            V1Job job = reader.read(m.source, facts.id()).orElseThrow(() -> new MigrationRefused("source-changed",
-                    "flow parent " + m.source.jobKey(facts.id()).display() + " disappeared during the migration"));
+            ParentRecord job = ParentRecord.read(m, facts);
             BrandedId id = m.journal.ids().lookupV1(List.of(facts.id().raw())).get(0).orElseThrow();
             Map<byte[], byte[]> processed = branded(m, job.processed(), facts);
             Map<byte[], byte[]> ignored = branded(m, job.failed(), facts);
-            Map<Bytes, Bytes> failedReasons = new LinkedHashMap<>();
-            job.unsuccessful().forEach((child, ms) -> failedReasons.put(child, Bytes.utf8("failed at " + ms.longValue())));
-            Map<byte[], byte[]> failed = branded(m, failedReasons, facts);
+            Map<byte[], byte[]> failed = branded(m, job.unsuccessful(), facts);
             TargetWrites w = new TargetWrites(m)
-                    .set(m.keys.job(id, JobSub.DEPENDENCIES), Utf8.bytes(Integer.toString(job.dependencies().size())), 0, false);
+                    .set(m.keys.job(id, JobSub.DEPENDENCIES), Utf8.bytes(Long.toString(job.dependencies())), 0, false);
             replaceHash(w, m.keys.job(id, JobSub.PROCESSED), processed);
             replaceHash(w, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
             replaceHash(w, m.keys.job(id, JobSub.FAILED), failed);
             w.flush();
-            links += job.dependencies().size() + processed.size() + ignored.size() + failed.size();
+            links += job.dependencies() + processed.size() + ignored.size() + failed.size();
             m.checkpoints.hit("flow parent written");
         }
         counts.put("child-links", links);
         return counts;
     }
 
+    /**
+     * What a v1 flow parent holds about its children, read through the source wire: the number of
+     * children still unfinished ({@code :dependencies}), the finished ones' records ({@code :processed},
+     * {@code :failed}), and the fail-parent children as "failed at <ms>" ({@code :unsuccessful}); a
+     * subkey of another type than v1 writes reads as empty.
+     */
+    private record ParentRecord(long dependencies, Map<Bytes, Bytes> processed, Map<Bytes, Bytes> failed,
+                                Map<Bytes, Bytes> unsuccessful) {
+        static final List<JobSubKind> SUBKEYS = List.of(JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED,
+                JobSubKind.FAILED, JobSubKind.UNSUCCESSFUL);
+
+        static ParentRecord read(QueueMigration m, JobFacts parent) {
+            byte[] hashKey = m.source.jobKey(parent.id()).raw();
+            List<byte[]> keys = new ArrayList<>(List.of(hashKey));
+            SUBKEYS.forEach(sub -> keys.add(m.source.jobSubKey(parent.id(), sub).raw()));
+            List<String> types = m.sourceWire.types(keys);
+            if (KeyType.parse(types.get(0)) != KeyType.HASH) {
+                throw new MigrationRefused("source-changed", "flow parent " + m.source.jobKey(parent.id()).display()
+                        + " disappeared during the migration");
+            }
+            Map<JobSubKind, byte[]> present = new EnumMap<>(JobSubKind.class);
+            for (int i = 0; i < SUBKEYS.size(); i++) {
+                if (KeyType.parse(types.get(i + 1)) == SUBKEYS.get(i).type()) {
+                    present.put(SUBKEYS.get(i), keys.get(i + 1));
+                }
+            }
+            Map<Bytes, Bytes> unsuccessful = new TreeMap<>();
+            if (present.containsKey(JobSubKind.UNSUCCESSFUL)) {
+                m.sourceWire.zrangeWithScores(present.get(JobSubKind.UNSUCCESSFUL), 0, -1).forEach(e ->
+                        unsuccessful.put(Bytes.of(e.getKey()), Bytes.utf8("failed at " + e.getValue().longValue())));
+            }
+            byte[] dependencies = present.get(JobSubKind.DEPENDENCIES);
+            return new ParentRecord(dependencies == null ? 0 : m.sourceWire.scard(dependencies),
+                    hash(m, present.get(JobSubKind.PROCESSED)), hash(m, present.get(JobSubKind.FAILED)), unsuccessful);
+        }
+
+        /** The hash at {@code key} (none: empty). */
+        private static Map<Bytes, Bytes> hash(QueueMigration m, byte[] key) {
+            Map<Bytes, Bytes> out = new TreeMap<>();
+            if (key == null) {
+                return out;
+            }
+            m.sourceWire.hgetAll(key).forEach((k, v) -> out.put(Bytes.of(k), Bytes.of(v)));
+            return out;
+        }
+    }
+
     /** A child of this queue always gets an id: one the journal has, or one minted now (its hash may be gone). */
-    private static java.util.Optional<BrandedId> sameQueueChild(QueueMigration m, Bytes childKey) {
+    private static Optional<BrandedId> sameQueueChild(QueueMigration m, Bytes childKey) {
         if (!m.bases.owner(childKey).map(m.source::equals).orElse(false)) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         byte[] id = childKey.dropPrefix(m.source.base()).raw();
-        return java.util.Optional.of(m.journal.ids().assign(List.of(id)).get(0));
+        return Optional.of(m.journal.ids().assign(List.of(id)).get(0));
     }
 
     private static void replaceHash(TargetWrites w, String key, Map<byte[], byte[]> entries) {

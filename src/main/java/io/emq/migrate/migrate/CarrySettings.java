@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.plan.QueueSetting;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -27,7 +28,7 @@ final class CarrySettings {
             }
             String journalField = JOURNAL_PREFIX + setting.field();
             Optional<String> recorded = m.journal.text(journalField);
-            String present = m.targetClient().hget(m.keys.meta(), setting.field());
+            byte[] present = m.targetWire.hmget(Utf8.bytes(m.keys.meta()), List.of(Utf8.bytes(setting.field()))).get(0);
             if (present != null && recorded.isEmpty()) {
                 continue; // the v2 queue's own value
             }

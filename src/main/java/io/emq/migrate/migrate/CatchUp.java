@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -9,6 +10,11 @@ import java.util.Map;
  * refuses the queue.
  */
 final class CatchUp implements Step {
+    @Override
+    public List<String> checkpoints() {
+        return Resync.CHECKPOINTS;
+    }
+
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         return Resync.run(m).counts();

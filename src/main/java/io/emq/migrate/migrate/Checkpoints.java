@@ -2,15 +2,20 @@ package io.emq.migrate.migrate;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Named points inside each step where a migrator may die, stall, or let the world move. Crash tests
- * set {@code EMQ_CRASH_AT} (or the system property {@code emq.crashAt}) to {@code <step version>:<n>}:
- * the n-th checkpoint of that step halts the JVM at once ({@code halt}), or, in-process, throws
+ * Named points inside each step where a migrator may die, stall, or let the world move; each step
+ * declares the names it passes ({@link Step#checkpoints()}). Crash tests set {@code EMQ_CRASH_AT}
+ * (or the system property {@code emq.crashAt}) to {@code <step version>:<checkpoint>}, e.g.
+ * {@code 30:rows written}, or {@code 30:rows written#3} for the third time that step passes it (a
+ * checkpoint inside a loop): there the JVM halts at once ({@code halt}), or, in-process, throws
  * {@link InjectedCrash} ({@code emq.crashMode=throw}), or stops the whole process with SIGSTOP
  * ({@code EMQ_CRASH_MODE=stop}: a migrator frozen mid-step, lease and all, until it gets SIGCONT).
- * Concurrency tests {@link #observed observe} every checkpoint by its step and name, to run a v1
- * producer or worker at exactly that point. Without either a checkpoint costs one comparison.
+ * A spec that names a checkpoint its step does not declare is refused. Concurrency tests
+ * {@link #observed observe} every checkpoint by its step and name, to run a v1 producer or worker
+ * at exactly that point. Without either a checkpoint costs two comparisons.
  */
 public final class Checkpoints {
     /** Told at every checkpoint; may block, or act on the servers, before the migrator goes on. */
@@ -20,8 +25,33 @@ public final class Checkpoints {
 
     private enum Mode { HALT, THROW, STOP }
 
-    private final int crashVersion;
-    private final long crashAt;
+    /** The {@code occurrence}-th time step {@code version} passes checkpoint {@code name}. */
+    record CrashPoint(int version, String name, long occurrence) {
+        private static final Pattern SPEC = Pattern.compile("(\\d+):([^#]+)(?:#([1-9]\\d*))?");
+
+        /** Parses {@code <version>:<checkpoint>[#<k>]}, refused unless that step declares that checkpoint. */
+        static CrashPoint parse(String spec) {
+            Matcher m = SPEC.matcher(spec);
+            if (!m.matches()) {
+                throw new IllegalArgumentException("crash spec '" + spec + "' is not <step version>:<checkpoint>[#<k>]");
+            }
+            int version = Integer.parseInt(m.group(1));
+            StepDefinition step = StepCatalog.load().byVersion(version).orElseThrow(() ->
+                    new IllegalArgumentException("crash spec '" + spec + "': there is no step V" + version));
+            if (!step.checkpoints().contains(m.group(2))) {
+                throw new IllegalArgumentException("crash spec '" + spec + "': step V" + version + " (" + step.description()
+                        + ") declares no checkpoint '" + m.group(2) + "'; it declares " + step.checkpoints());
+            }
+            return new CrashPoint(version, m.group(2), m.group(3) == null ? 1 : Long.parseLong(m.group(3)));
+        }
+
+        @Override
+        public String toString() {
+            return "V" + version + " " + name + (occurrence > 1 ? " #" + occurrence : "");
+        }
+    }
+
+    private final CrashPoint crashAt;
     private final Mode mode;
     private final Observer observer;
     private final AtomicLong seen = new AtomicLong();
@@ -34,16 +64,8 @@ public final class Checkpoints {
         }
     }
 
-    private Checkpoints(String spec, Mode mode, Observer observer) {
-        int v = -1;
-        long n = -1;
-        if (spec != null && spec.matches("\\d+:\\d+")) {
-            String[] p = spec.split(":");
-            v = Integer.parseInt(p[0]);
-            n = Long.parseLong(p[1]);
-        }
-        this.crashVersion = v;
-        this.crashAt = n;
+    private Checkpoints(CrashPoint crashAt, Mode mode, Observer observer) {
+        this.crashAt = crashAt;
         this.mode = mode;
         this.observer = observer;
     }
@@ -51,15 +73,17 @@ public final class Checkpoints {
     public static Checkpoints fromEnvironment() {
         String spec = System.getProperty("emq.crashAt", System.getenv("EMQ_CRASH_AT"));
         String mode = System.getProperty("emq.crashMode", System.getenv("EMQ_CRASH_MODE"));
-        return new Checkpoints(spec, "throw".equals(mode) ? Mode.THROW : "stop".equals(mode) ? Mode.STOP : Mode.HALT, null);
+        return new Checkpoints(spec == null || spec.isEmpty() ? null : CrashPoint.parse(spec),
+                "throw".equals(mode) ? Mode.THROW : "stop".equals(mode) ? Mode.STOP : Mode.HALT, null);
     }
 
     public static Checkpoints none() {
         return new Checkpoints(null, Mode.HALT, null);
     }
 
-    public static Checkpoints throwingAt(int version, long n) {
-        return new Checkpoints(version + ":" + n, Mode.THROW, null);
+    /** Throws {@link InjectedCrash} at {@code spec} ({@code <version>:<checkpoint>[#<k>]}). */
+    public static Checkpoints throwingAt(String spec) {
+        return new Checkpoints(CrashPoint.parse(spec), Mode.THROW, null);
     }
 
     /** Every checkpoint is told to {@code observer} (which may throw {@link InjectedCrash} itself). */
@@ -80,11 +104,11 @@ public final class Checkpoints {
         if (observer != null) {
             observer.at(currentVersion, where);
         }
-        if (currentVersion != crashVersion) {
+        if (crashAt == null || currentVersion != crashAt.version() || !where.equals(crashAt.name())) {
             return;
         }
-        if (seen.incrementAndGet() == crashAt) {
-            String at = "V" + crashVersion + " #" + crashAt + " (" + where + ")";
+        if (seen.incrementAndGet() == crashAt.occurrence()) {
+            String at = crashAt.toString();
             switch (mode) {
                 case THROW -> throw new InjectedCrash(at);
                 case STOP -> stop(at);

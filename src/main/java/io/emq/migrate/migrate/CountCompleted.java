@@ -5,9 +5,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.wire.Replies;
-import io.emq.migrate.wire.Script;
-import io.emq.migrate.wire.ScriptCall;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -20,12 +17,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once.
+ * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once
+ * ({@link CompletedCount}).
  * With {@code --archive-completed FILE} each completed job is first written as one JSON line
  * (queue, id, name, data, returnvalue, finishedOn), the file replaced whole on a re-run.
  */
 final class CountCompleted implements Step {
     private static final JsonFactory JSON = new JsonFactory();
+
+    @Override
+    public List<String> checkpoints() {
+        return List.of("archive written", "before the fold");
+    }
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
@@ -36,14 +39,8 @@ final class CountCompleted implements Step {
             m.checkpoints.hit("archive written");
         }
         m.checkpoints.hit("before the fold");
-        fold(m, listed);
+        CompletedCount.fold(m, listed);
         return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);
-    }
-
-    /** Makes metrics:completed hold the v1 completed jobs {@code listed} once, however often it is called. */
-    static void fold(QueueMigration m, long listed) {
-        m.targetWire.eval(new ScriptCall<>(Script.MIGRATE_COUNT_COMPLETED, List.of(Utf8.bytes(m.keys.meta()), Utf8.bytes(m.keys.metricsCompleted())),
-                List.of(Utf8.bytes(m.journal.token()), Utf8.bytes(Long.toString(listed))), Replies::ignored));
     }
 
     private static long archive(QueueMigration m, List<JobFacts> jobs, Path file) {

@@ -25,11 +25,16 @@ import java.util.stream.Collectors;
  */
 final class FenceSource implements Step {
     @Override
+    public List<String> checkpoints() {
+        return List.of("header recorded", "v1 pause recorded", "v1 paused", "v2 paused", "source read", "fingerprint recorded");
+    }
+
+    @Override
     public Map<String, Long> apply(QueueMigration m) {
         recordHeader(m);
         m.checkpoints.hit("header recorded");
         if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {
-            boolean paused = m.sourceClient().hexists(m.source.key(QueueStructure.META).raw(), Utf8.bytes("paused"));
+            boolean paused = m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(), List.of(Utf8.bytes("paused"))).get(0) != null;
             m.journal.record(JournalHeader.V1_WAS_PAUSED, paused);
         }
         m.checkpoints.hit("v1 pause recorded");
@@ -123,18 +128,8 @@ final class FenceSource implements Step {
                         + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
                         + " --wait-for-locks DURATION to wait for the locks to lapse");
             }
-            sleep(200);
+            Sleep.millis(200);
             current = m.readSource();
         }
     }
-
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused("interrupted", "interrupted while waiting for v1 locks");
-        }
-    }
-
 }

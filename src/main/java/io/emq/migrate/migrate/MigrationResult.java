@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.V2State;
 import java.util.Map;
 
 /**
@@ -10,6 +11,11 @@ public record MigrationResult(String v1Queue, String v2Queue, String outcome, Ma
                               String refusalKind, String message, long millis, long jobs) {
     public boolean ok() {
         return outcome.equals("retired") || outcome.equals("verified");
+    }
+
+    /** The jobs this run moved into {@code state}. */
+    public long moved(V2State state) {
+        return moved.getOrDefault(state.wireName(), 0L);
     }
 
     public double jobsPerSecond() {

@@ -325,7 +325,7 @@ public final class Migrator {
                     if (attempt >= CONNECTION_RETRIES) {
                         throw dropped;
                     }
-                    FenceSource.sleep(50L * attempt);
+                    Sleep.millis(50L * attempt);
                 }
             }
         }

@@ -141,7 +141,7 @@ final class QueueMigration {
         String first = SourceFence.fingerprint(sourceWire, source);
         String before = first;
         for (int attempt = 1; ; attempt++) {
-            QueueSnapshot read = new QueueSnapshotReader(sourceClient(), sourceKeys).withoutPayloadDigests().read(source);
+            QueueSnapshot read = new QueueSnapshotReader(sourceWire.client(), sourceKeys).withoutPayloadDigests().read(source);
             checkpoints.hit("source read");
             String after = SourceFence.fingerprint(sourceWire, source);
             if (after.equals(before)) {
@@ -154,7 +154,7 @@ final class QueueMigration {
                         + " running; stop them, then re-run (nothing was deleted)");
             }
             before = after;
-            FenceSource.sleep(50L * attempt);
+            Sleep.millis(50L * attempt);
         }
     }
 

@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Brings the v2 queue in line with its v1 source as it is now: the catch-up, and every pass before
@@ -49,6 +51,15 @@ final class Resync {
         }
     }
 
+    /** The checkpoints of a pass, its services' too. */
+    static final List<String> CHECKPOINTS = Stream.of(List.of("source read"), IdMinter.CHECKPOINTS,
+            List.of("rows built", "rows written", "expectations recorded", "rows removed"), LogCopier.CHECKPOINTS,
+            DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
+    /** Jobs looked up in the journal at once. */
+    private static final int LOOKUP = 1000;
+    /** Rows removed at once. */
+    private static final int REMOVALS = 256;
+
     private Resync() {
     }
 
@@ -70,7 +81,7 @@ final class Resync {
                         + " re-run (or pass --wait-for-locks DURATION to wait for them); nothing was deleted, and no"
                         + " job a worker took is pending in v2");
             }
-            FenceSource.sleep(200);
+            Sleep.millis(200);
         }
     }
 
@@ -83,7 +94,7 @@ final class Resync {
         List<String> workers = new ArrayList<>();
         long[] matched = {0};
         long[] content = {0};
-        Migratable.inBatches(Migratable.rows(snap, m.options), PlanIdentity.BATCH, batch -> {
+        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, Expectation> known = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
             List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
@@ -98,9 +109,9 @@ final class Resync {
                 }
                 if (ids.get(i).isEmpty()) {
                     fresh.add(job);
-                } else if (e == null || !e.state().equals(RowBuilder.v2State(job.state())) || e.attempts() != job.attempts()
+                } else if (e == null || !job.state().becomes().map(e::is).orElse(false) || e.attempts() != job.attempts()
                         || !(e.source().isEmpty() || e.source().equals(digests.get(i)))) {
-                    if (e != null && e.state().equals("pending") && job.state() == V1State.FAILED) {
+                    if (e != null && e.is(V2State.PENDING) && job.state() == V1State.FAILED) {
                         workers.add(job.id().display() + " (failed)");
                     }
                     changed.add(job);
@@ -114,14 +125,14 @@ final class Resync {
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
         }
         refuseMovedFlows(m, changed, gone);
-        PlanIdentity.mint(m, fresh);
+        IdMinter.mint(m, fresh);
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);
         JobWriter.write(m, rows);
         remove(m, gone);
-        CopyLogs.copy(m, rows);
-        AbsorbDedupAndSchedulers.absorb(m);
-        CountCompleted.fold(m, snap.listedCount(V1State.COMPLETED));
+        LogCopier.copy(m, rows);
+        DedupAndSchedulers.absorb(m);
+        CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
         m.checkpoints.hit("pass recorded");
         return new Pass(fingerprint, content[0], fresh.size(), changed.size(), gone.size(), workers);
@@ -136,7 +147,7 @@ final class Resync {
         List<String> moved = new ArrayList<>();
         changed.stream().filter(j -> j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
                 .forEach(j -> moved.add(j.id().display()));
-        gone.values().stream().filter(e -> e.state().equals("awaiting_children")).forEach(e -> moved.add("a flow parent"));
+        gone.values().stream().filter(e -> e.is(V2State.AWAITING_CHILDREN)).forEach(e -> moved.add("a flow parent"));
         if (!moved.isEmpty()) {
             throw new MigrationRefused("out-of-line", "flow jobs of " + m.source.display() + " moved after they were"
                     + " migrated (" + String.join(", ", moved.subList(0, Math.min(5, moved.size()))) + "): a flow cannot"
@@ -166,8 +177,8 @@ final class Resync {
                 v1Of.put(id, v1Id);
             }
         });
-        for (int from = 0; from < candidates.size(); from += PlanIdentity.BATCH) {
-            gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + PlanIdentity.BATCH))));
+        for (int from = 0; from < candidates.size(); from += LOOKUP) {
+            gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + LOOKUP))));
         }
         gone.forEach((id, e) -> {
             if (completed.contains(v1Of.get(id))) {
@@ -180,9 +191,9 @@ final class Resync {
     /** Removes rows (guarded: never one the v2 runtime claimed), their subkeys, then their expectations. */
     private static void remove(QueueMigration m, Map<BrandedId, Expectation> gone) {
         List<BrandedId> ids = new ArrayList<>(gone.keySet());
-        for (int from = 0; from < ids.size(); from += JobWriter.BATCH) {
+        for (int from = 0; from < ids.size(); from += REMOVALS) {
             Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
-            ids.subList(from, Math.min(ids.size(), from + JobWriter.BATCH)).forEach(id -> batch.put(id, gone.get(id)));
+            ids.subList(from, Math.min(ids.size(), from + REMOVALS)).forEach(id -> batch.put(id, gone.get(id)));
             Rows.write(m, RowBuilder.removeCall(m, batch));
             TargetWrites w = new TargetWrites(m);
             batch.keySet().forEach(id -> {

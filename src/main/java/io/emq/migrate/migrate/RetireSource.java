@@ -7,6 +7,7 @@ import io.emq.migrate.wire.EmqWireException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import redis.clients.jedis.AbstractPipeline;
 
 /**
@@ -25,6 +26,12 @@ final class RetireSource implements Step {
     static final List<String> QUEUE_LEVEL = List.of("pc", "marker", "events", "stalled", "stalled-check", "limiter",
             "repeat", "metrics:completed", "metrics:failed", "metrics:completed:data", "metrics:failed:data",
             "priority", "delay", "waiting");
+
+    @Override
+    public List<String> checkpoints() {
+        return Stream.of(Resync.CHECKPOINTS, List.of("verified, not yet recorded", "before retire", "source moved at retire",
+                "structures deleted", "job keys deleted", "source deleted")).flatMap(List::stream).toList();
+    }
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {

@@ -151,11 +151,6 @@ public final class RowBuilder {
                 new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source));
     }
 
-    /** The v2 state a job of a v1 state migrates into (empty for completed jobs, which get no row). */
-    static String v2State(V1State state) {
-        return state.becomes().map(V2State::wireName).orElse("");
-    }
-
     private static byte[] payload(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, byte[] data) {
         if (m.options.payload() == PayloadPolicy.DATA) {
             return data;

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -9,6 +10,13 @@ import java.util.Map;
  * creates or runs another step.
  */
 interface Step {
+    /**
+     * The names of the {@link Checkpoints} this step passes, its own and those of the services it
+     * composes, in the order a run first passes them: where a crash test may stop it
+     * ({@code <version>:<name>}). {@code StepFilesTest} fails when a step passes one it does not declare.
+     */
+    List<String> checkpoints();
+
     /** Does the work; returns what it did, as counts for the history row. */
     Map<String, Long> apply(QueueMigration m);
 

@@ -122,6 +122,11 @@ public record StepDefinition(int version, String description, String fileName, S
                 .orElseThrow(() -> new IllegalStateException("step " + fileName + " lists " + name + ", which is no script of lua/"));
     }
 
+    /** The checkpoints its class declares ({@link Step#checkpoints()}). */
+    public List<String> checkpoints() {
+        return create().checkpoints();
+    }
+
     /** Feeds each line's bytes, without its terminator (LF, CRLF or CR), into the checksum. */
     static void updateByLines(CRC32 crc, byte[] bytes) {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(new ByteArrayInputStream(bytes), StandardCharsets.UTF_8))) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -13,7 +14,6 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.ZRangeParams;
-import redis.clients.jedis.resps.Tuple;
 
 /**
  * Runs the v2 script bundle over one client (standalone or cluster), behind the version fence.
@@ -210,20 +210,25 @@ public final class Wire implements AutoCloseable {
         return client.get(key);
     }
 
-    /** Every field of a hash with its value, empty when the hash is absent ({@code HGETALL}). */
+    /** The type of each key, in order ({@code TYPE}, one pipeline; {@code none} where absent). */
+    public List<String> types(List<byte[]> keys) {
+        return pipelined(keys, AbstractPipeline::type);
+    }
+
+    /** Each key's whole list, in order ({@code LRANGE 0 -1}, one pipeline; empty where absent). */
+    public List<List<byte[]>> lists(List<byte[]> keys) {
+        return pipelined(keys, (p, key) -> p.lrange(key, 0, -1));
+    }
+
+    /** Every field of a hash with its value ({@code HGETALL}; empty where absent). */
     public Map<byte[], byte[]> hgetAll(byte[] key) {
         return client.hgetAll(key);
     }
 
-    /** These fields of each hash, in order, one {@code HMGET} a hash in one pipeline (on a cluster, one slot). */
+    /** These fields of each hash, in order ({@code HMGET}, one pipeline; on a cluster, keys of one slot). */
     public List<List<byte[]>> hmgetEach(List<byte[]> keys, List<byte[]> fields) {
         byte[][] names = fields.toArray(byte[][]::new);
-        List<Response<List<byte[]>>> replies = new ArrayList<>(keys.size());
-        try (AbstractPipeline p = client.pipelined()) {
-            keys.forEach(key -> replies.add(p.hmget(key, names)));
-            p.sync();
-        }
-        return replies.stream().map(Response::get).toList();
+        return pipelined(keys, (p, key) -> p.hmget(key, names));
     }
 
     /** A range of a list, both ends inclusive, negative indexes from the tail ({@code LRANGE}). */
@@ -231,7 +236,12 @@ public final class Wire implements AutoCloseable {
         return client.lrange(key, from, to);
     }
 
-    /** The size of a sorted set ({@code ZCARD}). */
+    /** The number of members of a set ({@code SCARD}; 0 where absent). */
+    public long scard(byte[] key) {
+        return client.scard(key);
+    }
+
+    /** The size of a sorted set ({@code ZCARD}; 0 where absent). */
     public long zcard(byte[] key) {
         return client.zcard(key);
     }
@@ -241,12 +251,13 @@ public final class Wire implements AutoCloseable {
         return client.zrange(key, from, to);
     }
 
-    /** Members of a sorted set by rank with their scores ({@code ZRANGE ... WITHSCORES}). */
-    public List<Tuple> zrangeWithScores(byte[] key, long from, long to) {
-        return client.zrangeWithScores(key, from, to);
+    /** Members of a sorted set by rank with their scores, both ends inclusive ({@code ZRANGE ... WITHSCORES}). */
+    public List<Map.Entry<byte[], Double>> zrangeWithScores(byte[] key, long from, long to) {
+        return client.zrangeWithScores(key, from, to).stream()
+                .map(t -> Map.entry(t.getBinaryElement(), t.getScore())).toList();
     }
 
-    /** The last {@code n} members of a sorted set in byte order, last first ({@code ZRANGE - + BYLEX REV LIMIT}). */
+    /** The last {@code n} members of a sorted set in byte order, last first ({@code ZRANGE + - BYLEX REV LIMIT}). */
     public List<byte[]> lastByLex(byte[] key, int n) {
         return client.zrange(key, ZRangeParams.zrangeByLexParams("+".getBytes(StandardCharsets.US_ASCII),
                 "-".getBytes(StandardCharsets.US_ASCII)).rev().limit(0, n));
@@ -263,6 +274,18 @@ public final class Wire implements AutoCloseable {
      */
     public boolean takeWithin(byte[] key, Duration timeout) {
         return client.blpop(timeout.toMillis() / 1000.0, key) != null;
+    }
+
+    private <T> List<T> pipelined(List<byte[]> keys, BiFunction<AbstractPipeline, byte[], Response<T>> read) {
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        List<Response<T>> responses = new ArrayList<>(keys.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            keys.forEach(key -> responses.add(read.apply(p, key)));
+            p.sync();
+        }
+        return responses.stream().map(Response::get).toList();
     }
 
     /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */

@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
@@ -10,15 +11,18 @@ import io.emq.migrate.v1.fixture.FixtureKey;
 import io.emq.migrate.v1.fixture.KeyValue;
 import io.emq.migrate.v1.fixture.KeyspaceDump;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kills the migrator (an injected crash: nothing after the crash point runs, as after kill -9) at
- * every checkpoint of every step, re-runs it, and requires the end state of a run that never crashed:
- * the same rows, ids, payload bytes, serve order, source tombstone and journal.
+ * every checkpoint of every step, each time a clean run passes it ({@code <version>:<name>#<k>}),
+ * re-runs it, and requires the end state of a run that never crashed: the same rows, ids, payload
+ * bytes, serve order, source tombstone and journal.
  */
 class CrashSafetyTest {
     @RegisterExtension
@@ -61,28 +65,22 @@ class CrashSafetyTest {
     @Test
     void aCrashAtAnyPointOfAnyStepThenARerunGivesTheCleanResult() throws InterruptedException {
         loadFixtures();
-        List<MigrationResult> clean = run(Checkpoints.none());
+        Map<String, Long> passes = new LinkedHashMap<>();
+        List<MigrationResult> clean = run(Checkpoints.observed((version, where) -> passes.merge(version + ":" + where, 1L, Long::sum)));
         clean.forEach(r -> assertTrue(r.ok(), r.toString()));
         String expected = endState();
         int crashes = 0;
-        for (StepDefinition step : StepCatalog.load().steps()) {
-            for (int point = 1; ; point++) {
+        for (Map.Entry<String, Long> checkpoint : passes.entrySet()) {
+            for (long k = 1; k <= checkpoint.getValue(); k++) {
+                String at = checkpoint.getKey() + "#" + k;
                 loadFixtures();
-                boolean crashed;
-                try {
-                    run(Checkpoints.throwingAt(step.version(), point));
-                    crashed = false;
-                } catch (Checkpoints.InjectedCrash crash) {
-                    crashed = true;
-                }
-                if (!crashed) {
-                    break;
-                }
+                Checkpoints crashing = Checkpoints.throwingAt(at);
+                assertThrows(Checkpoints.InjectedCrash.class, () -> run(crashing), "a crash at " + at);
                 crashes++;
                 Thread.sleep(LEASE.toMillis() + 50);
                 List<MigrationResult> rerun = run(Checkpoints.none());
-                rerun.forEach(r -> assertTrue(r.ok(), "after a crash at V" + step.version() + " #" + " : " + r));
-                assertEquals(expected, endState(), "after a crash at V" + step.version() + " point " + point);
+                rerun.forEach(r -> assertTrue(r.ok(), "after a crash at " + at + ": " + r));
+                assertEquals(expected, endState(), "after a crash at " + at);
             }
         }
         assertTrue(crashes >= 30, "crash points exercised: " + crashes);

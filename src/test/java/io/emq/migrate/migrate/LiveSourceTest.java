@@ -249,7 +249,7 @@ class LiveSourceTest {
         ProcessBuilder pb = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.emq.migrate.cli.Main", "migrate",
                 "--source", SERVER.uri(), "--all", "--lease", "300ms", "--yes").redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("EMQ_CRASH_AT", "30:1");
+        pb.environment().put("EMQ_CRASH_AT", "30:rows built");
         pb.environment().put("EMQ_CRASH_MODE", "stop");
         Process a = pb.start();
         try {

@@ -4,6 +4,7 @@ import io.emq.migrate.payload.PayloadPolicy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
@@ -11,6 +12,7 @@ import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -104,6 +106,22 @@ class MigratorTest {
         SERVER.client().hincrBy(completed, "count", 3); // three v2 completions since
         Abandon.run(Wire.unfenced(SERVER.client()), target, "orders", MigrationOptions.DEFAULT_LEASE);
         assertEquals(Map.of("count", "3"), SERVER.client().hgetAll(completed));
+    }
+
+    @Test
+    void abandonAfterACrashRightAfterASchedulerWasWrittenLeavesNoRegistration() throws InterruptedException {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        MigrationOptions options = MigrationOptions.defaults().withLease(Duration.ofMillis(300)).withAcceptAnomalies(true)
+                .withDropCronSchedulers(true).withDropLegacyRepeatables(true);
+        assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER, SERVER, options,
+                Checkpoints.throwingAt("70:scheduler written"), List.of("bull"), "orders"));
+        String registrations = Keys.queue("orders").base() + "repeat";
+        assertEquals(1, SERVER.client().zcard(registrations), "the crash came right after a registration was written");
+        Thread.sleep(400); // the crashed run's lease lapses
+        Abandon.run(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), "orders", MigrationOptions.DEFAULT_LEASE);
+        assertEquals(0, SERVER.client().zcard(registrations));
+        assertEquals(java.util.Set.of(), SERVER.client().keys(Keys.queue("orders").base() + "repeat:*"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
@@ -28,7 +29,8 @@ import redis.clients.jedis.JedisMonitor;
  * The step files of {@code migrations/} and the code they name agree: every file runs a step class
  * and every step class is run by a file; the scripts a file lists are exactly the migration scripts
  * its class calls (watched with MONITOR on a real server during a migration, a v1 producer adding a
- * job after the fence); exactly the steps that say they destroy delete v1 keys.
+ * job after the fence); exactly the steps that say they destroy delete v1 keys; every checkpoint a step
+ * passes in that run is one its class declares, and a crash spec naming one it does not is refused.
  */
 class StepFilesTest {
     @RegisterExtension
@@ -60,13 +62,16 @@ class StepFilesTest {
     }
 
     @Test
-    void eachStepFileListsExactlyTheMigrationScriptsItsClassCalls() throws Exception {
+    void eachStepFileListsExactlyTheMigrationScriptsItsClassCallsAndPassesOnlyTheCheckpointsItDeclares() throws Exception {
         MigrationHarness.load(SERVER.client(), "node-5.65.1");
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
         Map<String, String> bySha = Arrays.stream(Script.values()).collect(Collectors.toMap(Script::sha, Script::fileName));
         Map<Integer, Set<String>> called = new ConcurrentHashMap<>();
         Set<Integer> deleting = ConcurrentHashMap.newKeySet();
         AtomicInteger current = new AtomicInteger(-1);
+        Map<Integer, Set<String>> passed = new ConcurrentHashMap<>();
+        Checkpoints observed = Checkpoints.observed((version, where) ->
+                passed.computeIfAbsent(version, v -> ConcurrentHashMap.newKeySet()).add(where));
         Jedis monitor = SERVER.node(SERVER.nodes().get(0));
         Thread watcher = new Thread(() -> {
             try {
@@ -99,7 +104,7 @@ class StepFilesTest {
         StepCatalog catalog = StepCatalog.load();
         try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
             List<MigrationResult> results = new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
-                    MigrationOptions.defaults().withAcceptAnomalies(true).withDropCronSchedulers(true), Checkpoints.none())
+                    MigrationOptions.defaults().withAcceptAnomalies(true).withDropCronSchedulers(true), observed)
                     .listener(new Migrator.Listener() {
                         @Override
                         public void stepStarted(String queue, StepDefinition step) {
@@ -131,12 +136,27 @@ class StepFilesTest {
         Map<Integer, Set<String>> listed = new TreeMap<>();
         Map<Integer, Set<String>> seen = new TreeMap<>();
         for (StepDefinition step : catalog.steps()) {
+            Set<String> undeclared = new TreeSet<>(passed.getOrDefault(step.version(), Set.of()));
+            undeclared.removeAll(step.checkpoints());
+            assertEquals(Set.of(), undeclared, "checkpoints V" + step.version() + " passed without declaring them");
             listed.put(step.version(), step.scripts().stream().map(Script::fileName).collect(Collectors.toCollection(TreeSet::new)));
             seen.put(step.version(), new TreeSet<>(called.getOrDefault(step.version(), Set.of())));
         }
         assertEquals(listed, seen, "per step version: the scripts its file lists (left) and those its class called (right)");
         assertEquals(catalog.steps().stream().filter(StepDefinition::destroys).map(StepDefinition::version).toList(),
                 List.copyOf(new TreeSet<>(deleting)), "the steps that say they destroy, and those that deleted v1 keys");
+    }
+
+    @Test
+    void aCrashSpecNamingACheckpointItsStepDoesNotDeclareIsRefused() {
+        assertEquals(List.of("rows built", "rows written", "expectations recorded"),
+                StepCatalog.load().byVersion(30).orElseThrow().checkpoints());
+        Checkpoints.throwingAt("30:rows written#3");
+        IllegalArgumentException undeclared = assertThrows(IllegalArgumentException.class,
+                () -> Checkpoints.throwingAt("30:logs read"));
+        assertTrue(undeclared.getMessage().contains("V30 (absorb pending) declares no checkpoint 'logs read'"), undeclared.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Checkpoints.throwingAt("31:rows written"), "no step V31");
+        assertThrows(IllegalArgumentException.class, () -> Checkpoints.throwingAt("30:1"), "a position is no name");
     }
 
     @Test

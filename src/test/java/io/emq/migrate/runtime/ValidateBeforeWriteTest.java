@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
@@ -139,11 +140,8 @@ class ValidateBeforeWriteTest {
         Jobs jobs = Jobs.on(wire, "reaped");
         List<String> ids = List.of(jobs.enqueue(p("a")).id(), jobs.enqueue(p("b")).id());
         assertEquals(2, jobs.claimBatch(LAPSING, 2).size());
-        breakRow("reaped", ids.get(0));
         Thread.sleep(20);
-        assertEquals(2, jobs.reap());
-        assertEquals(Map.of(ids.get(0), "dead", ids.get(1), "pending"), whereIs("reaped", ids));
-        assertEquals(1, failed("reaped"));
+        assertTheBrokenRowIsDeadLettered("reaped", ids.get(0), ids.get(1), jobs::reap);
     }
 
     @Test
@@ -153,10 +151,15 @@ class ValidateBeforeWriteTest {
         for (String id : ids) {
             assertTrue(jobs.enqueueIn(id, p(id), Duration.ZERO).admitted());
         }
-        breakRow("promoted", ids.get(1));
-        assertEquals(2, jobs.promote());
-        assertEquals(Map.of(ids.get(0), "pending", ids.get(1), "dead"), whereIs("promoted", ids));
-        assertEquals(1, failed("promoted"));
+        assertTheBrokenRowIsDeadLettered("promoted", ids.get(1), ids.get(0), jobs::promote);
+    }
+
+    /** Two due jobs, one row broken: the verb takes both, dead-letters the broken one and returns the other to pending. */
+    private void assertTheBrokenRowIsDeadLettered(String queue, String broken, String sound, LongSupplier verb) {
+        breakRow(queue, broken);
+        assertEquals(2, verb.getAsLong());
+        assertEquals(Map.of(broken, "dead", sound, "pending"), whereIs(queue, List.of(broken, sound)));
+        assertEquals(1, failed(queue));
     }
 
     @Test

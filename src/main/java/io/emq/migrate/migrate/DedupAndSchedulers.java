@@ -1,0 +1,154 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.payload.Envelope;
+import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.DedupEntry;
+import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.Scheduler;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
+ * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
+ * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
+ * iteration v1 already created (that iteration migrated as an ordinary job), each recorded in the
+ * journal before it is written, so {@code abandon} finds every registration a crash left behind; the v1 queue settings
+ * the v2 gates read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}).
+ * Composed by the V70 step and by the re-sync, from the source as last read.
+ */
+final class DedupAndSchedulers {
+    private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
+
+    static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
+            "scheduler written", "schedulers written");
+    /** Receipts written at once. */
+    private static final int RECEIPTS = 1000;
+
+    private DedupAndSchedulers() {
+    }
+
+    /** The dedup keys, receipts and schedulers of the source as last read (a re-sync calls it again). */
+    static Map<String, Long> absorb(QueueMigration m) {
+        QueueSnapshot snap = m.snapshot();
+        Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
+        m.checkpoints.hit("dedup keys written");
+        counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
+                j -> Migratable.getsIdentity(j, m.options) && isCustomDedupId(j))));
+        m.checkpoints.hit("receipts written");
+        counts.put("schedulers", schedulers(m, snap));
+        m.checkpoints.hit("schedulers written");
+        counts.put("settings", CarrySettings.write(m));
+        return counts;
+    }
+
+    private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts) {
+        List<DedupEntry> valid = new ArrayList<>();
+        for (DedupEntry e : entries) {
+            if (e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8())) {
+                valid.add(e);
+            } else {
+                counts.merge("dedup-invalid-id", 1L, Long::sum);
+            }
+        }
+        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(valid.stream().map(e -> e.jobId().raw()).toList());
+        long written = 0;
+        TargetWrites w = new TargetWrites(m);
+        for (int i = 0; i < valid.size(); i++) {
+            if (ids.get(i).isEmpty()) {
+                counts.merge("dedup-finished-job", 1L, Long::sum);
+                continue;
+            }
+            DedupEntry e = valid.get(i);
+            w.set(m.keys.dedup(e.dedupId().utf8()), Utf8.bytes(ids.get(i).get().toString()), e.pttlMs(), false);
+            written++;
+        }
+        w.flush();
+        return written;
+    }
+
+    /** Receipts for the jobs with a custom id that satisfies the dedup-id rule. */
+    private static long receipts(QueueMigration m, Iterable<JobFacts> custom) {
+        return Migratable.inBatches(custom, RECEIPTS, batch -> {
+            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            TargetWrites w = new TargetWrites(m);
+            for (int i = 0; i < batch.size(); i++) {
+                w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).orElseThrow().toString()), 0, true);
+            }
+            w.flush();
+        });
+    }
+
+    /** A v1 id a producer chose (no value of the INCR counter) that satisfies the v2 dedup-id rule. */
+    private static boolean isCustomDedupId(JobFacts j) {
+        return !j.id().isCounterValue() && j.id().isUtf8() && Names.isDedupId(j.id().utf8());
+    }
+
+    private static long schedulers(QueueMigration m, QueueSnapshot snap) {
+        Map<Bytes, Long> lastIteration = new HashMap<>();
+        for (JobFacts j : snap.jobsInRankOrder()) {
+            if (j.repeatJobKey() != null) {
+                iterationMs(j).ifPresent(ms -> lastIteration.merge(j.repeatJobKey(), ms, Math::max));
+            }
+        }
+        long written = 0;
+        for (Scheduler s : snap.schedulers()) {
+            if (s.kind() != Scheduler.Kind.EVERY) {
+                continue;
+            }
+            String name = v2Name(s.id());
+            byte[] template = template(m, s, m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS));
+            long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
+                    : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
+            String key = m.keys.repeat(name);
+            m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
+            m.checkpoints.hit("scheduler recorded");
+            new TargetWrites(m).del(key)
+                    .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), Utf8.bytes("template"), template))
+                    .zadd(m.keys.base() + "repeat", next, name)
+                    .flush();
+            m.checkpoints.hit("scheduler written");
+            written++;
+        }
+        return written;
+    }
+
+    /** The v2 registration name: the scheduler id with every character outside [A-Za-z0-9._-] replaced by '_'. */
+    static String v2Name(Bytes sid) {
+        String text = sid.display().replaceAll("[^A-Za-z0-9._-]", "_");
+        return text.isEmpty() ? "_" : text.substring(0, Math.min(255, text.length()));
+    }
+
+    /** {@code repeat:<sid>:<ms>}: the ms of an iteration job, when its id has that shape. */
+    static Optional<Long> iterationMs(JobFacts j) {
+        String id = j.id().display();
+        int colon = id.lastIndexOf(':');
+        if (!id.startsWith("repeat:") || colon < 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Long.parseLong(id.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The v2 template of a scheduler from its v1 record's {@link #TEMPLATE_FIELDS} (name, data, opts; null where absent). */
+    private static byte[] template(QueueMigration m, Scheduler s, List<byte[]> record) {
+        byte[] data = record.get(1) == null ? Utf8.bytes("{}") : record.get(1);
+        if (m.options.payload() == PayloadPolicy.DATA) {
+            return data;
+        }
+        return Envelope.wrap(data, new Envelope.Provenance(m.source.display(), Bytes.utf8("repeat:").concat(s.id()).raw(),
+                record.get(0), null, record.get(2)));
+    }
+}
