@@ -37,6 +37,11 @@ final class ByteArena {
         return size;
     }
 
+    /** The bytes of all entries together. */
+    int bytes() {
+        return offsets[size];
+    }
+
     Bytes get(int i) {
         return Bytes.of(Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]));
     }

@@ -3,6 +3,7 @@ package io.emq.migrate.v1;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -15,11 +16,20 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code :meta}, not a queue. Reads only.
  */
 public final class Discovery {
+    /** The most key bytes one pass holds while it waits to learn whether a queue owns them. */
+    static final int MAX_HELD_BYTES = 32 << 20;
     private static final byte[] DATA = Bytes.utf8("data").raw();
     private final UnifiedJedis jedis;
+    private final int maxHeldBytes;
 
     public Discovery(UnifiedJedis jedis) {
+        this(jedis, MAX_HELD_BYTES);
+    }
+
+    /** A discovery that holds at most {@code maxHeldBytes} of keys before it falls back to a second pass. */
+    Discovery(UnifiedJedis jedis, int maxHeldBytes) {
         this.jedis = jedis;
+        this.maxHeldBytes = maxHeldBytes;
     }
 
     public DiscoveryResult discover(List<String> prefixes) {
@@ -27,14 +37,18 @@ public final class Discovery {
     }
 
     /**
-     * As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page of the first
-     * pass brought, so each key under the prefixes is counted once (the second pass, which finds
-     * the foreign keys, is not reported).
+     * As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page brought, so
+     * each key under the prefixes is counted once. One pass finds the queues and the foreign keys: a
+     * key no queue found so far owns is held until the pass ends, then judged against every queue.
+     * Held keys share one {@link ByteArena}; when they pass {@link #MAX_HELD_BYTES}, they are dropped
+     * and a second pass (not reported) judges every key instead.
      */
     public DiscoveryResult discover(List<String> prefixes, java.util.function.LongConsumer scanned) {
         KeyspaceScanner scanner = new KeyspaceScanner(jedis);
         TreeSet<QueueRef> queues = new TreeSet<>();
         long[] underPrefixes = {0};
+        ByteArena[] held = {new ByteArena(1024)}; // null once overflowed
+        QueueBases[] found = {new QueueBases(queues)};
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
             Bytes start = p.concat(":");
@@ -48,29 +62,44 @@ public final class Discovery {
                         candidates.add(key);
                     }
                 }
-                if (!candidates.isEmpty()) {
-                    queues.addAll(evidence(p, scanner.typed(candidates)));
+                if (!candidates.isEmpty() && queues.addAll(evidence(p, scanner.typed(candidates)))) {
+                    found[0] = new QueueBases(queues);
+                }
+                if (held[0] != null) {
+                    batch.stream().filter(key -> !owned(found[0], key)).forEach(key -> held[0].add(key.raw()));
+                    if (held[0].bytes() > maxHeldBytes) {
+                        held[0] = null;
+                    }
                 }
             });
         }
         QueueBases bases = new QueueBases(queues);
         List<Bytes> foreignSample = new ArrayList<>();
         long[] foreign = {0};
-        for (String prefix : prefixes) {
-            scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> {
-                for (Bytes key : batch) {
-                    if (bases.owner(key).isEmpty() && bases.bareOwner(key).isEmpty()) {
-                        foreign[0]++;
-                        if (foreignSample.size() < DiscoveryResult.SAMPLE) {
-                            foreignSample.add(key);
-                        }
-                    }
+        Consumer<Bytes> judge = key -> {
+            if (!owned(bases, key)) {
+                foreign[0]++;
+                if (foreignSample.size() < DiscoveryResult.SAMPLE) {
+                    foreignSample.add(key);
                 }
-            });
+            }
+        };
+        if (held[0] == null) {
+            for (String prefix : prefixes) {
+                scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> batch.forEach(judge));
+            }
+        } else {
+            for (int i = 0; i < held[0].size(); i++) {
+                judge.accept(held[0].get(i));
+            }
         }
         long total = jedis.dbSize();
         return new DiscoveryResult(List.copyOf(prefixes), List.copyOf(queues), underPrefixes[0], foreign[0],
                 foreignSample, Math.max(0, total - underPrefixes[0]));
+    }
+
+    private static boolean owned(QueueBases bases, Bytes key) {
+        return bases.owner(key).isPresent() || bases.bareOwner(key).isPresent();
     }
 
     private static boolean evidenceCandidate(Bytes start, Bytes key) {

@@ -1,31 +1,33 @@
 package io.emq.migrate.v1;
 
 /**
- * The set of distinct ids in a {@link ByteArena}: an open-addressing table of entry numbers
- * (linear probing, at most half full), compared byte for byte against the arena, so there are
- * no false matches. Four to eight bytes per id instead of a {@code HashMap} node, a boxed key and
- * its array. For each distinct id it remembers the first entry added.
+ * The set of distinct ids in a {@link ByteArena}: an open-addressing table (linear probing, at
+ * most half full) whose slots hold an entry number beside the id's hash, so a probe compares the
+ * hash first and reads the arena's bytes only when the hashes match; equal bytes decide, so there
+ * are no false matches. Eight bytes a slot instead of a {@code HashMap} node, a boxed key and its
+ * array. For each distinct id it remembers the first entry added.
  */
 final class IdIndex {
     private final ByteArena arena;
-    private int[] table; // entry + 1; 0 is empty
+    private long[] table; // (entry + 1) << 32 | mixed hash; 0 is empty
     private int mask;
     private int size;
 
     IdIndex(ByteArena arena, int expected) {
         this.arena = arena;
         int capacity = Integer.highestOneBit(Math.max(16, expected) * 2 - 1) << 1;
-        this.table = new int[capacity];
+        this.table = new long[capacity];
         this.mask = capacity - 1;
     }
 
     /** Indexes arena entry {@code entry} unless its id is there already; returns the entry that was there, or -1. */
     int putIfAbsent(int entry) {
-        int slot = slotOf(entry);
+        int hash = mix(arena.hashAt(entry));
+        int slot = slotOf(entry, hash);
         if (table[slot] != 0) {
-            return table[slot] - 1;
+            return entryIn(table[slot]);
         }
-        table[slot] = entry + 1;
+        table[slot] = ((long) (entry + 1) << 32) | (hash & 0xffffffffL);
         if (++size * 2 > table.length) {
             grow();
         }
@@ -34,26 +36,25 @@ final class IdIndex {
 
     /** The first entry holding this id, or -1. */
     int find(byte[] id) {
-        int slot = mix(ByteArena.hash(id, 0, id.length)) & mask;
-        while (table[slot] != 0) {
-            int entry = table[slot] - 1;
-            if (arena.equalsAt(entry, id)) {
-                return entry;
+        int hash = mix(ByteArena.hash(id, 0, id.length));
+        for (int slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
+            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), id)) {
+                return entryIn(table[slot]);
             }
-            slot = (slot + 1) & mask;
         }
         return -1;
     }
 
     /** The first entry holding the same id as arena entry {@code entry} (itself when it is the first), or -1 when not indexed. */
     int first(int entry) {
-        return table[slotOf(entry)] - 1;
+        long ref = table[slotOf(entry, mix(arena.hashAt(entry)))];
+        return ref == 0 ? -1 : entryIn(ref);
     }
 
-    /** The slot that holds the id of arena entry {@code entry}, or the empty slot where it would go. */
-    private int slotOf(int entry) {
-        int slot = mix(arena.hashAt(entry)) & mask;
-        while (table[slot] != 0 && !arena.equalsAt(table[slot] - 1, arena, entry)) {
+    /** The slot that holds the id of arena entry {@code entry} (whose mixed hash is {@code hash}), or the empty slot where it would go. */
+    private int slotOf(int entry, int hash) {
+        int slot = hash & mask;
+        while (table[slot] != 0 && ((int) table[slot] != hash || !arena.equalsAt(entryIn(table[slot]), arena, entry))) {
             slot = (slot + 1) & mask;
         }
         return slot;
@@ -63,13 +64,17 @@ final class IdIndex {
         return find(id.raw()) >= 0;
     }
 
+    private static int entryIn(long ref) {
+        return (int) (ref >>> 32) - 1;
+    }
+
     private void grow() {
-        int[] old = table;
-        table = new int[old.length * 2];
+        long[] old = table;
+        table = new long[old.length * 2];
         mask = table.length - 1;
-        for (int ref : old) {
+        for (long ref : old) {
             if (ref != 0) {
-                int slot = mix(arena.hashAt(ref - 1)) & mask;
+                int slot = (int) ref & mask;
                 while (table[slot] != 0) {
                     slot = (slot + 1) & mask;
                 }

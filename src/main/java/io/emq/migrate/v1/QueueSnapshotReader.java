@@ -19,7 +19,7 @@ import redis.clients.jedis.resps.Tuple;
 
 /**
  * Reads one v1 queue into a {@link QueueSnapshot} with read commands only ({@code TYPE},
- * {@code SCAN}, {@code LRANGE}, {@code ZRANGE}, {@code HMGET}, {@code HSTRLEN}, {@code HGET},
+ * {@code SCAN}, {@code LRANGE}, {@code ZRANGE}, {@code HMGET}, {@code HSTRLEN},
  * {@code PTTL}, …), in pipelined batches. Memory holds the ids and small facts of the queue's
  * jobs in columns ({@link ListedIds}, {@link StateJobs}; tens of bytes per job), the distinct ids
  * in an {@link IdIndex} over them while reading, and a bounded {@link AnomalyLog}; payloads are
@@ -35,9 +35,13 @@ public final class QueueSnapshotReader {
     private final SharedScan<QueueRef> scan;
     private final boolean digests;
 
-    /** {@code bases} holds every discovered queue, so keys of a nested queue ({@code a:b} under {@code a}) are left to it. */
+    /**
+     * A reader of one queue at a time: each queue scans its own keys (a scan shared with no other queue
+     * would walk the whole prefix). {@code bases} holds every discovered queue, so keys of a nested
+     * queue ({@code a:b} under {@code a}) are left to it.
+     */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
-        this(jedis, SharedScan.v1(jedis, bases), true);
+        this(jedis, new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0), true);
     }
 
     /** A reader whose queues find their keys through {@code scan}, which readers of other queues may share. */
@@ -420,71 +424,72 @@ public final class QueueSnapshotReader {
         return value.length >= prefix.length && Arrays.equals(value, 0, prefix.length, prefix, 0, prefix.length);
     }
 
-    /** One pipelined batch of jobs of one state: small fields, payload lengths and lock TTLs in one pipeline, then payloads. */
+    /**
+     * One pipelined batch of jobs of one state. With digests: the payload lengths (and lock TTLs) in one
+     * pipeline, then each job's small fields and its payload in one {@code HMGET}, in pipelines of at
+     * most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload digested as it arrives. Without: the
+     * small fields, payload lengths and lock TTLs in one pipeline.
+     */
     private final class FactsBatch {
         private static final byte[][] FIELDS = fields("name", "timestamp", "delay", "priority", "opts", "ats", "atm",
                 "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter");
+        private static final byte[][] FIELDS_AND_DATA = fields("name", "timestamp", "delay", "priority", "opts", "ats",
+                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter", "data");
         private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
         private final Reading reading;
         private final StateJobs jobs;
         private final V1State state;
         private final int[] entries;
+        private final List<Bytes> ids;
+        private final byte[][] keys;
+        /** Per job: its small fields (null when the key is not a hash), payload length, payload (digest mode) and lock TTL. */
+        private final List<List<byte[]>> fields;
+        private final long[] lengths;
+        private final PayloadDigest[] payloads;
+        private final long[] lockTtls;
 
         FactsBatch(Reading reading, StateJobs jobs, int[] entries) {
             this.reading = reading;
             this.jobs = jobs;
             this.state = jobs.state();
             this.entries = entries;
-        }
-
-        private Bytes id(int entry) {
-            return reading.listedIds.id(entry);
+            this.ids = new ArrayList<>(entries.length);
+            this.keys = new byte[entries.length][];
+            for (int n = 0; n < entries.length; n++) {
+                ids.add(reading.listedIds.id(entries[n]));
+                keys[n] = reading.queue.jobKey(ids.get(n)).raw();
+            }
+            this.fields = new ArrayList<>(entries.length);
+            this.lengths = new long[entries.length];
+            this.payloads = new PayloadDigest[entries.length];
+            this.lockTtls = new long[entries.length];
         }
 
         void read() {
             QueueRef queue = reading.queue;
-            List<Bytes> ids = new ArrayList<>(entries.length);
-            for (int entry : entries) {
-                ids.add(id(entry));
+            if (digests) {
+                readWithPayloads();
+            } else {
+                readMeasured();
             }
-            // One pipeline: each job's small fields and payload length (and lock TTL). A key that is not
-            // a hash answers HMGET with a WRONGTYPE error; a missing key, with no fields at all; only
-            // those few are asked for their type afterwards.
-            List<Response<Long>> locks = new ArrayList<>();
-            List<Response<List<byte[]>>> allFields = new ArrayList<>(ids.size());
-            List<Response<Long>> allLengths = new ArrayList<>(ids.size());
-            try (AbstractPipeline p = jedis.pipelined()) {
-                for (Bytes id : ids) {
-                    byte[] key = queue.jobKey(id).raw();
-                    if (state == V1State.ACTIVE) {
-                        locks.add(p.pttl(queue.jobSubKey(id, JobSubKind.LOCK).raw()));
-                    }
-                    allFields.add(p.hmget(key, FIELDS));
-                    allLengths.add(p.hstrlen(key, DATA));
-                }
-                p.sync();
-            }
-            List<List<byte[]>> fieldReplies = new ArrayList<>(ids.size());
+            // A key that is not a hash answered with WRONGTYPE; a missing key, with no fields at all:
+            // only those few are asked for their type.
             List<Integer> unsure = new ArrayList<>();
             for (int n = 0; n < ids.size(); n++) {
-                List<byte[]> fields = hashFields(allFields.get(n));
-                fieldReplies.add(fields);
-                if (fields == null || (fields.stream().allMatch(f -> f == null) && allLengths.get(n).get() == 0)) {
+                List<byte[]> f = fields.get(n);
+                boolean noPayload = digests ? !payloads[n].present() : lengths[n] == 0;
+                if (f == null || (noPayload && f.stream().allMatch(v -> v == null))) {
                     unsure.add(n);
                 }
             }
-            Map<Integer, KeyType> types = typesOf(ids, unsure);
+            Map<Integer, KeyType> types = typesOf(unsure);
             List<Integer> hashes = new ArrayList<>();
-            List<Long> lockTtls = new ArrayList<>();
-            List<Long> dataLengths = new ArrayList<>();
             for (int n = 0; n < entries.length; n++) {
                 Bytes id = ids.get(n);
                 KeyType type = types.getOrDefault(n, KeyType.HASH);
                 if (type == KeyType.HASH) {
                     hashes.add(n);
-                    lockTtls.add(state == V1State.ACTIVE ? locks.get(n).get() : -2L);
-                    dataLengths.add(allLengths.get(n).get());
                 } else if (type == KeyType.NONE) {
                     reading.anomaly(AnomalyKind.MISSING_HASH, queue.jobKey(id),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
@@ -493,11 +498,74 @@ public final class QueueSnapshotReader {
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
-            List<PayloadDigest> digests = digests(ids, hashes, dataLengths);
-            for (int k = 0; k < hashes.size(); k++) {
-                int n = hashes.get(k);
-                JobHashFields h = JobHashFields.of(fieldReplies.get(n));
-                add(entries[n], ids.get(n), h, digests.get(k), lockTtls.get(k));
+            if (!digests) {
+                measure(hashes);
+            }
+            for (int n : hashes) {
+                add(entries[n], ids.get(n), JobHashFields.of(fields.get(n)), payloads[n], lockTtls[n]);
+            }
+        }
+
+        /** The payload lengths and lock TTLs, then the small fields and payloads in pipelines bounded by payload bytes. */
+        private void readWithPayloads() {
+            List<Response<Long>> lengthReplies = new ArrayList<>(keys.length);
+            List<Response<Long>> locks = new ArrayList<>();
+            try (AbstractPipeline p = jedis.pipelined()) {
+                for (int n = 0; n < keys.length; n++) {
+                    lengthReplies.add(p.hstrlen(keys[n], DATA));
+                    if (state == V1State.ACTIVE) {
+                        locks.add(p.pttl(reading.queue.jobSubKey(ids.get(n), JobSubKind.LOCK).raw()));
+                    }
+                }
+                p.sync();
+            }
+            for (int n = 0; n < keys.length; n++) {
+                lengths[n] = lengthOf(lengthReplies.get(n));
+                lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
+            }
+            int from = 0;
+            while (from < keys.length) {
+                int to = from;
+                long bytes = 0;
+                while (to < keys.length && (to == from || bytes + lengths[to] <= PAYLOAD_BATCH_BYTES)) {
+                    bytes += lengths[to];
+                    to++;
+                }
+                List<Response<List<byte[]>>> replies = new ArrayList<>(to - from);
+                try (AbstractPipeline p = jedis.pipelined()) {
+                    for (int n = from; n < to; n++) {
+                        replies.add(p.hmget(keys[n], FIELDS_AND_DATA));
+                    }
+                    p.sync();
+                }
+                for (int n = from; n < to; n++) {
+                    List<byte[]> all = hashFields(replies.get(n - from));
+                    fields.add(all == null ? null : all.subList(0, FIELDS.length));
+                    payloads[n] = all == null ? PayloadDigest.ABSENT : PayloadDigest.of(all.get(FIELDS.length));
+                }
+                from = to;
+            }
+        }
+
+        /** The small fields, payload lengths and lock TTLs in one pipeline; the payloads are not read. */
+        private void readMeasured() {
+            List<Response<Long>> locks = new ArrayList<>();
+            List<Response<List<byte[]>>> fieldReplies = new ArrayList<>(keys.length);
+            List<Response<Long>> lengthReplies = new ArrayList<>(keys.length);
+            try (AbstractPipeline p = jedis.pipelined()) {
+                for (int n = 0; n < keys.length; n++) {
+                    if (state == V1State.ACTIVE) {
+                        locks.add(p.pttl(reading.queue.jobSubKey(ids.get(n), JobSubKind.LOCK).raw()));
+                    }
+                    fieldReplies.add(p.hmget(keys[n], FIELDS));
+                    lengthReplies.add(p.hstrlen(keys[n], DATA));
+                }
+                p.sync();
+            }
+            for (int n = 0; n < keys.length; n++) {
+                fields.add(hashFields(fieldReplies.get(n)));
+                lengths[n] = lengthOf(lengthReplies.get(n));
+                lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
             }
         }
 
@@ -510,15 +578,24 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The types of the keys the first pipeline could not tell apart from a hash (missing or another type). */
-        private Map<Integer, KeyType> typesOf(List<Bytes> ids, List<Integer> positions) {
+        /** The HSTRLEN reply, or 0 when the key is not a hash (the server answered WRONGTYPE). */
+        private static long lengthOf(Response<Long> reply) {
+            try {
+                return reply.get();
+            } catch (redis.clients.jedis.exceptions.JedisDataException wrongType) {
+                return 0;
+            }
+        }
+
+        /** The types of the keys the first replies could not tell apart from a hash (missing or another type). */
+        private Map<Integer, KeyType> typesOf(List<Integer> positions) {
             Map<Integer, KeyType> out = new HashMap<>();
             if (positions.isEmpty()) {
                 return out;
             }
             List<Response<String>> replies = new ArrayList<>(positions.size());
             try (AbstractPipeline p = jedis.pipelined()) {
-                positions.forEach(n -> replies.add(p.type(reading.queue.jobKey(ids.get(n)).raw())));
+                positions.forEach(n -> replies.add(p.type(keys[n])));
                 p.sync();
             }
             for (int k = 0; k < positions.size(); k++) {
@@ -528,65 +605,30 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Each hash's payload: measured by its length alone, or read and digested in pipelines of at most
-         * {@link #PAYLOAD_BATCH_BYTES}. A zero length is an empty or an absent {@code data}; only those
-         * are asked which.
+         * Without digests, each hash's payload by its length alone. A zero length is an empty or an absent
+         * {@code data}; only those are asked which.
          */
-        private List<PayloadDigest> digests(List<Bytes> ids, List<Integer> hashes, List<Long> lengths) {
-            Set<Integer> absent = absentData(ids, hashes, lengths);
-            List<PayloadDigest> out = new ArrayList<>(hashes.size());
-            if (!digests) {
-                for (int n = 0; n < hashes.size(); n++) {
-                    out.add(absent.contains(n) ? PayloadDigest.ABSENT : PayloadDigest.measured(lengths.get(n)));
-                }
-                return out;
-            }
-            int from = 0;
-            while (from < hashes.size()) {
-                int to = from;
-                long bytes = 0;
-                while (to < hashes.size() && (to == from || bytes + lengths.get(to) <= PAYLOAD_BATCH_BYTES)) {
-                    bytes += lengths.get(to);
-                    to++;
-                }
-                List<Response<byte[]>> data = new ArrayList<>();
-                try (AbstractPipeline p = jedis.pipelined()) {
-                    for (int n = from; n < to; n++) {
-                        data.add(p.hget(reading.queue.jobKey(ids.get(hashes.get(n))).raw(), DATA));
-                    }
-                    p.sync();
-                }
-                for (int n = from; n < to; n++) {
-                    out.add(absent.contains(n) ? PayloadDigest.ABSENT : PayloadDigest.of(data.get(n - from).get()));
-                }
-                from = to;
-            }
-            return out;
-        }
-
-        /** Positions (in {@code hashes}) whose hash has no {@code data} field at all. */
-        private Set<Integer> absentData(List<Bytes> ids, List<Integer> hashes, List<Long> lengths) {
+        private void measure(List<Integer> hashes) {
             List<Integer> empty = new ArrayList<>();
-            for (int n = 0; n < hashes.size(); n++) {
-                if (lengths.get(n) == 0) {
+            for (int n : hashes) {
+                payloads[n] = PayloadDigest.measured(lengths[n]);
+                if (lengths[n] == 0) {
                     empty.add(n);
                 }
             }
-            Set<Integer> out = new HashSet<>();
             if (empty.isEmpty()) {
-                return out;
+                return;
             }
             List<Response<Boolean>> present = new ArrayList<>(empty.size());
             try (AbstractPipeline p = jedis.pipelined()) {
-                empty.forEach(n -> present.add(p.hexists(reading.queue.jobKey(ids.get(hashes.get(n))).raw(), DATA)));
+                empty.forEach(n -> present.add(p.hexists(keys[n], DATA)));
                 p.sync();
             }
             for (int k = 0; k < empty.size(); k++) {
                 if (!present.get(k).get()) {
-                    out.add(empty.get(k));
+                    payloads[empty.get(k)] = PayloadDigest.ABSENT;
                 }
             }
-            return out;
         }
 
         private void add(int entry, Bytes id, JobHashFields h, PayloadDigest payload, long lockTtl) {

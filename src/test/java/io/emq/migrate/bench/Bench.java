@@ -7,7 +7,6 @@ import io.emq.migrate.runtime.Consumer;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
 import io.emq.migrate.runtime.Jobs;
-import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Clients;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Script;
@@ -59,18 +58,10 @@ public final class Bench {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        LocalServer server = target == null ? LocalServer.start() : null;
-        String uri = target != null ? target : server.uri();
-        try (UnifiedJedis client = Clients.open(Endpoint.parse(uri), 24)) {
-            System.out.println("server: " + client.info("server").lines()
-                    .filter(l -> l.startsWith("redis_version") || l.startsWith("valkey_version"))
-                    .findFirst().orElse("?") + "  cpus: " + Runtime.getRuntime().availableProcessors()
+        try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Clients.open(Endpoint.parse(server.uri()), 24)) {
+            System.out.println("server: " + BenchSetup.version(client) + "  cpus: " + Runtime.getRuntime().availableProcessors()
                     + "  jobs per run: " + jobs + "  rounds: " + rounds + " (best of)");
             new Bench(client, jobs).run(rounds);
-        } finally {
-            if (server != null) {
-                server.close();
-            }
         }
     }
 

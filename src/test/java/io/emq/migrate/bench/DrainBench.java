@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -58,9 +57,8 @@ public final class DrainBench {
             }
         }
         try (LocalServer server = LocalServer.start(); UnifiedJedis client = Clients.open(Endpoint.parse(server.uri()), 24)) {
-            System.out.println("server: " + client.info("server").lines().filter(l -> l.startsWith("redis_version"))
-                    .findFirst().orElse("?") + "  cpus: " + Runtime.getRuntime().availableProcessors()
-                    + "  jobs per run: " + jobs + "  rounds: " + rounds + "  load average: " + loadAverage());
+            System.out.println("server: " + BenchSetup.version(client) + "  cpus: " + Runtime.getRuntime().availableProcessors()
+                    + "  jobs per run: " + jobs + "  rounds: " + rounds + "  load average: " + BenchSetup.loadAverage());
             System.out.printf(Locale.ROOT, "emq-migrate: drain with no tuning flags (%d worker, claim_batch %d and complete_batch"
                     + " in one pipeline a round trip, every settlement fenced by its token, judged against the journal), no-op handler%n",
                     DrainOptions.defaults().workers(), DrainOptions.BATCH_SIZE);
@@ -81,13 +79,8 @@ public final class DrainBench {
             Collections.sort(ratios);
             System.out.printf(Locale.ROOT, "drain (defaults) best %,.0f jobs/s | BullMQ 5.65.1 Worker best %,.0f jobs/s | ratio of"
                     + " bests %.2f | median of round ratios %.2f | load average: %s%n", drain, peer, drain / peer,
-                    ratios.get(ratios.size() / 2), loadAverage());
+                    ratios.get(ratios.size() / 2), BenchSetup.loadAverage());
         }
-    }
-
-    private static String loadAverage() throws java.io.IOException {
-        Path proc = Path.of("/proc/loadavg");
-        return Files.exists(proc) ? String.join(" ", Arrays.asList(Files.readString(proc).split(" ")).subList(0, 3)) : "?";
     }
 
     /** Enqueues N jobs into a fresh v2 queue, then times the drain as {@code drain --handler noop} runs it. */

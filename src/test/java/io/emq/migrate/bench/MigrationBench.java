@@ -1,5 +1,7 @@
 package io.emq.migrate.bench;
 
+import static io.emq.migrate.bench.BenchSetup.secs;
+
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
@@ -7,8 +9,6 @@ import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.StepDefinition;
-import io.emq.migrate.migrate.V1QueueGenerator;
-import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
@@ -41,14 +41,11 @@ public final class MigrationBench {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        LocalServer server = target == null ? LocalServer.start() : null;
-        String uri = target == null ? server.uri() : target;
-        try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+        try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
+            String uri = server.uri();
             client.flushAll();
-            long t0 = System.nanoTime();
-            V1QueueGenerator.addWaiting(client, "bench", 1, jobs, 200);
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
-                    secs(t0), uri, Runtime.getRuntime().maxMemory() >> 20);
+                    BenchSetup.generateWaiting(client, "bench", jobs), uri, BenchSetup.maxHeapMiB());
 
             long b0 = System.nanoTime();
             baselineCopy(client, jobs);
@@ -73,7 +70,7 @@ public final class MigrationBench {
             if (!results.get(0).ok()) {
                 throw new IllegalStateException("migration did not finish: " + results.get(0));
             }
-            long peak = peakHeapMiB();
+            long peak = BenchSetup.peakHeapMiB();
             long live = LiveHeap.peakMiB();
             stepMs.forEach((step, ms) -> System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", step, ms));
             long absorb = stepMs.getOrDefault("V30 absorb pending", 0L);
@@ -84,11 +81,7 @@ public final class MigrationBench {
             System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V30 absorb pending (the copy)",
                     jobs * 1000.0 / Math.max(1, absorb), baseline, jobs * 1000.0 / Math.max(1, absorb) / baseline);
             System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max (live after GC at most %d MiB)%n", peak,
-                    Runtime.getRuntime().maxMemory() >> 20, live);
-        } finally {
-            if (server != null) {
-                server.close();
-            }
+                    BenchSetup.maxHeapMiB(), live);
         }
     }
 
@@ -147,19 +140,5 @@ public final class MigrationBench {
         System.arraycopy(p, 0, out, 0, p.length);
         System.arraycopy(tail, 0, out, p.length, tail.length);
         return out;
-    }
-
-    private static long peakHeapMiB() {
-        long peak = 0;
-        for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == java.lang.management.MemoryType.HEAP) {
-                peak += pool.getPeakUsage().getUsed();
-            }
-        }
-        return peak >> 20;
-    }
-
-    private static double secs(long t0) {
-        return (System.nanoTime() - t0) / 1e9;
     }
 }

@@ -1,7 +1,5 @@
 package io.emq.migrate.bench;
 
-import io.emq.migrate.migrate.V1QueueGenerator;
-import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Endpoint;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -35,20 +33,18 @@ public final class PlanBench {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        LocalServer server = target == null ? LocalServer.start() : null;
-        String uri = target == null ? server.uri() : target;
-        try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+        try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
+            String uri = server.uri();
             client.flushAll();
-            long t0 = System.nanoTime();
-            V1QueueGenerator.addWaiting(client, "bench", 1, jobs, 200);
-            System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, %s)%n", jobs, secs(t0), uri,
-                    client.info("server").lines().filter(l -> l.startsWith("redis_version")).findFirst().orElse(""));
+            double generated = BenchSetup.generateWaiting(client, "bench", jobs);
+            System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, %s; load average %s)%n", jobs, generated,
+                    uri, BenchSetup.version(client), BenchSetup.loadAverage());
             double bestPlan = Double.MAX_VALUE;
             double bestBaseline = Double.MAX_VALUE;
             for (int round = 1; round <= rounds; round++) {
                 long b0 = System.nanoTime();
                 long read = baseline(client);
-                double baseline = secs(b0);
+                double baseline = BenchSetup.secs(b0);
                 if (read != jobs) {
                     throw new IllegalStateException("baseline read " + read + " hashes, not " + jobs);
                 }
@@ -59,11 +55,8 @@ public final class PlanBench {
                 bestBaseline = Math.min(bestBaseline, baseline);
             }
             System.out.printf(Locale.ROOT, "plan --queue bench (%d waiting jobs) %.0f jobs/s | bare pipelined HGETALL %.0f"
-                    + " jobs/s | ratio %.2f%n", jobs, jobs / bestPlan, jobs / bestBaseline, bestBaseline / bestPlan);
-        } finally {
-            if (server != null) {
-                server.close();
-            }
+                    + " jobs/s | ratio %.2f | load average %s%n", jobs, jobs / bestPlan, jobs / bestBaseline,
+                    bestBaseline / bestPlan, BenchSetup.loadAverage());
         }
     }
 
@@ -96,14 +89,10 @@ public final class PlanBench {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT);
         long t0 = System.nanoTime();
         int code = pb.start().waitFor();
-        double s = secs(t0);
+        double s = BenchSetup.secs(t0);
         if (code != 0) {
             throw new IllegalStateException("plan exited " + code);
         }
         return s;
-    }
-
-    static double secs(long t0) {
-        return (System.nanoTime() - t0) / 1e9;
     }
 }

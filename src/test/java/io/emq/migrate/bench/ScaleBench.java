@@ -1,12 +1,13 @@
 package io.emq.migrate.bench;
 
+import static io.emq.migrate.bench.BenchSetup.secs;
+
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
-import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.server.LocalCluster;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Endpoint;
@@ -50,9 +51,9 @@ public final class ScaleBench {
              UnifiedJedis source = Endpoint.parse(server.uri()).open();
              UnifiedJedis target = cluster ? Endpoint.parse(targets.uri()).open() : source) {
             System.out.printf(Locale.ROOT, "source %s (%s), target %s; %d queues of %d jobs, heap max %d MiB%n",
-                    server.uri(), source.info("server").lines().filter(l -> l.startsWith("redis_version")).findFirst().orElse(""),
+                    server.uri(), BenchSetup.version(source),
                     cluster ? "a three-master cluster " + targets.uri() : "the source server", queues, jobs,
-                    Runtime.getRuntime().maxMemory() >> 20);
+                    BenchSetup.maxHeapMiB());
             for (int n : parallel) {
                 source.flushAll();
                 if (cluster) {
@@ -63,7 +64,7 @@ public final class ScaleBench {
                     });
                 }
                 for (int q = 0; q < queues; q++) {
-                    V1QueueGenerator.addWaiting(source, "t" + q, 1, jobs, 200);
+                    BenchSetup.generateWaiting(source, "t" + q, jobs);
                 }
                 long b0 = System.nanoTime();
                 long copied = baselineCopy(source, target, queues);
@@ -140,9 +141,5 @@ public final class ScaleBench {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static double secs(long t0) {
-        return (System.nanoTime() - t0) / 1e9;
     }
 }

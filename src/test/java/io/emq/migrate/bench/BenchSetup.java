@@ -1,0 +1,92 @@
+package io.emq.migrate.bench;
+
+import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.server.LocalServer;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * What the bench mains set up alike: the server (the one {@code --target} names, or their own on a
+ * free loopback port), its version line, a v1 queue of waiting jobs, the heap and the load figures.
+ */
+final class BenchSetup {
+    /** Every generated job's payload, in bytes. */
+    static final int PAYLOAD_BYTES = 200;
+
+    private BenchSetup() {
+    }
+
+    /** The server a bench runs against: {@code target}, or (when null) its own, which {@link #close} stops. */
+    static final class Server implements AutoCloseable {
+        private final LocalServer own;
+        private final String uri;
+
+        private Server(LocalServer own, String uri) {
+            this.own = own;
+            this.uri = uri;
+        }
+
+        String uri() {
+            return uri;
+        }
+
+        public void close() {
+            if (own != null) {
+                own.close();
+            }
+        }
+    }
+
+    static Server server(String target) {
+        if (target != null) {
+            return new Server(null, target);
+        }
+        LocalServer own = LocalServer.start();
+        return new Server(own, own.uri());
+    }
+
+    /** The server's {@code redis_version:…} (or {@code valkey_version:…}) line. */
+    static String version(UnifiedJedis client) {
+        return client.info("server").lines()
+                .filter(l -> l.startsWith("redis_version") || l.startsWith("valkey_version"))
+                .findFirst().orElse("?");
+    }
+
+    /** Adds {@code jobs} waiting v1 jobs ({@value #PAYLOAD_BYTES}-byte payloads) to queue {@code bull:queue}; the seconds it took. */
+    static double generateWaiting(UnifiedJedis client, String queue, int jobs) {
+        long t0 = System.nanoTime();
+        V1QueueGenerator.addWaiting(client, queue, 1, jobs, PAYLOAD_BYTES);
+        return secs(t0);
+    }
+
+    static long maxHeapMiB() {
+        return Runtime.getRuntime().maxMemory() >> 20;
+    }
+
+    /** The most heap in use at any moment so far (garbage included), summed over the heap's pools. */
+    static long peakHeapMiB() {
+        long peak = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        return peak >> 20;
+    }
+
+    /** The 1, 5 and 15 minute load averages, or {@code ?} where the system does not tell. */
+    static String loadAverage() throws IOException {
+        Path proc = Path.of("/proc/loadavg");
+        return Files.exists(proc) ? String.join(" ", Arrays.asList(Files.readString(proc).split(" ")).subList(0, 3)) : "?";
+    }
+
+    static double secs(long t0) {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+}
