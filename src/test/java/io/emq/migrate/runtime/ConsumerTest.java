@@ -136,8 +136,9 @@ class ConsumerTest {
     void leasesAreExtendedWhileAHandlerRunsLongerThanTheLease() throws Exception {
         Jobs jobs = jobs("long");
         jobs.enqueue("slow".getBytes(StandardCharsets.UTF_8));
-        ConsumerStats stats = Consumer.on(jobs, job -> Thread.sleep(500))
-                .lease(Duration.ofMillis(150)).beat(Duration.ofMillis(20)).build().runUntilEmpty();
+        // the handler outlives the lease 2.5 times over; twenty beats a lease leave room for a loaded machine
+        ConsumerStats stats = Consumer.on(jobs, job -> Thread.sleep(2000))
+                .lease(Duration.ofMillis(800)).beat(Duration.ofMillis(40)).build().runUntilEmpty();
         assertEquals(1, stats.claimed());
         assertEquals(1, stats.completed());
         assertEquals(0, stats.leaseLost());
