@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.KeyType;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -62,6 +64,25 @@ class CrashSafetyTest {
         return MigrationHarness.migrate(SERVER, SERVER, OPTIONS, checkpoints, List.of("bull"));
     }
 
+    /**
+     * Waits until every journal's lease has lapsed by the server's clock (the crashed run's last
+     * renewal may land late on a loaded machine, so a fixed sleep is not enough); fails after 30 leases.
+     */
+    private static void awaitLeasesLapsed(List<String> journals) throws InterruptedException {
+        long deadline = System.nanoTime() + LEASE.multipliedBy(30).toNanos();
+        while (true) {
+            long now = (Long) SERVER.client().eval("local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)");
+            long latest = journals.stream()
+                    .map(key -> SERVER.client().hget(key, "lock_until")).filter(Objects::nonNull)
+                    .mapToLong(Long::parseLong).max().orElse(0);
+            if (latest < now) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "a crashed run's lease never lapsed");
+            Thread.sleep(latest - now + 1);
+        }
+    }
+
     @Test
     void aCrashAtAnyPointOfAnyStepThenARerunGivesTheCleanResult() throws InterruptedException {
         loadFixtures();
@@ -69,6 +90,7 @@ class CrashSafetyTest {
         List<MigrationResult> clean = run(Checkpoints.observed((version, where) -> passes.merge(version + ":" + where, 1L, Long::sum)));
         clean.forEach(r -> assertTrue(r.ok(), r.toString()));
         String expected = endState();
+        List<String> journals = clean.stream().map(r -> Keys.migrationJournal(r.v2Queue())).toList();
         int crashes = 0;
         for (Map.Entry<String, Long> checkpoint : passes.entrySet()) {
             for (long k = 1; k <= checkpoint.getValue(); k++) {
@@ -77,7 +99,7 @@ class CrashSafetyTest {
                 Checkpoints crashing = Checkpoints.throwingAt(at);
                 assertThrows(Checkpoints.InjectedCrash.class, () -> run(crashing), "a crash at " + at);
                 crashes++;
-                Thread.sleep(LEASE.toMillis() + 50);
+                awaitLeasesLapsed(journals);
                 List<MigrationResult> rerun = run(Checkpoints.none());
                 rerun.forEach(r -> assertTrue(r.ok(), "after a crash at " + at + ": " + r));
                 assertEquals(expected, endState(), "after a crash at " + at);
