@@ -9,13 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 
 /**
- * Writes migrated jobs in pipelined batches: read the v1 jobs' digests, then their hashes (in that
- * order: a change between the two makes the recorded digest stale, so a re-sync copies the job again,
- * never the reverse), build the v2 rows, write them with
+ * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest at one instant
+ * (the digest recorded is exactly that of the bytes copied), build the v2 rows, write them with
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}).
@@ -36,20 +33,19 @@ final class JobWriter {
     private static void writeBatch(QueueMigration m, List<JobFacts> batch, Map<String, Long> counts) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
         List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-        List<String> digests = SourceFence.digests(m.sourceWire, m.source, v1Ids);
-        List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
+        List<SourceFence.Job> read = SourceFence.read(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
             BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
                     + " has no branded id: the plan-identity step must run first"));
-            Map<Bytes, Bytes> hash = hashes.get(i);
+            Map<Bytes, Bytes> hash = read.get(i).hash();
             if (hash.isEmpty()) {
                 throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");
             }
-            RowBuilder.Row row = RowBuilder.build(m, facts, hash, digests.get(i), id, parentOf(m, facts, hash));
+            RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash));
             rows.add(row);
             expectations.put(id, row.expected());
             counts.merge(row.state(), 1L, Long::sum);
@@ -76,18 +72,12 @@ final class JobWriter {
         return Optional.of(new RowBuilder.ParentLink(parent, parentQueue, RowBuilder.parentPolicy(hash)));
     }
 
+    /** The hashes of these v1 jobs, in order (empty where a job has none). */
     static List<Map<Bytes, Bytes>> readHashes(QueueMigration m, List<Bytes> ids) {
-        List<Response<Map<byte[], byte[]>>> responses = new ArrayList<>(ids.size());
-        try (AbstractPipeline p = m.sourceClient().pipelined()) {
-            for (Bytes id : ids) {
-                responses.add(p.hgetAll(m.source.jobKey(id).raw()));
-            }
-            p.sync();
-        }
         List<Map<Bytes, Bytes>> out = new ArrayList<>(ids.size());
-        for (Response<Map<byte[], byte[]>> r : responses) {
+        for (Map<byte[], byte[]> raw : m.sourceWire.hgetAll(ids.stream().map(id -> m.source.jobKey(id).raw()).toList())) {
             Map<Bytes, Bytes> hash = new HashMap<>();
-            r.get().forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
+            raw.forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
             out.add(hash);
         }
         return out;

@@ -187,6 +187,31 @@ public final class Wire implements AutoCloseable {
         return fields.isEmpty() ? List.of() : client.hmget(key, fields.toArray(byte[][]::new));
     }
 
+    /** The fields and values of each of these hashes, in order, empty where absent ({@code HGETALL}, pipelined). */
+    public List<Map<byte[], byte[]>> hgetAll(List<byte[]> keys) {
+        List<Response<Map<byte[], byte[]>>> replies = new ArrayList<>(keys.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            keys.forEach(k -> replies.add(p.hgetAll(k)));
+            p.sync();
+        }
+        return replies.stream().map(Response::get).toList();
+    }
+
+    /** The type of a key ({@code TYPE}: "none" when absent). */
+    public String type(byte[] key) {
+        return client.type(key);
+    }
+
+    /** Deletes these keys, reclaiming their memory in the background ({@code UNLINK}, pipelined); returns how many existed. */
+    public long unlink(List<byte[]> keys) {
+        List<Response<Long>> replies = new ArrayList<>(keys.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            keys.forEach(k -> replies.add(p.unlink(k)));
+            p.sync();
+        }
+        return replies.stream().mapToLong(Response::get).sum();
+    }
+
     /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
     public List<String> mget(List<String> keys) {
         return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
