@@ -116,9 +116,29 @@ final class RetireSource implements Step {
         return moved[0];
     }
 
-    /** Retires every journaled job that has a row, a batch at a time; returns the keys deleted. */
+    /**
+     * Retires every job that has a row, a batch at a time; returns the keys deleted. The jobs are those
+     * of the source as read before the tombstone (the pass brought the journal in line with them), or,
+     * when an earlier run stamped it, the journal's.
+     */
     private static long retireJobs(QueueMigration m, Optional<QueueSnapshot> before) {
         long[] deleted = {0};
+        if (before.isPresent()) {
+            Migratable.inBatches(Migratable.rows(before.get(), m.options), BATCH, batch -> {
+                List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
+                List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+                List<BrandedId> mapped = new ArrayList<>(batch.size());
+                List<Bytes> mappedV1 = new ArrayList<>(batch.size());
+                for (int i = 0; i < batch.size(); i++) {
+                    if (ids.get(i).isPresent()) {
+                        mapped.add(ids.get(i).get());
+                        mappedV1.add(v1Ids.get(i));
+                    }
+                }
+                deleted[0] += retireBatch(m, before, mapped, mappedV1);
+            });
+            return deleted[0];
+        }
         List<BrandedId> ids = new ArrayList<>(BATCH);
         List<Bytes> v1Ids = new ArrayList<>(BATCH);
         m.journal.ids().forEach((id, v1) -> {
