@@ -212,6 +212,36 @@ public final class Wire implements AutoCloseable {
         return replies.stream().mapToLong(Response::get).sum();
     }
 
+    /** The same fields of each of these hashes, in order ({@code HMGET}, pipelined): per hash, the values, null where absent. */
+    public List<List<byte[]>> hmget(List<byte[]> keys, List<byte[]> fields) {
+        byte[][] asked = fields.toArray(byte[][]::new);
+        List<Response<List<byte[]>>> replies = new ArrayList<>(keys.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            keys.forEach(k -> replies.add(p.hmget(k, asked)));
+            p.sync();
+        }
+        return replies.stream().map(Response::get).toList();
+    }
+
+    /** The score of each member in its sorted set, in order, null where it is not a member ({@code ZSCORE}, pipelined). */
+    public List<Double> zscores(List<byte[]> sets, List<byte[]> members) {
+        List<Response<Double>> replies = new ArrayList<>(sets.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            for (int i = 0; i < sets.size(); i++) {
+                replies.add(p.zscore(sets.get(i), members.get(i)));
+            }
+            p.sync();
+        }
+        List<Double> out = new ArrayList<>(replies.size());
+        replies.forEach(r -> out.add(r.get()));
+        return out;
+    }
+
+    /** The number of members of a sorted set ({@code ZCARD}; 0 when absent). */
+    public long zcard(String key) {
+        return client.zcard(key);
+    }
+
     /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
     public List<String> mget(List<String> keys) {
         return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
