@@ -1,36 +1,40 @@
--- migrate_v1_source: the migration's reads and its one destructive write on a v1 (BullMQ 5.x) queue:
--- measure its fingerprint, digest some of its jobs, or retire it if nothing changed since the re-sync.
+-- migrate_v1_source: the migration's reads and its destructive writes on a v1 (BullMQ 5.x) queue:
+-- measure its fingerprint, read or digest some of its jobs, retire its structures if nothing moved
+-- since the re-sync, then retire its jobs a batch at a time, each only if it still holds what v2 holds.
 -- KEYS[1] <prefix>:<q>:meta
 -- KEYS[2] <prefix>:<q>:id          the add counter: every v1 add INCRs it
 -- KEYS[3..10] <prefix>:<q>: wait, paused, active, prioritized, delayed, waiting-children, failed, completed
--- KEYS[11..] digest: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs;
+-- KEYS[11..] read, digest, retire_jobs: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs;
 --            retire: further queue-level keys to delete (pc, marker, events, stalled, repeat, ...)
--- ARGV[1] op: measure | digest | retire
--- ARGV[2] retire: the fingerprint of the source the last re-sync brought v2 in line with
--- ARGV[3] retire: the content sum that re-sync read (see below)
--- ARGV[4] retire: the tombstone, echomq:2.0.0-migrated
--- ARGV[5] retire: the queue's key base <prefix>:<q>: (the job keys it checks are built on it, as
---         BullMQ's own scripts build theirs: a queue's jobs cannot all be declared)
+-- ARGV[1] op: measure | read | digest | retire | retire_jobs
+-- ARGV[2] retire: the fingerprint of the source the last re-sync brought v2 in line with;
+--         retire_jobs: the tombstone, echomq:2.0.0-migrated
+-- ARGV[3] retire: the tombstone; retire_jobs: ARGV[3..] the digest v2 holds of each job of KEYS[11..], in order
 -- Reply:  measure -> the fingerprint "<id counter>|<size of wait>|...|<size of completed>|<sha1>", the
 --                    sha1 taken over every member of the eight structures in order, with its score for
 --                    a zset (TYPE-safe: a key of a wrong type contributes its type name): an add, a
 --                    removal, a move or a reorder changes it. O(members), read in chunks of 1000.
 --         digest  -> one digest per job of KEYS[11..], in order: the first 16 hex digits of the SHA-1
---                    over the hash's fields and values sorted by field, then the length and last entry
---                    of its logs list, then, for a flow parent, the sizes of its :dependencies,
---                    :processed, :failed and :unsuccessful (built on the hash key, as BullMQ builds
---                    them; a key of another type contributes its type name). Reads only.
+--                    over the hash's "<length>:<field><length>:<value>" pairs, sorted, then, when the
+--                    job has any of them, the length and last entry of its logs list and, for a flow
+--                    parent, the sizes of its :dependencies, :processed, :failed and :unsuccessful
+--                    (built on the hash key, as BullMQ builds them; a key of another type contributes
+--                    its type name). Reads only.
+--         read    -> for each job of KEYS[11..], its digest then its fields and values (HGETALL; empty
+--                    when it has no hash), read at one instant. Reads only.
 --         retire  -> the number of keys deleted; 0 when the tombstone is already there. Deletes only
---                    if the fingerprint is ARGV[2] and the content sum is ARGV[3]: the sum, mod 2^48,
---                    of the first 12 hex digits of the digest of every distinct job with a hash
---                    listed in wait, paused, active (not under a live lock), prioritized, delayed,
---                    waiting-children or failed. Otherwise EMQSTATE (a producer, worker or editor is
---                    still at work) and nothing is deleted. Then the structures go, meta.version and
---                    the add counter get the tombstone (a v1 producer still adding then fails: INCR of
---                    a non-integer, instead of adding a job no migration sees); job hashes and their
---                    subkeys are deleted afterwards by the caller, in batches. O(jobs), one HGETALL each.
+--                    if the fingerprint is ARGV[2]: otherwise EMQSTATE (a producer or worker is still at
+--                    work) and nothing is deleted. Then the structures and the queue-level keys go,
+--                    meta.version and the add counter get the tombstone (a v1 producer still adding
+--                    then fails: INCR of a non-integer, instead of adding a job no migration sees).
+--                    O(members): the jobs themselves are retired by retire_jobs.
+--         retire_jobs -> {deleted, i...}: each job of KEYS[11..] whose digest is still the one v2 holds
+--                    (ARGV) has its hash and logs deleted in this same step; the 1-based positions i of
+--                    the jobs whose digest moved (an edit since the re-sync) are returned and those jobs
+--                    are left whole for the caller to copy again. A job without a hash was retired
+--                    already. EMQSTATE, nothing deleted, unless the queue bears the tombstone (the jobs
+--                    of a live queue are never deleted). O(jobs given).
 local CHUNK = 1000
-local MOD = 281474976710656
 local function fingerprint()
   local sizes = {redis.call('GET', KEYS[2]) or ''}
   local parts = {}
@@ -65,33 +69,25 @@ local function fingerprint()
   sizes[#sizes + 1] = redis.sha1hex(table.concat(parts))
   return table.concat(sizes, '|')
 end
-local function digest(hash, logs, t)
+local function digest(hash, logs, t, flat)
   local parts = {}
   if t == 'hash' then
-    local flat = redis.call('HGETALL', hash)
-    local names = {}
-    local values = {}
     for i = 1, #flat, 2 do
-      names[#names + 1] = flat[i]
-      values[flat[i]] = flat[i + 1]
+      parts[#parts + 1] = #flat[i] .. ':' .. flat[i] .. #flat[i + 1] .. ':' .. flat[i + 1]
     end
-    table.sort(names)
-    for i, name in ipairs(names) do
-      local value = values[name]
-      parts[i] = #name .. ':' .. name .. #value .. ':' .. value
-    end
+    table.sort(parts)
   else
     parts[1] = t
   end
-  local lt = redis.call('TYPE', logs)['ok']
-  if lt == 'list' then
-    local last = redis.call('LINDEX', logs, -1)
-    parts[#parts + 1] = '|' .. redis.call('LLEN', logs) .. ':' .. #last .. ':' .. last
-  else
-    parts[#parts + 1] = '|' .. lt
-  end
   local flow = {hash .. ':dependencies', hash .. ':processed', hash .. ':failed', hash .. ':unsuccessful'}
-  if redis.call('EXISTS', unpack(flow)) > 0 then
+  if redis.call('EXISTS', logs, unpack(flow)) > 0 then
+    local lt = redis.call('TYPE', logs)['ok']
+    if lt == 'list' then
+      local last = redis.call('LINDEX', logs, -1)
+      parts[#parts + 1] = '|' .. redis.call('LLEN', logs) .. ':' .. #last .. ':' .. last
+    else
+      parts[#parts + 1] = '|' .. lt
+    end
     for _, key in ipairs(flow) do
       local ft = redis.call('TYPE', key)['ok']
       local size = ft == 'set' and redis.call('SCARD', key) or ft == 'hash' and redis.call('HLEN', key) or ft
@@ -100,43 +96,10 @@ local function digest(hash, logs, t)
   end
   return string.sub(redis.sha1hex(table.concat(parts)), 1, 16)
 end
-local function contentSum(base)
-  local seen = {}
-  local sum = 0
-  local function add(id, structure)
-    if seen[id] then
-      return
-    end
-    seen[id] = true
-    local hash = base .. id
-    if redis.call('TYPE', hash)['ok'] ~= 'hash' then
-      return
-    end
-    if structure == 5 and redis.call('EXISTS', hash .. ':lock') == 1 then
-      return
-    end
-    sum = (sum + tonumber(string.sub(digest(hash, hash .. ':logs', 'hash'), 1, 12), 16)) % MOD
-  end
-  for i = 3, 9 do
-    local key = KEYS[i]
-    local t = redis.call('TYPE', key)['ok']
-    if t == 'list' then
-      for from = 0, redis.call('LLEN', key) - 1, CHUNK do
-        for _, id in ipairs(redis.call('LRANGE', key, from, from + CHUNK - 1)) do
-          if string.sub(id, 1, 2) ~= '0:' then
-            add(id, i)
-          end
-        end
-      end
-    elseif t == 'zset' then
-      for from = 0, redis.call('ZCARD', key) - 1, CHUNK do
-        for _, id in ipairs(redis.call('ZRANGE', key, from, from + CHUNK - 1)) do
-          add(id, i)
-        end
-      end
-    end
-  end
-  return string.format('%.0f', sum)
+local function read(k)
+  local t = redis.call('TYPE', KEYS[k])['ok']
+  local flat = t == 'hash' and redis.call('HGETALL', KEYS[k]) or {}
+  return digest(KEYS[k], KEYS[k + 1], t, flat), flat, t
 end
 if ARGV[1] == 'measure' then
   return fingerprint()
@@ -144,28 +107,57 @@ end
 if ARGV[1] == 'digest' then
   local out = {}
   for k = 11, #KEYS, 2 do
-    out[#out + 1] = digest(KEYS[k], KEYS[k + 1], redis.call('TYPE', KEYS[k])['ok'])
+    out[#out + 1] = read(k)
+  end
+  return out
+end
+if ARGV[1] == 'read' then
+  local out = {}
+  for k = 11, #KEYS, 2 do
+    local d, flat = read(k)
+    out[#out + 1] = d
+    out[#out + 1] = flat
   end
   return out
 end
 if ARGV[1] == 'retire' then
-  if redis.call('HGET', KEYS[1], 'version') == ARGV[4] then
+  if redis.call('HGET', KEYS[1], 'version') == ARGV[3] then
     return 0
   end
   local now = fingerprint()
   if now ~= ARGV[2] then
     return redis.error_reply('EMQSTATE source changed since the last re-sync: ' .. ARGV[2] .. ' -> ' .. now)
   end
-  local content = contentSum(ARGV[5])
-  if content ~= ARGV[3] then
-    return redis.error_reply('EMQSTATE a job changed since the last re-sync (content ' .. ARGV[3] .. ' -> ' .. content .. ')')
-  end
   local deleted = 0
   for i = 3, #KEYS do
     deleted = deleted + redis.call('DEL', KEYS[i])
   end
-  redis.call('SET', KEYS[2], ARGV[4])
-  redis.call('HSET', KEYS[1], 'version', ARGV[4])
+  redis.call('SET', KEYS[2], ARGV[3])
+  redis.call('HSET', KEYS[1], 'version', ARGV[3])
   return deleted
+end
+if ARGV[1] == 'retire_jobs' then
+  if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then
+    return redis.error_reply('EMQSTATE the queue bears no tombstone: its jobs are not retired')
+  end
+  if #ARGV ~= 2 + (#KEYS - 10) / 2 then
+    return redis.error_reply('EMQARGS retire_jobs: ' .. (#KEYS - 10) .. ' keys but ' .. (#ARGV - 2) .. ' digests')
+  end
+  local moved = {}
+  local checked = {}
+  for k = 11, #KEYS, 2 do
+    local d, _, t = read(k)
+    checked[#checked + 1] = t ~= 'none' and d == ARGV[3 + (k - 11) / 2]
+    if t ~= 'none' and not checked[#checked] then
+      moved[#moved + 1] = (k - 9) / 2
+    end
+  end
+  local deleted = 0
+  for k = 11, #KEYS, 2 do
+    if checked[(k - 9) / 2] then
+      deleted = deleted + redis.call('DEL', KEYS[k], KEYS[k + 1])
+    end
+  end
+  return {deleted, unpack(moved)}
 end
 return redis.error_reply('EMQSTATE unknown op ' .. tostring(ARGV[1]))

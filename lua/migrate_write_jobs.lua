@@ -76,6 +76,14 @@ if #outOfLine > 0 then
     .. (#outOfLine > 5 and ('; and ' .. (#outOfLine - 5) .. ' more') or ''))
 end
 local base = string.sub(KEYS[1], 1, #KEYS[1] - #'meta')
+local function field_of(r, name)
+  for i = r.from, r.last, 2 do
+    if ARGV[i] == name then
+      return ARGV[i + 1]
+    end
+  end
+  return false
+end
 local members = {}
 local order = {}
 local taken = {}
@@ -92,7 +100,7 @@ for _, r in ipairs(records) do
   end
   if r.set > 0 then
     local set = SETS[r.set]
-    local group = r.set == 1 and redis.call('HGET', r.key, 'group')
+    local group = r.set == 1 and field_of(r, 'group')
     if group then
       set = lane_key(base, group)
       lanes[group] = true
@@ -126,9 +134,13 @@ table.sort(rung)
 for _, group in ipairs(rung) do
   ring_lane(base, group)
 end
+local written = {}
+for _, r in ipairs(records) do
+  written[r.key] = r.set >= 0
+end
 local new = 0
 for key, existed in pairs(before) do
-  if not existed and redis.call('EXISTS', key) == 1 then
+  if not existed and written[key] then
     new = new + 1
   end
 end

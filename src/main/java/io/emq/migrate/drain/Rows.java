@@ -55,7 +55,7 @@ final class Rows {
         Map<String, List<byte[]>> out = new HashMap<>();
         for (int from = 0; from < ids.size(); from += MigratedJobs.BATCH) {
             List<String> batch = ids.subList(from, Math.min(ids.size(), from + MigratedJobs.BATCH));
-            List<List<byte[]>> replies = wire.hmgetEach(batch.stream().map(this::row).toList(), fieldNames);
+            List<List<byte[]>> replies = wire.hmget(batch.stream().map(this::row).toList(), fieldNames);
             for (int i = 0; i < batch.size(); i++) {
                 out.put(batch.get(i), replies.get(i));
             }

@@ -9,13 +9,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
- * Writes migrated jobs in pipelined batches: read the v1 jobs' digests, then their hashes (in that
- * order: a change between the two makes the recorded digest stale, so a re-sync copies the job again,
- * never the reverse), build the v2 rows, write them with
+ * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest at one instant
+ * (the digest recorded is exactly that of the bytes copied), and build the v2 rows (one batch ahead, on
+ * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}).
@@ -29,39 +31,79 @@ final class JobWriter {
     /** Writes the rows of these jobs; returns how many rows each v2 state received. */
     static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs) {
         Map<String, Long> counts = new HashMap<>();
-        Migratable.inBatches(jobs, BATCH, batch -> writeBatch(m, batch, counts));
+        ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "emq-migrate-job-reader");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Built>> ahead = new ArrayList<>(1);
+            Migratable.inBatches(jobs, BATCH, batch -> {
+                Future<Built> next = reader.submit(() -> build(m, batch));
+                if (!ahead.isEmpty()) {
+                    write(m, await(ahead.remove(0)), counts);
+                }
+                ahead.add(next);
+            });
+            if (!ahead.isEmpty()) {
+                write(m, await(ahead.remove(0)), counts);
+            }
+        } finally {
+            reader.shutdownNow();
+        }
         return counts;
     }
 
-    private static void writeBatch(QueueMigration m, List<JobFacts> batch, Map<String, Long> counts) {
+    /** One batch ready to write: its rows, what each is expected to be, and what the journal expected of those written before. */
+    private record Built(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> expectations, Map<BrandedId, Expectation> known) {
+    }
+
+    /** Reads a batch from the source and builds its rows; only reads (it runs ahead, while the batch before is written). */
+    private static Built build(QueueMigration m, List<JobFacts> batch) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
         List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-        List<String> digests = SourceFence.digests(m.sourceWire, m.source, v1Ids);
-        List<Map<Bytes, Bytes>> hashes = readHashes(m, v1Ids);
+        List<SourceFence.Job> read = SourceFence.read(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
             BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
                     + " has no branded id: the plan-identity step must run first"));
-            Map<Bytes, Bytes> hash = hashes.get(i);
+            Map<Bytes, Bytes> hash = read.get(i).hash();
             if (hash.isEmpty()) {
                 throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");
             }
-            RowBuilder.Row row = RowBuilder.build(m, facts, hash, digests.get(i), id, parentOf(m, facts, hash));
+            RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash));
             rows.add(row);
             expectations.put(id, row.expected());
-            counts.merge(row.state(), 1L, Long::sum);
         }
-        Map<BrandedId, Expectation> known = m.journal.expectations().of(new ArrayList<>(expectations.keySet()));
+        return new Built(rows, expectations, m.journal.expectations().of(new ArrayList<>(expectations.keySet())));
+    }
+
+    private static void write(QueueMigration m, Built built, Map<String, Long> counts) {
         m.checkpoints.hit("rows built");
-        if (!rows.isEmpty()) {
-            Rows.write(m, RowBuilder.writeCall(m, rows, known));
+        if (!built.rows().isEmpty()) {
+            Rows.write(m, RowBuilder.writeCall(m, built.rows(), built.known()));
         }
         m.checkpoints.hit("rows written");
-        m.evalAll(m.targetWire, expectations.isEmpty() ? List.of() : List.of(m.journal.expectations().call(expectations)));
+        m.evalAll(m.targetWire, built.expectations().isEmpty() ? List.of() : List.of(m.journal.expectations().call(built.expectations())));
         m.checkpoints.hit("expectations recorded");
+        built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));
+    }
+
+    private static Built await(Future<Built> built) {
+        try {
+            return built.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MigrationRefused("interrupted", "interrupted while reading v1 jobs");
+        }
     }
 
     static Optional<RowBuilder.ParentLink> parentOf(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash) {
@@ -76,18 +118,12 @@ final class JobWriter {
         return Optional.of(new RowBuilder.ParentLink(parent, parentQueue, RowBuilder.parentPolicy(hash)));
     }
 
+    /** The hashes of these v1 jobs, in order (empty where a job has none). */
     static List<Map<Bytes, Bytes>> readHashes(QueueMigration m, List<Bytes> ids) {
-        List<Response<Map<byte[], byte[]>>> responses = new ArrayList<>(ids.size());
-        try (AbstractPipeline p = m.sourceClient().pipelined()) {
-            for (Bytes id : ids) {
-                responses.add(p.hgetAll(m.source.jobKey(id).raw()));
-            }
-            p.sync();
-        }
         List<Map<Bytes, Bytes>> out = new ArrayList<>(ids.size());
-        for (Response<Map<byte[], byte[]>> r : responses) {
+        for (Map<byte[], byte[]> raw : m.sourceWire.hgetAll(ids.stream().map(id -> m.source.jobKey(id).raw()).toList())) {
             Map<Bytes, Bytes> hash = new HashMap<>();
-            r.get().forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
+            raw.forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
             out.add(hash);
         }
         return out;

@@ -34,6 +34,8 @@ public final class JournalHeader {
     public static final Field<String> STARTED_ON = text("started_on");
     /** The fingerprint of the v1 queue as last read in full. */
     public static final Field<String> FINGERPRINT = text("fingerprint");
+    /** The fingerprint a verification proved v2 in line with ("" once a later pass wrote more; see {@link Verification}). */
+    public static final Field<String> PROVEN = text("proven");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */
     public static final Field<Long> ID_BASE = number("id_base");
     /** Whether the v1 queue was paused before the fence paused it (then it stays paused at the end). */
@@ -42,7 +44,7 @@ public final class JournalHeader {
     public static final Field<Boolean> V2_WAS_PAUSED = flag("v2_was_paused");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            STARTED_ON, FINGERPRINT, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED);
+            STARTED_ON, FINGERPRINT, PROVEN, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED);
 
     private final Map<String, String> values;
 

@@ -24,8 +24,7 @@ import java.util.stream.Stream;
  * v1 digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
  * longer holds as rows (removed, completed, taken by a worker) are removed from
  * v2; logs, dedup keys, schedulers and the completed count follow; the journal records the fingerprint
- * the pass brought v2 in line with, and the pass returns the sum of the digests it read (what
- * retirement checks, with the fingerprint, in its atomic step). A v2 row the v2 runtime claimed meanwhile is never overwritten or
+ * the pass brought v2 in line with (and that no verification has proven it yet). A v2 row the v2 runtime claimed meanwhile is never overwritten or
  * removed: the queue is refused instead ({@code out-of-line}, with {@code abandon} as the way back).
  *
  * <p>A pass also watches for v1 workers: a job held under a live lock, or a migrated job a worker took
@@ -37,7 +36,7 @@ import java.util.stream.Stream;
  */
 final class Resync {
     /** What one pass did, and the fingerprint of the source it brought v2 in line with. */
-    record Pass(String fingerprint, long content, long added, long rewritten, long removed, List<String> workers) {
+    record Pass(String fingerprint, long added, long rewritten, long removed, List<String> workers) {
         boolean changedAnything() {
             return added + rewritten + removed > 0;
         }
@@ -93,16 +92,12 @@ final class Resync {
         List<JobFacts> changed = new ArrayList<>();
         List<String> workers = new ArrayList<>();
         long[] matched = {0};
-        long[] content = {0};
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, Expectation> known = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
             List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
-                if (job.state() != V1State.UNKNOWN) {
-                    content[0] = SourceFence.contentSum(content[0], digests.get(i));
-                }
                 Expectation e = ids.get(i).map(known::get).orElse(null);
                 if (e != null) {
                     matched[0]++;
@@ -133,9 +128,9 @@ final class Resync {
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
-        m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
+        m.journal.record(new JournalHeader.Write().set(JournalHeader.FINGERPRINT, fingerprint).set(JournalHeader.PROVEN, ""));
         m.checkpoints.hit("pass recorded");
-        return new Pass(fingerprint, content[0], fresh.size(), changed.size(), gone.size(), workers);
+        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), workers);
     }
 
     /**

@@ -9,12 +9,13 @@ import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
-/** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint and its jobs' digests, retire it. */
+/** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint, read its jobs with their digests, retire it. */
 final class SourceFence {
     static final String TOMBSTONE = "echomq:2.0.0-migrated";
-    static final long CONTENT_MOD = 1L << 48;
     /** The structures whose cardinality, with the id counter, make the fingerprint (order matters to the script). */
     static final List<String> FINGERPRINTED = List.of("wait", "paused", "active", "prioritized", "delayed",
             "waiting-children", "failed", "completed");
@@ -43,21 +44,32 @@ final class SourceFence {
         if (ids.isEmpty()) {
             return List.of();
         }
-        List<byte[]> jobKeys = new ArrayList<>(ids.size() * 2);
-        for (Bytes id : ids) {
-            jobKeys.add(q.jobKey(id).raw());
-            jobKeys.add(q.jobSubKey(id, JobSubKind.LOGS).raw());
-        }
-        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys), List.of(Utf8.bytes("digest")), Replies::asList));
+        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)),
+                List.of(Utf8.bytes("digest")), Replies::asList));
         return reply.stream().map(Replies::asText).toList();
     }
 
-    /**
-     * The content sum retirement checks: the sum, mod 2^48, of the first 12 hex digits of these jobs'
-     * digests (each job once; see {@code migrate_v1_source.lua}).
-     */
-    static long contentSum(long sum, String digest) {
-        return (sum + Long.parseLong(digest.substring(0, 12), 16)) % CONTENT_MOD;
+    /** One v1 job as read at one instant: the digest of what it holds and its hash (empty when it has none). */
+    record Job(String digest, Map<Bytes, Bytes> hash) {
+    }
+
+    /** These v1 jobs, each read with its digest in one step (see {@code migrate_v1_source.lua}), in order. */
+    static List<Job> read(Wire source, QueueRef q, List<Bytes> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)),
+                List.of(Utf8.bytes("read")), Replies::asList));
+        List<Job> jobs = new ArrayList<>(ids.size());
+        for (int i = 0; i < reply.size(); i += 2) {
+            List<Object> flat = Replies.asList(reply.get(i + 1));
+            Map<Bytes, Bytes> hash = new HashMap<>();
+            for (int f = 0; f < flat.size(); f += 2) {
+                hash.put(Bytes.of(Replies.asBytes(flat.get(f))), Bytes.of(Replies.asBytes(flat.get(f + 1))));
+            }
+            jobs.add(new Job(Replies.asText(reply.get(i)), hash));
+        }
+        return jobs;
     }
 
     /** What moved between two fingerprints, in an operator's words: "3 adds (id counter 7 -> 10), paused 0 -> 3". */
@@ -84,10 +96,37 @@ final class SourceFence {
         return String.join(", ", moved);
     }
 
-    /** Deletes the structures and stamps the tombstone, refused (EMQSTATE) if the fingerprint or the content sum moved. */
-    static long retire(Wire source, QueueRef q, String fingerprint, long content, List<byte[]> moreKeys) {
+    /** Deletes the structures and the queue-level keys and stamps the tombstone; refused (EMQSTATE) if the fingerprint moved. */
+    static long retire(Wire source, QueueRef q, String fingerprint, List<byte[]> moreKeys) {
         return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
-                Utf8.bytes(fingerprint), Utf8.bytes(Long.toString(content)), Utf8.bytes(TOMBSTONE), q.base().raw()), Replies::asLong));
+                Utf8.bytes(fingerprint), Utf8.bytes(TOMBSTONE)), Replies::asLong));
+    }
+
+    /** What one {@code retire_jobs} call did: how many keys it deleted, and which jobs (by position) moved. */
+    record RetiredJobs(long deleted, List<Integer> moved) {
+    }
+
+    /**
+     * Deletes each of these jobs of a tombstoned queue whose digest is still the one given (the one v2
+     * holds), in one step; a job whose digest moved is kept whole and named by its position.
+     */
+    static RetiredJobs retireJobs(Wire source, QueueRef q, List<Bytes> ids, List<String> digests) {
+        List<byte[]> args = new ArrayList<>(digests.size() + 2);
+        args.add(Utf8.bytes("retire_jobs"));
+        args.add(Utf8.bytes(TOMBSTONE));
+        digests.forEach(d -> args.add(Utf8.bytes(d)));
+        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)), args, Replies::asList));
+        List<Integer> moved = reply.stream().skip(1).map(n -> (int) Replies.asLong(n) - 1).toList();
+        return new RetiredJobs(Replies.asLong(reply.get(0)), moved);
+    }
+
+    private static List<byte[]> jobKeys(QueueRef q, List<Bytes> ids) {
+        List<byte[]> keys = new ArrayList<>(ids.size() * 2);
+        for (Bytes id : ids) {
+            keys.add(q.jobKey(id).raw());
+            keys.add(q.jobSubKey(id, JobSubKind.LOGS).raw());
+        }
+        return keys;
     }
 
     private static List<byte[]> fenceKeys(QueueRef q) {

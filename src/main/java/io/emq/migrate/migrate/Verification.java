@@ -8,7 +8,8 @@ import java.util.Optional;
  * The proof a migration needs before it may destroy anything ({@link Verifier}): every journaled row
  * checked against the digest taken from the v1 bytes it was written from, and the number of journaled
  * rows against the number of v1 jobs that get one in the source as last read (the re-sync just before
- * brought v2 in line with it). Marks the journal verified; a failure refuses ({@code verification}).
+ * brought v2 in line with it). Marks the journal verified and records the fingerprint of the source it
+ * proved v2 in line with ({@link JournalHeader#PROVEN}); a failure refuses ({@code verification}).
  */
 final class Verification {
     private Verification() {
@@ -26,7 +27,8 @@ final class Verification {
                     + report.problemCount() + " problems (nothing was deleted): " + String.join("; ", report.problems()));
         }
         m.checkpoints.hit("verified, not yet recorded");
-        m.journal.record(JournalHeader.STATE, MigrationState.VERIFIED);
+        m.journal.record(new JournalHeader.Write().set(JournalHeader.STATE, MigrationState.VERIFIED)
+                .set(JournalHeader.PROVEN, m.journal.header().get(JournalHeader.FINGERPRINT).orElse("")));
         Map<String, Long> counts = new LinkedHashMap<>(report.expected());
         counts.put("jobs-checked", report.jobsChecked());
         counts.put("keys-checked", report.keysChecked());

@@ -15,12 +15,11 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -32,6 +31,8 @@ import redis.clients.jedis.RedisClusterClient;
 public final class Verifier {
     static final int BATCH = 500;
     static final int MAX_PROBLEMS = 20;
+    private static final List<byte[]> ROW_FIELDS = List.of(Utf8.bytes("state"), Utf8.bytes("attempts"),
+            Utf8.bytes("payload"), Utf8.bytes("group"));
 
     /** The verdict: counts expected and found per v2 state, and the problems found (empty when it passed). */
     public record Report(String queue, Map<String, Long> expected, Map<String, Long> found, long jobsChecked,
@@ -84,13 +85,13 @@ public final class Verifier {
         checkRows(batch);
         source.ifPresent(snap -> checkSource(snap, options));
         Map<String, Long> found = new LinkedHashMap<>();
-        long pending = target.client().zcard(keys.pending());
+        long pending = target.zcard(Utf8.bytes(keys.pending()));
         for (BrandedId lane : lanes) {
-            pending += target.client().zcard(keys.lanePending(lane));
+            pending += target.zcard(Utf8.bytes(keys.lanePending(lane)));
         }
         found.put("pending", pending);
-        found.put("scheduled", target.client().zcard(keys.schedule()));
-        found.put("dead", target.client().zcard(keys.dead()));
+        found.put("scheduled", target.zcard(Utf8.bytes(keys.schedule())));
+        found.put("dead", target.zcard(Utf8.bytes(keys.dead())));
         for (String set : List.of("pending", "scheduled", "dead")) {
             if (found.get(set) < expected.getOrDefault(set, 0L)) {
                 problem(set + " holds " + found.get(set) + " jobs, the journal expects at least " + expected.get(set));
@@ -109,31 +110,27 @@ public final class Verifier {
             return;
         }
         List<BrandedId> rowIds = new ArrayList<>(want.keySet());
-        List<Response<List<byte[]>>> rows = new ArrayList<>();
-        try (AbstractPipeline p = target.client().pipelined()) {
-            for (BrandedId id : rowIds) {
-                rows.add(p.hmget(Utf8.bytes(keys.job(id)), Utf8.bytes("state"), Utf8.bytes("attempts"),
-                        Utf8.bytes("payload"), Utf8.bytes("group")));
-            }
-            p.sync();
-        }
+        List<List<byte[]>> rows = target.hmget(rowIds.stream().map(id -> Utf8.bytes(keys.job(id))).toList(), ROW_FIELDS);
         List<String> sets = new ArrayList<>(rowIds.size());
-        List<Response<Double>> scores = new ArrayList<>();
-        try (AbstractPipeline p = target.client().pipelined()) {
-            for (int i = 0; i < rowIds.size(); i++) {
-                byte[] group = rows.get(i).get().get(3);
-                String set = setOf(want.get(rowIds.get(i)).state(), group == null ? null : Replies.asText(group));
-                sets.add(set);
-                scores.add(set == null ? null : p.zscore(Utf8.bytes(set), Utf8.bytes(rowIds.get(i).toString())));
+        List<byte[]> listedIn = new ArrayList<>();
+        List<byte[]> listed = new ArrayList<>();
+        for (int i = 0; i < rowIds.size(); i++) {
+            byte[] group = rows.get(i).get(3);
+            String set = setOf(want.get(rowIds.get(i)).state(), group == null ? null : Replies.asText(group));
+            sets.add(set);
+            if (set != null) {
+                listedIn.add(Utf8.bytes(set));
+                listed.add(Utf8.bytes(rowIds.get(i).toString()));
             }
-            p.sync();
         }
+        Iterator<Double> scores = target.zscores(listedIn, listed).iterator();
         for (int i = 0; i < rowIds.size(); i++) {
             BrandedId id = rowIds.get(i);
             Expectation e = want.get(id);
             expected.merge(e.state(), 1L, Long::sum);
             jobsChecked++;
-            List<byte[]> row = rows.get(i).get();
+            List<byte[]> row = rows.get(i);
+            Double score = sets.get(i) == null ? null : scores.next();
             if (row.get(0) == null) {
                 problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
                 continue;
@@ -150,7 +147,7 @@ public final class Verifier {
             if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(e.sha256())) {
                 problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
             }
-            if (scores.get(i) != null && scores.get(i).get() == null) {
+            if (sets.get(i) != null && score == null) {
                 problem(keys.job(id) + ": not a member of " + sets.get(i));
             }
         }

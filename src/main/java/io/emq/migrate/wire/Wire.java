@@ -195,6 +195,41 @@ public final class Wire implements AutoCloseable {
         return fields.isEmpty() ? List.of() : client.hmget(key, fields.toArray(byte[][]::new));
     }
 
+    /** The fields and values of each of these hashes, in order, empty where absent ({@code HGETALL}, pipelined). */
+    public List<Map<byte[], byte[]>> hgetAll(List<byte[]> keys) {
+        return pipelined(keys, AbstractPipeline::hgetAll);
+    }
+
+    /** The type of a key ({@code TYPE}: "none" when absent). */
+    public String type(byte[] key) {
+        return client.type(key);
+    }
+
+    /** Deletes these keys, reclaiming their memory in the background ({@code UNLINK}, pipelined); returns how many existed. */
+    public long unlink(List<byte[]> keys) {
+        return pipelined(keys, AbstractPipeline::unlink).stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The same fields of each of these hashes, in order ({@code HMGET}, pipelined): per hash, the values, null where absent. */
+    public List<List<byte[]>> hmget(List<byte[]> keys, List<byte[]> fields) {
+        byte[][] asked = fields.toArray(byte[][]::new);
+        return pipelined(keys, (p, key) -> p.hmget(key, asked));
+    }
+
+    /** The score of each member in its sorted set, in order, null where it is not a member ({@code ZSCORE}, pipelined). */
+    public List<Double> zscores(List<byte[]> sets, List<byte[]> members) {
+        List<Response<Double>> replies = new ArrayList<>(sets.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            for (int i = 0; i < sets.size(); i++) {
+                replies.add(p.zscore(sets.get(i), members.get(i)));
+            }
+            p.sync();
+        }
+        List<Double> out = new ArrayList<>(replies.size());
+        replies.forEach(r -> out.add(r.get()));
+        return out;
+    }
+
     /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
     public List<String> mget(List<String> keys) {
         return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
@@ -223,12 +258,6 @@ public final class Wire implements AutoCloseable {
     /** Every field of a hash with its value ({@code HGETALL}; empty where absent). */
     public Map<byte[], byte[]> hgetAll(byte[] key) {
         return client.hgetAll(key);
-    }
-
-    /** These fields of each hash, in order ({@code HMGET}, one pipeline; on a cluster, keys of one slot). */
-    public List<List<byte[]>> hmgetEach(List<byte[]> keys, List<byte[]> fields) {
-        byte[][] names = fields.toArray(byte[][]::new);
-        return pipelined(keys, (p, key) -> p.hmget(key, names));
     }
 
     /** A range of a list, both ends inclusive, negative indexes from the tail ({@code LRANGE}). */

@@ -61,7 +61,9 @@ public final class MigrationBench {
                         }
 
                         public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
-                            stepMs.put("V" + step.version() + " " + step.description(), ms);
+                            String name = "V" + step.version() + " " + step.description();
+                            stepMs.put(name, ms);
+                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", name, ms);
                         }
                     });
             long m0 = System.nanoTime();
@@ -72,7 +74,6 @@ public final class MigrationBench {
             }
             long peak = BenchSetup.peakHeapMiB();
             long live = LiveHeap.peakMiB();
-            stepMs.forEach((step, ms) -> System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", step, ms));
             long absorb = stepMs.getOrDefault("V30 absorb pending", 0L);
             System.out.printf(Locale.ROOT, "%-44s %12s %12s %7s%n", "workload (" + jobs + " waiting jobs, 200 B)", "jobs/s",
                     "baseline", "ratio");

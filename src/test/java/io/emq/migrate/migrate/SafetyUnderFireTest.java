@@ -105,7 +105,7 @@ class SafetyUnderFireTest {
 
     @Test
     void aChildHaltedInsideStepsThenARerunLosesAndDoublesNothing() throws Exception {
-        for (String at : List.of("20:ids minted#2", "30:rows written#2", "120:receipts written")) {
+        for (String at : List.of("20:ids minted#2", "30:rows written#2", "120:job keys deleted")) {
             generate();
             Process p = child(at);
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
