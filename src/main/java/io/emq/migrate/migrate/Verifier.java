@@ -89,10 +89,10 @@ public final class Verifier {
         for (BrandedId lane : lanes) {
             pending += target.zcard(Utf8.bytes(keys.lanePending(lane)));
         }
-        found.put("pending", pending);
-        found.put("scheduled", target.zcard(Utf8.bytes(keys.schedule())));
-        found.put("dead", target.zcard(Utf8.bytes(keys.dead())));
-        for (String set : List.of("pending", "scheduled", "dead")) {
+        found.put(V2State.PENDING.wireName(), pending);
+        found.put(V2State.SCHEDULED.wireName(), target.zcard(Utf8.bytes(keys.schedule())));
+        found.put(V2State.DEAD.wireName(), target.zcard(Utf8.bytes(keys.dead())));
+        for (String set : found.keySet()) {
             if (found.get(set) < expected.getOrDefault(set, 0L)) {
                 problem(set + " holds " + found.get(set) + " jobs, the journal expects at least " + expected.get(set));
             }
