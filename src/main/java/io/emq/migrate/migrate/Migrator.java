@@ -9,6 +9,7 @@ import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -24,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -32,7 +34,9 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
  * V10, then every queue's V20, …) so that flows across queues find their partners' ids; with
  * {@link #parallel(int) parallel} N, each step runs on N queues at once, and the next step starts
- * when every queue is done with this one. Each queue holds its journal's lease for the whole run.
+ * when every queue is done with this one; a queue waiting for a shared key scan ({@link SharedScan})
+ * steps aside for another, so up to {@link #IN_FLIGHT} queues of a step can meet in one scan. Each
+ * queue holds its journal's lease for the whole run; the leases are renewed together, in pipelines.
  * A refusal stops that queue before anything is destroyed and is not recorded as a failure; an
  * error is recorded as a failed step that {@code repair} clears; a dropped connection retries the
  * (idempotent) step, and if the server stays away the run ends unrecorded, so a plain re-run
@@ -40,6 +44,10 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  */
 public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
+    /** The most queues of a step in flight at once: N at work, the others waiting for a shared key scan. */
+    static final int IN_FLIGHT = 1024;
+    /** The most lease renewals sent in one pipeline. */
+    static final int RENEWALS_PER_PIPELINE = 1000;
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
@@ -100,8 +108,10 @@ public final class Migrator {
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
         IdBases idBases = new IdBases(target);
-        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases);
-        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient);
+        Semaphore working = new Semaphore(parallel);
+        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
+        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
+                .stepAsideWith(working);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -125,20 +135,20 @@ public final class Migrator {
             t.setDaemon(true);
             return t;
         });
-        ExecutorService workers = Executors.newFixedThreadPool(parallel, r -> {
+        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(runs.size(), IN_FLIGHT)), r -> {
             Thread t = new Thread(r, "emq-migrate-queue");
             t.setDaemon(true);
             return t;
         });
         try {
-            eachAtOnce(workers, runs.values(), Run::begin);
+            eachAtOnce(workers, working, runs.values(), Run::begin);
             long period = options.lease().toMillis() / 3;
-            heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
+            heartbeat.scheduleAtFixedRate(() -> renew(runs.values()), period, period, TimeUnit.MILLISECONDS);
             for (StepDefinition step : catalog.steps()) {
                 if (step.destroys() && !options.retire()) {
                     continue;
                 }
-                eachAtOnce(workers, runs.values(), run -> run.apply(step));
+                eachAtOnce(workers, working, runs.values(), run -> run.apply(step));
             }
         } finally {
             heartbeat.shutdownNow();
@@ -151,17 +161,42 @@ public final class Migrator {
     }
 
     /**
-     * Does {@code work} for every run, {@link #parallel} at a time, and returns when all are done; the
-     * first exception a run threw (an injected crash, a bug) is rethrown once every run has stopped.
+     * Renews the leases of the active runs, in pipelines; a lease found lost is left to the run's next
+     * fenced journal write, which is refused and ends that run.
      */
-    private void eachAtOnce(ExecutorService workers, Collection<Run> all, java.util.function.Consumer<Run> work) {
+    private void renew(Collection<Run> all) {
+        List<ScriptCall<Long>> renewals = all.stream().filter(Run::active)
+                .map(run -> run.m.journal.lease().renewal(options.lease().toMillis())).toList();
+        for (int from = 0; from < renewals.size(); from += RENEWALS_PER_PIPELINE) {
+            try {
+                target.evalAll(renewals.subList(from, Math.min(renewals.size(), from + RENEWALS_PER_PIPELINE)));
+            } catch (RuntimeException unreachable) {
+                // as a lost lease: the runs' next fenced writes tell
+            }
+        }
+    }
+
+    /**
+     * Does {@code work} for every run, each holding one of the {@link #parallel} permits while it
+     * works, and returns when all are done; the first exception a run threw (an injected crash, a
+     * bug) is rethrown once every run has stopped.
+     */
+    private void eachAtOnce(ExecutorService workers, Semaphore working, Collection<Run> all,
+                            java.util.function.Consumer<Run> work) {
         if (parallel == 1) {
             all.forEach(work);
             return;
         }
         List<Future<?>> done = new ArrayList<>(all.size());
         for (Run run : all) {
-            done.add(workers.submit(() -> work.accept(run)));
+            done.add(workers.submit(() -> {
+                working.acquireUninterruptibly();
+                try {
+                    work.accept(run);
+                } finally {
+                    working.release();
+                }
+            }));
         }
         RuntimeException first = null;
         for (Future<?> f : done) {
@@ -259,16 +294,6 @@ public final class Migrator {
             Optional<MigrationRefused> changed = m.changedChoice();
             if (changed.isPresent()) {
                 stop("refused", changed.get().kind(), changed.get().getMessage());
-            }
-        }
-
-        void renew() {
-            if (active()) {
-                try {
-                    m.journal.lease().renew(options.lease().toMillis());
-                } catch (RuntimeException lost) {
-                    // the next fenced journal write of this run is refused and ends it
-                }
             }
         }
 

@@ -11,6 +11,9 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -119,6 +122,50 @@ class SharedScanTest {
         for (String name : NAMES) {
             assertEquals(expected(name), keys(sharing(5), q(name)), name);
         }
+    }
+
+    @Test
+    void queuesThatStepAsideWhileTheyWaitMeetInTheNextScanThoughOnlyOneWorksAtATime() throws Exception {
+        Semaphore working = new Semaphore(1);
+        AtomicInteger entered = new AtomicInteger();
+        QueueBases bases = bases();
+        boolean[] held = {false};
+        SharedScan<QueueRef> scan = new SharedScan<QueueRef>(SERVER.client(), key -> {
+            synchronized (held) { // the first scan lasts until every queue has asked (or 10 s have passed)
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!held[0] && (entered.get() < NAMES.size() || working.availablePermits() < 1)
+                        && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                held[0] = true;
+            }
+            return bases.owner(key);
+        }, q -> q.prefix().concat(":"), QueueRef::base, SharedScan.MAX_KEYS).stepAsideWith(working);
+        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        ExecutorService pool = Executors.newFixedThreadPool(NAMES.size());
+        try {
+            List<Future<Set<String>>> found = new ArrayList<>();
+            for (String name : NAMES) {
+                found.add(pool.submit(() -> {
+                    working.acquireUninterruptibly();
+                    entered.incrementAndGet();
+                    try {
+                        return keys(scan, q(name));
+                    } finally {
+                        working.release();
+                    }
+                }));
+            }
+            for (int i = 0; i < NAMES.size(); i++) {
+                assertEquals(expected(NAMES.get(i)), found.get(i).get(), NAMES.get(i));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        String scans = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_scan:"))
+                .findFirst().orElseThrow();
+        assertTrue(scans.startsWith("cmdstat_scan:calls=2,"), "the first queue's scan, then one for the six that"
+                + " asked while it ran: " + scans);
     }
 
     @Test
