@@ -101,7 +101,10 @@ public final class Migrator {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
         QueueBases bases = new QueueBases(found.queues());
         List<QueueRef> selected = select(found.queues(), names);
-        V2Names v2Names = new V2Names(found.queues(), options.renames(), name -> TargetNames.holder(target, name));
+        Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
+                selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
+        V2Names v2Names = new V2Names(found.queues(), options.renames(),
+                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused("unknown-rename", unknown);
         });
