@@ -7,6 +7,7 @@ import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ScriptCall;
@@ -25,7 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -111,7 +111,7 @@ public final class Migrator {
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
         IdBases idBases = new IdBases(target);
-        Semaphore working = new Semaphore(parallel);
+        WorkPermits working = new WorkPermits(parallel);
         SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
                 .stepAsideWith(working);
@@ -184,7 +184,7 @@ public final class Migrator {
      * works, and returns when all are done; the first exception a run threw (an injected crash, a
      * bug) is rethrown once every run has stopped.
      */
-    private void eachAtOnce(ExecutorService workers, Semaphore working, Collection<Run> all,
+    private void eachAtOnce(ExecutorService workers, WorkPermits working, Collection<Run> all,
                             java.util.function.Consumer<Run> work) {
         if (parallel == 1) {
             all.forEach(work);
@@ -193,11 +193,11 @@ public final class Migrator {
         List<Future<?>> done = new ArrayList<>(all.size());
         for (Run run : all) {
             done.add(workers.submit(() -> {
-                working.acquireUninterruptibly();
+                working.enter();
                 try {
                     work.accept(run);
                 } finally {
-                    working.release();
+                    working.leave();
                 }
             }));
         }

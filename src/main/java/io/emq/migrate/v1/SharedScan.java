@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import redis.clients.jedis.UnifiedJedis;
@@ -24,10 +23,11 @@ import redis.clients.jedis.UnifiedJedis;
  * most {@link #ROUND_KEYS} keys (beyond that its largest shares are dropped and those queues scan
  * alone), so memory stays bounded however many queues a round serves.
  *
- * <p>With {@link #stepAsideWith(Semaphore) work permits} (the migrator's {@code --parallel N}), a
+ * <p>With {@link #stepAsideWith(WorkPermits) work permits} (the migrator's {@code --parallel N}), a
  * caller gives its permit back once it has asked, while its round runs or is awaited, and takes one
- * again before it goes on; so queues waiting for a scan do not hold up the N at work, and the next
- * round serves every queue that reached its read meanwhile, not just N.
+ * again before it goes on; and the first caller to ask for the next round starts it only when no
+ * caller is at work: so a round serves every queue in flight, not the few that asked while the last
+ * round ran.
  *
  * @param <Q> how a queue is named: a {@link QueueRef} on the v1 source, a v2 name on the target
  */
@@ -44,7 +44,10 @@ public final class SharedScan<Q> {
     private final Function<Q, Bytes> sharedStart;
     private final Function<Q, Bytes> ownStart;
     private final int maxKeys;
-    private final Optional<Semaphore> permits;
+    /** How often the first caller of a round looks whether everyone else has asked too. */
+    static final long GATHER_MS = 5;
+
+    private final Optional<WorkPermits> permits;
     private Round next = new Round();
     private boolean scanning;
 
@@ -54,7 +57,7 @@ public final class SharedScan<Q> {
     }
 
     private SharedScan(UnifiedJedis jedis, Function<Bytes, Optional<Q>> owner, Function<Q, Bytes> sharedStart,
-                       Function<Q, Bytes> ownStart, int maxKeys, Optional<Semaphore> permits) {
+                       Function<Q, Bytes> ownStart, int maxKeys, Optional<WorkPermits> permits) {
         this.permits = permits;
         this.jedis = jedis;
         this.owner = owner;
@@ -81,7 +84,7 @@ public final class SharedScan<Q> {
      * This scan, for callers that each hold one of {@code permits} while they work: a caller gives
      * its permit back once it has asked, and takes one again when its keys are there.
      */
-    public SharedScan<Q> stepAsideWith(Semaphore permits) {
+    public SharedScan<Q> stepAsideWith(WorkPermits permits) {
         return new SharedScan<>(jedis, owner, sharedStart, ownStart, maxKeys, Optional.of(permits));
     }
 
@@ -127,39 +130,38 @@ public final class SharedScan<Q> {
     /** The queue's share of the next scan to start, or empty when its keys do not fit a share. */
     Optional<List<Bytes>> share(Q queue) {
         Round mine;
-        boolean steppedAside = false;
-        boolean runsIt = false;
+        boolean leads;
         try {
             synchronized (this) {
                 mine = next;
+                leads = mine.asking.isEmpty();
                 mine.asking.add(queue);
-                if (permits.isPresent()) {
-                    permits.get().release();
-                    steppedAside = true;
-                }
-                while (scanning && !mine.done) {
+                permits.ifPresent(WorkPermits::leave); // after asking: a round that starts now serves this queue
+                while (leads ? scanning || !everyoneAsked() : !mine.done) {
                     try {
-                        wait();
+                        wait(leads ? GATHER_MS : 0);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new IllegalStateException("interrupted while waiting for the key scan", e);
                     }
                 }
-                if (!mine.done) {
+                if (leads) {
                     scanning = true;
                     next = new Round();
-                    runsIt = true;
                 }
             }
-            if (runsIt) {
+            if (leads) {
                 runRound(mine);
             }
         } finally {
-            if (steppedAside) {
-                permits.get().acquireUninterruptibly();
-            }
+            permits.ifPresent(WorkPermits::enter);
         }
         return mine.take(queue);
+    }
+
+    /** Whether no caller is at work, so none will ask for the next round before it starts. */
+    private boolean everyoneAsked() {
+        return permits.map(WorkPermits::idle).orElse(true);
     }
 
     private void runRound(Round round) {
