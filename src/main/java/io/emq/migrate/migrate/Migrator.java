@@ -11,6 +11,7 @@ import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ScriptCall;
+import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -46,8 +47,8 @@ public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
     /** The most queues of a step in flight at once: N at work, the others waiting for a shared key scan. */
     static final int IN_FLIGHT = 1024;
-    /** The most lease renewals sent in one pipeline. */
-    static final int RENEWALS_PER_PIPELINE = 1000;
+    /** The most journal writes of many queues (lease renewals, history rows) sent in one pipeline. */
+    static final int PER_PIPELINE = 1000;
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
@@ -80,6 +81,11 @@ public final class Migrator {
         this.sourceName = sourceName;
         this.options = options;
         this.checkpoints = checkpoints;
+    }
+
+    /** The connections to each server a run of {@code parallel} queues at once uses: each queue's reads and writes, and the lease heartbeat. */
+    public static int connections(int parallel) {
+        return Math.max(8, 2 * parallel + 2);
     }
 
     public Migrator listener(Listener listener) {
@@ -152,6 +158,7 @@ public final class Migrator {
                     continue;
                 }
                 eachAtOnce(workers, working, runs.values(), run -> run.apply(step));
+                recordHistory(runs.values(), step);
             }
         } finally {
             heartbeat.shutdownNow();
@@ -170,11 +177,32 @@ public final class Migrator {
     private void renew(Collection<Run> all) {
         List<ScriptCall<Long>> renewals = all.stream().filter(Run::active)
                 .map(run -> run.m.journal.lease().renewal(options.lease().toMillis())).toList();
-        for (int from = 0; from < renewals.size(); from += RENEWALS_PER_PIPELINE) {
+        for (int from = 0; from < renewals.size(); from += PER_PIPELINE) {
             try {
-                target.evalAll(renewals.subList(from, Math.min(renewals.size(), from + RENEWALS_PER_PIPELINE)));
+                target.evalAll(renewals.subList(from, Math.min(renewals.size(), from + PER_PIPELINE)));
             } catch (RuntimeException unreachable) {
                 // as a lost lease: the runs' next fenced writes tell
+            }
+        }
+    }
+
+    /**
+     * Writes the history row of the step just run for every queue that applied it, in pipelines, each
+     * fenced by its queue's lease. Until then the step counts as not applied: a crash before this
+     * runs it again (steps are idempotent), as a crash between a step's work and its row always did.
+     */
+    private void recordHistory(Collection<Run> all, StepDefinition step) {
+        List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
+        for (int from = 0; from < done.size(); from += PER_PIPELINE) {
+            List<Run> some = done.subList(from, Math.min(done.size(), from + PER_PIPELINE));
+            try {
+                List<ScriptReply<Void>> replies = target.evalAll(some.stream()
+                        .map(run -> run.m.journal.history().recordCall(run.unrecorded)).toList());
+                for (int i = 0; i < some.size(); i++) {
+                    some.get(i).recorded(step, replies.get(i).error());
+                }
+            } catch (RuntimeException unreachable) {
+                some.forEach(run -> run.recorded(step, unreachable));
             }
         }
     }
@@ -186,20 +214,21 @@ public final class Migrator {
      */
     private void eachAtOnce(ExecutorService workers, WorkPermits working, Collection<Run> all,
                             java.util.function.Consumer<Run> work) {
+        java.util.function.Consumer<Run> permitted = run -> {
+            working.enter();
+            try {
+                work.accept(run);
+            } finally {
+                working.leave();
+            }
+        };
         if (parallel == 1) {
-            all.forEach(work);
+            all.forEach(permitted);
             return;
         }
         List<Future<?>> done = new ArrayList<>(all.size());
         for (Run run : all) {
-            done.add(workers.submit(() -> {
-                working.enter();
-                try {
-                    work.accept(run);
-                } finally {
-                    working.leave();
-                }
-            }));
+            done.add(workers.submit(() -> permitted.accept(run)));
         }
         RuntimeException first = null;
         for (Future<?> f : done) {
@@ -258,6 +287,8 @@ public final class Migrator {
         String message = "";
         /** Whether the v2 fence holds this run's token (claimed before the first step this run applies). */
         boolean claimed;
+        /** The history row of the step this run just applied, until {@link #recordHistory} writes it. */
+        HistoryRow unrecorded;
 
         Run(QueueMigration m) {
             this.m = m;
@@ -277,7 +308,8 @@ public final class Migrator {
             for (HistoryRow row : m.journal.history().rows()) {
                 applied.put(row.version(), row);
             }
-            if (m.journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
+            JournalHeader header = m.journal.header();
+            if (header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
                 applied.clear();
             }
             for (HistoryRow row : applied.values()) {
@@ -294,7 +326,7 @@ public final class Migrator {
                     return;
                 }
             }
-            Optional<MigrationRefused> changed = m.changedChoice();
+            Optional<MigrationRefused> changed = m.changedChoice(header);
             if (changed.isPresent()) {
                 stop("refused", changed.get().kind(), changed.get().getMessage());
             }
@@ -316,7 +348,7 @@ public final class Migrator {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 HistoryRow row = new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
                         owner, Instant.now().toString(), ms, true, counts, null);
-                m.journal.history().record(row);
+                unrecorded = row;
                 applied.put(step.version(), row);
                 if (step.moves()) {
                     counts.forEach((k, v) -> moved.merge(k, v, Long::sum));
@@ -342,6 +374,20 @@ public final class Migrator {
                 record(step, t0, e.toString());
                 stop("failed", "error", "step V" + step.version() + " (" + step.description() + ") failed: " + e
                         + "; nothing was deleted; fix the cause, run `emq-migrate repair`, then migrate again");
+            }
+        }
+
+        /** The outcome of writing this run's history row: {@code error} null when written. */
+        void recorded(StepDefinition step, RuntimeException error) {
+            unrecorded = null;
+            if (error instanceof EmqWireException.Lock lost) {
+                stop("refused", "lease-lost", "the history row of step V" + step.version() + " (" + step.description()
+                        + ") of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
+                        + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
+            } else if (error != null) {
+                stop("failed", "connection", "the history row of step V" + step.version() + " (" + step.description()
+                        + ") could not be written: " + error.getMessage() + "; nothing was deleted; re-run migrate (the"
+                        + " step runs again)");
             }
         }
 
