@@ -36,6 +36,8 @@ public final class SharedScan<Q> {
     static final int MAX_KEYS = 100_000;
     /** The most keys one round holds for all the queues it serves. */
     static final int ROUND_KEYS = 1_000_000;
+    /** How often the first caller of a round looks whether everyone else has asked too. */
+    static final long GATHER_MS = 5;
     private static final Bytes V2_START = Bytes.utf8("emq:{");
     private static final Bytes V2_END = Bytes.utf8("}:");
 
@@ -44,9 +46,6 @@ public final class SharedScan<Q> {
     private final Function<Q, Bytes> sharedStart;
     private final Function<Q, Bytes> ownStart;
     private final int maxKeys;
-    /** How often the first caller of a round looks whether everyone else has asked too. */
-    static final long GATHER_MS = 5;
-
     private final Optional<WorkPermits> permits;
     private Round next = new Round();
     private boolean scanning;
