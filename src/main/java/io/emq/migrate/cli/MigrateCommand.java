@@ -66,7 +66,7 @@ final class MigrateCommand implements Command {
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
         List<String> prefixes = DiscoverCommand.prefixes(in);
-        int connections = Math.max(8, 2 * parallel + 2); // each queue's reads and writes, and the lease heartbeat
+        int connections = Migrator.connections(parallel);
         UnifiedJedis sourceClient = in.open(source, Side.SOURCE, connections);
         UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, connections);
         VersionFence.verify(targetClient, in.wireVersion());

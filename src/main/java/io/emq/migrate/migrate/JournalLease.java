@@ -44,17 +44,18 @@ public final class JournalLease {
         problem(Duration.ofMillis(leaseMs)).ifPresent(problem -> {
             throw new MigrationRefused("lease-too-short", problem);
         });
-        long reply = call("acquire", owner, "", leaseMs);
+        long reply = wire.eval(call("acquire", owner, "", leaseMs));
         token = Long.toString(reply);
         return reply;
     }
 
-    public void renew(long leaseMs) {
-        call("renew", "", token, leaseMs);
+    /** The renewal of this lease as a call to send, alone or pipelined with other queues' renewals. */
+    ScriptCall<Long> renewal(long leaseMs) {
+        return call("renew", "", token, leaseMs);
     }
 
     public void release() {
-        call("release", "", token, 0);
+        wire.eval(call("release", "", token, 0));
     }
 
     /** The fencing token of this lease ("" before {@link #acquire}). */
@@ -62,8 +63,8 @@ public final class JournalLease {
         return token;
     }
 
-    private long call(String op, String owner, String token, long leaseMs) {
-        return wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))), Replies::asLong));
+    private ScriptCall<Long> call(String op, String owner, String token, long leaseMs) {
+        return new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
+                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))), Replies::asLong);
     }
 }

@@ -7,8 +7,11 @@ import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.ScriptCall;
+import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -32,7 +35,9 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
  * V10, then every queue's V20, …) so that flows across queues find their partners' ids; with
  * {@link #parallel(int) parallel} N, each step runs on N queues at once, and the next step starts
- * when every queue is done with this one. Each queue holds its journal's lease for the whole run.
+ * when every queue is done with this one; a queue waiting for a shared key scan ({@link SharedScan})
+ * steps aside for another, so up to {@link #IN_FLIGHT} queues of a step can meet in one scan. Each
+ * queue holds its journal's lease for the whole run; the leases are renewed together, in pipelines.
  * A refusal stops that queue before anything is destroyed and is not recorded as a failure; an
  * error is recorded as a failed step that {@code repair} clears; a dropped connection retries the
  * (idempotent) step, and if the server stays away the run ends unrecorded, so a plain re-run
@@ -40,6 +45,10 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  */
 public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
+    /** The most queues of a step in flight at once: N at work, the others waiting for a shared key scan. */
+    static final int IN_FLIGHT = 1024;
+    /** The most journal writes of many queues (lease renewals, history rows) sent in one pipeline. */
+    static final int PER_PIPELINE = 1000;
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
@@ -74,6 +83,11 @@ public final class Migrator {
         this.checkpoints = checkpoints;
     }
 
+    /** The connections to each server a run of {@code parallel} queues at once uses: each queue's reads and writes, and the lease heartbeat. */
+    public static int connections(int parallel) {
+        return Math.max(8, 2 * parallel + 2);
+    }
+
     public Migrator listener(Listener listener) {
         this.listener = listener;
         return this;
@@ -93,15 +107,20 @@ public final class Migrator {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
         QueueBases bases = new QueueBases(found.queues());
         List<QueueRef> selected = select(found.queues(), names);
-        V2Names v2Names = new V2Names(found.queues(), options.renames(), name -> TargetNames.holder(target, name));
+        Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
+                selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
+        V2Names v2Names = new V2Names(found.queues(), options.renames(),
+                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused("unknown-rename", unknown);
         });
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
         IdBases idBases = new IdBases(target);
-        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases);
-        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient);
+        WorkPermits working = new WorkPermits(parallel);
+        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
+        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
+                .stepAsideWith(working);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -125,20 +144,21 @@ public final class Migrator {
             t.setDaemon(true);
             return t;
         });
-        ExecutorService workers = Executors.newFixedThreadPool(parallel, r -> {
+        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(runs.size(), IN_FLIGHT)), r -> {
             Thread t = new Thread(r, "emq-migrate-queue");
             t.setDaemon(true);
             return t;
         });
         try {
-            eachAtOnce(workers, runs.values(), Run::begin);
+            eachAtOnce(workers, working, runs.values(), Run::begin);
             long period = options.lease().toMillis() / 3;
-            heartbeat.scheduleAtFixedRate(() -> runs.values().forEach(Run::renew), period, period, TimeUnit.MILLISECONDS);
+            heartbeat.scheduleAtFixedRate(() -> renew(runs.values()), period, period, TimeUnit.MILLISECONDS);
             for (StepDefinition step : catalog.steps()) {
                 if (step.destroys() && !options.retire()) {
                     continue;
                 }
-                eachAtOnce(workers, runs.values(), run -> run.apply(step));
+                eachAtOnce(workers, working, runs.values(), run -> run.apply(step));
+                recordHistory(runs.values(), step);
             }
         } finally {
             heartbeat.shutdownNow();
@@ -151,17 +171,64 @@ public final class Migrator {
     }
 
     /**
-     * Does {@code work} for every run, {@link #parallel} at a time, and returns when all are done; the
-     * first exception a run threw (an injected crash, a bug) is rethrown once every run has stopped.
+     * Renews the leases of the active runs, in pipelines; a lease found lost is left to the run's next
+     * fenced journal write, which is refused and ends that run.
      */
-    private void eachAtOnce(ExecutorService workers, Collection<Run> all, java.util.function.Consumer<Run> work) {
+    private void renew(Collection<Run> all) {
+        List<ScriptCall<Long>> renewals = all.stream().filter(Run::active)
+                .map(run -> run.m.journal.lease().renewal(options.lease().toMillis())).toList();
+        for (int from = 0; from < renewals.size(); from += PER_PIPELINE) {
+            try {
+                target.evalAll(renewals.subList(from, Math.min(renewals.size(), from + PER_PIPELINE)));
+            } catch (RuntimeException unreachable) {
+                // as a lost lease: the runs' next fenced writes tell
+            }
+        }
+    }
+
+    /**
+     * Writes the history row of the step just run for every queue that applied it, in pipelines, each
+     * fenced by its queue's lease. Until then the step counts as not applied: a crash before this
+     * runs it again (steps are idempotent), as a crash between a step's work and its row always did.
+     */
+    private void recordHistory(Collection<Run> all, StepDefinition step) {
+        List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
+        for (int from = 0; from < done.size(); from += PER_PIPELINE) {
+            List<Run> some = done.subList(from, Math.min(done.size(), from + PER_PIPELINE));
+            try {
+                List<ScriptReply<Void>> replies = target.evalAll(some.stream()
+                        .map(run -> run.m.journal.history().recordCall(run.unrecorded)).toList());
+                for (int i = 0; i < some.size(); i++) {
+                    some.get(i).recorded(step, replies.get(i).error());
+                }
+            } catch (RuntimeException unreachable) {
+                some.forEach(run -> run.recorded(step, unreachable));
+            }
+        }
+    }
+
+    /**
+     * Does {@code work} for every run, each holding one of the {@link #parallel} permits while it
+     * works, and returns when all are done; the first exception a run threw (an injected crash, a
+     * bug) is rethrown once every run has stopped.
+     */
+    private void eachAtOnce(ExecutorService workers, WorkPermits working, Collection<Run> all,
+                            java.util.function.Consumer<Run> work) {
+        java.util.function.Consumer<Run> permitted = run -> {
+            working.enter();
+            try {
+                work.accept(run);
+            } finally {
+                working.leave();
+            }
+        };
         if (parallel == 1) {
-            all.forEach(work);
+            all.forEach(permitted);
             return;
         }
         List<Future<?>> done = new ArrayList<>(all.size());
         for (Run run : all) {
-            done.add(workers.submit(() -> work.accept(run)));
+            done.add(workers.submit(() -> permitted.accept(run)));
         }
         RuntimeException first = null;
         for (Future<?> f : done) {
@@ -220,6 +287,8 @@ public final class Migrator {
         String message = "";
         /** Whether the v2 fence holds this run's token (claimed before the first step this run applies). */
         boolean claimed;
+        /** The history row of the step this run just applied, until {@link #recordHistory} writes it. */
+        HistoryRow unrecorded;
 
         Run(QueueMigration m) {
             this.m = m;
@@ -239,7 +308,8 @@ public final class Migrator {
             for (HistoryRow row : m.journal.history().rows()) {
                 applied.put(row.version(), row);
             }
-            if (m.journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
+            JournalHeader header = m.journal.header();
+            if (header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
                 applied.clear();
             }
             for (HistoryRow row : applied.values()) {
@@ -256,19 +326,9 @@ public final class Migrator {
                     return;
                 }
             }
-            Optional<MigrationRefused> changed = m.changedChoice();
+            Optional<MigrationRefused> changed = m.changedChoice(header);
             if (changed.isPresent()) {
                 stop("refused", changed.get().kind(), changed.get().getMessage());
-            }
-        }
-
-        void renew() {
-            if (active()) {
-                try {
-                    m.journal.lease().renew(options.lease().toMillis());
-                } catch (RuntimeException lost) {
-                    // the next fenced journal write of this run is refused and ends it
-                }
             }
         }
 
@@ -288,7 +348,7 @@ public final class Migrator {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 HistoryRow row = new HistoryRow(applied.size() + 1, step.version(), step.description(), step.checksum(),
                         owner, Instant.now().toString(), ms, true, counts, null);
-                m.journal.history().record(row);
+                unrecorded = row;
                 applied.put(step.version(), row);
                 if (step.moves()) {
                     counts.forEach((k, v) -> moved.merge(k, v, Long::sum));
@@ -314,6 +374,20 @@ public final class Migrator {
                 record(step, t0, e.toString());
                 stop("failed", "error", "step V" + step.version() + " (" + step.description() + ") failed: " + e
                         + "; nothing was deleted; fix the cause, run `emq-migrate repair`, then migrate again");
+            }
+        }
+
+        /** The outcome of writing this run's history row: {@code error} null when written. */
+        void recorded(StepDefinition step, RuntimeException error) {
+            unrecorded = null;
+            if (error instanceof EmqWireException.Lock lost) {
+                stop("refused", "lease-lost", "the history row of step V" + step.version() + " (" + step.description()
+                        + ") of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
+                        + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
+            } else if (error != null) {
+                stop("failed", "connection", "the history row of step V" + step.version() + " (" + step.description()
+                        + ") could not be written: " + error.getMessage() + "; nothing was deleted; re-run migrate (the"
+                        + " step runs again)");
             }
         }
 

@@ -65,10 +65,9 @@ final class QueueMigration {
     /**
      * The refusal a run owes when its options differ from those the queue's migration started with
      * (payload policy, lane): every step must write the same way. Empty when they agree, when
-     * nothing is recorded yet, or after an abandon.
+     * nothing is recorded yet, or after an abandon; {@code header} is the journal's header as just read.
      */
-    Optional<MigrationRefused> changedChoice() {
-        JournalHeader header = journal.header();
+    Optional<MigrationRefused> changedChoice(JournalHeader header) {
         if (header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
             return Optional.empty();
         }

@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.wire.Replies;
+import io.emq.migrate.wire.ScriptCall;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -21,8 +22,17 @@ public final class StepHistory {
     }
 
     public void record(HistoryRow row) {
+        journal.set(fields(row));
+    }
+
+    /** The fenced write of a row, as a call to send (alone or pipelined with other queues' rows). */
+    ScriptCall<Void> recordCall(HistoryRow row) {
+        return journal.setCall(fields(row));
+    }
+
+    private static Map<String, String> fields(HistoryRow row) {
         try {
-            journal.set(Map.of(PREFIX + row.version(), JSON.writeValueAsString(row)));
+            return Map.of(PREFIX + row.version(), JSON.writeValueAsString(row));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

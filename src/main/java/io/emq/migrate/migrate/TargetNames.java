@@ -3,30 +3,61 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.Wire;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 
 /**
  * What a target holds under a v2 queue name, with reads only ({@code HMGET}, {@code EXISTS}): a
  * migration journal (unless abandoned) and the v1 queue it records, or a v2 queue's own keys.
  */
 public final class TargetNames {
+    /** The most names looked up in one pipeline. */
+    static final int PER_PIPELINE = 1000;
+
     private TargetNames() {
     }
 
     /** The lookup {@link V2Names} asks of the target. */
     public static Optional<V2Names.Holder> holder(Wire target, String name) {
-        JournalHeader journal = new Journal(target, name).header();
-        Optional<String> v1 = journal.get(JournalHeader.V1_QUEUE);
-        if (v1.isPresent() && journal.get(JournalHeader.STATE).filter(s -> s == MigrationState.ABANDONED).isEmpty()) {
-            return Optional.of(new V2Names.Holder.Migration(v1.get()));
-        }
-        Keys keys = Keys.queue(name);
-        for (String key : List.of(keys.meta(), keys.pending(), keys.active(), keys.schedule(), keys.dead())) {
-            if (target.exists(Utf8.bytes(key))) {
-                return Optional.of(new V2Names.Holder.NativeQueue());
+        return holders(target, List.of(name)).get(name);
+    }
+
+    /** What the target holds under each of these names, read in pipelines (a run of many queues asks once). */
+    public static Map<String, Optional<V2Names.Holder>> holders(Wire target, Collection<String> names) {
+        List<String> all = List.copyOf(names);
+        Map<String, Optional<V2Names.Holder>> out = new HashMap<>();
+        for (int from = 0; from < all.size(); from += PER_PIPELINE) {
+            List<String> some = all.subList(from, Math.min(all.size(), from + PER_PIPELINE));
+            List<Response<List<String>>> journals = new ArrayList<>(some.size());
+            List<Response<Long>> queueKeys = new ArrayList<>(some.size());
+            try (AbstractPipeline p = target.client().pipelined()) {
+                for (String name : some) {
+                    Keys keys = Keys.queue(name);
+                    journals.add(p.hmget(Keys.migrationJournal(name), JournalHeader.V1_QUEUE.name(), JournalHeader.STATE.name()));
+                    queueKeys.add(p.exists(keys.meta(), keys.pending(), keys.active(), keys.schedule(), keys.dead()));
+                }
+                p.sync();
+            }
+            for (int i = 0; i < some.size(); i++) {
+                out.put(some.get(i), holder(journals.get(i).get(), queueKeys.get(i).get()));
             }
         }
-        return Optional.empty();
+        return out;
+    }
+
+    private static Optional<V2Names.Holder> holder(List<String> journal, long queueKeys) {
+        Optional<String> v1 = Optional.ofNullable(journal.get(0));
+        boolean abandoned = Optional.ofNullable(journal.get(1)).flatMap(JournalHeader.STATE.parse())
+                .filter(s -> s == MigrationState.ABANDONED).isPresent();
+        if (v1.isPresent() && !abandoned) {
+            return Optional.of(new V2Names.Holder.Migration(v1.get()));
+        }
+        return queueKeys > 0 ? Optional.of(new V2Names.Holder.NativeQueue()) : Optional.empty();
     }
 }

@@ -19,13 +19,25 @@ import redis.clients.jedis.UnifiedJedis;
  * queue waits for the next one, which serves every queue that asked meanwhile. So a caller sees
  * exactly what a scan of its own, started at that moment, would see. Queues asking one after
  * another (one thread) get one scan each, as before; queues read at once ({@code --parallel}) share.
- * A queue with more than {@link #MAX_KEYS} keys scans alone, a page at a time, so memory stays bounded.
+ * A queue with more than {@link #MAX_KEYS} keys scans alone, a page at a time, and a round holds at
+ * most {@link #ROUND_KEYS} keys (beyond that its largest shares are dropped and those queues scan
+ * alone), so memory stays bounded however many queues a round serves.
+ *
+ * <p>With {@link #stepAsideWith(WorkPermits) work permits} (the migrator's {@code --parallel N}), a
+ * caller gives its permit back once it has asked, while its round runs or is awaited, and takes one
+ * again before it goes on; and the first caller to ask for the next round starts it only when no
+ * caller is at work: so a round serves every queue in flight, not the few that asked while the last
+ * round ran.
  *
  * @param <Q> how a queue is named: a {@link QueueRef} on the v1 source, a v2 name on the target
  */
 public final class SharedScan<Q> {
     /** The most keys a queue's share of a scan holds; a larger queue scans its own keys, a page at a time. */
     static final int MAX_KEYS = 100_000;
+    /** The most keys one round holds for all the queues it serves. */
+    static final int ROUND_KEYS = 1_000_000;
+    /** How often the first caller of a round looks whether everyone else has asked too. */
+    static final long GATHER_MS = 5;
     private static final Bytes V2_START = Bytes.utf8("emq:{");
     private static final Bytes V2_END = Bytes.utf8("}:");
 
@@ -34,11 +46,18 @@ public final class SharedScan<Q> {
     private final Function<Q, Bytes> sharedStart;
     private final Function<Q, Bytes> ownStart;
     private final int maxKeys;
+    private final Optional<WorkPermits> permits;
     private Round next = new Round();
     private boolean scanning;
 
     SharedScan(UnifiedJedis jedis, Function<Bytes, Optional<Q>> owner, Function<Q, Bytes> sharedStart,
                Function<Q, Bytes> ownStart, int maxKeys) {
+        this(jedis, owner, sharedStart, ownStart, maxKeys, Optional.empty());
+    }
+
+    private SharedScan(UnifiedJedis jedis, Function<Bytes, Optional<Q>> owner, Function<Q, Bytes> sharedStart,
+                       Function<Q, Bytes> ownStart, int maxKeys, Optional<WorkPermits> permits) {
+        this.permits = permits;
         this.jedis = jedis;
         this.owner = owner;
         this.sharedStart = sharedStart;
@@ -58,6 +77,14 @@ public final class SharedScan<Q> {
     public static SharedScan<String> v2(UnifiedJedis jedis, boolean cluster) {
         return new SharedScan<>(jedis, SharedScan::v2Owner, q -> V2_START, q -> Bytes.utf8("emq:{" + q + "}:"),
                 cluster ? 0 : MAX_KEYS);
+    }
+
+    /**
+     * This scan, for callers that each hold one of {@code permits} while they work: a caller gives
+     * its permit back once it has asked, and takes one again when its keys are there.
+     */
+    public SharedScan<Q> stepAsideWith(WorkPermits permits) {
+        return new SharedScan<>(jedis, owner, sharedStart, ownStart, maxKeys, Optional.of(permits));
     }
 
     private static Optional<String> v2Owner(Bytes key) {
@@ -99,36 +126,53 @@ public final class SharedScan<Q> {
         });
     }
 
-    /** The queue's share of the next scan to start, or empty when it holds more keys than a share allows. */
+    /** The queue's share of the next scan to start, or empty when its keys do not fit a share. */
     Optional<List<Bytes>> share(Q queue) {
         Round mine;
-        synchronized (this) {
-            mine = next;
-            mine.asking.add(queue);
-            while (scanning && !mine.done) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for the key scan", e);
+        boolean leads;
+        try {
+            synchronized (this) {
+                mine = next;
+                leads = mine.asking.isEmpty();
+                mine.asking.add(queue);
+                permits.ifPresent(WorkPermits::leave); // after asking: a round that starts now serves this queue
+                while (leads ? scanning || !everyoneAsked() : !mine.done) {
+                    try {
+                        wait(leads ? GATHER_MS : 0);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted while waiting for the key scan", e);
+                    }
+                }
+                if (leads) {
+                    scanning = true;
+                    next = new Round();
                 }
             }
-            if (mine.done) {
-                return mine.take(queue);
+            if (leads) {
+                runRound(mine);
             }
-            scanning = true;
-            next = new Round();
+        } finally {
+            permits.ifPresent(WorkPermits::enter);
         }
+        return mine.take(queue);
+    }
+
+    /** Whether no caller is at work, so none will ask for the next round before it starts. */
+    private boolean everyoneAsked() {
+        return permits.map(WorkPermits::idle).orElse(true);
+    }
+
+    private void runRound(Round round) {
         try {
-            mine.run();
+            round.run();
         } finally {
             synchronized (this) {
-                mine.done = true;
+                round.done = true;
                 scanning = false;
                 notifyAll();
             }
         }
-        return mine.take(queue);
     }
 
     /** The queues one scan serves and the keys it found for each. */
@@ -136,6 +180,7 @@ public final class SharedScan<Q> {
         final Set<Q> asking = new HashSet<>();
         final Map<Q, List<Bytes>> keys = new HashMap<>();
         final Set<Q> overflowed = new HashSet<>();
+        int held;
         boolean done;
         RuntimeException failed;
 
@@ -162,12 +207,22 @@ public final class SharedScan<Q> {
                     return;
                 }
                 if (share.size() == maxKeys) {
-                    overflowed.add(q);
-                    keys.put(q, List.of());
+                    overflow(q);
                     return;
                 }
                 share.add(key);
+                if (++held > ROUND_KEYS) {
+                    keys.entrySet().stream().filter(e -> !overflowed.contains(e.getKey()))
+                            .max((a, b) -> Integer.compare(a.getValue().size(), b.getValue().size()))
+                            .ifPresent(largest -> overflow(largest.getKey()));
+                }
             });
+        }
+
+        private void overflow(Q q) {
+            held -= keys.get(q).size();
+            overflowed.add(q);
+            keys.put(q, List.of());
         }
 
         synchronized Optional<List<Bytes>> take(Q q) {

@@ -17,12 +17,39 @@ import javax.management.openmbean.CompositeData;
  */
 final class LiveHeap {
     private static final AtomicLong PEAK = new AtomicLong();
+    private static final AtomicLong PEAK_AFTER_FULL_GC = new AtomicLong();
+    private static Thread sampler;
 
     private LiveHeap() {
     }
 
     static void watch() {
+        watch(0);
+    }
+
+    /**
+     * As {@link #watch()}, and with {@code fullGcEverySeconds} above 0 also forces a full collection that
+     * often and keeps the most heap in use after one: the live data alone, no garbage of the old generation.
+     */
+    static void watch(int fullGcEverySeconds) {
         PEAK.set(0);
+        PEAK_AFTER_FULL_GC.set(0);
+        if (fullGcEverySeconds > 0 && sampler == null) {
+            sampler = new Thread(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(fullGcEverySeconds * 1000L);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    System.gc();
+                    Runtime rt = Runtime.getRuntime();
+                    PEAK_AFTER_FULL_GC.accumulateAndGet(rt.totalMemory() - rt.freeMemory(), Math::max);
+                }
+            }, "live-heap-sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+        }
         Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
                 .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -35,6 +62,11 @@ final class LiveHeap {
                 }
             }, null, null);
         }
+    }
+
+    /** The most heap in use right after a forced full collection, in bytes (0 without {@code fullGcEverySeconds}). */
+    static long peakAfterFullGc() {
+        return PEAK_AFTER_FULL_GC.get();
     }
 
     static long peakMiB() {

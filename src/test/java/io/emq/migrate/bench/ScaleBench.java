@@ -10,6 +10,7 @@ import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.server.LocalCluster;
 import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.wire.Clients;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
@@ -27,22 +28,27 @@ import redis.clients.jedis.UnifiedJedis;
  * --parallel N} for each N asked, into the source server itself or (with {@code --cluster}) into a
  * local three-master cluster; each run is preceded by a bare pipelined copy of the same jobs into the
  * same target (read each hash, write a row, add it to a pending set; no journal, no checks), and
- * prints both in jobs per second with their ratio, and the most heap live after a collection.
+ * prints both in jobs per second with their ratio, and the most heap live after a collection. The
+ * migration opens its clients as {@code migrate --parallel N} does ({@link Migrator#connections}).
  */
 public final class ScaleBench {
-    static final int QUEUES_PER_PIPELINE = 250;
+    static final int JOBS_PER_PIPELINE = 1000;
 
     public static void main(String[] args) throws Exception {
         int queues = 1000;
         int jobs = 4;
         List<Integer> parallel = List.of(1, 2, 4);
         boolean cluster = false;
+        boolean retire = true;
+        int fullGcEvery = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--queues" -> queues = Integer.parseInt(args[++i]);
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
                 case "--parallel" -> parallel = java.util.Arrays.stream(args[++i].split(",")).map(Integer::parseInt).toList();
                 case "--cluster" -> cluster = true;
+                case "--no-retire" -> retire = false;
+                case "--full-gc-every" -> fullGcEvery = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -67,14 +73,19 @@ public final class ScaleBench {
                     BenchSetup.generateWaiting(source, "t" + q, jobs);
                 }
                 long b0 = System.nanoTime();
-                long copied = baselineCopy(source, target, queues);
+                long copied = baselineCopy(source, target, queues, jobs);
                 double baseline = copied / secs(b0);
-                LiveHeap.watch();
-                Migrator migrator = new Migrator(Wire.unfenced(source), Wire.open(target), server.uri(),
-                        MigrationOptions.defaults(), Checkpoints.none()).parallel(n);
-                long m0 = System.nanoTime();
-                List<MigrationResult> results = migrator.migrate(List.of("bull"), List.of());
-                double seconds = secs(m0);
+                LiveHeap.watch(fullGcEvery);
+                List<MigrationResult> results;
+                double seconds;
+                try (UnifiedJedis from = Clients.open(Endpoint.parse(server.uri()), Migrator.connections(n));
+                     UnifiedJedis to = cluster ? Clients.open(Endpoint.parse(targets.uri()), Migrator.connections(n)) : from) {
+                    Migrator migrator = new Migrator(Wire.unfenced(from), Wire.open(to), server.uri(),
+                            MigrationOptions.defaults().withRetire(retire), Checkpoints.none()).parallel(n);
+                    long m0 = System.nanoTime();
+                    results = migrator.migrate(List.of("bull"), List.of());
+                    seconds = secs(m0);
+                }
                 long moved = results.stream().mapToLong(MigrationResult::jobs).sum();
                 long ok = results.stream().filter(MigrationResult::ok).count();
                 if (ok != queues || moved != (long) queues * jobs) {
@@ -82,61 +93,55 @@ public final class ScaleBench {
                             + results.stream().filter(r -> !r.ok()).findFirst().orElse(null));
                 }
                 source.info("commandstats").lines().filter(l -> l.startsWith("cmdstat")).sorted(java.util.Comparator.comparingLong(
-                        (String l) -> -Long.parseLong(l.replaceAll(".*usec=(\\d+).*", "$1")))).limit(3).forEach(l -> System.out.println("  server time: " + l));
+                        (String l) -> -Long.parseLong(l.replaceAll(".*usec=(\\d+).*", "$1")))).limit(12).forEach(l -> System.out.println("  server time: " + l));
                 source.sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
                 System.out.printf(Locale.ROOT, "migrate --all --parallel %d: %d queues in %.1f s, %.0f jobs/s | bare pipelined"
-                        + " copy %.0f jobs/s | ratio %.3f | live heap after GC at most %d MiB%n", n, queues, seconds,
-                        moved / seconds, baseline, moved / seconds / baseline, LiveHeap.peakMiB());
+                        + " copy %.0f jobs/s | ratio %.3f | live heap after GC at most %d MiB%s%n", n, queues, seconds,
+                        moved / seconds, baseline, moved / seconds / baseline, LiveHeap.peakMiB(), fullGcEvery == 0 ? ""
+                        : String.format(Locale.ROOT, " | after a full GC every %d s at most %d MiB, %.0f bytes a job",
+                        fullGcEvery, LiveHeap.peakAfterFullGc() >> 20, (double) LiveHeap.peakAfterFullGc() / moved));
             }
         }
     }
 
-    /** Every queue's waiting jobs read and written as v2 rows of queue {@code baseline}, pipelined over many queues; then removed. */
-    static long baselineCopy(UnifiedJedis source, UnifiedJedis target, int queues) {
-        long copied = 0;
-        long rank = 0;
-        List<byte[]> rows = new ArrayList<>();
+    /**
+     * Every queue's waiting jobs (ids 1..J, as generated) read and written as v2 rows of queue
+     * {@code baseline}, {@link #JOBS_PER_PIPELINE} jobs of any queues per pipeline; then removed.
+     */
+    static long baselineCopy(UnifiedJedis source, UnifiedJedis target, int queues, int jobs) {
         Keys keys = Keys.queue("baseline");
-        for (int from = 0; from < queues; from += QUEUES_PER_PIPELINE) {
-            int to = Math.min(queues, from + QUEUES_PER_PIPELINE);
-            List<Response<List<byte[]>>> ids = new ArrayList<>();
-            try (AbstractPipeline p = source.pipelined()) {
-                for (int q = from; q < to; q++) {
-                    ids.add(p.lrange(bytes("bull:t" + q + ":wait"), 0, -1));
-                }
-                p.sync();
-            }
+        long total = (long) queues * jobs;
+        for (long from = 0; from < total; from += JOBS_PER_PIPELINE) {
+            long to = Math.min(total, from + JOBS_PER_PIPELINE);
             List<Response<Map<byte[], byte[]>>> hashes = new ArrayList<>();
             try (AbstractPipeline p = source.pipelined()) {
-                for (int q = from; q < to; q++) {
-                    for (byte[] id : ids.get(q - from).get()) {
-                        hashes.add(p.hgetAll(bytes("bull:t" + q + ":" + new String(id, StandardCharsets.UTF_8))));
-                    }
+                for (long n = from; n < to; n++) {
+                    hashes.add(p.hgetAll(bytes("bull:t" + n / jobs + ":" + (n % jobs + 1))));
                 }
                 p.sync();
             }
             try (AbstractPipeline p = target.pipelined()) {
+                long rank = from;
                 for (Response<Map<byte[], byte[]>> h : hashes) {
                     BrandedId id = BrandedId.job(++rank);
-                    byte[] row = bytes(keys.job(id));
                     byte[] data = h.get().entrySet().stream().filter(e -> new String(e.getKey(), StandardCharsets.UTF_8).equals("data"))
                             .map(Map.Entry::getValue).findFirst().orElse(new byte[0]);
-                    p.hset(row, Map.of(bytes("state"), bytes("pending"), bytes("attempts"), bytes("0"), bytes("payload"), data));
+                    p.hset(bytes(keys.job(id)), Map.of(bytes("state"), bytes("pending"), bytes("attempts"), bytes("0"), bytes("payload"), data));
                     p.zadd(bytes(keys.pending()), 0, bytes(id.toString()));
-                    rows.add(row);
                 }
                 p.sync();
             }
-            copied += hashes.size();
         }
-        for (int from = 0; from < rows.size(); from += 1000) {
+        for (long from = 0; from < total; from += JOBS_PER_PIPELINE) {
             try (AbstractPipeline p = target.pipelined()) {
-                rows.subList(from, Math.min(rows.size(), from + 1000)).forEach(p::unlink);
+                for (long rank = from + 1; rank <= Math.min(total, from + JOBS_PER_PIPELINE); rank++) {
+                    p.unlink(bytes(keys.job(BrandedId.job(rank))));
+                }
                 p.sync();
             }
         }
         target.unlink(keys.pending());
-        return copied;
+        return total;
     }
 
     private static byte[] bytes(String s) {

@@ -11,6 +11,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -119,6 +121,43 @@ class SharedScanTest {
         for (String name : NAMES) {
             assertEquals(expected(name), keys(sharing(5), q(name)), name);
         }
+    }
+
+    @Test
+    void queuesThatStepAsideWhileTheyWaitAllMeetInOneScanThoughOnlyOneWorksAtATime() throws Exception {
+        WorkPermits working = new WorkPermits(2);
+        SharedScan<QueueRef> scan = SharedScan.v1(SERVER.client(), bases()).stepAsideWith(working);
+        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        AtomicInteger entered = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(NAMES.size());
+        working.enter(); // another caller at work: no round starts before it is done
+        try {
+            List<Future<Set<String>>> found = new ArrayList<>();
+            for (String name : NAMES) {
+                found.add(pool.submit(() -> {
+                    working.enter(); // the one other permit: the queues take turns
+                    entered.incrementAndGet();
+                    try {
+                        return keys(scan, q(name));
+                    } finally {
+                        working.leave();
+                    }
+                }));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (entered.get() < NAMES.size() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            working.leave();
+            for (int i = 0; i < NAMES.size(); i++) {
+                assertEquals(expected(NAMES.get(i)), found.get(i).get(), NAMES.get(i));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        String scans = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_scan:"))
+                .findFirst().orElseThrow();
+        assertTrue(scans.startsWith("cmdstat_scan:calls=1,"), "one scan for the seven queues: " + scans);
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The v2 name each v1 queue of a source migrates under (its own name, or the one {@code --rename
@@ -33,6 +34,8 @@ public final class V2Names {
     private final List<QueueRef> queues;
     private final Map<String, String> renames;
     private final Function<String, Optional<Holder>> target;
+    /** The queues by the v2 name each would take, valid or not (so a conflict is found without a walk over all). */
+    private final Map<String, List<QueueRef>> byCandidate;
 
     /**
      * @param queues  every v1 queue discovered under the run's prefixes
@@ -43,6 +46,7 @@ public final class V2Names {
         this.queues = List.copyOf(queues);
         this.renames = Map.copyOf(renames);
         this.target = target;
+        this.byCandidate = this.queues.stream().collect(Collectors.groupingBy(this::candidate));
     }
 
     /** Names as the renames give them, nothing else consulted: for steps of a run whose names were checked. */
@@ -90,8 +94,8 @@ public final class V2Names {
         }
         String name = v2.get();
         String asked = renamed(q) ? "--rename " + q.display() + "=" + name + ": " : "";
-        for (QueueRef other : queues) {
-            if (other.equals(q) || !candidate(other).equals(name)) {
+        for (QueueRef other : byCandidate.getOrDefault(name, List.of())) {
+            if (other.equals(q)) {
                 continue;
             }
             if (renamed(q)) {
