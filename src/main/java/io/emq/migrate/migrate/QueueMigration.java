@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import redis.clients.jedis.UnifiedJedis;
 
 /** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
 final class QueueMigration {
@@ -112,14 +111,6 @@ final class QueueMigration {
             knownLanes.put(id, lane.get().getValue());
         }
         return Optional.of(id);
-    }
-
-    UnifiedJedis sourceClient() {
-        return sourceWire.client();
-    }
-
-    UnifiedJedis targetClient() {
-        return targetWire.client();
     }
 
     /** The source as last read; read on first use. */
