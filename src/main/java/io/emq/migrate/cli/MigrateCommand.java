@@ -6,6 +6,7 @@ import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.JournalLease;
 import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.payload.PayloadPolicy;
@@ -160,9 +161,9 @@ final class MigrateCommand implements Command {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("v1", r.v1Queue());
         m.put("name", r.v2Queue());
-        m.put("outcome", r.outcome());
+        m.put("outcome", r.outcome().wireName());
         m.put("moved", r.moved());
-        m.put("refusal", r.refusalKind().isEmpty() ? null : Map.of("kind", r.refusalKind(), "reason", r.message()));
+        m.put("refusal", r.refusalKind().map(kind -> Map.of("kind", kind.wireName(), "reason", r.message())).orElse(null));
         m.put("millis", r.millis());
         m.put("jobs", r.jobs());
         m.put("jobsPerSecond", Math.round(r.jobsPerSecond()));
@@ -186,10 +187,10 @@ final class MigrateCommand implements Command {
         long jobs = 0;
         long millis = 0;
         for (MigrationResult r : results) {
-            t.row(r.v1Queue(), r.v2Queue(), r.outcome(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
+            t.row(r.v1Queue(), r.v2Queue(), r.outcome().wireName(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
                     r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
             if (!r.message().isEmpty()) {
-                notes.add(r.v1Queue() + " " + r.outcome() + " (" + r.refusalKind() + "): " + r.message());
+                notes.add(r.v1Queue() + " " + r.outcome().wireName() + " (" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse("") + "): " + r.message());
             }
             jobs += r.jobs();
             millis = Math.max(millis, r.millis());

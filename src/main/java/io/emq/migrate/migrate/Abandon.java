@@ -29,10 +29,10 @@ public final class Abandon {
 
     public static Map<String, Long> run(Wire source, Wire target, String queue, Duration lease) {
         Journal journal = new Journal(target, queue);
-        MigrationState state = journal.header().get(JournalHeader.STATE).orElseThrow(() -> new MigrationRefused("no-journal",
+        MigrationState state = journal.header().get(JournalHeader.STATE).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.NO_JOURNAL,
                 "queue " + queue + " has no migration journal on the target: nothing to abandon"));
         if (state == MigrationState.RETIRED) {
-            throw new MigrationRefused("retired", "the migration of " + queue + " retired its v1 source: it can no"
+            throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the migration of " + queue + " retired its v1 source: it can no"
                     + " longer be abandoned (the v2 queue is now the only copy; see MIGRATION.md, rollback after retire)");
         }
         if (state == MigrationState.ABANDONED) {

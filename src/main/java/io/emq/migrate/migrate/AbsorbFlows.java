@@ -80,7 +80,7 @@ final class AbsorbFlows implements Step {
             SUBKEYS.forEach(sub -> keys.add(m.source.jobSubKey(parent.id(), sub).raw()));
             List<String> types = m.sourceWire.types(keys);
             if (KeyType.parse(types.get(0)) != KeyType.HASH) {
-                throw new MigrationRefused("source-changed", "flow parent " + m.source.jobKey(parent.id()).display()
+                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "flow parent " + m.source.jobKey(parent.id()).display()
                         + " disappeared during the migration");
             }
             Map<JobSubKind, byte[]> present = new EnumMap<>(JobSubKind.class);
@@ -129,7 +129,7 @@ final class AbsorbFlows implements Step {
     private static Map<byte[], byte[]> branded(QueueMigration m, Map<Bytes, Bytes> byChildKey, JobFacts parent) {
         Map<byte[], byte[]> out = new LinkedHashMap<>();
         byChildKey.forEach((childKey, value) -> {
-            BrandedId child = sameQueueChild(m, childKey).or(() -> m.brandedIdOf(childKey)).orElseThrow(() -> new MigrationRefused("flow-child",
+            BrandedId child = sameQueueChild(m, childKey).or(() -> m.brandedIdOf(childKey)).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_CHILD,
                     "child " + childKey.display() + " of flow parent " + parent.id().display() + " has no branded id:"
                             + " migrate its queue in the same run (add --queue for it, or use --all)"));
             out.put(Utf8.bytes(child.toString()), value.raw());

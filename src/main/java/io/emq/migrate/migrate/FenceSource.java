@@ -107,7 +107,7 @@ final class FenceSource implements Step {
                 .toList();
         if (!blocking.isEmpty()) {
             Refusal first = blocking.get(0);
-            throw new MigrationRefused(first.kind().wireName(), "queue " + m.source.display() + " is refused: "
+            throw new MigrationRefused(MigrationRefused.Kind.of(first.kind()), "queue " + m.source.display() + " is refused: "
                     + blocking.stream().map(r -> r.reason() + " (" + r.kind().option() + " lifts it)")
                     .collect(Collectors.joining("; ")) + "; see `emq-migrate plan`");
         }
@@ -123,7 +123,7 @@ final class FenceSource implements Step {
                 return current;
             }
             if (System.nanoTime() >= deadline) {
-                throw new MigrationRefused("live-lock", live.size() + " v1 jobs of " + m.source.display()
+                throw new MigrationRefused(MigrationRefused.Kind.LIVE_LOCK, live.size() + " v1 jobs of " + m.source.display()
                         + " are held by live workers (" + live.stream().limit(5).map(j -> j.id().display() + " lock "
                         + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
                         + " --wait-for-locks DURATION to wait for the locks to lapse");

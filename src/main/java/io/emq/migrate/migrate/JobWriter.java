@@ -71,7 +71,7 @@ final class JobWriter {
                     + " has no branded id: the plan-identity step must run first"));
             Map<Bytes, Bytes> hash = read.get(i).hash();
             if (hash.isEmpty()) {
-                throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(facts.id()).display()
+                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(facts.id()).display()
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");
             }
             RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash));
@@ -102,7 +102,7 @@ final class JobWriter {
             throw new IllegalStateException(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MigrationRefused("interrupted", "interrupted while reading v1 jobs");
+            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while reading v1 jobs");
         }
     }
 
@@ -111,7 +111,7 @@ final class JobWriter {
             return Optional.empty();
         }
         Bytes parentKey = facts.parentKey();
-        BrandedId parent = m.brandedIdOf(parentKey).orElseThrow(() -> new MigrationRefused("flow-parent",
+        BrandedId parent = m.brandedIdOf(parentKey).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_PARENT,
                 "the parent " + parentKey.display() + " of job " + facts.id().display() + " has no branded id yet:"
                         + " migrate its queue in the same run (add --queue for it, or use --all)"));
         String parentQueue = m.bases.owner(parentKey).map(m::targetName).orElse(m.target);

@@ -42,7 +42,7 @@ public final class JournalLease {
      */
     public long acquire(String owner, long leaseMs) {
         problem(Duration.ofMillis(leaseMs)).ifPresent(problem -> {
-            throw new MigrationRefused("lease-too-short", problem);
+            throw new MigrationRefused(MigrationRefused.Kind.LEASE_TOO_SHORT, problem);
         });
         long reply = wire.eval(call("acquire", owner, "", leaseMs));
         token = Long.toString(reply);

@@ -1,19 +1,46 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.RefusalKind;
+import java.util.Locale;
+
 /**
  * The migration of a queue stopped without destroying anything: a refusal of the plan, a source
  * that changed under the migration, or a failed verification. The message says what to do next.
  */
 public final class MigrationRefused extends RuntimeException {
-    private final String kind;
+    /**
+     * Why a queue's run stopped, for machines (the JSON report's {@code refusal.kind}): the plan's
+     * refusals ({@link RefusalKind}) under their own names, then what the runner and the steps refuse.
+     */
+    public enum Kind {
+        LIVE_LOCK, INVALID_QUEUE_NAME, NAME_TAKEN, CRON_SCHEDULER, LEGACY_REPEATABLE, ANOMALIES,
+        /** Another migrator holds the queue's lease. */
+        LOCKED,
+        /** This run's lease lapsed and another took it: this run wrote nothing after. */
+        LEASE_LOST,
+        LEASE_TOO_SHORT, FAILED_STEP, CHECKSUM, CONNECTION, ERROR, INTERRUPTED, VERIFICATION,
+        SOURCE_CHANGED, LIVE_WORKER, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
+        LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL;
 
-    public MigrationRefused(String kind, String message) {
+        /** The kind as the reports spell it: {@code source-changed}, {@code live-lock}, … */
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** The plan's refusal under the same name. */
+        static Kind of(RefusalKind planned) {
+            return valueOf(planned.name());
+        }
+    }
+
+    private final Kind kind;
+
+    public MigrationRefused(Kind kind, String message) {
         super(message);
         this.kind = kind;
     }
 
-    /** A short word for machines: live-lock, anomalies, source-changed, verification, checksum, … */
-    public String kind() {
+    public Kind kind() {
         return kind;
     }
 }

@@ -1,16 +1,31 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.V2State;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How one queue's run ended: {@code retired}, {@code verified} (stopped before retire), {@code refused}
  * or {@code failed} (nothing destroyed in either case), with what moved and how fast.
  */
-public record MigrationResult(String v1Queue, String v2Queue, String outcome, Map<String, Long> moved,
-                              String refusalKind, String message, long millis, long jobs) {
+public record MigrationResult(String v1Queue, String v2Queue, Outcome outcome, Map<String, Long> moved,
+                              Optional<MigrationRefused.Kind> refusalKind, String message, long millis, long jobs) {
+    /** Where a run left its queue: the journal's state when it ran to its end, else refused or failed. */
+    public enum Outcome {
+        PLANNED, RUNNING, VERIFIED, RETIRED, ABANDONED, REFUSED, FAILED;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Outcome of(MigrationState state) {
+            return valueOf(state.name());
+        }
+    }
+
     public boolean ok() {
-        return outcome.equals("retired") || outcome.equals("verified");
+        return outcome == Outcome.RETIRED || outcome == Outcome.VERIFIED;
     }
 
     /** The jobs this run moved into {@code state}. */

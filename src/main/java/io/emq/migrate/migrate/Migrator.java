@@ -1,11 +1,11 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
-import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.V2Names;
@@ -112,7 +112,7 @@ public final class Migrator {
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
                 name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
-            throw new MigrationRefused("unknown-rename", unknown);
+            throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
@@ -124,7 +124,8 @@ public final class Migrator {
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
-                results.add(new MigrationResult(q.display(), "", "refused", Map.of(), "invalid-queue-name",
+                results.add(new MigrationResult(q.display(), "", MigrationResult.Outcome.REFUSED, Map.of(),
+                        Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
                                 + "): pass --rename " + q.name().display() + "=NEW", 0, 0));
@@ -132,8 +133,8 @@ public final class Migrator {
             }
             Optional<String> taken = v2Names.conflict(q);
             if (taken.isPresent()) {
-                results.add(new MigrationResult(q.display(), targetName.get(), "refused", Map.of(),
-                        RefusalKind.NAME_TAKEN.wireName(), taken.get() + "; nothing was written", 0, 0));
+                results.add(new MigrationResult(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED, Map.of(),
+                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0));
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
@@ -264,11 +265,11 @@ public final class Migrator {
             List<QueueRef> matching = queues.stream()
                     .filter(q -> q.name().display().equals(name) || q.display().equals(name)).toList();
             if (matching.isEmpty()) {
-                throw new MigrationRefused("no-such-queue", "no v1 queue named '" + name + "' under the given prefixes"
+                throw new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue named '" + name + "' under the given prefixes"
                         + " (run `discover` to list them, or pass --prefix)");
             }
             if (matching.size() > 1) {
-                throw new MigrationRefused("ambiguous-queue", "'" + name + "' names a queue under several prefixes;"
+                throw new MigrationRefused(MigrationRefused.Kind.AMBIGUOUS_QUEUE, "'" + name + "' names a queue under several prefixes;"
                         + " name it as PREFIX:QUEUE");
             }
             out.add(matching.get(0));
@@ -282,8 +283,8 @@ public final class Migrator {
         final Map<String, Long> moved = new LinkedHashMap<>();
         final long started = System.nanoTime();
         Map<Integer, HistoryRow> applied = new LinkedHashMap<>();
-        String outcome;
-        String refusalKind = "";
+        MigrationResult.Outcome outcome;
+        Optional<MigrationRefused.Kind> refusalKind = Optional.empty();
         String message = "";
         /** Whether the v2 fence holds this run's token (claimed before the first step this run applies). */
         boolean claimed;
@@ -302,7 +303,7 @@ public final class Migrator {
             try {
                 m.journal.lease().acquire(owner, options.lease().toMillis());
             } catch (EmqWireException.Lock held) {
-                stop("refused", "locked", held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
+                stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LOCKED, held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
                 return;
             }
             for (HistoryRow row : m.journal.history().rows()) {
@@ -314,13 +315,13 @@ public final class Migrator {
             }
             for (HistoryRow row : applied.values()) {
                 if (!row.success()) {
-                    stop("failed", "failed-step", "step V" + row.version() + " (" + row.description() + ") failed earlier: "
+                    stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.FAILED_STEP, "step V" + row.version() + " (" + row.description() + ") failed earlier: "
                             + row.error() + "; fix the cause, run `emq-migrate repair`, then migrate again");
                     return;
                 }
                 Optional<StepDefinition> def = catalog.byVersion(row.version());
                 if (def.isPresent() && def.get().checksum() != row.checksum()) {
-                    stop("refused", "checksum", "step V" + row.version() + " changed since it was applied to " + m.target
+                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.CHECKSUM, "step V" + row.version() + " changed since it was applied to " + m.target
                             + " (recorded checksum " + row.checksum() + ", now " + def.get().checksum()
                             + "): run `emq-migrate validate`, then `repair` if the change is intended");
                     return;
@@ -328,7 +329,7 @@ public final class Migrator {
             }
             Optional<MigrationRefused> changed = m.changedChoice(header);
             if (changed.isPresent()) {
-                stop("refused", changed.get().kind(), changed.get().getMessage());
+                stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage());
             }
         }
 
@@ -357,22 +358,22 @@ public final class Migrator {
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
             } catch (EmqWireException.Lock lost) {
-                stop("refused", "lease-lost", "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "step V" + step.version() + " (" + step.description() + ") of " + m.target
                         + " was refused: this migrator's lease lapsed and another migrator took over the queue ("
                         + lost.getMessage() + "); this run wrote nothing after that. Nothing to repair: see"
                         + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
             } catch (JedisConnectionException dropped) {
-                stop("failed", "connection", "step V" + step.version() + " (" + step.description() + ") lost its"
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "step V" + step.version() + " (" + step.description() + ") lost its"
                         + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
                         + "; nothing was deleted; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
-                if (refused.kind().equals("verification")) {
+                if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
                     record(step, t0, refused.getMessage());
                 }
-                stop(refused.kind().equals("verification") ? "failed" : "refused", refused.kind(), refused.getMessage());
+                stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(), refused.getMessage());
             } catch (RuntimeException e) {
                 record(step, t0, e.toString());
-                stop("failed", "error", "step V" + step.version() + " (" + step.description() + ") failed: " + e
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + e
                         + "; nothing was deleted; fix the cause, run `emq-migrate repair`, then migrate again");
             }
         }
@@ -381,11 +382,11 @@ public final class Migrator {
         void recorded(StepDefinition step, RuntimeException error) {
             unrecorded = null;
             if (error instanceof EmqWireException.Lock lost) {
-                stop("refused", "lease-lost", "the history row of step V" + step.version() + " (" + step.description()
+                stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "the history row of step V" + step.version() + " (" + step.description()
                         + ") of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
                         + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
             } else if (error != null) {
-                stop("failed", "connection", "the history row of step V" + step.version() + " (" + step.description()
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of step V" + step.version() + " (" + step.description()
                         + ") could not be written: " + error.getMessage() + "; nothing was deleted; re-run migrate (the"
                         + " step runs again)");
             }
@@ -413,29 +414,28 @@ public final class Migrator {
             }
         }
 
-        private void stop(String outcome, String kind, String message) {
+        private void stop(MigrationResult.Outcome outcome, MigrationRefused.Kind kind, String message) {
             this.outcome = outcome;
-            this.refusalKind = kind;
+            this.refusalKind = Optional.of(kind);
             this.message = message;
         }
 
         MigrationResult finish() {
             if (outcome == null) {
-                outcome = m.journal.header().get(JournalHeader.STATE).map(MigrationState::wireName).orElse("verified");
+                outcome = m.journal.header().get(JournalHeader.STATE).map(MigrationResult.Outcome::of).orElse(MigrationResult.Outcome.VERIFIED);
                 try {
                     m.journal.lease().release();
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else if (!refusalKind.equals("locked") && !refusalKind.equals("lease-lost")) {
+            } else if (refusalKind.filter(k -> k == MigrationRefused.Kind.LOCKED || k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
                 try {
                     m.journal.lease().release();
                 } catch (RuntimeException lost) {
                     // as above
                 }
             }
-            long jobs = moved.entrySet().stream().filter(e -> List.of("pending", "scheduled", "dead", "awaiting_children")
-                    .contains(e.getKey())).mapToLong(Map.Entry::getValue).sum();
+            long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
             return new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
                     (System.nanoTime() - started) / 1_000_000, jobs);
         }

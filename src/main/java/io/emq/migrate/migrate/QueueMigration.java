@@ -72,7 +72,7 @@ final class QueueMigration {
         }
         Optional<String> policy = header.get(JournalHeader.POLICY).map(PayloadPolicy::wireName);
         if (policy.isPresent() && !policy.get().equals(options.payload().wireName())) {
-            return Optional.of(new MigrationRefused("payload-policy", "the migration of '" + target + "' started with"
+            return Optional.of(new MigrationRefused(MigrationRefused.Kind.PAYLOAD_POLICY, "the migration of '" + target + "' started with"
                     + " --payload " + policy.get() + "; re-run with --payload " + policy.get() + " or abandon it first"));
         }
         Optional<String> lane = header.get(JournalHeader.LANE);
@@ -80,7 +80,7 @@ final class QueueMigration {
         Optional<String> laneFrom = header.get(JournalHeader.LANE_FROM);
         String givenFrom = options.laneFrom().orElse("");
         if ((lane.isPresent() && !lane.get().equals(given)) || (laneFrom.isPresent() && !laneFrom.get().equals(givenFrom))) {
-            return Optional.of(new MigrationRefused("lane", "the migration of '" + target + "' started with "
+            return Optional.of(new MigrationRefused(MigrationRefused.Kind.LANE, "the migration of '" + target + "' started with "
                     + (lane.orElse("").isEmpty() ? "no --lane" : "--lane " + lane.get()) + " and "
                     + (laneFrom.orElse("").isEmpty() ? "no --lane-from" : "--lane-from " + laneFrom.get())
                     + "; re-run it the same way or abandon it first"));
@@ -102,7 +102,7 @@ final class QueueMigration {
             String field = Journal.LANE_PREFIX + id;
             Optional<String> recorded = journal.text(field);
             if (recorded.isPresent() && !recorded.get().equals(lane.get().getValue())) {
-                throw new MigrationRefused("lane-collision", "the values '" + recorded.get() + "' and '"
+                throw new MigrationRefused(MigrationRefused.Kind.LANE_COLLISION, "the values '" + recorded.get() + "' and '"
                         + lane.get().getValue() + "' both mint lane " + id + "; migrate this queue with --lane instead");
             }
             if (recorded.isEmpty()) {
@@ -139,7 +139,7 @@ final class QueueMigration {
                 return after;
             }
             if (attempt == READS) {
-                throw new MigrationRefused("source-changed", "the v1 queue " + source.display() + " changed during each of "
+                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + source.display() + " changed during each of "
                         + READS + " reads (" + SourceFence.describe(first, after) + "): v1 producers or workers are still"
                         + " running; stop them, then re-run (nothing was deleted)");
             }

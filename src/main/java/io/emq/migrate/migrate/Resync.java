@@ -74,7 +74,7 @@ final class Resync {
                 return pass;
             }
             if (System.nanoTime() >= deadline) {
-                throw new MigrationRefused("live-worker", "v1 workers are still running on " + m.source.display() + ": "
+                throw new MigrationRefused(MigrationRefused.Kind.LIVE_WORKER, "v1 workers are still running on " + m.source.display() + ": "
                         + pass.workers().size() + " jobs taken since the fence (" + String.join(", ",
                         pass.workers().subList(0, Math.min(5, pass.workers().size()))) + "); stop the v1 workers, then"
                         + " re-run (or pass --wait-for-locks DURATION to wait for them); nothing was deleted, and no"
@@ -116,7 +116,7 @@ final class Resync {
         snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).forEach(j -> workers.add(j.id().display() + " (locked)"));
         Map<BrandedId, Expectation> gone = gone(m, snap, matched[0], workers);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
-            throw new MigrationRefused("source-changed", "a flow was added to " + m.source.display()
+            throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
         }
         refuseMovedFlows(m, changed, gone);
@@ -144,7 +144,7 @@ final class Resync {
                 .forEach(j -> moved.add(j.id().display()));
         gone.values().stream().filter(e -> e.is(V2State.AWAITING_CHILDREN)).forEach(e -> moved.add("a flow parent"));
         if (!moved.isEmpty()) {
-            throw new MigrationRefused("out-of-line", "flow jobs of " + m.source.display() + " moved after they were"
+            throw new MigrationRefused(MigrationRefused.Kind.OUT_OF_LINE, "flow jobs of " + m.source.display() + " moved after they were"
                     + " migrated (" + String.join(", ", moved.subList(0, Math.min(5, moved.size()))) + "): a flow cannot"
                     + " be brought in line piecemeal; stop the v1 workers, run `emq-migrate abandon`, then migrate again");
         }

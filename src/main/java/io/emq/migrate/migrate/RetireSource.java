@@ -95,7 +95,7 @@ final class RetireSource implements Step {
                 m.checkpoints.hit("source moved at retire");
             }
         }
-        throw new MigrationRefused("source-changed", "the v1 queue " + m.source.display() + " kept changing at"
+        throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + m.source.display() + " kept changing at"
                 + " retirement over " + PASSES + " passes (" + SourceFence.describe(first,
                 SourceFence.fingerprint(m.sourceWire, m.source)) + "): v1 producers or workers are still running;"
                 + " stop them (point producers at v2), then re-run; nothing was deleted");
@@ -200,7 +200,7 @@ final class RetireSource implements Step {
             Optional<JobFacts> facts = before.flatMap(s -> s.job(id)).filter(j -> Migratable.getsRow(j, m.options)
                     && j.state() != V1State.WAITING_CHILDREN);
             if (facts.isEmpty() || attempt == PASSES) {
-                throw new MigrationRefused("source-changed", "v1 job " + m.source.jobKey(id).display() + " changed after"
+                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(id).display() + " changed after"
                         + " retirement stamped the tombstone on " + m.source.display() + (facts.isEmpty()
                         ? " and this run cannot copy it again (" + (before.isEmpty() ? "an earlier run stamped it" : "a flow parent") + ")"
                         : " and kept changing over " + PASSES + " attempts") + ": its v1 hash is kept, its v2 row holds"

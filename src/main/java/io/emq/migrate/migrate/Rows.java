@@ -12,7 +12,7 @@ final class Rows {
         try {
             m.targetWire.eval(call);
         } catch (EmqWireException.State outOfLine) {
-            throw new MigrationRefused("out-of-line", "the v2 queue " + m.target + " can no longer be brought in line"
+            throw new MigrationRefused(MigrationRefused.Kind.OUT_OF_LINE, "the v2 queue " + m.target + " can no longer be brought in line"
                     + " with its v1 source: the v2 runtime claimed or finished jobs the source still changes ("
                     + outOfLine.detail() + "); nothing more was written. Run `emq-migrate abandon` to go back to v1 as"
                     + " it is (v2 keeps nothing of the migration), then migrate again");

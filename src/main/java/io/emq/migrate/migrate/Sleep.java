@@ -11,7 +11,7 @@ final class Sleep {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MigrationRefused("interrupted", "interrupted while the migrator waited");
+            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while the migrator waited");
         }
     }
 }

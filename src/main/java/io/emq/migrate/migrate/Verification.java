@@ -19,11 +19,11 @@ final class Verification {
         Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verify(Optional.empty(), m.options);
         long rows = m.snapshot().jobsInRankOrder().stream().filter(j -> Migratable.getsRow(j, m.options)).count();
         if (report.passed() && report.jobsChecked() < rows) {
-            throw new MigrationRefused("verification", "verification of " + m.target + " failed: the journal holds "
+            throw new MigrationRefused(MigrationRefused.Kind.VERIFICATION, "verification of " + m.target + " failed: the journal holds "
                     + report.jobsChecked() + " migrated rows, the v1 source " + rows + " (nothing was deleted)");
         }
         if (!report.passed()) {
-            throw new MigrationRefused("verification", "verification of " + m.target + " failed with "
+            throw new MigrationRefused(MigrationRefused.Kind.VERIFICATION, "verification of " + m.target + " failed with "
                     + report.problemCount() + " problems (nothing was deleted): " + String.join("; ", report.problems()));
         }
         m.checkpoints.hit("verified, not yet recorded");

@@ -6,6 +6,7 @@ import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.V1QueueGenerator;
@@ -229,13 +230,13 @@ public final class LiveSoak {
                 List<MigrationResult> results = new Migrator(Wire.unfenced(client), Wire.open(client), uri, options, checkpoints)
                         .migrate(List.of("bull"), List.of(QUEUE));
                 MigrationResult r = results.get(0);
-                boolean retired = r.outcome().equals("retired");
+                boolean retired = r.outcome() == MigrationResult.Outcome.RETIRED;
                 if (r.ok() && !retired) {
                     exitZeroWithoutRetire++;
                 }
                 if (!retired) {
                     refusals++;
-                    events.add(r.outcome() + "/" + r.refusalKind());
+                    events.add(r.outcome().wireName() + "/" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse(""));
                 }
             }
         }

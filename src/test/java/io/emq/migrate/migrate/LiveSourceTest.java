@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import java.util.Optional;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,7 +57,7 @@ class LiveSourceTest {
     }
 
     private void assertExactlyOnce(MigrationResult r) {
-        boolean retired = r.outcome().equals("retired");
+        boolean retired = r.outcome() == MigrationResult.Outcome.RETIRED;
         assertTrue(retired || !r.ok(), "exit 0 only when retired: " + r);
         List<String> problems = LiveV1.problems(client(), QUEUE, added, completed, retired);
         assertEquals(List.of(), problems, r.toString());
@@ -79,7 +80,7 @@ class LiveSourceTest {
                 produce(40);
             }
         });
-        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         assertExactlyOnce(r.get(0));
         assertEquals(LongStream.rangeClosed(1, JOBS + 40).boxed().toList(), servedOrder(), "v1 serve order, the adds last");
     }
@@ -92,7 +93,7 @@ class LiveSourceTest {
                 produce(3);
             }
         });
-        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         assertExactlyOnce(r.get(0));
         assertTrue(added.size() > JOBS + 30, "the producer added at many points: " + added.size());
         assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
@@ -106,14 +107,14 @@ class LiveSourceTest {
             }
         });
         MigrationResult result = r.get(0);
-        assertEquals("refused", result.outcome(), result.toString());
-        assertEquals("source-changed", result.refusalKind());
+        assertEquals(MigrationResult.Outcome.REFUSED, result.outcome(), result.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), result.refusalKind());
         assertTrue(result.message().contains("adds") && result.message().contains("stop them"), result.message());
         assertExactlyOnce(result);
         assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:live:meta", "version")), "nothing retired");
 
         List<MigrationResult> quiet = migrate(OPTIONS, (version, where) -> { });
-        assertEquals("retired", quiet.get(0).outcome(), quiet.get(0).toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, quiet.get(0).outcome(), quiet.get(0).toString());
         assertExactlyOnce(quiet.get(0));
         assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
     }
@@ -132,7 +133,7 @@ class LiveSourceTest {
                 client().rpush("bull:live:5:logs", "edited at the last moment");
             }
         }).get(0);
-        assertEquals("retired", r.outcome(), r.toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertTrue(seen.contains("source moved at retire"), "the atomic step saw the edit: " + seen);
         Keys keys = Keys.queue(QUEUE);
         io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
@@ -144,7 +145,7 @@ class LiveSourceTest {
     @Test
     void aProducerAfterRetirementIsRefusedByV1InsteadOfLosingItsJob() {
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> { });
-        assertEquals("retired", r.get(0).outcome());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome());
         assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "the add counter holds the tombstone: the add fails loudly");
         assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"));
     }
@@ -164,12 +165,12 @@ class LiveSourceTest {
             }
         });
         MigrationResult result = r.get(0);
-        assertEquals("live-worker", result.refusalKind(), result.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_WORKER), result.refusalKind(), result.toString());
         assertTrue(result.message().contains("stop the v1 workers") && result.message().contains("(completed)"), result.message());
         assertExactlyOnce(result);
 
         List<MigrationResult> rerun = migrate(OPTIONS, (version, where) -> { });
-        assertEquals("retired", rerun.get(0).outcome(), rerun.get(0).toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, rerun.get(0).outcome(), rerun.get(0).toString());
         assertExactlyOnce(rerun.get(0));
         assertEquals(5L, Long.parseLong(client().hget(Keys.queue(QUEUE).metricsCompleted(), "count")), "counted once");
     }
@@ -182,7 +183,7 @@ class LiveSourceTest {
                 held[0] = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
             }
         }).get(0);
-        assertEquals("live-worker", refused.refusalKind(), refused.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_WORKER), refused.refusalKind(), refused.toString());
         assertTrue(refused.message().contains(held[0] + " (locked)"), refused.message());
         assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey(held[0]), "a held job is not a v2 row");
         assertExactlyOnce(refused);
@@ -198,7 +199,7 @@ class LiveSourceTest {
         completed.add(held[0]);
         worker.start();
         MigrationResult waited = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(20)), (version, where) -> { }).get(0);
-        assertEquals("retired", waited.outcome(), waited.toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, waited.outcome(), waited.toString());
         assertExactlyOnce(waited);
     }
 
@@ -210,7 +211,7 @@ class LiveSourceTest {
         client().set("bull:live:id", "301");
         added.add("301");
         MigrationResult first = migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0);
-        assertEquals("verified", first.outcome(), first.toString());
+        assertEquals(MigrationResult.Outcome.VERIFIED, first.outcome(), first.toString());
 
         client().lrem("bull:live:paused", 0, "7");
         client().del("bull:live:7");
@@ -224,7 +225,7 @@ class LiveSourceTest {
         client().rpush("bull:live:20:logs", "a line after the copy");
 
         MigrationResult second = migrate(OPTIONS, (version, where) -> { }).get(0);
-        assertEquals("retired", second.outcome(), second.toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, second.outcome(), second.toString());
         assertExactlyOnce(second);
         Keys keys = Keys.queue(QUEUE);
         assertEquals(0, client().zcard(keys.schedule()), "the promoted job left schedule");
@@ -260,7 +261,7 @@ class LiveSourceTest {
             assertTrue(java.nio.file.Files.readString(log).contains("stopped at V30"), java.nio.file.Files.readString(log));
             Thread.sleep(600);
             MigrationResult b = migrate(OPTIONS, (version, where) -> { }).get(0);
-            assertEquals("retired", b.outcome(), b.toString());
+            assertEquals(MigrationResult.Outcome.RETIRED, b.outcome(), b.toString());
             io.emq.migrate.runtime.Jobs jobs = io.emq.migrate.runtime.Jobs.on(Wire.open(client()), QUEUE);
             for (var c = jobs.claim(Duration.ofSeconds(30)); c.isPresent(); c = jobs.claim(Duration.ofSeconds(30))) {
                 jobs.complete(c.get().id(), c.get().token());
@@ -300,9 +301,9 @@ class LiveSourceTest {
     /** Ends a run that refused (v1 intact) as an operator does: the v1 side stopped, migrate again. */
     private void finishAfterStopping(MigrationResult first) {
         assertExactlyOnce(first);
-        if (!first.outcome().equals("retired")) {
+        if (first.outcome() != MigrationResult.Outcome.RETIRED) {
             MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
-            assertEquals("retired", again.outcome(), again.toString());
+            assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
             assertExactlyOnce(again);
         }
     }
@@ -346,7 +347,8 @@ class LiveSourceTest {
         MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
         stop.set(true);
         worker.join();
-        assertTrue(r.outcome().equals("retired") || Set.of("live-worker", "source-changed", "live-lock").contains(r.refusalKind()),
+        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.LIVE_WORKER, MigrationRefused.Kind.SOURCE_CHANGED,
+                MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(),
                 "retired, or refused for the worker: " + r);
         finishAfterStopping(r);
     }
@@ -359,7 +361,7 @@ class LiveSourceTest {
         MigrationOptions noRetire = OPTIONS.withRetire(false);
         List<MigrationResult> first = MigrationHarness.migrate(SERVER, SERVER, noRetire, Checkpoints.none(), List.of("bull"),
                 "flows-parent", "flows-child");
-        first.forEach(r -> assertEquals("verified", r.outcome(), r.toString()));
+        first.forEach(r -> assertEquals(MigrationResult.Outcome.VERIFIED, r.outcome(), r.toString()));
         String child = LiveV1.take(client(), "flows-child", true, 30_000).orElseThrow();
         String parentKey = client().hget("bull:flows-child:" + child, "parentKey");
         assertTrue(LiveV1.complete(client(), "flows-child", child));
@@ -369,7 +371,7 @@ class LiveSourceTest {
         List<MigrationResult> again = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"),
                 "flows-parent", "flows-child");
         MigrationResult parent = again.stream().filter(r -> r.v2Queue().equals("flows-parent")).findFirst().orElseThrow();
-        assertEquals("out-of-line", parent.refusalKind(), parent.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_LINE), parent.refusalKind(), parent.toString());
         assertTrue(parent.message().contains("emq-migrate abandon"), parent.message());
         assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:flows-parent:meta", "version")), "v1 parent intact");
         assertFalse(LiveV1.v2Rows(client(), "flows-child").containsKey(child), "the finished child is no v2 row");
@@ -379,7 +381,7 @@ class LiveSourceTest {
     void aLeaseShorterThanThreeRenewalsIsRefused() {
         MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
                 () -> migrate(OPTIONS.withLease(Duration.ZERO), (version, where) -> { }));
-        assertEquals("lease-too-short", refused.kind());
+        assertEquals(MigrationRefused.Kind.LEASE_TOO_SHORT, refused.kind());
         assertEquals(JOBS, client().llen("bull:live:wait"), "nothing was touched");
     }
 }

@@ -69,7 +69,7 @@ class MigrationOptionsTest {
         SERVER.client().keys("bull:orders:*:lock").forEach(k -> SERVER.client().pexpire(k, 600));
         List<MigrationResult> refused = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ZERO, Optional.empty()),
                 Checkpoints.none(), List.of("bull"), "orders");
-        assertEquals("live-lock", refused.get(0).refusalKind());
+        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_LOCK), refused.get(0).refusalKind());
         List<MigrationResult> waited = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ofSeconds(5), Optional.empty()),
                 Checkpoints.none(), List.of("bull"), "orders");
         assertTrue(waited.get(0).ok(), waited.toString());
@@ -90,13 +90,13 @@ class MigrationOptionsTest {
         assertEquals(List.of(30), Journals.invalid(target, "emails").stream().map(StepStatus::version).toList());
         List<MigrationResult> refused = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
                 Checkpoints.none(), List.of("bull"), "emails");
-        assertEquals("checksum", refused.get(0).refusalKind());
+        assertEquals(Optional.of(MigrationRefused.Kind.CHECKSUM), refused.get(0).refusalKind());
         assertTrue(refused.get(0).message().contains("validate"), refused.get(0).message());
         assertEquals(1, Journals.repair(target, "emails", MigrationOptions.DEFAULT_LEASE).size());
         assertTrue(Journals.invalid(target, "emails").isEmpty());
         List<MigrationResult> resumed = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
                 Checkpoints.none(), List.of("bull"), "emails");
-        assertEquals("retired", resumed.get(0).outcome(), "the step added later (retire) applies to the queue that stopped before it");
+        assertEquals(MigrationResult.Outcome.RETIRED, resumed.get(0).outcome(), "the step added later (retire) applies to the queue that stopped before it");
         assertTrue(BrandedId.isValid(SERVER.client().zrange(Keys.queue("emails").pending(), 0, 0).get(0)));
     }
 }

@@ -33,11 +33,11 @@ class MigratorTest {
         Map<String, MigrationResult> r = byQueue(MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
                 Checkpoints.none(), List.of("bull")));
         r.values().forEach(x -> System.out.println(x));
-        assertEquals("refused", r.get("bull:orders").outcome());
+        assertEquals(MigrationResult.Outcome.REFUSED, r.get("bull:orders").outcome());
         assertTrue(r.get("bull:orders").message().contains("--drop-cron-schedulers"), r.get("bull:orders").message());
-        assertEquals("retired", r.get("bull:emails").outcome(), r.get("bull:emails").message());
-        assertEquals("retired", r.get("bull:flows-parent").outcome(), r.get("bull:flows-parent").message());
-        assertEquals("retired", r.get("bull:flows-child").outcome(), r.get("bull:flows-child").message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get("bull:emails").outcome(), r.get("bull:emails").message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get("bull:flows-parent").outcome(), r.get("bull:flows-parent").message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get("bull:flows-child").outcome(), r.get("bull:flows-child").message());
         Keys emails = Keys.queue("emails");
         assertEquals(4, SERVER.client().zcard(emails.pending()));
         assertEquals(1, SERVER.client().zcard(emails.schedule()));
@@ -85,7 +85,7 @@ class MigratorTest {
         long before = SERVER.client().keys("bull:emails:*").size();
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
                 Checkpoints.none(), List.of("bull"), "emails");
-        assertEquals("verified", r.get(0).outcome(), r.get(0).message());
+        assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
         assertEquals(before, SERVER.client().keys("bull:emails:*").size());
         assertFalse(SERVER.client().hexists("bull:emails:meta", "version") && "echomq:2.0.0-migrated".equals(
                 SERVER.client().hget("bull:emails:meta", "version")));
@@ -101,7 +101,7 @@ class MigratorTest {
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false)
                 .withAcceptAnomalies(true).withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(),
                 List.of("bull"), "orders");
-        assertEquals("verified", r.get(0).outcome(), r.get(0).message());
+        assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
         assertEquals("2", SERVER.client().hget(completed, "count"), "the two completed v1 jobs are counted");
         SERVER.client().hincrBy(completed, "count", 3); // three v2 completions since
         Abandon.run(Wire.unfenced(SERVER.client()), target, "orders", MigrationOptions.DEFAULT_LEASE);
@@ -130,14 +130,14 @@ class MigratorTest {
         Wire target = Wire.open(SERVER.client());
         List<MigrationResult> first = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
                 Checkpoints.none(), List.of("bull"), "emails");
-        assertEquals("verified", first.get(0).outcome());
+        assertEquals(MigrationResult.Outcome.VERIFIED, first.get(0).outcome());
         assertEquals(5, new Journal(target, "emails").ids().highWaterMark());
         Abandon.run(Wire.unfenced(SERVER.client()), target, "emails", MigrationOptions.DEFAULT_LEASE);
         assertEquals(0, SERVER.client().zcard(Keys.queue("emails").pending()));
         assertEquals("1", SERVER.client().hget("bull:emails:meta", "paused"), "v1 was paused before, and stays so");
         List<MigrationResult> again = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(),
                 Checkpoints.none(), List.of("bull"), "emails");
-        assertEquals("retired", again.get(0).outcome(), again.get(0).message());
+        assertEquals(MigrationResult.Outcome.RETIRED, again.get(0).outcome(), again.get(0).message());
         List<String> ids = SERVER.client().zrange(Keys.queue("emails").pending(), 0, -1);
         assertTrue(ids.stream().allMatch(id -> BrandedId.of(id).value() > 5), "ids above the old high-water mark: " + ids);
         assertEquals(10, new Journal(target, "emails").ids().highWaterMark());

@@ -28,7 +28,7 @@ class RepeatAfterCutoverTest {
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
         List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER,
                 MigrationOptions.defaults().withDropCronSchedulers(true), Checkpoints.none(), List.of("bull"), "bull:orders");
-        assertEquals("retired", results.get(0).outcome(), results.get(0).message());
+        assertEquals(MigrationResult.Outcome.RETIRED, results.get(0).outcome(), results.get(0).message());
         assertEquals("150", SERVER.client().hget("emq:{orders}:repeat:every-minute", "every_ms"));
 
         Wire wire = Wire.open(SERVER.client());

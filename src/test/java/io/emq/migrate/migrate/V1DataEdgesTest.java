@@ -125,7 +125,7 @@ class V1DataEdgesTest {
         assertEquals(0, plan("prio").code(), "a clean plan: nothing blocks");
 
         MigrationResult r = migrate(MigrationOptions.defaults(), "prio");
-        assertEquals("retired", r.outcome(), r.message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
         assertEquals(v1Order, v1IdsOf("prio", pendingInServeOrder("prio")), "v2 serves in the zset's order");
     }
 
@@ -146,7 +146,7 @@ class V1DataEdgesTest {
         assertEquals(0, plan("later").code());
 
         MigrationResult r = migrate(MigrationOptions.defaults(), "later");
-        assertEquals("retired", r.outcome(), r.message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
         List<Tuple> scheduled = SERVER.client().zrangeWithScores(Keys.queue("later").schedule(), 0, -1);
         assertEquals(2, scheduled.size());
         assertEquals(now + 1000, (long) scheduled.get(0).getScore());
@@ -169,13 +169,13 @@ class V1DataEdgesTest {
         assertEquals(3, plan("dup").code(), "refused until --accept-anomalies");
 
         MigrationResult refused = migrate(MigrationOptions.defaults(), "dup");
-        assertEquals("refused", refused.outcome());
+        assertEquals(MigrationResult.Outcome.REFUSED, refused.outcome());
         assertTrue(refused.message().contains("listed-twice") && refused.message().contains("--accept-anomalies"),
                 refused.message());
         assertEquals(4, SERVER.client().llen("bull:dup:wait"), "a refusal leaves v1 as it was");
 
         MigrationResult r = migrate(MigrationOptions.defaults().withAcceptAnomalies(true), "dup");
-        assertEquals("retired", r.outcome(), r.message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
         assertEquals(List.of("1", "2", "3"), v1IdsOf("dup", pendingInServeOrder("dup")), "each job once, in serve order");
     }
 
@@ -213,7 +213,7 @@ class V1DataEdgesTest {
 
         for (MigrationResult r : MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false),
                 Checkpoints.none(), List.of("bull"))) {
-            assertEquals("verified", r.outcome(), r.message());
+            assertEquals(MigrationResult.Outcome.VERIFIED, r.outcome(), r.message());
         }
         assertEquals(java.util.Arrays.asList("5", "10", "1000"), settings("gated"), "carried");
         assertEquals(java.util.Arrays.asList(null, null, null), settings("loose"), "nothing carried");
@@ -233,7 +233,7 @@ class V1DataEdgesTest {
         SERVER.client().hset("bull:odd:1".getBytes(StandardCharsets.UTF_8), Map.of("name".getBytes(StandardCharsets.UTF_8), name,
                 "opts".getBytes(StandardCharsets.UTF_8), opts));
         SERVER.client().lpush("bull:odd:wait", "1");
-        assertEquals("retired", migrate(MigrationOptions.defaults(), "odd").outcome());
+        assertEquals(MigrationResult.Outcome.RETIRED, migrate(MigrationOptions.defaults(), "odd").outcome());
         String id = pendingInServeOrder("odd").get(0);
         JsonNode envelope = new ObjectMapper().readTree(SERVER.client().hget(
                 (Keys.queue("odd").base() + "job:" + id).getBytes(StandardCharsets.UTF_8), "payload".getBytes(StandardCharsets.UTF_8)));
@@ -273,7 +273,7 @@ class V1DataEdgesTest {
                 counted.text());
 
         MigrationResult r = migrate(MigrationOptions.defaults(), "counts");
-        assertEquals("retired", r.outcome(), "clamped, so nothing to decide: " + r.message());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), "clamped, so nothing to decide: " + r.message());
         List<Claim> claimed = Jobs.on(Wire.open(SERVER.client()), "counts").claimBatch(Duration.ofSeconds(30), 10);
         assertEquals(List.of("1", "2", "3", "4", "5", "6"), v1IdsOf("counts", claimed.stream().map(Claim::id).toList()),
                 "every job is claimed, none stranded");
