@@ -9,6 +9,7 @@ import io.emq.migrate.v1.DedupEntry;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.Scheduler;
+import io.emq.migrate.v1.plan.Planner;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -43,7 +44,7 @@ final class DedupAndSchedulers {
         counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
         m.checkpoints.hit("dedup keys written");
         counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
-                j -> Migratable.getsIdentity(j, m.options) && isCustomDedupId(j))));
+                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id()))));
         m.checkpoints.hit("receipts written");
         counts.put("schedulers", schedulers(m, snap));
         m.checkpoints.hit("schedulers written");
@@ -89,10 +90,6 @@ final class DedupAndSchedulers {
     }
 
     /** A v1 id a producer chose (no value of the INCR counter) that satisfies the v2 dedup-id rule. */
-    private static boolean isCustomDedupId(JobFacts j) {
-        return !j.id().isCounterValue() && j.id().isUtf8() && Names.isDedupId(j.id().utf8());
-    }
-
     private static long schedulers(QueueMigration m, QueueSnapshot snap) {
         Map<Bytes, Long> lastIteration = new HashMap<>();
         for (JobFacts j : snap.jobsInRankOrder()) {

@@ -251,13 +251,12 @@ public final class Planner {
     }
 
     /** A v1 id a producer chose (not a value of the decimal counter) that satisfies the v2 dedup-id rule (contract §2). */
-    static boolean isCustomId(Bytes id) {
-        if (id.isCounterValue()) {
-            return false;
-        }
-        String s = id.display();
-        boolean counterValue = !s.isEmpty() && s.chars().allMatch(Character::isDigit) && (s.length() == 1 || s.charAt(0) != '0');
-        return !counterValue && Names.isDedupId(s);
+    /**
+     * Whether a v1 id is a custom one a v2 producer could still use to deduplicate: not a counter
+     * value, and a valid v2 dedup id. Such an id is also written as {@code emq:{q}:de:<id>}.
+     */
+    public static boolean isCustomId(Bytes id) {
+        return !id.isCounterValue() && id.isUtf8() && Names.isDedupId(id.utf8());
     }
 
     private static Map<String, Long> dropped(QueueSnapshot snap) {
