@@ -2,13 +2,11 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.plan.Rebrand;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Wire;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 
 /**
  * The id bases the journals of a target hold (see {@link Rebrand}), read once per run with one
@@ -21,17 +19,12 @@ final class IdBases {
 
     IdBases(Wire target) {
         List<String> queues = Journals.queues(target);
-        List<Response<String>> bases = new ArrayList<>(queues.size());
-        try (AbstractPipeline p = target.client().pipelined()) {
-            for (String q : queues) {
-                bases.add(p.hget(Keys.migrationJournal(q), "id_base"));
-            }
-            p.sync();
-        }
+        List<List<byte[]>> bases = target.hmget(queues.stream().map(q -> Utf8.bytes(Keys.migrationJournal(q))).toList(),
+                List.of(Utf8.bytes(JournalHeader.ID_BASE.name())));
         for (int i = 0; i < queues.size(); i++) {
-            String base = bases.get(i).get();
+            byte[] base = bases.get(i).get(0);
             if (base != null) {
-                holders.put(Long.parseLong(base), queues.get(i));
+                holders.put(Long.parseLong(Replies.asText(base)), queues.get(i));
             }
         }
     }

@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.plan.V2Names;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,8 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
+import java.util.stream.Stream;
 
 /**
  * What a target holds under a v2 queue name, with reads only ({@code HMGET}, {@code EXISTS}): a
@@ -34,21 +34,19 @@ public final class TargetNames {
         Map<String, Optional<V2Names.Holder>> out = new HashMap<>();
         for (int from = 0; from < all.size(); from += PER_PIPELINE) {
             List<String> some = all.subList(from, Math.min(all.size(), from + PER_PIPELINE));
-            List<Response<List<String>>> journals = new ArrayList<>(some.size());
-            List<Response<Long>> queueKeys = new ArrayList<>(some.size());
-            try (AbstractPipeline p = target.client().pipelined()) {
-                for (String name : some) {
-                    Keys keys = Keys.queue(name);
-                    journals.add(p.hmget(Keys.migrationJournal(name), JournalHeader.V1_QUEUE.name(), JournalHeader.STATE.name()));
-                    queueKeys.add(p.exists(keys.meta(), keys.pending(), keys.active(), keys.schedule(), keys.dead()));
-                }
-                p.sync();
-            }
+            List<List<byte[]>> journals = target.hmget(some.stream().map(name -> Utf8.bytes(Keys.migrationJournal(name))).toList(),
+                    List.of(Utf8.bytes(JournalHeader.V1_QUEUE.name()), Utf8.bytes(JournalHeader.STATE.name())));
+            List<Long> queueKeys = target.existing(some.stream().map(TargetNames::queueKeys).toList());
             for (int i = 0; i < some.size(); i++) {
-                out.put(some.get(i), holder(journals.get(i).get(), queueKeys.get(i).get()));
+                out.put(some.get(i), holder(journals.get(i).stream().<String>map(v -> v == null ? null : Replies.asText(v)).toList(), queueKeys.get(i)));
             }
         }
         return out;
+    }
+
+    private static List<byte[]> queueKeys(String name) {
+        Keys keys = Keys.queue(name);
+        return Stream.of(keys.meta(), keys.pending(), keys.active(), keys.schedule(), keys.dead()).map(Utf8::bytes).toList();
     }
 
     private static Optional<V2Names.Holder> holder(List<String> journal, long queueKeys) {

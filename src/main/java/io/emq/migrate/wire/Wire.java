@@ -191,6 +191,16 @@ public final class Wire implements AutoCloseable {
         return client.exists(key);
     }
 
+    /** How many of each group of keys exist, in order ({@code EXISTS} a group, one pipeline; on a cluster, a group is of one slot). */
+    public List<Long> existing(List<List<byte[]>> groups) {
+        List<Response<Long>> replies = new ArrayList<>(groups.size());
+        try (AbstractPipeline p = client.pipelined()) {
+            groups.forEach(keys -> replies.add(p.exists(keys.toArray(byte[][]::new))));
+            p.sync();
+        }
+        return replies.stream().map(Response::get).toList();
+    }
+
     /** These fields of one hash, in order, null where absent ({@code HMGET}; none asked, none read). */
     public List<byte[]> hmget(byte[] key, List<byte[]> fields) {
         return fields.isEmpty() ? List.of() : client.hmget(key, fields.toArray(byte[][]::new));
