@@ -26,8 +26,8 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The re-sync re-reads only what the source's change feed says was written: an add, an edit and a
  * removal made by v1 clients during the copy (after it copied the edited job) are caught by a delta pass that re-reads exactly the
- * edited job; a feed whose connection is killed falls back to the full pass, which still catches the
- * edit. Every run ends with each job exactly once.
+ * edited job; a feed whose connection is killed falls back to the full pass, which still catches an
+ * edit made after the kill. Every run ends with each job exactly once.
  */
 class SourceFeedTest {
     @RegisterExtension
@@ -123,17 +123,18 @@ class SourceFeedTest {
 
     private void assertKillForcesAFullPass(String marker) {
         migrateWith(() -> {
-            editData("5");
             try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
                 List<String> ids = admin.clientList().lines().filter(line -> line.contains(marker))
                         .map(line -> line.substring(3, line.indexOf(' '))).toList();
                 assertEquals(1, ids.size(), "one feed connection (" + marker + ") to kill");
                 admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", ids.get(0));
             }
+            editData("5");
         });
         Map<String, Long> counts = catchUpCounts();
         assertEquals(1L, counts.get("full-pass"), "the feed broke: a full pass: " + counts);
         assertEquals((long) JOBS, counts.get("re-read"), counts.toString());
+        assertEquals(1L, counts.get("rewritten"), "the edit no feed told of: " + counts);
         assertEquals("{\"edited\":5}", v2Data("5"));
     }
 }
