@@ -36,6 +36,12 @@ import redis.clients.jedis.RedisClient;
 final class SourceFeed implements AutoCloseable {
     private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
     private static final long WAIT_SECONDS = 10;
+    /**
+     * The most queues one feed watches: the server compares every key any client writes with every
+     * watched prefix, so a run of thousands of (small) queues watches the first ones only; the rest
+     * re-sync with full passes.
+     */
+    static final int MOST_WATCHED = 64;
 
     private final Wire source;
     private Connection tracking;
@@ -93,14 +99,17 @@ final class SourceFeed implements AutoCloseable {
 
     /**
      * Starts watching a queue: every key under its prefix written from now on is told to its watch.
-     * Empty when the feed is broken or the server refuses the prefix (it overlaps one already watched).
+     * Empty when the feed is broken, watches {@link #MOST_WATCHED} queues already, or the server refuses
+     * the prefix (it overlaps one already watched, or the ACL refuses CLIENT TRACKING).
      */
     synchronized Optional<Watch> watch(QueueRef queue) {
         if (tracking == null && broken == null) {
             open();
         }
-        if (broken != null) {
-            return Optional.empty();
+        synchronized (written) {
+            if (broken != null || written.size() >= MOST_WATCHED) {
+                return Optional.empty();
+            }
         }
         Bytes prefix = queue.base();
         try {
