@@ -128,11 +128,6 @@ final class SourceFeed implements AutoCloseable {
         return Optional.of(new Watch(prefix));
     }
 
-    /** Why the feed tells nothing (it could not start, or it broke); empty while it is intact. */
-    Optional<String> broken() {
-        return Optional.ofNullable(broken);
-    }
-
     private void breaks(String why) {
         if (broken == null) {
             broken = why;

@@ -104,6 +104,34 @@ class SourceFeedTest {
     }
 
     @Test
+    void everyWriteAnsweredBeforeADrainIsInThatDrainAndInNoLaterOne() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
+            for (int i = 0; i < 200; i++) {
+                String key = "bull:" + QUEUE + ":" + (i % 7) + ":logs";
+                client().rpush(key, "line " + i);
+                SourceFeed.Changes changes = watch.drain().orElseThrow();
+                assertEquals(1, changes.keys(), "write " + i);
+                assertTrue(changes.touched(io.emq.migrate.v1.Bytes.utf8("bull:" + QUEUE + ":" + (i % 7))), "write " + i);
+            }
+            client().set("bull:other:1", "not watched");
+            assertEquals(0, watch.drain().orElseThrow().keys(), "nothing of this queue since the last drain");
+        }
+    }
+
+    @Test
+    void aFlushBreaksTheFeedForGood() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
+            assertTrue(watch.drain().isPresent());
+            client().flushAll();
+            assertTrue(watch.drain().isEmpty(), "a flush tells no keys: the feed cannot say what changed");
+            client().set("bull:" + QUEUE + ":1", "x");
+            assertTrue(watch.drain().isEmpty());
+        }
+    }
+
+    @Test
     void aPassWithNothingWrittenSinceReReadsNoJob() {
         migrateWith(() -> { });
         Map<String, Long> counts = catchUpCounts();
