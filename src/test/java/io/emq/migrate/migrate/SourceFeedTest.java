@@ -24,10 +24,11 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The re-sync re-reads only what the source's change feed says was written: an add, an edit and a
- * removal made by v1 clients during the copy (after it copied the edited job) are caught by a delta pass that re-reads exactly the
- * edited job; a feed whose connection is killed falls back to the full pass, which still catches an
- * edit made after the kill. Every run ends with each job exactly once.
+ * The re-sync re-reads only what the source's change feed says was written: an add, two edits
+ * (updateData, changePriority) and a removal made by v1 clients during the copy (after it copied the
+ * edited jobs) are caught by a delta pass that re-reads exactly the edited jobs; a feed whose
+ * connection is killed falls back to the full pass, which still catches an edit made after the kill.
+ * Every run ends with each job exactly once.
  */
 class SourceFeedTest {
     @RegisterExtension
@@ -40,6 +41,14 @@ class SourceFeedTest {
             redis.call('LREM', KEYS[1], 0, ARGV[1])
             redis.call('LREM', KEYS[2], 0, ARGV[1])
             return redis.call('DEL', KEYS[3], KEYS[3] .. ':logs')
+            """;
+
+    /** BullMQ's changePriority on a job of a paused queue: out of the list, into prioritized, its priority field set. */
+    private static final String CHANGE_PRIORITY = """
+            redis.call('LREM', KEYS[1], 0, ARGV[1])
+            redis.call('LREM', KEYS[2], 0, ARGV[1])
+            redis.call('ZADD', KEYS[3], ARGV[2] * 4294967296, ARGV[1])
+            return redis.call('HSET', KEYS[4], 'priority', ARGV[2])
             """;
 
     private final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
@@ -84,19 +93,21 @@ class SourceFeedTest {
     }
 
     @Test
-    void anAddAnEditAndARemovalDuringTheCopyAreCaughtByADeltaPassThatReReadsOnlyTheEditedJob() {
+    void anAddTwoEditsAndARemovalDuringTheCopyAreCaughtByADeltaPassThatReReadsOnlyTheEditedJobs() {
         migrateWith(() -> {
             LiveV1.add(client(), QUEUE).ifPresent(added::add);
             editData("5");
+            client().eval(CHANGE_PRIORITY, List.of("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":paused",
+                    "bull:" + QUEUE + ":prioritized", "bull:" + QUEUE + ":9"), List.of("9", "5"));
             client().eval(REMOVE, List.of("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":paused", "bull:" + QUEUE + ":7"),
                     List.of("7"));
             added.remove("7");
         });
         Map<String, Long> counts = catchUpCounts();
         assertTrue(counts.containsKey("delta-keys") && !counts.containsKey("full-pass"), "a delta pass: " + counts);
-        assertEquals(1L, counts.get("re-read"), "only the edited job is re-read: " + counts);
+        assertEquals(2L, counts.get("re-read"), "only the two edited jobs are re-read: " + counts);
         assertEquals(1L, counts.get("added"), counts.toString());
-        assertEquals(1L, counts.get("rewritten"), "the edit the copy missed: " + counts);
+        assertEquals(2L, counts.get("rewritten"), "the edits the copy missed: " + counts);
         assertEquals(1L, counts.get("removed"), counts.toString());
         assertEquals("{\"edited\":5}", v2Data("5"));
         assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey("7"), "the removed job has no v2 row");
