@@ -31,6 +31,7 @@ final class FenceSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        m.watch = m.feed.watch(m.source);
         recordHeader(m);
         m.checkpoints.hit("header recorded");
         if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {

@@ -121,6 +121,7 @@ public final class Migrator {
         SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
                 .stepAsideWith(working);
+        SourceFeed feed = new SourceFeed(source);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -138,7 +139,7 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys)));
+                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys, feed)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "emq-migrate-lease");
@@ -164,6 +165,7 @@ public final class Migrator {
         } finally {
             heartbeat.shutdownNow();
             workers.shutdownNow();
+            feed.close();
         }
         for (Run run : runs.values()) {
             results.add(run.finish());

@@ -35,6 +35,10 @@ final class QueueMigration {
     /** The source's and the target's key scans, shared by the queues of a run (see {@link SharedScan}). */
     final SharedScan<QueueRef> sourceKeys;
     final SharedScan<String> targetKeys;
+    /** The source's change feed, shared by the queues of a run (see {@link SourceFeed}). */
+    final SourceFeed feed;
+    /** This queue's watch on the feed, from its fence in this run on; empty when the feed cannot tell (see {@link Resync}). */
+    Optional<SourceFeed.Watch> watch = Optional.empty();
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
@@ -44,7 +48,8 @@ final class QueueMigration {
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
-                   IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys) {
+                   IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys, SourceFeed feed) {
+        this.feed = feed;
         this.sourceName = sourceName;
         this.idBases = idBases;
         this.sourceKeys = sourceKeys;

@@ -8,6 +8,7 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,8 +36,12 @@ import java.util.stream.Stream;
  * simply applied.
  */
 final class Resync {
-    /** What one pass did, and the fingerprint of the source it brought v2 in line with. */
-    record Pass(String fingerprint, long added, long rewritten, long removed, List<String> workers) {
+    /**
+     * What one pass did, and the fingerprint of the source it brought v2 in line with: how many jobs it
+     * re-read (digested), and how many keys the change feed told were written since the pass before
+     * (-1 for a full pass, which re-reads every job).
+     */
+    record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long feedKeys, List<String> workers) {
         boolean changedAnything() {
             return added + rewritten + removed > 0;
         }
@@ -46,6 +51,8 @@ final class Resync {
             c.put("added", added);
             c.put("rewritten", rewritten);
             c.put("removed", removed);
+            c.put("re-read", reread);
+            c.put(feedKeys < 0 ? "full-pass" : "delta-keys", feedKeys < 0 ? 1 : feedKeys);
             return c;
         }
     }
@@ -84,18 +91,36 @@ final class Resync {
         }
     }
 
-    /** One pass: read, compare with the journal, write the difference. */
+    /**
+     * One pass: read, compare with the journal, write the difference. With the change feed intact since
+     * the pass before (or since this run's fence, for the first), only the jobs whose keys it told were
+     * written are re-read and digested; the listings, states and attempts are compared for every job as
+     * always. Without it (no feed, a broken one, a re-run) every job is re-read. A pass that fails spoils
+     * the watch: what it drained was not acted on, so only full passes follow.
+     */
     static Pass pass(QueueMigration m) {
+        Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
+        try {
+            return pass(m, changes);
+        } catch (RuntimeException failed) {
+            m.watch.ifPresent(SourceFeed.Watch::spoil);
+            throw failed;
+        }
+    }
+
+    private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
         String fingerprint = m.readSource();
         QueueSnapshot snap = m.snapshot();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
         List<String> workers = new ArrayList<>();
         long[] matched = {0};
+        long[] reread = {0};
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, Expectation> known = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
-            List<String> digests = SourceFence.digests(m.sourceWire, m.source, batch.stream().map(JobFacts::id).toList());
+            Map<Integer, String> digests = digests(m, batch, ids, changes);
+            reread[0] += digests.size();
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
                 Expectation e = ids.get(i).map(known::get).orElse(null);
@@ -105,7 +130,7 @@ final class Resync {
                 if (ids.get(i).isEmpty()) {
                     fresh.add(job);
                 } else if (e == null || !job.state().becomes().map(e::is).orElse(false) || e.attempts() != job.attempts()
-                        || !(e.source().isEmpty() || e.source().equals(digests.get(i)))) {
+                        || !(e.source().isEmpty() || !digests.containsKey(i) || e.source().equals(digests.get(i)))) {
                     if (e != null && e.is(V2State.PENDING) && job.state() == V1State.FAILED) {
                         workers.add(job.id().display() + " (failed)");
                     }
@@ -130,7 +155,29 @@ final class Resync {
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(new JournalHeader.Write().set(JournalHeader.FINGERPRINT, fingerprint).set(JournalHeader.PROVEN, ""));
         m.checkpoints.hit("pass recorded");
-        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), workers);
+        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0],
+                changes.map(c -> (long) c.keys()).orElse(-1L), workers);
+    }
+
+    /**
+     * The digests of the batch's journaled jobs, by position: of every one in a full pass, of those
+     * whose keys the feed told were written in a delta pass (the others hold what the journal holds).
+     */
+    private static Map<Integer, String> digests(QueueMigration m, List<JobFacts> batch, List<Optional<BrandedId>> ids,
+                                                Optional<SourceFeed.Changes> changes) {
+        List<Integer> at = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            Bytes key = m.source.jobKey(batch.get(i).id());
+            if (ids.get(i).isPresent() && changes.map(c -> c.touched(key)).orElse(true)) {
+                at.add(i);
+            }
+        }
+        List<String> read = SourceFence.digests(m.sourceWire, m.source, at.stream().map(i -> batch.get(i).id()).toList());
+        Map<Integer, String> digests = new HashMap<>();
+        for (int k = 0; k < at.size(); k++) {
+            digests.put(at.get(k), read.get(k));
+        }
+        return digests;
     }
 
     /**

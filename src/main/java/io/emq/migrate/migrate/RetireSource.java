@@ -55,6 +55,7 @@ final class RetireSource implements Step {
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0) : retireStructures(m);
         m.checkpoints.hit("structures deleted");
+        m.watch.ifPresent(SourceFeed.Watch::end);
         long jobs = retireJobs(m, stamp.before());
         long keys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");

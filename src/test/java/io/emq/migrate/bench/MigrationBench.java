@@ -63,7 +63,8 @@ public final class MigrationBench {
                         public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
                             String name = "V" + step.version() + " " + step.description();
                             stepMs.put(name, ms);
-                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%n", name, ms);
+                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%s%n", name, ms, step.version() == 100
+                                    ? "     (" + counts + ")" : "");
                         }
                     });
             long m0 = System.nanoTime();
@@ -81,6 +82,10 @@ public final class MigrationBench {
                     baseline, migrated / baseline);
             System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V30 absorb pending (the copy)",
                     jobs * 1000.0 / Math.max(1, absorb), baseline, jobs * 1000.0 / Math.max(1, absorb) / baseline);
+            long fence = stepMs.getOrDefault("V10 fence source", 0L);
+            long catchUp = stepMs.getOrDefault("V100 catch up", 0L);
+            System.out.printf(Locale.ROOT, "%-44s %9d ms %9d ms %7.2f%n", "V100 catch up beside V10 fence (a source read)",
+                    catchUp, fence, catchUp / (double) Math.max(1, fence));
             System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max (live after GC at most %d MiB)%n", peak,
                     BenchSetup.maxHeapMiB(), live);
         }

@@ -1,11 +1,13 @@
 package io.emq.migrate.migrate;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
@@ -22,7 +24,11 @@ class LeastPrivilegeTest {
     @RegisterExtension
     static final RealServerExtension TARGET = RealServerExtension.standalone();
 
-    static final String SOURCE_ACL = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
+    static final String SOURCE_ACL_WITHOUT_FEED = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
+    /** With the change feed's commands (Redis 6.2 counts CLIENT among the dangerous ones, 7.0 does not). */
+    static final String SOURCE_ACL = SOURCE_ACL_WITHOUT_FEED + " +client|id +client|tracking +client|getredir +subscribe &__redis__:invalidate";
+    /** The feed's subscription allowed, its tracking refused. */
+    static final String SOURCE_ACL_WITHOUT_TRACKING = SOURCE_ACL_WITHOUT_FEED + " -client +client|id +client|getredir +subscribe &__redis__:invalidate";
     static final String TARGET_ACL = "on >s3cret ~emq:* ~{emq}:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
 
     private static void user(RealServerExtension server, String acl) {
@@ -35,9 +41,25 @@ class LeastPrivilegeTest {
 
     @Test
     void theMigratorNeedsOnlyItsOwnKeysAndNoDangerousCommands() {
+        assertCatchUpIs("delta-keys", migrateAs(SOURCE_ACL));
+    }
+
+    @Test
+    void aSourceUserWithoutTheFeedsSubscriptionMigratesWithFullPasses() {
+        assertCatchUpIs("full-pass", migrateAs(SOURCE_ACL_WITHOUT_FEED));
+    }
+
+    @Test
+    void aSourceUserRefusedClientTrackingMigratesWithFullPasses() {
+        assertCatchUpIs("full-pass", migrateAs(SOURCE_ACL_WITHOUT_TRACKING));
+    }
+
+    private static List<MigrationResult> migrateAs(String sourceAcl) {
+        SOURCE.client().flushAll();
+        TARGET.client().flushAll();
         MigrationHarness.load(SOURCE.client(), "node-5.65.1");
         SOURCE.client().set("foreign:key", "untouched");
-        user(SOURCE, SOURCE_ACL);
+        user(SOURCE, sourceAcl);
         user(TARGET, TARGET_ACL);
         try (UnifiedJedis source = Endpoint.parse("redis://migrator:s3cret@" + SOURCE.uri().substring(8)).open();
              UnifiedJedis target = Endpoint.parse("redis://migrator:s3cret@" + TARGET.uri().substring(8)).open()) {
@@ -45,7 +67,18 @@ class LeastPrivilegeTest {
                     MigrationOptions.defaults().withAcceptAnomalies(true), Checkpoints.none())
                     .migrate(List.of("bull"), List.of("emails", "flows-parent", "flows-child"));
             results.forEach(r -> assertTrue(r.ok(), r.toString()));
+            assertTrue(TARGET.client().zcard("emq:{emails}:pending") > 0);
+            assertEquals("untouched", SOURCE.client().get("foreign:key"));
+            return results;
         }
-        assertTrue(TARGET.client().zcard("emq:{emails}:pending") > 0);
+    }
+
+    /** Every queue's catch-up ran in this mode ({@code delta-keys} or {@code full-pass}). */
+    private static void assertCatchUpIs(String mode, List<MigrationResult> results) {
+        for (MigrationResult r : results) {
+            Map<String, Long> counts = new Journal(Wire.open(TARGET.client()), r.v2Queue()).history().rows().stream()
+                    .filter(row -> row.version() == 100).findFirst().orElseThrow().counts();
+            assertTrue(counts.containsKey(mode), r.v2Queue() + ": " + counts);
+        }
     }
 }

@@ -1,0 +1,297 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import redis.clients.jedis.BinaryJedisPubSub;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The change feed of the v1 source: the server tells which keys under a watched queue's prefix were
+ * written since the queue's watch began, so a re-sync pass re-reads only those jobs. Client tracking
+ * in broadcast mode ({@code CLIENT TRACKING ON REDIRECT <id> BCAST PREFIX P:Q: ...}, Redis 6.0+): one
+ * connection holds the tracking, one RESP2 connection subscribed to {@code __redis__:invalidate}
+ * receives every written key (a null message on FLUSHALL/FLUSHDB), whoever wrote it. One feed serves
+ * every queue of a run.
+ *
+ * <p>A drain is exact: the server queues the invalidations of a write to the subscriber before the
+ * replies of the same event-loop turn, so once a command on the tracking connection has been answered,
+ * a PING on the subscribed connection comes back after every invalidation of every write that server
+ * executed before that command. A feed that could not start (a cluster source, an old server, an ACL
+ * without {@code CLIENT TRACKING} or {@code SUBSCRIBE}), or that broke (either connection dropped or
+ * was killed, a flush, a prefix refused), answers no drain: the caller makes a full pass.
+ */
+final class SourceFeed implements AutoCloseable {
+    private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
+    private static final long WAIT_SECONDS = 10;
+    /**
+     * The most queues one feed watches: the server compares every key any client writes with every
+     * watched prefix, so a run of thousands of (small) queues watches the first ones only; the rest
+     * re-sync with full passes.
+     */
+    static final int MOST_WATCHED = 64;
+
+    private final Wire source;
+    private Connection tracking;
+    private Connection subscribed;
+    private long subscriberId;
+    private final Listener listener = new Listener();
+    /** The keys written since the last drain, by the prefix of the watched queue they belong to. */
+    private final Map<Bytes, Set<Bytes>> written = new HashMap<>();
+    private final Map<String, CompletableFuture<Void>> pongs = new ConcurrentHashMap<>();
+    private final AtomicLong pings = new AtomicLong();
+    private volatile String broken;
+
+    /** The feed of this source; it opens when the first queue is watched. */
+    SourceFeed(Wire source) {
+        this.source = source;
+    }
+
+    /** Opens both connections and subscribes; a feed that cannot start is broken, with the reason. */
+    private void open() {
+        if (!(source.client() instanceof RedisClient client)) {
+            breaks("a cluster source has no single change feed");
+            return;
+        }
+        try {
+            tracking = client.getPool().getFactory().makeObject().getObject();
+            subscribed = client.getPool().getFactory().makeObject().getObject();
+            subscribed.sendCommand(Protocol.Command.CLIENT, "ID");
+            subscriberId = subscribed.getIntegerReply();
+            listen();
+        } catch (Exception refused) {
+            breaks("the change feed could not start: " + refused.getMessage());
+            close(tracking);
+            close(subscribed);
+        }
+    }
+
+    private void listen() throws Exception {
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        listener.ready = ready;
+        Thread thread = new Thread(() -> {
+            try {
+                listener.proceed(subscribed, CHANNEL);
+                breaks("the subscriber connection closed");
+            } catch (RuntimeException dropped) {
+                breaks("the subscriber connection dropped: " + dropped.getMessage());
+            } finally {
+                ready.completeExceptionally(new IllegalStateException(broken));
+                pongs.values().forEach(p -> p.complete(null));
+            }
+        }, "emq-migrate-source-feed");
+        thread.setDaemon(true);
+        thread.start();
+        ready.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Starts watching a queue: every key under its prefix written from now on is told to its watch.
+     * Empty when the feed is broken, watches {@link #MOST_WATCHED} queues already, or the server refuses
+     * the prefix (it overlaps one already watched, or the ACL refuses CLIENT TRACKING).
+     */
+    synchronized Optional<Watch> watch(QueueRef queue) {
+        if (tracking == null && broken == null) {
+            open();
+        }
+        synchronized (written) {
+            if (broken != null || written.size() >= MOST_WATCHED) {
+                return Optional.empty();
+            }
+        }
+        Bytes prefix = queue.base();
+        try {
+            tracking.sendCommand(Protocol.Command.CLIENT, Utf8.bytes("TRACKING"), Utf8.bytes("ON"), Utf8.bytes("REDIRECT"),
+                    Utf8.bytes(Long.toString(subscriberId)), Utf8.bytes("BCAST"), Utf8.bytes("PREFIX"), prefix.raw());
+            tracking.getStatusCodeReply();
+        } catch (RuntimeException refused) {
+            if (!tracking.isConnected() || tracking.isBroken()) {
+                breaks("the tracking connection dropped: " + refused.getMessage());
+            }
+            return Optional.empty();
+        }
+        synchronized (written) {
+            written.put(prefix, new HashSet<>());
+        }
+        return Optional.of(new Watch(prefix));
+    }
+
+    private void breaks(String why) {
+        if (broken == null) {
+            broken = why;
+        }
+    }
+
+    /**
+     * Waits until every write the server executed before this call has been told: a command answered
+     * on the tracking connection (which also proves tracking still redirects to the subscriber), then
+     * a PING answered on the subscribed connection. False when the feed broke.
+     */
+    private synchronized boolean barrier() {
+        if (broken != null) {
+            return false;
+        }
+        try {
+            tracking.sendCommand(Protocol.Command.CLIENT, "GETREDIR");
+            if (tracking.getIntegerReply() != subscriberId) {
+                breaks("tracking no longer redirects to the subscriber");
+                return false;
+            }
+            String token = Long.toString(pings.incrementAndGet());
+            CompletableFuture<Void> pong = new CompletableFuture<>();
+            pongs.put(token, pong);
+            listener.ping(Utf8.bytes(token));
+            pong.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            pongs.remove(token);
+        } catch (Exception dropped) {
+            breaks("the change feed dropped: " + dropped.getMessage());
+        }
+        return broken == null;
+    }
+
+    /** Stops the feed: tracking off, both connections closed. */
+    @Override
+    public synchronized void close() {
+        breaks("closed");
+        if (tracking == null) {
+            return;
+        }
+        if (listener.isSubscribed()) {
+            try {
+                listener.unsubscribe();
+            } catch (RuntimeException gone) {
+                // the connection closes below either way
+            }
+        }
+        close(tracking);
+        close(subscribed);
+    }
+
+    private static void close(Connection c) {
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    /** One queue's view of the feed. */
+    final class Watch {
+        private final Bytes prefix;
+        private boolean spoiled;
+
+        private Watch(Bytes prefix) {
+            this.prefix = prefix;
+        }
+
+        /**
+         * The keys of this queue written since the previous drain (since the watch began, the first
+         * time); empty when the feed broke or this watch was spoiled, and from then on.
+         */
+        Optional<Changes> drain() {
+            if (spoiled || !barrier()) {
+                return Optional.empty();
+            }
+            Set<Bytes> keys;
+            synchronized (written) {
+                keys = written.put(prefix, new HashSet<>());
+            }
+            return keys == null ? Optional.empty() : Optional.of(new Changes(keys));
+        }
+
+        /** Tells no more: what was drained was not acted on in full (a pass that failed), so only a full pass is sure. */
+        void spoil() {
+            spoiled = true;
+        }
+
+        /** Ends this watch (a retired queue's deletions are not kept); the last one to end closes the feed. */
+        void end() {
+            spoiled = true;
+            boolean last;
+            synchronized (written) {
+                written.remove(prefix);
+                last = written.isEmpty();
+            }
+            if (last) {
+                close();
+            }
+        }
+    }
+
+    /** The keys of one queue written between two drains. */
+    static final class Changes {
+        private final int keys;
+        /** Every written key, and each of its beginnings that ends before a colon. */
+        private final Set<Bytes> stems = new HashSet<>();
+
+        Changes(Set<Bytes> written) {
+            keys = written.size();
+            for (Bytes k : written) {
+                stems.add(k);
+                byte[] raw = k.raw();
+                for (int i = 0; i < raw.length; i++) {
+                    if (raw[i] == ':') {
+                        stems.add(k.slice(0, i));
+                    }
+                }
+            }
+        }
+
+        /** How many keys were written. */
+        int keys() {
+            return keys;
+        }
+
+        /** Whether this key, or a key under it (a job hash's logs, lock or flow keys), was written. */
+        boolean touched(Bytes key) {
+            return stems.contains(key);
+        }
+    }
+
+    private final class Listener extends BinaryJedisPubSub {
+        private CompletableFuture<Void> ready;
+
+        @Override
+        public void onSubscribe(byte[] channel, int subscribedChannels) {
+            ready.complete(null);
+        }
+
+        @Override
+        public void onMessage(byte[] channel, byte[] key) {
+            if (key == null) {
+                breaks("the source was flushed");
+                return;
+            }
+            Bytes k = Bytes.of(key);
+            synchronized (written) {
+                for (int i = 0; i < key.length; i++) {
+                    if (key[i] == ':') {
+                        Set<Bytes> keys = written.get(k.slice(0, i + 1));
+                        if (keys != null) {
+                            keys.add(k);
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void onPong(byte[] token) {
+            CompletableFuture<Void> pong = pongs.get(new String(token, StandardCharsets.UTF_8));
+            if (pong != null) {
+                pong.complete(null);
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The re-sync re-reads only what the source's change feed says was written: an add, two edits
+ * (updateData, changePriority) and a removal made by v1 clients during the copy (after it copied the
+ * edited jobs) are caught by a delta pass that re-reads exactly the edited jobs; a feed whose
+ * connection is killed falls back to the full pass, which still catches an edit made after the kill.
+ * Every run ends with each job exactly once.
+ */
+class SourceFeedTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "fed";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
+    private static final String REMOVE = """
+            redis.call('LREM', KEYS[1], 0, ARGV[1])
+            redis.call('LREM', KEYS[2], 0, ARGV[1])
+            return redis.call('DEL', KEYS[3], KEYS[3] .. ':logs')
+            """;
+
+    /** BullMQ's changePriority on a job of a paused queue: out of the list, into prioritized, its priority field set. */
+    private static final String CHANGE_PRIORITY = """
+            redis.call('LREM', KEYS[1], 0, ARGV[1])
+            redis.call('LREM', KEYS[2], 0, ARGV[1])
+            redis.call('ZADD', KEYS[3], ARGV[2] * 4294967296, ARGV[1])
+            return redis.call('HSET', KEYS[4], 'priority', ARGV[2])
+            """;
+
+    private final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
+
+    @BeforeEach
+    void generate() {
+        client().flushAll();
+        V1QueueGenerator.addWaiting(client(), QUEUE, 1, JOBS, 100);
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+    }
+
+    private static UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    /** Runs the migration; once the copy has written its last batch (of two), {@code during} acts on the source. */
+    private MigrationResult migrateWith(Runnable during) {
+        int[] batches = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 30 && where.equals("expectations recorded") && ++batches[0] == 2) {
+                during.run();
+            }
+        }), List.of("bull"));
+        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
+        return r.get(0);
+    }
+
+    private static void editData(String id) {
+        client().hset("bull:" + QUEUE + ":" + id, "data", "{\"edited\":" + id + "}");
+    }
+
+    private static Map<String, Long> catchUpCounts() {
+        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 100).findFirst().orElseThrow().counts();
+    }
+
+    private static String v2Data(String v1Id) {
+        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
+        return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow());
+    }
+
+    @Test
+    void anAddTwoEditsAndARemovalDuringTheCopyAreCaughtByADeltaPassThatReReadsOnlyTheEditedJobs() {
+        migrateWith(() -> {
+            LiveV1.add(client(), QUEUE).ifPresent(added::add);
+            editData("5");
+            client().eval(CHANGE_PRIORITY, List.of("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":paused",
+                    "bull:" + QUEUE + ":prioritized", "bull:" + QUEUE + ":9"), List.of("9", "5"));
+            client().eval(REMOVE, List.of("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":paused", "bull:" + QUEUE + ":7"),
+                    List.of("7"));
+            added.remove("7");
+        });
+        Map<String, Long> counts = catchUpCounts();
+        assertTrue(counts.containsKey("delta-keys") && !counts.containsKey("full-pass"), "a delta pass: " + counts);
+        assertEquals(2L, counts.get("re-read"), "only the two edited jobs are re-read: " + counts);
+        assertEquals(1L, counts.get("added"), counts.toString());
+        assertEquals(2L, counts.get("rewritten"), "the edits the copy missed: " + counts);
+        assertEquals(1L, counts.get("removed"), counts.toString());
+        assertEquals("{\"edited\":5}", v2Data("5"));
+        assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey("7"), "the removed job has no v2 row");
+        assertEquals(JOBS, LiveV1.v2Rows(client(), QUEUE).size());
+    }
+
+    @Test
+    void everyWriteAnsweredBeforeADrainIsInThatDrainAndInNoLaterOne() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
+            for (int i = 0; i < 200; i++) {
+                String key = "bull:" + QUEUE + ":" + (i % 7) + ":logs";
+                client().rpush(key, "line " + i);
+                SourceFeed.Changes changes = watch.drain().orElseThrow();
+                assertEquals(1, changes.keys(), "write " + i);
+                assertTrue(changes.touched(io.emq.migrate.v1.Bytes.utf8("bull:" + QUEUE + ":" + (i % 7))), "write " + i);
+            }
+            client().set("bull:other:1", "not watched");
+            assertEquals(0, watch.drain().orElseThrow().keys(), "nothing of this queue since the last drain");
+        }
+    }
+
+    @Test
+    void aFlushBreaksTheFeedForGood() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
+            assertTrue(watch.drain().isPresent());
+            client().flushAll();
+            assertTrue(watch.drain().isEmpty(), "a flush tells no keys: the feed cannot say what changed");
+            client().set("bull:" + QUEUE + ":1", "x");
+            assertTrue(watch.drain().isEmpty());
+        }
+    }
+
+    @Test
+    void aPassWithNothingWrittenSinceReReadsNoJob() {
+        migrateWith(() -> { });
+        Map<String, Long> counts = catchUpCounts();
+        assertEquals(0L, counts.get("re-read"), counts.toString());
+        assertTrue(counts.containsKey("delta-keys"), counts.toString());
+    }
+
+    @Test
+    void aKilledSubscriberConnectionForcesTheFullPassWhichStillCatchesTheEdit() {
+        assertKillForcesAFullPass("sub=1");
+    }
+
+    @Test
+    void aKilledTrackingConnectionForcesTheFullPassWhichStillCatchesTheEdit() {
+        assertKillForcesAFullPass("flags=t");
+    }
+
+    private void assertKillForcesAFullPass(String marker) {
+        migrateWith(() -> {
+            try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
+                List<String> ids = admin.clientList().lines().filter(line -> line.contains(marker))
+                        .map(line -> line.substring(3, line.indexOf(' '))).toList();
+                assertEquals(1, ids.size(), "one feed connection (" + marker + ") to kill");
+                admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", ids.get(0));
+            }
+            editData("5");
+        });
+        Map<String, Long> counts = catchUpCounts();
+        assertEquals(1L, counts.get("full-pass"), "the feed broke: a full pass: " + counts);
+        assertEquals((long) JOBS, counts.get("re-read"), counts.toString());
+        assertEquals(1L, counts.get("rewritten"), "the edit no feed told of: " + counts);
+        assertEquals("{\"edited\":5}", v2Data("5"));
+    }
+}
