@@ -72,7 +72,7 @@ class SourceFeedTest {
                 during.run();
             }
         }), List.of("bull"));
-        assertEquals("retired", r.get(0).outcome(), r.get(0).toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
         return r.get(0);
     }
