@@ -485,6 +485,7 @@ public final class QueueSnapshotReader {
         private final V1State state;
         private final int[] entries;
         private final List<Bytes> ids;
+        private final List<Bytes> jobKeys;
         private final byte[][] keys;
         /** Per job: its small fields (null when the key is not a hash), payload length, payload (digest mode) and lock TTL. */
         private final List<List<byte[]>> fields;
@@ -498,10 +499,12 @@ public final class QueueSnapshotReader {
             this.state = jobs.state();
             this.entries = entries;
             this.ids = new ArrayList<>(entries.length);
+            this.jobKeys = new ArrayList<>(entries.length);
             this.keys = new byte[entries.length][];
             for (int n = 0; n < entries.length; n++) {
                 ids.add(reading.listedIds.id(entries[n]));
-                keys[n] = reading.base.concat(ids.get(n)).raw();
+                jobKeys.add(reading.base.concat(ids.get(n)));
+                keys[n] = jobKeys.get(n).raw();
             }
             this.fields = new ArrayList<>(entries.length);
             this.lengths = new long[entries.length];
@@ -510,7 +513,6 @@ public final class QueueSnapshotReader {
         }
 
         void read() {
-            QueueRef queue = reading.queue;
             if (digests) {
                 readWithPayloads();
             } else {
@@ -534,10 +536,10 @@ public final class QueueSnapshotReader {
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                 } else if (type == KeyType.NONE) {
-                    reading.anomaly(AnomalyKind.MISSING_HASH, queue.jobKey(id),
+                    reading.anomaly(AnomalyKind.MISSING_HASH, jobKeys.get(n),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
                 } else {
-                    reading.wrongJobType(entries[n], queue.jobKey(id), "job " + id.display()
+                    reading.wrongJobType(entries[n], jobKeys.get(n), "job " + id.display()
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
@@ -545,7 +547,7 @@ public final class QueueSnapshotReader {
                 measure(hashes);
             }
             for (int n : hashes) {
-                add(entries[n], ids.get(n), JobHashFields.of(fields.get(n)), payloads[n], lockTtls[n]);
+                add(entries[n], ids.get(n), jobKeys.get(n), JobHashFields.of(fields.get(n)), payloads[n], lockTtls[n]);
             }
         }
 
@@ -674,9 +676,8 @@ public final class QueueSnapshotReader {
             }
         }
 
-        private void add(int entry, Bytes id, JobHashFields h, PayloadDigest payload, long lockTtl) {
+        private void add(int entry, Bytes id, Bytes key, JobHashFields h, PayloadDigest payload, long lockTtl) {
             QueueRef queue = reading.queue;
-            Bytes key = queue.jobKey(id);
             double score = reading.listedIds.score(entry, state);
             if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
                 reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, key, "delayed score " + ScoreCodec.render(score)
