@@ -701,10 +701,11 @@ public final class QueueSnapshotReader {
             if (h.parentKey() != null) {
                 reading.flowLinks.add(new FlowLink(id, h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }
-            long priority = h.layout() == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
-            long delay = h.layout() == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
-            long created = h.layout() == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
-            jobs.add(entry, h.layout(), h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
+            JobLayout layout = h.layout();
+            long priority = layout == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
+            long delay = layout == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
+            long created = layout == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
+            jobs.add(entry, layout, h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
                     payload, state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
         }
     }
