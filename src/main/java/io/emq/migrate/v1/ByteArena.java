@@ -47,7 +47,12 @@ final class ByteArena {
     }
 
     boolean equalsAt(int i, byte[] other) {
-        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other, 0, other.length);
+        return equalsAt(i, other, 0);
+    }
+
+    /** Whether entry {@code i} holds {@code other[from..]}. */
+    boolean equalsAt(int i, byte[] other, int from) {
+        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other, from, other.length);
     }
 
     boolean equalsAt(int i, ByteArena other, int j) {

@@ -36,9 +36,14 @@ final class IdIndex {
 
     /** The first entry holding this id, or -1. */
     int find(byte[] id) {
-        int hash = mix(ByteArena.hash(id, 0, id.length));
+        return find(id, 0);
+    }
+
+    /** The first entry holding the id {@code key[from..]} (a key past its queue's prefix), or -1. */
+    int find(byte[] key, int from) {
+        int hash = mix(ByteArena.hash(key, from, key.length));
         for (int slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
-            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), id)) {
+            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), key, from)) {
                 return entryIn(table[slot]);
             }
         }

@@ -49,11 +49,17 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Jso
 
     /** Why attempts counters were clamped (see {@link AttemptCount}), or empty when every counter present is a count. */
     Optional<String> counterProblems() {
-        String problems = Stream.of(ats, atm, attemptsMadeLegacy)
-                .filter(c -> c != null && c.problem().isPresent())
+        if (clean(ats) && clean(atm) && clean(attemptsMadeLegacy)) {
+            return Optional.empty(); // nearly every job: no stream built
+        }
+        return Optional.of(Stream.of(ats, atm, attemptsMadeLegacy)
+                .filter(c -> !clean(c))
                 .map(c -> c.problem().get())
-                .collect(Collectors.joining("; "));
-        return problems.isEmpty() ? Optional.empty() : Optional.of(problems);
+                .collect(Collectors.joining("; ")));
+    }
+
+    private static boolean clean(AttemptCount c) {
+        return c == null || c.problem().isEmpty();
     }
 
     long optsLong(String key, long otherwise) {

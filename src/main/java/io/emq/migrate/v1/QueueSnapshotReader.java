@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,8 @@ import redis.clients.jedis.resps.Tuple;
 /**
  * Reads one v1 queue into a {@link QueueSnapshot} with read commands only ({@code TYPE},
  * {@code SCAN}, {@code LRANGE}, {@code ZRANGE}, {@code HMGET}, {@code HSTRLEN},
- * {@code PTTL}, …), in pipelined batches. Memory holds the ids and small facts of the queue's
+ * {@code PTTL}, …), in pipelined batches. The queue's scan asks the type of every key but the
+ * listed job keys: reading a job's facts tells a hash from a missing key or another type. Memory holds the ids and small facts of the queue's
  * jobs in columns ({@link ListedIds}, {@link StateJobs}; tens of bytes per job), the distinct ids
  * in an {@link IdIndex} over them while reading, and a bounded {@link AnomalyLog}; payloads are
  * read a bounded batch at a time, digested and dropped.
@@ -72,10 +74,13 @@ public final class QueueSnapshotReader {
     /** The mutable state of reading one queue. */
     private final class Reading {
         private final QueueRef queue;
+        private final Bytes base;
         private final Map<QueueStructure, KeyType> structureTypes = new EnumMap<>(QueueStructure.class);
         private final Map<String, String> meta = new TreeMap<>();
         private final ListedIds listedIds = new ListedIds();
         private IdIndex index;
+        /** Per first entry of a listed id: 1 + the anomaly log's {@link AnomalyLog#mark} where the scan met its key, 0 when not met. */
+        private int[] metAt;
         private boolean listedTwice;
         private final Map<Bytes, Double> repeatMembers = new LinkedHashMap<>();
         private final AnomalyLog anomalies = new AnomalyLog();
@@ -94,6 +99,7 @@ public final class QueueSnapshotReader {
 
         Reading(QueueRef queue) {
             this.queue = queue;
+            this.base = queue.base();
         }
 
         QueueSnapshot run() {
@@ -127,6 +133,17 @@ public final class QueueSnapshotReader {
 
         private void count(String kind) {
             keyClasses.merge(kind, 1L, Long::sum);
+        }
+
+        /** A listed job key found not to be a hash: where the scan met it (no longer a job hash there), else now. */
+        private void wrongJobType(int entry, Bytes key, String reason) {
+            if (entry < metAt.length && metAt[entry] > 0) {
+                keyClasses.merge("job-hash", -1L, Long::sum);
+                count("anomaly");
+                anomalies.addAt(metAt[entry] - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
+            } else {
+                anomaly(AnomalyKind.WRONG_JOB_TYPE, key, reason);
+            }
         }
 
         private void readStructureTypes() {
@@ -234,11 +251,37 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The queue's keys (its share of a scan that other queues' readers may share), typed and classified. */
+        /**
+         * The queue's keys (its share of a scan that other queues' readers may share), classified in the
+         * order met: a listed job key is counted as a job hash and its place marked (its type is known once
+         * its facts are read), every other key is typed and classified.
+         */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
-            scan.keysOf(queue, keys -> scanner.typed(keys).forEach(k -> classified(classifier.classify(k))));
+            metAt = new int[listedIds.arena().size()];
+            scan.keysOf(queue, keys -> {
+                int[] listed = new int[keys.size()];
+                List<Bytes> others = new ArrayList<>();
+                for (int k = 0; k < keys.size(); k++) {
+                    Bytes key = keys.get(k);
+                    listed[k] = key.startsWith(base) ? index.find(key.raw(), base.length()) : -1;
+                    if (listed[k] < 0) {
+                        others.add(key);
+                    }
+                }
+                Iterator<ScannedKey> typed = scanner.typed(others).iterator();
+                for (int entry : listed) {
+                    if (entry < 0) {
+                        classified(classifier.classify(typed.next()));
+                    } else {
+                        count("job-hash");
+                        if (metAt[entry] == 0) {
+                            metAt[entry] = anomalies.mark() + 1;
+                        }
+                    }
+                }
+            });
         }
 
         private void classified(KeyClass c) {
@@ -442,6 +485,7 @@ public final class QueueSnapshotReader {
         private final V1State state;
         private final int[] entries;
         private final List<Bytes> ids;
+        private final List<Bytes> jobKeys;
         private final byte[][] keys;
         /** Per job: its small fields (null when the key is not a hash), payload length, payload (digest mode) and lock TTL. */
         private final List<List<byte[]>> fields;
@@ -455,10 +499,12 @@ public final class QueueSnapshotReader {
             this.state = jobs.state();
             this.entries = entries;
             this.ids = new ArrayList<>(entries.length);
+            this.jobKeys = new ArrayList<>(entries.length);
             this.keys = new byte[entries.length][];
             for (int n = 0; n < entries.length; n++) {
                 ids.add(reading.listedIds.id(entries[n]));
-                keys[n] = reading.queue.jobKey(ids.get(n)).raw();
+                jobKeys.add(reading.base.concat(ids.get(n)));
+                keys[n] = jobKeys.get(n).raw();
             }
             this.fields = new ArrayList<>(entries.length);
             this.lengths = new long[entries.length];
@@ -467,7 +513,6 @@ public final class QueueSnapshotReader {
         }
 
         void read() {
-            QueueRef queue = reading.queue;
             if (digests) {
                 readWithPayloads();
             } else {
@@ -491,10 +536,10 @@ public final class QueueSnapshotReader {
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                 } else if (type == KeyType.NONE) {
-                    reading.anomaly(AnomalyKind.MISSING_HASH, queue.jobKey(id),
+                    reading.anomaly(AnomalyKind.MISSING_HASH, jobKeys.get(n),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
                 } else {
-                    reading.anomaly(AnomalyKind.WRONG_JOB_TYPE, queue.jobKey(id), "job " + id.display()
+                    reading.wrongJobType(entries[n], jobKeys.get(n), "job " + id.display()
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
@@ -502,7 +547,7 @@ public final class QueueSnapshotReader {
                 measure(hashes);
             }
             for (int n : hashes) {
-                add(entries[n], ids.get(n), JobHashFields.of(fields.get(n)), payloads[n], lockTtls[n]);
+                add(entries[n], ids.get(n), jobKeys.get(n), JobHashFields.of(fields.get(n)), payloads[n], lockTtls[n]);
             }
         }
 
@@ -631,9 +676,8 @@ public final class QueueSnapshotReader {
             }
         }
 
-        private void add(int entry, Bytes id, JobHashFields h, PayloadDigest payload, long lockTtl) {
+        private void add(int entry, Bytes id, Bytes key, JobHashFields h, PayloadDigest payload, long lockTtl) {
             QueueRef queue = reading.queue;
-            Bytes key = queue.jobKey(id);
             double score = reading.listedIds.score(entry, state);
             if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
                 reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, key, "delayed score " + ScoreCodec.render(score)
@@ -657,10 +701,11 @@ public final class QueueSnapshotReader {
             if (h.parentKey() != null) {
                 reading.flowLinks.add(new FlowLink(id, h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }
-            long priority = h.layout() == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
-            long delay = h.layout() == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
-            long created = h.layout() == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
-            jobs.add(entry, h.layout(), h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
+            JobLayout layout = h.layout();
+            long priority = layout == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
+            long delay = layout == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
+            long created = layout == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
+            jobs.add(entry, layout, h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
                     payload, state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
         }
     }

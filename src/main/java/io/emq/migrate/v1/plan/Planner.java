@@ -58,17 +58,45 @@ public final class Planner {
         List<RebrandEntry> preview = new ArrayList<>();
         long idBase = Rebrand.idBase(v2Name.orElse(snap.queue().name().display()));
         long minted = 0;
+        Rows rows = new Rows(v2Name.orElse(UNNAMED));
         for (JobFacts j : snap.jobsInRankOrder()) {
             V2Fate fate = fate(j, mapping);
             fates.merge(fate, 1L, Long::sum);
-            String v2Id = getsIdentity(j) ? Rebrand.jobId(idBase, ++minted) : null;
+            minted += getsIdentity(j) ? 1 : 0;
             if (preview.size() < options.preview()) {
-                preview.add(new RebrandEntry(j.rank(), j.id(), v2Id, j.state(), fate));
+                preview.add(new RebrandEntry(j.rank(), j.id(), getsIdentity(j) ? Rebrand.jobId(idBase, minted) : null,
+                        j.state(), fate));
             }
+            rows.add(j);
         }
         fates.merge(V2Fate.NOTHING, snap.anomalyCount(AnomalyKind.MISSING_HASH), Long::sum);
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
-                v2Keys(snap, v2Name.orElse(UNNAMED), fates), dropped(snap), QueueSetting.of(snap.meta()));
+                v2Keys(snap, rows, fates), dropped(snap), QueueSetting.of(snap.meta()));
+    }
+
+    /** The v2 job rows a queue's jobs become (every job but completed ones), summed in the one pass over them. */
+    private final class Rows {
+        private final String q;
+        private final String base;
+        private long count;
+        private long bytes;
+        private long customIds;
+
+        Rows(String q) {
+            this.q = q;
+            this.base = "emq:{" + q + "}:";
+        }
+
+        void add(JobFacts j) {
+            if (j.state() == V1State.COMPLETED) {
+                return;
+            }
+            count++;
+            bytes += MemoryModel.jobRow(base, j, options.payload(), q);
+            if (isCustomId(j.id())) {
+                customIds++;
+            }
+        }
     }
 
     private Optional<String> v2Name(QueueSnapshot snap) {
@@ -193,23 +221,12 @@ public final class Planner {
         return out;
     }
 
-    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, String q, Map<V2Fate, Long> fates) {
-        String base = "emq:{" + q + "}:";
+    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, Rows rows, Map<V2Fate, Long> fates) {
+        String q = rows.q;
+        String base = rows.base;
+        long customIds = rows.customIds;
         List<V2KeyEstimate> out = new ArrayList<>();
-        long rows = 0;
-        long rowBytes = 0;
-        long customIds = 0;
-        for (JobFacts j : snap.jobsInRankOrder()) {
-            if (j.state() == V1State.COMPLETED) {
-                continue;
-            }
-            rows++;
-            rowBytes += MemoryModel.jobRow(base, j, options.payload(), q);
-            if (isCustomId(j.id())) {
-                customIds++;
-            }
-        }
-        out.add(new V2KeyEstimate(base + "job:<JOB id>", "hash", rows, rowBytes));
+        out.add(new V2KeyEstimate(base + "job:<JOB id>", "hash", rows.count, rows.bytes));
         zset(out, base + "pending", fates.get(V2Fate.PENDING) + fates.get(V2Fate.HELD));
         zset(out, base + "schedule", fates.get(V2Fate.SCHEDULED));
         zset(out, base + "dead", fates.get(V2Fate.DEAD));
