@@ -69,7 +69,10 @@ final class BenchSetup {
         return Runtime.getRuntime().maxMemory() >> 20;
     }
 
-    /** The most heap in use at any moment so far (garbage included), summed over the heap's pools. */
+    /**
+     * Each heap pool's peak use so far (garbage included), summed: an upper bound of the heap in use
+     * at any one moment, since the pools peak at different moments (the sum can pass the maximum).
+     */
     static long peakHeapMiB() {
         long peak = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {

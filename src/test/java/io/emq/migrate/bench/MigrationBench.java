@@ -25,7 +25,7 @@ import redis.clients.jedis.UnifiedJedis;
  * The migration benchmark (never run by the test suite; see bench/README.md): generates a v1 queue
  * of N waiting jobs with 200-byte payloads, measures a bare pipelined copy of the same jobs (read
  * the hash, write the row, add to the sorted set; no journal, no checks), then the full migration
- * (all twelve steps, retire included), and prints both with their ratio and the peak heap used.
+ * (all twelve steps, retire included), and prints both with their ratio and the heap figures.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
@@ -86,7 +86,7 @@ public final class MigrationBench {
             long catchUp = stepMs.getOrDefault("V100 catch up", 0L);
             System.out.printf(Locale.ROOT, "%-44s %9d ms %9d ms %7.2f%n", "V100 catch up beside V10 fence (a source read)",
                     catchUp, fence, catchUp / (double) Math.max(1, fence));
-            System.out.printf(Locale.ROOT, "peak heap used: %d MiB of %d MiB max (live after GC at most %d MiB)%n", peak,
+            System.out.printf(Locale.ROOT, "heap pools' peaks summed: %d MiB, %d MiB max (live after GC at most %d MiB)%n", peak,
                     BenchSetup.maxHeapMiB(), live);
         }
     }
