@@ -12,7 +12,7 @@
 --         (missing: no row or no state; state, attempts: the value found, '' when absent; payload:
 --         its SHA-1 is not the one written, or it has none; set: the key of the set that does not
 --         list it), and the value found or the set's key. Empty when every row is in line.
---         EMQARGS for a malformed batch.
+--         EMQARGS for a malformed batch. The listings are read with one ZMSCORE per set (Redis 6.2+).
 local lanes = {}
 local L = tonumber(ARGV[1])
 if not L or L < 0 then
@@ -32,6 +32,8 @@ local function problem(i, what, value)
   out[#out + 1] = what
   out[#out + 1] = value or ''
 end
+local listed = {}
+local order = {}
 local a = 2 + L
 for k = first, #KEYS do
   local i = k - first + 1
@@ -54,8 +56,23 @@ for k = first, #KEYS do
       problem(i, 'payload')
     end
     local key = set == 1 and (row[4] and lanes[row[4]] or KEYS[1]) or set > 1 and KEYS[set]
-    if key and not redis.call('ZSCORE', key, id) then
-      problem(i, 'set', key)
+    if key then
+      if not listed[key] then
+        listed[key] = {ids = {}, at = {}}
+        order[#order + 1] = key
+      end
+      local l = listed[key]
+      l.ids[#l.ids + 1] = id
+      l.at[#l.at + 1] = i
+    end
+  end
+end
+for _, key in ipairs(order) do
+  local l = listed[key]
+  local scores = redis.call('ZMSCORE', key, unpack(l.ids))
+  for j = 1, #l.ids do
+    if not scores[j] then
+      problem(l.at[j], 'set', key)
     end
   end
 end
