@@ -9,7 +9,6 @@ import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
-import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
