@@ -1,17 +1,20 @@
 -- migrate_verify_rows: checks a batch of migrated rows of one queue against what the journal expects
 -- of them, on the server, so that no row or payload travels to the client. Reads only.
 -- KEYS[1] emq:{q}:pending   KEYS[2] emq:{q}:schedule   KEYS[3] emq:{q}:dead
--- KEYS[4..3+L] emq:{q}:g:<lane>:pending, the pending set of each lane the journal records
+-- KEYS[4..3+L] the set the pending rows of each group named in ARGV are listed in: the group's lane
+--           emq:{q}:g:<group>:pending (or KEYS[1] again, for a group that is no lane id)
 -- KEYS[4+L..] emq:{q}:job:<id>, one row per job, in the order of ARGV's records
--- ARGV[1] L, the number of lanes   ARGV[2..1+L] the lanes' ids, in KEYS order
+-- ARGV[1] L, the number of groups named   ARGV[2..1+L] the groups, in KEYS order
 -- ARGV[2+L..] one record per row, in KEYS order: the branded id, the set it must be listed in
---           (1 pending: its lane's when the row's group is one of the lanes, else KEYS[1];
+--           (1 pending: its group's set when it has a group, else KEYS[1];
 --           2 schedule, 3 dead, 0 none), its expected state, its expected attempts (as written),
 --           and the SHA-1 (lowercase hex) of the payload written
 -- Reply:  the problems only, three items each: the 1-based position of the row, what is out of line
 --         (missing: no row or no state; state, attempts: the value found, '' when absent; payload:
 --         its SHA-1 is not the one written, or it has none; set: the key of the set that does not
---         list it), and the value found or the set's key. Empty when every row is in line.
+--         list it; group: a pending row's group is none of those named, and its listing is not
+--         checked: the caller names the group and asks again), and the value found, the set's key,
+--         or the group. Empty when every row is in line.
 --         EMQARGS for a malformed batch. The listings are read with one ZMSCORE per set (Redis 6.2+).
 local lanes = {}
 local L = tonumber(ARGV[1])
@@ -55,8 +58,10 @@ for k = first, #KEYS do
     if not row[3] or redis.sha1hex(row[3]) ~= sha1 then
       problem(i, 'payload')
     end
-    local key = set == 1 and (row[4] and lanes[row[4]] or KEYS[1]) or set > 1 and KEYS[set]
-    if key then
+    local key = set == 1 and (row[4] and lanes[row[4]] or not row[4] and KEYS[1]) or set > 1 and KEYS[set]
+    if set == 1 and row[4] and not key then
+      problem(i, 'group', row[4])
+    elseif key then
       if not listed[key] then
         listed[key] = {ids = {}, at = {}}
         order[#order + 1] = key

@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -45,7 +47,8 @@ public final class Verifier {
     private final String queue;
     private final Keys keys;
     private final Journal journal;
-    private final java.util.SortedSet<BrandedId> lanes;
+    /** The set the pending rows of each group met so far are listed in: the group's lane, or pending for a group that names none. */
+    private final Map<String, String> groups = new TreeMap<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -62,7 +65,6 @@ public final class Verifier {
         this.queue = queue;
         this.keys = Keys.queue(queue);
         this.journal = new Journal(target, queue);
-        this.lanes = journal.lanes();
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
@@ -82,8 +84,8 @@ public final class Verifier {
         source.ifPresent(snap -> checkSource(snap, options));
         Map<String, Long> found = new LinkedHashMap<>();
         long pending = target.zcard(Utf8.bytes(keys.pending()));
-        for (BrandedId lane : lanes) {
-            pending += target.zcard(Utf8.bytes(keys.lanePending(lane)));
+        for (String lane : new TreeSet<>(groups.values())) {
+            pending += lane.equals(keys.pending()) ? 0 : target.zcard(Utf8.bytes(lane));
         }
         found.put(V2State.PENDING.wireName(), pending);
         found.put(V2State.SCHEDULED.wireName(), target.zcard(Utf8.bytes(keys.schedule())));
@@ -100,34 +102,32 @@ public final class Verifier {
         return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount);
     }
 
-    /** Checks these rows on the server ({@code migrate_verify_rows}): only the problems come back. */
+    /**
+     * Checks these rows on the server ({@code migrate_verify_rows}): only the problems come back. A
+     * pending row of a group not met before comes back too: its group is named and the rows checked again.
+     */
     private void checkRows(Map<BrandedId, Expectation> want) {
         if (want.isEmpty()) {
             return;
         }
         List<BrandedId> ids = new ArrayList<>(want.keySet());
-        List<byte[]> callKeys = new ArrayList<>(3 + lanes.size() + ids.size());
-        List<byte[]> args = new ArrayList<>(1 + lanes.size() + 5 * ids.size());
-        callKeys.add(Utf8.bytes(keys.pending()));
-        callKeys.add(Utf8.bytes(keys.schedule()));
-        callKeys.add(Utf8.bytes(keys.dead()));
-        args.add(Utf8.bytes(Integer.toString(lanes.size())));
-        for (BrandedId lane : lanes) {
-            callKeys.add(Utf8.bytes(keys.lanePending(lane)));
-            args.add(Utf8.bytes(lane.toString()));
+        List<Object> reply = target.eval(verifyCall(ids, want));
+        boolean named = false;
+        for (int i = 0; i < reply.size(); i += 3) {
+            if (Replies.asText(reply.get(i + 1)).equals("group")) {
+                String group = Replies.asText(reply.get(i + 2));
+                named |= groups.putIfAbsent(group, BrandedId.isValid(group) ? keys.lanePending(BrandedId.of(group))
+                        : keys.pending()) == null;
+            }
         }
-        for (BrandedId id : ids) {
-            Expectation e = want.get(id);
+        if (named) {
+            checkRows(want);
+            return;
+        }
+        for (Expectation e : want.values()) {
             expected.merge(e.state(), 1L, Long::sum);
             jobsChecked++;
-            callKeys.add(Utf8.bytes(keys.job(id)));
-            args.add(Utf8.bytes(id.toString()));
-            args.add(Utf8.bytes(Integer.toString(setIndex(e.state()))));
-            args.add(Utf8.bytes(e.state()));
-            args.add(Utf8.bytes(Long.toString(e.attempts())));
-            args.add(Utf8.bytes(e.payload()));
         }
-        List<Object> reply = target.eval(new ScriptCall<>(Script.MIGRATE_VERIFY_ROWS, callKeys, args, Replies::asList));
         for (int i = 0; i < reply.size(); i += 3) {
             BrandedId id = ids.get((int) Replies.asLong(reply.get(i)) - 1);
             Expectation e = want.get(id);
@@ -141,9 +141,33 @@ public final class Verifier {
                 case "payload" -> problem(row + ": payload does not carry the v1 data (not the bytes written from"
                         + " it, whose SHA-1 is " + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
                 case "set" -> problem(row + ": not a member of " + value);
+                case "group" -> problem(row + ": its group is not UTF-8 text, its listing cannot be checked");
                 default -> throw new IllegalStateException("migrate_verify_rows replied " + reply.get(i + 1));
             }
         }
+    }
+
+    private ScriptCall<List<Object>> verifyCall(List<BrandedId> ids, Map<BrandedId, Expectation> want) {
+        List<byte[]> callKeys = new ArrayList<>(3 + groups.size() + ids.size());
+        List<byte[]> args = new ArrayList<>(1 + groups.size() + 5 * ids.size());
+        callKeys.add(Utf8.bytes(keys.pending()));
+        callKeys.add(Utf8.bytes(keys.schedule()));
+        callKeys.add(Utf8.bytes(keys.dead()));
+        args.add(Utf8.bytes(Integer.toString(groups.size())));
+        groups.forEach((group, set) -> {
+            callKeys.add(Utf8.bytes(set));
+            args.add(Utf8.bytes(group));
+        });
+        for (BrandedId id : ids) {
+            Expectation e = want.get(id);
+            callKeys.add(Utf8.bytes(keys.job(id)));
+            args.add(Utf8.bytes(id.toString()));
+            args.add(Utf8.bytes(Integer.toString(setIndex(e.state()))));
+            args.add(Utf8.bytes(e.state()));
+            args.add(Utf8.bytes(Long.toString(e.attempts())));
+            args.add(Utf8.bytes(e.payload()));
+        }
+        return new ScriptCall<>(Script.MIGRATE_VERIFY_ROWS, callKeys, args, Replies::asList);
     }
 
     /**
