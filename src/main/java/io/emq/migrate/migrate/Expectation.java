@@ -1,25 +1,39 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.V2State;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
- * What the journal expects of one migrated job: its v2 state, attempts and v1 data digest, and the
+ * What the journal expects of one migrated job: its v2 state, attempts and v1 data digest, the
  * digest of the v1 job it was copied from ({@code migrate_v1_source} digest; empty in older journals), by
- * which a re-sync sees a job that changed since. Stored as {@code r:<branded id>} =
- * {@code <state> <attempts> <sha256>[ <source>]} (see {@link Expectations}).
+ * which a re-sync sees a job that changed since, and the SHA-1 of the payload bytes written into its
+ * row ({@link #payloadSha1(byte[])}), which verification compares on the server. Stored as
+ * {@code r:<branded id>} = {@code <state> <attempts> <sha256> <source> <payload sha1>} (see {@link Expectations}).
  */
-public record Expectation(String state, long attempts, String sha256, String source) {
+public record Expectation(String state, long attempts, String sha256, String source, String payload) {
     /** Whether the row is expected in state {@code s}. */
     public boolean is(V2State s) {
         return state.equals(s.wireName());
     }
 
+    /** The digest of a row's payload the journal records: lowercase hex SHA-1, as the server's {@code redis.sha1hex}. */
+    static String payloadSha1(byte[] payload) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(payload));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-1", e);
+        }
+    }
+
     static Expectation parse(String text) {
-        String[] p = text.split(" ", 4);
-        return new Expectation(p[0], Long.parseLong(p[1]), p.length > 2 ? p[2] : "", p.length > 3 ? p[3] : "");
+        String[] p = text.split(" ", 5);
+        return new Expectation(p[0], Long.parseLong(p[1]), p.length > 2 ? p[2] : "", p.length > 3 ? p[3] : "",
+                p.length > 4 ? p[4] : "");
     }
 
     String render() {
-        return state + " " + attempts + " " + sha256 + (source.isEmpty() ? "" : " " + source);
+        return state + " " + attempts + " " + sha256 + " " + source + " " + payload;
     }
 }

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** What each migrated job must look like after the migration: {@code r:<branded id>} = an {@link Expectation}. */
 public final class Expectations {
@@ -35,6 +36,18 @@ public final class Expectations {
             }
         }
         return out;
+    }
+
+    /** Every expectation, a page of HSCAN at a time (the journal can be large; a page may repeat a job). */
+    public void forEach(Consumer<Map<BrandedId, Expectation>> pages) {
+        journal.entriesStartingWith(PREFIX, page -> {
+            Map<BrandedId, Expectation> out = new LinkedHashMap<>();
+            for (Map.Entry<byte[], byte[]> e : page) {
+                out.put(BrandedId.of(Replies.asText(e.getKey()).substring(PREFIX.length())),
+                        Expectation.parse(Replies.asText(e.getValue())));
+            }
+            pages.accept(out);
+        });
     }
 
     /** How many expectations the journal holds, by HSCAN (a field HSCAN gives twice counts twice). */

@@ -9,7 +9,6 @@ import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
-import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
@@ -133,10 +132,11 @@ public final class RowBuilder {
             case UNKNOWN -> Utf8.bytes("orphan: the v1 job hash was listed in no structure");
             default -> null;
         };
+        byte[] payload = payload(m, facts, hash, data);
         List<byte[]> fields = new ArrayList<>();
         add(fields, "state", Utf8.bytes(state));
         add(fields, "attempts", Utf8.bytes(Long.toString(facts.attempts())));
-        add(fields, "payload", payload(m, facts, hash, data));
+        add(fields, "payload", payload);
         if (lastError != null) {
             add(fields, "last_error", lastError);
         }
@@ -148,7 +148,7 @@ public final class RowBuilder {
             add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
         return new Row(id, state, setKey, score, fields,
-                new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source));
+                new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source, Expectation.payloadSha1(payload)));
     }
 
     private static byte[] payload(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, byte[] data) {

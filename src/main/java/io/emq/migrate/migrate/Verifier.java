@@ -1,9 +1,8 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.keyspace.StructureType;
 import io.emq.migrate.keyspace.V2State;
-import io.emq.migrate.wire.Replies;
 import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.Keys;
@@ -13,26 +12,31 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
  * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
- * in the expected state and structure, with the expected attempts and the v1 data digest; the
+ * in the expected state and structure, with the expected attempts and the payload written from its v1
+ * data (its SHA-1, recorded when written), each batch of rows checked on the server
+ * ({@code migrate_verify_rows}: no row or payload travels to the client); the
  * structures hold at least the journaled counts; every key of the queue parses under the v2 grammar;
  * and, while the source still exists, every v1 job that gets a row is journaled with its digest.
  */
 public final class Verifier {
     static final int BATCH = 500;
     static final int MAX_PROBLEMS = 20;
-    private static final List<byte[]> ROW_FIELDS = List.of(Utf8.bytes("state"), Utf8.bytes("attempts"),
-            Utf8.bytes("payload"), Utf8.bytes("group"));
 
     /** The verdict: counts expected and found per v2 state, and the problems found (empty when it passed). */
     public record Report(String queue, Map<String, Long> expected, Map<String, Long> found, long jobsChecked,
@@ -47,8 +51,8 @@ public final class Verifier {
     private final String queue;
     private final Keys keys;
     private final Journal journal;
-    private final PayloadPolicy policy;
-    private final java.util.SortedSet<BrandedId> lanes;
+    /** The set the pending rows of each group met so far are listed in: the group's lane, or pending for a group that names none. */
+    private final Map<String, String> groups = new TreeMap<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -65,8 +69,6 @@ public final class Verifier {
         this.queue = queue;
         this.keys = Keys.queue(queue);
         this.journal = new Journal(target, queue);
-        this.policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
-        this.lanes = journal.lanes();
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
@@ -74,10 +76,10 @@ public final class Verifier {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
-        List<BrandedId> batch = new ArrayList<>(BATCH);
-        journal.ids().forEach((id, v1) -> {
-            batch.add(id);
-            if (batch.size() == BATCH) {
+        Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
+        journal.expectations().forEach(page -> {
+            batch.putAll(page);
+            if (batch.size() >= BATCH) {
                 checkRows(batch);
                 batch.clear();
             }
@@ -86,8 +88,8 @@ public final class Verifier {
         source.ifPresent(snap -> checkSource(snap, options));
         Map<String, Long> found = new LinkedHashMap<>();
         long pending = target.zcard(Utf8.bytes(keys.pending()));
-        for (BrandedId lane : lanes) {
-            pending += target.zcard(Utf8.bytes(keys.lanePending(lane)));
+        for (String lane : new TreeSet<>(groups.values())) {
+            pending += lane.equals(keys.pending()) ? 0 : target.zcard(Utf8.bytes(lane));
         }
         found.put(V2State.PENDING.wireName(), pending);
         found.put(V2State.SCHEDULED.wireName(), target.zcard(Utf8.bytes(keys.schedule())));
@@ -104,53 +106,114 @@ public final class Verifier {
         return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount);
     }
 
-    private void checkRows(List<BrandedId> ids) {
-        Map<BrandedId, Expectation> want = journal.expectations().of(ids);
+    /**
+     * Checks these rows on the server ({@code migrate_verify_rows}): only the problems come back. A
+     * pending row of a group not met before comes back too: its group is named and the rows checked again.
+     */
+    private void checkRows(Map<BrandedId, Expectation> want) {
         if (want.isEmpty()) {
             return;
         }
-        List<BrandedId> rowIds = new ArrayList<>(want.keySet());
-        List<List<byte[]>> rows = target.hmget(rowIds.stream().map(id -> Utf8.bytes(keys.job(id))).toList(), ROW_FIELDS);
-        List<String> sets = new ArrayList<>(rowIds.size());
-        List<byte[]> listedIn = new ArrayList<>();
-        List<byte[]> listed = new ArrayList<>();
-        for (int i = 0; i < rowIds.size(); i++) {
-            byte[] group = rows.get(i).get(3);
-            String set = setOf(want.get(rowIds.get(i)).state(), group == null ? null : Replies.asText(group));
-            sets.add(set);
-            if (set != null) {
-                listedIn.add(Utf8.bytes(set));
-                listed.add(Utf8.bytes(rowIds.get(i).toString()));
+        List<BrandedId> ids = new ArrayList<>(want.keySet());
+        List<Object> reply = target.eval(verifyCall(ids, want));
+        boolean named = false;
+        for (int i = 0; i < reply.size(); i += 3) {
+            if (Replies.asText(reply.get(i + 1)).equals("group")) {
+                String group = Replies.asText(reply.get(i + 2));
+                named |= groups.putIfAbsent(group, BrandedId.isValid(group) ? keys.lanePending(BrandedId.of(group))
+                        : keys.pending()) == null;
             }
         }
-        Iterator<Double> scores = target.zscores(listedIn, listed).iterator();
-        for (int i = 0; i < rowIds.size(); i++) {
-            BrandedId id = rowIds.get(i);
-            Expectation e = want.get(id);
+        if (named) {
+            checkRows(want);
+            return;
+        }
+        for (Expectation e : want.values()) {
             expected.merge(e.state(), 1L, Long::sum);
             jobsChecked++;
-            List<byte[]> row = rows.get(i);
-            Double score = sets.get(i) == null ? null : scores.next();
-            if (row.get(0) == null) {
-                problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
-                continue;
-            }
-            String state = Replies.asText(row.get(0));
-            if (!state.equals(e.state())) {
-                problem(keys.job(id) + ": state " + state + ", expected " + e.state());
-            }
-            if (row.get(1) == null || Long.parseLong(Replies.asText(row.get(1))) != e.attempts()) {
-                problem(keys.job(id) + ": attempts " + (row.get(1) == null ? "missing" : Replies.asText(row.get(1)))
-                        + ", expected " + e.attempts());
-            }
-            Optional<byte[]> data = row.get(2) == null ? Optional.empty() : policy.v1Data(row.get(2));
-            if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(e.sha256())) {
-                problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
-            }
-            if (sets.get(i) != null && score == null) {
-                problem(keys.job(id) + ": not a member of " + sets.get(i));
+        }
+        Set<BrandedId> missing = new HashSet<>();
+        for (int i = 0; i < reply.size(); i += 3) {
+            BrandedId id = ids.get((int) Replies.asLong(reply.get(i)) - 1);
+            Expectation e = want.get(id);
+            String value = Replies.asText(reply.get(i + 2));
+            String row = keys.job(id);
+            switch (Replies.asText(reply.get(i + 1))) {
+                case "missing" -> {
+                    missing.add(id);
+                    problem(row + ": row missing (expected " + e.state() + ")");
+                }
+                case "state" -> problem(row + ": state " + value + ", expected " + e.state());
+                case "attempts" -> problem(row + ": attempts " + (value.isEmpty() ? "missing" : value) + ", expected "
+                        + e.attempts());
+                case "payload" -> problem(row + ": payload does not carry the v1 data (not the bytes written from"
+                        + " it, whose SHA-1 is " + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
+                case "set" -> problem(row + ": not a member of " + value);
+                case "group" -> problem(row + ": its group is not UTF-8 text, its listing cannot be checked");
+                default -> throw new IllegalStateException("migrate_verify_rows replied " + reply.get(i + 1));
             }
         }
+        checkUnrecordedPayloads(want, missing);
+    }
+
+    /**
+     * Rows whose expectation a journal wrote before it recorded the written payload's SHA-1: their
+     * payload is read here and must carry the v1 data the journal digested (sha256), as verification
+     * always checked them.
+     */
+    private void checkUnrecordedPayloads(Map<BrandedId, Expectation> want, Set<BrandedId> missing) {
+        List<BrandedId> ids = want.entrySet().stream().filter(e -> e.getValue().payload().isEmpty())
+                .map(Map.Entry::getKey).filter(id -> !missing.contains(id)).toList();
+        if (ids.isEmpty()) {
+            return;
+        }
+        PayloadPolicy policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
+        List<List<byte[]>> payloads = target.hmget(ids.stream().map(id -> Utf8.bytes(keys.job(id))).toList(),
+                List.of(Utf8.bytes("payload")));
+        for (int i = 0; i < ids.size(); i++) {
+            byte[] payload = payloads.get(i).get(0);
+            Optional<byte[]> data = payload == null ? Optional.empty() : policy.v1Data(payload);
+            String sha256 = want.get(ids.get(i)).sha256();
+            if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(sha256)) {
+                problem(keys.job(ids.get(i)) + ": payload does not carry the v1 data (sha256 " + sha256 + ")");
+            }
+        }
+    }
+
+    private ScriptCall<List<Object>> verifyCall(List<BrandedId> ids, Map<BrandedId, Expectation> want) {
+        List<byte[]> callKeys = new ArrayList<>(3 + groups.size() + ids.size());
+        List<byte[]> args = new ArrayList<>(1 + groups.size() + 5 * ids.size());
+        callKeys.add(Utf8.bytes(keys.pending()));
+        callKeys.add(Utf8.bytes(keys.schedule()));
+        callKeys.add(Utf8.bytes(keys.dead()));
+        args.add(Utf8.bytes(Integer.toString(groups.size())));
+        groups.forEach((group, set) -> {
+            callKeys.add(Utf8.bytes(set));
+            args.add(Utf8.bytes(group));
+        });
+        for (BrandedId id : ids) {
+            Expectation e = want.get(id);
+            callKeys.add(Utf8.bytes(keys.job(id)));
+            args.add(Utf8.bytes(id.toString()));
+            args.add(Utf8.bytes(Integer.toString(setIndex(e.state()))));
+            args.add(Utf8.bytes(e.state()));
+            args.add(Utf8.bytes(Long.toString(e.attempts())));
+            args.add(Utf8.bytes(e.payload()));
+        }
+        return new ScriptCall<>(Script.MIGRATE_VERIFY_ROWS, callKeys, args, Replies::asList);
+    }
+
+    /**
+     * Where a row in {@code state} is listed, as {@code migrate_verify_rows} numbers it: 1 pending (its
+     * lane's pending set when it has one), 2 schedule, 3 dead, 0 none.
+     */
+    private static int setIndex(String state) {
+        return switch (V2State.parse(state).orElse(V2State.ACTIVE)) {
+            case PENDING -> 1;
+            case SCHEDULED -> 2;
+            case DEAD -> 3;
+            case ACTIVE, AWAITING_CHILDREN -> 0;
+        };
     }
 
     private void checkSource(QueueSnapshot snap, MigrationOptions options) {
@@ -186,15 +249,6 @@ public final class Verifier {
             }
         });
         return n[0];
-    }
-
-    /** The key of the structure a row in {@code state} (of lane {@code group}, when it has one) is listed in (null for none). */
-    private String setOf(String state, String group) {
-        Optional<V2State> v2 = V2State.parse(state);
-        if (v2.equals(Optional.of(V2State.PENDING))) {
-            return group == null || !BrandedId.isValid(group) ? keys.pending() : keys.lanePending(BrandedId.of(group));
-        }
-        return v2.flatMap(V2State::structure).filter(t -> t != StructureType.ACTIVE).map(keys::structure).orElse(null);
     }
 
     private void problem(String text) {

@@ -227,20 +227,6 @@ public final class Wire implements AutoCloseable {
         return pipelined(keys, (p, key) -> p.hmget(key, asked));
     }
 
-    /** The score of each member in its sorted set, in order, null where it is not a member ({@code ZSCORE}, pipelined). */
-    public List<Double> zscores(List<byte[]> sets, List<byte[]> members) {
-        List<Response<Double>> replies = new ArrayList<>(sets.size());
-        try (AbstractPipeline p = client.pipelined()) {
-            for (int i = 0; i < sets.size(); i++) {
-                replies.add(p.zscore(sets.get(i), members.get(i)));
-            }
-            p.sync();
-        }
-        List<Double> out = new ArrayList<>(replies.size());
-        replies.forEach(r -> out.add(r.get()));
-        return out;
-    }
-
     /** The values of these string keys, null where absent ({@code MGET}: on a cluster, keys of one slot). */
     public List<String> mget(List<String> keys) {
         return keys.isEmpty() ? List.of() : client.mget(keys.toArray(String[]::new));
