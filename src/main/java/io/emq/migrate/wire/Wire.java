@@ -69,7 +69,8 @@ public final class Wire implements AutoCloseable {
 
     /**
      * The client underneath. Only for what works on raw keys by design: the v1 readers (discovery,
-     * key scans, the snapshot), which walk an open keyspace of any shape; the conformance checker,
+     * key scans, the snapshot), which walk an open keyspace of any shape; the source's change feed,
+     * which opens its own tracking and subscriber connections from it; the conformance checker,
      * which seeds and inspects keys the way a test does; and the drain's shadow copy, which copies a
      * queue's keys whatever their type. Everything else reads through the typed reads below and
      * writes through scripts.
