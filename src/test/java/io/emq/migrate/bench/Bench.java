@@ -12,6 +12,7 @@ import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -47,17 +48,10 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
-        String target = null;
-        int jobs = 20_000;
-        int rounds = 3;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--target" -> target = args[++i];
-                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--rounds"), 20_000, 3);
+        String target = options.target();
+        int jobs = options.jobs();
+        int rounds = options.rounds();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Clients.open(Endpoint.parse(server.uri()), 24)) {
             System.out.println("server: " + BenchSetup.version(client) + "  cpus: " + Runtime.getRuntime().availableProcessors()
                     + "  jobs per run: " + jobs + "  rounds: " + rounds + " (best of)");

@@ -14,6 +14,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -47,15 +48,9 @@ public final class DrainBench {
     }
 
     public static void main(String[] args) throws Exception {
-        int jobs = 100_000;
-        int rounds = 3;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+        BenchArgs options = BenchArgs.parse(args, Set.of("--jobs", "--rounds"), 100_000, 3);
+        int jobs = options.jobs();
+        int rounds = options.rounds();
         try (LocalServer server = LocalServer.start(); UnifiedJedis client = Clients.open(Endpoint.parse(server.uri()), 24)) {
             System.out.println("server: " + BenchSetup.version(client) + "  cpus: " + Runtime.getRuntime().availableProcessors()
                     + "  jobs per run: " + jobs + "  rounds: " + rounds + "  load average: " + BenchSetup.loadAverage());

@@ -12,6 +12,7 @@ import io.emq.migrate.migrate.StepDefinition;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,15 +33,9 @@ public final class MigrationBench {
     static final int CHUNK = 1000;
 
     public static void main(String[] args) throws Exception {
-        String target = null;
-        int jobs = 1_000_000;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--target" -> target = args[++i];
-                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs"), 1_000_000, 0);
+        String target = options.target();
+        int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
             client.flushAll();

@@ -3,6 +3,7 @@ package io.emq.migrate.bench;
 import io.emq.migrate.wire.Endpoint;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,17 +23,10 @@ public final class PlanBench {
     static final int CHUNK = 1000;
 
     public static void main(String[] args) throws Exception {
-        String target = null;
-        int jobs = 1_000_000;
-        int rounds = 3;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--target" -> target = args[++i];
-                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--rounds"), 1_000_000, 3);
+        String target = options.target();
+        int jobs = options.jobs();
+        int rounds = options.rounds();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
             client.flushAll();

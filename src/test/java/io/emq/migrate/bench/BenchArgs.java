@@ -1,0 +1,26 @@
+package io.emq.migrate.bench;
+
+import java.util.Set;
+
+/**
+ * The options the bench mains share: {@code --target URI} (a server to use instead of one the bench
+ * starts), {@code --jobs N}, {@code --rounds R}; each main names the ones it takes, anything else is
+ * refused.
+ */
+record BenchArgs(String target, int jobs, int rounds) {
+    static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
+        String target = null;
+        for (int i = 0; i < args.length; i++) {
+            if (!taken.contains(args[i]) || i + 1 == args.length) {
+                throw new IllegalArgumentException("unknown argument or missing value: " + args[i] + " (takes " + taken + ")");
+            }
+            switch (args[i]) {
+                case "--target" -> target = args[++i];
+                case "--jobs" -> jobs = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        return new BenchArgs(target, jobs, rounds);
+    }
+}
