@@ -194,12 +194,7 @@ public final class Wire implements AutoCloseable {
 
     /** How many of each group of keys exist, in order ({@code EXISTS} a group, one pipeline; on a cluster, a group is of one slot). */
     public List<Long> existing(List<List<byte[]>> groups) {
-        List<Response<Long>> replies = new ArrayList<>(groups.size());
-        try (AbstractPipeline p = client.pipelined()) {
-            groups.forEach(keys -> replies.add(p.exists(keys.toArray(byte[][]::new))));
-            p.sync();
-        }
-        return replies.stream().map(Response::get).toList();
+        return pipelined(groups, (p, keys) -> p.exists(keys.toArray(byte[][]::new)));
     }
 
     /** These fields of one hash, in order, null where absent ({@code HMGET}; none asked, none read). */
@@ -303,13 +298,14 @@ public final class Wire implements AutoCloseable {
         return client.blpop(timeout.toMillis() / 1000.0, key) != null;
     }
 
-    private <T> List<T> pipelined(List<byte[]> keys, BiFunction<AbstractPipeline, byte[], Response<T>> read) {
-        if (keys.isEmpty()) {
+    /** One command for each of {@code items} (a key, or a group of keys), in one pipeline; the replies in order. */
+    private <K, T> List<T> pipelined(List<K> items, BiFunction<AbstractPipeline, K, Response<T>> read) {
+        if (items.isEmpty()) {
             return List.of();
         }
-        List<Response<T>> responses = new ArrayList<>(keys.size());
+        List<Response<T>> responses = new ArrayList<>(items.size());
         try (AbstractPipeline p = client.pipelined()) {
-            keys.forEach(key -> responses.add(read.apply(p, key)));
+            items.forEach(item -> responses.add(read.apply(p, item)));
             p.sync();
         }
         return responses.stream().map(Response::get).toList();
