@@ -90,11 +90,11 @@ final class Migratable {
         };
     }
 
-    /** Hands the jobs on in lists of at most {@code size}; returns how many there were. */
-    static long inBatches(Iterable<JobFacts> jobs, int size, Consumer<List<JobFacts>> each) {
-        List<JobFacts> batch = new ArrayList<>(size);
+    /** Hands the items (jobs, queues, calls) on in lists of at most {@code size}; returns how many there were. */
+    static <T> long inBatches(Iterable<T> items, int size, Consumer<List<T>> each) {
+        List<T> batch = new ArrayList<>(size);
         long n = 0;
-        for (JobFacts j : jobs) {
+        for (T j : items) {
             batch.add(j);
             n++;
             if (batch.size() == size) {

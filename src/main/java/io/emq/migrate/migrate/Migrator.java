@@ -47,7 +47,7 @@ public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
     /** The most queues of a step in flight at once: N at work, the others waiting for a shared key scan. */
     static final int IN_FLIGHT = 1024;
-    /** The most journal writes of many queues (lease renewals, history rows) sent in one pipeline. */
+    /** The most commands about many queues (lease renewals, history rows, name lookups) sent in one pipeline. */
     static final int PER_PIPELINE = 1000;
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
@@ -180,13 +180,13 @@ public final class Migrator {
     private void renew(Collection<Run> all) {
         List<ScriptCall<Long>> renewals = all.stream().filter(Run::active)
                 .map(run -> run.m.journal.lease().renewal(options.lease().toMillis())).toList();
-        for (int from = 0; from < renewals.size(); from += PER_PIPELINE) {
+        Migratable.inBatches(renewals, PER_PIPELINE, some -> {
             try {
-                target.evalAll(renewals.subList(from, Math.min(renewals.size(), from + PER_PIPELINE)));
+                target.evalAll(some);
             } catch (RuntimeException unreachable) {
                 // as a lost lease: the runs' next fenced writes tell
             }
-        }
+        });
     }
 
     /**
@@ -196,8 +196,7 @@ public final class Migrator {
      */
     private void recordHistory(Collection<Run> all, StepDefinition step) {
         List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
-        for (int from = 0; from < done.size(); from += PER_PIPELINE) {
-            List<Run> some = done.subList(from, Math.min(done.size(), from + PER_PIPELINE));
+        Migratable.inBatches(done, PER_PIPELINE, some -> {
             try {
                 List<ScriptReply<Void>> replies = target.evalAll(some.stream()
                         .map(run -> run.m.journal.history().recordCall(run.unrecorded)).toList());
@@ -207,7 +206,7 @@ public final class Migrator {
             } catch (RuntimeException unreachable) {
                 some.forEach(run -> run.recorded(step, unreachable));
             }
-        }
+        });
     }
 
     /**

@@ -17,9 +17,6 @@ import java.util.stream.Stream;
  * migration journal (unless abandoned) and the v1 queue it records, or a v2 queue's own keys.
  */
 public final class TargetNames {
-    /** The most names looked up in one pipeline. */
-    static final int PER_PIPELINE = 1000;
-
     private TargetNames() {
     }
 
@@ -30,17 +27,15 @@ public final class TargetNames {
 
     /** What the target holds under each of these names, read in pipelines (a run of many queues asks once). */
     public static Map<String, Optional<V2Names.Holder>> holders(Wire target, Collection<String> names) {
-        List<String> all = List.copyOf(names);
         Map<String, Optional<V2Names.Holder>> out = new HashMap<>();
-        for (int from = 0; from < all.size(); from += PER_PIPELINE) {
-            List<String> some = all.subList(from, Math.min(all.size(), from + PER_PIPELINE));
+        Migratable.inBatches(names, Migrator.PER_PIPELINE, some -> {
             List<List<byte[]>> journals = target.hmget(some.stream().map(name -> Utf8.bytes(Keys.migrationJournal(name))).toList(),
                     List.of(Utf8.bytes(JournalHeader.V1_QUEUE.name()), Utf8.bytes(JournalHeader.STATE.name())));
             List<Long> queueKeys = target.existing(some.stream().map(TargetNames::queueKeys).toList());
             for (int i = 0; i < some.size(); i++) {
                 out.put(some.get(i), holder(journals.get(i).stream().<String>map(v -> v == null ? null : Replies.asText(v)).toList(), queueKeys.get(i)));
             }
-        }
+        });
         return out;
     }
 
