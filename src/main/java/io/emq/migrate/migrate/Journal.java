@@ -94,6 +94,20 @@ public final class Journal {
         return expectations;
     }
 
+    /** What the journal knows of some v1 jobs: each one's branded id (empty where none) and the expectations of those rows. */
+    record Known(List<Optional<BrandedId>> ids, Map<BrandedId, Expectation> expected) {
+        /** What the journal expects of the i-th job's row; empty when it has no id or no expectation. */
+        Optional<Expectation> expectation(int i) {
+            return ids.get(i).map(expected::get);
+        }
+    }
+
+    /** The ids and expectations of these v1 jobs, in order (one lookup of each part). */
+    Known known(List<byte[]> v1Ids) {
+        List<Optional<BrandedId>> found = ids.lookupV1(v1Ids);
+        return new Known(found, expectations.of(found.stream().flatMap(Optional::stream).toList()));
+    }
+
     /** The lanes the queue's pending jobs were migrated into, as recorded ({@code lane:}); empty: the flat pending set. */
     public SortedSet<BrandedId> lanes() {
         SortedSet<BrandedId> out = new TreeSet<>();

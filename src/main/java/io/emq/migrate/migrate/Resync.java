@@ -117,13 +117,13 @@ final class Resync {
         long[] matched = {0};
         long[] reread = {0};
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
-            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
-            Map<BrandedId, Expectation> known = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
+            Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
+            List<Optional<BrandedId>> ids = known.ids();
             Map<Integer, String> digests = digests(m, batch, ids, changes);
             reread[0] += digests.size();
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
-                Expectation e = ids.get(i).map(known::get).orElse(null);
+                Expectation e = known.expectation(i).orElse(null);
                 if (e != null) {
                     matched[0]++;
                 }

@@ -113,11 +113,10 @@ final class RetireSource implements Step {
                 j -> Migratable.getsRow(j, m.options) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null));
         Migratable.inBatches(flows, BATCH, batch -> {
             List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
-            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-            Map<BrandedId, Expectation> want = m.journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
+            Journal.Known known = m.journal.known(v1Ids.stream().map(Bytes::raw).toList());
             List<String> digests = SourceFence.digests(m.sourceWire, m.source, v1Ids);
             for (int i = 0; i < batch.size(); i++) {
-                Expectation e = ids.get(i).map(want::get).orElse(null);
+                Expectation e = known.expectation(i).orElse(null);
                 moved[0] |= e == null || !e.source().equals(digests.get(i));
             }
         });

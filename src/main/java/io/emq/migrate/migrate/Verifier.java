@@ -221,15 +221,14 @@ public final class Verifier {
             throw new IllegalArgumentException("verifying against the source needs a snapshot read with payload digests");
         }
         Migratable.inBatches(Migratable.rows(snap, options), BATCH, batch -> {
-            List<Optional<BrandedId>> ids = journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
-            List<BrandedId> mapped = ids.stream().flatMap(Optional::stream).toList();
-            Map<BrandedId, Expectation> want = journal.expectations().of(mapped);
+            Journal.Known known = journal.known(batch.stream().map(j -> j.id().raw()).toList());
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
-                if (ids.get(i).isEmpty() || !want.containsKey(ids.get(i).get())) {
+                Optional<Expectation> want = known.expectation(i);
+                if (want.isEmpty()) {
                     problem("v1 job " + snap.queue().jobKey(job.id()).display() + " (" + job.state().wireName()
                             + ") has no migrated row");
-                } else if (job.payloadBytes() >= 0 && !want.get(ids.get(i).get()).sha256().equals(job.payloadSha256())) {
+                } else if (job.payloadBytes() >= 0 && !want.get().sha256().equals(job.payloadSha256())) {
                     problem("v1 job " + snap.queue().jobKey(job.id()).display() + ": data changed since it was migrated");
                 }
             }
