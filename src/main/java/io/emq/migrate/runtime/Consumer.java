@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 
 /**
  * Drains one queue with N worker threads, from its flat pending set or, in lanes mode, through its
@@ -303,8 +304,20 @@ public final class Consumer implements AutoCloseable {
             claim = claimCall.map(batch::add);
         }
 
+        /**
+         * Sends the round. The jobs it settles stop being extended first (a beat that meets one after
+         * its settlement would count a lost lease); a round that could not be sent puts them back, as
+         * it is sent again.
+         */
         void send() {
-            batch.send();
+            List<Delivery> settling = Stream.concat(done.stream(), failed.stream()).map(Handled::job).toList();
+            settling.forEach(job -> inFlight.remove(job.id(), job.attempts()));
+            try {
+                batch.send();
+            } catch (RuntimeException unsent) {
+                settling.forEach(job -> inFlight.put(job.id(), job.attempts()));
+                throw unsent;
+            }
         }
 
         void report() {
@@ -336,7 +349,6 @@ public final class Consumer implements AutoCloseable {
             refused(job, outcome.error());
             return;
         }
-        inFlight.remove(job.id(), job.attempts());
         if (outcome.value() == Completion.COMPLETED) {
             completed.increment();
             listener.completed(job);
@@ -348,7 +360,6 @@ public final class Consumer implements AutoCloseable {
 
     /** A settlement the server refused: superseded (re-claimed), gone, or an error. */
     private void refused(Delivery job, RuntimeException error) {
-        inFlight.remove(job.id(), job.attempts());
         if (error instanceof EmqWireException.Stale s && !s.jobGone()) {
             stale.increment();
             listener.staleRefused(job, s);

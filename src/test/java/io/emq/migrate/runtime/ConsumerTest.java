@@ -136,13 +136,31 @@ class ConsumerTest {
     void leasesAreExtendedWhileAHandlerRunsLongerThanTheLease() throws Exception {
         Jobs jobs = jobs("long");
         jobs.enqueue("slow".getBytes(StandardCharsets.UTF_8));
-        // the handler outlives the lease 2.5 times over; twenty beats a lease leave room for a loaded machine
+        // the handler outlives the lease 2.5 times over; the lease is extended every 400 ms
         ConsumerStats stats = Consumer.on(jobs, job -> Thread.sleep(2000))
                 .lease(Duration.ofMillis(800)).beat(Duration.ofMillis(40)).build().runUntilEmpty();
         assertEquals(1, stats.claimed());
         assertEquals(1, stats.completed());
         assertEquals(0, stats.leaseLost());
         assertEquals(0, stats.staleRefused());
+    }
+
+    @Test
+    void aJobSettledByRetryOrDeadLetterIsNoLongerExtendedNorCountedAsALostLease() throws Exception {
+        Jobs jobs = jobs("settled");
+        jobs.enqueue("fail".getBytes(StandardCharsets.UTF_8));
+        jobs.enqueue("slow".getBytes(StandardCharsets.UTF_8));
+        // one worker dead-letters "fail" at once; leases are extended every 200 ms while the other works on "slow"
+        ConsumerStats stats = Consumer.on(jobs, job -> {
+            if (new String(job.payload(), StandardCharsets.UTF_8).equals("fail")) {
+                throw new IllegalStateException("fails on purpose");
+            }
+            Thread.sleep(1000);
+        }).workers(2).maxAttempts(1).lease(Duration.ofMillis(400)).beat(Duration.ofMillis(20)).build().runUntilEmpty();
+        assertEquals(2, stats.claimed());
+        assertEquals(1, stats.dead());
+        assertEquals(1, stats.completed());
+        assertEquals(0, stats.leaseLost());
     }
 
     @Test
