@@ -130,9 +130,10 @@ final class QueueMigration {
      * Reads the source between two equal fingerprints, so the snapshot is the source as it was at one
      * instant, and returns that fingerprint. A source that changes during every one of {@link #READS}
      * reads is refused with what moved. Payloads are measured, not read (the steps digest the bytes
-     * they copy).
+     * they copy). The snapshot read before is let go first, so two are never held at once.
      */
     String readSource() {
+        snapshot = null;
         String first = SourceFence.fingerprint(sourceWire, source);
         String before = first;
         for (int attempt = 1; ; attempt++) {

@@ -72,10 +72,28 @@ final class ByteArena {
         return h;
     }
 
-    /** Drops the spare capacity once no more entries come. */
+    /** Makes room for {@code entries} more entries of {@code bytesEach} bytes, so adding them copies nothing. */
+    void reserve(int entries, int bytesEach) {
+        long needed = Math.min((long) offsets[size] + (long) entries * bytesEach, Integer.MAX_VALUE - 16);
+        if (needed > bytes.length) {
+            bytes = Arrays.copyOf(bytes, (int) needed);
+        }
+        if (size + entries + 1 > offsets.length) {
+            offsets = Arrays.copyOf(offsets, size + entries + 1);
+        }
+    }
+
+    /**
+     * Drops the spare capacity once no more entries come, where it is more than a quarter of what is
+     * used (a copy of a little spare would briefly double the arena).
+     */
     void trim() {
-        bytes = Arrays.copyOf(bytes, offsets[size]);
-        offsets = Arrays.copyOf(offsets, size + 1);
+        if (bytes.length - offsets[size] > offsets[size] / 4) {
+            bytes = Arrays.copyOf(bytes, offsets[size]);
+        }
+        if (offsets.length - (size + 1) > (size + 1) / 4) {
+            offsets = Arrays.copyOf(offsets, size + 1);
+        }
     }
 
     private static int grown(int current, int needed) {

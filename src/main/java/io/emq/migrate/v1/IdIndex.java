@@ -2,7 +2,7 @@ package io.emq.migrate.v1;
 
 /**
  * The set of distinct ids in a {@link ByteArena}: an open-addressing table (linear probing, at
- * most half full) whose slots hold an entry number beside the id's hash, so a probe compares the
+ * most three quarters full) whose slots hold an entry number beside the id's hash, so a probe compares the
  * hash first and reads the arena's bytes only when the hashes match; equal bytes decide, so there
  * are no false matches. Eight bytes a slot instead of a {@code HashMap} node, a boxed key and its
  * array. For each distinct id it remembers the first entry added.
@@ -15,7 +15,10 @@ final class IdIndex {
 
     IdIndex(ByteArena arena, int expected) {
         this.arena = arena;
-        int capacity = Integer.highestOneBit(Math.max(16, expected) * 2 - 1) << 1;
+        int capacity = 16;
+        while (full(expected, capacity)) {
+            capacity *= 2;
+        }
         this.table = new long[capacity];
         this.mask = capacity - 1;
     }
@@ -28,7 +31,7 @@ final class IdIndex {
             return entryIn(table[slot]);
         }
         table[slot] = ((long) (entry + 1) << 32) | (hash & 0xffffffffL);
-        if (++size * 2 > table.length) {
+        if (full(++size, table.length)) {
             grow();
         }
         return -1;
@@ -67,6 +70,11 @@ final class IdIndex {
 
     boolean contains(Bytes id) {
         return find(id.raw()) >= 0;
+    }
+
+    /** Whether {@code entries} ids fill more than three quarters of {@code slots}. */
+    private static boolean full(long entries, int slots) {
+        return entries * 4 > slots * 3L;
     }
 
     private static int entryIn(long ref) {

@@ -8,11 +8,24 @@ import java.util.Arrays;
  * the zset states keep their scores beside them. An id listed twice has two entries.
  */
 final class ListedIds {
+    /** A generated BullMQ id of a queue of millions (longer ids grow the arena as they come). */
+    private static final int TYPICAL_ID_BYTES = 8;
     private final ByteArena arena = new ByteArena(1024);
     private final int[] from = new int[V1State.values().length];
     private final int[] to = new int[V1State.values().length];
     private final double[][] scores = new double[V1State.values().length][];
     private V1State open;
+
+    /** Makes room for {@code entries} more ids of the open state (of a typical length), so reading them copies nothing. */
+    void reserve(long entries) {
+        int n = (int) Math.min(entries, Integer.MAX_VALUE / 2);
+        arena.reserve(n, TYPICAL_ID_BYTES);
+        double[] s = scores[open.ordinal()];
+        int local = count(open);
+        if (s != null && local + n > s.length) {
+            scores[open.ordinal()] = Arrays.copyOf(s, local + n);
+        }
+    }
 
     /** Starts the entries of a state; states come in {@link V1State#LISTED} order, then {@link V1State#UNKNOWN}. */
     void begin(V1State state, boolean scored) {

@@ -80,7 +80,7 @@ public final class QueueSnapshotReader {
         private final ListedIds listedIds = new ListedIds();
         private IdIndex index;
         /** Per first entry of a listed id: 1 + the anomaly log's {@link AnomalyLog#mark} where the scan met its key, 0 when not met. */
-        private int[] metAt;
+        private PackedColumn metAt;
         private boolean listedTwice;
         private final Map<Bytes, Double> repeatMembers = new LinkedHashMap<>();
         private final AnomalyLog anomalies = new AnomalyLog();
@@ -137,10 +137,10 @@ public final class QueueSnapshotReader {
 
         /** A listed job key found not to be a hash: where the scan met it (no longer a job hash there), else now. */
         private void wrongJobType(int entry, Bytes key, String reason) {
-            if (entry < metAt.length && metAt[entry] > 0) {
+            if (entry < metAt.capacity() && metAt.get(entry) > 0) {
                 keyClasses.merge("job-hash", -1L, Long::sum);
                 count("anomaly");
-                anomalies.addAt(metAt[entry] - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
+                anomalies.addAt((int) metAt.get(entry) - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
             } else {
                 anomaly(AnomalyKind.WRONG_JOB_TYPE, key, reason);
             }
@@ -213,6 +213,7 @@ public final class QueueSnapshotReader {
          * {@code 0:} markers of BullMQ 4.x are counted, not listed.
          */
         private void readList(Bytes key) {
+            listedIds.reserve(jedis.llen(key.raw()));
             for (long fromTail = 0; ; fromTail += ID_CHUNK) {
                 List<byte[]> chunk = jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -(fromTail + 1));
                 for (int i = chunk.size() - 1; i >= 0; i--) {
@@ -231,6 +232,7 @@ public final class QueueSnapshotReader {
 
         private void readZset(Bytes key) {
             long n = jedis.zcard(key.raw());
+            listedIds.reserve(n);
             for (long i = 0; i < n; i += ID_CHUNK) {
                 for (Tuple t : jedis.zrangeWithScores(key.raw(), i, i + ID_CHUNK - 1)) {
                     listedIds.add(t.getBinaryElement(), t.getScore());
@@ -259,7 +261,7 @@ public final class QueueSnapshotReader {
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
-            metAt = new int[listedIds.arena().size()];
+            metAt = new PackedColumn(listedIds.arena().size(), 0);
             scan.keysOf(queue, keys -> {
                 int[] listed = new int[keys.size()];
                 List<Bytes> others = new ArrayList<>();
@@ -276,8 +278,8 @@ public final class QueueSnapshotReader {
                         classified(classifier.classify(typed.next()));
                     } else {
                         count("job-hash");
-                        if (metAt[entry] == 0) {
-                            metAt[entry] = anomalies.mark() + 1;
+                        if (metAt.get(entry) == 0) {
+                            metAt.set(entry, anomalies.mark() + 1);
                         }
                     }
                 }

@@ -5,9 +5,10 @@ import java.util.HexFormat;
 
 /**
  * The facts of the jobs of one state, column by column, in v1 serve order: ids live in the
- * snapshot's {@link ListedIds}, small numbers in primitive arrays (those nearly always at a default
- * in {@link LongColumn}s), the payload digest as 32 raw bytes, names in a shared {@link NameTable},
- * flow parents and scheduler ids in {@link SparseBytes}. {@link #facts} materialises one job.
+ * snapshot's {@link ListedIds} (a job keeps only how many listed entries before it were skipped),
+ * numbers in {@link PackedColumn}s (a few bytes a job, none where every job has the same value),
+ * the payload digest as 32 raw bytes, names in a shared {@link NameTable}, flow parents and
+ * scheduler ids in {@link SparseBytes}. {@link #facts} materialises one job.
  */
 final class StateJobs {
     private static final int LIFO = 1 << 2;
@@ -17,18 +18,19 @@ final class StateJobs {
     private final V1State state;
     private final ListedIds ids;
     private final NameTable names;
-    private final int[] entry;
-    private final long[] created;
-    private final LongColumn priority;
-    private final LongColumn delay;
-    private final LongColumn attempts;
-    private final LongColumn attemptsMade;
-    private final LongColumn finishedOn;
-    private final LongColumn lockTtl;
-    private final byte[] flags;
-    private final int[] payloadBytes;
+    /** Per job: its arena entry minus its index (the listed entries skipped before it), beside the state's first entry. */
+    private final PackedColumn entry;
+    private final PackedColumn created;
+    private final PackedColumn priority;
+    private final PackedColumn delay;
+    private final PackedColumn attempts;
+    private final PackedColumn attemptsMade;
+    private final PackedColumn finishedOn;
+    private final PackedColumn lockTtl;
+    private final PackedColumn flags;
+    private final PackedColumn payloadBytes;
     private final byte[] sha256;
-    private final int[] name;
+    private final PackedColumn name;
     private final SparseBytes parentKey = new SparseBytes();
     private final SparseBytes repeatJobKey = new SparseBytes();
     private int[] skipped = new int[0];
@@ -40,18 +42,18 @@ final class StateJobs {
         this.state = state;
         this.ids = ids;
         this.names = names;
-        this.entry = new int[capacity];
-        this.created = new long[capacity];
-        this.priority = new LongColumn(capacity, 0);
-        this.delay = new LongColumn(capacity, 0);
-        this.attempts = new LongColumn(capacity, 0);
-        this.attemptsMade = new LongColumn(capacity, 0);
-        this.finishedOn = new LongColumn(capacity, -1);
-        this.lockTtl = new LongColumn(capacity, -2);
-        this.flags = new byte[capacity];
-        this.payloadBytes = new int[capacity];
+        this.entry = new PackedColumn(capacity, ids.from(state));
+        this.created = new PackedColumn(capacity);
+        this.priority = new PackedColumn(capacity);
+        this.delay = new PackedColumn(capacity);
+        this.attempts = new PackedColumn(capacity);
+        this.attemptsMade = new PackedColumn(capacity);
+        this.finishedOn = new PackedColumn(capacity);
+        this.lockTtl = new PackedColumn(capacity);
+        this.flags = new PackedColumn(capacity);
+        this.payloadBytes = new PackedColumn(capacity);
         this.sha256 = digests ? new byte[capacity * 32] : null;
-        this.name = new int[capacity];
+        this.name = new PackedColumn(capacity);
     }
 
     V1State state() {
@@ -78,43 +80,48 @@ final class StateJobs {
              long attemptsStarted, long made, PayloadDigest payload, long lockTtlMs, Bytes parent,
              Bytes schedulerId, long finished) {
         int i = size++;
-        entry[i] = at;
-        created[i] = createdAt;
+        entry.set(i, at - i);
+        created.set(i, createdAt);
         priority.set(i, priorityValue);
         delay.set(i, delayMs);
         attempts.set(i, attemptsStarted);
         attemptsMade.set(i, made);
         finishedOn.set(i, finished);
         lockTtl.set(i, lockTtlMs);
-        flags[i] = (byte) (layout.ordinal() | (lifo ? LIFO : 0) | (payload.json() ? JSON : 0));
-        payloadBytes[i] = (int) payload.bytes();
+        flags.set(i, layout.ordinal() | (lifo ? LIFO : 0) | (payload.json() ? JSON : 0));
+        payloadBytes.set(i, payload.bytes());
         if (sha256 != null && payload.digest() != null) {
             System.arraycopy(payload.digest(), 0, sha256, i * 32, 32);
         }
-        name[i] = names.ref(jobName);
+        name.set(i, names.ref(jobName));
         parentKey.put(i, parent);
         repeatJobKey.put(i, schedulerId);
     }
 
     Bytes id(int i) {
-        return ids.id(entry[i]);
+        return ids.id(entryOf(i));
     }
 
     boolean hasId(int i, byte[] id) {
-        return ids.arena().equalsAt(entry[i], id);
+        return ids.arena().equalsAt(entryOf(i), id);
+    }
+
+    private int entryOf(int i) {
+        return (int) entry.get(i) + i;
     }
 
     /** Job {@code i} as a record; {@code rank} is its place in the queue's rebrand order. */
     JobFacts facts(int i, long rank) {
-        double score = ids.score(entry[i], state);
+        int at = entryOf(i);
+        double score = ids.score(at, state);
         long dueAt = state == V1State.DELAYED ? ScoreCodec.dueAt(score) : -1;
-        int local = entry[i] - ids.from(state);
+        int local = at - ids.from(state);
         long position = local - countSkippedBefore(local);
-        int f = flags[i];
-        long bytes = payloadBytes[i];
+        int f = (int) flags.get(i);
+        long bytes = payloadBytes.get(i);
         String digest = bytes < 0 ? "" : sha256 == null ? null
                 : HexFormat.of().formatHex(sha256, i * 32, i * 32 + 32);
-        return new JobFacts(id(i), state, rank, position, score, LAYOUTS[f & 3], names.name(name[i]), created[i],
+        return new JobFacts(id(i), state, rank, position, score, LAYOUTS[f & 3], names.name((int) name.get(i)), created.get(i),
                 priority.get(i), delay.get(i), dueAt, (f & LIFO) != 0, attempts.get(i), attemptsMade.get(i), bytes,
                 digest, (f & JSON) != 0, lockTtl.get(i), parentKey.get(i), repeatJobKey.get(i), finishedOn.get(i));
     }

@@ -48,12 +48,22 @@ class ColumnarStoresTest {
 
     @Test
     void sparseAndDefaultColumnsAnswerForEveryIndex() {
-        LongColumn ttl = new LongColumn(5, -2);
+        PackedColumn ttl = new PackedColumn(5, -2);
         ttl.set(0, -2);
         assertEquals(-2, ttl.get(4));
         ttl.set(3, 1500);
         assertEquals(1500, ttl.get(3));
         assertEquals(-2, ttl.get(0));
+        assertEquals(-2, ttl.get(4));
+        long[] values = {1_764_547_200_123L, 1_764_547_200_123L, 1_764_547_200_000L, 1_764_547_260_000L,
+            1_764_547_200_123L + Integer.MAX_VALUE + 1, Long.MIN_VALUE, Long.MAX_VALUE, -1, 0};
+        PackedColumn created = new PackedColumn(values.length); // the first value is the base; widens 0 -> 1 -> 2 -> 4 -> 8 bytes
+        for (int i = 0; i < values.length; i++) {
+            created.set(i, values[i]);
+            for (int k = 0; k <= i; k++) {
+                assertEquals(values[k], created.get(k), "value " + k + " after " + (i + 1) + " were set");
+            }
+        }
         SparseBytes parents = new SparseBytes();
         for (int i = 0; i < 20; i += 3) {
             parents.put(i, Bytes.utf8("bull:p:" + i));

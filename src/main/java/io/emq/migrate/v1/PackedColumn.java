@@ -1,0 +1,91 @@
+package io.emq.migrate.v1;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A {@code long} per job, held as its difference from one base value in the fewest bytes (0, 1, 2, 4
+ * or 8) that hold every difference set so far; it widens when a value does not fit. A column where
+ * every job has the same value costs no array, one of small numbers a byte a job, one of timestamps
+ * made within a few weeks four. The base is given, or else the first value set; a value never set
+ * reads as the base.
+ */
+final class PackedColumn {
+    private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private final int capacity;
+    private long base;
+    private boolean based;
+    private int width;
+    private byte[] values;
+
+    /** Room for {@code capacity} values; the first value set becomes the base. */
+    PackedColumn(int capacity) {
+        this.capacity = capacity;
+    }
+
+    /** Room for {@code capacity} values, each {@code base} until set. */
+    PackedColumn(int capacity, long base) {
+        this(capacity);
+        this.base = base;
+        this.based = true;
+    }
+
+    void set(int i, long value) {
+        if (!based) {
+            base = value;
+            based = true;
+        }
+        long difference = value - base; // wraps for extreme values; base + difference gives value back all the same
+        int needed = widthOf(difference);
+        if (needed > width) {
+            widen(needed);
+        }
+        if (width > 0) {
+            put(values, width, i, difference);
+        }
+    }
+
+    /** How many values it has room for. */
+    int capacity() {
+        return capacity;
+    }
+
+    long get(int i) {
+        return width == 0 ? base : base + at(values, width, i);
+    }
+
+    private void widen(int to) {
+        byte[] wider = new byte[Math.multiplyExact(capacity, to)];
+        for (int i = 0; width > 0 && i < capacity; i++) {
+            put(wider, to, i, at(values, width, i));
+        }
+        values = wider;
+        width = to;
+    }
+
+    private static int widthOf(long v) {
+        return v == 0 ? 0 : v == (byte) v ? 1 : v == (short) v ? 2 : v == (int) v ? 4 : 8;
+    }
+
+    private static long at(byte[] a, int width, int i) {
+        return switch (width) {
+            case 1 -> a[i];
+            case 2 -> (short) SHORTS.get(a, i * 2);
+            case 4 -> (int) INTS.get(a, i * 4);
+            default -> (long) LONGS.get(a, i * 8);
+        };
+    }
+
+    private static void put(byte[] a, int width, int i, long v) {
+        switch (width) {
+            case 1 -> a[i] = (byte) v;
+            case 2 -> SHORTS.set(a, i * 2, (short) v);
+            case 4 -> INTS.set(a, i * 4, (int) v);
+            default -> LONGS.set(a, i * 8, v);
+        }
+    }
+}
