@@ -361,10 +361,14 @@ public final class QueueSnapshotReader {
         /**
          * The facts of the jobs a state holds: its listed ids that no earlier-probed state lists and
          * that it lists for the first time (an id pushed twice into one list is one job), whose hash exists.
+         * A state that lists nothing keeps no columns (most queues of a many-queue run use two or three states).
          */
         private void readFacts(V1State state) {
             int from = listedIds.from(state);
             int count = listedIds.count(state);
+            if (count == 0) {
+                return;
+            }
             StateJobs jobs = new StateJobs(state, listedIds, names, count, digests);
             int[] batch = new int[JOB_BATCH];
             int n = 0;

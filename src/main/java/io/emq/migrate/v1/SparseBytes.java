@@ -4,16 +4,21 @@ import java.util.Arrays;
 
 /** Byte-string values that few jobs have ({@code parentKey}, {@code rjk}), by job index; indexes are added in increasing order. */
 final class SparseBytes {
-    private final ByteArena values = new ByteArena(4);
-    private int[] keys = new int[4];
+    private static final int[] NONE = new int[0];
+    /** Made with the first value (most columns never get one). */
+    private ByteArena values;
+    private int[] keys = NONE;
     private int size;
 
     void put(int index, Bytes value) {
         if (value == null) {
             return;
         }
+        if (values == null) {
+            values = new ByteArena(4);
+        }
         if (size == keys.length) {
-            keys = Arrays.copyOf(keys, size * 2);
+            keys = Arrays.copyOf(keys, size * 2 + 4);
         }
         keys[size++] = index;
         values.add(value.raw());
