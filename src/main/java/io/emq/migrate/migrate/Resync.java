@@ -4,17 +4,16 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.IdSet;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -206,8 +205,8 @@ final class Resync {
         if (m.journal.expectations().count() <= matched) {
             return gone;
         }
-        Set<Bytes> rows = new HashSet<>();
-        Set<Bytes> completed = new HashSet<>();
+        IdSet rows = new IdSet();
+        IdSet completed = new IdSet();
         Migratable.rows(snap, m.options).forEach(j -> rows.add(j.id()));
         snap.jobs(V1State.COMPLETED).forEach(j -> completed.add(j.id()));
         List<BrandedId> candidates = new ArrayList<>();

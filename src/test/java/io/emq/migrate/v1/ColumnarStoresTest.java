@@ -47,6 +47,19 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void theIdSetHoldsEachIdOnce() {
+        IdSet set = new IdSet();
+        for (int i = 0; i < 5_000; i++) {
+            set.add(Bytes.utf8(Integer.toString(i % 2_000))); // past the first growth, every id added more than once
+        }
+        set.add(Bytes.of(new byte[0]));
+        assertEquals(2_001, set.size());
+        assertTrue(set.contains(Bytes.utf8("1999")));
+        assertTrue(set.contains(Bytes.of(new byte[0])));
+        assertFalse(set.contains(Bytes.utf8("2000")));
+    }
+
+    @Test
     void sparseAndDefaultColumnsAnswerForEveryIndex() {
         PackedColumn ttl = new PackedColumn(5, -2);
         ttl.set(0, -2);
