@@ -42,9 +42,7 @@ final class LiveHeap {
                     } catch (InterruptedException e) {
                         return;
                     }
-                    System.gc();
-                    Runtime rt = Runtime.getRuntime();
-                    PEAK_AFTER_FULL_GC.accumulateAndGet(rt.totalMemory() - rt.freeMemory(), Math::max);
+                    PEAK_AFTER_FULL_GC.accumulateAndGet(afterFullGc(), Math::max);
                 }
             }, "live-heap-sampler");
             sampler.setDaemon(true);
@@ -62,6 +60,13 @@ final class LiveHeap {
                 }
             }, null, null);
         }
+    }
+
+    /** Forces a full collection now and returns the heap in use right after it, in bytes. */
+    static long afterFullGc() {
+        System.gc();
+        Runtime rt = Runtime.getRuntime();
+        return rt.totalMemory() - rt.freeMemory();
     }
 
     /** The most heap in use right after a forced full collection, in bytes (0 without {@code fullGcEverySeconds}). */
