@@ -18,7 +18,7 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
             return ABSENT;
         }
         boolean utf8 = Bytes.isUtf8(data);
-        return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && parsesAsOneValue(data), utf8);
+        return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && isJson(data), utf8);
     }
 
     /** A payload whose length is known but whose bytes were not read: no digest, JSON-ness unknown. */
@@ -53,12 +53,19 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
         }
     });
 
-    /** Exactly one JSON value (of any kind), nothing after it. */
+    /**
+     * Exactly one JSON value (of any kind), nothing after it: as Jackson's parser decides, asked only
+     * for what {@link JsonScan} leaves undecided.
+     */
     public static boolean isJson(byte[] data) {
-        return Bytes.isUtf8(data) && parsesAsOneValue(data);
+        return switch (JsonScan.oneValue(data)) {
+            case JSON -> true;
+            case NOT_JSON -> false;
+            case UNDECIDED -> Bytes.isUtf8(data) && parsesAsOneValue(data);
+        };
     }
 
-    private static boolean parsesAsOneValue(byte[] data) {
+    static boolean parsesAsOneValue(byte[] data) {
         try (JsonParser p = JSON.createParser(data)) {
             JsonToken first = p.nextToken();
             if (first == null) {

@@ -702,10 +702,10 @@ public final class QueueSnapshotReader {
                 reading.flowLinks.add(new FlowLink(id, h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }
             JobLayout layout = h.layout();
-            long priority = layout == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
-            long delay = layout == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
+            long priority = layout == JobLayout.ELIXIR ? h.opts().pri() : h.priority();
+            long delay = layout == JobLayout.ELIXIR ? h.opts().del() : h.delay();
             long created = layout == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
-            jobs.add(entry, layout, h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
+            jobs.add(entry, layout, h.name(), created, priority, delay, h.opts().lifo(), h.attemptsStarted(), h.attemptsMade(),
                     payload, state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
         }
     }
