@@ -19,7 +19,7 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Job
         return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts,
                 counter("ats", f.get(5)), counter("atm", f.get(6)), counter("attemptsMade", f.get(7)), num(f.get(8), -1),
                 f.get(9) == null ? null : Bytes.of(f.get(9)), f.get(10) == null ? null : Bytes.of(f.get(10)),
-                f.get(7) != null || f.get(12) != null);
+                f.get(7) != null || f.get(11) != null);
     }
 
     JobLayout layout() {

@@ -475,9 +475,9 @@ public final class QueueSnapshotReader {
      */
     private final class FactsBatch {
         private static final byte[][] FIELDS = fields("name", "timestamp", "delay", "priority", "opts", "ats", "atm",
-                "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter");
+                "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter");
         private static final byte[][] FIELDS_AND_DATA = fields("name", "timestamp", "delay", "priority", "opts", "ats",
-                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter", "data");
+                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter", "data");
         private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
         private final Reading reading;
