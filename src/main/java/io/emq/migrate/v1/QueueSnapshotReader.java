@@ -277,15 +277,19 @@ public final class QueueSnapshotReader {
                     }
                 }
                 Iterator<ScannedKey> typed = scanner.typed(others).iterator();
+                long jobHashes = 0;
                 for (int entry : listed) {
                     if (entry < 0) {
                         classified(classifier.classify(typed.next()));
                     } else {
-                        count("job-hash");
+                        jobHashes++;
                         if (metAt[entry] == 0) {
                             metAt[entry] = anomalies.mark() + 1;
                         }
                     }
+                }
+                if (jobHashes > 0) {
+                    keyClasses.merge("job-hash", jobHashes, Long::sum); // once a batch, not once a key
                 }
             });
         }
