@@ -168,7 +168,7 @@ final class PlanCommand implements Command {
         out.println("v2: " + Table.counts(fates));
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
         out.println("served by: " + servedBy);
-        Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(snap));
+        Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(plan));
         layouts.values().removeIf(n -> n == 0);
         out.println("job layouts: " + Table.counts(layouts) + (snap.legacyMarkers() > 0
                 ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in wait, not jobs" : ""));

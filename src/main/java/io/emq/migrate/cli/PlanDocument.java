@@ -95,7 +95,7 @@ final class PlanDocument {
         q.put("refusals", refusals(plan.refusals()));
         q.put("payload", payload(plan));
         q.put("servedBy", servedBy);
-        q.put("layouts", layouts(snap));
+        q.put("layouts", layouts(plan));
         q.put("rebrandPreview", preview(plan.preview()));
         q.put("v2Keys", v2Keys(plan.v2Keys()));
         q.put("estimatedBytes", plan.estimatedBytes());
@@ -149,12 +149,11 @@ final class PlanDocument {
     }
 
     /** How many jobs have each writer's shape (Node, the v1 Elixir app, BullMQ 4.x field names). */
-    static Map<String, Long> layouts(QueueSnapshot snap) {
+    static Map<String, Long> layouts(QueuePlan plan) {
         Map<String, Long> out = new LinkedHashMap<>();
         for (JobLayout l : JobLayout.values()) {
-            out.put(l.wireName(), 0L);
+            out.put(l.wireName(), plan.layouts().get(l));
         }
-        snap.jobsInRankOrder().forEach(j -> out.merge(j.layout().wireName(), 1L, Long::sum));
         return out;
     }
 

@@ -57,7 +57,10 @@ public final class Bytes implements Comparable<Bytes> {
 
     public boolean endsWith(Bytes suffix) {
         int from = value.length - suffix.value.length;
-        return from >= 0 && Arrays.equals(value, from, value.length, suffix.value, 0, suffix.value.length);
+        if (from < 0 || (from < value.length && value[value.length - 1] != suffix.value[suffix.value.length - 1])) {
+            return false; // the last byte first: most keys differ there (a job id against a structure's suffix)
+        }
+        return Arrays.equals(value, from, value.length, suffix.value, 0, suffix.value.length);
     }
 
     public Bytes slice(int from, int to) {

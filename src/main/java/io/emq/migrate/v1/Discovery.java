@@ -19,6 +19,8 @@ public final class Discovery {
     /** The most key bytes one pass holds while it waits to learn whether a queue owns them. */
     static final int MAX_HELD_BYTES = 32 << 20;
     private static final byte[] DATA = Bytes.utf8("data").raw();
+    private static final List<Bytes> EVIDENCE_SUFFIXES = java.util.Arrays.stream(QueueStructure.values())
+            .filter(QueueStructure::evidence).map(QueueStructure::colonSuffix).toList();
     private final UnifiedJedis jedis;
     private final int maxHeldBytes;
 
@@ -103,9 +105,8 @@ public final class Discovery {
     }
 
     private static boolean evidenceCandidate(Bytes start, Bytes key) {
-        for (QueueStructure s : QueueStructure.values()) {
-            Bytes suffix = s.colonSuffix();
-            if (s.evidence() && key.endsWith(suffix) && key.length() > start.length() + suffix.length()) {
+        for (Bytes suffix : EVIDENCE_SUFFIXES) {
+            if (key.endsWith(suffix) && key.length() > start.length() + suffix.length()) {
                 return true;
             }
         }

@@ -1,10 +1,7 @@
 package io.emq.migrate.v1;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -14,26 +11,20 @@ import java.util.stream.Stream;
  * reads as absent, except the attempts counters, which are clamped into what v2 can count and
  * report why ({@link AttemptCount}).
  */
-record JobHashFields(String name, long timestamp, long delay, long priority, JsonNode opts, AttemptCount ats,
+record JobHashFields(String name, long timestamp, long delay, long priority, JobOptions opts, AttemptCount ats,
                      AttemptCount atm, AttemptCount attemptsMadeLegacy, long finishedOn, Bytes parentKey,
                      Bytes repeatJobKey, boolean legacyCounters) {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-    /** Option keys only the v1 Elixir app writes (spec v1-keyspace §2.1). */
-    private static final Set<String> ELIXIR_KEYS = Set.of("at", "pri", "del", "bo", "ro", "rof", "rep");
-
     static JobHashFields of(List<byte[]> f) {
-        JsonNode opts = parseOpts(f.get(4));
+        JobOptions opts = JobOptions.of(f.get(4));
         return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts,
                 counter("ats", f.get(5)), counter("atm", f.get(6)), counter("attemptsMade", f.get(7)), num(f.get(8), -1),
                 f.get(9) == null ? null : Bytes.of(f.get(9)), f.get(10) == null ? null : Bytes.of(f.get(10)),
-                f.get(7) != null || f.get(12) != null);
+                f.get(7) != null || f.get(11) != null);
     }
 
     JobLayout layout() {
-        for (String k : ELIXIR_KEYS) {
-            if (opts.has(k)) {
-                return JobLayout.ELIXIR;
-            }
+        if (opts.elixir()) {
+            return JobLayout.ELIXIR;
         }
         return legacyCounters && ats == null && atm == null ? JobLayout.LEGACY : JobLayout.NODE;
     }
@@ -60,28 +51,6 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Jso
 
     private static boolean clean(AttemptCount c) {
         return c == null || c.problem().isEmpty();
-    }
-
-    long optsLong(String key, long otherwise) {
-        JsonNode n = opts.get(key);
-        return n != null && n.canConvertToLong() ? n.asLong() : otherwise;
-    }
-
-    boolean lifo() {
-        JsonNode n = opts.get("lifo");
-        return n != null && n.asBoolean(false);
-    }
-
-    private static JsonNode parseOpts(byte[] raw) {
-        if (raw == null) {
-            return MAPPER.createObjectNode();
-        }
-        try {
-            JsonNode n = MAPPER.readTree(raw);
-            return n != null && n.isObject() ? n : MAPPER.createObjectNode();
-        } catch (java.io.IOException e) {
-            return MAPPER.createObjectNode();
-        }
     }
 
     private static String text(byte[] raw) {

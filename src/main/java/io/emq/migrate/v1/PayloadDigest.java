@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /** Size, SHA-256 (32 raw bytes; {@link #sha256()} in hex), JSON-ness and UTF-8-ness of a job's raw {@code data} bytes. */
 public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean json, boolean utf8) {
@@ -18,7 +17,7 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
             return ABSENT;
         }
         boolean utf8 = Bytes.isUtf8(data);
-        return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && parsesAsOneValue(data), utf8);
+        return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && isJson(data), utf8);
     }
 
     /** A payload whose length is known but whose bytes were not read: no digest, JSON-ness unknown. */
@@ -33,12 +32,25 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
 
     /** The hex SHA-256 ({@code ""} when absent). */
     public String sha256() {
-        return digest == null ? "" : HexFormat.of().formatHex(digest);
+        return digest == null ? "" : hex(digest, 0);
     }
 
     public static String sha256(byte[] data) {
-        return HexFormat.of().formatHex(sha256Bytes(data));
+        return hex(sha256Bytes(data), 0);
     }
+
+    /** The 32 bytes of a SHA-256 at {@code from}, in lower-case hex (what {@code HexFormat} writes, without its builder). */
+    static String hex(byte[] digests, int from) {
+        byte[] out = new byte[64];
+        for (int i = 0; i < 32; i++) {
+            int b = digests[from + i];
+            out[2 * i] = HEX_DIGITS[(b >> 4) & 0xF];
+            out[2 * i + 1] = HEX_DIGITS[b & 0xF];
+        }
+        return new String(out, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
 
     public static byte[] sha256Bytes(byte[] data) {
         return SHA256.get().digest(data);
@@ -53,12 +65,19 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
         }
     });
 
-    /** Exactly one JSON value (of any kind), nothing after it. */
+    /**
+     * Exactly one JSON value (of any kind), nothing after it: as Jackson's parser decides, asked only
+     * for what {@link JsonScan} leaves undecided.
+     */
     public static boolean isJson(byte[] data) {
-        return Bytes.isUtf8(data) && parsesAsOneValue(data);
+        return switch (JsonScan.oneValue(data)) {
+            case JSON -> true;
+            case NOT_JSON -> false;
+            case UNDECIDED -> Bytes.isUtf8(data) && parsesAsOneValue(data);
+        };
     }
 
-    private static boolean parsesAsOneValue(byte[] data) {
+    static boolean parsesAsOneValue(byte[] data) {
         try (JsonParser p = JSON.createParser(data)) {
             JsonToken first = p.nextToken();
             if (first == null) {

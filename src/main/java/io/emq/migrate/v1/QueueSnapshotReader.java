@@ -14,8 +14,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.args.Rawable;
+import redis.clients.jedis.args.RawableFactory;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -273,15 +279,19 @@ public final class QueueSnapshotReader {
                     }
                 }
                 Iterator<ScannedKey> typed = scanner.typed(others).iterator();
+                long jobHashes = 0;
                 for (int entry : listed) {
                     if (entry < 0) {
                         classified(classifier.classify(typed.next()));
                     } else {
-                        count("job-hash");
+                        jobHashes++;
                         if (metAt.get(entry) == 0) {
                             metAt.set(entry, anomalies.mark() + 1);
                         }
                     }
+                }
+                if (jobHashes > 0) {
+                    keyClasses.merge("job-hash", jobHashes, Long::sum); // once a batch, not once a key
                 }
             });
         }
@@ -480,10 +490,11 @@ public final class QueueSnapshotReader {
      * small fields, payload lengths and lock TTLs in one pipeline.
      */
     private final class FactsBatch {
-        private static final byte[][] FIELDS = fields("name", "timestamp", "delay", "priority", "opts", "ats", "atm",
-                "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter");
-        private static final byte[][] FIELDS_AND_DATA = fields("name", "timestamp", "delay", "priority", "opts", "ats",
-                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stc", "stalledCounter", "data");
+        private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
+                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter");
+        private static final Rawable[] FIELDS = rawables(FIELD_NAMES);
+        private static final Rawable[] FIELDS_AND_DATA = rawables(
+                java.util.stream.Stream.concat(FIELD_NAMES.stream(), java.util.stream.Stream.of("data")).toList());
         private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
         private final Reading reading;
@@ -585,7 +596,7 @@ public final class QueueSnapshotReader {
                 List<Response<List<byte[]>>> replies = new ArrayList<>(to - from);
                 try (AbstractPipeline p = jedis.pipelined()) {
                     for (int n = from; n < to; n++) {
-                        replies.add(p.hmget(keys[n], FIELDS_AND_DATA));
+                        replies.add(hmget(p, keys[n], FIELDS_AND_DATA));
                     }
                     p.sync();
                 }
@@ -608,7 +619,7 @@ public final class QueueSnapshotReader {
                     if (state == V1State.ACTIVE) {
                         locks.add(p.pttl(reading.queue.jobSubKey(ids.get(n), JobSubKind.LOCK).raw()));
                     }
-                    fieldReplies.add(p.hmget(keys[n], FIELDS));
+                    fieldReplies.add(hmget(p, keys[n], FIELDS));
                     lengthReplies.add(p.hstrlen(keys[n], DATA));
                 }
                 p.sync();
@@ -618,6 +629,22 @@ public final class QueueSnapshotReader {
                 lengths[n] = lengthOf(lengthReplies.get(n));
                 lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
             }
+        }
+
+        /**
+         * {@code HMGET key fields…} with the fields' argument objects made once: Jedis's own {@code hmget}
+         * wraps every field anew for each of a million jobs.
+         */
+        private static Response<List<byte[]>> hmget(AbstractPipeline p, byte[] key, Rawable[] fields) {
+            CommandArguments args = new CommandArguments(Protocol.Command.HMGET).key(key);
+            for (Rawable field : fields) {
+                args.add(field);
+            }
+            return p.executeCommand(new CommandObject<>(args, BuilderFactory.BINARY_LIST));
+        }
+
+        private static Rawable[] rawables(List<String> names) {
+            return names.stream().map(RawableFactory::from).toArray(Rawable[]::new);
         }
 
         /** The HMGET reply, or null when the key is not a hash (the server answered WRONGTYPE). */
@@ -708,10 +735,10 @@ public final class QueueSnapshotReader {
                 reading.flowLinks.add(new FlowLink(id, h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }
             JobLayout layout = h.layout();
-            long priority = layout == JobLayout.ELIXIR ? h.optsLong("pri", 0) : h.priority();
-            long delay = layout == JobLayout.ELIXIR ? h.optsLong("del", 0) : h.delay();
+            long priority = layout == JobLayout.ELIXIR ? h.opts().pri() : h.priority();
+            long delay = layout == JobLayout.ELIXIR ? h.opts().del() : h.delay();
             long created = layout == JobLayout.ELIXIR && h.delay() == 0 && delay > 0 ? h.timestamp() - delay : h.timestamp();
-            jobs.add(entry, layout, h.name(), created, priority, delay, h.lifo(), h.attemptsStarted(), h.attemptsMade(),
+            jobs.add(entry, layout, h.name(), created, priority, delay, h.opts().lifo(), h.attemptsStarted(), h.attemptsMade(),
                     payload, state == V1State.ACTIVE ? lockTtl : -2, h.parentKey(), h.repeatJobKey(), h.finishedOn());
         }
     }

@@ -1,7 +1,6 @@
 package io.emq.migrate.v1;
 
 import java.util.Arrays;
-import java.util.HexFormat;
 
 /**
  * The facts of the jobs of one state, column by column, in v1 serve order: ids live in the
@@ -120,7 +119,7 @@ final class StateJobs {
         int f = (int) flags.get(i);
         long bytes = payloadBytes.get(i);
         String digest = bytes < 0 ? "" : sha256 == null ? null
-                : HexFormat.of().formatHex(sha256, i * 32, i * 32 + 32);
+                : PayloadDigest.hex(sha256, i * 32);
         return new JobFacts(id(i), state, rank, position, score, LAYOUTS[f & 3], names.name((int) name.get(i)), created.get(i),
                 priority.get(i), delay.get(i), dueAt, (f & LIFO) != 0, attempts.get(i), attemptsMade.get(i), bytes,
                 digest, (f & JSON) != 0, lockTtl.get(i), parentKey.get(i), repeatJobKey.get(i), finishedOn.get(i));

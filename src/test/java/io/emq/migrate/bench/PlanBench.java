@@ -15,8 +15,9 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The dry-run benchmark (never run by the test suite; see bench/README.md): generates a v1 queue of
  * N waiting jobs with 200-byte payloads, then times, alternately, the whole {@code emq-migrate plan
- * --queue bench} command (a fresh JVM with the heap capped at 256 MiB, start-up included) and a
- * baseline in this process: a bare pipelined {@code HGETALL} of the same job keys, 1000 at a time.
+ * --queue bench} command as operators run it ({@code bin/emq-migrate} over the built jar, its JVM
+ * options, the heap capped at 256 MiB, start-up included) and a baseline in this process: a bare
+ * pipelined {@code HGETALL} of the same job keys, 1000 at a time.
  * Prints the best of R rounds of each, in jobs per second, and their ratio.
  */
 public final class PlanBench {
@@ -75,12 +76,12 @@ public final class PlanBench {
         return read;
     }
 
-    /** Seconds the whole {@code plan} command takes in a fresh JVM ({@code -Xmx256m}); its report is discarded. */
+    /** Seconds the whole {@code plan} command takes through the launcher ({@code EMQ_JAVA_OPTS=-Xmx256m}); its report is discarded. */
     static double planCommand(String uri) throws Exception {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                "io.emq.migrate.cli.Main", "plan", "--source", uri, "--queue", "bench", "--no-progress")
+        ProcessBuilder pb = new ProcessBuilder("bin" + File.separator + "emq-migrate", "plan", "--source", uri,
+                "--queue", "bench", "--no-progress")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().put("EMQ_JAVA_OPTS", "-Xmx256m");
         long t0 = System.nanoTime();
         int code = pb.start().waitFor();
         double s = BenchSetup.secs(t0);

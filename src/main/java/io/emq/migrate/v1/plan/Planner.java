@@ -5,6 +5,7 @@ import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.KeyType;
 import io.emq.migrate.v1.QueueSnapshot;
@@ -59,7 +60,12 @@ public final class Planner {
         long idBase = Rebrand.idBase(v2Name.orElse(snap.queue().name().display()));
         long minted = 0;
         Rows rows = new Rows(v2Name.orElse(UNNAMED));
+        Map<JobLayout, Long> layouts = new EnumMap<>(JobLayout.class);
+        for (JobLayout l : JobLayout.values()) {
+            layouts.put(l, 0L);
+        }
         for (JobFacts j : snap.jobsInRankOrder()) {
+            layouts.merge(j.layout(), 1L, Long::sum);
             V2Fate fate = fate(j, mapping);
             fates.merge(fate, 1L, Long::sum);
             minted += getsIdentity(j) ? 1 : 0;
@@ -71,7 +77,7 @@ public final class Planner {
         }
         fates.merge(V2Fate.NOTHING, snap.anomalyCount(AnomalyKind.MISSING_HASH), Long::sum);
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
-                v2Keys(snap, rows, fates), dropped(snap), QueueSetting.of(snap.meta()));
+                v2Keys(snap, rows, fates), dropped(snap), QueueSetting.of(snap.meta()), layouts);
     }
 
     /** The v2 job rows a queue's jobs become (every job but completed ones), summed in the one pass over them. */

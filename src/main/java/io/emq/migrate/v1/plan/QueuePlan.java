@@ -3,6 +3,7 @@ package io.emq.migrate.v1.plan;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
 import java.util.Map;
@@ -17,11 +18,12 @@ import java.util.Optional;
  * @param fates    how many jobs end up in each v2 fate
  * @param dropped  v1 queue-level keys that have no v2 twin, by suffix (deleted with the source)
  * @param settings the v1 meta settings the v2 gates read, each carried or dropped with the reason
+ * @param layouts  how many jobs have each writer's layout
  */
 public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, PayloadPolicy payload,
                         Map<V1State, V2Fate> mapping, Map<V2Fate, Long> fates, List<PlannedRefusal> refusals,
                         List<RebrandEntry> preview, List<V2KeyEstimate> v2Keys, Map<String, Long> dropped,
-                        List<QueueSetting> settings) {
+                        List<QueueSetting> settings, Map<JobLayout, Long> layouts) {
 
     public QueuePlan {
         mapping = Map.copyOf(mapping);
@@ -31,6 +33,7 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
         v2Keys = List.copyOf(v2Keys);
         dropped = Map.copyOf(dropped);
         settings = List.copyOf(settings);
+        layouts = Map.copyOf(layouts);
     }
 
     public List<Anomaly> anomalies() {
