@@ -97,8 +97,11 @@ local function digest(hash, logs, t, flat)
   return string.sub(redis.sha1hex(table.concat(parts)), 1, 16)
 end
 local function read(k)
-  local t = redis.call('TYPE', KEYS[k])['ok']
-  local flat = t == 'hash' and redis.call('HGETALL', KEYS[k]) or {}
+  local flat = redis.pcall('HGETALL', KEYS[k])
+  local t = #flat > 0 and 'hash' or 'none'
+  if flat.err then
+    t, flat = redis.call('TYPE', KEYS[k])['ok'], {}
+  end
   return digest(KEYS[k], KEYS[k + 1], t, flat), flat, t
 end
 if ARGV[1] == 'measure' then
@@ -153,10 +156,15 @@ if ARGV[1] == 'retire_jobs' then
     end
   end
   local deleted = 0
+  local gone = {}
   for k = 11, #KEYS, 2 do
     if checked[(k - 9) / 2] then
-      deleted = deleted + redis.call('DEL', KEYS[k], KEYS[k + 1])
+      gone[#gone + 1] = KEYS[k]
+      gone[#gone + 1] = KEYS[k + 1]
     end
+  end
+  for from = 1, #gone, CHUNK do
+    deleted = deleted + redis.call('DEL', unpack(gone, from, math.min(#gone, from + CHUNK - 1)))
   end
   return {deleted, unpack(moved)}
 end

@@ -53,10 +53,11 @@ end
 local outOfLine = {}
 local before = {}
 for _, r in ipairs(records) do
-  local row = redis.call('HMGET', r.key, 'state', 'attempts')
+  local row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
   if before[r.key] == nil then
-    before[r.key] = redis.call('EXISTS', r.key) == 1
+    before[r.key] = row[1] and true or redis.call('EXISTS', r.key) == 1
   end
+  r.group = row[3]
   local problem
   if row[1] then
     if row[1] == 'active' or redis.call('ZSCORE', KEYS[5], r.id) then
@@ -88,12 +89,20 @@ local members = {}
 local order = {}
 local taken = {}
 local lanes = {}
+local rewritten = {}
 for _, r in ipairs(records) do
-  local left = redis.call('HGET', r.key, 'group')
+  -- what the row held before this call, as read above; read again for a key this call wrote already
+  local left, exists = r.group, before[r.key]
+  if rewritten[r.key] then
+    left, exists = redis.call('HGET', r.key, 'group'), true
+  end
+  rewritten[r.key] = true
   if left then
     redis.call('ZREM', lane_key(base, left), r.id)
   end
-  redis.call('DEL', r.key)
+  if exists then
+    redis.call('DEL', r.key)
+  end
   taken[#taken + 1] = r.id
   if r.set >= 0 then
     redis.call('HSET', r.key, unpack(ARGV, r.from, r.last))
