@@ -52,11 +52,26 @@ if a ~= #ARGV + 1 then
 end
 local outOfLine = {}
 local before = {}
+local unsure = {}
 for _, r in ipairs(records) do
-  local row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
+  r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
   if before[r.key] == nil then
-    before[r.key] = row[1] and true or redis.call('EXISTS', r.key) == 1
+    before[r.key] = r.row[1] and true
+    if not r.row[1] then
+      unsure[#unsure + 1] = r.key
+    end
   end
+end
+-- a key with no state may still exist: asked one by one only when one EXISTS per chunk finds any
+local found = 0
+for from = 1, #unsure, CHUNK do
+  found = found + redis.call('EXISTS', unpack(unsure, from, math.min(#unsure, from + CHUNK - 1)))
+end
+for _, key in ipairs(unsure) do
+  before[key] = found > 0 and redis.call('EXISTS', key) == 1
+end
+for _, r in ipairs(records) do
+  local row = r.row
   r.group = row[3]
   local problem
   if row[1] then
