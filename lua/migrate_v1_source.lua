@@ -91,11 +91,20 @@ local function any_extras()
   return found > 0
 end
 local extras = false -- set by the ops that digest jobs, before they do
+local lengths = {} -- '<n>:' by n, each number formatted once per call
+local function length(s)
+  local text = lengths[#s]
+  if not text then
+    text = #s .. ':'
+    lengths[#s] = text
+  end
+  return text
+end
 local function digest(hash, logs, t, flat)
   local parts = {}
   if t == 'hash' then
     for i = 1, #flat, 2 do
-      parts[#parts + 1] = #flat[i] .. ':' .. flat[i] .. #flat[i + 1] .. ':' .. flat[i + 1]
+      parts[#parts + 1] = length(flat[i]) .. flat[i] .. length(flat[i + 1]) .. flat[i + 1]
     end
     table.sort(parts)
   else
