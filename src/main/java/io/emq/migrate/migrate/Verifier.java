@@ -24,13 +24,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -110,55 +103,17 @@ public final class Verifier {
      * batch ahead, on a reader thread, while the batch before is checked on the server.
      */
     private void checkJournaledRows() {
-        BlockingQueue<Map<BrandedId, Expectation>> ahead = new ArrayBlockingQueue<>(1);
-        ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "emq-migrate-journal-reader");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            Future<?> reading = reader.submit(() -> {
-                Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
-                journal.expectations().forEach(page -> {
-                    batch.putAll(page);
-                    if (batch.size() >= BATCH) {
-                        handOver(ahead, new LinkedHashMap<>(batch));
-                        batch.clear();
-                    }
-                });
-                handOver(ahead, batch);
-                return null;
+        ReadAhead.<Map<BrandedId, Expectation>>run("the journal of " + queue, ahead -> {
+            Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
+            journal.expectations().forEach(page -> {
+                batch.putAll(page);
+                if (batch.size() >= BATCH) {
+                    ahead.accept(new LinkedHashMap<>(batch));
+                    batch.clear();
+                }
             });
-            while (true) {
-                Map<BrandedId, Expectation> batch = ahead.poll(20, TimeUnit.MILLISECONDS);
-                if (batch == null && reading.isDone()) {
-                    reading.get(); // the reader's failure, if it failed; else all it read is handed over
-                    batch = ahead.poll();
-                    if (batch == null) {
-                        return;
-                    }
-                }
-                if (batch != null) {
-                    checkRows(batch);
-                }
-            }
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while verifying " + queue);
-        } finally {
-            reader.shutdownNow();
-        }
-    }
-
-    private static void handOver(BlockingQueue<Map<BrandedId, Expectation>> ahead, Map<BrandedId, Expectation> batch) {
-        try {
-            ahead.put(batch);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "the journal reader was stopped");
-        }
+            ahead.accept(batch);
+        }, this::checkRows);
     }
 
     /**
