@@ -1,12 +1,12 @@
 package io.emq.migrate.migrate;
 
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -20,27 +20,28 @@ final class ReadAhead {
 
     /** Runs {@code read} (which hands each batch it reads to its argument) on a reader thread; {@code take} gets the batches here. */
     static <T> void run(String what, Consumer<Consumer<T>> read, Consumer<T> take) {
-        BlockingQueue<T> ahead = new ArrayBlockingQueue<>(1);
+        BlockingQueue<Optional<T>> ahead = new ArrayBlockingQueue<>(1); // empty: the reader is done
         ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "emq-migrate-read-ahead");
             t.setDaemon(true);
             return t;
         });
         try {
-            Future<?> reading = reader.submit(() -> read.accept(batch -> handOver(ahead, batch, what)));
-            while (true) {
-                T batch = ahead.poll(20, TimeUnit.MILLISECONDS);
-                if (batch == null && reading.isDone()) {
-                    reading.get(); // the reader's failure, if it failed; else all it read is handed over
-                    batch = ahead.poll();
-                    if (batch == null) {
-                        return;
+            Future<?> reading = reader.submit(() -> {
+                try {
+                    read.accept(batch -> handOver(ahead, Optional.of(batch), what));
+                } finally {
+                    try {
+                        ahead.put(Optional.empty());
+                    } catch (InterruptedException stopped) {
+                        Thread.currentThread().interrupt();
                     }
                 }
-                if (batch != null) {
-                    take.accept(batch);
-                }
+            });
+            for (Optional<T> batch = ahead.take(); batch.isPresent(); batch = ahead.take()) {
+                take.accept(batch.get());
             }
+            reading.get(); // the reader's failure, if it failed
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         } catch (InterruptedException e) {
@@ -51,7 +52,7 @@ final class ReadAhead {
         }
     }
 
-    private static <T> void handOver(BlockingQueue<T> ahead, T batch, String what) {
+    private static <T> void handOver(BlockingQueue<Optional<T>> ahead, Optional<T> batch, String what) {
         try {
             ahead.put(batch);
         } catch (InterruptedException e) {
