@@ -7,6 +7,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.ParsedKey;
+import io.emq.migrate.keyspace.Part;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
@@ -53,6 +54,8 @@ public final class Verifier {
     private final Journal journal;
     /** The set the pending rows of each group met so far are listed in: the group's lane, or pending for a group that names none. */
     private final Map<String, String> groups = new TreeMap<>();
+    /** The lanes' pending sets the key check met: with the groups' sets, every place a pending row is listed. */
+    private final Set<String> laneKeys = new TreeSet<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -78,9 +81,12 @@ public final class Verifier {
         }
         checkJournaledRows();
         source.ifPresent(snap -> checkSource(snap, options));
+        long keysChecked = checkKeys();
         Map<String, Long> found = new LinkedHashMap<>();
         long pending = target.zcard(Utf8.bytes(keys.pending()));
-        for (String lane : new TreeSet<>(groups.values())) {
+        Set<String> lanes = new TreeSet<>(groups.values());
+        lanes.addAll(laneKeys);
+        for (String lane : lanes) {
             pending += lane.equals(keys.pending()) ? 0 : target.zcard(Utf8.bytes(lane));
         }
         found.put(V2State.PENDING.wireName(), pending);
@@ -91,7 +97,7 @@ public final class Verifier {
                 problem(set + " holds " + found.get(set) + " jobs, the journal expects at least " + expected.get(set));
             }
         }
-        return report(found, checkKeys());
+        return report(found, keysChecked);
     }
 
     private Report report(Map<String, Long> found, long keysChecked) {
@@ -254,6 +260,8 @@ public final class Verifier {
                 ParsedKey parsed = KeyGrammar.parse(key.utf8());
                 if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
                     problem("key " + key.display() + " does not parse as a key of " + queue + ": " + parsed);
+                } else if (q.part() instanceof Part.GroupPending) {
+                    laneKeys.add(key.utf8());
                 }
             }
         });
