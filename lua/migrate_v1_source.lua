@@ -19,7 +19,8 @@
 --                    job has any of them, the length and last entry of its logs list and, for a flow
 --                    parent, the sizes of its :dependencies, :processed, :failed and :unsuccessful
 --                    (built on the hash key, as BullMQ builds them; a key of another type contributes
---                    its type name). Reads only.
+--                    its type name). Reads only. Commands: one HGETALL a job, one EXISTS over the logs
+--                    and flow keys of the whole batch, and one EXISTS a job only when that found any.
 --         read    -> for each job of KEYS[11..], its digest then its fields and values (HGETALL; empty
 --                    when it has no hash), read at one instant. Reads only.
 --         retire  -> the number of keys deleted; 0 when the tombstone is already there. Deletes only
@@ -69,18 +70,48 @@ local function fingerprint()
   sizes[#sizes + 1] = redis.sha1hex(table.concat(parts))
   return table.concat(sizes, '|')
 end
+local function flow_keys(hash)
+  return {hash .. ':dependencies', hash .. ':processed', hash .. ':failed', hash .. ':unsuccessful'}
+end
+-- Whether any job of KEYS[11..] has a logs list or a flow key: when none has (one EXISTS per chunk of
+-- keys), no job's digest need look for them one by one.
+local function any_extras()
+  local keys = {}
+  local found = 0
+  for k = 11, #KEYS, 2 do
+    keys[#keys + 1] = KEYS[k + 1]
+    for _, key in ipairs(flow_keys(KEYS[k])) do
+      keys[#keys + 1] = key
+    end
+    if #keys >= CHUNK or k + 2 > #KEYS then
+      found = found + redis.call('EXISTS', unpack(keys))
+      keys = {}
+    end
+  end
+  return found > 0
+end
+local extras = false -- set by the ops that digest jobs, before they do
+local lengths = {} -- '<n>:' by n, each number formatted once per call
+local function length(s)
+  local text = lengths[#s]
+  if not text then
+    text = #s .. ':'
+    lengths[#s] = text
+  end
+  return text
+end
 local function digest(hash, logs, t, flat)
   local parts = {}
   if t == 'hash' then
     for i = 1, #flat, 2 do
-      parts[#parts + 1] = #flat[i] .. ':' .. flat[i] .. #flat[i + 1] .. ':' .. flat[i + 1]
+      parts[#parts + 1] = length(flat[i]) .. flat[i] .. length(flat[i + 1]) .. flat[i + 1]
     end
     table.sort(parts)
   else
     parts[1] = t
   end
-  local flow = {hash .. ':dependencies', hash .. ':processed', hash .. ':failed', hash .. ':unsuccessful'}
-  if redis.call('EXISTS', logs, unpack(flow)) > 0 then
+  local flow = extras and flow_keys(hash)
+  if extras and redis.call('EXISTS', logs, unpack(flow)) > 0 then
     local lt = redis.call('TYPE', logs)['ok']
     if lt == 'list' then
       local last = redis.call('LINDEX', logs, -1)
@@ -97,14 +128,18 @@ local function digest(hash, logs, t, flat)
   return string.sub(redis.sha1hex(table.concat(parts)), 1, 16)
 end
 local function read(k)
-  local t = redis.call('TYPE', KEYS[k])['ok']
-  local flat = t == 'hash' and redis.call('HGETALL', KEYS[k]) or {}
+  local flat = redis.pcall('HGETALL', KEYS[k])
+  local t = #flat > 0 and 'hash' or 'none'
+  if flat.err then
+    t, flat = redis.call('TYPE', KEYS[k])['ok'], {}
+  end
   return digest(KEYS[k], KEYS[k + 1], t, flat), flat, t
 end
 if ARGV[1] == 'measure' then
   return fingerprint()
 end
 if ARGV[1] == 'digest' then
+  extras = any_extras()
   local out = {}
   for k = 11, #KEYS, 2 do
     out[#out + 1] = read(k)
@@ -112,6 +147,7 @@ if ARGV[1] == 'digest' then
   return out
 end
 if ARGV[1] == 'read' then
+  extras = any_extras()
   local out = {}
   for k = 11, #KEYS, 2 do
     local d, flat = read(k)
@@ -143,6 +179,7 @@ if ARGV[1] == 'retire_jobs' then
   if #ARGV ~= 2 + (#KEYS - 10) / 2 then
     return redis.error_reply('EMQARGS retire_jobs: ' .. (#KEYS - 10) .. ' keys but ' .. (#ARGV - 2) .. ' digests')
   end
+  extras = any_extras()
   local moved = {}
   local checked = {}
   for k = 11, #KEYS, 2 do
@@ -153,10 +190,15 @@ if ARGV[1] == 'retire_jobs' then
     end
   end
   local deleted = 0
+  local gone = {}
   for k = 11, #KEYS, 2 do
     if checked[(k - 9) / 2] then
-      deleted = deleted + redis.call('DEL', KEYS[k], KEYS[k + 1])
+      gone[#gone + 1] = KEYS[k]
+      gone[#gone + 1] = KEYS[k + 1]
     end
+  end
+  for from = 1, #gone, CHUNK do
+    deleted = deleted + redis.call('DEL', unpack(gone, from, math.min(#gone, from + CHUNK - 1)))
   end
   return {deleted, unpack(moved)}
 end

@@ -52,11 +52,27 @@ if a ~= #ARGV + 1 then
 end
 local outOfLine = {}
 local before = {}
+local unsure = {}
 for _, r in ipairs(records) do
-  local row = redis.call('HMGET', r.key, 'state', 'attempts')
+  r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
   if before[r.key] == nil then
-    before[r.key] = redis.call('EXISTS', r.key) == 1
+    before[r.key] = r.row[1] and true
+    if not r.row[1] then
+      unsure[#unsure + 1] = r.key
+    end
   end
+end
+-- a key with no state may still exist: asked one by one only when one EXISTS per chunk finds any
+local found = 0
+for from = 1, #unsure, CHUNK do
+  found = found + redis.call('EXISTS', unpack(unsure, from, math.min(#unsure, from + CHUNK - 1)))
+end
+for _, key in ipairs(unsure) do
+  before[key] = found > 0 and redis.call('EXISTS', key) == 1
+end
+for _, r in ipairs(records) do
+  local row = r.row
+  r.group = row[3]
   local problem
   if row[1] then
     if row[1] == 'active' or redis.call('ZSCORE', KEYS[5], r.id) then
@@ -88,12 +104,20 @@ local members = {}
 local order = {}
 local taken = {}
 local lanes = {}
+local rewritten = {}
 for _, r in ipairs(records) do
-  local left = redis.call('HGET', r.key, 'group')
+  -- what the row held before this call, as read above; read again for a key this call wrote already
+  local left, exists = r.group, before[r.key]
+  if rewritten[r.key] then
+    left, exists = redis.call('HGET', r.key, 'group'), true
+  end
+  rewritten[r.key] = true
   if left then
     redis.call('ZREM', lane_key(base, left), r.id)
   end
-  redis.call('DEL', r.key)
+  if exists then
+    redis.call('DEL', r.key)
+  end
   taken[#taken + 1] = r.id
   if r.set >= 0 then
     redis.call('HSET', r.key, unpack(ARGV, r.from, r.last))

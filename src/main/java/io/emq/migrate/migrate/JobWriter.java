@@ -9,10 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest at one instant
@@ -31,26 +27,8 @@ final class JobWriter {
     /** Writes the rows of these jobs; returns how many rows each v2 state received. */
     static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs) {
         Map<String, Long> counts = new HashMap<>();
-        ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "emq-migrate-job-reader");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<Built>> ahead = new ArrayList<>(1);
-            Migratable.inBatches(jobs, BATCH, batch -> {
-                Future<Built> next = reader.submit(() -> build(m, batch));
-                if (!ahead.isEmpty()) {
-                    write(m, await(ahead.remove(0)), counts);
-                }
-                ahead.add(next);
-            });
-            if (!ahead.isEmpty()) {
-                write(m, await(ahead.remove(0)), counts);
-            }
-        } finally {
-            reader.shutdownNow();
-        }
+        ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH, batch -> ahead.accept(build(m, batch))),
+                built -> write(m, built, counts));
         return counts;
     }
 
@@ -90,20 +68,6 @@ final class JobWriter {
         m.evalAll(m.targetWire, built.expectations().isEmpty() ? List.of() : List.of(m.journal.expectations().call(built.expectations())));
         m.checkpoints.hit("expectations recorded");
         built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));
-    }
-
-    private static Built await(Future<Built> built) {
-        try {
-            return built.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while reading v1 jobs");
-        }
     }
 
     static Optional<RowBuilder.ParentLink> parentOf(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash) {

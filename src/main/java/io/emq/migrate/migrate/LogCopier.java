@@ -30,6 +30,9 @@ final class LogCopier {
 
     private static long copyBatch(QueueMigration m, List<JobFacts> batch) {
         List<byte[]> keys = batch.stream().map(j -> m.source.jobSubKey(j.id(), JobSubKind.LOGS).raw()).toList();
+        if (m.sourceWire.existing(List.of(keys)).get(0) == 0) { // one EXISTS for the batch (a queue's keys share a slot)
+            return 0;
+        }
         List<String> types = m.sourceWire.types(keys);
         List<JobFacts> withLogs = new ArrayList<>();
         List<byte[]> logKeys = new ArrayList<>();

@@ -7,6 +7,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.ParsedKey;
+import io.emq.migrate.keyspace.Part;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
@@ -53,6 +54,8 @@ public final class Verifier {
     private final Journal journal;
     /** The set the pending rows of each group met so far are listed in: the group's lane, or pending for a group that names none. */
     private final Map<String, String> groups = new TreeMap<>();
+    /** The lanes' pending sets the key check met: with the groups' sets, every place a pending row is listed. */
+    private final Set<String> laneKeys = new TreeSet<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -76,19 +79,14 @@ public final class Verifier {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
-        Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
-        journal.expectations().forEach(page -> {
-            batch.putAll(page);
-            if (batch.size() >= BATCH) {
-                checkRows(batch);
-                batch.clear();
-            }
-        });
-        checkRows(batch);
+        checkJournaledRows();
         source.ifPresent(snap -> checkSource(snap, options));
+        long keysChecked = checkKeys();
         Map<String, Long> found = new LinkedHashMap<>();
         long pending = target.zcard(Utf8.bytes(keys.pending()));
-        for (String lane : new TreeSet<>(groups.values())) {
+        Set<String> lanes = new TreeSet<>(groups.values());
+        lanes.addAll(laneKeys);
+        for (String lane : lanes) {
             pending += lane.equals(keys.pending()) ? 0 : target.zcard(Utf8.bytes(lane));
         }
         found.put(V2State.PENDING.wireName(), pending);
@@ -99,11 +97,29 @@ public final class Verifier {
                 problem(set + " holds " + found.get(set) + " jobs, the journal expects at least " + expected.get(set));
             }
         }
-        return report(found, checkKeys());
+        return report(found, keysChecked);
     }
 
     private Report report(Map<String, Long> found, long keysChecked) {
         return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount);
+    }
+
+    /**
+     * Checks every journaled row, a batch at a time: the journal's expectations are read (HSCAN) one
+     * batch ahead, on a reader thread, while the batch before is checked on the server.
+     */
+    private void checkJournaledRows() {
+        ReadAhead.<Map<BrandedId, Expectation>>run("the journal of " + queue, ahead -> {
+            Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
+            journal.expectations().forEach(page -> {
+                batch.putAll(page);
+                if (batch.size() >= BATCH) {
+                    ahead.accept(new LinkedHashMap<>(batch));
+                    batch.clear();
+                }
+            });
+            ahead.accept(batch);
+        }, this::checkRows);
     }
 
     /**
@@ -244,6 +260,8 @@ public final class Verifier {
                 ParsedKey parsed = KeyGrammar.parse(key.utf8());
                 if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
                     problem("key " + key.display() + " does not parse as a key of " + queue + ": " + parsed);
+                } else if (q.part() instanceof Part.GroupPending) {
+                    laneKeys.add(key.utf8());
                 }
             }
         });

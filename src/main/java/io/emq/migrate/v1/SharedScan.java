@@ -17,11 +17,12 @@ import redis.clients.jedis.UnifiedJedis;
  * keyspace, so many queues cost queues x keys). A queue's keys always come from a scan that
  * <em>started after it asked</em>: a scan already running when a queue asks does not serve it; the
  * queue waits for the next one, which serves every queue that asked meanwhile. So a caller sees
- * exactly what a scan of its own, started at that moment, would see. Queues asking one after
- * another (one thread) get one scan each, as before; queues read at once ({@code --parallel}) share.
- * A queue with more than {@link #MAX_KEYS} keys scans alone, a page at a time, and a round holds at
- * most {@link #ROUND_KEYS} keys (beyond that its largest shares are dropped and those queues scan
- * alone), so memory stays bounded however many queues a round serves.
+ * exactly what a scan of its own, started at that moment, would see. A queue that is alone in asking
+ * (one thread, or no other queue asked meanwhile) scans alone, a page at a time, holding nothing;
+ * queues read at once ({@code --parallel}) share. A queue with more than {@link #MAX_KEYS} keys in a
+ * shared round scans alone after it, and a round holds at most {@link #ROUND_KEYS} keys (beyond that
+ * its largest shares are dropped and those queues scan alone), so memory stays bounded however many
+ * queues a round serves.
  *
  * <p>With {@link #stepAsideWith(WorkPermits) work permits} (the migrator's {@code --parallel N}), a
  * caller gives its permit back once it has asked, while its round runs or is awaited, and takes one
@@ -126,10 +127,11 @@ public final class SharedScan<Q> {
         });
     }
 
-    /** The queue's share of the next scan to start, or empty when its keys do not fit a share. */
+    /** The queue's share of the next scan to start, or empty when it scans alone: alone in asking, or its keys do not fit a share. */
     Optional<List<Bytes>> share(Q queue) {
         Round mine;
         boolean leads;
+        boolean alone = false;
         try {
             synchronized (this) {
                 mine = next;
@@ -145,17 +147,18 @@ public final class SharedScan<Q> {
                     }
                 }
                 if (leads) {
-                    scanning = true;
+                    alone = mine.asking.size() == 1;
+                    scanning = !alone;
                     next = new Round();
                 }
             }
-            if (leads) {
+            if (leads && !alone) {
                 runRound(mine);
             }
         } finally {
             permits.ifPresent(WorkPermits::enter);
         }
-        return mine.take(queue);
+        return alone ? Optional.empty() : mine.take(queue);
     }
 
     /** Whether no caller is at work, so none will ask for the next round before it starts. */

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.emq.migrate.testing.RealServerExtension;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -115,11 +117,56 @@ class SharedScanTest {
     }
 
     @Test
-    void aQueueWithMoreKeysThanAShareHoldsScansAloneAndFindsTheSameKeys() {
-        assertTrue(sharing(5).share(q("plain")).isEmpty(), "six keys do not fit a share of five");
-        assertEquals(6, sharing(6).share(q("plain")).orElseThrow().size());
+    void aQueueWithMoreKeysThanAShareHoldsScansAloneAndFindsTheSameKeys() throws Exception {
+        assertEquals(Map.of("plain", 6, "nest", 6), meet(sharing(6), "plain", "nest"), "six keys fit a share of six");
+        assertEquals(Map.of("plain", -1, "nest", -1), meet(sharing(5), "plain", "nest"), "six keys do not fit a share of five");
         for (String name : NAMES) {
             assertEquals(expected(name), keys(sharing(5), q(name)), name);
+        }
+    }
+
+    @Test
+    void aQueueAloneInAskingScansAloneHoldingNoShareAndFindsItsKeys() {
+        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        assertTrue(sharing(6).share(q("plain")).isEmpty(), "no other queue asked: no round is run for one");
+        assertTrue(SERVER.client().info("commandstats").lines().noneMatch(l -> l.startsWith("cmdstat_scan:")), "no scan ran");
+        for (String name : NAMES) {
+            assertEquals(expected(name), keys(sharing(6), q(name)), name);
+        }
+    }
+
+    /** Each queue's share's size (-1: none, it scans alone) when all of these queues ask in one round. */
+    private static Map<String, Integer> meet(SharedScan<QueueRef> sharing, String... names) throws Exception {
+        WorkPermits working = new WorkPermits(names.length + 1);
+        SharedScan<QueueRef> scan = sharing.stepAsideWith(working);
+        ExecutorService pool = Executors.newFixedThreadPool(names.length);
+        working.enter(); // a caller at work: the round starts once every queue has asked
+        try {
+            Map<String, Future<Integer>> shares = new TreeMap<>();
+            AtomicInteger asking = new AtomicInteger();
+            for (String name : names) {
+                shares.put(name, pool.submit(() -> {
+                    working.enter();
+                    asking.incrementAndGet();
+                    try {
+                        return scan.share(q(name)).map(List::size).orElse(-1);
+                    } finally {
+                        working.leave();
+                    }
+                }));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (asking.get() < names.length && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            working.leave();
+            Map<String, Integer> out = new TreeMap<>();
+            for (Map.Entry<String, Future<Integer>> e : shares.entrySet()) {
+                out.put(e.getKey(), e.getValue().get());
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
         }
     }
 

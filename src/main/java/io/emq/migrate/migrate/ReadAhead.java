@@ -1,0 +1,63 @@
+package io.emq.migrate.migrate;
+
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+
+/**
+ * Reads batches on a reader thread, one batch ahead of the caller, who takes them in order: the
+ * server answers the next read while the caller works on the batch before. A failure on either side
+ * stops both and is thrown to the caller.
+ */
+final class ReadAhead {
+    private ReadAhead() {
+    }
+
+    /** Runs {@code read} (which hands each batch it reads to its argument) on a reader thread; {@code take} gets the batches here. */
+    static <T> void run(String what, Consumer<Consumer<T>> read, Consumer<T> take) {
+        BlockingQueue<Optional<T>> ahead = new ArrayBlockingQueue<>(1); // empty: the reader is done
+        ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "emq-migrate-read-ahead");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            Future<?> reading = reader.submit(() -> {
+                try {
+                    read.accept(batch -> handOver(ahead, Optional.of(batch), what));
+                } finally {
+                    try {
+                        ahead.put(Optional.empty());
+                    } catch (InterruptedException stopped) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            for (Optional<T> batch = ahead.take(); batch.isPresent(); batch = ahead.take()) {
+                take.accept(batch.get());
+            }
+            reading.get(); // the reader's failure, if it failed
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while reading " + what);
+        } finally {
+            reader.shutdownNow();
+        }
+    }
+
+    private static <T> void handOver(BlockingQueue<Optional<T>> ahead, Optional<T> batch, String what) {
+        try {
+            ahead.put(batch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "stopped while reading " + what);
+        }
+    }
+}
