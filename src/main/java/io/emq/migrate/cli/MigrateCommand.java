@@ -167,6 +167,7 @@ final class MigrateCommand implements Command {
         m.put("millis", r.millis());
         m.put("jobs", r.jobs());
         m.put("jobsPerSecond", Math.round(r.jobsPerSecond()));
+        m.put("pauseWindowMs", r.pauseWindowMs().orElse(null));
         return m;
     }
 
@@ -189,6 +190,8 @@ final class MigrateCommand implements Command {
         for (MigrationResult r : results) {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome().wireName(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
                     r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
+            r.pauseWindowMs().ifPresent(ms -> notes.add(r.v1Queue() + " was paused " + ms + " ms (the pause window: v1"
+                    + " served through the copy)"));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome().wireName() + " (" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse("") + "): " + r.message());
             }
