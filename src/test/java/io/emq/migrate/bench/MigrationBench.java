@@ -5,6 +5,7 @@ import static io.emq.migrate.bench.BenchSetup.secs;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
@@ -27,13 +28,16 @@ import redis.clients.jedis.UnifiedJedis;
  * of N waiting jobs with 200-byte payloads, measures a bare pipelined copy of the same jobs (read
  * the hash, write the row, add to the sorted set; no journal, no checks), then the full migration
  * (all twelve steps, retire included), and prints both with their ratio and the heap figures.
+ * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
+ * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
+ * refused (from the pause on), and checks every job exactly once in v2.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
     static final int CHUNK = 1000;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs"), 1_000_000, 0);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
@@ -58,16 +62,31 @@ public final class MigrationBench {
                         public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
                             String name = "V" + step.version() + " " + step.description();
                             stepMs.put(name, ms);
-                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%s%n", name, ms, step.version() == 100
+                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%s%n", name, ms, step.version() == 100 || step.version() == 120
                                     ? "     (" + counts + ")" : "");
                         }
                     });
+            System.out.println("load average before the migration: " + BenchSetup.loadAverage());
             long m0 = System.nanoTime();
-            List<MigrationResult> results = migrator.migrate(List.of("bull"), List.of("bench"));
+            Producer producer = new Producer(uri, options.producer());
+            List<MigrationResult> results;
+            try {
+                results = migrator.migrate(List.of("bull"), List.of("bench"));
+            } finally {
+                producer.stop();
+            }
             double migrated = jobs / secs(m0);
             if (!results.get(0).ok()) {
                 throw new IllegalStateException("migration did not finish: " + results.get(0));
             }
+            long window = results.get(0).pauseWindowMs().orElseThrow();
+            System.out.printf(Locale.ROOT, "v1 paused %d ms of the %d ms run (window/run %.3f); producer at %d/s: %d adds"
+                    + " taken, %d refused (frozen from the pause, then the tombstone)%n", window, results.get(0).millis(),
+                    window / (double) results.get(0).millis(), options.producer(), producer.added, producer.refused);
+            List<String> problems = LiveV1.exactlyOnce(client, "bench", jobs + producer.added);
+            System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
+                    + (problems.isEmpty() ? "ok" : "FAILED " + problems));
+            System.out.println("load average after: " + BenchSetup.loadAverage());
             long peak = BenchSetup.peakHeapMiB();
             long live = LiveHeap.peakMiB();
             long absorb = stepMs.getOrDefault("V30 absorb pending", 0L);
@@ -83,6 +102,44 @@ public final class MigrationBench {
                     catchUp, fence, catchUp / (double) Math.max(1, fence));
             System.out.printf(Locale.ROOT, "heap pools' peaks summed: %d MiB, %d MiB max (live after GC at most %d MiB)%n", peak,
                     BenchSetup.maxHeapMiB(), live);
+        }
+    }
+
+    /** A v1 producer adding {@code rate} jobs a second on its own connection until stopped; counts adds taken and refused. */
+    static final class Producer {
+        private final Thread thread;
+        private volatile boolean stop;
+        volatile long added;
+        volatile long refused;
+
+        Producer(String uri, int rate) {
+            thread = new Thread(() -> {
+                try (UnifiedJedis c = Endpoint.parse(uri).open()) {
+                    long t0 = System.nanoTime();
+                    for (long n = 0; !stop; n++) {
+                        long due = t0 + n * 1_000_000_000L / rate;
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        }
+                        if (LiveV1.add(c, "bench").isPresent()) {
+                            added++;
+                        } else {
+                            refused++;
+                        }
+                    }
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "v1-producer");
+            if (rate > 0) {
+                thread.start();
+            }
+        }
+
+        void stop() throws InterruptedException {
+            stop = true;
+            thread.join();
         }
     }
 
