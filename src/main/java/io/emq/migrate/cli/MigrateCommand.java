@@ -29,7 +29,8 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code emq-migrate migrate --source URI [--target URI] (--queue Q... | --all)}: runs the pending
- * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s).
+ * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s, and each
+ * retired queue's pause window: how long its v1 queue was paused).
  */
 final class MigrateCommand implements Command {
     /** The most queues {@code --parallel} runs at once. */
@@ -190,8 +191,6 @@ final class MigrateCommand implements Command {
         for (MigrationResult r : results) {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome().wireName(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
                     r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
-            r.pauseWindowMs().ifPresent(ms -> notes.add(r.v1Queue() + " was paused " + ms + " ms (the pause window: v1"
-                    + " served through the copy)"));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome().wireName() + " (" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse("") + "): " + r.message());
             }
@@ -207,5 +206,7 @@ final class MigrateCommand implements Command {
         }
         out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), Sizes.count(jobs),
                 millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
+        results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
+                + " through the copy)%n", r.v1Queue(), ms)));
     }
 }

@@ -1,0 +1,24 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.v1.QueueSnapshot;
+
+/**
+ * The estimate {@code plan} gives of a queue's pause window: how long its v1 queue stays paused, from
+ * the pause before the last re-sync pass (V120) until the v2 queue serves. The bulk is copied, re-synced
+ * and verified while v1 serves; under the pause the last pass still reads the listings of every job
+ * exactly (between two fingerprints), looks every job up in the journal, and the atomic retirement
+ * measures the fingerprint once more, so the window grows with the queue: the estimate is the jobs times
+ * the cost per job {@code bench/run-migration} measured (bench/RESULTS.md), on a server as busy as that
+ * one.
+ */
+public final class PauseWindow {
+    /** The window per job at 1,000,000 jobs with a 1,000 jobs/s producer (bench/RESULTS.md), rounded up. */
+    static final double MICROS_PER_JOB = 20;
+
+    private PauseWindow() {
+    }
+
+    public static long estimateMs(QueueSnapshot snap) {
+        return Math.round(snap.jobCount() * MICROS_PER_JOB / 1000);
+    }
+}
