@@ -54,8 +54,13 @@ public final class MigrationBench {
 
             LiveHeap.watch();
             Map<String, Long> stepMs = new LinkedHashMap<>();
+            Map<String, Long> windowAt = new LinkedHashMap<>();
             Migrator migrator = new Migrator(Wire.unfenced(client), Wire.open(client), uri, MigrationOptions.defaults(),
-                    Checkpoints.none()).listener(new Migrator.Listener() {
+                    Checkpoints.observed((version, where) -> {
+                        if (version == 120) {
+                            windowAt.putIfAbsent(where, System.nanoTime());
+                        }
+                    })).listener(new Migrator.Listener() {
                         public void stepStarted(String queue, StepDefinition step) {
                         }
 
@@ -83,6 +88,7 @@ public final class MigrationBench {
             System.out.printf(Locale.ROOT, "v1 paused %d ms of the %d ms run (window/run %.3f); producer at %d/s: %d adds"
                     + " taken, %d refused (frozen from the pause, then the tombstone)%n", window, results.get(0).millis(),
                     window / (double) results.get(0).millis(), options.producer(), producer.added, producer.refused);
+            System.out.println("  inside V120, ms from the v1 pause to the first hit of each checkpoint: " + sincePause(windowAt));
             List<String> problems = LiveV1.exactlyOnce(client, "bench", jobs + producer.added);
             System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
                     + (problems.isEmpty() ? "ok" : "FAILED " + problems));
@@ -103,6 +109,18 @@ public final class MigrationBench {
             System.out.printf(Locale.ROOT, "heap pools' peaks summed: %d MiB, %d MiB max (live after GC at most %d MiB)%n", peak,
                     BenchSetup.maxHeapMiB(), live);
         }
+    }
+
+    /** Each checkpoint's first hit, in ms from "v1 paused" (those hit before it left out). */
+    static Map<String, Long> sincePause(Map<String, Long> at) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        Long paused = at.get("v1 paused");
+        at.forEach((where, t) -> {
+            if (paused != null && t >= paused) {
+                out.put(where, (t - paused) / 1_000_000);
+            }
+        });
+        return out;
     }
 
     /** A v1 producer adding {@code rate} jobs a second on its own connection until stopped; counts adds taken and refused. */
