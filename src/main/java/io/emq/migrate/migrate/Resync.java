@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  * {@code abandon} as the way back).
  *
  * <p>Under the pause a job still held under a live v1 lock (a worker took it just before) is waited
- * for up to {@code --wait-for-locks}, then refused ({@code live-worker}): the last pass must see where
+ * for up to {@code --wait-for-locks}, then refused ({@code live-lock}): the last pass must see where
  * it ends.
  */
 final class Resync {
@@ -72,7 +72,7 @@ final class Resync {
 
     /**
      * One pass while v1 is live; under the pause, passes until one finds no job held by a live v1 worker
-     * (waiting up to --wait-for-locks), or refuses {@code live-worker}.
+     * (waiting up to --wait-for-locks), or refuses {@code live-lock}.
      */
     static Pass run(QueueMigration m) {
         long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
@@ -82,7 +82,7 @@ final class Resync {
                 return pass;
             }
             if (System.nanoTime() >= deadline) {
-                throw new MigrationRefused(MigrationRefused.Kind.LIVE_WORKER, "v1 workers still hold jobs of " + m.source.display()
+                throw new MigrationRefused(MigrationRefused.Kind.LIVE_LOCK, "v1 workers still hold jobs of " + m.source.display()
                         + " after it was paused: " + pass.held().size() + " jobs (" + String.join(", ",
                         pass.held().subList(0, Math.min(5, pass.held().size()))) + "); let them finish (pass"
                         + " --wait-for-locks DURATION to wait for them) or stop the v1 workers, then re-run; nothing was"

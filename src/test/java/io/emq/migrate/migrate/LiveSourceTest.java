@@ -210,7 +210,7 @@ class LiveSourceTest {
                 held[0] = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
             }
         }).get(0);
-        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_WORKER), refused.refusalKind(), refused.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_LOCK), refused.refusalKind(), refused.toString());
         assertTrue(refused.message().contains(held[0] + " (locked)"), refused.message());
         assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey(held[0]), "a held job is not a v2 row");
         assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 is resumed after the refusal");
@@ -375,7 +375,7 @@ class LiveSourceTest {
         MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
         stop.set(true);
         worker.join();
-        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.LIVE_WORKER, MigrationRefused.Kind.SOURCE_CHANGED,
+        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.SOURCE_CHANGED,
                 MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(),
                 "retired, or refused for the worker: " + r);
         finishAfterStopping(r);
