@@ -12,8 +12,12 @@ import io.emq.migrate.v1.QueueSnapshot;
  * one.
  */
 public final class PauseWindow {
-    /** The window per job at 1,000,000 jobs with a 1,000 jobs/s producer (bench/RESULTS.md), rounded up. */
-    static final double MICROS_PER_JOB = 20;
+    /**
+     * The window per job {@code bench/run-migration --jobs 1000000} measured (26.5 µs, load average 11;
+     * bench/RESULTS.md), rounded up. With a 1,000 jobs/s producer it was 49.6 µs per job (the last pass
+     * also copies what was added while V100 and V110 ran), which the estimate does not foresee.
+     */
+    static final double MICROS_PER_JOB = 27;
 
     private PauseWindow() {
     }
