@@ -23,15 +23,18 @@ import java.util.stream.Stream;
  * A refusal before the tombstone gives both back (v1 serves again, nothing deleted); so does
  * {@code abandon} after a crash mid-window.
  *
- * <p>The structures: a re-sync pass ({@link Resync}, O(delta) re-reads of job hashes thanks to the
- * change feed, an exact read of the listings) brings v2 in line with the paused source, waiting for
+ * <p>The structures: a re-sync pass ({@link Resync}: an exact read of the whole source, O(jobs), of
+ * which only the job hashes the change feed reports are digested again) brings v2 in line with the
+ * paused source, waiting for
  * jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
  * were proven at V110 while v1 served; see {@link Verification#proveWritten}); then one script deletes
  * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every
  * structure, in order, and the add counter) is still the one that pass read. The fingerprint, not the
  * feed, guards this instant: it is one atomic step on the server, where a feed drain and the deletion
- * would be two. It moves only when a v1 worker finished an in-flight job between the pass and the
- * script; then a pass and its proof run again, up to {@link #PASSES} times, then the queue is refused
+ * would be two (the measure is O(members) in one script: 1.5 s of a 26.5 s window at a million jobs,
+ * bench/RESULTS.md; the exact read before it costs ten times more). With v1 paused and its add counter
+ * frozen, it moves only when something bypasses BullMQ's pause (a worker that ignores it, a writer of
+ * its own); then a pass and its proof run again, up to {@link #PASSES} times, then the queue is refused
  * with nothing deleted.
  *
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
