@@ -39,6 +39,8 @@ final class QueueMigration {
     final SourceFeed feed;
     /** This queue's watch on the feed, from its fence in this run on; empty when the feed cannot tell (see {@link Resync}). */
     Optional<SourceFeed.Watch> watch = Optional.empty();
+    /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
+    Optional<InLine> inLine = Optional.empty();
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;

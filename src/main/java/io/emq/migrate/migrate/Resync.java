@@ -38,11 +38,12 @@ import java.util.stream.Stream;
 final class Resync {
     /**
      * What one pass did, and the fingerprint of the source it brought v2 in line with: the rows it wrote,
-     * how many jobs it re-read (digested), how many keys the change feed told were written since the
-     * pass before (-1 for a full pass, which re-reads every job), and the jobs held under a live v1 lock.
+     * how many jobs it re-read (digested), how many it looked up in the journal, how many keys the change
+     * feed told were written since the pass before (-1 for a full pass, which re-reads every job), and the
+     * jobs held under a live v1 lock.
      */
-    record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long feedKeys, List<BrandedId> written,
-                List<String> held) {
+    record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
+                List<BrandedId> written, List<String> held) {
         long changed() {
             return added + rewritten + removed;
         }
@@ -53,6 +54,7 @@ final class Resync {
             c.put("rewritten", rewritten);
             c.put("removed", removed);
             c.put("re-read", reread);
+            c.put("looked-up", lookedUp);
             c.put(feedKeys < 0 ? "full-pass" : "delta-keys", feedKeys < 0 ? 1 : feedKeys);
             return c;
         }
@@ -95,9 +97,11 @@ final class Resync {
     /**
      * One pass: read, compare with the journal, write the difference. With the change feed intact since
      * the pass before (or since this run's fence, for the first), only the jobs whose keys it told were
-     * written are re-read and digested; the listings, states and attempts are compared for every job as
-     * always. Without it (no feed, a broken one, a re-run) every job is re-read. A pass that fails spoils
-     * the watch: what it drained was not acted on, so only full passes follow.
+     * written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
+     * touched or read in another state or with other attempts than that pass read them ({@link InLine}), and
+     * new ones, are looked up in the journal: the others still match the expectations that pass left them.
+     * Without it (no feed, a broken one, a re-run) every job is looked up and re-read. A pass that fails
+     * spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
@@ -110,13 +114,25 @@ final class Resync {
     }
 
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
+        Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
+        m.inLine = Optional.empty();
         String fingerprint = m.v1Live() ? m.readLiveSource() : m.readSource();
         QueueSnapshot snap = m.snapshot();
+        InLine after = new InLine();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
         long[] matched = {0};
         long[] reread = {0};
-        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
+        long[] lookedUp = {0};
+        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
+            all.forEach(after::add);
+            List<JobFacts> batch = before.isEmpty() ? all : all.stream()
+                    .filter(j -> !before.get().holds(j) || changes.get().touched(m.source.jobKey(j.id()))).toList();
+            matched[0] += all.size() - batch.size();
+            lookedUp[0] += batch.size();
+            if (batch.isEmpty()) {
+                return;
+            }
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
             Map<Integer, String> digests = digests(m, batch, ids, changes);
@@ -154,7 +170,8 @@ final class Resync {
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(new JournalHeader.Write().set(JournalHeader.FINGERPRINT, fingerprint).set(JournalHeader.PROVEN, ""));
         m.checkpoints.hit("pass recorded");
-        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0],
+        m.inLine = Optional.of(after);
+        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), written, held);
     }
 

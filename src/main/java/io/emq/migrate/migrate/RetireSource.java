@@ -9,6 +9,7 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,7 +67,7 @@ final class RetireSource implements Step {
         Optional<byte[]> version = Optional.ofNullable(m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(),
                 List.of(Utf8.bytes("version"))).get(0));
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
-        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0) : pauseAndRetireStructures(m);
+        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of()) : pauseAndRetireStructures(m);
         m.checkpoints.hit("structures deleted");
         m.watch.ifPresent(SourceFeed.Watch::end);
         JournalHeader header = m.journal.header();
@@ -82,7 +83,10 @@ final class RetireSource implements Step {
         m.checkpoints.hit("source deleted");
         TargetFence.release(m.targetWire, m.keys, m.journal);
         m.journal.record(JournalHeader.STATE, MigrationState.RETIRED);
-        return Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys, "window-ms", window);
+        Map<String, Long> counts = new LinkedHashMap<>();
+        stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
+        counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys, "window-ms", window));
+        return counts;
     }
 
     /**
@@ -111,8 +115,12 @@ final class RetireSource implements Step {
         }
     }
 
-    /** What stamping the tombstone deleted, and the source as read for the fingerprint it checked (empty when an earlier run stamped it). */
-    private record Stamped(Optional<QueueSnapshot> before, long structures) {
+    /**
+     * What stamping the tombstone deleted, the source as read for the fingerprint it checked and the
+     * counts of the last pass under the pause (empty when an earlier run stamped it; no pass when the
+     * proven fingerprint held).
+     */
+    private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass) {
     }
 
     /**
@@ -121,6 +129,7 @@ final class RetireSource implements Step {
      */
     private static Stamped retireStructures(QueueMigration m) {
         String first = m.journal.header().get(JournalHeader.FINGERPRINT).orElse("");
+        Map<String, Long> last = Map.of();
         for (int pass = 0; pass < PASSES; pass++) {
             JournalHeader header = m.journal.header();
             String fingerprint = header.get(JournalHeader.FINGERPRINT).orElse("");
@@ -128,6 +137,7 @@ final class RetireSource implements Step {
                 Resync.Pass synced = Resync.run(m);
                 fingerprint = synced.fingerprint();
                 Verification.proveWritten(m, synced);
+                last = synced.counts();
             }
             QueueSnapshot snapshot = m.snapshot();
             m.checkpoints.hit("before retire");
@@ -136,7 +146,7 @@ final class RetireSource implements Step {
                 continue;
             }
             try {
-                return new Stamped(Optional.of(snapshot), SourceFence.retire(m.sourceWire, m.source, fingerprint, queueLevelKeys(m)));
+                return new Stamped(Optional.of(snapshot), SourceFence.retire(m.sourceWire, m.source, fingerprint, queueLevelKeys(m)), last);
             } catch (EmqWireException.State changed) {
                 m.checkpoints.hit("source moved at retire");
             }
