@@ -25,9 +25,9 @@ import java.util.stream.Stream;
  * {@code abandon} after a crash mid-window.
  *
  * <p>The structures: a re-sync pass ({@link Resync}: an exact read of the whole source, O(jobs), of
- * which only the job hashes the change feed reports are digested again) brings v2 in line with the
- * paused source, waiting for
- * jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
+ * which only the job hashes the change feed reports are digested again, and only those, new jobs and
+ * jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
+ * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
  * were proven at V110 while v1 served; see {@link Verification#proveWritten}); then one script deletes
  * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every
  * structure, in order, and the add counter) is still the one that pass read. The fingerprint, not the
