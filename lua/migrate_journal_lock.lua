@@ -4,6 +4,7 @@
 -- ARGV[2] owner (host:pid:nonce of the migrator)
 -- ARGV[3] token (renew, release; ignored by acquire)
 -- ARGV[4] lease in ms (acquire, renew)
+-- A new journal starts with expected_rows 0 (migrate_journal_set and _forget keep it exact).
 -- Reply:  acquire -> the new fencing token (an integer, HINCRBY lock_fence);
 --         renew / release -> 1.
 --         EMQLOCK when another live owner holds the lease, or the caller's token is not current.
@@ -15,6 +16,9 @@ if op == 'acquire' then
   local held = redis.call('HMGET', KEYS[1], 'lock_owner', 'lock_until')
   if held[1] and tonumber(held[2]) > now then
     return redis.error_reply('EMQLOCK queue is being migrated by ' .. held[1] .. ' for ' .. (tonumber(held[2]) - now) .. ' ms more')
+  end
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('HSET', KEYS[1], 'expected_rows', 0)
   end
   local token = redis.call('HINCRBY', KEYS[1], 'lock_fence', 1)
   redis.call('HSET', KEYS[1], 'lock_owner', ARGV[2], 'lock_token', token, 'lock_until', now + tonumber(ARGV[4]))

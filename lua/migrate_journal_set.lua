@@ -3,11 +3,19 @@
 -- ARGV[1] the caller's fencing token (from migrate_journal_lock acquire)
 -- ARGV[2..] field, value, field, value, ...
 -- Reply:  1; EMQLOCK when the token is not the current one (a zombie migrator).
+-- Keeps expected_rows (the number of r: fields) exact: each r: field this call adds counts one, when
+-- the journal has the counter (a journal begun before it had none until Expectations.count records it).
 --- @include "lease"
+--- @include "expected_rows"
 if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
   return lease_lost()
 end
-if #ARGV > 1 then
-  redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+local added = 0
+for i = 2, #ARGV, 2 do
+  local new = redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  if is_expectation(ARGV[i]) then
+    added = added + new
+  end
 end
+count_expected_rows(KEYS[1], added)
 return 1

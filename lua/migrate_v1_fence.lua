@@ -1,16 +1,34 @@
--- migrate_v1_fence: pause a v1 (BullMQ 5.x) queue for the migration, or resume it on abandon.
+-- migrate_v1_fence: pause a v1 (BullMQ 5.x) queue for the migration's last pass, or undo it.
 -- KEYS[1] <prefix>:<q>:meta
 -- KEYS[2] <prefix>:<q>:wait
 -- KEYS[3] <prefix>:<q>:paused
--- ARGV[1] op: pause | resume
+-- KEYS[4] <prefix>:<q>:id          the add counter: every v1 add INCRs it before it writes anything
+-- ARGV[1] op: pause | thaw | resume
+-- ARGV[2] the value the add counter holds while frozen
 -- Reply:  pause  -> {was_paused (0|1), LLEN paused}: as BullMQ's pause does, meta.paused is set (v1
---                   workers then fetch nothing, v1 producers add into paused, where the migration's
---                   re-sync finds them) and wait is handed to paused, oldest at the tail (RENAME, or
---                   RPOPLPUSH one by one behind jobs paused already holds), so the waiting jobs and
---                   the ones added during the fence are one list in serve order.
---         resume -> the number of jobs moved from paused back to wait: HDEL meta.paused and, as
---                   BullMQ's resume does, hand paused back to wait oldest-first (RPOPLPUSH), so
---                   jobs added during the fence keep their order behind the ones already waiting.
+--                   workers then fetch nothing) and wait is handed to paused, oldest at the tail
+--                   (RENAME, or RPOPLPUSH one by one behind jobs paused already holds), so the waiting
+--                   jobs are one list in serve order. The add counter (an integer, or absent) is saved
+--                   in meta field migrating-id and set to ARGV[2]: until retirement stamps the
+--                   tombstone over it, or a resume gives it back, a v1 add fails loudly (INCR of a
+--                   non-integer) instead of moving the source under the last pass.
+--         thaw   -> 1 when the add counter held ARGV[2] and got its saved value back (none when there
+--                   was none), else 0; the queue stays paused (it was paused before the migration).
+--         resume -> the number of jobs moved from paused back to wait: a thaw, HDEL meta.paused and,
+--                   as BullMQ's resume does, paused is handed back to wait oldest-first (RPOPLPUSH).
+local function thaw()
+  local saved = redis.call('HGET', KEYS[1], 'migrating-id')
+  redis.call('HDEL', KEYS[1], 'migrating-id')
+  if not saved or redis.call('GET', KEYS[4]) ~= ARGV[2] then
+    return 0
+  end
+  if saved == '' then
+    redis.call('DEL', KEYS[4])
+  else
+    redis.call('SET', KEYS[4], saved)
+  end
+  return 1
+end
 if ARGV[1] == 'pause' then
   local was = redis.call('HEXISTS', KEYS[1], 'paused')
   -- (a wait or paused of a wrong type is left alone: the plan reports it, nothing here can fail)
@@ -25,9 +43,19 @@ if ARGV[1] == 'pause' then
     while redis.call('RPOPLPUSH', KEYS[2], KEYS[3]) do
     end
   end
+  local t = redis.call('TYPE', KEYS[4])['ok']
+  local counter = t == 'string' and redis.call('GET', KEYS[4])
+  if t == 'none' or (counter and string.match(counter, '^%d+$')) then
+    redis.call('HSET', KEYS[1], 'migrating-id', counter or '')
+    redis.call('SET', KEYS[4], ARGV[2])
+  end
   return {was, redis.call('LLEN', KEYS[3])}
 end
+if ARGV[1] == 'thaw' then
+  return thaw()
+end
 if ARGV[1] == 'resume' then
+  thaw()
   redis.call('HDEL', KEYS[1], 'paused')
   local moved = 0
   while redis.call('RPOPLPUSH', KEYS[3], KEYS[2]) do

@@ -26,7 +26,8 @@
 --         retire  -> the number of keys deleted; 0 when the tombstone is already there. Deletes only
 --                    if the fingerprint is ARGV[2]: otherwise EMQSTATE (a producer or worker is still at
 --                    work) and nothing is deleted. Then the structures and the queue-level keys go,
---                    meta.version and the add counter get the tombstone (a v1 producer still adding
+--                    meta.version and the add counter get the tombstone, over the frozen one whose saved
+--                    value (meta.migrating-id) is dropped (a v1 producer still adding
 --                    then fails: INCR of a non-integer, instead of adding a job no migration sees).
 --                    O(members): the jobs themselves are retired by retire_jobs.
 --         retire_jobs -> {deleted, i...}: each job of KEYS[11..] whose digest is still the one v2 holds
@@ -170,6 +171,7 @@ if ARGV[1] == 'retire' then
   end
   redis.call('SET', KEYS[2], ARGV[3])
   redis.call('HSET', KEYS[1], 'version', ARGV[3])
+  redis.call('HDEL', KEYS[1], 'migrating-id')
   return deleted
 end
 if ARGV[1] == 'retire_jobs' then

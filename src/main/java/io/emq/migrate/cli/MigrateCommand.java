@@ -29,7 +29,8 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code emq-migrate migrate --source URI [--target URI] (--queue Q... | --all)}: runs the pending
- * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s).
+ * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s, and each
+ * retired queue's pause window: how long its v1 queue was paused).
  */
 final class MigrateCommand implements Command {
     /** The most queues {@code --parallel} runs at once. */
@@ -167,6 +168,7 @@ final class MigrateCommand implements Command {
         m.put("millis", r.millis());
         m.put("jobs", r.jobs());
         m.put("jobsPerSecond", Math.round(r.jobsPerSecond()));
+        m.put("pauseWindowMs", r.pauseWindowMs().orElse(null));
         return m;
     }
 
@@ -204,5 +206,7 @@ final class MigrateCommand implements Command {
         }
         out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), Sizes.count(jobs),
                 millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
+        results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
+                + " through the copy)%n", r.v1Queue(), ms)));
     }
 }

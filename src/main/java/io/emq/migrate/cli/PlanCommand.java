@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.Anomaly;
@@ -221,6 +222,8 @@ final class PlanCommand implements Command {
         }
         out.println("estimated v2 memory: " + Sizes.bytes(plan.estimatedBytes()) + "; dropped with the source: "
                 + Table.counts(plan.dropped()));
+        out.println("estimated v1 pause window: " + PauseWindow.estimateMs(snap) + " ms (v1 serves through the copy; it is"
+                + " paused from the last re-sync pass until the v2 queue serves)");
         out.println();
     }
 }

@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.DedupEntry;
@@ -99,6 +100,7 @@ final class PlanDocument {
         q.put("rebrandPreview", preview(plan.preview()));
         q.put("v2Keys", v2Keys(plan.v2Keys()));
         q.put("estimatedBytes", plan.estimatedBytes());
+        q.put("estimatedPauseMs", PauseWindow.estimateMs(snap));
         q.put("dropped", plan.dropped());
         q.put("activeLocks", locks(snap));
         q.put("schedulers", schedulers(snap.schedulers()));

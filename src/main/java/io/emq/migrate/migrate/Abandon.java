@@ -88,7 +88,8 @@ public final class Abandon {
         counts.put("v1-resumed", resumeSource(source, journal));
         for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, Expectations.PREFIX, StepHistory.PREFIX,
                 Journal.SCHEDULER_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
-                JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.FINGERPRINT.name())) {
+                JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.FINGERPRINT.name(), JournalHeader.V1_PAUSED_AT.name(),
+                JournalHeader.WINDOW_MS.name())) {
             journal.fieldsStartingWith(prefix, journal::forget);
         }
         journal.record(JournalHeader.STATE, MigrationState.ABANDONED);
@@ -96,13 +97,21 @@ public final class Abandon {
         return counts;
     }
 
-    /** v1 is resumed only if the migration paused it; jobs v1 producers added during the fence go back to wait. */
+    /**
+     * Undoes the pause of the last pass, if the migration got that far (v1 is live until then): the add
+     * counter gets its value back, and v1 is resumed unless it was paused before the migration (jobs
+     * waiting in paused go back to wait in order).
+     */
     private static long resumeSource(Wire source, Journal journal) {
         JournalHeader header = journal.header();
-        if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
+        if (header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
             return 0;
         }
         QueueRef q = QueueRef.of(header.get(JournalHeader.V1_PREFIX).orElseThrow(), header.get(JournalHeader.V1_NAME).orElseThrow());
+        if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
+            SourceFence.thaw(source, q);
+            return 0;
+        }
         SourceFence.resume(source, q);
         return 1;
     }

@@ -83,7 +83,9 @@ final class DedupAndSchedulers {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             TargetWrites w = new TargetWrites(m);
             for (int i = 0; i < batch.size(); i++) {
-                w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).orElseThrow().toString()), 0, true);
+                if (ids.get(i).isPresent()) { // none yet: added after the ids were minted (v1 live), left to the re-sync
+                    w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).get().toString()), 0, true);
+                }
             }
             w.flush();
         });

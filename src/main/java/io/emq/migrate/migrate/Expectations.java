@@ -4,14 +4,19 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.ScriptCall;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /** What each migrated job must look like after the migration: {@code r:<branded id>} = an {@link Expectation}. */
 public final class Expectations {
     static final String PREFIX = "r:";
+    /** The journal field that counts the expectations (the journal Lua keeps it; see {@link #count()}). */
+    static final String COUNT = "expected_rows";
 
     private final Journal journal;
 
@@ -50,11 +55,21 @@ public final class Expectations {
         });
     }
 
-    /** How many expectations the journal holds, by HSCAN (a field HSCAN gives twice counts twice). */
+    /**
+     * How many expectations the journal holds: its {@code expected_rows}, which the fenced journal
+     * scripts keep exact with every expectation they add or delete (one {@code HGET}). A journal begun
+     * before the counter has none: its expectations are counted once by HSCAN (each field once) and the
+     * count recorded, fenced, so the scripts keep it from then on.
+     */
     public long count() {
-        long[] n = {0};
-        journal.fieldsStartingWith(PREFIX, page -> n[0] += page.size());
-        return n[0];
+        Optional<String> kept = journal.text(COUNT);
+        if (kept.isPresent()) {
+            return Long.parseLong(kept.get());
+        }
+        Set<String> fields = new HashSet<>();
+        journal.fieldsStartingWith(PREFIX, page -> page.forEach(f -> fields.add(Replies.asText(f))));
+        journal.set(Map.of(COUNT, Long.toString(fields.size())));
+        return fields.size();
     }
 
     /** Deletes the expectations of these jobs, fenced by the lease token. */

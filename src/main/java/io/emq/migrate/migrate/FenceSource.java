@@ -1,7 +1,9 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.AnomalyKind;
+import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.Refusal;
@@ -11,22 +13,26 @@ import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.v1.V1State;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * V10: pause the v1 queue first (v1 workers then fetch nothing and v1 producers add into
- * {@code paused}), pause the v2 target until the migration ends, then read the source between two
- * equal fingerprints (so nothing changed unseen while it was read), refuse what the plan refuses,
- * wait out or refuse live locks, and record the fingerprint the snapshot shows. A refusal resumes
- * what this step paused, leaving both ends as they were.
+ * V10: the v1 queue keeps serving (it is paused only for the last pass, V120). Start watching the
+ * source's change feed (every key v1 writes from here on is told to the re-sync passes), record
+ * whether v1 was paused before, pause the v2 target until the migration ends, read the source once as
+ * it comes (producers and workers may move it meanwhile: the passes settle that), refuse what the plan
+ * refuses in what was read (live locks are v1 workers at work: the last pass waits for them), and
+ * record the read. A refusal resumes the v2 queue, leaving both ends as they were.
  */
 final class FenceSource implements Step {
     @Override
     public List<String> checkpoints() {
-        return List.of("header recorded", "v1 pause recorded", "v1 paused", "v2 paused", "source read", "fingerprint recorded");
+        return List.of("header recorded", "v1 pause recorded", "v2 paused", "source read", "fingerprint recorded");
     }
 
     @Override
@@ -39,8 +45,6 @@ final class FenceSource implements Step {
             m.journal.record(JournalHeader.V1_WAS_PAUSED, paused);
         }
         m.checkpoints.hit("v1 pause recorded");
-        SourceFence.pause(m.sourceWire, m.source);
-        m.checkpoints.hit("v1 paused");
         boolean v2Paused = TargetFence.pause(m.targetWire, m.keys, m.journal);
         if (m.journal.header().get(JournalHeader.V2_WAS_PAUSED).isEmpty()) {
             m.journal.record(JournalHeader.V2_WAS_PAUSED, v2Paused);
@@ -48,15 +52,13 @@ final class FenceSource implements Step {
         m.checkpoints.hit("v2 paused");
         String fingerprint;
         try {
-            fingerprint = m.readSource();
-            refuseWhatThePlanRefuses(m, m.snapshot());
-            fingerprint = awaitLocks(m, fingerprint);
+            fingerprint = m.readLiveSource();
+            refuseWhatThePlanRefuses(m);
         } catch (MigrationRefused refused) {
             unpause(m);
             throw refused;
         }
         m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
-        m.watching = true;
         m.checkpoints.hit("fingerprint recorded");
         Map<String, Long> counts = new LinkedHashMap<>();
         for (V1State s : V1State.LISTED) {
@@ -66,13 +68,10 @@ final class FenceSource implements Step {
     }
 
     /**
-     * Undoes the fence: resumes the v1 queue unless it was paused before, the v2 queue likewise, and
-     * lets go of the v2 fence (nothing else of the migration is on the target yet).
+     * Undoes the fence: resumes the v2 queue unless it was paused before, and lets go of the v2 fence
+     * (nothing else of the migration is on the target yet).
      */
     private static void unpause(QueueMigration m) {
-        if (!m.journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
-            SourceFence.resume(m.sourceWire, m.source);
-        }
         if (!m.journal.header().get(JournalHeader.V2_WAS_PAUSED).orElse(true)) {
             TargetFence.resume(m.targetWire, m.keys, m.journal);
         }
@@ -99,13 +98,27 @@ final class FenceSource implements Step {
         m.journal.record(header);
     }
 
-    /** The plan's refusals, except live locks (waited out below) and the name (settled by the Migrator). */
-    private static void refuseWhatThePlanRefuses(QueueMigration m, QueueSnapshot snap) {
-        List<Refusal> blocking = new Planner(m.options.planOptions()).plan(snap).refusals().stream()
-                .filter(r -> !r.lifted())
-                .map(PlannedRefusal::refusal)
-                .filter(r -> r.kind() != RefusalKind.LIVE_LOCK && r.kind() != RefusalKind.INVALID_QUEUE_NAME)
-                .toList();
+    /**
+     * Anomalies a read of a moving source can show for a moment: a job read in two lists while a worker
+     * moved it, a hash read before its listing while a producer added it.
+     */
+    private static final Set<AnomalyKind> PASSING = EnumSet.of(AnomalyKind.LISTED_TWICE, AnomalyKind.ORPHAN_HASH);
+
+    /**
+     * The plan's refusals, except live locks (waited for under the pause) and the name (settled by the
+     * Migrator). When the only ones are anomalies a moving read can show for a moment, the source is
+     * read again: they refuse only if the same keys show them again.
+     */
+    private static void refuseWhatThePlanRefuses(QueueMigration m) {
+        List<Refusal> blocking = blocking(m, m.snapshot());
+        if (!blocking.isEmpty() && onlyPassing(blocking, m.snapshot())) {
+            Set<Bytes> first = passingKeys(m.snapshot());
+            m.readLiveSource();
+            blocking = blocking(m, m.snapshot());
+            if (onlyPassing(blocking, m.snapshot()) && Collections.disjoint(first, passingKeys(m.snapshot()))) {
+                return;
+            }
+        }
         if (!blocking.isEmpty()) {
             Refusal first = blocking.get(0);
             throw new MigrationRefused(MigrationRefused.Kind.of(first.kind()), "queue " + m.source.display() + " is refused: "
@@ -114,23 +127,22 @@ final class FenceSource implements Step {
         }
     }
 
-    /** Waits up to --wait-for-locks for live v1 locks to lapse, re-reading the source; refuses otherwise. */
-    private static String awaitLocks(QueueMigration m, String fingerprint) {
-        long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
-        String current = fingerprint;
-        while (true) {
-            List<JobFacts> live = m.snapshot().jobs(V1State.ACTIVE).stream().filter(JobFacts::hasLiveLock).toList();
-            if (live.isEmpty()) {
-                return current;
-            }
-            if (System.nanoTime() >= deadline) {
-                throw new MigrationRefused(MigrationRefused.Kind.LIVE_LOCK, live.size() + " v1 jobs of " + m.source.display()
-                        + " are held by live workers (" + live.stream().limit(5).map(j -> j.id().display() + " lock "
-                        + j.lockTtlMs() + " ms").collect(Collectors.joining(", ")) + "): stop the v1 workers, or pass"
-                        + " --wait-for-locks DURATION to wait for the locks to lapse");
-            }
-            Sleep.millis(200);
-            current = m.readSource();
-        }
+    private static List<Refusal> blocking(QueueMigration m, QueueSnapshot snap) {
+        return new Planner(m.options.planOptions()).plan(snap).refusals().stream()
+                .filter(r -> !r.lifted())
+                .map(PlannedRefusal::refusal)
+                .filter(r -> r.kind() != RefusalKind.LIVE_LOCK && r.kind() != RefusalKind.INVALID_QUEUE_NAME)
+                .toList();
+    }
+
+    /** Whether nothing refuses but anomalies, each of a kind a moving read can show for a moment. */
+    private static boolean onlyPassing(List<Refusal> blocking, QueueSnapshot snap) {
+        return blocking.stream().allMatch(r -> r.kind() == RefusalKind.ANOMALIES) && snap.anomalies().stream()
+                .filter(a -> a.kind().disposition() == AnomalyKind.Disposition.REFUSE && a.kind() != AnomalyKind.INVALID_QUEUE_NAME)
+                .allMatch(a -> PASSING.contains(a.kind()));
+    }
+
+    private static Set<Bytes> passingKeys(QueueSnapshot snap) {
+        return snap.anomalies().stream().filter(a -> PASSING.contains(a.kind())).map(Anomaly::key).collect(Collectors.toSet());
     }
 }

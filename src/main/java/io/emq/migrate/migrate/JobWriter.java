@@ -17,6 +17,8 @@ import java.util.Optional;
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}).
+ * While v1 is live a job with no id yet (added after V20 minted) or no hash any more (finished or
+ * removed) is left to the re-sync passes; once v1 is paused, either is refused.
  */
 final class JobWriter {
     static final int BATCH = 256;
@@ -43,11 +45,15 @@ final class JobWriter {
         List<SourceFence.Job> read = SourceFence.read(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
+        boolean live = m.v1Live();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
+            Map<Bytes, Bytes> hash = read.get(i).hash();
+            if (live && (ids.get(i).isEmpty() || hash.isEmpty())) {
+                continue; // added after the ids were minted, or gone since the read: the re-sync passes settle it
+            }
             BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
                     + " has no branded id: the plan-identity step must run first"));
-            Map<Bytes, Bytes> hash = read.get(i).hash();
             if (hash.isEmpty()) {
                 throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(facts.id()).display()
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");

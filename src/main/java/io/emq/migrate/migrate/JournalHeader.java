@@ -43,8 +43,13 @@ public final class JournalHeader {
     /** Whether the v2 queue was paused before the migration paused it. */
     public static final Field<Boolean> V2_WAS_PAUSED = flag("v2_was_paused");
 
+    /** The instant (epoch ms) this migration paused the v1 queue for its last pass (the pause window starts). */
+    public static final Field<Long> V1_PAUSED_AT = number("v1_paused_at");
+    /** How long the v1 queue was paused (ms): from {@link #V1_PAUSED_AT} until the v2 queue serves. */
+    public static final Field<Long> WINDOW_MS = number("window-ms");
+
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            STARTED_ON, FINGERPRINT, PROVEN, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED);
+            STARTED_ON, FINGERPRINT, PROVEN, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
 
     private final Map<String, String> values;
 

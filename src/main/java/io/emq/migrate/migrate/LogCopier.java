@@ -50,7 +50,10 @@ final class LogCopier {
         m.checkpoints.hit("logs read");
         TargetWrites w = new TargetWrites(m);
         for (int i = 0; i < withLogs.size(); i++) {
-            String key = m.keys.job(ids.get(i).orElseThrow(), JobSub.LOGS);
+            if (ids.get(i).isEmpty()) {
+                continue; // added after the ids were minted (v1 live): the re-sync copies its logs with it
+            }
+            String key = m.keys.job(ids.get(i).get(), JobSub.LOGS);
             w.del(key).rpush(key, logs.get(i));
         }
         w.flush();

@@ -31,8 +31,8 @@ final class Migratable {
 
     /**
      * Jobs that become v2 rows (the plan's rule, {@link Planner#getsRow}), except a job a live v1 worker
-     * holds: it is never pending in v2 while it is held (the fence refuses or waits for such locks, and a
-     * re-sync that meets one refuses the queue).
+     * holds: it is never pending in v2 while it is held (the last pass, under the v1 pause, waits for such
+     * locks or refuses the queue).
      */
     static boolean getsRow(JobFacts j, MigrationOptions options) {
         return Planner.getsRow(j, options.acceptAnomalies()) && !held(j);

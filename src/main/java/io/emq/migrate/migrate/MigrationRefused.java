@@ -19,7 +19,7 @@ public final class MigrationRefused extends RuntimeException {
         /** This run's lease lapsed and another took it: this run wrote nothing after. */
         LEASE_LOST,
         LEASE_TOO_SHORT, FAILED_STEP, CHECKSUM, CONNECTION, ERROR, INTERRUPTED, VERIFICATION,
-        SOURCE_CHANGED, LIVE_WORKER, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
+        SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL;
 
         /** The kind as the reports spell it: {@code source-changed}, {@code live-lock}, … */

@@ -129,13 +129,13 @@ public final class Migrator {
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
-                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0));
+                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0, Optional.empty()));
                 continue;
             }
             Optional<String> taken = v2Names.conflict(q);
             if (taken.isPresent()) {
                 results.add(new MigrationResult(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED, Map.of(),
-                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0));
+                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0, Optional.empty()));
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
@@ -421,6 +421,15 @@ public final class Migrator {
             this.message = message;
         }
 
+        /** The window journaled when this queue retired (empty before, or when the target cannot be read). */
+        private Optional<Long> pauseWindow() {
+            try {
+                return m.journal.header().get(JournalHeader.WINDOW_MS);
+            } catch (RuntimeException unreachable) {
+                return Optional.empty();
+            }
+        }
+
         MigrationResult finish() {
             if (outcome == null) {
                 outcome = m.journal.header().get(JournalHeader.STATE).map(MigrationResult.Outcome::of).orElse(MigrationResult.Outcome.VERIFIED);
@@ -438,7 +447,7 @@ public final class Migrator {
             }
             long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
             return new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
-                    (System.nanoTime() - started) / 1_000_000, jobs);
+                    (System.nanoTime() - started) / 1_000_000, jobs, pauseWindow());
         }
     }
 

@@ -39,12 +39,16 @@ final class QueueMigration {
     final SourceFeed feed;
     /** This queue's watch on the feed, from its fence in this run on; empty when the feed cannot tell (see {@link Resync}). */
     Optional<SourceFeed.Watch> watch = Optional.empty();
+    /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
+    Optional<InLine> inLine = Optional.empty();
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
     private final Map<BrandedId, String> knownLanes = new HashMap<>();
-    /** Whether this run has watched the source since it fenced or re-synced it (see {@link Resync}). */
-    boolean watching;
+    /** Whether this run proved every journaled row (V110, or a whole proof in V120): then a pass under the pause proves only what it wrote. */
+    boolean provenThisRun;
+    /** Whether v1 is live: this migration has not paused it for its last pass yet (V120); read from the journal on first use. */
+    private Boolean v1Live;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
@@ -118,12 +122,42 @@ final class QueueMigration {
         return Optional.of(id);
     }
 
-    /** The source as last read; read on first use. */
+    /**
+     * The source as last read; read on first use (a re-run resuming mid-way): as it comes while v1 is
+     * live, between two equal fingerprints once this migration paused it.
+     */
     QueueSnapshot snapshot() {
-        if (snapshot == null) {
+        if (snapshot == null && v1Live()) {
+            readLiveSource();
+        } else if (snapshot == null) {
             readSource();
         }
         return snapshot;
+    }
+
+    boolean v1Live() {
+        if (v1Live == null) {
+            v1Live = journal.header().get(JournalHeader.V1_PAUSED_AT).isEmpty();
+        }
+        return v1Live;
+    }
+
+    /** From here on v1 is paused by this migration (the last pass, V120). */
+    void v1Paused() {
+        v1Live = false;
+    }
+
+    /**
+     * Reads the source once, as it comes, while v1 producers and workers run: a job may be listed as it
+     * was before or after a move, or be missing a moment; the passes after the pause settle every such
+     * job exactly. Returns no fingerprint (""): a moving source has none worth measuring (the measure is
+     * O(members) on the server), and nothing destructive is ever checked against a live read.
+     */
+    String readLiveSource() {
+        snapshot = null;
+        snapshot = new QueueSnapshotReader(sourceWire.client(), sourceKeys).withoutPayloadDigests().read(source);
+        checkpoints.hit("source read");
+        return "";
     }
 
     /**

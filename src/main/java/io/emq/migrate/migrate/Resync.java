@@ -17,32 +17,34 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Brings the v2 queue in line with its v1 source as it is now: the catch-up, and every pass before
- * retirement. It reads the source between two equal fingerprints, then, against the journal:
- * jobs added since are minted ids above the high-water mark in serve order and written; jobs whose
- * v2 state or attempts no longer match their v1 state (promoted, retried, failed, stalled), or whose
- * v1 digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
- * longer holds as rows (removed, completed, taken by a worker) are removed from
- * v2; logs, dedup keys, schedulers and the completed count follow; the journal records the fingerprint
- * the pass brought v2 in line with (and that no verification has proven it yet). A v2 row the v2 runtime claimed meanwhile is never overwritten or
- * removed: the queue is refused instead ({@code out-of-line}, with {@code abandon} as the way back).
+ * Brings the v2 queue in line with its v1 source as it is now: the live catch-up (V100), and the last
+ * passes under the v1 pause (V120). It reads the source (as it comes while v1 is live, between two
+ * equal fingerprints once paused), then, against the journal: jobs added since are minted ids above
+ * the high-water mark in serve order and written; jobs whose v2 state or attempts no longer match
+ * their v1 state (promoted, retried, failed, stalled, taken or finished by a v1 worker), or whose v1
+ * digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
+ * longer holds as rows (removed, completed, held by a worker) are removed from v2; logs, dedup keys,
+ * schedulers and the completed count follow; the journal records the fingerprint the pass brought v2
+ * in line with (and that no verification has proven it yet). The v2 queue is paused throughout, so
+ * a v1 worker's moves are simply applied: v2 never served the job. A v2 row the v2 runtime claimed
+ * meanwhile is never overwritten or removed: the queue is refused instead ({@code out-of-line}, with
+ * {@code abandon} as the way back).
  *
- * <p>A pass also watches for v1 workers: a job held under a live lock, or a migrated job a worker took
- * out of the pending states (into active, completed or failed). Seen while this run watches the
- * source (since its own fence, or its previous pass), that is a live worker: the queue is refused
- * ({@code live-worker}) unless {@code --wait-for-locks} gives the workers time to stop. Seen by the
- * first pass of a re-run with no lock alive, those moves happened while no migrator watched and are
- * simply applied.
+ * <p>Under the pause a job still held under a live v1 lock (a worker took it just before) is waited
+ * for up to {@code --wait-for-locks}, then refused ({@code live-lock}): the last pass must see where
+ * it ends.
  */
 final class Resync {
     /**
-     * What one pass did, and the fingerprint of the source it brought v2 in line with: how many jobs it
-     * re-read (digested), and how many keys the change feed told were written since the pass before
-     * (-1 for a full pass, which re-reads every job).
+     * What one pass did, and the fingerprint of the source it brought v2 in line with: the rows it wrote,
+     * how many jobs it re-read (digested), how many it looked up in the journal, how many keys the change
+     * feed told were written since the pass before (-1 for a full pass, which re-reads every job), and the
+     * jobs held under a live v1 lock.
      */
-    record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long feedKeys, List<String> workers) {
-        boolean changedAnything() {
-            return added + rewritten + removed > 0;
+    record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
+                List<BrandedId> written, List<String> held) {
+        long changed() {
+            return added + rewritten + removed;
         }
 
         Map<String, Long> counts() {
@@ -51,6 +53,7 @@ final class Resync {
             c.put("rewritten", rewritten);
             c.put("removed", removed);
             c.put("re-read", reread);
+            c.put("looked-up", lookedUp);
             c.put(feedKeys < 0 ? "full-pass" : "delta-keys", feedKeys < 0 ? 1 : feedKeys);
             return c;
         }
@@ -68,23 +71,23 @@ final class Resync {
     private Resync() {
     }
 
-    /** Passes until one finds no live worker (waiting up to --wait-for-locks), or refuses {@code live-worker}. */
+    /**
+     * One pass while v1 is live; under the pause, passes until one finds no job held by a live v1 worker
+     * (waiting up to --wait-for-locks), or refuses {@code live-lock}.
+     */
     static Pass run(QueueMigration m) {
         long deadline = System.nanoTime() + m.options.waitForLocks().toNanos();
         while (true) {
-            boolean watching = m.watching;
             Pass pass = pass(m);
-            m.watching = true;
-            boolean live = pass.workers().stream().anyMatch(w -> w.endsWith("(locked)"));
-            if (pass.workers().isEmpty() || (!watching && !live)) {
+            if (m.v1Live() || pass.held().isEmpty()) {
                 return pass;
             }
             if (System.nanoTime() >= deadline) {
-                throw new MigrationRefused(MigrationRefused.Kind.LIVE_WORKER, "v1 workers are still running on " + m.source.display() + ": "
-                        + pass.workers().size() + " jobs taken since the fence (" + String.join(", ",
-                        pass.workers().subList(0, Math.min(5, pass.workers().size()))) + "); stop the v1 workers, then"
-                        + " re-run (or pass --wait-for-locks DURATION to wait for them); nothing was deleted, and no"
-                        + " job a worker took is pending in v2");
+                throw new MigrationRefused(MigrationRefused.Kind.LIVE_LOCK, "v1 workers still hold jobs of " + m.source.display()
+                        + " after it was paused: " + pass.held().size() + " jobs (" + String.join(", ",
+                        pass.held().subList(0, Math.min(5, pass.held().size()))) + "); let them finish (pass"
+                        + " --wait-for-locks DURATION to wait for them) or stop the v1 workers, then re-run; nothing was"
+                        + " deleted, v1 is resumed, and no job a worker holds is pending in v2");
             }
             Sleep.millis(200);
         }
@@ -93,9 +96,11 @@ final class Resync {
     /**
      * One pass: read, compare with the journal, write the difference. With the change feed intact since
      * the pass before (or since this run's fence, for the first), only the jobs whose keys it told were
-     * written are re-read and digested; the listings, states and attempts are compared for every job as
-     * always. Without it (no feed, a broken one, a re-run) every job is re-read. A pass that fails spoils
-     * the watch: what it drained was not acted on, so only full passes follow.
+     * written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
+     * touched or read in another state or with other attempts than that pass read them ({@link InLine}), and
+     * new ones, are looked up in the journal: the others still match the expectations that pass left them.
+     * Without it (no feed, a broken one, a re-run) every job is looked up and re-read. A pass that fails
+     * spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
@@ -108,14 +113,25 @@ final class Resync {
     }
 
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
-        String fingerprint = m.readSource();
+        Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
+        m.inLine = Optional.empty();
+        String fingerprint = m.v1Live() ? m.readLiveSource() : m.readSource();
         QueueSnapshot snap = m.snapshot();
+        InLine after = new InLine();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
-        List<String> workers = new ArrayList<>();
         long[] matched = {0};
         long[] reread = {0};
-        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, batch -> {
+        long[] lookedUp = {0};
+        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
+            all.forEach(after::add);
+            List<JobFacts> batch = before.isEmpty() ? all : all.stream()
+                    .filter(j -> !before.get().holds(j) || changes.get().touched(m.source.jobKey(j.id()))).toList();
+            matched[0] += all.size() - batch.size();
+            lookedUp[0] += batch.size();
+            if (batch.isEmpty()) {
+                return;
+            }
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
             Map<Integer, String> digests = digests(m, batch, ids, changes);
@@ -130,15 +146,12 @@ final class Resync {
                     fresh.add(job);
                 } else if (e == null || !job.state().becomes().map(e::is).orElse(false) || e.attempts() != job.attempts()
                         || !(e.source().isEmpty() || !digests.containsKey(i) || e.source().equals(digests.get(i)))) {
-                    if (e != null && e.is(V2State.PENDING) && job.state() == V1State.FAILED) {
-                        workers.add(job.id().display() + " (failed)");
-                    }
                     changed.add(job);
                 }
             }
         });
-        snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).forEach(j -> workers.add(j.id().display() + " (locked)"));
-        Map<BrandedId, Expectation> gone = gone(m, snap, matched[0], workers);
+        List<String> held = snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).map(j -> j.id().display() + " (locked)").toList();
+        Map<BrandedId, Expectation> gone = gone(m, snap, matched[0]);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
@@ -148,14 +161,17 @@ final class Resync {
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);
         JobWriter.write(m, rows);
+        List<BrandedId> written = m.journal.ids().lookupV1(rows.stream().map(j -> j.id().raw()).toList()).stream()
+                .flatMap(Optional::stream).toList();
         remove(m, gone);
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(new JournalHeader.Write().set(JournalHeader.FINGERPRINT, fingerprint).set(JournalHeader.PROVEN, ""));
         m.checkpoints.hit("pass recorded");
-        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0],
-                changes.map(c -> (long) c.keys()).orElse(-1L), workers);
+        m.inLine = Optional.of(after);
+        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
+                changes.map(c -> (long) c.keys()).orElse(-1L), written, held);
     }
 
     /**
@@ -200,32 +216,22 @@ final class Resync {
      * The journaled rows whose v1 job no longer gets a row (removed, completed, held by a worker). Only
      * looked for when fewer of the snapshot's rows matched an expectation than the journal holds.
      */
-    private static Map<BrandedId, Expectation> gone(QueueMigration m, QueueSnapshot snap, long matched, List<String> workers) {
+    private static Map<BrandedId, Expectation> gone(QueueMigration m, QueueSnapshot snap, long matched) {
         Map<BrandedId, Expectation> gone = new LinkedHashMap<>();
         if (m.journal.expectations().count() <= matched) {
             return gone;
         }
         IdSet rows = new IdSet();
-        IdSet completed = new IdSet();
         Migratable.rows(snap, m.options).forEach(j -> rows.add(j.id()));
-        snap.jobs(V1State.COMPLETED).forEach(j -> completed.add(j.id()));
         List<BrandedId> candidates = new ArrayList<>();
-        Map<BrandedId, Bytes> v1Of = new LinkedHashMap<>();
         m.journal.ids().forEach((id, v1) -> {
-            Bytes v1Id = Bytes.of(v1);
-            if (!rows.contains(v1Id)) {
+            if (!rows.contains(Bytes.of(v1))) {
                 candidates.add(id);
-                v1Of.put(id, v1Id);
             }
         });
         for (int from = 0; from < candidates.size(); from += LOOKUP) {
             gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + LOOKUP))));
         }
-        gone.forEach((id, e) -> {
-            if (completed.contains(v1Of.get(id))) {
-                workers.add(v1Of.get(id).display() + " (completed)");
-            }
-        });
         return gone;
     }
 

@@ -9,31 +9,44 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * V120, only after proof, in three parts.
+ * V120, the v1 pause window, then retirement, in four parts.
  *
- * <p>The structures: one script deletes the v1 structures and stamps the tombstone only if the
- * source's fingerprint (every member of every structure, in order, and the add counter) is still the
- * one the last re-sync pass brought v2 in line with and a verification proved. When the last
- * verification proved the pass now recorded, that is tried first as it stands; otherwise, and whenever
- * the fingerprint moved, a re-sync pass ({@link Resync}) and the proof ({@link Verification}) run
- * first, up to {@link #PASSES} times; then the queue is refused, naming what kept moving, with
- * nothing deleted. From the tombstone on, a v1 producer fails loudly (the add counter and
- * {@code meta.version} hold it) instead of adding a job no migration sees.
+ * <p>The pause: the instant is journaled ({@code v1_paused_at}), then the v1 queue is paused as
+ * BullMQ's pause does (v1 workers fetch nothing more) and its add counter frozen (a v1 add fails
+ * loudly from here on: the tombstone takes over from the freeze; see {@code migrate_v1_fence.lua}).
+ * A refusal before the tombstone gives both back (v1 serves again, nothing deleted); so does
+ * {@code abandon} after a crash mid-window.
+ *
+ * <p>The structures: a re-sync pass ({@link Resync}: an exact read of the whole source, O(jobs), of
+ * which only the job hashes the change feed reports are digested again, and only those, new jobs and
+ * jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
+ * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
+ * were proven at V110 while v1 served; see {@link Verification#proveWritten}); then one script deletes
+ * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every
+ * structure, in order, and the add counter) is still the one that pass read. The fingerprint, not the
+ * feed, guards this instant: it is one atomic step on the server, where a feed drain and the deletion
+ * would be two (the measure is O(members) in one script: 1.5 s of a 26.5 s window at a million jobs,
+ * bench/RESULTS.md; the exact read before it costs ten times more). With v1 paused and its add counter
+ * frozen, it moves only when something bypasses BullMQ's pause (a worker that ignores it, a writer of
+ * its own); then a pass and its proof run again, up to {@link #PASSES} times, then the queue is refused
+ * with nothing deleted.
+ *
+ * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
+ * ({@code window-ms}): v2 serves from here.
  *
  * <p>The jobs: a batch at a time, each job's hash and logs are deleted in one script only while its
  * digest is still the one v2 holds (the journal's expectation). A job edited since the pass (data,
  * progress, logs) is copied again from the source as read before the tombstone, then retired; one
- * that keeps changing, or that this run cannot copy again, is refused with its hash kept.
- *
- * <p>The rest: every other key of the queue (subkeys, completed jobs, dedup keys, scheduler records)
- * is deleted in batches, {@code meta} kept as the tombstone and the add counter left holding it. The
- * v2 queue is resumed unless either side was paused before, and the v2 fence is released.
+ * that keeps changing, or that this run cannot copy again, is refused with its hash kept. Then every
+ * other key of the queue (subkeys, completed jobs, dedup keys, scheduler records) is deleted in
+ * batches, {@code meta} kept as the tombstone and the add counter left holding it.
  */
 final class RetireSource implements Step {
     static final int PASSES = 5;
@@ -44,8 +57,9 @@ final class RetireSource implements Step {
 
     @Override
     public List<String> checkpoints() {
-        return Stream.of(Resync.CHECKPOINTS, List.of("verified, not yet recorded", "before retire", "source moved at retire",
-                "structures deleted", "job keys deleted", "source deleted")).flatMap(List::stream).toList();
+        return Stream.of(List.of("pause recorded", "v1 paused"), Resync.CHECKPOINTS, List.of("verified, not yet recorded",
+                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "job keys deleted",
+                "source deleted")).flatMap(List::stream).toList();
     }
 
     @Override
@@ -53,22 +67,60 @@ final class RetireSource implements Step {
         Optional<byte[]> version = Optional.ofNullable(m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(),
                 List.of(Utf8.bytes("version"))).get(0));
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
-        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0) : retireStructures(m);
+        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of()) : pauseAndRetireStructures(m);
         m.checkpoints.hit("structures deleted");
         m.watch.ifPresent(SourceFeed.Watch::end);
+        JournalHeader header = m.journal.header();
+        if (!header.get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
+            TargetFence.resume(m.targetWire, m.keys, m.journal);
+        }
+        long window = header.get(JournalHeader.WINDOW_MS).orElseGet(() ->
+                System.currentTimeMillis() - header.get(JournalHeader.V1_PAUSED_AT).orElseThrow());
+        m.journal.record(JournalHeader.WINDOW_MS, window);
+        m.checkpoints.hit("v2 resumed");
         long jobs = retireJobs(m, stamp.before());
         long keys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
-        if (!m.journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !m.journal.header().get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
-            TargetFence.resume(m.targetWire, m.keys, m.journal);
-        }
         TargetFence.release(m.targetWire, m.keys, m.journal);
         m.journal.record(JournalHeader.STATE, MigrationState.RETIRED);
-        return Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys);
+        Map<String, Long> counts = new LinkedHashMap<>();
+        stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
+        counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys, "window-ms", window));
+        return counts;
     }
 
-    /** What stamping the tombstone deleted, and the source as read for the fingerprint it checked (empty when an earlier run stamped it). */
-    private record Stamped(Optional<QueueSnapshot> before, long structures) {
+    /**
+     * Pauses v1 (journaled first, so a crash in between is undone by abandon) and retires its
+     * structures; a refusal before the tombstone resumes v1 (thaws its add counter only, when it was
+     * paused before the migration) and forgets the pause, v1 serving again as it did.
+     */
+    private static Stamped pauseAndRetireStructures(QueueMigration m) {
+        if (m.journal.header().get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
+            m.journal.record(JournalHeader.V1_PAUSED_AT, System.currentTimeMillis());
+        }
+        m.checkpoints.hit("pause recorded");
+        m.v1Paused();
+        SourceFence.pause(m.sourceWire, m.source);
+        m.checkpoints.hit("v1 paused");
+        try {
+            return retireStructures(m);
+        } catch (MigrationRefused refused) {
+            if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
+                SourceFence.thaw(m.sourceWire, m.source);
+            } else {
+                SourceFence.resume(m.sourceWire, m.source);
+            }
+            m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name())));
+            throw refused;
+        }
+    }
+
+    /**
+     * What stamping the tombstone deleted, the source as read for the fingerprint it checked and the
+     * counts of the last pass under the pause (empty when an earlier run stamped it; no pass when the
+     * proven fingerprint held).
+     */
+    private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass) {
     }
 
     /**
@@ -77,12 +129,15 @@ final class RetireSource implements Step {
      */
     private static Stamped retireStructures(QueueMigration m) {
         String first = m.journal.header().get(JournalHeader.FINGERPRINT).orElse("");
+        Map<String, Long> last = Map.of();
         for (int pass = 0; pass < PASSES; pass++) {
             JournalHeader header = m.journal.header();
             String fingerprint = header.get(JournalHeader.FINGERPRINT).orElse("");
             if (pass > 0 || fingerprint.isEmpty() || !fingerprint.equals(header.get(JournalHeader.PROVEN).orElse(""))) {
-                fingerprint = Resync.run(m).fingerprint();
-                Verification.prove(m);
+                Resync.Pass synced = Resync.run(m);
+                fingerprint = synced.fingerprint();
+                Verification.proveWritten(m, synced);
+                last = synced.counts();
             }
             QueueSnapshot snapshot = m.snapshot();
             m.checkpoints.hit("before retire");
@@ -91,7 +146,7 @@ final class RetireSource implements Step {
                 continue;
             }
             try {
-                return new Stamped(Optional.of(snapshot), SourceFence.retire(m.sourceWire, m.source, fingerprint, queueLevelKeys(m)));
+                return new Stamped(Optional.of(snapshot), SourceFence.retire(m.sourceWire, m.source, fingerprint, queueLevelKeys(m)), last);
             } catch (EmqWireException.State changed) {
                 m.checkpoints.hit("source moved at retire");
             }

@@ -16,6 +16,8 @@ import java.util.Map;
 /** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint, read its jobs with their digests, retire it. */
 final class SourceFence {
     static final String TOMBSTONE = "echomq:2.0.0-migrated";
+    /** What the add counter holds while the migration's last pass runs: a v1 add fails until retirement or a resume. */
+    static final String FROZEN = "echomq:2.0.0-migrating";
     /** The structures whose cardinality, with the id counter, make the fingerprint (order matters to the script). */
     static final List<String> FINGERPRINTED = List.of("wait", "paused", "active", "prioritized", "delayed",
             "waiting-children", "failed", "completed");
@@ -23,12 +25,26 @@ final class SourceFence {
     private SourceFence() {
     }
 
+    /**
+     * Pauses the v1 queue and freezes its add counter (see {@code migrate_v1_fence.lua}): v1 workers fetch
+     * nothing more and a v1 add fails loudly until retirement, so the last pass and the atomic retirement
+     * see a source that holds still however busy its producers are.
+     */
     static List<?> pause(Wire source, QueueRef q) {
-        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("pause")), Replies::asList));
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("pause"),
+                Utf8.bytes(FROZEN)), Replies::asList));
     }
 
+    /** Gives a frozen add counter its value back; the queue stays paused (it was paused before the migration). */
+    static void thaw(Wire source, QueueRef q) {
+        source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("thaw"), Utf8.bytes(FROZEN)),
+                Replies::asLong));
+    }
+
+    /** Thaws the add counter and resumes the v1 queue; jobs added while it was paused go back to wait in order. */
     static long resume(Wire source, QueueRef q) {
-        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume")), Replies::asLong));
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume"),
+                Utf8.bytes(FROZEN)), Replies::asLong));
     }
 
     /**
@@ -130,7 +146,7 @@ final class SourceFence {
     }
 
     private static List<byte[]> fenceKeys(QueueRef q) {
-        return List.of(q.key(QueueStructure.META).raw(), q.key("wait").raw(), q.key("paused").raw());
+        return List.of(q.key(QueueStructure.META).raw(), q.key("wait").raw(), q.key("paused").raw(), q.key("id").raw());
     }
 
     private static List<byte[]> sourceKeys(QueueRef q, List<byte[]> moreKeys) {

@@ -35,6 +35,8 @@ import redis.clients.jedis.resps.Tuple;
  */
 public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
+    /** How far each chunk of a list reaches back toward its tail (see {@code readList}). */
+    static final int OVERLAP = 250;
     static final int JOB_BATCH = 1000;
     static final long PAYLOAD_BATCH_BYTES = 8L << 20;
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
@@ -214,15 +216,27 @@ public final class QueueSnapshotReader {
 
         /**
          * A list in serve order: from its tail, in chunks addressed from the tail (negative indices), so
-         * a concurrent LPUSH (how v1 adds) neither shifts nor repeats what is still to be read; any
-         * other change while reading is caught by the fingerprints around a migration's read.
-         * {@code 0:} markers of BullMQ 4.x are counted, not listed.
+         * a concurrent LPUSH (how v1 adds) neither shifts nor repeats what is still to be read. A v1
+         * worker popping the tail meanwhile shifts the list toward it: each chunk also reaches
+         * {@link #OVERLAP} entries back toward the tail and resumes after the last id read (the whole tail
+         * side is read again when that id moved further), so a read of a live source misses no job that
+         * stays listed; any other change while reading is caught by the fingerprints around a
+         * migration's exact read, or settled by its re-sync passes. {@code 0:} markers of BullMQ 4.x are
+         * counted, not listed.
          */
         private void readList(Bytes key) {
             listedIds.reserve(jedis.llen(key.raw()));
-            for (long fromTail = 0; ; fromTail += ID_CHUNK) {
-                List<byte[]> chunk = jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -(fromTail + 1));
-                for (int i = chunk.size() - 1; i >= 0; i--) {
+            byte[] last = null;
+            for (long fromTail = 0; ; ) {
+                long nearest = Math.max(1, fromTail + 1 - OVERLAP);
+                List<byte[]> chunk = jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -nearest);
+                int after = after(chunk, last);
+                if (after < 0) {
+                    nearest = 1;
+                    chunk = jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -1);
+                    after = Math.max(0, after(chunk, last));
+                }
+                for (int i = chunk.size() - 1 - after; i >= 0; i--) {
                     byte[] id = chunk.get(i);
                     if (startsWith(id, ZERO_MARKER.raw())) {
                         legacyMarkers++;
@@ -230,10 +244,25 @@ public final class QueueSnapshotReader {
                         listedIds.add(id);
                     }
                 }
-                if (chunk.size() < ID_CHUNK) {
+                if (chunk.size() < fromTail + ID_CHUNK - nearest + 1) {
                     return;
                 }
+                last = chunk.get(0);
+                fromTail = nearest + chunk.size() - 1;
             }
+        }
+
+        /** How many entries of a chunk, from its tail end, were read before (up to and with {@code last}); -1 when it is not there. */
+        private static int after(List<byte[]> chunk, byte[] last) {
+            if (last == null) {
+                return 0;
+            }
+            for (int i = chunk.size() - 1; i >= 0; i--) {
+                if (Arrays.equals(chunk.get(i), last)) {
+                    return chunk.size() - i;
+                }
+            }
+            return -1;
         }
 
         private void readZset(Bytes key) {

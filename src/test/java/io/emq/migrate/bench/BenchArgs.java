@@ -4,12 +4,13 @@ import java.util.Set;
 
 /**
  * The options the bench mains share: {@code --target URI} (a server to use instead of one the bench
- * starts), {@code --jobs N}, {@code --rounds R}; each main names the ones it takes, anything else is
- * refused.
+ * starts), {@code --jobs N}, {@code --rounds R}, {@code --producer RATE} (v1 adds a second during the
+ * run, 0: none); each main names the ones it takes, anything else is refused.
  */
-record BenchArgs(String target, int jobs, int rounds) {
+record BenchArgs(String target, int jobs, int rounds, int producer) {
     static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
         String target = null;
+        int producer = 0;
         for (int i = 0; i < args.length; i++) {
             if (!taken.contains(args[i]) || i + 1 == args.length) {
                 throw new IllegalArgumentException("unknown argument or missing value: " + args[i] + " (takes " + taken + ")");
@@ -18,9 +19,10 @@ record BenchArgs(String target, int jobs, int rounds) {
                 case "--target" -> target = args[++i];
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--producer" -> producer = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        return new BenchArgs(target, jobs, rounds);
+        return new BenchArgs(target, jobs, rounds, producer);
     }
 }

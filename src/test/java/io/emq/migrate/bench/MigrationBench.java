@@ -5,6 +5,7 @@ import static io.emq.migrate.bench.BenchSetup.secs;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
@@ -30,6 +31,9 @@ import redis.clients.jedis.UnifiedJedis;
  * pools' peaks, the most in use after any collection (garbage of the old generation included), and
  * the most in use after a full collection forced every {@value #FULL_GC_EVERY_SECONDS} s, per job above what
  * was in use before the migration started.
+ * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
+ * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
+ * refused (from the pause on), and checks every job exactly once in v2.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
@@ -38,7 +42,7 @@ public final class MigrationBench {
     static final int FULL_GC_EVERY_SECONDS = 5;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs"), 1_000_000, 0);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
@@ -56,24 +60,45 @@ public final class MigrationBench {
             long before = LiveHeap.afterFullGc();
             LiveHeap.watch(FULL_GC_EVERY_SECONDS);
             Map<String, Long> stepMs = new LinkedHashMap<>();
+            Map<String, Long> windowAt = new LinkedHashMap<>();
             Migrator migrator = new Migrator(Wire.unfenced(client), Wire.open(client), uri, MigrationOptions.defaults(),
-                    Checkpoints.none()).listener(new Migrator.Listener() {
+                    Checkpoints.observed((version, where) -> {
+                        if (version == 120) {
+                            windowAt.putIfAbsent(where, System.nanoTime());
+                        }
+                    })).listener(new Migrator.Listener() {
                         public void stepStarted(String queue, StepDefinition step) {
                         }
 
                         public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
                             String name = "V" + step.version() + " " + step.description();
                             stepMs.put(name, ms);
-                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%s%n", name, ms, step.version() == 100
+                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%s%n", name, ms, step.version() == 100 || step.version() == 120
                                     ? "     (" + counts + ")" : "");
                         }
                     });
+            System.out.println("load average before the migration: " + BenchSetup.loadAverage());
             long m0 = System.nanoTime();
-            List<MigrationResult> results = migrator.migrate(List.of("bull"), List.of("bench"));
+            Producer producer = new Producer(uri, options.producer());
+            List<MigrationResult> results;
+            try {
+                results = migrator.migrate(List.of("bull"), List.of("bench"));
+            } finally {
+                producer.stop();
+            }
             double migrated = jobs / secs(m0);
             if (!results.get(0).ok()) {
                 throw new IllegalStateException("migration did not finish: " + results.get(0));
             }
+            long window = results.get(0).pauseWindowMs().orElseThrow();
+            System.out.printf(Locale.ROOT, "v1 paused %d ms of the %d ms run (window/run %.3f); producer at %d/s: %d adds"
+                    + " taken, %d refused (frozen from the pause, then the tombstone)%n", window, results.get(0).millis(),
+                    window / (double) results.get(0).millis(), options.producer(), producer.added, producer.refused);
+            System.out.println("  inside V120, ms from the v1 pause to the first hit of each checkpoint: " + sincePause(windowAt));
+            List<String> problems = LiveV1.exactlyOnce(client, "bench", jobs + producer.added);
+            System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
+                    + (problems.isEmpty() ? "ok" : "FAILED " + problems));
+            System.out.println("load average after: " + BenchSetup.loadAverage());
             long peak = BenchSetup.peakHeapMiB();
             long live = LiveHeap.peakMiB();
             long absorb = stepMs.getOrDefault("V30 absorb pending", 0L);
@@ -92,6 +117,56 @@ public final class MigrationBench {
             long most = LiveHeap.peakAfterFullGc();
             System.out.printf(Locale.ROOT, "live heap after a full GC every %d s: at most %d MiB, %.1f bytes a job above the %d MiB"
                     + " in use before the migration%n", FULL_GC_EVERY_SECONDS, most >> 20, (double) (most - before) / jobs, before >> 20);
+        }
+    }
+
+    /** Each checkpoint's first hit, in ms from "v1 paused" (those hit before it left out). */
+    static Map<String, Long> sincePause(Map<String, Long> at) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        Long paused = at.get("v1 paused");
+        at.forEach((where, t) -> {
+            if (paused != null && t >= paused) {
+                out.put(where, (t - paused) / 1_000_000);
+            }
+        });
+        return out;
+    }
+
+    /** A v1 producer adding {@code rate} jobs a second on its own connection until stopped; counts adds taken and refused. */
+    static final class Producer {
+        private final Thread thread;
+        private volatile boolean stop;
+        volatile long added;
+        volatile long refused;
+
+        Producer(String uri, int rate) {
+            thread = new Thread(() -> {
+                try (UnifiedJedis c = Endpoint.parse(uri).open()) {
+                    long t0 = System.nanoTime();
+                    for (long n = 0; !stop; n++) {
+                        long due = t0 + n * 1_000_000_000L / rate;
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        }
+                        if (LiveV1.add(c, "bench").isPresent()) {
+                            added++;
+                        } else {
+                            refused++;
+                        }
+                    }
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "v1-producer");
+            if (rate > 0) {
+                thread.start();
+            }
+        }
+
+        void stop() throws InterruptedException {
+            stop = true;
+            thread.join();
         }
     }
 

@@ -72,6 +72,30 @@ class JournalTest {
     }
 
     @Test
+    void theExpectationCountIsKeptExactByTheScriptsThatWriteAndForgetAndAnOldJournalIsCountedOnce() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "counted");
+        j.lease().acquire("m1", 10_000);
+        Expectation e = new Expectation("pending", 0, "", "", "a");
+        j.expectations().forget(List.of(BrandedId.job(9)));
+        assertEquals(0, j.expectations().count(), "a new journal starts counted at 0; forgetting an absent row counts nothing");
+        Wire.open(SERVER.client()).eval(j.expectations().call(Map.of(BrandedId.job(1), e, BrandedId.job(2), e)));
+        j.set(Map.of("r:" + BrandedId.job(2), e.render(), "lane:x", ""));
+        assertEquals(2, j.expectations().count(), "a row written again and a field of another family are not counted");
+        j.expectations().forget(List.of(BrandedId.job(1), BrandedId.job(3)));
+        assertEquals(1, j.expectations().count());
+
+        // a journal begun before the counter: counted by HSCAN once, then kept
+        SERVER.client().hdel(j.key(), Expectations.COUNT);
+        j.set(Map.of("r:" + BrandedId.job(4), e.render()));
+        assertEquals(Optional.empty(), j.text(Expectations.COUNT), "without the counter the scripts do not start one");
+        assertEquals(2, j.expectations().count());
+        assertEquals(Optional.of("2"), j.text(Expectations.COUNT), "the count is recorded");
+        j.expectations().forget(List.of(BrandedId.job(2)));
+        assertEquals(1, j.expectations().count());
+        assertEquals(1, SERVER.client().hkeys(j.key()).stream().filter(f -> f.startsWith("r:")).count());
+    }
+
+    @Test
     void aBatchOfRowsIsWrittenAsIfOneByOneAndARerunLeavesTheSameRows() {
         Wire wire = Wire.open(SERVER.client());
         io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("rows");
@@ -206,7 +230,7 @@ class JournalTest {
         Map<String, String> raw = new java.util.HashMap<>(SERVER.client().hgetAll(j.key()));
         raw.keySet().removeIf(field -> field.startsWith("lock_"));
         assertEquals(Map.of("state", "running", "policy", "data", "id_base", "7", "v1_was_paused", "1",
-                "v2_was_paused", "0", "lane_from", "name"), raw);
+                "v2_was_paused", "0", "lane_from", "name", "expected_rows", "0"), raw);
         JournalHeader header = j.header();
         assertEquals(Optional.of(MigrationState.RUNNING), header.get(JournalHeader.STATE));
         assertEquals(Optional.of(PayloadPolicy.DATA), header.get(JournalHeader.POLICY));

@@ -72,17 +72,27 @@ class LiveSourceTest {
     }
 
     @Test
-    void jobsAddedRightAfterTheV1PauseAreMigratedInServeOrder() {
+    void jobsAddedWhileV1ServesAreMigratedInServeOrderAndAddsInThePauseWindowFailLoudly() {
         boolean[] once = {false};
+        List<Boolean> addsInTheWindow = new java.util.ArrayList<>();
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 10 && where.equals("v1 paused") && !once[0]) {
+            if (version == 10 && where.equals("v2 paused") && !once[0]) {
                 once[0] = true;
+                assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 serves through the copy");
                 produce(40);
+            }
+            if (version == 120 && where.equals("v1 paused")) {
+                addsInTheWindow.add(LiveV1.add(client(), QUEUE).isPresent());
             }
         });
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertEquals(List.of(false), addsInTheWindow, "the add counter is frozen from the pause: the add fails, the producer knows");
         assertExactlyOnce(r.get(0));
         assertEquals(LongStream.rangeClosed(1, JOBS + 40).boxed().toList(), servedOrder(), "v1 serve order, the adds last");
+        JournalHeader header = new Journal(Wire.open(client()), QUEUE).header();
+        assertTrue(header.get(JournalHeader.V1_PAUSED_AT).isPresent() && header.get(JournalHeader.WINDOW_MS).orElse(-1L) >= 0,
+                "the window is journaled");
+        assertEquals(header.get(JournalHeader.WINDOW_MS).orElseThrow(), r.get(0).pauseWindowMs().orElseThrow(), "and reported");
     }
 
     @Test
@@ -100,23 +110,45 @@ class LiveSourceTest {
     }
 
     @Test
-    void aProducerThatNeverStopsAtRetirementIsRefusedWithV1Intact() {
+    void aProducerThatNeverStopsHasItsAddsRefusedFromThePauseAndTheRunRetires() {
+        int[] tried = {0};
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
             if (where.equals("before retire")) {
+                tried[0] += 2;
                 produce(2);
             }
         });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertTrue(tried[0] > 0 && added.size() == JOBS, "every add in the window failed loudly: " + added.size());
+        assertExactlyOnce(r.get(0));
+        assertEquals(LongStream.rangeClosed(1, JOBS).boxed().toList(), servedOrder());
+    }
+
+    /** A writer that bypasses BullMQ's add (no add counter) keeps moving the paused source: refused, and v1 serves again. */
+    @Test
+    void aWriterBypassingTheAddCounterAtRetirementIsRefusedAndV1ServesAgainIntact() {
+        int[] n = {0};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (where.equals("before retire")) {
+                String id = "rogue-" + (++n[0]);
+                client().hset("bull:live:" + id, java.util.Map.of("name", "rogue", "data", "{}", "opts", "{}", "timestamp", "1"));
+                client().lpush("bull:live:paused", id);
+                added.add(id);
+            }
+        });
         MigrationResult result = r.get(0);
-        assertEquals(MigrationResult.Outcome.REFUSED, result.outcome(), result.toString());
-        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), result.refusalKind());
-        assertTrue(result.message().contains("adds") && result.message().contains("stop them"), result.message());
-        assertExactlyOnce(result);
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), result.refusalKind(), result.toString());
+        assertTrue(result.message().contains("stop them"), result.message());
         assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:live:meta", "version")), "nothing retired");
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 is resumed");
+        assertEquals(Long.toString(JOBS), client().get("bull:live:id"), "its add counter given back");
+        assertEquals(JOBS + n[0], client().llen("bull:live:wait"), "every job waits again");
+        assertTrue(new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.V1_PAUSED_AT).isEmpty(), "the pause is forgotten");
+        assertExactlyOnce(result);
 
         List<MigrationResult> quiet = migrate(OPTIONS, (version, where) -> { });
         assertEquals(MigrationResult.Outcome.RETIRED, quiet.get(0).outcome(), quiet.get(0).toString());
         assertExactlyOnce(quiet.get(0));
-        assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
     }
 
     @Test
@@ -150,28 +182,23 @@ class LiveSourceTest {
         assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"));
     }
 
-    /** A worker that ignores the pause (or fetched before it) takes and completes jobs after the fence. */
+    /** v1 serves while the bulk is copied: a worker takes and completes jobs the copy already wrote; the passes apply it. */
     @Test
-    void aWorkerThatTakesJobsAfterTheFenceIsRefusedAsLiveWorkerThenARerunAppliesWhatItDid() {
+    void aV1WorkerDuringTheLiveCopyIsAppliedAndItsJobsCountedOnce() {
         boolean[] once = {false};
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
             if (version == 30 && where.equals("rows written") && !once[0]) {
                 once[0] = true;
                 for (int i = 0; i < 5; i++) {
-                    String id = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
+                    String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
                     assertTrue(LiveV1.complete(client(), QUEUE, id));
                     completed.add(id);
                 }
             }
         });
         MigrationResult result = r.get(0);
-        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_WORKER), result.refusalKind(), result.toString());
-        assertTrue(result.message().contains("stop the v1 workers") && result.message().contains("(completed)"), result.message());
+        assertEquals(MigrationResult.Outcome.RETIRED, result.outcome(), result.toString());
         assertExactlyOnce(result);
-
-        List<MigrationResult> rerun = migrate(OPTIONS, (version, where) -> { });
-        assertEquals(MigrationResult.Outcome.RETIRED, rerun.get(0).outcome(), rerun.get(0).toString());
-        assertExactlyOnce(rerun.get(0));
         assertEquals(5L, Long.parseLong(client().hget(Keys.queue(QUEUE).metricsCompleted(), "count")), "counted once");
     }
 
@@ -183,9 +210,10 @@ class LiveSourceTest {
                 held[0] = LiveV1.take(client(), QUEUE, true, 30_000).orElseThrow();
             }
         }).get(0);
-        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_WORKER), refused.refusalKind(), refused.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_LOCK), refused.refusalKind(), refused.toString());
         assertTrue(refused.message().contains(held[0] + " (locked)"), refused.message());
         assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey(held[0]), "a held job is not a v2 row");
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 is resumed after the refusal");
         assertExactlyOnce(refused);
 
         Thread worker = new Thread(() -> {
@@ -347,7 +375,7 @@ class LiveSourceTest {
         MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
         stop.set(true);
         worker.join();
-        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.LIVE_WORKER, MigrationRefused.Kind.SOURCE_CHANGED,
+        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.SOURCE_CHANGED,
                 MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(),
                 "retired, or refused for the worker: " + r);
         finishAfterStopping(r);

@@ -171,4 +171,41 @@ public final class LiveV1 {
         }
         return problems;
     }
+
+    /**
+     * Exactly once at scale, for a retired queue nothing completed: the v1 ids 1..{@code ids} each have one
+     * branded id in the journal, each of those is in the pending set, and the pending set holds nothing
+     * else. Read in batches (a million jobs check in seconds); returns the problems.
+     */
+    public static List<String> exactlyOnce(UnifiedJedis client, String queue, long ids) {
+        Journal journal = new Journal(Wire.open(client), queue);
+        String pending = Keys.queue(queue).pending();
+        List<String> problems = new ArrayList<>();
+        for (long from = 1; from <= ids && problems.size() < 10; from += 1000) {
+            List<byte[]> batch = new ArrayList<>();
+            for (long n = from; n < from + 1000 && n <= ids; n++) {
+                batch.add(Long.toString(n).getBytes(StandardCharsets.UTF_8));
+            }
+            List<java.util.Optional<BrandedId>> branded = journal.ids().lookupV1(batch);
+            List<String> members = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+                if (branded.get(i).isEmpty()) {
+                    problems.add("lost: v1 job " + new String(batch.get(i), StandardCharsets.UTF_8) + " has no v2 id");
+                } else {
+                    members.add(branded.get(i).get().toString());
+                }
+            }
+            List<Double> scores = client.zmscore(pending, members.toArray(String[]::new));
+            for (int i = 0; i < scores.size(); i++) {
+                if (scores.get(i) == null) {
+                    problems.add("lost: " + members.get(i) + " is not pending");
+                }
+            }
+        }
+        long card = client.zcard(pending);
+        if (card != ids) {
+            problems.add("pending holds " + card + " jobs, v1 had " + ids);
+        }
+        return problems;
+    }
 }

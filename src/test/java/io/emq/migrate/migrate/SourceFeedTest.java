@@ -115,6 +115,30 @@ class SourceFeedTest {
     }
 
     @Test
+    void thePassUnderThePauseLooksUpOnlyTheJobTouchedSinceThePassBeforeAndRewritesIt() {
+        int[] batches = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 30 && where.equals("expectations recorded") && ++batches[0] == 2) {
+                editData("5");
+            }
+            if (version == 120 && where.equals("v1 paused")) {
+                editData("11");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
+        assertEquals((long) JOBS, catchUpCounts().get("looked-up"), "the first pass of the run looks up every job: " + catchUpCounts());
+        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        assertTrue(window.containsKey("pass-delta-keys"), "a delta pass under the pause: " + window);
+        assertEquals(1L, window.get("pass-looked-up"), "only job 11 (the pause moved every waiting job to paused, still pending in v2): " + window);
+        assertEquals(1L, window.get("pass-re-read"), window.toString());
+        assertEquals(1L, window.get("pass-rewritten"), window.toString());
+        assertEquals("{\"edited\":11}", v2Data("11"));
+        assertEquals("{\"edited\":5}", v2Data("5"));
+    }
+
+    @Test
     void everyWriteAnsweredBeforeADrainIsInThatDrainAndInNoLaterOne() {
         try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
             SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();

@@ -1,0 +1,184 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The v1 queue serves through the copy and is paused only for the last pass: a v1 producer, a v1
+ * worker and a second migrator all act at once through a whole run, and every job ends exactly once
+ * (a v2 row, or completed in v1 by the worker), waiting jobs in serve order, the window journaled and
+ * reported; a crash inside the window leaves v1 paused until a re-run finishes or abandon resumes it.
+ */
+class PauseWindowTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "window";
+    static final int JOBS = 2000;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2))
+            .withWaitForLocks(Duration.ofSeconds(10));
+
+    private final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
+    private final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
+
+    @BeforeEach
+    void generate() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+    }
+
+    private UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    private List<MigrationResult> migrate(MigrationOptions options, Checkpoints checkpoints) {
+        return MigrationHarness.migrate(SERVER, SERVER, options, checkpoints, List.of("bull"));
+    }
+
+    /** The v1 ids of the pending set, in the order a v2 consumer is served. */
+    private List<Long> servedOrder() {
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        return client().zrange(Keys.queue(QUEUE).pending(), 0, -1).stream()
+                .map(id -> Long.parseLong(new String(journal.ids().lookupV2(BrandedId.of(id)).orElseThrow(), StandardCharsets.UTF_8)))
+                .toList();
+    }
+
+    private static Thread beside(AtomicBoolean stop, Consumer<UnifiedJedis> body) {
+        Thread t = new Thread(() -> {
+            try (UnifiedJedis c = SERVER.endpoint().open()) {
+                while (!stop.get()) {
+                    body.accept(c);
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    @Test
+    void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        long[] refusedAdds = {0};
+        Thread producer = beside(stop, c -> LiveV1.add(c, QUEUE).ifPresentOrElse(added::add, () -> refusedAdds[0]++));
+        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
+            if (LiveV1.complete(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        CountDownLatch go = new CountDownLatch(1);
+        CompletableFuture<List<MigrationResult>> second = CompletableFuture.supplyAsync(() -> {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return migrate(OPTIONS, Checkpoints.none());
+        });
+        go.countDown();
+        List<MigrationResult> first = migrate(OPTIONS, Checkpoints.none());
+        List<MigrationResult> both = new ArrayList<>(first);
+        both.addAll(second.get());
+        stop.set(true);
+        producer.join();
+        worker.join();
+
+        List<MigrationResult> retired = both.stream().filter(r -> r.outcome() == MigrationResult.Outcome.RETIRED).toList();
+        assertFalse(retired.isEmpty(), "one migrator retired the queue: " + both);
+        both.stream().filter(r -> !r.ok()).forEach(r -> assertEquals(java.util.Optional.of(MigrationRefused.Kind.LOCKED),
+                r.refusalKind(), "the other one is turned away by the lease: " + r));
+        assertTrue(added.size() > JOBS && !completed.isEmpty(), "the producer and the worker ran: " + added.size() + " added, "
+                + completed.size() + " completed");
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, completed, true), "every job exactly once");
+        List<Long> served = servedOrder();
+        assertEquals(served.stream().sorted().toList(), served, "waiting jobs keep v1's serve order");
+        assertEquals(added.size() - completed.size(), served.size());
+
+        JournalHeader header = new Journal(Wire.open(client()), QUEUE).header();
+        long window = header.get(JournalHeader.WINDOW_MS).orElseThrow();
+        assertTrue(header.get(JournalHeader.V1_PAUSED_AT).isPresent(), "the pause is journaled");
+        assertEquals(window, retired.get(0).pauseWindowMs().orElseThrow(), "the window is reported as journaled");
+        assertTrue(retired.get(0).millis() >= window, "the window is part of the run: " + window + " of " + retired.get(0).millis());
+    }
+
+    @Test
+    void aCrashInsideTheWindowLeavesV1PausedUntilAbandonResumesItAndGivesTheAddCounterBack() throws Exception {
+        MigrationOptions options = OPTIONS.withLease(Duration.ofMillis(300));
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(options, Checkpoints.throwingAt("120:v1 paused#1")));
+        assertEquals("1", client().hget("bull:window:meta", "paused"), "v1 is paused inside the window");
+        assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "and its add counter frozen: an add fails loudly");
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, options.lease());
+                break;
+            } catch (io.emq.migrate.wire.EmqWireException.Lock locked) {
+                assertTrue(System.nanoTime() < deadline, "the crashed run's lease never lapsed");
+                Thread.sleep(100);
+            }
+        }
+        assertEquals(null, client().hget("bull:window:meta", "paused"), "abandon resumed v1");
+        assertEquals(Long.toString(JOBS), client().get("bull:window:id"), "with its add counter");
+        assertTrue(LiveV1.add(client(), QUEUE).map(added::add).orElse(false), "a v1 producer adds again");
+        assertEquals(JOBS + 1, client().llen("bull:window:wait"), "every job waits in v1");
+
+        MigrationResult again = migrate(OPTIONS, Checkpoints.none()).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, completed, true));
+        assertEquals(LongStream.rangeClosed(1, JOBS + 1).boxed().toList(), servedOrder());
+    }
+
+    @Test
+    void aCrashInsideTheWindowThenARerunFinishesTheWindowAndCountsItFromThePause() {
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS.withLease(Duration.ofMillis(300)),
+                Checkpoints.throwingAt("120:before retire#1")));
+        long pausedAt = new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.V1_PAUSED_AT).orElseThrow();
+        MigrationResult again = awaitRerun();
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        JournalHeader header = new Journal(Wire.open(client()), QUEUE).header();
+        assertEquals(pausedAt, header.get(JournalHeader.V1_PAUSED_AT).orElseThrow(), "the window runs from the first pause");
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, completed, true));
+        assertEquals(LongStream.rangeClosed(1, JOBS).boxed().toList(), servedOrder());
+    }
+
+    /** Re-runs until the crashed run's lease lapsed (the re-run is turned away {@code locked} until then). */
+    private MigrationResult awaitRerun() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            MigrationResult r = migrate(OPTIONS, Checkpoints.none()).get(0);
+            if (r.refusalKind().filter(k -> k == MigrationRefused.Kind.LOCKED).isEmpty() || System.nanoTime() > deadline) {
+                return r;
+            }
+            Sleep.millis(100);
+        }
+    }
+}
