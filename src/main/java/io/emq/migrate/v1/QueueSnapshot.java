@@ -190,6 +190,20 @@ public final class QueueSnapshot {
         return legacyMarkers;
     }
 
+    /**
+     * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
+     * no anomaly, scheduler, dedup key, flow, per-job key or legacy marker.
+     */
+    boolean plain() {
+        return anomalyCounts.isEmpty() && schedulers.isEmpty() && dedupKeys.isEmpty() && flowLinks.isEmpty()
+                && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
+    }
+
+    /** The columns of one state's jobs; null when it holds none. */
+    StateJobs held(V1State state) {
+        return jobs.get(state);
+    }
+
     private int stateSize(V1State state) {
         StateJobs s = jobs.get(state);
         return s == null ? 0 : s.size();
