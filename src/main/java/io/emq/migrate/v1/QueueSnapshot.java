@@ -192,10 +192,11 @@ public final class QueueSnapshot {
 
     /**
      * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
-     * no anomaly, scheduler, dedup key, flow, per-job key or legacy marker.
+     * no scheduler, dedup key, flow, per-job key, legacy marker or anomaly but orphan hashes (a read of
+     * a live source meets the hash of a job added after it read the listings).
      */
     boolean plain() {
-        return anomalyCounts.isEmpty() && schedulers.isEmpty() && dedupKeys.isEmpty() && flowLinks.isEmpty()
+        return anomalyCounts.keySet().stream().allMatch(k -> k == AnomalyKind.ORPHAN_HASH) && schedulers.isEmpty() && dedupKeys.isEmpty() && flowLinks.isEmpty()
                 && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
     }
 

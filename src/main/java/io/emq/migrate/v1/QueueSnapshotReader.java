@@ -88,7 +88,7 @@ public final class QueueSnapshotReader {
      * those two lists (an active job's lock runs out without a write); no key scan. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
-     * legacy marker), a written key is neither a structure nor a job hash listed before or now, or an
+     * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was read), a written key is neither a structure nor a job hash listed before or now, or an
      * unlisted job's hash is still there; then read the queue in full.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
@@ -171,7 +171,7 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten()) {
+            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten() || !orphansWritten()) {
                 return Optional.empty();
             }
             structureTypes.forEach((s, t) -> {
@@ -228,6 +228,11 @@ public final class QueueSnapshotReader {
                 }
             }
             return true;
+        }
+
+        /** Whether the hash of every orphan the previous snapshot found was written since (added while it was read). */
+        private boolean orphansWritten() {
+            return previous.jobs(V1State.UNKNOWN).stream().allMatch(j -> written.contains(queue.jobKey(j.id())));
         }
 
         /** Whether every job the previous snapshot listed and no structure lists now had its hash written and deleted. */

@@ -84,6 +84,18 @@ class SnapshotRefreshTest {
     }
 
     @Test
+    void aReadThatMetAJobAddedAfterItsListingsIsRefreshedOnceTheFeedToldItsHash() {
+        client().hset("bull:fresh:" + (JOBS + 1), Map.of("name", "send", "data", "{}", "timestamp", "1"));
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(1, before.anomalyCount(AnomalyKind.ORPHAN_HASH), "the hash met before its listing");
+        client().lpush("bull:fresh:wait", Integer.toString(JOBS + 1));
+        wrote("wait");
+        assertTrue(reader().refresh(before, written).isEmpty(), "an orphan whose hash the feed did not tell");
+        wrote(Integer.toString(JOBS + 1));
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+    }
+
+    @Test
     void aWrittenKeyThatIsNeitherAStructureNorAJobHashIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
         client().rpush("bull:fresh:5:logs", "a line");
