@@ -196,8 +196,8 @@ public final class QueueSnapshot {
      * a live source meets the hash of a job added after it read the listings).
      */
     boolean plain() {
-        return anomalyCounts.keySet().stream().allMatch(k -> k == AnomalyKind.ORPHAN_HASH) && schedulers.isEmpty() && dedupKeys.isEmpty() && flowLinks.isEmpty()
-                && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
+        return anomalyCounts.keySet().stream().allMatch(k -> k == AnomalyKind.ORPHAN_HASH) && schedulers.isEmpty()
+                && dedupKeys.isEmpty() && flowLinks.isEmpty() && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
     }
 
     /** The columns of one state's jobs; null when it holds none. */

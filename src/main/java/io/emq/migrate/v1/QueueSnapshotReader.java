@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -88,8 +89,9 @@ public final class QueueSnapshotReader {
      * those two lists (an active job's lock runs out without a write); no key scan. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
-     * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was read), a written key is neither a structure nor a job hash listed before or now, or an
-     * unlisted job's hash is still there; then read the queue in full.
+     * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
+     * read), a written key is neither a structure nor a job hash listed before or now, or an unlisted
+     * job's hash is still there; then read the queue in full.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
         if (!previous.plain() || previous.payloadsDigested() != digests) {
@@ -167,7 +169,8 @@ public final class QueueSnapshotReader {
             indexPrevious();
             KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
             Map<String, Long> expected = new TreeMap<>(keyClasses);
-            previous.structures().forEach((s, t) -> expected.merge(classifier.classify(new ScannedKey(queue.key(s), t)).kindName(), 1L, Long::sum));
+            previous.structures().forEach((s, t) ->
+                    expected.merge(classifier.classify(new ScannedKey(queue.key(s), t)).kindName(), 1L, Long::sum));
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
@@ -202,7 +205,7 @@ public final class QueueSnapshotReader {
         /** The index of the ids the previous snapshot lists (none when it holds no jobs). */
         private void indexPrevious() {
             StateJobs any = previous.jobCount() == 0 ? null : V1State.RANK_ORDER.stream().map(previous::held)
-                    .filter(java.util.Objects::nonNull).findFirst().orElseThrow();
+                    .filter(Objects::nonNull).findFirst().orElseThrow();
             if (any == null) {
                 return;
             }
