@@ -188,6 +188,42 @@ final class QueueMigration {
         }
     }
 
+    /**
+     * The source read exactly under the pause from the snapshot held (read after the drain before
+     * {@code changes}, by the last successful pass of this run), refreshed with the keys written since
+     * ({@link QueueSnapshotReader#refresh}), then its fingerprint measured, then the feed drained: when the
+     * drain tells nothing written, the source held still from the drain before {@code changes} through
+     * both, so the snapshot is the source at one instant and the fingerprint its own; returns it. Keys
+     * written meanwhile join {@code changes} and the refresh is tried again, up to {@link #READS} times.
+     * Empty when the refresh cannot prove its result or the feed broke (then {@code changes} tells every
+     * key touched): read the source in full with {@link #readSource()}.
+     */
+    Optional<String> refreshSource(SourceFeed.Changes changes) {
+        if (snapshot == null || watch.isEmpty()) {
+            return Optional.empty();
+        }
+        QueueSnapshotReader reader = new QueueSnapshotReader(sourceWire.client(), sourceKeys).withoutPayloadDigests();
+        for (int attempt = 1; attempt <= READS; attempt++) {
+            Optional<QueueSnapshot> read = reader.refresh(snapshot, changes.written());
+            if (read.isEmpty()) {
+                return Optional.empty();
+            }
+            String fingerprint = SourceFence.fingerprint(sourceWire, source);
+            Optional<SourceFeed.Changes> meanwhile = watch.get().drain();
+            if (meanwhile.isEmpty()) {
+                changes.lost();
+                return Optional.empty();
+            }
+            if (meanwhile.get().keys() == 0) {
+                snapshot = read.get();
+                checkpoints.hit("source read");
+                return Optional.of(fingerprint);
+            }
+            changes.absorb(meanwhile.get());
+        }
+        return Optional.empty();
+    }
+
     /** The v2 name a v1 queue migrates under (its own name unless renamed). */
     String targetName(QueueRef queue) {
         return targetNames.apply(queue);

@@ -38,11 +38,12 @@ final class Resync {
     /**
      * What one pass did, and the fingerprint of the source it brought v2 in line with: the rows it wrote,
      * how many jobs it re-read (digested), how many it looked up in the journal, how many keys the change
-     * feed told were written since the pass before (-1 for a full pass, which re-reads every job), and the
-     * jobs held under a live v1 lock.
+     * feed told were written since the pass before (-1 for a full pass, which re-reads every job), whether
+     * the source read under the pause refreshed the snapshot of the pass before ({@link QueueMigration#refreshSource})
+     * instead of reading it all, and the jobs held under a live v1 lock.
      */
     record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
-                List<BrandedId> written, List<String> held) {
+                boolean refreshed, List<BrandedId> written, List<String> held) {
         long changed() {
             return added + rewritten + removed;
         }
@@ -55,6 +56,9 @@ final class Resync {
             c.put("re-read", reread);
             c.put("looked-up", lookedUp);
             c.put(feedKeys < 0 ? "full-pass" : "delta-keys", feedKeys < 0 ? 1 : feedKeys);
+            if (refreshed) {
+                c.put("refreshed-read", 1L);
+            }
             return c;
         }
     }
@@ -115,7 +119,8 @@ final class Resync {
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
         Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
         m.inLine = Optional.empty();
-        String fingerprint = m.v1Live() ? m.readLiveSource() : m.readSource();
+        Optional<String> refreshed = m.v1Live() || before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
+        String fingerprint = m.v1Live() ? m.readLiveSource() : refreshed.orElseGet(m::readSource);
         QueueSnapshot snap = m.snapshot();
         InLine after = new InLine();
         List<JobFacts> fresh = new ArrayList<>();
@@ -171,7 +176,7 @@ final class Resync {
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(after);
         return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
-                changes.map(c -> (long) c.keys()).orElse(-1L), written, held);
+                changes.map(c -> (long) c.keys()).orElse(-1L), refreshed.isPresent(), written, held);
     }
 
     /**

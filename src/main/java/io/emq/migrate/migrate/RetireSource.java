@@ -24,9 +24,11 @@ import java.util.stream.Stream;
  * A refusal before the tombstone gives both back (v1 serves again, nothing deleted); so does
  * {@code abandon} after a crash mid-window.
  *
- * <p>The structures: a re-sync pass ({@link Resync}: an exact read of the whole source, O(jobs), of
- * which only the job hashes the change feed reports are digested again, and only those, new jobs and
- * jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
+ * <p>The structures: a re-sync pass ({@link Resync}: an exact read of the source, the catch-up's last
+ * snapshot refreshed with the keys the change feed reports written since when it can prove the result
+ * ({@link QueueMigration#refreshSource}: the listings and those jobs read again, no key scan), else the
+ * whole source, O(jobs); only the job hashes the feed reports are digested again, and only those, new
+ * jobs and jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
  * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
  * were proven at V110 while v1 served; see {@link Verification#proveWritten}); then one script deletes
  * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every

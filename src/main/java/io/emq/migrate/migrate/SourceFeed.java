@@ -4,6 +4,7 @@ import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -228,15 +229,20 @@ final class SourceFeed implements AutoCloseable {
         }
     }
 
-    /** The keys of one queue written between two drains. */
+    /** The keys of one queue written between two drains (or more, see {@link #absorb}). */
     static final class Changes {
-        private final int keys;
+        private final Set<Bytes> written = new HashSet<>();
         /** Every written key, and each of its beginnings that ends before a colon. */
         private final Set<Bytes> stems = new HashSet<>();
+        private boolean unknown;
 
         Changes(Set<Bytes> written) {
-            keys = written.size();
-            for (Bytes k : written) {
+            add(written);
+        }
+
+        private void add(Set<Bytes> keys) {
+            written.addAll(keys);
+            for (Bytes k : keys) {
                 stems.add(k);
                 byte[] raw = k.raw();
                 for (int i = 0; i < raw.length; i++) {
@@ -247,14 +253,29 @@ final class SourceFeed implements AutoCloseable {
             }
         }
 
+        /** Adds the keys written between the next two drains. */
+        void absorb(Changes later) {
+            add(later.written);
+        }
+
+        /** From now on tells every key touched: what was written after the drain is unknown (the feed broke before the next). */
+        void lost() {
+            unknown = true;
+        }
+
         /** How many keys were written. */
         int keys() {
-            return keys;
+            return written.size();
+        }
+
+        /** The keys written. */
+        Set<Bytes> written() {
+            return Collections.unmodifiableSet(written);
         }
 
         /** Whether this key, or a key under it (a job hash's logs, lock or flow keys), was written. */
         boolean touched(Bytes key) {
-            return stems.contains(key);
+            return unknown || stems.contains(key);
         }
     }
 

@@ -190,6 +190,21 @@ public final class QueueSnapshot {
         return legacyMarkers;
     }
 
+    /**
+     * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
+     * no scheduler, dedup key, flow, per-job key, legacy marker or anomaly but orphan hashes (a read of
+     * a live source meets the hash of a job added after it read the listings).
+     */
+    boolean plain() {
+        return anomalyCounts.keySet().stream().allMatch(k -> k == AnomalyKind.ORPHAN_HASH) && schedulers.isEmpty()
+                && dedupKeys.isEmpty() && flowLinks.isEmpty() && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
+    }
+
+    /** The columns of one state's jobs; null when it holds none. */
+    StateJobs held(V1State state) {
+        return jobs.get(state);
+    }
+
     private int stateSize(V1State state) {
         StateJobs s = jobs.get(state);
         return s == null ? 0 : s.size();

@@ -11,6 +11,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
@@ -79,6 +81,25 @@ public final class QueueSnapshotReader {
         return new Reading(queue).run();
     }
 
+    /**
+     * The queue as it is now, from {@code previous} (a read of it by a reader like this one) and
+     * {@code written}, every key of the queue written since that read began (the change feed's): the
+     * structures and every listing are read again; the facts only of the jobs whose hashes were written,
+     * that {@code previous} did not hold in {@code wait} or {@code paused}, or that a state other than
+     * those two lists (an active job's lock runs out without a write); no key scan. Empty when that
+     * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
+     * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
+     * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
+     * read), a written key is neither a structure nor a job hash listed before or now, or an unlisted
+     * job's hash is still there; then read the queue in full.
+     */
+    public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
+        if (!previous.plain() || previous.payloadsDigested() != digests) {
+            return Optional.empty();
+        }
+        return new Reading(previous.queue()).refresh(previous, written);
+    }
+
     /** The mutable state of reading one queue. */
     private final class Reading {
         private final QueueRef queue;
@@ -104,6 +125,11 @@ public final class QueueSnapshotReader {
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
         private long legacyMarkers;
+        /** A refresh's snapshot read before, its listed ids and their index, and the keys written since; null and empty in a full read. */
+        private QueueSnapshot previous;
+        private ListedIds previousIds;
+        private IdIndex previousIndex;
+        private Set<Bytes> written = Set.of();
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -125,6 +151,139 @@ public final class QueueSnapshotReader {
             for (V1State state : V1State.RANK_ORDER) {
                 readFacts(state);
             }
+            return snapshot(listed);
+        }
+
+        /** See {@link QueueSnapshotReader#refresh}. */
+        Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince) {
+            if (writtenSince.contains(queue.bareKey())) {
+                return Optional.empty();
+            }
+            readStructureTypes();
+            if (hasType(QueueStructure.REPEAT)) {
+                return Optional.empty();
+            }
+            readListings();
+            previous = before;
+            written = writtenSince;
+            indexPrevious();
+            KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
+            Map<String, Long> expected = new TreeMap<>(keyClasses);
+            previous.structures().forEach((s, t) ->
+                    expected.merge(classifier.classify(new ScannedKey(queue.key(s), t)).kindName(), 1L, Long::sum));
+            if (previous.jobCount() > 0) {
+                expected.merge("job-hash", previous.jobCount(), Long::sum);
+            }
+            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten() || !orphansWritten()) {
+                return Optional.empty();
+            }
+            structureTypes.forEach((s, t) -> {
+                if (t != KeyType.NONE) {
+                    classified(classifier.classify(new ScannedKey(queue.key(s), t)));
+                }
+            });
+            metAt = new PackedColumn(listedIds.arena().size(), 0);
+            checkQueue();
+            Map<V1State, Long> listed = new EnumMap<>(V1State.class);
+            for (V1State s : V1State.LISTED) {
+                listed.put(s, (long) listedIds.count(s));
+            }
+            listOrphans();
+            for (V1State state : V1State.RANK_ORDER) {
+                readFacts(state);
+            }
+            long jobs = facts.values().stream().mapToLong(StateJobs::size).sum();
+            if (jobs > 0) {
+                keyClasses.merge("job-hash", jobs, Long::sum);
+            }
+            if (!anomalies.counts().isEmpty() || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
+                return Optional.empty();
+            }
+            return Optional.of(snapshot(listed));
+        }
+
+        /** The index of the ids the previous snapshot lists (none when it holds no jobs). */
+        private void indexPrevious() {
+            StateJobs any = previous.jobCount() == 0 ? null : V1State.RANK_ORDER.stream().map(previous::held)
+                    .filter(Objects::nonNull).findFirst().orElseThrow();
+            if (any == null) {
+                return;
+            }
+            previousIds = any.ids();
+            int total = previousIds.arena().size();
+            previousIndex = new IdIndex(previousIds.arena(), total);
+            for (int entry = 0; entry < total; entry++) {
+                previousIndex.putIfAbsent(entry);
+            }
+        }
+
+        /** Whether every written key is a queue structure, or the hash of a job listed before or now. */
+        private boolean onlyStructuresAndJobsWritten() {
+            Set<Bytes> structureKeys = new HashSet<>();
+            for (QueueStructure s : QueueStructure.values()) {
+                structureKeys.add(queue.key(s));
+            }
+            for (Bytes key : written) {
+                boolean job = key.startsWith(base) && (index.find(key.raw(), base.length()) >= 0
+                        || (previousIndex != null && previousIndex.find(key.raw(), base.length()) >= 0));
+                if (!job && !structureKeys.contains(key)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Whether the hash of every orphan the previous snapshot found was written since (added while it was read). */
+        private boolean orphansWritten() {
+            return previous.jobs(V1State.UNKNOWN).stream().allMatch(j -> written.contains(queue.jobKey(j.id())));
+        }
+
+        /** Whether every job the previous snapshot listed and no structure lists now had its hash written and deleted. */
+        private boolean unlistedJobsGone() {
+            if (previousIds == null) {
+                return true;
+            }
+            List<Bytes> unlisted = new ArrayList<>();
+            for (int entry = 0; entry < previousIds.arena().size(); entry++) {
+                Bytes key = base.concat(previousIds.id(entry));
+                if (index.find(key.raw(), base.length()) < 0) {
+                    if (!written.contains(key)) {
+                        return false;
+                    }
+                    unlisted.add(key);
+                }
+            }
+            for (int from = 0; from < unlisted.size(); from += JOB_BATCH) {
+                List<Response<Boolean>> exists = new ArrayList<>();
+                try (AbstractPipeline p = jedis.pipelined()) {
+                    unlisted.subList(from, Math.min(unlisted.size(), from + JOB_BATCH)).forEach(k -> exists.add(p.exists(k.raw())));
+                    p.sync();
+                }
+                if (exists.stream().anyMatch(Response::get)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * The job of a previous snapshot whose facts a refresh keeps for this entry of {@code wait} or
+         * {@code paused}: listed there before too, its hash not written since; -1 when its facts are read.
+         */
+        private int kept(V1State state, int entry) {
+            if (previousIndex == null || (state != V1State.WAIT && state != V1State.PAUSED)) {
+                return -1;
+            }
+            Bytes id = listedIds.id(entry);
+            int before = previousIndex.find(id.raw());
+            if (before < 0 || written.contains(queue.jobKey(id))) {
+                return -1;
+            }
+            V1State was = previousIds.stateOf(before);
+            return was == V1State.WAIT || was == V1State.PAUSED ? before : -1;
+        }
+
+        private QueueSnapshot snapshot(Map<V1State, Long> listed) {
             Map<QueueStructure, KeyType> present = new EnumMap<>(QueueStructure.class);
             structureTypes.forEach((s, t) -> {
                 if (t != KeyType.NONE) {
@@ -413,17 +572,30 @@ public final class QueueSnapshotReader {
             int n = 0;
             for (int local = 0; local < count; local++) {
                 int entry = from + local;
-                if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
+                int kept = kept(state, entry);
+                if (kept >= 0) {
+                    n = readBatch(jobs, batch, n);
+                    V1State was = previousIds.stateOf(kept);
+                    jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
+                } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
                     batch[n++] = entry;
                 } else {
                     jobs.skip(local);
                 }
-                if (n == JOB_BATCH || (local == count - 1 && n > 0)) {
-                    new FactsBatch(this, jobs, Arrays.copyOf(batch, n)).read();
-                    n = 0;
+                if (n == JOB_BATCH) {
+                    n = readBatch(jobs, batch, n);
                 }
             }
+            readBatch(jobs, batch, n);
             facts.put(state, jobs);
+        }
+
+        /** Reads the facts of the first {@code n} entries of {@code batch} into {@code jobs}; 0, the batch's new length. */
+        private int readBatch(StateJobs jobs, int[] batch, int n) {
+            if (n > 0) {
+                new FactsBatch(this, jobs, Arrays.copyOf(batch, n)).read();
+            }
+            return 0;
         }
 
         private void checkQueue() {

@@ -97,6 +97,31 @@ final class StateJobs {
         repeatJobKey.put(i, schedulerId);
     }
 
+    /** Appends job {@code i} of {@code from} (a snapshot read before, its hash not written since) at arena entry {@code at}. */
+    void copy(int at, StateJobs from, int i) {
+        int j = size++;
+        entry.set(j, at - j);
+        created.set(j, from.created.get(i));
+        priority.set(j, from.priority.get(i));
+        delay.set(j, from.delay.get(i));
+        attempts.set(j, from.attempts.get(i));
+        attemptsMade.set(j, from.attemptsMade.get(i));
+        finishedOn.set(j, from.finishedOn.get(i));
+        lockTtl.set(j, from.lockTtl.get(i));
+        flags.set(j, from.flags.get(i));
+        payloadBytes.set(j, from.payloadBytes.get(i));
+        if (sha256 != null) {
+            System.arraycopy(from.sha256, i * 32, sha256, j * 32, 32);
+        }
+        name.set(j, names.ref(from.names.name((int) from.name.get(i))));
+        parentKey.put(j, from.parentKey.get(i));
+        repeatJobKey.put(j, from.repeatJobKey.get(i));
+    }
+
+    ListedIds ids() {
+        return ids;
+    }
+
     Bytes id(int i) {
         return ids.id(entryOf(i));
     }

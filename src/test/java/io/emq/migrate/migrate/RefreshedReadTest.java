@@ -1,0 +1,90 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The exact read under the v1 pause refreshes the snapshot of the catch-up's last pass with what the
+ * change feed told written (the pause's RENAME, an edit) instead of reading the whole source; a feed
+ * killed once v1 is paused makes it the full read, which still catches the edit. Both end with each
+ * job exactly once, the edit in v2.
+ */
+class RefreshedReadTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "refreshed";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
+
+    @BeforeEach
+    void generate() {
+        client().flushAll();
+        V1QueueGenerator.addWaiting(client(), QUEUE, 1, JOBS, 100);
+    }
+
+    private static UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    @Test
+    void theReadUnderThePauseRefreshesTheCatchUpsSnapshot() {
+        Map<String, Long> window = migrateEditingUnderThePause(false);
+        assertEquals(1L, window.get("pass-refreshed-read"), "the catch-up's snapshot refreshed: " + window);
+        assertTrue(window.containsKey("pass-delta-keys"), window.toString());
+        assertEquals(1L, window.get("pass-rewritten"), window.toString());
+    }
+
+    @Test
+    void aFeedKilledUnderThePauseTakesTheFullReadWhichStillCatchesTheEdit() {
+        Map<String, Long> window = migrateEditingUnderThePause(true);
+        assertFalse(window.containsKey("pass-refreshed-read"), "the feed broke: the source read in full: " + window);
+        assertEquals(1L, window.get("pass-full-pass"), window.toString());
+        assertEquals(1L, window.get("pass-rewritten"), window.toString());
+    }
+
+    /** Migrates; once v1 is paused, optionally kills the feed's subscriber, then edits job 11. The window's counts. */
+    private static Map<String, Long> migrateEditingUnderThePause(boolean killFeed) {
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                if (killFeed) {
+                    try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
+                        List<String> ids = admin.clientList().lines().filter(line -> line.contains("sub=1"))
+                                .map(line -> line.substring(3, line.indexOf(' '))).toList();
+                        assertEquals(1, ids.size(), "one feed subscriber to kill");
+                        admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", ids.get(0));
+                    }
+                }
+                client().hset("bull:" + QUEUE + ":11", "data", "{\"edited\":11}");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(), true));
+        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("11".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
+        assertEquals("{\"edited\":11}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+    }
+}

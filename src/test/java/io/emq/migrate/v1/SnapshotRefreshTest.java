@@ -1,0 +1,146 @@
+package io.emq.migrate.v1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.testing.RealServerExtension;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A snapshot refreshed with the keys written since it was read equals a full read of the same source,
+ * having read again only the listings and the facts of the written or new jobs, and scanned no key;
+ * a refresh that cannot prove that (a written key it does not know, a job unlisted but still there)
+ * gives nothing, and the caller reads in full.
+ */
+class SnapshotRefreshTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final QueueRef Q = QueueRef.of("bull", "fresh");
+    static final int JOBS = 2500;
+    private final Set<Bytes> written = new HashSet<>();
+
+    @BeforeEach
+    void generate() {
+        client().flushAll();
+        V1QueueGenerator.addWaiting(client(), "fresh", 1, JOBS, 60);
+    }
+
+    private static UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    private static QueueSnapshotReader reader() {
+        return new QueueSnapshotReader(client(), new QueueBases(Set.of(Q))).withoutPayloadDigests();
+    }
+
+    private void wrote(String suffix) {
+        written.add(Q.key(suffix));
+    }
+
+    /** What the pause and the writes around it do: RENAME wait to paused, meta.paused, 30 adds, an edit, a removal. */
+    private void pauseAddEditRemove() {
+        client().rename("bull:fresh:wait", "bull:fresh:paused");
+        client().hset("bull:fresh:meta", "paused", "1");
+        wrote("wait");
+        wrote("paused");
+        wrote("meta");
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 30, 60);
+        for (int n = JOBS + 1; n <= JOBS + 30; n++) {
+            client().rpoplpush("bull:fresh:wait", "bull:fresh:paused");
+            wrote(Integer.toString(n));
+        }
+        wrote("id");
+        client().hset("bull:fresh:7", "data", "{\"edited\":7}");
+        wrote("7");
+        client().lrem("bull:fresh:paused", 0, "9");
+        client().del("bull:fresh:9");
+        wrote("9");
+    }
+
+    @Test
+    void aRefreshEqualsAFullReadAndReadsOnlyTheListingsAndTheWrittenJobs() {
+        QueueSnapshot before = reader().read(Q);
+        pauseAddEditRemove();
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(31L, calls.getOrDefault("hmget", 0L), "the facts of 30 new jobs and of the edited one: " + calls);
+        assertEquals(0L, calls.getOrDefault("scan", 0L), "no key scan: " + calls);
+        assertTrue(calls.getOrDefault("lrange", 0L) <= 8, "the listings, 1000 ids a call: " + calls);
+        QueueSnapshot full = reader().read(Q);
+        assertSameSource(full, refreshed);
+        assertEquals(JOBS + 30 - 1, refreshed.jobCount());
+        assertEquals(refreshed.jobs(V1State.PAUSED).size(), refreshed.jobCount(), "every job paused");
+    }
+
+    @Test
+    void aReadThatMetAJobAddedAfterItsListingsIsRefreshedOnceTheFeedToldItsHash() {
+        client().hset("bull:fresh:" + (JOBS + 1), Map.of("name", "send", "data", "{}", "timestamp", "1"));
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(1, before.anomalyCount(AnomalyKind.ORPHAN_HASH), "the hash met before its listing");
+        client().lpush("bull:fresh:wait", Integer.toString(JOBS + 1));
+        wrote("wait");
+        assertTrue(reader().refresh(before, written).isEmpty(), "an orphan whose hash the feed did not tell");
+        wrote(Integer.toString(JOBS + 1));
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+    }
+
+    @Test
+    void aWrittenKeyThatIsNeitherAStructureNorAJobHashIsReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        client().rpush("bull:fresh:5:logs", "a line");
+        wrote("5:logs");
+        assertTrue(reader().refresh(before, written).isEmpty(), "a per-job key: only a scan classifies it as a full read does");
+    }
+
+    @Test
+    void aJobUnlistedWhileItsHashStaysIsReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        client().lrem("bull:fresh:wait", 0, "12");
+        wrote("wait");
+        assertTrue(reader().refresh(before, written).isEmpty(), "an orphan hash now, which only the scan finds");
+        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.ORPHAN_HASH));
+    }
+
+    @Test
+    void aRefreshOfASnapshotWithAnAnomalyIsReadInFull() {
+        client().set("bull:fresh:stray", "x");
+        QueueSnapshot before = reader().read(Q);
+        assertTrue(before.anomalyCount(AnomalyKind.UNKNOWN_KEY) > 0, before.anomalyCounts().toString());
+        assertTrue(reader().refresh(before, written).isEmpty());
+    }
+
+    static void assertSameSource(QueueSnapshot full, QueueSnapshot refreshed) {
+        assertEquals(full.structures(), refreshed.structures());
+        assertEquals(full.meta(), refreshed.meta());
+        assertEquals(full.listed(), refreshed.listed());
+        assertEquals(full.keyClasses(), refreshed.keyClasses());
+        assertEquals(full.subkeys(), refreshed.subkeys());
+        assertEquals(full.anomalyCounts(), refreshed.anomalyCounts());
+        assertEquals(full.legacyMarkers(), refreshed.legacyMarkers());
+        assertEquals(List.copyOf(full.jobsInRankOrder()), List.copyOf(refreshed.jobsInRankOrder()), "every job's facts, in rank order");
+    }
+
+    /** Calls per command since the last CONFIG RESETSTAT ({@code INFO commandstats}). */
+    private static Map<String, Long> commandCalls() {
+        Map<String, Long> calls = new java.util.TreeMap<>();
+        for (String line : client().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                String rest = line.substring(line.indexOf("calls=") + "calls=".length());
+                calls.put(name, Long.parseLong(rest.substring(0, rest.indexOf(','))));
+            }
+        }
+        return calls;
+    }
+}
