@@ -143,6 +143,12 @@ public final class QueueSnapshotReader {
             scanQueueKeys();
             resolveUnlistedHashes();
             checkQueue();
+            Map<V1State, Long> listed = readJobs();
+            return snapshot(listed);
+        }
+
+        /** The count each structure lists, then the orphans and every listed job's facts, in rank order. */
+        private Map<V1State, Long> readJobs() {
             Map<V1State, Long> listed = new EnumMap<>(V1State.class);
             for (V1State s : V1State.LISTED) {
                 listed.put(s, (long) listedIds.count(s));
@@ -151,7 +157,7 @@ public final class QueueSnapshotReader {
             for (V1State state : V1State.RANK_ORDER) {
                 readFacts(state);
             }
-            return snapshot(listed);
+            return listed;
         }
 
         /** See {@link QueueSnapshotReader#refresh}. */
@@ -184,14 +190,7 @@ public final class QueueSnapshotReader {
             });
             metAt = new PackedColumn(listedIds.arena().size(), 0);
             checkQueue();
-            Map<V1State, Long> listed = new EnumMap<>(V1State.class);
-            for (V1State s : V1State.LISTED) {
-                listed.put(s, (long) listedIds.count(s));
-            }
-            listOrphans();
-            for (V1State state : V1State.RANK_ORDER) {
-                readFacts(state);
-            }
+            Map<V1State, Long> listed = readJobs();
             long jobs = facts.values().stream().mapToLong(StateJobs::size).sum();
             if (jobs > 0) {
                 keyClasses.merge("job-hash", jobs, Long::sum);

@@ -308,24 +308,6 @@ class LiveSourceTest {
         assertEquals("retired", new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.STATE).orElseThrow().wireName());
     }
 
-    /** Runs {@code body} on its own connection in a thread until {@code stop} is set. */
-    private static Thread beside(java.util.concurrent.atomic.AtomicBoolean stop, java.util.function.Consumer<UnifiedJedis> body) {
-        Thread t = new Thread(() -> {
-            try (UnifiedJedis c = SERVER.endpoint().open()) {
-                while (!stop.get()) {
-                    body.accept(c);
-                    try {
-                        Thread.sleep(2);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }
-        });
-        t.start();
-        return t;
-    }
-
     /** Ends a run that refused (v1 intact) as an operator does: the v1 side stopped, migrate again. */
     private void finishAfterStopping(MigrationResult first) {
         assertExactlyOnce(first);
@@ -339,7 +321,7 @@ class LiveSourceTest {
     @Test
     void aSteadyProducerThreadThroughTheWholeRunNeverLeavesAnOrphanOrALoss() throws InterruptedException {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread producer = beside(stop, c -> LiveV1.add(c, QUEUE).ifPresent(added::add));
+        Thread producer = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.add(c, QUEUE).ifPresent(added::add));
         MigrationResult r = migrate(OPTIONS.withAcceptAnomalies(true), (version, where) -> { }).get(0);
         stop.set(true);
         producer.join();
@@ -351,7 +333,7 @@ class LiveSourceTest {
     @Test
     void aV1WorkerThatHonoursThePauseRunningThroughTheRunDoublesNothing() throws InterruptedException {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
+        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
             if (LiveV1.complete(c, QUEUE, id)) {
                 completed.add(id);
             }
@@ -367,7 +349,7 @@ class LiveSourceTest {
     @Test
     void aV1WorkerThatIgnoresThePauseIsRefusedOrOutwaitedNeverDoubled() throws InterruptedException {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
+        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
             if (LiveV1.complete(c, QUEUE, id)) {
                 completed.add(id);
             }

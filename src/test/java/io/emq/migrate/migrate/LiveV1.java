@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,6 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -207,5 +210,26 @@ public final class LiveV1 {
             problems.add("pending holds " + card + " jobs, v1 had " + ids);
         }
         return problems;
+    }
+
+    /**
+     * Runs {@code body} on its own connection to {@code server} in a thread, {@code pauseMs} between
+     * rounds, until {@code stop} is set: a v1 producer or worker beside a migration.
+     */
+    static Thread beside(Endpoint server, AtomicBoolean stop, long pauseMs, Consumer<UnifiedJedis> body) {
+        Thread t = new Thread(() -> {
+            try (UnifiedJedis c = server.open()) {
+                while (!stop.get()) {
+                    body.accept(c);
+                    try {
+                        Thread.sleep(pauseMs);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
+        t.start();
+        return t;
     }
 }

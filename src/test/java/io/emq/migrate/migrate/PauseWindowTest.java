@@ -67,29 +67,12 @@ class PauseWindowTest {
                 .toList();
     }
 
-    private static Thread beside(AtomicBoolean stop, Consumer<UnifiedJedis> body) {
-        Thread t = new Thread(() -> {
-            try (UnifiedJedis c = SERVER.endpoint().open()) {
-                while (!stop.get()) {
-                    body.accept(c);
-                    try {
-                        Thread.sleep(1);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }
-        });
-        t.start();
-        return t;
-    }
-
     @Test
     void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder() throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         long[] refusedAdds = {0};
-        Thread producer = beside(stop, c -> LiveV1.add(c, QUEUE).ifPresentOrElse(added::add, () -> refusedAdds[0]++));
-        Thread worker = beside(stop, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
+        Thread producer = LiveV1.beside(SERVER.endpoint(), stop, 1, c -> LiveV1.add(c, QUEUE).ifPresentOrElse(added::add, () -> refusedAdds[0]++));
+        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 1, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
             if (LiveV1.complete(c, QUEUE, id)) {
                 completed.add(id);
             }
