@@ -46,13 +46,20 @@ final class ByteArena {
         return Bytes.of(Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]));
     }
 
-    boolean equalsAt(int i, byte[] other) {
-        return equalsAt(i, other, 0);
+    /** {@code prefix} followed by entry {@code i}, in a new array. */
+    byte[] prefixed(byte[] prefix, int i) {
+        byte[] out = Arrays.copyOf(prefix, prefix.length + offsets[i + 1] - offsets[i]);
+        System.arraycopy(bytes, offsets[i], out, prefix.length, offsets[i + 1] - offsets[i]);
+        return out;
     }
 
-    /** Whether entry {@code i} holds {@code other[from..]}. */
-    boolean equalsAt(int i, byte[] other, int from) {
-        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other, from, other.length);
+    boolean equalsAt(int i, byte[] other) {
+        return equalsAt(i, other, 0, other.length);
+    }
+
+    /** Whether entry {@code i} holds {@code other[from..to)}. */
+    boolean equalsAt(int i, byte[] other, int from, int to) {
+        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other, from, to);
     }
 
     boolean equalsAt(int i, ByteArena other, int j) {

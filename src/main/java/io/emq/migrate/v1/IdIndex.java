@@ -44,9 +44,14 @@ final class IdIndex {
 
     /** The first entry holding the id {@code key[from..]} (a key past its queue's prefix), or -1. */
     int find(byte[] key, int from) {
-        int hash = mix(ByteArena.hash(key, from, key.length));
+        return find(key, from, key.length);
+    }
+
+    /** The first entry holding {@code key[from..to)}, or -1. */
+    int find(byte[] key, int from, int to) {
+        int hash = mix(ByteArena.hash(key, from, to));
         for (int slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
-            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), key, from)) {
+            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), key, from, to)) {
                 return entryIn(table[slot]);
             }
         }

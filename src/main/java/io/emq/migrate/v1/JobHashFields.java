@@ -14,6 +14,8 @@ import java.util.stream.Stream;
 record JobHashFields(String name, long timestamp, long delay, long priority, JobOptions opts, AttemptCount ats,
                      AttemptCount atm, AttemptCount attemptsMadeLegacy, long finishedOn, Bytes parentKey,
                      Bytes repeatJobKey, boolean legacyCounters) {
+    private static final long NOT_PLAIN = Long.MIN_VALUE;
+
     static JobHashFields of(List<byte[]> f) {
         JobOptions opts = JobOptions.of(f.get(4));
         return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts,
@@ -58,7 +60,31 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Job
     }
 
     private static long num(byte[] raw, long otherwise) {
-        return raw == null ? otherwise : QueueSnapshotReader.parseLong(number(raw), otherwise);
+        if (raw == null) {
+            return otherwise;
+        }
+        long plain = plainInteger(raw);
+        return plain != NOT_PLAIN ? plain : QueueSnapshotReader.parseLong(number(raw), otherwise);
+    }
+
+    /**
+     * The value of 1 to 18 ASCII digits after an optional {@code -} (what nearly every numeric field
+     * holds), read without making a string; else {@link #NOT_PLAIN}, and the field is parsed as text.
+     */
+    static long plainInteger(byte[] raw) {
+        int from = raw.length > 0 && raw[0] == '-' ? 1 : 0;
+        if (raw.length == from || raw.length - from > 18) {
+            return NOT_PLAIN;
+        }
+        long value = 0;
+        for (int i = from; i < raw.length; i++) {
+            int digit = raw[i] - '0';
+            if (digit < 0 || digit > 9) {
+                return NOT_PLAIN;
+            }
+            value = value * 10 + digit;
+        }
+        return from == 1 ? -value : value;
     }
 
     private static AttemptCount counter(String field, byte[] raw) {

@@ -49,11 +49,6 @@ final class PackedColumn {
         }
     }
 
-    /** How many values it has room for. */
-    int capacity() {
-        return capacity;
-    }
-
     long get(int i) {
         return width == 0 ? base : base + at(values, width, i);
     }

@@ -1,22 +1,32 @@
 package io.emq.migrate.v1;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * Finds the queue a key belongs to without splitting it: for every {@code :} in the key, the
  * prefix up to and including it is looked up among the known {@code P:Q:} bases; the longest
- * match wins (so queue {@code a:b} owns {@code P:a:b:wait}, not queue {@code a}).
+ * match wins (so queue {@code a:b} owns {@code P:a:b:wait}, not queue {@code a}). The bases are
+ * held in an {@link IdIndex}, so a lookup copies no part of the key (every scanned key is looked up).
  */
 public final class QueueBases {
-    private final Map<Bytes, QueueRef> byBase = new HashMap<>();
+    private final ByteArena bases = new ByteArena(16);
+    private final IdIndex byBase;
+    private final List<QueueRef> queues = new ArrayList<>();
     private final Map<Bytes, QueueRef> byBareKey = new HashMap<>();
 
     public QueueBases(Collection<QueueRef> queues) {
+        this.byBase = new IdIndex(bases, queues.size());
         for (QueueRef q : queues) {
-            byBase.put(q.base(), q);
+            int first = byBase.putIfAbsent(bases.add(q.base().raw()));
+            this.queues.add(q);
+            if (first >= 0) {
+                this.queues.set(first, q); // one base, two refs (prefix a, queue b:c and prefix a:b, queue c): the last wins
+            }
             byBareKey.put(q.bareKey(), q);
         }
     }
@@ -26,9 +36,9 @@ public final class QueueBases {
         byte[] raw = key.raw();
         for (int i = raw.length - 1; i >= 0; i--) {
             if (raw[i] == ':') {
-                QueueRef q = byBase.get(key.slice(0, i + 1));
-                if (q != null) {
-                    return Optional.of(q);
+                int entry = byBase.find(raw, 0, i + 1);
+                if (entry >= 0) {
+                    return Optional.of(queues.get(entry));
                 }
             }
         }

@@ -108,8 +108,8 @@ public final class QueueSnapshotReader {
         private final Map<String, String> meta = new TreeMap<>();
         private final ListedIds listedIds = new ListedIds();
         private IdIndex index;
-        /** Per first entry of a listed id: 1 + the anomaly log's {@link AnomalyLog#mark} where the scan met its key, 0 when not met. */
-        private PackedColumn metAt;
+        /** Per first entry of a listed id: 1 + the anomaly log's {@link AnomalyLog#mark} where the scan met its key, 0 when not met; empty in a refresh (no scan). */
+        private int[] metAt;
         private boolean listedTwice;
         private final Map<Bytes, Double> repeatMembers = new LinkedHashMap<>();
         private final AnomalyLog anomalies = new AnomalyLog();
@@ -188,7 +188,7 @@ public final class QueueSnapshotReader {
                     classified(classifier.classify(new ScannedKey(queue.key(s), t)));
                 }
             });
-            metAt = new PackedColumn(listedIds.arena().size(), 0);
+            metAt = new int[0]; // no key scan: no place was marked
             checkQueue();
             Map<V1State, Long> listed = readJobs();
             long jobs = facts.values().stream().mapToLong(StateJobs::size).sum();
@@ -303,10 +303,10 @@ public final class QueueSnapshotReader {
 
         /** A listed job key found not to be a hash: where the scan met it (no longer a job hash there), else now. */
         private void wrongJobType(int entry, Bytes key, String reason) {
-            if (entry < metAt.capacity() && metAt.get(entry) > 0) {
+            if (entry < metAt.length && metAt[entry] > 0) {
                 keyClasses.merge("job-hash", -1L, Long::sum);
                 count("anomaly");
-                anomalies.addAt((int) metAt.get(entry) - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
+                anomalies.addAt(metAt[entry] - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
             } else {
                 anomaly(AnomalyKind.WRONG_JOB_TYPE, key, reason);
             }
@@ -454,7 +454,7 @@ public final class QueueSnapshotReader {
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
-            metAt = new PackedColumn(listedIds.arena().size(), 0);
+            metAt = new int[listedIds.arena().size()];
             scan.keysOf(queue, keys -> {
                 int[] listed = new int[keys.size()];
                 List<Bytes> others = new ArrayList<>();
@@ -472,8 +472,8 @@ public final class QueueSnapshotReader {
                         classified(classifier.classify(typed.next()));
                     } else {
                         jobHashes++;
-                        if (metAt.get(entry) == 0) {
-                            metAt.set(entry, anomalies.mark() + 1);
+                        if (metAt[entry] == 0) {
+                            metAt[entry] = anomalies.mark() + 1;
                         }
                     }
                 }
@@ -701,8 +701,7 @@ public final class QueueSnapshotReader {
         private final StateJobs jobs;
         private final V1State state;
         private final int[] entries;
-        private final List<Bytes> ids;
-        private final List<Bytes> jobKeys;
+        /** The job keys, made from the base and the listed ids in one copy each; ids and {@link Bytes} keys are made when needed. */
         private final byte[][] keys;
         /** Per job: its small fields (null when the key is not a hash), payload length, payload (digest mode) and lock TTL. */
         private final List<List<byte[]>> fields;
@@ -715,13 +714,9 @@ public final class QueueSnapshotReader {
             this.jobs = jobs;
             this.state = jobs.state();
             this.entries = entries;
-            this.ids = new ArrayList<>(entries.length);
-            this.jobKeys = new ArrayList<>(entries.length);
             this.keys = new byte[entries.length][];
             for (int n = 0; n < entries.length; n++) {
-                ids.add(reading.listedIds.id(entries[n]));
-                jobKeys.add(reading.base.concat(ids.get(n)));
-                keys[n] = jobKeys.get(n).raw();
+                keys[n] = reading.listedIds.arena().prefixed(reading.base.raw(), entries[n]);
             }
             this.fields = new ArrayList<>(entries.length);
             this.lengths = new long[entries.length];
@@ -738,7 +733,7 @@ public final class QueueSnapshotReader {
             // A key that is not a hash answered with WRONGTYPE; a missing key, with no fields at all:
             // only those few are asked for their type.
             List<Integer> unsure = new ArrayList<>();
-            for (int n = 0; n < ids.size(); n++) {
+            for (int n = 0; n < entries.length; n++) {
                 List<byte[]> f = fields.get(n);
                 boolean noPayload = digests ? !payloads[n].present() : lengths[n] == 0;
                 if (f == null || (noPayload && f.stream().allMatch(v -> v == null))) {
@@ -748,15 +743,14 @@ public final class QueueSnapshotReader {
             Map<Integer, KeyType> types = typesOf(unsure);
             List<Integer> hashes = new ArrayList<>();
             for (int n = 0; n < entries.length; n++) {
-                Bytes id = ids.get(n);
                 KeyType type = types.getOrDefault(n, KeyType.HASH);
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                 } else if (type == KeyType.NONE) {
-                    reading.anomaly(AnomalyKind.MISSING_HASH, jobKeys.get(n),
+                    reading.anomaly(AnomalyKind.MISSING_HASH, jobKey(n),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
                 } else {
-                    reading.wrongJobType(entries[n], jobKeys.get(n), "job " + id.display()
+                    reading.wrongJobType(entries[n], jobKey(n), "job " + id(n).display()
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
@@ -764,7 +758,7 @@ public final class QueueSnapshotReader {
                 measure(hashes);
             }
             for (int n : hashes) {
-                add(entries[n], ids.get(n), jobKeys.get(n), JobHashFields.of(fields.get(n)), payloads[n], lockTtls[n]);
+                add(n, JobHashFields.of(fields.get(n)));
             }
         }
 
@@ -776,7 +770,7 @@ public final class QueueSnapshotReader {
                 for (int n = 0; n < keys.length; n++) {
                     lengthReplies.add(p.hstrlen(keys[n], DATA));
                     if (state == V1State.ACTIVE) {
-                        locks.add(p.pttl(reading.queue.jobSubKey(ids.get(n), JobSubKind.LOCK).raw()));
+                        locks.add(p.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
                     }
                 }
                 p.sync();
@@ -817,7 +811,7 @@ public final class QueueSnapshotReader {
             try (AbstractPipeline p = jedis.pipelined()) {
                 for (int n = 0; n < keys.length; n++) {
                     if (state == V1State.ACTIVE) {
-                        locks.add(p.pttl(reading.queue.jobSubKey(ids.get(n), JobSubKind.LOCK).raw()));
+                        locks.add(p.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
                     }
                     fieldReplies.add(hmget(p, keys[n], FIELDS));
                     lengthReplies.add(p.hstrlen(keys[n], DATA));
@@ -909,30 +903,42 @@ public final class QueueSnapshotReader {
             }
         }
 
-        private void add(int entry, Bytes id, Bytes key, JobHashFields h, PayloadDigest payload, long lockTtl) {
+        private Bytes id(int n) {
+            return reading.listedIds.id(entries[n]);
+        }
+
+        private Bytes jobKey(int n) {
+            return Bytes.of(keys[n]);
+        }
+
+        /** Files the anomalies of job {@code n}, a hash, and adds its facts. */
+        private void add(int n, JobHashFields h) {
+            int entry = entries[n];
+            PayloadDigest payload = payloads[n];
+            long lockTtl = lockTtls[n];
             QueueRef queue = reading.queue;
             double score = reading.listedIds.score(entry, state);
             if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
-                reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, key, "delayed score " + ScoreCodec.render(score)
+                reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, jobKey(n), "delayed score " + ScoreCodec.render(score)
                         + " is not due*4096+seq (a non-negative integer below 2^63)");
             }
             if (state == V1State.PRIORITIZED && !ScoreCodec.isPacking(score)) {
-                reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, key, "prioritized score " + ScoreCodec.render(score)
+                reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, jobKey(n), "prioritized score " + ScoreCodec.render(score)
                         + " is not priority*2^32+seq (a non-negative integer below 2^63)");
             }
             if (state == V1State.ACTIVE && !(lockTtl > 0 || lockTtl == -1)) {
-                reading.anomaly(AnomalyKind.EXPIRED_LOCK, key, "active but " + queue.jobSubKey(id, JobSubKind.LOCK).display()
+                reading.anomaly(AnomalyKind.EXPIRED_LOCK, jobKey(n), "active but " + queue.jobSubKey(id(n), JobSubKind.LOCK).display()
                         + " is gone: stalled, and v1 never recovered it");
             }
-            h.counterProblems().ifPresent(problem -> reading.anomaly(AnomalyKind.BAD_ATTEMPTS, key, problem));
+            h.counterProblems().ifPresent(problem -> reading.anomaly(AnomalyKind.BAD_ATTEMPTS, jobKey(n), problem));
             if (!payload.present()) {
-                reading.anomaly(AnomalyKind.HASH_WITHOUT_DATA, key, "the job hash has no data field");
+                reading.anomaly(AnomalyKind.HASH_WITHOUT_DATA, jobKey(n), "the job hash has no data field");
             } else if (payload.examined() && !payload.json()) {
-                reading.anomaly(AnomalyKind.NON_JSON_DATA, key, "data (" + payload.bytes() + " bytes) is not JSON"
+                reading.anomaly(AnomalyKind.NON_JSON_DATA, jobKey(n), "data (" + payload.bytes() + " bytes) is not JSON"
                         + (payload.utf8() ? "" : " and not UTF-8"));
             }
             if (h.parentKey() != null) {
-                reading.flowLinks.add(new FlowLink(id, h.parentKey(), !h.parentKey().startsWith(queue.base())));
+                reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }
             JobLayout layout = h.layout();
             long priority = layout == JobLayout.ELIXIR ? h.opts().pri() : h.priority();

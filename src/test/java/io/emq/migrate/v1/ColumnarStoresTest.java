@@ -47,6 +47,23 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void theIndexFindsAnIdInsideALongerKeyAndTheArenaPrefixesAnEntry() {
+        ByteArena arena = new ByteArena(2);
+        arena.add(b("bull:q:"));
+        arena.add(b("bull:q:7"));
+        IdIndex index = new IdIndex(arena, 2);
+        index.putIfAbsent(0);
+        index.putIfAbsent(1);
+        byte[] key = b("bull:q:7:lock");
+        assertEquals(0, index.find(key, 0, 7));
+        assertEquals(1, index.find(key, 0, 8));
+        assertEquals(-1, index.find(key, 0, 9));
+        assertEquals(-1, index.find(key, 1, 8));
+        assertEquals("jobs:bull:q:7", new String(arena.prefixed(b("jobs:"), 1), StandardCharsets.UTF_8));
+        assertEquals("bull:q:", new String(arena.prefixed(new byte[0], 0), StandardCharsets.UTF_8));
+    }
+
+    @Test
     void theIdSetHoldsEachIdOnce() {
         IdSet set = new IdSet();
         for (int i = 0; i < 5_000; i++) {

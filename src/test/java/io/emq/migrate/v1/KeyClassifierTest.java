@@ -61,4 +61,14 @@ class KeyClassifierTest {
         assertEquals(Optional.empty(), bases.owner(Bytes.utf8("bull:z:wait")));
         assertEquals(Optional.of(queue), bases.bareOwner(Bytes.utf8("bull:a:b")));
     }
+
+    @Test
+    void ofTwoQueuesWithOneBaseTheLastNamedOwnsItsKeys() {
+        QueueRef nameWithColon = QueueRef.of("bull", "x:y");
+        QueueRef prefixWithColon = QueueRef.of("bull:x", "y"); // both bases are bull:x:y:
+        Bytes key = Bytes.utf8("bull:x:y:wait");
+        assertEquals(Optional.of(prefixWithColon), new QueueBases(List.of(nameWithColon, prefixWithColon)).owner(key));
+        assertEquals(Optional.of(nameWithColon), new QueueBases(List.of(prefixWithColon, nameWithColon)).owner(key));
+        assertEquals(Optional.of(nameWithColon), new QueueBases(List.of(prefixWithColon, nameWithColon)).owner(Bytes.utf8("bull:x:y:1:lock")));
+    }
 }

@@ -81,4 +81,25 @@ class V1CodecsTest {
         assertEquals("a\\xff\\x00", b.display());
         assertEquals(Bytes.utf8("заказ"), Bytes.of("заказ".getBytes(StandardCharsets.UTF_8)));
     }
+
+    @Test
+    void numericFieldsReadAsTheirTextWouldParse() {
+        java.util.List<String> texts = new java.util.ArrayList<>(java.util.List.of("0", "-0", "007", "-", "", "+7", " 42 ", "1e3",
+                "12.5", "-12.5", "123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+                "9223372036854775808", "-9223372036854775808", "99999999999999999999", "0x10", "1_000", "--1", "4-"));
+        java.util.Random random = new java.util.Random(13);
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder t = new StringBuilder(random.nextInt(8) == 0 ? "-" : "");
+            int digits = 1 + random.nextInt(20);
+            for (int d = 0; d < digits; d++) {
+                t.append((char) ('0' + random.nextInt(10)));
+            }
+            texts.add(t.toString());
+        }
+        for (String text : texts) {
+            java.util.List<byte[]> fields = new java.util.ArrayList<>(java.util.Collections.nCopies(12, (byte[]) null));
+            fields.set(1, text.getBytes(StandardCharsets.UTF_8)); // timestamp
+            assertEquals(QueueSnapshotReader.parseLong(text, 0), JobHashFields.of(fields).timestamp(), text);
+        }
+    }
 }
