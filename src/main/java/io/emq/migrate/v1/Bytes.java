@@ -23,6 +23,11 @@ public final class Bytes implements Comparable<Bytes> {
         return new Bytes(value == null ? EMPTY : value.clone());
     }
 
+    /** {@code fresh} itself, not a copy: for an array nothing else holds or changes (a reply just read). */
+    static Bytes adopt(byte[] fresh) {
+        return new Bytes(fresh);
+    }
+
     public static Bytes utf8(String text) {
         return new Bytes(text.getBytes(StandardCharsets.UTF_8));
     }

@@ -56,7 +56,7 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Job
     }
 
     private static String text(byte[] raw) {
-        return raw == null ? null : Bytes.of(raw).display();
+        return raw == null ? null : Bytes.adopt(raw).display();
     }
 
     private static long num(byte[] raw, long otherwise) {

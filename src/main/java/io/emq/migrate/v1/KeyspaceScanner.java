@@ -40,7 +40,7 @@ public final class KeyspaceScanner {
             page = jedis.scan(cursor, params);
             List<Bytes> keys = new ArrayList<>(page.getResult().size());
             for (byte[] k : page.getResult()) {
-                keys.add(Bytes.of(k));
+                keys.add(Bytes.adopt(k)); // the reply's own array: one copy less for each of a million keys
             }
             if (!keys.isEmpty()) {
                 batches.accept(keys);
