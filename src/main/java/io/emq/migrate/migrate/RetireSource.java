@@ -59,7 +59,7 @@ final class RetireSource implements Step {
 
     @Override
     public List<String> checkpoints() {
-        return Stream.of(List.of("pause recorded", "v1 paused"), Resync.CHECKPOINTS, List.of("verified, not yet recorded",
+        return Stream.of(Resync.CHECKPOINTS, List.of("verified, not yet recorded", "caught up", "pause recorded", "v1 paused",
                 "before retire", "source moved at retire", "structures deleted", "v2 resumed", "job keys deleted",
                 "source deleted")).flatMap(List::stream).toList();
     }
@@ -69,6 +69,7 @@ final class RetireSource implements Step {
         Optional<byte[]> version = Optional.ofNullable(m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(),
                 List.of(Utf8.bytes("version"))).get(0));
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
+        Map<String, Long> caughtUp = !stamped && m.v1Live() ? catchUpBeforeThePause(m) : Map.of();
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of()) : pauseAndRetireStructures(m);
         m.checkpoints.hit("structures deleted");
         m.watch.ifPresent(SourceFeed.Watch::end);
@@ -86,9 +87,23 @@ final class RetireSource implements Step {
         TargetFence.release(m.targetWire, m.keys, m.journal);
         m.journal.record(JournalHeader.STATE, MigrationState.RETIRED);
         Map<String, Long> counts = new LinkedHashMap<>();
+        caughtUp.forEach((k, v) -> counts.put("live-" + k, v));
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
         counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys, "window-ms", window));
         return counts;
+    }
+
+    /**
+     * While v1 still serves, just before the pause: catches up again as V100 does ({@link CatchUp#run}:
+     * what v1 did since, V110's proof included, until the delta is small), then proves the rows those
+     * passes wrote ({@link Verification#proveWritten}), so the pass under the pause and its proof have
+     * only what v1 did during the last of them left. Its counts, each pass's summed.
+     */
+    private static Map<String, Long> catchUpBeforeThePause(QueueMigration m) {
+        CatchUp.Passes passes = CatchUp.run(m);
+        Verification.proveWritten(m, passes.written());
+        m.checkpoints.hit("caught up");
+        return passes.counts();
     }
 
     /**
@@ -138,7 +153,7 @@ final class RetireSource implements Step {
             if (pass > 0 || fingerprint.isEmpty() || !fingerprint.equals(header.get(JournalHeader.PROVEN).orElse(""))) {
                 Resync.Pass synced = Resync.run(m);
                 fingerprint = synced.fingerprint();
-                Verification.proveWritten(m, synced);
+                Verification.proveWritten(m, synced.written());
                 last = synced.counts();
             }
             QueueSnapshot snapshot = m.snapshot();

@@ -1,6 +1,8 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,12 +28,15 @@ final class Verification {
         return counts;
     }
 
-    /** The proof of the rows a pass under the pause wrote, when this run proved the others; else the whole proof. */
-    static Map<String, Long> proveWritten(QueueMigration m, Resync.Pass pass) {
+    /**
+     * The proof of the rows the passes since the last proof wrote (those V120 runs while v1 still serves,
+     * then the one under the pause), when this run proved the others; else the whole proof.
+     */
+    static Map<String, Long> proveWritten(QueueMigration m, List<BrandedId> written) {
         if (!m.provenThisRun) {
             return prove(m);
         }
-        Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verifyRows(pass.written());
+        Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verifyRows(written);
         return proven(m, report, m.journal.expectations().count());
     }
 
