@@ -25,7 +25,7 @@ final class InLine {
     private int size;
     /** The pass under way; 0 before the first. */
     private int pass;
-    /** Position + 1 of the job in each slot, 0 when empty; never more than half full. */
+    /** Position + 1 of the job in each slot, 0 when empty; never more than three quarters full. */
     private int[] slots = new int[1 << 9];
 
     /** Begins a pass: from here {@link #read} tells what the pass before read. */
@@ -49,19 +49,19 @@ final class InLine {
         }
         int start = size == 0 ? 0 : ends[size - 1];
         if (start + id.length > ids.length) {
-            ids = Arrays.copyOf(ids, Math.max(ids.length * 2, start + id.length));
+            ids = Arrays.copyOf(ids, Math.max(grown(ids.length), start + id.length));
         }
         if (size == ends.length) {
-            ends = Arrays.copyOf(ends, size * 2);
-            read = Arrays.copyOf(read, size * 2);
-            readIn = Arrays.copyOf(readIn, size * 2);
+            ends = Arrays.copyOf(ends, grown(size));
+            read = Arrays.copyOf(read, grown(size));
+            readIn = Arrays.copyOf(readIn, grown(size));
         }
         System.arraycopy(id, 0, ids, start, id.length);
         ends[size] = start + id.length;
         read[size] = packed(job);
         readIn[size] = pass;
         slots[at] = ++size;
-        if (size * 2 > slots.length) {
+        if (size * 4L > slots.length * 3L) {
             grow();
         }
         return false;
@@ -93,6 +93,11 @@ final class InLine {
             }
             slots[at] = job + 1;
         }
+    }
+
+    /** A column's next length: half as long again (the columns are most of the heap a job costs here). */
+    private static int grown(int length) {
+        return length + (length >> 1);
     }
 
     private static int spread(int h) {

@@ -16,7 +16,13 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * V120, the v1 pause window, then retirement, in four parts.
+ * V120, the v1 pause window, then retirement, in five parts.
+ *
+ * <p>The catch-up: while v1 still serves, re-sync passes as V100's ({@link CatchUp}) apply what v1 did
+ * since (while V110 verified), until the delta is small, and the rows they wrote are proven
+ * ({@link Verification#proveWritten}); so the pass under the pause and its proof have only what v1 did
+ * during the last of them left. Done here rather than as a step of its own: it must run right before
+ * the pause, on every run that pauses (a re-run resuming V120 with v1 live too).
  *
  * <p>The pause: the instant is journaled ({@code v1_paused_at}), then the v1 queue is paused as
  * BullMQ's pause does (v1 workers fetch nothing more) and its add counter frozen (a v1 add fails
@@ -30,7 +36,7 @@ import java.util.stream.Stream;
  * whole source, O(jobs); only the job hashes the feed reports are digested again, and only those, new
  * jobs and jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
  * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
- * were proven at V110 while v1 served; see {@link Verification#proveWritten}); then one script deletes
+ * were proven at V110 and by the catch-up while v1 served; see {@link Verification#proveWritten}); then one script deletes
  * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every
  * structure, in order, and the add counter) is still the one that pass read. The fingerprint, not the
  * feed, guards this instant: it is one atomic step on the server, where a feed drain and the deletion

@@ -11,8 +11,9 @@ import java.util.Optional;
  * checked against the digest taken from the v1 bytes it was written from, and, once v1 is paused, the
  * number of journaled rows against the number of v1 jobs that get one in the source as last read (the
  * re-sync just before brought v2 in line with it; a live read has no exact count). The whole proof runs
- * while v1 is live (V110); under the pause only the rows the last pass wrote are checked again, when
- * this run proved the rest (the v2 queue is paused: its rows change only by the migration's writes).
+ * while v1 is live (V110); then only the rows later passes wrote are checked, when this run proved the
+ * rest: those of V120's catch-up while v1 still serves, then those of the pass under the pause (the v2
+ * queue is paused: its rows change only by the migration's writes).
  * Marks the journal verified and records the fingerprint of the source it proved v2 in line with
  * ({@link JournalHeader#PROVEN}); a failure refuses ({@code verification}).
  */

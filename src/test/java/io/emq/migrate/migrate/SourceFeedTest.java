@@ -155,6 +155,21 @@ class SourceFeedTest {
     }
 
     @Test
+    void changesLostAfterTheirDrainTellEveryKeyTouched() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
+            client().hset("bull:" + QUEUE + ":5", "data", "{}");
+            SourceFeed.Changes changes = watch.drain().orElseThrow();
+            io.emq.migrate.v1.Bytes other = io.emq.migrate.v1.Bytes.utf8("bull:" + QUEUE + ":6");
+            assertTrue(changes.touched(io.emq.migrate.v1.Bytes.utf8("bull:" + QUEUE + ":5")));
+            assertFalse(changes.touched(other), "job 6 was not written");
+            changes.lost();
+            assertTrue(changes.touched(other), "the feed broke before the next drain: job 6 may have been written since");
+            assertEquals(1, changes.keys(), "the keys it was told stay what they were");
+        }
+    }
+
+    @Test
     void aFlushBreaksTheFeedForGood() {
         try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
             SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
