@@ -293,8 +293,10 @@ public final class QueueSnapshotReader {
                 structureKeys.add(queue.key(s));
             }
             for (Bytes key : written) {
-                boolean job = key.startsWith(base) && (index.find(key.raw(), base.length()) >= 0 || listedBefore(key));
-                if (!job && !structureKeys.contains(key)) {
+                if (structureKeys.contains(key)) {
+                    continue;
+                }
+                if (!key.startsWith(base) || (index.find(key.raw(), base.length()) < 0 && !listedBefore(key))) {
                     return false;
                 }
             }
