@@ -101,7 +101,7 @@ final class RetireSource implements Step {
 
     /**
      * While v1 still serves, just before the pause: catches up again as V100 does ({@link CatchUp#run}:
-     * what v1 did since, V110's proof included, until the delta is small), then proves the rows those
+     * what v1 did since V100's last pass, while V110 verified, until the delta is small), then proves the rows those
      * passes wrote ({@link Verification#proveWritten}), so the pass under the pause and its proof have
      * only what v1 did during the last of them left. Its counts, each pass's summed.
      */
