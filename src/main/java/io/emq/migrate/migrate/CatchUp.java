@@ -1,20 +1,29 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * V100, while v1 still serves: re-sync passes ({@link Resync}) bring v2 in line with what v1
  * producers and workers did during the bulk copy, so the last pass under the pause (V120) has only
- * the few jobs they touch meanwhile left to do. With the change feed intact only the jobs whose keys
- * v1 wrote since the pass before are re-read ({@code delta-keys}); otherwise every job is
- * ({@code full-pass}). Passes go on while each one changes more than {@link #SMALL} rows and fewer
- * than the pass before (the delta still shrinks), at most {@link #PASSES}.
+ * the few jobs they touch meanwhile left to do. With the change feed intact the snapshot held is
+ * refreshed with the keys v1 wrote since the pass before and only those jobs are re-read
+ * ({@code delta-keys}); otherwise every job is ({@code full-pass}). Passes go on while each one changes
+ * more than {@link #SMALL} rows and fewer than the pass before (the delta still shrinks), at most
+ * {@link #PASSES}. V120 catches up the same way again just before it pauses v1 ({@link RetireSource}).
  */
 final class CatchUp implements Step {
     static final int PASSES = 4;
     static final long SMALL = 1000;
+
+    /** What the passes of one catch-up did: their counts summed (and how many passes), every row they wrote. */
+    record Passes(Map<String, Long> counts, List<BrandedId> written) {
+    }
 
     @Override
     public List<String> checkpoints() {
@@ -23,16 +32,25 @@ final class CatchUp implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        return run(m).counts();
+    }
+
+    /** Passes while the delta is large and still shrinks, at most {@link #PASSES}. */
+    static Passes run(QueueMigration m) {
         Map<String, Long> counts = new LinkedHashMap<>();
+        Set<BrandedId> written = new LinkedHashSet<>();
         Resync.Pass pass = Resync.run(m);
-        pass.counts().forEach((k, v) -> counts.merge(k, v, Long::sum));
         long passes = 1;
-        for (long before = Long.MAX_VALUE; passes < PASSES && pass.changed() > SMALL && pass.changed() < before; passes++) {
+        for (long before = Long.MAX_VALUE; ; passes++) {
+            pass.counts().forEach((k, v) -> counts.merge(k, v, Long::sum));
+            written.addAll(pass.written());
+            if (passes == PASSES || pass.changed() <= SMALL || pass.changed() >= before) {
+                break;
+            }
             before = pass.changed();
             pass = Resync.run(m);
-            pass.counts().forEach((k, v) -> counts.merge(k, v, Long::sum));
         }
         counts.put("passes", passes);
-        return counts;
+        return new Passes(counts, new ArrayList<>(written));
     }
 }

@@ -99,8 +99,10 @@ final class Resync {
 
     /**
      * One pass: read, compare with the journal, write the difference. With the change feed intact since
-     * the pass before (or since this run's fence, for the first), only the jobs whose keys it told were
-     * written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
+     * the pass before (or since this run's fence, for the first), the snapshot held is refreshed with the
+     * keys it told written instead of the source read in full (while v1 is live, {@link QueueMigration#refreshLiveSource};
+     * under the pause, after a pass of this run succeeded, {@link QueueMigration#refreshSource}); only the
+     * jobs whose keys it told were written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
      * touched or read in another state or with other attempts than that pass read them ({@link InLine}), and
      * new ones, are looked up in the journal: the others still match the expectations that pass left them.
      * Without it (no feed, a broken one, a re-run) every job is looked up and re-read. A pass that fails
@@ -119,19 +121,24 @@ final class Resync {
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
         Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
         m.inLine = Optional.empty();
-        Optional<String> refreshed = m.v1Live() || before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
-        String fingerprint = m.v1Live() ? m.readLiveSource() : refreshed.orElseGet(m::readSource);
+        Optional<String> refreshed = m.v1Live() ? changes.flatMap(m::refreshLiveSource)
+                : before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
+        String fingerprint = refreshed.orElseGet(m.v1Live() ? m::readLiveSource : m::readSource);
         QueueSnapshot snap = m.snapshot();
-        InLine after = new InLine();
+        InLine inLine = before.orElseGet(InLine::new);
+        inLine.nextPass();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
         long[] matched = {0};
         long[] reread = {0};
         long[] lookedUp = {0};
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
-            all.forEach(after::add);
-            List<JobFacts> batch = before.isEmpty() ? all : all.stream()
-                    .filter(j -> !before.get().holds(j) || changes.get().touched(m.source.jobKey(j.id()))).toList();
+            List<JobFacts> batch = new ArrayList<>(all.size());
+            for (JobFacts j : all) {
+                if (!inLine.read(j) || before.isEmpty() || changes.get().touched(m.source.jobKey(j.id()))) {
+                    batch.add(j);
+                }
+            }
             matched[0] += all.size() - batch.size();
             lookedUp[0] += batch.size();
             if (batch.isEmpty()) {
@@ -174,7 +181,7 @@ final class Resync {
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(new JournalHeader.Write().set(JournalHeader.FINGERPRINT, fingerprint).set(JournalHeader.PROVEN, ""));
         m.checkpoints.hit("pass recorded");
-        m.inLine = Optional.of(after);
+        m.inLine = Optional.of(inLine);
         return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed.isPresent(), written, held);
     }

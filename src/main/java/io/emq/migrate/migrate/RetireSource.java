@@ -16,7 +16,13 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * V120, the v1 pause window, then retirement, in four parts.
+ * V120, the v1 pause window, then retirement, in five parts.
+ *
+ * <p>The catch-up: while v1 still serves, re-sync passes as V100's ({@link CatchUp}) apply what v1 did
+ * since (while V110 verified), until the delta is small, and the rows they wrote are proven
+ * ({@link Verification#proveWritten}); so the pass under the pause and its proof have only what v1 did
+ * during the last of them left. Done here rather than as a step of its own: it must run right before
+ * the pause, on every run that pauses (a re-run resuming V120 with v1 live too).
  *
  * <p>The pause: the instant is journaled ({@code v1_paused_at}), then the v1 queue is paused as
  * BullMQ's pause does (v1 workers fetch nothing more) and its add counter frozen (a v1 add fails
@@ -30,7 +36,7 @@ import java.util.stream.Stream;
  * whole source, O(jobs); only the job hashes the feed reports are digested again, and only those, new
  * jobs and jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
  * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
- * were proven at V110 while v1 served; see {@link Verification#proveWritten}); then one script deletes
+ * were proven at V110 and by the catch-up while v1 served; see {@link Verification#proveWritten}); then one script deletes
  * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every
  * structure, in order, and the add counter) is still the one that pass read. The fingerprint, not the
  * feed, guards this instant: it is one atomic step on the server, where a feed drain and the deletion
@@ -59,7 +65,7 @@ final class RetireSource implements Step {
 
     @Override
     public List<String> checkpoints() {
-        return Stream.of(List.of("pause recorded", "v1 paused"), Resync.CHECKPOINTS, List.of("verified, not yet recorded",
+        return Stream.of(Resync.CHECKPOINTS, List.of("verified, not yet recorded", "caught up", "pause recorded", "v1 paused",
                 "before retire", "source moved at retire", "structures deleted", "v2 resumed", "job keys deleted",
                 "source deleted")).flatMap(List::stream).toList();
     }
@@ -69,6 +75,7 @@ final class RetireSource implements Step {
         Optional<byte[]> version = Optional.ofNullable(m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(),
                 List.of(Utf8.bytes("version"))).get(0));
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
+        Map<String, Long> caughtUp = !stamped && m.v1Live() ? catchUpBeforeThePause(m) : Map.of();
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of()) : pauseAndRetireStructures(m);
         m.checkpoints.hit("structures deleted");
         m.watch.ifPresent(SourceFeed.Watch::end);
@@ -86,9 +93,23 @@ final class RetireSource implements Step {
         TargetFence.release(m.targetWire, m.keys, m.journal);
         m.journal.record(JournalHeader.STATE, MigrationState.RETIRED);
         Map<String, Long> counts = new LinkedHashMap<>();
+        caughtUp.forEach((k, v) -> counts.put("live-" + k, v));
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
         counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys, "window-ms", window));
         return counts;
+    }
+
+    /**
+     * While v1 still serves, just before the pause: catches up again as V100 does ({@link CatchUp#run}:
+     * what v1 did since V100's last pass, while V110 verified, until the delta is small), then proves the rows those
+     * passes wrote ({@link Verification#proveWritten}), so the pass under the pause and its proof have
+     * only what v1 did during the last of them left. Its counts, each pass's summed.
+     */
+    private static Map<String, Long> catchUpBeforeThePause(QueueMigration m) {
+        CatchUp.Passes passes = CatchUp.run(m);
+        Verification.proveWritten(m, passes.written());
+        m.checkpoints.hit("caught up");
+        return passes.counts();
     }
 
     /**
@@ -138,7 +159,7 @@ final class RetireSource implements Step {
             if (pass > 0 || fingerprint.isEmpty() || !fingerprint.equals(header.get(JournalHeader.PROVEN).orElse(""))) {
                 Resync.Pass synced = Resync.run(m);
                 fingerprint = synced.fingerprint();
-                Verification.proveWritten(m, synced);
+                Verification.proveWritten(m, synced.written());
                 last = synced.counts();
             }
             QueueSnapshot snapshot = m.snapshot();

@@ -1,6 +1,8 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -9,8 +11,9 @@ import java.util.Optional;
  * checked against the digest taken from the v1 bytes it was written from, and, once v1 is paused, the
  * number of journaled rows against the number of v1 jobs that get one in the source as last read (the
  * re-sync just before brought v2 in line with it; a live read has no exact count). The whole proof runs
- * while v1 is live (V110); under the pause only the rows the last pass wrote are checked again, when
- * this run proved the rest (the v2 queue is paused: its rows change only by the migration's writes).
+ * while v1 is live (V110); then only the rows later passes wrote are checked, when this run proved the
+ * rest: those of V120's catch-up while v1 still serves, then those of the pass under the pause (the v2
+ * queue is paused: its rows change only by the migration's writes).
  * Marks the journal verified and records the fingerprint of the source it proved v2 in line with
  * ({@link JournalHeader#PROVEN}); a failure refuses ({@code verification}).
  */
@@ -26,12 +29,15 @@ final class Verification {
         return counts;
     }
 
-    /** The proof of the rows a pass under the pause wrote, when this run proved the others; else the whole proof. */
-    static Map<String, Long> proveWritten(QueueMigration m, Resync.Pass pass) {
+    /**
+     * The proof of the rows the passes since the last proof wrote (those V120 runs while v1 still serves,
+     * then the one under the pause), when this run proved the others; else the whole proof.
+     */
+    static Map<String, Long> proveWritten(QueueMigration m, List<BrandedId> written) {
         if (!m.provenThisRun) {
             return prove(m);
         }
-        Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verifyRows(pass.written());
+        Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verifyRows(written);
         return proven(m, report, m.journal.expectations().count());
     }
 

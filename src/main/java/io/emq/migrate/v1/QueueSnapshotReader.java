@@ -3,6 +3,7 @@ package io.emq.migrate.v1;
 import io.emq.migrate.keyspace.Names;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -85,8 +86,9 @@ public final class QueueSnapshotReader {
      * The queue as it is now, from {@code previous} (a read of it by a reader like this one) and
      * {@code written}, every key of the queue written since that read began (the change feed's): the
      * structures and every listing are read again; the facts only of the jobs whose hashes were written,
-     * that {@code previous} did not hold in {@code wait} or {@code paused}, or that a state other than
-     * those two lists (an active job's lock runs out without a write); no key scan. Empty when that
+     * that {@code previous} did not list at the same place in {@code wait} or {@code paused} (each listing
+     * walked beside the one before, byte for byte, past the jobs whose hashes were written), or that a
+     * state other than those two lists (an active job's lock runs out without a write); no key scan. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
      * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
@@ -125,11 +127,19 @@ public final class QueueSnapshotReader {
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
         private long legacyMarkers;
-        /** A refresh's snapshot read before, its listed ids and their index, and the keys written since; null and empty in a full read. */
+        /**
+         * A refresh's snapshot read before, its listed ids (and their index, built only when a written key is
+         * listed no more), the keys written since, the entries now listed whose hash was written (by an id's
+         * first entry), the walks of {@code wait} and {@code paused} beside the listings before and the
+         * entries before they paired; null and empty in a full read.
+         */
         private QueueSnapshot previous;
         private ListedIds previousIds;
         private IdIndex previousIndex;
         private Set<Bytes> written = Set.of();
+        private final BitSet writtenEntries = new BitSet();
+        private final Map<V1State, Walk> walks = new EnumMap<>(V1State.class);
+        private final BitSet paired = new BitSet();
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -172,7 +182,7 @@ public final class QueueSnapshotReader {
             readListings();
             previous = before;
             written = writtenSince;
-            indexPrevious();
+            walkBeside();
             KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
             Map<String, Long> expected = new TreeMap<>(keyClasses);
             previous.structures().forEach((s, t) ->
@@ -201,19 +211,79 @@ public final class QueueSnapshotReader {
             return Optional.of(snapshot(listed));
         }
 
-        /** The index of the ids the previous snapshot lists (none when it holds no jobs). */
-        private void indexPrevious() {
+        /**
+         * Marks the entries listed now whose hash was written, and walks {@code wait} and {@code paused}
+         * beside the same listing before (the other one when the previous snapshot has none there: the pause
+         * renames {@code wait} to {@code paused}).
+         */
+        private void walkBeside() {
+            for (Bytes key : written) {
+                int entry = key.startsWith(base) ? index.find(key.raw(), base.length()) : -1;
+                if (entry >= 0) {
+                    writtenEntries.set(entry);
+                }
+            }
             StateJobs any = previous.jobCount() == 0 ? null : V1State.RANK_ORDER.stream().map(previous::held)
                     .filter(Objects::nonNull).findFirst().orElseThrow();
             if (any == null) {
                 return;
             }
             previousIds = any.ids();
-            int total = previousIds.arena().size();
-            previousIndex = new IdIndex(previousIds.arena(), total);
-            for (int entry = 0; entry < total; entry++) {
-                previousIndex.putIfAbsent(entry);
+            for (V1State state : List.of(V1State.WAIT, V1State.PAUSED)) {
+                V1State other = state == V1State.WAIT ? V1State.PAUSED : V1State.WAIT;
+                V1State was = previousIds.count(state) > 0 ? state : other;
+                walks.put(state, new Walk(previousIds.from(was), previousIds.from(was) + previousIds.count(was)));
             }
+        }
+
+        /**
+         * A walk along a listing before ({@code wait} or {@code paused}) beside the same listing now, both in
+         * serve order: v1 adds at the far end and takes from the near one, so a listing mostly equals the one
+         * before, position by position, once the entries taken, moved or removed since (each a job whose hash
+         * was written) are passed over. Ids are compared byte for byte; no lookup, no key built per job.
+         */
+        private final class Walk {
+            private int at;
+            private final int end;
+
+            Walk(int from, int end) {
+                this.at = from;
+                this.end = end;
+            }
+
+            /**
+             * The entry before that lists the same id as {@code entry} (entries come in order), past those
+             * before whose hash was written; -1 when the next entry before lists another id and its hash was not
+             * written (then this entry is read, the walk stays).
+             */
+            int pair(int entry) {
+                while (at < end) {
+                    if (previousIds.arena().equalsAt(at, listedIds.arena(), entry)) {
+                        paired.set(at);
+                        return at++;
+                    }
+                    if (!written.contains(base.concat(previousIds.id(at)))) {
+                        return -1;
+                    }
+                    at++;
+                }
+                return -1;
+            }
+        }
+
+        /** Whether {@code key} is the hash of a job the previous snapshot listed (its index built on first use). */
+        private boolean listedBefore(Bytes key) {
+            if (previousIds == null) {
+                return false;
+            }
+            if (previousIndex == null) {
+                int total = previousIds.arena().size();
+                previousIndex = new IdIndex(previousIds.arena(), total);
+                for (int entry = 0; entry < total; entry++) {
+                    previousIndex.putIfAbsent(entry);
+                }
+            }
+            return previousIndex.find(key.raw(), base.length()) >= 0;
         }
 
         /** Whether every written key is a queue structure, or the hash of a job listed before or now. */
@@ -223,9 +293,10 @@ public final class QueueSnapshotReader {
                 structureKeys.add(queue.key(s));
             }
             for (Bytes key : written) {
-                boolean job = key.startsWith(base) && (index.find(key.raw(), base.length()) >= 0
-                        || (previousIndex != null && previousIndex.find(key.raw(), base.length()) >= 0));
-                if (!job && !structureKeys.contains(key)) {
+                if (structureKeys.contains(key)) {
+                    continue;
+                }
+                if (!key.startsWith(base) || (index.find(key.raw(), base.length()) < 0 && !listedBefore(key))) {
                     return false;
                 }
             }
@@ -237,15 +308,19 @@ public final class QueueSnapshotReader {
             return previous.jobs(V1State.UNKNOWN).stream().allMatch(j -> written.contains(queue.jobKey(j.id())));
         }
 
-        /** Whether every job the previous snapshot listed and no structure lists now had its hash written and deleted. */
+        /**
+         * Whether every job the previous snapshot listed and no structure lists now had its hash written and
+         * deleted; an entry a walk paired is listed now.
+         */
         private boolean unlistedJobsGone() {
             if (previousIds == null) {
                 return true;
             }
             List<Bytes> unlisted = new ArrayList<>();
-            for (int entry = 0; entry < previousIds.arena().size(); entry++) {
-                Bytes key = base.concat(previousIds.id(entry));
-                if (index.find(key.raw(), base.length()) < 0) {
+            for (int entry = paired.nextClearBit(0); entry < previousIds.arena().size(); entry = paired.nextClearBit(entry + 1)) {
+                Bytes id = previousIds.id(entry);
+                if (index.find(id.raw()) < 0) {
+                    Bytes key = base.concat(id);
                     if (!written.contains(key)) {
                         return false;
                     }
@@ -267,19 +342,13 @@ public final class QueueSnapshotReader {
 
         /**
          * The job of a previous snapshot whose facts a refresh keeps for this entry of {@code wait} or
-         * {@code paused}: listed there before too, its hash not written since; -1 when its facts are read.
+         * {@code paused}: the walk paired it with an entry listed there before ({@link Walk}), its hash not
+         * written since; -1 when its facts are read.
          */
         private int kept(V1State state, int entry) {
-            if (previousIndex == null || (state != V1State.WAIT && state != V1State.PAUSED)) {
-                return -1;
-            }
-            Bytes id = listedIds.id(entry);
-            int before = previousIndex.find(id.raw());
-            if (before < 0 || written.contains(queue.jobKey(id))) {
-                return -1;
-            }
-            V1State was = previousIds.stateOf(before);
-            return was == V1State.WAIT || was == V1State.PAUSED ? before : -1;
+            Walk walk = walks.get(state);
+            int before = walk == null ? -1 : walk.pair(entry);
+            return before < 0 || writtenEntries.get(entry) ? -1 : before;
         }
 
         private QueueSnapshot snapshot(Map<V1State, Long> listed) {

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
@@ -28,7 +29,11 @@ import redis.clients.jedis.UnifiedJedis;
  * (updateData, changePriority) and a removal made by v1 clients during the copy (after it copied the
  * edited jobs) are caught by a delta pass that re-reads exactly the edited jobs; a feed whose
  * connection is killed falls back to the full pass, which still catches an edit made after the kill.
- * Every run ends with each job exactly once.
+ * While v1 serves, a pass refreshes the snapshot held with the keys the feed told written instead of
+ * reading the whole source; a write made after a pass drained the feed is caught by the next pass.
+ * V120 catches up again while v1 serves and proves what those passes wrote before it pauses v1, so the
+ * pass under the pause has nothing of it left, and a row they wrote that no longer carries its v1 bytes
+ * is refused before the pause. Every run ends with each job exactly once.
  */
 class SourceFeedTest {
     @RegisterExtension
@@ -86,9 +91,17 @@ class SourceFeedTest {
                 .filter(row -> row.version() == 100).findFirst().orElseThrow().counts();
     }
 
+    private static Map<String, Long> windowCounts() {
+        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+    }
+
+    private static BrandedId v2Id(String v1Id) {
+        return new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
+    }
+
     private static String v2Data(String v1Id) {
-        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
-        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(v2Id(v1Id)).getBytes(), "payload".getBytes());
         return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow());
     }
 
@@ -128,8 +141,7 @@ class SourceFeedTest {
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
         assertEquals((long) JOBS, catchUpCounts().get("looked-up"), "the first pass of the run looks up every job: " + catchUpCounts());
-        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        Map<String, Long> window = windowCounts();
         assertTrue(window.containsKey("pass-delta-keys"), "a delta pass under the pause: " + window);
         assertEquals(1L, window.get("pass-looked-up"), "only job 11 (the pause moved every waiting job to paused, still pending in v2): " + window);
         assertEquals(1L, window.get("pass-re-read"), window.toString());
@@ -151,6 +163,21 @@ class SourceFeedTest {
             }
             client().set("bull:other:1", "not watched");
             assertEquals(0, watch.drain().orElseThrow().keys(), "nothing of this queue since the last drain");
+        }
+    }
+
+    @Test
+    void changesLostAfterTheirDrainTellEveryKeyTouched() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            SourceFeed.Watch watch = feed.watch(io.emq.migrate.v1.QueueRef.of("bull", QUEUE)).orElseThrow();
+            client().hset("bull:" + QUEUE + ":5", "data", "{}");
+            SourceFeed.Changes changes = watch.drain().orElseThrow();
+            io.emq.migrate.v1.Bytes other = io.emq.migrate.v1.Bytes.utf8("bull:" + QUEUE + ":6");
+            assertTrue(changes.touched(io.emq.migrate.v1.Bytes.utf8("bull:" + QUEUE + ":5")));
+            assertFalse(changes.touched(other), "job 6 was not written");
+            changes.lost();
+            assertTrue(changes.touched(other), "the feed broke before the next drain: job 6 may have been written since");
+            assertEquals(1, changes.keys(), "the keys it was told stay what they were");
         }
     }
 
@@ -199,5 +226,50 @@ class SourceFeedTest {
         assertEquals((long) JOBS, counts.get("re-read"), counts.toString());
         assertEquals(1L, counts.get("rewritten"), "the edit no feed told of: " + counts);
         assertEquals("{\"edited\":5}", v2Data("5"));
+    }
+
+    @Test
+    void anEditAndAddsAfterTheCatchUpsReadAreCaughtUpWhileV1ServesAndThePassUnderThePauseHasNothingLeft() {
+        boolean[] once = {false};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 100 && where.equals("source read") && !once[0]) {
+                once[0] = true;
+                editData("5");
+                for (int i = 0; i < 3; i++) {
+                    LiveV1.add(client(), QUEUE).ifPresent(added::add);
+                }
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
+        Map<String, Long> catchUp = catchUpCounts();
+        assertEquals(1L, catchUp.get("refreshed-read"), "V100's pass refreshed V10's snapshot: " + catchUp);
+        assertEquals(0L, catchUp.get("rewritten"), "the edit came after the pass drained the feed: " + catchUp);
+        Map<String, Long> window = windowCounts();
+        assertEquals(1L, window.get("live-refreshed-read"), "caught up before the pause, refreshed: " + window);
+        assertEquals(1L, window.get("live-rewritten"), "the edit, caught by the next pass while v1 serves: " + window);
+        assertEquals(3L, window.get("live-added"), window.toString());
+        assertEquals(0L, window.get("pass-added") + window.get("pass-rewritten"), "nothing left under the pause: " + window);
+        assertEquals("{\"edited\":5}", v2Data("5"));
+    }
+
+    @Test
+    void aRowTheCatchUpBeforeThePauseWroteIsProvenBeforeThePause() {
+        boolean[] tampered = {false};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 110 && where.equals("verified, not yet recorded")) {
+                LiveV1.add(client(), QUEUE).ifPresent(added::add);
+            }
+            if (version == 120 && where.equals("pass recorded") && !tampered[0]) {
+                tampered[0] = true;
+                client().hset(Keys.queue(QUEUE).job(v2Id(Integer.toString(JOBS + 1))), "payload", "tampered");
+            }
+        }), List.of("bull"));
+        assertFalse(r.get(0).ok(), r.get(0).toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.VERIFICATION), r.get(0).refusalKind(), r.get(0).toString());
+        assertFalse(new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.V1_PAUSED_AT).isPresent(),
+                "refused before the pause");
+        assertFalse(client().hexists("bull:" + QUEUE + ":meta", "paused"), "v1 serves");
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), false));
     }
 }

@@ -84,6 +84,33 @@ class SnapshotRefreshTest {
     }
 
     @Test
+    void aRefreshWalksEachListingBesideTheOneBeforePastTakenJobsAndJobsAddedAtEitherEnd() {
+        QueueSnapshot before = reader().read(Q);
+        for (int n = 1; n <= 3; n++) {
+            client().zadd("bull:fresh:completed", n, client().rpop("bull:fresh:wait"));
+            client().hset("bull:fresh:" + n, Map.of("processedOn", "1", "finishedOn", "2", "returnvalue", "null"));
+            wrote(Integer.toString(n));
+        }
+        client().zrem("bull:fresh:completed", "2");
+        client().del("bull:fresh:2");
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 2, 60);
+        client().rpush("bull:fresh:wait", client().lpop("bull:fresh:wait"));
+        wrote(Integer.toString(JOBS + 1));
+        wrote(Integer.toString(JOBS + 2));
+        wrote("wait");
+        wrote("completed");
+        client().hset("bull:fresh:1500", "data", "{\"edited\":1500}");
+        wrote("1500");
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(5L, calls.getOrDefault("hmget", 0L), "the two jobs completed, those added at either end, the edited: " + calls);
+        assertSameSource(reader().read(Q), refreshed);
+        assertEquals(List.of(Bytes.utf8(Integer.toString(JOBS + 2)), Bytes.utf8("4")), refreshed.jobs(V1State.WAIT).stream()
+                .limit(2).map(JobFacts::id).toList(), "the job pushed to the near end is served first");
+    }
+
+    @Test
     void aReadThatMetAJobAddedAfterItsListingsIsRefreshedOnceTheFeedToldItsHash() {
         client().hset("bull:fresh:" + (JOBS + 1), Map.of("name", "send", "data", "{}", "timestamp", "1"));
         QueueSnapshot before = reader().read(Q);
