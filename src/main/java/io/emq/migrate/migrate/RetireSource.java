@@ -64,7 +64,7 @@ final class RetireSource implements Step {
     @Override
     public List<String> checkpoints() {
         return Stream.of(List.of("pause recorded", "v1 paused"), Resync.CHECKPOINTS, List.of("verified, not yet recorded",
-                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "jobs watched", "job keys deleted",
+                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "jobs watched", "job keys deleted", "jobs retired",
                 "source deleted")).flatMap(List::stream).toList();
     }
 
@@ -84,6 +84,7 @@ final class RetireSource implements Step {
         m.journal.record(JournalHeader.WINDOW_MS, window);
         m.checkpoints.hit("v2 resumed");
         Retired jobs = retireJobs(m, stamp.before());
+        m.checkpoints.hit("jobs retired");
         long keys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
         TargetFence.release(m.targetWire, m.keys, m.journal);
