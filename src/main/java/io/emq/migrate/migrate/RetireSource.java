@@ -45,12 +45,15 @@ import java.util.stream.Stream;
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
  * ({@code window-ms}): v2 serves from here.
  *
- * <p>The jobs: a batch at a time, each job's hash and logs are deleted in one script only while its
- * digest is still the one v2 holds (the journal's expectation). A job edited since the pass (data,
- * progress, logs) is copied again from the source as read before the tombstone, then retired; one
- * that keeps changing, or that this run cannot copy again, is refused with its hash kept. Then every
- * other key of the queue (subkeys, completed jobs, dedup keys, scheduler records) is deleted in
- * batches, {@code meta} kept as the tombstone and the add counter left holding it.
+ * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
+ * unlinked under {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
+ * others (all of them without an intact feed: a cluster source, a re-run, more than
+ * {@link SourceFeed#MOST_WATCHED} queues) a batch at a time, each job's hash and logs deleted in one
+ * script only while its digest is still the one v2 holds (the journal's expectation). A job edited
+ * since the pass (data, progress, logs) is copied again from the source as read before the tombstone,
+ * then retired; one that keeps changing, or that this run cannot copy again, is refused with its hash
+ * kept. Then every other key of the queue (subkeys, completed jobs, dedup keys, scheduler records) is
+ * deleted in batches, {@code meta} kept as the tombstone and the add counter left holding it.
  */
 final class RetireSource implements Step {
     static final int PASSES = 5;
