@@ -9,10 +9,12 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -49,16 +51,21 @@ import java.util.stream.Stream;
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
  * ({@code window-ms}): v2 serves from here.
  *
- * <p>The jobs: a batch at a time, each job's hash and logs are deleted in one script only while its
- * digest is still the one v2 holds (the journal's expectation). A job edited since the pass (data,
- * progress, logs) is copied again from the source as read before the tombstone, then retired; one
- * that keeps changing, or that this run cannot copy again, is refused with its hash kept. Then every
- * other key of the queue (subkeys, completed jobs, dedup keys, scheduler records) is deleted in
- * batches, {@code meta} kept as the tombstone and the add counter left holding it.
+ * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
+ * unlinked under {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
+ * others (all of them without an intact feed: a cluster source, a re-run, more than
+ * {@link SourceFeed#MOST_WATCHED} queues) a batch at a time, each job's hash and logs deleted in one
+ * script only while its digest is still the one v2 holds (the journal's expectation). A job edited
+ * since the pass (data, progress, logs) is copied again from the source as read before the tombstone,
+ * then retired; one that keeps changing, or that this run cannot copy again, is refused with its hash
+ * kept. Then every other key of the queue (subkeys, completed jobs, dedup keys, scheduler records) is
+ * deleted in batches, {@code meta} kept as the tombstone and the add counter left holding it.
  */
 final class RetireSource implements Step {
     static final int PASSES = 5;
     static final int BATCH = 500;
+    /** Jobs retired at once on the change feed's word (see {@link UnlinkUnwritten}). */
+    static final int UNLINK_BATCH = 5000;
     static final List<String> QUEUE_LEVEL = List.of("pc", "marker", "events", "stalled", "stalled-check", "limiter",
             "repeat", "metrics:completed", "metrics:failed", "metrics:completed:data", "metrics:failed:data",
             "priority", "delay", "waiting");
@@ -66,7 +73,8 @@ final class RetireSource implements Step {
     @Override
     public List<String> checkpoints() {
         return Stream.of(Resync.CHECKPOINTS, List.of("verified, not yet recorded", "caught up", "pause recorded", "v1 paused",
-                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "job keys deleted",
+                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "jobs watched", "job keys deleted",
+                "jobs retired",
                 "source deleted")).flatMap(List::stream).toList();
     }
 
@@ -78,7 +86,6 @@ final class RetireSource implements Step {
         Map<String, Long> caughtUp = !stamped && m.v1Live() ? catchUpBeforeThePause(m) : Map.of();
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of()) : pauseAndRetireStructures(m);
         m.checkpoints.hit("structures deleted");
-        m.watch.ifPresent(SourceFeed.Watch::end);
         JournalHeader header = m.journal.header();
         if (!header.get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
             TargetFence.resume(m.targetWire, m.keys, m.journal);
@@ -87,7 +94,8 @@ final class RetireSource implements Step {
                 System.currentTimeMillis() - header.get(JournalHeader.V1_PAUSED_AT).orElseThrow());
         m.journal.record(JournalHeader.WINDOW_MS, window);
         m.checkpoints.hit("v2 resumed");
-        long jobs = retireJobs(m, stamp.before());
+        Retired jobs = retireJobs(m, stamp.before());
+        m.checkpoints.hit("jobs retired");
         long keys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
         TargetFence.release(m.targetWire, m.keys, m.journal);
@@ -95,7 +103,8 @@ final class RetireSource implements Step {
         Map<String, Long> counts = new LinkedHashMap<>();
         caughtUp.forEach((k, v) -> counts.put("live-" + k, v));
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
-        counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs, "keys", keys, "window-ms", window));
+        counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs.deleted(), "unlinked", jobs.unlinked(), "keys", keys,
+                "window-ms", window));
         return counts;
     }
 
@@ -201,41 +210,84 @@ final class RetireSource implements Step {
         return moved[0];
     }
 
+    /** What the jobs' retirement did: the keys it deleted, and how many jobs it unlinked on the change feed's word. */
+    private record Retired(long deleted, long unlinked) {
+    }
+
     /**
-     * Retires every job that has a row, a batch at a time; returns the keys deleted. The jobs are those
-     * of the source as read before the tombstone (the pass brought the journal in line with them), or,
-     * when an earlier run stamped it, the journal's.
+     * Retires every job that has a row; the jobs are those of the source as read before the tombstone
+     * (the pass brought the journal in line with them), or, when an earlier run stamped it, the
+     * journal's. Then the queue's watch on the change feed ends (what the deletions that follow write
+     * is not kept).
      */
-    private static long retireJobs(QueueMigration m, Optional<QueueSnapshot> before) {
-        long[] deleted = {0};
-        if (before.isPresent()) {
-            Migratable.inBatches(Migratable.rows(before.get(), m.options), BATCH, batch -> {
+    private static Retired retireJobs(QueueMigration m, Optional<QueueSnapshot> before) {
+        try {
+            return before.isPresent() ? retireRead(m, before.get()) : new Retired(retireJournaled(m), 0);
+        } finally {
+            m.watch.ifPresent(SourceFeed.Watch::end);
+        }
+    }
+
+    /**
+     * Retires the jobs of the source as read before the tombstone, {@link #UNLINK_BATCH} at a time: those
+     * the change feed tells unwritten since the pass are unlinked ({@link UnlinkUnwritten}); the others,
+     * and every one without a feed, have their digests checked {@link #BATCH} at a time.
+     */
+    private static Retired retireRead(QueueMigration m, QueueSnapshot before) {
+        long[] done = {0, 0};
+        Set<Bytes> parents = new HashSet<>();
+        before.flowParents().forEach(p -> parents.add(p.id()));
+        Optional<UnlinkUnwritten> unlinker = m.watch.flatMap(w -> UnlinkUnwritten.open(m.sourceWire, m.source, parents, w, m.checkpoints));
+        try {
+            Migratable.inBatches(Migratable.rows(before, m.options), UNLINK_BATCH, batch -> {
                 List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
-                List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-                List<BrandedId> mapped = new ArrayList<>(batch.size());
-                List<Bytes> mappedV1 = new ArrayList<>(batch.size());
-                for (int i = 0; i < batch.size(); i++) {
-                    if (ids.get(i).isPresent()) {
-                        mapped.add(ids.get(i).get());
-                        mappedV1.add(v1Ids.get(i));
+                List<Bytes> left = v1Ids;
+                if (unlinker.isPresent()) {
+                    UnlinkUnwritten.Unlinked unlinked = unlinker.get().unlink(v1Ids);
+                    left = unlinked.left();
+                    done[0] += unlinked.deleted();
+                    done[1] += v1Ids.size() - left.size();
+                    if (left.size() < v1Ids.size()) {
+                        m.checkpoints.hit("job keys deleted");
                     }
                 }
-                deleted[0] += retireBatch(m, before, mapped, mappedV1);
+                Migratable.inBatches(left, BATCH, chunk -> done[0] += checkDigests(m, before, chunk));
             });
-            return deleted[0];
+        } finally {
+            unlinker.ifPresent(UnlinkUnwritten::close);
         }
+        return new Retired(done[0], done[1]);
+    }
+
+    /** Retires these jobs of the source as read before the tombstone, each only while its digest is the one v2 holds. */
+    private static long checkDigests(QueueMigration m, QueueSnapshot before, List<Bytes> v1Ids) {
+        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+        List<BrandedId> mapped = new ArrayList<>(v1Ids.size());
+        List<Bytes> mappedV1 = new ArrayList<>(v1Ids.size());
+        for (int i = 0; i < v1Ids.size(); i++) {
+            if (ids.get(i).isPresent()) {
+                mapped.add(ids.get(i).get());
+                mappedV1.add(v1Ids.get(i));
+            }
+        }
+        return retireBatch(m, Optional.of(before), mapped, mappedV1);
+    }
+
+    /** Retires the journal's jobs, a batch at a time, each only while its digest is the one v2 holds. */
+    private static long retireJournaled(QueueMigration m) {
+        long[] deleted = {0};
         List<BrandedId> ids = new ArrayList<>(BATCH);
         List<Bytes> v1Ids = new ArrayList<>(BATCH);
         m.journal.ids().forEach((id, v1) -> {
             ids.add(id);
             v1Ids.add(Bytes.of(v1));
             if (ids.size() == BATCH) {
-                deleted[0] += retireBatch(m, before, ids, v1Ids);
+                deleted[0] += retireBatch(m, Optional.empty(), ids, v1Ids);
                 ids.clear();
                 v1Ids.clear();
             }
         });
-        deleted[0] += retireBatch(m, before, ids, v1Ids);
+        deleted[0] += retireBatch(m, Optional.empty(), ids, v1Ids);
         return deleted[0];
     }
 

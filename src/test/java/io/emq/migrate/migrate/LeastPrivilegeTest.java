@@ -26,7 +26,10 @@ class LeastPrivilegeTest {
 
     static final String SOURCE_ACL_WITHOUT_FEED = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
     /** With the change feed's commands (Redis 6.2 counts CLIENT among the dangerous ones, 7.0 does not). */
-    static final String SOURCE_ACL = SOURCE_ACL_WITHOUT_FEED + " +client|id +client|tracking +client|getredir +subscribe &__redis__:invalidate";
+    static final String SOURCE_ACL_WITHOUT_TRANSACTIONS = SOURCE_ACL_WITHOUT_FEED
+            + " +client|id +client|tracking +client|getredir +subscribe &__redis__:invalidate";
+    /** With WATCH, MULTI and EXEC too: retirement unlinks the jobs the feed tells unwritten ({@link UnlinkUnwritten}). */
+    static final String SOURCE_ACL = SOURCE_ACL_WITHOUT_TRANSACTIONS + " +@transaction";
     /** The feed's subscription allowed, its tracking refused. */
     static final String SOURCE_ACL_WITHOUT_TRACKING = SOURCE_ACL_WITHOUT_FEED + " -client +client|id +client|getredir +subscribe &__redis__:invalidate";
     static final String TARGET_ACL = "on >s3cret ~emq:* ~{emq}:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
@@ -41,7 +44,16 @@ class LeastPrivilegeTest {
 
     @Test
     void theMigratorNeedsOnlyItsOwnKeysAndNoDangerousCommands() {
-        assertCatchUpIs("delta-keys", migrateAs(SOURCE_ACL));
+        List<MigrationResult> results = migrateAs(SOURCE_ACL);
+        assertCatchUpIs("delta-keys", results);
+        assertUnlinked(true, results);
+    }
+
+    @Test
+    void aSourceUserWithoutTransactionsRetiresEveryJobByItsDigest() {
+        List<MigrationResult> results = migrateAs(SOURCE_ACL_WITHOUT_TRANSACTIONS);
+        assertCatchUpIs("delta-keys", results);
+        assertUnlinked(false, results);
     }
 
     @Test
@@ -70,6 +82,15 @@ class LeastPrivilegeTest {
             assertTrue(TARGET.client().zcard("emq:{emails}:pending") > 0);
             assertEquals("untouched", SOURCE.client().get("foreign:key"));
             return results;
+        }
+    }
+
+    /** Whether retirement unlinked jobs on the feed's word (every queue's V120 counts some), or none at all. */
+    private static void assertUnlinked(boolean some, List<MigrationResult> results) {
+        for (MigrationResult r : results) {
+            long unlinked = new Journal(Wire.open(TARGET.client()), r.v2Queue()).history().rows().stream()
+                    .filter(row -> row.version() == 120).findFirst().orElseThrow().counts().get("unlinked");
+            assertEquals(some, unlinked > 0, r.v2Queue() + ": unlinked=" + unlinked);
         }
     }
 

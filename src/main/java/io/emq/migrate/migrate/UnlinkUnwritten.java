@@ -1,0 +1,214 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobSubKind;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueStructure;
+import io.emq.migrate.wire.Wire;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * Retires the v1 jobs of a tombstoned queue that the change feed tells unwritten since the last re-sync
+ * pass, without digesting them: what they hold is what that pass (or one before it) left v2 holding.
+ * A round of jobs at a time, spread over {@link #CONNECTIONS} connections of its own: each {@code WATCH}es
+ * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
+ * create (its hash, its logs, its {@code :dependencies}); the tombstone is read; the feed is drained (a
+ * write before a WATCH shows in the drain, one after it dirties the WATCH); then each connection runs
+ * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named. A
+ * job a drain named, a flow parent (its digest counts its children), every job of a connection whose
+ * EXEC was refused (a write after the WATCH), and every job once the feed broke or the server refused
+ * WATCH (an ACL without {@code @transaction}), is left to the digest check ({@code retire_jobs}), which
+ * copies an edited job again.
+ *
+ * <p>Sound only while every key written since the last pass's drain is told here: the watch must be
+ * intact since this run's fence (a run whose fence was an earlier run's has none), and nothing may
+ * drain it between that pass and the first round. The keys a drain tells are kept until retirement
+ * ends, but for those of the round before (this retirement's own deletions), so the memory they hold is
+ * that of the writes v1 clients make meanwhile, not of the jobs retired.
+ *
+ * <p>A connection watches few keys because the server checks each key a WATCH adds against every key
+ * that connection watches already (Redis 7.0: O(keys²) a transaction).
+ */
+final class UnlinkUnwritten implements AutoCloseable {
+    static final int CONNECTIONS = 32;
+    /** Jobs one connection watches in a round. */
+    static final int PER_CONNECTION = 16;
+    private static final byte[] VERSION = Utf8.bytes("version");
+    private static final byte[] TOMBSTONE = Utf8.bytes(SourceFence.TOMBSTONE);
+
+    private final QueueRef queue;
+    private final Set<Bytes> parents;
+    private final SourceFeed.Watch watch;
+    private final Checkpoints checkpoints;
+    private final List<Connection> connections;
+    /** The keys written since the last pass, but for those of jobs this retirement handled already. */
+    private final SourceFeed.Changes written = new SourceFeed.Changes(Set.of());
+    /** The hash and logs keys of the round before: its deletions show in the next drain. */
+    private Set<Bytes> handled = Set.of();
+    private boolean unusable;
+
+    private UnlinkUnwritten(QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints,
+                            List<Connection> connections) {
+        this.queue = queue;
+        this.parents = parents;
+        this.watch = watch;
+        this.checkpoints = checkpoints;
+        this.connections = connections;
+    }
+
+    /**
+     * Opens its connections to a single-server source (empty for a cluster one, which has no feed either);
+     * {@code parents}, the flow parents of the source as read, are always left to the digest check.
+     */
+    static Optional<UnlinkUnwritten> open(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch,
+                                          Checkpoints checkpoints) {
+        if (!(source.client() instanceof RedisClient client)) {
+            return Optional.empty();
+        }
+        List<Connection> connections = new ArrayList<>(CONNECTIONS);
+        try {
+            for (int i = 0; i < CONNECTIONS; i++) {
+                connections.add(client.getPool().getFactory().makeObject().getObject());
+            }
+        } catch (Exception refused) {
+            connections.forEach(Connection::close);
+            return Optional.empty();
+        }
+        return Optional.of(new UnlinkUnwritten(queue, parents, watch, checkpoints, connections));
+    }
+
+    /** What a call left: the keys it deleted and, in order, the jobs left to the digest check. */
+    record Unlinked(long deleted, List<Bytes> left) {
+    }
+
+    /** Unlinks the hash and logs of each of these jobs (v1 ids) that no drain since the pass named, a round at a time. */
+    Unlinked unlink(List<Bytes> ids) {
+        long deleted = 0;
+        List<Bytes> left = new ArrayList<>();
+        int size = CONNECTIONS * PER_CONNECTION;
+        for (int from = 0; from < ids.size(); from += size) {
+            List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + size));
+            Round round = unusable ? Round.NONE : unlinkRound(some);
+            deleted += round.deleted();
+            some.stream().filter(id -> !round.gone().contains(id)).forEach(left::add);
+        }
+        return new Unlinked(deleted, left);
+    }
+
+    /** What one round did: the jobs whose keys it unlinked, and how many keys it deleted. */
+    private record Round(Set<Bytes> gone, long deleted) {
+        static final Round NONE = new Round(Set.of(), 0);
+    }
+
+    private Round unlinkRound(List<Bytes> ids) {
+        List<List<Bytes>> shares = new ArrayList<>();
+        for (Bytes id : ids) {
+            if (!parents.contains(id) && !written.touched(queue.jobKey(id))) {
+                if (shares.isEmpty() || shares.get(shares.size() - 1).size() == PER_CONNECTION) {
+                    shares.add(new ArrayList<>(PER_CONNECTION));
+                }
+                shares.get(shares.size() - 1).add(id);
+            }
+        }
+        byte[] meta = queue.key(QueueStructure.META).raw();
+        for (int i = 0; i < shares.size(); i++) {
+            List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
+            keys.add(meta);
+            for (Bytes id : shares.get(i)) {
+                keys.add(queue.jobKey(id).raw());
+                keys.add(queue.jobSubKey(id, JobSubKind.LOGS).raw());
+                keys.add(queue.jobSubKey(id, JobSubKind.DEPENDENCIES).raw());
+            }
+            send(connections.get(i), Protocol.Command.WATCH, keys);
+        }
+        boolean refused = false;
+        for (int i = 0; i < shares.size(); i++) {
+            refused |= connections.get(i).getMany(1).get(0) instanceof JedisDataException;
+        }
+        connections.get(0).sendCommand(Protocol.Command.HGET, meta, VERSION);
+        byte[] version = connections.get(0).getBinaryBulkReply();
+        Optional<SourceFeed.Changes> drained = watch.drain();
+        Set<Bytes> mine = handled;
+        handled = keysOf(ids);
+        if (refused || drained.isEmpty() || !Arrays.equals(version, TOMBSTONE)) {
+            unusable = refused || drained.isEmpty();
+            for (int i = 0; i < shares.size(); i++) {
+                send(connections.get(i), Protocol.Command.UNWATCH, List.of());
+            }
+            for (int i = 0; i < shares.size(); i++) {
+                connections.get(i).getMany(1);
+            }
+            return Round.NONE;
+        }
+        Set<Bytes> theirs = new HashSet<>(drained.get().written());
+        theirs.removeAll(mine);
+        written.absorb(new SourceFeed.Changes(theirs));
+        checkpoints.hit("jobs watched");
+        List<List<Bytes>> still = new ArrayList<>(shares.size());
+        for (int i = 0; i < shares.size(); i++) {
+            List<Bytes> quiet = shares.get(i).stream().filter(id -> !written.touched(queue.jobKey(id))).toList();
+            still.add(quiet);
+            Connection c = connections.get(i);
+            if (quiet.isEmpty()) {
+                send(c, Protocol.Command.UNWATCH, List.of());
+                continue;
+            }
+            List<byte[]> keys = new ArrayList<>(quiet.size() * 2);
+            for (Bytes id : quiet) {
+                keys.add(queue.jobKey(id).raw());
+                keys.add(queue.jobSubKey(id, JobSubKind.LOGS).raw());
+            }
+            c.sendCommand(Protocol.Command.MULTI);
+            c.sendCommand(Protocol.Command.UNLINK, keys.toArray(new byte[0][]));
+            send(c, Protocol.Command.EXEC, List.of());
+        }
+        Set<Bytes> gone = new HashSet<>();
+        long deleted = 0;
+        for (int i = 0; i < shares.size(); i++) {
+            if (still.get(i).isEmpty()) {
+                connections.get(i).getMany(1);
+                continue;
+            }
+            List<Object> replies = connections.get(i).getMany(3);
+            for (Object r : replies) {
+                if (r instanceof RuntimeException failed) {
+                    throw failed;
+                }
+            }
+            if (replies.get(2) instanceof List<?> done) {
+                deleted += (Long) done.get(0);
+                gone.addAll(still.get(i));
+            }
+        }
+        return new Round(gone, deleted);
+    }
+
+    /** Sends one command and flushes it, so every connection's command is on its way before any reply is read. */
+    private static void send(Connection c, Protocol.Command command, List<byte[]> args) {
+        c.sendCommand(command, args.toArray(new byte[0][]));
+        c.getMany(0);
+    }
+
+    private Set<Bytes> keysOf(List<Bytes> ids) {
+        Set<Bytes> keys = new HashSet<>(ids.size() * 3);
+        for (Bytes id : ids) {
+            keys.add(queue.jobKey(id));
+            keys.add(queue.jobSubKey(id, JobSubKind.LOGS));
+        }
+        return keys;
+    }
+
+    @Override
+    public void close() {
+        connections.forEach(Connection::close);
+    }
+}

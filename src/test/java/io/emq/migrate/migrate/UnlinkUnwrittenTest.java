@@ -1,0 +1,115 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * V120 retires the jobs the change feed tells unwritten since the last pass with WATCH, drain, then
+ * MULTI/UNLINK/EXEC ({@link UnlinkUnwritten}); a job edited after that pass (by a v1 client that ignores
+ * the pause and the tombstone) at any instant before its keys go is still copied again, never lost:
+ * between the pass and the tombstone, after the tombstone, and between its WATCH and its EXEC.
+ */
+class UnlinkUnwrittenTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "unlinked";
+    /** More than one round of {@link UnlinkUnwritten}, and more than one batch of the digest check. */
+    static final int JOBS = 1200;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
+
+    @BeforeEach
+    void generate() {
+        client().flushAll();
+        V1QueueGenerator.addWaiting(client(), QUEUE, 1, JOBS, 100);
+    }
+
+    private UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    private MigrationResult migrate(Checkpoints.Observer observer) {
+        MigrationResult r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed(observer), List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of(), LiveV1.exactlyOnce(client(), QUEUE, JOBS), r.toString());
+        assertEquals(Set.of("bull:" + QUEUE + ":meta", "bull:" + QUEUE + ":id"), client().keys("bull:" + QUEUE + ":*"));
+        return r;
+    }
+
+    /** The V120 row's counts. */
+    private Map<String, Long> retired() {
+        return new Journal(Wire.open(client()), QUEUE).history().rows().stream().filter(row -> row.version() == 120)
+                .findFirst().orElseThrow().counts();
+    }
+
+    private void edit(int job) {
+        client().hset("bull:" + QUEUE + ":" + job, "data", "{\"edited\":" + job + "}");
+        client().rpush("bull:" + QUEUE + ":" + job + ":logs", "edited " + job);
+    }
+
+    private void assertCopiedAgain(int job) {
+        Keys keys = Keys.queue(QUEUE);
+        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(Integer.toString(job).getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(keys.job(id).getBytes(), "payload".getBytes());
+        assertEquals("{\"edited\":" + job + "}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()), "job " + job);
+        assertEquals(List.of("edited " + job), client().lrange(keys.job(id, JobSub.LOGS), 0, -1), "job " + job);
+    }
+
+    @Test
+    void aQuietSourceHasEveryJobUnlinkedOnTheFeedsWord() {
+        migrate((version, where) -> { });
+        assertEquals((long) JOBS, retired().get("unlinked"), retired().toString());
+        assertEquals((long) JOBS, retired().get("jobs"), "each job's hash went (none has logs): " + retired());
+    }
+
+    @Test
+    void jobsEditedAfterThePassBeforeOrAfterTheTombstoneAreCopiedAgain() {
+        boolean[] once = {false, false};
+        migrate((version, where) -> {
+            if (version == 120 && where.equals("pass recorded") && !once[0]) {
+                once[0] = true;
+                edit(5);
+                edit(1100);
+            }
+            if (version == 120 && where.equals("v2 resumed") && !once[1]) {
+                once[1] = true;
+                edit(6);
+                edit(1101);
+            }
+        });
+        for (int job : List.of(5, 6, 1100, 1101)) {
+            assertCopiedAgain(job);
+        }
+        assertEquals(JOBS - 4L, retired().get("unlinked"), retired().toString());
+    }
+
+    @Test
+    void aJobEditedBetweenItsWatchAndItsExecIsCopiedAgain() {
+        int[] rounds = {0};
+        migrate((version, where) -> {
+            if (version == 120 && where.equals("jobs watched") && rounds[0]++ == 0) {
+                edit(3);
+                edit(1150);
+            }
+        });
+        assertCopiedAgain(3);
+        assertCopiedAgain(1150);
+        assertEquals(JOBS - UnlinkUnwritten.PER_CONNECTION - 1L, retired().get("unlinked"),
+                "the share of the connection whose WATCH saw the edit took the digest check, and the job of a later round: " + retired());
+    }
+}
