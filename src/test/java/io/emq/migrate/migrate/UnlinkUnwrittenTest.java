@@ -80,8 +80,10 @@ class UnlinkUnwrittenTest {
     @Test
     void jobsEditedAfterThePassBeforeOrAfterTheTombstoneAreCopiedAgain() {
         boolean[] once = {false, false};
+        boolean[] paused = {false};
         migrate((version, where) -> {
-            if (version == 120 && where.equals("pass recorded") && !once[0]) {
+            paused[0] |= version == 120 && where.equals("v1 paused");
+            if (paused[0] && where.equals("pass recorded") && !once[0]) {
                 once[0] = true;
                 edit(5);
                 edit(1100);
