@@ -6,9 +6,9 @@ import io.emq.migrate.v1.QueueSnapshot;
  * The estimate {@code plan} gives of a queue's pause window: how long its v1 queue stays paused, from
  * the pause before the last re-sync pass (V120) until the v2 queue serves. The bulk is copied, re-synced
  * and verified while v1 serves; under the pause the last pass still reads the listings of every job
- * exactly (between two fingerprints), looks up in the journal the jobs touched or added since the
- * catch-up (every job when the change feed broke), and the atomic retirement
- * measures the fingerprint once more, so the window grows with the queue: the estimate is the jobs times
+ * exactly and looks up in the journal the jobs touched or added since the catch-up (every job when the
+ * change feed broke), so the window grows with the queue (the guard of that read and the atomic
+ * retirement are O(1): {@link SourceGuard}): the estimate is the jobs times
  * the cost per job {@code bench/run-migration} measured (bench/RESULTS.md), on a server as busy as that
  * one.
  */
