@@ -24,7 +24,8 @@ class LeastPrivilegeTest {
     @RegisterExtension
     static final RealServerExtension TARGET = RealServerExtension.standalone();
 
-    static final String SOURCE_ACL_WITHOUT_FEED = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
+    static final String SOURCE_ACL_WITHOUT_FEED = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time"
+            + " +watch +multi +exec";
     /** With the change feed's commands (Redis 6.2 counts CLIENT among the dangerous ones, 7.0 does not). */
     static final String SOURCE_ACL = SOURCE_ACL_WITHOUT_FEED + " +client|id +client|tracking +client|getredir +subscribe &__redis__:invalidate";
     /** The feed's subscription allowed, its tracking refused. */
