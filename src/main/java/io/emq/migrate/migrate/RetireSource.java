@@ -163,9 +163,13 @@ final class RetireSource implements Step {
     /**
      * Whether a flow job (a parent waiting for children, or a child) holds other than v2 holds: a flow
      * cannot be copied again piecemeal, so it is looked at before the tombstone, where the re-sync
-     * pass that follows can still refuse the queue with v1 intact.
+     * pass that follows can still refuse the queue with v1 intact. A snapshot that lists no job waiting
+     * for children and met no child (every job with a parent is a flow link) is not walked.
      */
     private static boolean flowsMoved(QueueMigration m, QueueSnapshot snapshot) {
+        if (snapshot.flowLinks().isEmpty() && snapshot.jobs(V1State.WAITING_CHILDREN).isEmpty()) {
+            return false;
+        }
         boolean[] moved = {false};
         Iterable<JobFacts> flows = Migratable.select(List.of(snapshot.jobsInRankOrder()),
                 j -> Migratable.getsRow(j, m.options) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null));

@@ -63,7 +63,8 @@ final class SourceGuard implements AutoCloseable {
 
     /**
      * Retires the queue's structures in one transaction, only if nothing watched was written since the
-     * watch began: deletes the eight structures and {@code moreKeys} (queue-level keys), gives the add
+     * watch began: unlinks the eight structures and {@code moreKeys} (queue-level keys; the server frees
+     * their memory in the background, so a list of millions costs the transaction nothing), gives the add
      * counter and {@code meta.version} the tombstone, and drops {@code meta.migrating-id} (the saved value
      * of the frozen counter): a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
@@ -85,7 +86,7 @@ final class SourceGuard implements AutoCloseable {
             byte[] tombstone = Utf8.bytes(SourceFence.TOMBSTONE);
             connection.sendCommand(Protocol.Command.MULTI);
             connection.getStatusCodeReply();
-            send(Protocol.Command.DEL, deleted.toArray(byte[][]::new));
+            send(Protocol.Command.UNLINK, deleted.toArray(byte[][]::new));
             send(Protocol.Command.SET, queue.key("id").raw(), tombstone);
             send(Protocol.Command.HSET, meta, Utf8.bytes("version"), tombstone);
             send(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
