@@ -14,13 +14,13 @@ import io.emq.migrate.v1.QueueSnapshot;
  */
 public final class PauseWindow {
     /**
-     * The window per job {@code bench/run-migration --jobs 1000000} measured (26.5 µs, load average 11;
-     * bench/RESULTS.md), rounded up. With a 1,000 jobs/s producer it was 49.6 µs per job (the last pass
-     * also copies what was added while V100 and V110 ran), which the estimate does not foresee. Measured
-     * before the pass looked up only the delta: with it the producer run's window fell from 19.9 s to
-     * 13.5 s at a lower load, so the estimate now errs long.
+     * The window per job, rounded up from what {@code MigrationBench --jobs 5000000} measured once the
+     * read's proof and the retirement became O(1) ({@link SourceGuard}): 7,754 ms, 1.55 µs a job, at load
+     * average 2.4 (bench/RESULTS.md), doubled for a server as busy as the 1M runs' (load average ~10,
+     * where the read took about twice as long a job). A producer adds the jobs it added since the catch-up's
+     * last pass to the window (6.5-11.6 s at 1M with 1,000 jobs/s), which the estimate does not foresee.
      */
-    static final double MICROS_PER_JOB = 27;
+    static final double MICROS_PER_JOB = 3;
 
     private PauseWindow() {
     }
