@@ -1,19 +1,15 @@
--- migrate_v1_source: the migration's reads and its destructive writes on a v1 (BullMQ 5.x) queue:
--- measure its fingerprint, read or digest some of its jobs, retire its structures if nothing moved
--- since the re-sync, then retire its jobs a batch at a time, each only if it still holds what v2 holds.
+-- migrate_v1_source: the migration's reads and its job retirement on a v1 (BullMQ 5.x) queue: measure
+-- its sizes, read or digest some of its jobs, then retire its jobs a batch at a time, each only if it
+-- still holds what v2 holds. (The structures are retired by a WATCHed transaction: SourceGuard.java.)
 -- KEYS[1] <prefix>:<q>:meta
 -- KEYS[2] <prefix>:<q>:id          the add counter: every v1 add INCRs it
 -- KEYS[3..10] <prefix>:<q>: wait, paused, active, prioritized, delayed, waiting-children, failed, completed
--- KEYS[11..] read, digest, retire_jobs: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs;
---            retire: further queue-level keys to delete (pc, marker, events, stalled, repeat, ...)
--- ARGV[1] op: measure | read | digest | retire | retire_jobs
--- ARGV[2] retire: the fingerprint of the source the last re-sync brought v2 in line with;
---         retire_jobs: the tombstone, echomq:2.0.0-migrated
--- ARGV[3] retire: the tombstone; retire_jobs: ARGV[3..] the digest v2 holds of each job of KEYS[11..], in order
--- Reply:  measure -> the fingerprint "<id counter>|<size of wait>|...|<size of completed>|<sha1>", the
---                    sha1 taken over every member of the eight structures in order, with its score for
---                    a zset (TYPE-safe: a key of a wrong type contributes its type name): an add, a
---                    removal, a move or a reorder changes it. O(members), read in chunks of 1000.
+-- KEYS[11..] read, digest, retire_jobs: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs
+-- ARGV[1] op: sizes | read | digest | retire_jobs
+-- ARGV[2] retire_jobs: the tombstone, echomq:2.0.0-migrated
+-- ARGV[3..] retire_jobs: the digest v2 holds of each job of KEYS[11..], in order
+-- Reply:  sizes   -> "<id counter>|<size of wait>|...|<size of completed>" (a key of a wrong type gives
+--                    its type name). O(1): what refusals compare to say what moved.
 --         digest  -> one digest per job of KEYS[11..], in order: the first 16 hex digits of the SHA-1
 --                    over the hash's "<length>:<field><length>:<value>" pairs, sorted, then, when the
 --                    job has any of them, the length and last entry of its logs list and, for a flow
@@ -23,13 +19,6 @@
 --                    and flow keys of the whole batch, and one EXISTS a job only when that found any.
 --         read    -> for each job of KEYS[11..], its digest then its fields and values (HGETALL; empty
 --                    when it has no hash), read at one instant. Reads only.
---         retire  -> the number of keys deleted; 0 when the tombstone is already there. Deletes only
---                    if the fingerprint is ARGV[2]: otherwise EMQSTATE (a producer or worker is still at
---                    work) and nothing is deleted. Then the structures and the queue-level keys go,
---                    meta.version and the add counter get the tombstone, over the frozen one whose saved
---                    value (meta.migrating-id) is dropped (a v1 producer still adding
---                    then fails: INCR of a non-integer, instead of adding a job no migration sees).
---                    O(members): the jobs themselves are retired by retire_jobs.
 --         retire_jobs -> {deleted, i...}: each job of KEYS[11..] whose digest is still the one v2 holds
 --                    (ARGV) has its hash and logs deleted in this same step; the 1-based positions i of
 --                    the jobs whose digest moved (an edit since the re-sync) are returned and those jobs
@@ -37,39 +26,16 @@
 --                    already. EMQSTATE, nothing deleted, unless the queue bears the tombstone (the jobs
 --                    of a live queue are never deleted). O(jobs given).
 local CHUNK = 1000
-local function fingerprint()
-  local sizes = {redis.call('GET', KEYS[2]) or ''}
-  local parts = {}
+-- The add counter and the size of each structure (a key of a wrong type gives its type name). O(1).
+local function sizes()
+  local out = {redis.call('GET', KEYS[2]) or ''}
   for i = 3, 10 do
-    local key = KEYS[i]
-    local t = redis.call('TYPE', key)['ok']
-    local n = 0
-    if t == 'list' then
-      n = redis.call('LLEN', key)
-      for from = 0, n - 1, CHUNK do
-        local chunk = redis.call('LRANGE', key, from, from + CHUNK - 1)
-        for j = 1, #chunk do
-          chunk[j] = #chunk[j] .. ':' .. chunk[j]
-        end
-        parts[#parts + 1] = redis.sha1hex(table.concat(chunk))
-      end
-    elseif t == 'zset' then
-      n = redis.call('ZCARD', key)
-      for from = 0, n - 1, CHUNK do
-        local chunk = redis.call('ZRANGE', key, from, from + CHUNK - 1, 'WITHSCORES')
-        for j = 1, #chunk do
-          chunk[j] = #chunk[j] .. ':' .. chunk[j]
-        end
-        parts[#parts + 1] = redis.sha1hex(table.concat(chunk))
-      end
-    elseif t ~= 'none' then
-      n = t
-    end
-    sizes[#sizes + 1] = tostring(n)
-    parts[#parts + 1] = '/'
+    local t = redis.call('TYPE', KEYS[i])['ok']
+    local n = t == 'list' and redis.call('LLEN', KEYS[i]) or t == 'zset' and redis.call('ZCARD', KEYS[i])
+        or t == 'none' and 0 or t
+    out[#out + 1] = tostring(n)
   end
-  sizes[#sizes + 1] = redis.sha1hex(table.concat(parts))
-  return table.concat(sizes, '|')
+  return table.concat(out, '|')
 end
 local function flow_keys(hash)
   return {hash .. ':dependencies', hash .. ':processed', hash .. ':failed', hash .. ':unsuccessful'}
@@ -136,8 +102,8 @@ local function read(k)
   end
   return digest(KEYS[k], KEYS[k + 1], t, flat), flat, t
 end
-if ARGV[1] == 'measure' then
-  return fingerprint()
+if ARGV[1] == 'sizes' then
+  return sizes()
 end
 if ARGV[1] == 'digest' then
   extras = any_extras()
@@ -156,23 +122,6 @@ if ARGV[1] == 'read' then
     out[#out + 1] = flat
   end
   return out
-end
-if ARGV[1] == 'retire' then
-  if redis.call('HGET', KEYS[1], 'version') == ARGV[3] then
-    return 0
-  end
-  local now = fingerprint()
-  if now ~= ARGV[2] then
-    return redis.error_reply('EMQSTATE source changed since the last re-sync: ' .. ARGV[2] .. ' -> ' .. now)
-  end
-  local deleted = 0
-  for i = 3, #KEYS do
-    deleted = deleted + redis.call('DEL', KEYS[i])
-  end
-  redis.call('SET', KEYS[2], ARGV[3])
-  redis.call('HSET', KEYS[1], 'version', ARGV[3])
-  redis.call('HDEL', KEYS[1], 'migrating-id')
-  return deleted
 end
 if ARGV[1] == 'retire_jobs' then
   if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then

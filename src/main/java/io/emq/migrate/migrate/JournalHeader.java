@@ -32,10 +32,12 @@ public final class JournalHeader {
     /** The source server's name. */
     public static final Field<String> SOURCE = text("source");
     public static final Field<String> STARTED_ON = text("started_on");
-    /** The fingerprint of the v1 queue as last read in full. */
+    /**
+     * The sizes of the v1 queue as the last pass read it ({@link SourceFence#sizes}: the add counter and
+     * the size of each structure; "" for a read while v1 is live): what a refusal says moved since. Not a
+     * proof that the source held still: a {@link SourceGuard} is, and it does not outlive its run.
+     */
     public static final Field<String> FINGERPRINT = text("fingerprint");
-    /** The fingerprint a verification proved v2 in line with ("" once a later pass wrote more; see {@link Verification}). */
-    public static final Field<String> PROVEN = text("proven");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */
     public static final Field<Long> ID_BASE = number("id_base");
     /** Whether the v1 queue was paused before the fence paused it (then it stays paused at the end). */
@@ -49,7 +51,7 @@ public final class JournalHeader {
     public static final Field<Long> WINDOW_MS = number("window-ms");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            STARTED_ON, FINGERPRINT, PROVEN, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
+            STARTED_ON, FINGERPRINT, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
 
     private final Map<String, String> values;
 

@@ -49,6 +49,8 @@ final class QueueMigration {
     boolean provenThisRun;
     /** Whether v1 is live: this migration has not paused it for its last pass yet (V120); read from the journal on first use. */
     private Boolean v1Live;
+    /** The watch that has held since the exact snapshot was read ({@link #readSource}, {@link #refreshSource}); null when none does. */
+    private SourceGuard guard;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
@@ -124,7 +126,7 @@ final class QueueMigration {
 
     /**
      * The source as last read; read on first use (a re-run resuming mid-way): as it comes while v1 is
-     * live, between two equal fingerprints once this migration paused it.
+     * live, exactly ({@link #readSource}) once this migration paused it.
      */
     QueueSnapshot snapshot() {
         if (snapshot == null && v1Live()) {
@@ -150,8 +152,8 @@ final class QueueMigration {
     /**
      * Reads the source once, as it comes, while v1 producers and workers run: a job may be listed as it
      * was before or after a move, or be missing a moment; the passes after the pause settle every such
-     * job exactly. Returns no fingerprint (""): a moving source has none worth measuring (the measure is
-     * O(members) on the server), and nothing destructive is ever checked against a live read.
+     * job exactly. Returns no sizes (""): a moving source has none worth measuring, and nothing
+     * destructive is ever checked against a live read.
      */
     String readLiveSource() {
         snapshot = null;
@@ -184,40 +186,55 @@ final class QueueMigration {
     }
 
     /**
-     * Reads the source between two equal fingerprints, so the snapshot is the source as it was at one
-     * instant, and returns that fingerprint. A source that changes during every one of {@link #READS}
-     * reads is refused with what moved. Payloads are measured, not read (the steps digest the bytes
-     * they copy). The snapshot read before is let go first, so two are never held at once.
+     * Reads the source at one instant and returns its {@link SourceFence#sizes}: a {@link SourceGuard}
+     * watches it from before the read; a second one starts watching after the read, then the first's
+     * empty transaction proves nothing was written from before the read until after the second began,
+     * so the snapshot is the source as the second found it, and the second is kept to carry that proof
+     * on to the retirement ({@link #takeGuard}). When the first fails, the second is the first of the
+     * next read. A source written during every one of {@link #READS} reads is refused with what moved.
+     * Payloads are measured, not read (the steps digest the bytes they copy). The snapshot read before
+     * is let go first, so two are never held at once.
      */
     String readSource() {
         snapshot = null;
-        String first = SourceFence.fingerprint(sourceWire, source);
-        String before = first;
-        for (int attempt = 1; ; attempt++) {
-            QueueSnapshot read = new QueueSnapshotReader(sourceWire.client(), sourceKeys).withoutPayloadDigests().read(source);
-            checkpoints.hit("source read");
-            String after = SourceFence.fingerprint(sourceWire, source);
-            if (after.equals(before)) {
-                snapshot = read;
-                return after;
+        guarded(null);
+        String first = SourceFence.sizes(sourceWire, source);
+        SourceGuard watching = SourceGuard.watch(sourceWire, source);
+        try {
+            for (int attempt = 1; ; attempt++) {
+                QueueSnapshot read = reader().read(source);
+                checkpoints.hit("source read");
+                SourceGuard next = SourceGuard.watch(sourceWire, source);
+                boolean held = watching.held();
+                watching = next;
+                if (held) {
+                    snapshot = read;
+                    guarded(watching);
+                    watching = null;
+                    return SourceFence.sizes(sourceWire, source);
+                }
+                if (attempt == READS) {
+                    throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + source.display() + " changed during each of "
+                            + READS + " reads (" + SourceFence.describe(first, SourceFence.sizes(sourceWire, source)) + "): v1 producers or"
+                            + " workers are still running; stop them, then re-run (nothing was deleted)");
+                }
+                Sleep.millis(50L * attempt);
             }
-            if (attempt == READS) {
-                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + source.display() + " changed during each of "
-                        + READS + " reads (" + SourceFence.describe(first, after) + "): v1 producers or workers are still"
-                        + " running; stop them, then re-run (nothing was deleted)");
+        } finally {
+            if (watching != null) {
+                watching.close();
             }
-            before = after;
-            Sleep.millis(50L * attempt);
         }
     }
 
     /**
      * The source read exactly under the pause from the snapshot held (read after the drain before
      * {@code changes}, by the last successful pass of this run), refreshed with the keys written since
-     * ({@link QueueSnapshotReader#refresh}), then its fingerprint measured, then the feed drained: when the
-     * drain tells nothing written, the source held still from the drain before {@code changes} through
-     * both, so the snapshot is the source at one instant and the fingerprint its own; returns it. Keys
-     * written meanwhile join {@code changes} and the refresh is tried again, up to {@link #READS} times.
+     * ({@link QueueSnapshotReader#refresh}), then a {@link SourceGuard} started, then the feed drained: when
+     * the drain tells nothing written, the source held still from the drain before {@code changes} through
+     * both, so the snapshot is the source as the guard found it, and the guard is kept to carry that on to
+     * the retirement ({@link #takeGuard}); returns the source's {@link SourceFence#sizes}. Keys written
+     * meanwhile join {@code changes} and the refresh is tried again, up to {@link #READS} times.
      * Empty when the refresh cannot prove its result or the feed broke (then {@code changes} tells every
      * key touched): read the source in full with {@link #readSource()}.
      */
@@ -225,26 +242,54 @@ final class QueueMigration {
         if (snapshot == null || watch.isEmpty()) {
             return Optional.empty();
         }
-        QueueSnapshotReader reader = new QueueSnapshotReader(sourceWire.client(), sourceKeys).withoutPayloadDigests();
+        guarded(null);
+        QueueSnapshotReader reader = reader();
         for (int attempt = 1; attempt <= READS; attempt++) {
             Optional<QueueSnapshot> read = reader.refresh(snapshot, changes.written());
             if (read.isEmpty()) {
                 return Optional.empty();
             }
-            String fingerprint = SourceFence.fingerprint(sourceWire, source);
-            Optional<SourceFeed.Changes> meanwhile = watch.get().drain();
+            SourceGuard watching = SourceGuard.watch(sourceWire, source);
+            Optional<SourceFeed.Changes> meanwhile;
+            try {
+                meanwhile = watch.get().drain();
+            } catch (RuntimeException failed) {
+                watching.close();
+                throw failed;
+            }
             if (meanwhile.isEmpty()) {
+                watching.close();
                 changes.lost();
                 return Optional.empty();
             }
             if (meanwhile.get().keys() == 0) {
                 snapshot = read.get();
+                guarded(watching);
                 checkpoints.hit("source read");
-                return Optional.of(fingerprint);
+                return Optional.of(SourceFence.sizes(sourceWire, source));
             }
+            watching.close();
             changes.absorb(meanwhile.get());
         }
         return Optional.empty();
+    }
+
+    /**
+     * Hands over the guard that has watched the source since the exact snapshot was read (the caller
+     * spends or closes it); empty when no exact read holds one (a live read, or taken already).
+     */
+    Optional<SourceGuard> takeGuard() {
+        Optional<SourceGuard> taken = Optional.ofNullable(guard);
+        guard = null;
+        return taken;
+    }
+
+    /** Keeps a new guard, closing the one it replaces. */
+    private void guarded(SourceGuard next) {
+        if (guard != null) {
+            guard.close();
+        }
+        guard = next;
     }
 
     /** The v2 name a v1 queue migrates under (its own name unless renamed). */

@@ -18,14 +18,14 @@ import java.util.stream.Stream;
 
 /**
  * Brings the v2 queue in line with its v1 source as it is now: the live catch-up (V100), and the last
- * passes under the v1 pause (V120). It reads the source (as it comes while v1 is live, between two
- * equal fingerprints once paused), then, against the journal: jobs added since are minted ids above
+ * passes under the v1 pause (V120). It reads the source (as it comes while v1 is live, exactly once
+ * paused: {@link QueueMigration#readSource}), then, against the journal: jobs added since are minted ids above
  * the high-water mark in serve order and written; jobs whose v2 state or attempts no longer match
  * their v1 state (promoted, retried, failed, stalled, taken or finished by a v1 worker), or whose v1
  * digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
  * longer holds as rows (removed, completed, held by a worker) are removed from v2; logs, dedup keys,
- * schedulers and the completed count follow; the journal records the fingerprint the pass brought v2
- * in line with (and that no verification has proven it yet). The v2 queue is paused throughout, so
+ * schedulers and the completed count follow; the journal records the sizes of the source the pass
+ * brought v2 in line with ({@link JournalHeader#FINGERPRINT}). The v2 queue is paused throughout, so
  * a v1 worker's moves are simply applied: v2 never served the job. A v2 row the v2 runtime claimed
  * meanwhile is never overwritten or removed: the queue is refused instead ({@code out-of-line}, with
  * {@code abandon} as the way back).
@@ -36,7 +36,7 @@ import java.util.stream.Stream;
  */
 final class Resync {
     /**
-     * What one pass did, and the fingerprint of the source it brought v2 in line with: the rows it wrote,
+     * What one pass did, and the sizes of the source it brought v2 in line with ({@link SourceFence#sizes}): the rows it wrote,
      * how many jobs it re-read (digested), how many it looked up in the journal, how many keys the change
      * feed told were written since the pass before (-1 for a full pass, which re-reads every job), whether
      * the source read under the pause refreshed the snapshot of the pass before ({@link QueueMigration#refreshSource})
@@ -179,7 +179,7 @@ final class Resync {
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
-        m.journal.record(new JournalHeader.Write().set(JournalHeader.FINGERPRINT, fingerprint).set(JournalHeader.PROVEN, ""));
+        m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);
         return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],

@@ -6,7 +6,6 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
@@ -38,15 +38,15 @@ import java.util.stream.Stream;
  * whole source, O(jobs); only the job hashes the feed reports are digested again, and only those, new
  * jobs and jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
  * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
- * were proven at V110 and by the catch-up while v1 served; see {@link Verification#proveWritten}); then one script deletes
- * the v1 structures and stamps the tombstone only if the source's fingerprint (every member of every
- * structure, in order, and the add counter) is still the one that pass read. The fingerprint, not the
- * feed, guards this instant: it is one atomic step on the server, where a feed drain and the deletion
- * would be two (the measure is O(members) in one script: 1.5 s of a 26.5 s window at a million jobs,
- * bench/RESULTS.md; the exact read before it costs ten times more). With v1 paused and its add counter
- * frozen, it moves only when something bypasses BullMQ's pause (a worker that ignores it, a writer of
- * its own); then a pass and its proof run again, up to {@link #PASSES} times, then the queue is refused
- * with nothing deleted.
+ * were proven at V110 and by the catch-up while v1 served; see {@link Verification#proveWritten}); then one transaction deletes
+ * the v1 structures and stamps the tombstone only if nothing wrote the add counter or any structure
+ * since that pass read them: a {@link SourceGuard} has watched them since ({@code WATCH}, O(1) on the
+ * server whatever the queue holds; the transaction is its {@code EXEC}). The guard, not the feed,
+ * guards this instant: the server checks it in the same step as the deletion, where a feed drain and
+ * the deletion would be two. With v1 paused and its add counter frozen, the source is written only when
+ * something bypasses BullMQ's pause (a worker that ignores it, a writer of its own); then a pass and its
+ * proof run again, up to {@link #PASSES} times, then the queue is refused with nothing deleted. A
+ * re-run after a crash in the window takes a pass first (a watch does not outlive its connection).
  *
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
  * ({@code window-ms}): v2 serves from here.
@@ -148,53 +148,58 @@ final class RetireSource implements Step {
     }
 
     /**
-     * What stamping the tombstone deleted, the source as read for the fingerprint it checked and the
-     * counts of the last pass under the pause (empty when an earlier run stamped it; no pass when the
-     * proven fingerprint held).
+     * What stamping the tombstone deleted, the source as read by the pass it stamped after, and the
+     * counts of that pass (empty when an earlier run stamped it).
      */
     private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass) {
     }
 
     /**
-     * Deletes the structures and stamps the tombstone once the fingerprint is the proven one, keeping
-     * the source as read for that fingerprint (what a job edited later is copied again from).
+     * Deletes the structures and stamps the tombstone in the transaction of the {@link SourceGuard}
+     * that has watched the source since the pass read it (a re-run takes a pass: a watch does not
+     * outlive its run), keeping the source as that pass read it (what a job edited later is copied
+     * again from).
      */
     private static Stamped retireStructures(QueueMigration m) {
         String first = m.journal.header().get(JournalHeader.FINGERPRINT).orElse("");
-        Map<String, Long> last = Map.of();
-        for (int pass = 0; pass < PASSES; pass++) {
-            JournalHeader header = m.journal.header();
-            String fingerprint = header.get(JournalHeader.FINGERPRINT).orElse("");
-            if (pass > 0 || fingerprint.isEmpty() || !fingerprint.equals(header.get(JournalHeader.PROVEN).orElse(""))) {
+        try {
+            for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
-                fingerprint = synced.fingerprint();
                 Verification.proveWritten(m, synced.written());
-                last = synced.counts();
-            }
-            QueueSnapshot snapshot = m.snapshot();
-            m.checkpoints.hit("before retire");
-            if (flowsMoved(m, snapshot)) {
+                if (first.isEmpty()) {
+                    first = synced.fingerprint();
+                }
+                QueueSnapshot snapshot = m.snapshot();
+                m.checkpoints.hit("before retire");
+                if (flowsMoved(m, snapshot)) {
+                    m.checkpoints.hit("source moved at retire");
+                    continue;
+                }
+                OptionalLong deleted = m.takeGuard().orElseThrow().retire(queueLevelKeys(m));
+                if (deleted.isPresent()) {
+                    return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts());
+                }
                 m.checkpoints.hit("source moved at retire");
-                continue;
             }
-            try {
-                return new Stamped(Optional.of(snapshot), SourceFence.retire(m.sourceWire, m.source, fingerprint, queueLevelKeys(m)), last);
-            } catch (EmqWireException.State changed) {
-                m.checkpoints.hit("source moved at retire");
-            }
+        } finally {
+            m.takeGuard().ifPresent(SourceGuard::close);
         }
         throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + m.source.display() + " kept changing at"
                 + " retirement over " + PASSES + " passes (" + SourceFence.describe(first,
-                SourceFence.fingerprint(m.sourceWire, m.source)) + "): v1 producers or workers are still running;"
+                SourceFence.sizes(m.sourceWire, m.source)) + "): v1 producers or workers are still running;"
                 + " stop them (point producers at v2), then re-run; nothing was deleted");
     }
 
     /**
      * Whether a flow job (a parent waiting for children, or a child) holds other than v2 holds: a flow
      * cannot be copied again piecemeal, so it is looked at before the tombstone, where the re-sync
-     * pass that follows can still refuse the queue with v1 intact.
+     * pass that follows can still refuse the queue with v1 intact. A snapshot that lists no job waiting
+     * for children and met no child (every job with a parent is a flow link) is not walked.
      */
     private static boolean flowsMoved(QueueMigration m, QueueSnapshot snapshot) {
+        if (snapshot.flowLinks().isEmpty() && snapshot.jobs(V1State.WAITING_CHILDREN).isEmpty()) {
+            return false;
+        }
         boolean[] moved = {false};
         Iterable<JobFacts> flows = Migratable.select(List.of(snapshot.jobsInRankOrder()),
                 j -> Migratable.getsRow(j, m.options) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null));

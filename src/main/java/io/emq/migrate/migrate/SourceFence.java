@@ -13,13 +13,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The v1 side's scripts: pause/resume the v1 queue, measure its fingerprint, read its jobs with their digests, retire it. */
+/**
+ * The v1 side's scripts: pause/resume the v1 queue, measure its sizes, read its jobs with their digests, retire its
+ * jobs (its structures are retired under a {@link SourceGuard}).
+ */
 final class SourceFence {
     static final String TOMBSTONE = "echomq:2.0.0-migrated";
     /** What the add counter holds while the migration's last pass runs: a v1 add fails until retirement or a resume. */
     static final String FROZEN = "echomq:2.0.0-migrating";
-    /** The structures whose cardinality, with the id counter, make the fingerprint (order matters to the script). */
-    static final List<String> FINGERPRINTED = List.of("wait", "paused", "active", "prioritized", "delayed",
+    /** The structures that list the queue's jobs: with the add counter, what {@link SourceGuard} watches (order matters to the script). */
+    static final List<String> STRUCTURES = List.of("wait", "paused", "active", "prioritized", "delayed",
             "waiting-children", "failed", "completed");
 
     private SourceFence() {
@@ -48,11 +51,12 @@ final class SourceFence {
     }
 
     /**
-     * The source's fingerprint: its add counter, the size of each structure, and a digest of every
-     * member in order (see {@code migrate_v1_source.lua}); equal fingerprints mean an unchanged source.
+     * The source's sizes, "<add counter>|<size of wait>|...|<size of completed>", O(1) (see
+     * {@code migrate_v1_source.lua}): not a proof of anything (a {@link SourceGuard} is), what a refusal
+     * compares ({@link #describe}) to say what moved.
      */
-    static String fingerprint(Wire source, QueueRef q) {
-        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, List.of()), List.of(Utf8.bytes("measure")), Replies::asText));
+    static String sizes(Wire source, QueueRef q) {
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, List.of()), List.of(Utf8.bytes("sizes")), Replies::asText));
     }
 
     /** The digest of what each of these v1 jobs holds (see {@code migrate_v1_source.lua}), in order. */
@@ -88,11 +92,14 @@ final class SourceFence {
         return jobs;
     }
 
-    /** What moved between two fingerprints, in an operator's words: "3 adds (id counter 7 -> 10), paused 0 -> 3". */
+    /**
+     * What moved between two {@link #sizes}, in an operator's words: "3 adds (id counter 7 -> 10), paused 0 -> 3";
+     * "jobs moved or edited within the same sizes" when every size held.
+     */
     static String describe(String before, String after) {
         String[] a = before.split("\\|", -1);
         String[] b = after.split("\\|", -1);
-        if (a.length != FINGERPRINTED.size() + 2 || b.length != a.length) {
+        if (a.length != STRUCTURES.size() + 1 || b.length != a.length) {
             return before + " -> " + after;
         }
         List<String> moved = new ArrayList<>();
@@ -101,21 +108,12 @@ final class SourceFence {
                     ? (Long.parseLong(b[0]) - Long.parseLong(a[0])) + " adds " : "";
             moved.add(adds + "(id counter " + (a[0].isEmpty() ? "none" : a[0]) + " -> " + b[0] + ")");
         }
-        for (int i = 0; i < FINGERPRINTED.size(); i++) {
+        for (int i = 0; i < STRUCTURES.size(); i++) {
             if (!a[i + 1].equals(b[i + 1])) {
-                moved.add(FINGERPRINTED.get(i) + " " + a[i + 1] + " -> " + b[i + 1]);
+                moved.add(STRUCTURES.get(i) + " " + a[i + 1] + " -> " + b[i + 1]);
             }
         }
-        if (moved.isEmpty() && !a[a.length - 1].equals(b[b.length - 1])) {
-            moved.add("jobs moved or reordered within the same sizes");
-        }
-        return String.join(", ", moved);
-    }
-
-    /** Deletes the structures and the queue-level keys and stamps the tombstone; refused (EMQSTATE) if the fingerprint moved. */
-    static long retire(Wire source, QueueRef q, String fingerprint, List<byte[]> moreKeys) {
-        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, moreKeys), List.of(Utf8.bytes("retire"),
-                Utf8.bytes(fingerprint), Utf8.bytes(TOMBSTONE)), Replies::asLong));
+        return moved.isEmpty() ? "jobs moved or edited within the same sizes" : String.join(", ", moved);
     }
 
     /** What one {@code retire_jobs} call did: how many keys it deleted, and which jobs (by position) moved. */
@@ -153,7 +151,7 @@ final class SourceFence {
         List<byte[]> keys = new ArrayList<>();
         keys.add(q.key(QueueStructure.META).raw());
         keys.add(q.key("id").raw());
-        for (String s : FINGERPRINTED) {
+        for (String s : STRUCTURES) {
             keys.add(q.key(s).raw());
         }
         keys.addAll(moreKeys);
