@@ -27,14 +27,27 @@ final class InLine {
     /** What a record holds for a job that is never held. */
     private static final int NEVER = -1;
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private byte[] records = new byte[1 << 12];
+    private byte[] records;
     /** Bytes of {@link #records} in use. */
     private int used;
     private int size;
     /** The pass under way; 0 before the first. */
     private int pass;
     /** 1 + the offset of the record in each slot, 0 when empty; never more than three quarters full. */
-    private int[] slots = new int[1 << 9];
+    private int[] slots;
+
+    /**
+     * A table sized for {@code jobs} jobs whose ids take {@code idBytes} together (the snapshot its first pass
+     * reads: that pass copies nothing as it fills it).
+     */
+    InLine(long jobs, long idBytes) {
+        records = new byte[Math.toIntExact(Math.max(1 << 12, idBytes + jobs * (1 + Long.BYTES)))];
+        int capacity = 1 << 9;
+        while (jobs * 4 > capacity * 3L) {
+            capacity *= 2;
+        }
+        slots = new int[capacity];
+    }
 
     /** Begins a pass: from here {@link #read} tells what the pass before read. */
     void nextPass() {
@@ -142,9 +155,9 @@ final class InLine {
         return h;
     }
 
-    /** The records' next length: half as long again (they are most of the heap a job costs here). */
+    /** The records' next length: an eighth longer (they are most of the heap a job costs here; a pass adds few jobs). */
     private static int grown(int length) {
-        return Math.toIntExact(Math.min(Integer.MAX_VALUE - 8L, length + (long) (length >> 1)));
+        return Math.toIntExact(Math.min(Integer.MAX_VALUE - 8L, length + (long) (length >> 3)));
     }
 
     private static int varintLength(int n) {

@@ -27,7 +27,7 @@ class InLineTest {
 
     @Test
     void aJobIsHeldOnlyInTheV2StateAndWithTheAttemptsThePassBeforeReadItWith() {
-        InLine in = new InLine();
+        InLine in = new InLine(JOBS, JOBS * 4L);
         in.nextPass();
         for (int n = 1; n <= JOBS; n++) {
             assertFalse(in.read(job(n)), "the first pass reads job " + n + " first");
@@ -55,7 +55,7 @@ class InLineTest {
     @Test
     void idsOfAnyLengthAreHeldByTheirWholeBytes() {
         int[] lengths = {0, 1, 127, 128, 129, 16383, 16384, 20000};
-        InLine in = new InLine();
+        InLine in = new InLine(0, 0);
         in.nextPass();
         for (int length : lengths) {
             assertFalse(in.read(job("x".repeat(length), V1State.WAIT, length % 5)), "length " + length);
@@ -81,7 +81,7 @@ class InLineTest {
 
     @Test
     void aJobWithMoreAttemptsThanARecordHoldsIsNeverHeld() {
-        InLine in = new InLine();
+        InLine in = new InLine(0, 0);
         for (int pass = 1; pass <= 3; pass++) {
             in.nextPass();
             assertFalse(in.read(job("many", V1State.WAIT, InLine.MAX_ATTEMPTS + 1)), "pass " + pass);
