@@ -131,7 +131,8 @@ public final class QueueSnapshotReader {
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
          * whose hash was written (by an id's first entry), the walks of {@code wait} and {@code paused} beside
-         * the listings before and the entries before they paired; null and empty in a full read.
+         * the listings before, the entries before they paired and the entries now they paired them with; null
+         * and empty in a full read.
          */
         private QueueSnapshot previous;
         private ListedIds previousIds;
@@ -139,6 +140,7 @@ public final class QueueSnapshotReader {
         private final BitSet writtenEntries = new BitSet();
         private final Map<V1State, Walk> walks = new EnumMap<>(V1State.class);
         private final BitSet paired = new BitSet();
+        private final BitSet pairedNow = new BitSet();
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -263,6 +265,7 @@ public final class QueueSnapshotReader {
                 while (at < end) {
                     if (previousIds.arena().equalsAt(at, listedIds.arena(), entry)) {
                         paired.set(at);
+                        pairedNow.set(entry);
                         return at++;
                     }
                     if (!written.contains(base.concat(previousIds.id(at)))) {
@@ -316,7 +319,8 @@ public final class QueueSnapshotReader {
         /**
          * Whether every job the previous snapshot listed and no structure lists now had its hash written and
          * deleted; an entry a walk paired is listed now. The others are indexed (the index of the listings
-         * now is let go by then) and each id listed now is looked up there.
+         * now is let go by then) and each entry now that no walk paired is looked up there (one a walk paired
+         * lists the id of another entry before, and no id was listed twice before).
          */
         private boolean unlistedJobsGone() {
             if (previousIds == null) {
@@ -329,7 +333,7 @@ public final class QueueSnapshotReader {
             }
             IdIndex unpaired = indexOf(before, IntStream.iterate(paired.nextClearBit(0), e -> e < before.size(), e -> paired.nextClearBit(e + 1)), left);
             BitSet listedNow = new BitSet();
-            for (int entry = 0; entry < listedIds.arena().size(); entry++) {
+            for (int entry = pairedNow.nextClearBit(0); entry < listedIds.arena().size(); entry = pairedNow.nextClearBit(entry + 1)) {
                 int was = unpaired.find(listedIds.arena(), entry);
                 if (was >= 0) {
                     listedNow.set(was);
