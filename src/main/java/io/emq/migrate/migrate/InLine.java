@@ -1,6 +1,9 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.JobFacts;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -12,21 +15,39 @@ import java.util.Arrays;
  * that pass need not look it up (see {@link Resync}). One table serves every pass, updated in place:
  * a job the pass before did not read holds no more.
  *
- * <p>Kept compact (a million jobs under a 256 MiB heap): the ids' bytes end to end, one long and one
- * int per job, and an open-addressing table of positions; ids are compared byte for byte, never by
- * hash alone.
+ * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
+ * end in one byte array (its id's length as a varint, its id's bytes, then one long: the pass that read it
+ * last in the high half, what it read in the low half), and an open-addressing table of the records'
+ * offsets; ids are compared byte for byte, never by hash alone. A job with more attempts than the low
+ * half holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass.
  */
 final class InLine {
-    private byte[] ids = new byte[1 << 12];
-    private int[] ends = new int[1 << 8];
-    private long[] read = new long[1 << 8];
-    /** The pass that read each job last. */
-    private int[] readIn = new int[1 << 8];
+    /** The most attempts a record holds: attempts and the v2 state (5 bits) fill a non-negative int. */
+    static final long MAX_ATTEMPTS = (1L << 26) - 1;
+    /** What a record holds for a job that is never held. */
+    private static final int NEVER = -1;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private byte[] records;
+    /** Bytes of {@link #records} in use. */
+    private int used;
     private int size;
     /** The pass under way; 0 before the first. */
     private int pass;
-    /** Position + 1 of the job in each slot, 0 when empty; never more than three quarters full. */
-    private int[] slots = new int[1 << 9];
+    /** 1 + the offset of the record in each slot, 0 when empty; never more than three quarters full. */
+    private int[] slots;
+
+    /**
+     * A table sized for {@code jobs} jobs whose ids take {@code idBytes} together (the snapshot its first pass
+     * reads: that pass copies nothing as it fills it).
+     */
+    InLine(long jobs, long idBytes) {
+        records = new byte[Math.toIntExact(Math.max(1 << 12, idBytes + jobs * (1 + Long.BYTES)))];
+        int capacity = 1 << 9;
+        while (jobs * 4 > capacity * 3L) {
+            capacity *= 2;
+        }
+        slots = new int[capacity];
+    }
 
     /** Begins a pass: from here {@link #read} tells what the pass before read. */
     void nextPass() {
@@ -39,32 +60,40 @@ final class InLine {
      */
     boolean read(JobFacts job) {
         byte[] id = job.id().raw();
+        int read = packed(job);
         int at = find(id);
         if (slots[at] != 0) {
-            int i = slots[at] - 1;
-            boolean held = readIn[i] == pass - 1 && read[i] == packed(job);
-            read[i] = packed(job);
-            readIn[i] = pass;
-            return held;
+            int value = valueAt(slots[at] - 1);
+            long before = (long) LONG.get(records, value);
+            LONG.set(records, value, marked(read));
+            return read != NEVER && before == ((long) (pass - 1) << 32 | (read & 0xffffffffL));
         }
-        int start = size == 0 ? 0 : ends[size - 1];
-        if (start + id.length > ids.length) {
-            ids = Arrays.copyOf(ids, Math.max(grown(ids.length), start + id.length));
+        int length = varintLength(id.length) + id.length + Long.BYTES;
+        if (used + length > records.length) {
+            records = Arrays.copyOf(records, Math.max(grown(records.length), Math.addExact(used, length)));
         }
-        if (size == ends.length) {
-            ends = Arrays.copyOf(ends, grown(size));
-            read = Arrays.copyOf(read, grown(size));
-            readIn = Arrays.copyOf(readIn, grown(size));
+        int offset = used;
+        int p = offset;
+        for (int n = id.length; ; n >>>= 7) {
+            if (n < 0x80) {
+                records[p++] = (byte) n;
+                break;
+            }
+            records[p++] = (byte) (n & 0x7f | 0x80);
         }
-        System.arraycopy(id, 0, ids, start, id.length);
-        ends[size] = start + id.length;
-        read[size] = packed(job);
-        readIn[size] = pass;
-        slots[at] = ++size;
-        if (size * 4L > slots.length * 3L) {
+        System.arraycopy(id, 0, records, p, id.length);
+        LONG.set(records, p + id.length, marked(read));
+        used += length;
+        slots[at] = offset + 1;
+        if (++size * 4L > slots.length * 3L) {
             grow();
         }
         return false;
+    }
+
+    /** The long a record holds for what this pass read. */
+    private long marked(int read) {
+        return (long) pass << 32 | (read & 0xffffffffL);
     }
 
     /** The slot that holds this id, or the empty slot where it would go. */
@@ -77,34 +106,73 @@ final class InLine {
         }
     }
 
-    private boolean sameId(int job, byte[] id) {
-        int start = job == 0 ? 0 : ends[job - 1];
-        return Arrays.equals(ids, start, ends[job], id, 0, id.length);
+    private boolean sameId(int offset, byte[] id) {
+        int start = idStart(offset);
+        int end = valueAt(offset);
+        return Arrays.equals(records, start, end, id, 0, id.length);
+    }
+
+    /** Where the id of the record at {@code offset} starts (past its length). */
+    private int idStart(int offset) {
+        int p = offset;
+        while (records[p] < 0) {
+            p++;
+        }
+        return p + 1;
+    }
+
+    /** Where the long of the record at {@code offset} is (right after its id). */
+    private int valueAt(int offset) {
+        int length = 0;
+        int p = offset;
+        for (int shift = 0; ; shift += 7) {
+            byte b = records[p++];
+            length |= (b & 0x7f) << shift;
+            if (b >= 0) {
+                return p + length;
+            }
+        }
     }
 
     private void grow() {
         slots = new int[slots.length * 2];
         int mask = slots.length - 1;
-        for (int job = 0; job < size; job++) {
-            int start = job == 0 ? 0 : ends[job - 1];
-            int at = spread(Arrays.hashCode(Arrays.copyOfRange(ids, start, ends[job]))) & mask;
+        for (int offset = 0; offset < used; offset = valueAt(offset) + Long.BYTES) {
+            int at = spread(hash(idStart(offset), valueAt(offset))) & mask;
             while (slots[at] != 0) {
                 at = (at + 1) & mask;
             }
-            slots[at] = job + 1;
+            slots[at] = offset + 1;
         }
     }
 
-    /** A column's next length: half as long again (the columns are most of the heap a job costs here). */
+    /** {@link Arrays#hashCode(byte[])} of {@code records[from..to)}. */
+    private int hash(int from, int to) {
+        int h = 1;
+        for (int p = from; p < to; p++) {
+            h = 31 * h + records[p];
+        }
+        return h;
+    }
+
+    /** The records' next length: an eighth longer (they are most of the heap a job costs here; a pass adds few jobs). */
     private static int grown(int length) {
-        return length + (length >> 1);
+        return Math.toIntExact(Math.min(Integer.MAX_VALUE - 8L, length + (long) (length >> 3)));
+    }
+
+    private static int varintLength(int n) {
+        return n < 1 << 7 ? 1 : n < 1 << 14 ? 2 : n < 1 << 21 ? 3 : n < 1 << 28 ? 4 : 5;
     }
 
     private static int spread(int h) {
         return h ^ (h >>> 16) ^ (h >>> 7);
     }
 
-    private static long packed(JobFacts job) {
-        return job.attempts() << 5 | job.state().becomes().map(Enum::ordinal).orElse(31);
+    /** Attempts and the v2 state (31 when none) in a non-negative int; {@link #NEVER} past {@link #MAX_ATTEMPTS}. */
+    private static int packed(JobFacts job) {
+        if (job.attempts() < 0 || job.attempts() > MAX_ATTEMPTS) {
+            return NEVER;
+        }
+        return (int) job.attempts() << 5 | job.state().becomes().map(Enum::ordinal).orElse(31);
     }
 }

@@ -125,7 +125,7 @@ final class Resync {
                 : before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
         String fingerprint = refreshed.orElseGet(m.v1Live() ? m::readLiveSource : m::readSource);
         QueueSnapshot snap = m.snapshot();
-        InLine inLine = before.orElseGet(InLine::new);
+        InLine inLine = before.orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();

@@ -58,6 +58,17 @@ final class IdIndex {
         return -1;
     }
 
+    /** The first entry holding the id of {@code other}'s entry {@code entry}, or -1. */
+    int find(ByteArena other, int entry) {
+        int hash = mix(other.hashAt(entry));
+        for (int slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
+            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), other, entry)) {
+                return entryIn(table[slot]);
+            }
+        }
+        return -1;
+    }
+
     /** The first entry holding the same id as arena entry {@code entry} (itself when it is the first), or -1 when not indexed. */
     int first(int entry) {
         long ref = table[slotOf(entry, mix(arena.hashAt(entry)))];

@@ -130,6 +130,11 @@ public final class QueueSnapshot {
         return jobs.values().stream().mapToLong(StateJobs::size).sum();
     }
 
+    /** The bytes of every listed id together (a listing's entries without a hash too). */
+    public long listedIdBytes() {
+        return jobs.values().stream().findFirst().map(s -> (long) s.ids().arena().bytes()).orElse(0L);
+    }
+
     /** The job with this id, searched state by state in rank order (linear: for reports and tests). */
     public Optional<JobFacts> job(Bytes id) {
         for (V1State state : V1State.RANK_ORDER) {

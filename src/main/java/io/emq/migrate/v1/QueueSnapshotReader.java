@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
@@ -128,18 +129,18 @@ public final class QueueSnapshotReader {
         private final NameTable names = new NameTable();
         private long legacyMarkers;
         /**
-         * A refresh's snapshot read before, its listed ids (and their index, built only when a written key is
-         * listed no more), the keys written since, the entries now listed whose hash was written (by an id's
-         * first entry), the walks of {@code wait} and {@code paused} beside the listings before and the
-         * entries before they paired; null and empty in a full read.
+         * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
+         * whose hash was written (by an id's first entry), the walks of {@code wait} and {@code paused} beside
+         * the listings before, the entries before they paired and the entries now they paired them with; null
+         * and empty in a full read.
          */
         private QueueSnapshot previous;
         private ListedIds previousIds;
-        private IdIndex previousIndex;
         private Set<Bytes> written = Set.of();
         private final BitSet writtenEntries = new BitSet();
         private final Map<V1State, Walk> walks = new EnumMap<>(V1State.class);
         private final BitSet paired = new BitSet();
+        private final BitSet pairedNow = new BitSet();
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -180,6 +181,9 @@ public final class QueueSnapshotReader {
                 return Optional.empty();
             }
             readListings();
+            if (listedTwice) {
+                return Optional.empty(); // an anomaly: no refresh stands for the full read
+            }
             previous = before;
             written = writtenSince;
             walkBeside();
@@ -199,6 +203,7 @@ public final class QueueSnapshotReader {
                 }
             });
             metAt = new int[0]; // no key scan: no place was marked
+            index = null; // let go before the columns are built: no id is listed twice, so reading facts needs no lookup
             checkQueue();
             Map<V1State, Long> listed = readJobs();
             long jobs = facts.values().stream().mapToLong(StateJobs::size).sum();
@@ -260,6 +265,7 @@ public final class QueueSnapshotReader {
                 while (at < end) {
                     if (previousIds.arena().equalsAt(at, listedIds.arena(), entry)) {
                         paired.set(at);
+                        pairedNow.set(entry);
                         return at++;
                     }
                     if (!written.contains(base.concat(previousIds.id(at)))) {
@@ -271,36 +277,38 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** Whether {@code key} is the hash of a job the previous snapshot listed (its index built on first use). */
-        private boolean listedBefore(Bytes key) {
-            if (previousIds == null) {
-                return false;
-            }
-            if (previousIndex == null) {
-                int total = previousIds.arena().size();
-                previousIndex = new IdIndex(previousIds.arena(), total);
-                for (int entry = 0; entry < total; entry++) {
-                    previousIndex.putIfAbsent(entry);
-                }
-            }
-            return previousIndex.find(key.raw(), base.length()) >= 0;
-        }
-
-        /** Whether every written key is a queue structure, or the hash of a job listed before or now. */
+        /**
+         * Whether every written key is a queue structure, or the hash of a job listed before or now (an index
+         * of the ids listed before is built when a written key is listed no more, and let go on return).
+         */
         private boolean onlyStructuresAndJobsWritten() {
             Set<Bytes> structureKeys = new HashSet<>();
             for (QueueStructure s : QueueStructure.values()) {
                 structureKeys.add(queue.key(s));
             }
+            IdIndex listedBefore = null;
             for (Bytes key : written) {
-                if (structureKeys.contains(key)) {
+                if (structureKeys.contains(key) || key.startsWith(base) && index.find(key.raw(), base.length()) >= 0) {
                     continue;
                 }
-                if (!key.startsWith(base) || (index.find(key.raw(), base.length()) < 0 && !listedBefore(key))) {
+                if (!key.startsWith(base) || previousIds == null) {
+                    return false;
+                }
+                if (listedBefore == null) {
+                    listedBefore = indexOf(previousIds.arena(), IntStream.range(0, previousIds.arena().size()), previousIds.arena().size());
+                }
+                if (listedBefore.find(key.raw(), base.length()) < 0) {
                     return false;
                 }
             }
             return true;
+        }
+
+        /** An index of these entries (about {@code expected} of them) of {@code arena}. */
+        private static IdIndex indexOf(ByteArena arena, IntStream entries, int expected) {
+            IdIndex index = new IdIndex(arena, expected);
+            entries.forEach(index::putIfAbsent);
+            return index;
         }
 
         /** Whether the hash of every orphan the previous snapshot found was written since (added while it was read). */
@@ -310,17 +318,31 @@ public final class QueueSnapshotReader {
 
         /**
          * Whether every job the previous snapshot listed and no structure lists now had its hash written and
-         * deleted; an entry a walk paired is listed now.
+         * deleted; an entry a walk paired is listed now. The others are indexed (the index of the listings
+         * now is let go by then) and each entry now that no walk paired is looked up there (one a walk paired
+         * lists the id of another entry before, and no id was listed twice before).
          */
         private boolean unlistedJobsGone() {
             if (previousIds == null) {
                 return true;
             }
+            ByteArena before = previousIds.arena();
+            int left = before.size() - paired.cardinality();
+            if (left == 0) {
+                return true;
+            }
+            IdIndex unpaired = indexOf(before, IntStream.iterate(paired.nextClearBit(0), e -> e < before.size(), e -> paired.nextClearBit(e + 1)), left);
+            BitSet listedNow = new BitSet();
+            for (int entry = pairedNow.nextClearBit(0); entry < listedIds.arena().size(); entry = pairedNow.nextClearBit(entry + 1)) {
+                int was = unpaired.find(listedIds.arena(), entry);
+                if (was >= 0) {
+                    listedNow.set(was);
+                }
+            }
             List<Bytes> unlisted = new ArrayList<>();
-            for (int entry = paired.nextClearBit(0); entry < previousIds.arena().size(); entry = paired.nextClearBit(entry + 1)) {
-                Bytes id = previousIds.id(entry);
-                if (index.find(id.raw()) < 0) {
-                    Bytes key = base.concat(id);
+            for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
+                if (!listedNow.get(entry)) {
+                    Bytes key = base.concat(previousIds.id(entry));
                     if (!written.contains(key)) {
                         return false;
                     }

@@ -27,7 +27,7 @@ class InLineTest {
 
     @Test
     void aJobIsHeldOnlyInTheV2StateAndWithTheAttemptsThePassBeforeReadItWith() {
-        InLine in = new InLine();
+        InLine in = new InLine(JOBS, JOBS * 4L);
         in.nextPass();
         for (int n = 1; n <= JOBS; n++) {
             assertFalse(in.read(job(n)), "the first pass reads job " + n + " first");
@@ -49,5 +49,44 @@ class InLineTest {
         in.nextPass();
         assertTrue(in.read(job("7", V1State.FAILED, 1)), "read by the pass before");
         assertFalse(in.read(job(10)), "only an earlier pass read it: the pass before did not, so it holds no more");
+    }
+
+    /** Ids of every length a record's varint takes (one to three bytes), sharing prefixes, beside short ones. */
+    @Test
+    void idsOfAnyLengthAreHeldByTheirWholeBytes() {
+        int[] lengths = {0, 1, 127, 128, 129, 16383, 16384, 20000};
+        InLine in = new InLine(0, 0);
+        in.nextPass();
+        for (int length : lengths) {
+            assertFalse(in.read(job("x".repeat(length), V1State.WAIT, length % 5)), "length " + length);
+            assertFalse(in.read(job(length)), "job " + length);
+        }
+        in.nextPass();
+        for (int length : lengths) {
+            assertTrue(in.read(job("x".repeat(length), V1State.PAUSED, length % 5)), "length " + length);
+            assertFalse(in.read(job("x".repeat(length) + "y", V1State.WAIT, length % 5)), "a longer id is another job");
+            assertTrue(in.read(job(length)), "job " + length);
+        }
+        for (int n = 1; n <= JOBS; n++) {
+            assertFalse(in.read(job("x".repeat(n % 300) + n, V1State.WAIT, 0)), "never read");
+        }
+        in.nextPass();
+        for (int length : lengths) {
+            assertFalse(in.read(job("x".repeat(length), V1State.WAIT, length % 5 + 1)), "other attempts, length " + length);
+        }
+        for (int n = 1; n <= JOBS; n++) {
+            assertTrue(in.read(job("x".repeat(n % 300) + n, V1State.WAIT, 0)), "job " + n + " after the table grew");
+        }
+    }
+
+    @Test
+    void aJobWithMoreAttemptsThanARecordHoldsIsNeverHeld() {
+        InLine in = new InLine(0, 0);
+        for (int pass = 1; pass <= 3; pass++) {
+            in.nextPass();
+            assertFalse(in.read(job("many", V1State.WAIT, InLine.MAX_ATTEMPTS + 1)), "pass " + pass);
+            assertFalse(in.read(job("negative", V1State.WAIT, -1)), "pass " + pass);
+            assertTrue(pass == 1 ^ in.read(job("most", V1State.WAIT, InLine.MAX_ATTEMPTS)), "pass " + pass);
+        }
     }
 }

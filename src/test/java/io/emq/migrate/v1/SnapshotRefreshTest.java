@@ -140,6 +140,17 @@ class SnapshotRefreshTest {
     }
 
     @Test
+    void aJobListedTwiceSinceIsReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        client().lpush("bull:fresh:wait", "12");
+        client().zadd("bull:fresh:completed", 1, "30");
+        wrote("wait");
+        wrote("completed");
+        assertTrue(reader().refresh(before, written).isEmpty(), "listed twice: an anomaly, which only a full read reports");
+        assertEquals(2, reader().read(Q).anomalyCount(AnomalyKind.LISTED_TWICE));
+    }
+
+    @Test
     void aRefreshOfASnapshotWithAnAnomalyIsReadInFull() {
         client().set("bull:fresh:stray", "x");
         QueueSnapshot before = reader().read(Q);
