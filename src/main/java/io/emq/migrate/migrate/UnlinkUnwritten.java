@@ -4,6 +4,7 @@ import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
+import io.emq.migrate.wire.DedicatedConnection;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,15 +72,15 @@ final class UnlinkUnwritten implements AutoCloseable {
      */
     static Optional<UnlinkUnwritten> open(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch,
                                           Checkpoints checkpoints) {
-        if (!(source.client() instanceof RedisClient client)) {
+        if (!(source.client() instanceof RedisClient)) {
             return Optional.empty();
         }
         List<Connection> connections = new ArrayList<>(CONNECTIONS);
         try {
             for (int i = 0; i < CONNECTIONS; i++) {
-                connections.add(client.getPool().getFactory().makeObject().getObject());
+                connections.add(DedicatedConnection.to(source.client(), queue.key(QueueStructure.META).raw()));
             }
-        } catch (Exception refused) {
+        } catch (RuntimeException refused) {
             connections.forEach(Connection::close);
             return Optional.empty();
         }
