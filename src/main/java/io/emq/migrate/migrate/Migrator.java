@@ -123,7 +123,8 @@ public final class Migrator {
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
                 .stepAsideWith(working);
         SourceFeed feed = new SourceFeed(source);
-        DedicatedConnections guardConnections = new DedicatedConnections(source.client());
+        // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
+        DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {

@@ -14,22 +14,23 @@ import redis.clients.jedis.util.Pool;
  * Dedicated connections ({@link DedicatedConnection}) to the servers of one client, kept for reuse
  * instead of a connect and a close each: a connection given back clean (no {@code WATCH} left, no
  * transaction open: its {@code EXEC} or {@code UNWATCH} answered) waits for the next taker of the same
- * server, at most {@link #IDLE} a server (more are closed); one taken from there is handed out only
+ * server, at most {@code idle} a server (more are closed); one taken from there is handed out only
  * once it answered a {@code PING} (else it is closed and the next tried, or a new one made). A caller
  * that does not know a connection's state {@link #discard discards} it. Closing closes the idle ones;
  * connections given back after that are closed.
  */
 public final class DedicatedConnections implements AutoCloseable {
-    /** The most idle connections kept for one server. */
-    static final int IDLE = 16;
-
     private final UnifiedJedis client;
+    /** The most idle connections kept for one server. */
+    private final int most;
     private final Map<Pool<Connection>, Deque<Connection>> idle = new IdentityHashMap<>();
     private final Map<Connection, Pool<Connection>> lent = new IdentityHashMap<>();
     private boolean closed;
 
-    public DedicatedConnections(UnifiedJedis client) {
+    /** Connections of the servers of {@code client}, keeping at most {@code idle} idle ones a server. */
+    public DedicatedConnections(UnifiedJedis client, int idle) {
         this.client = client;
+        this.most = idle;
     }
 
     /** A connection of its own to the server that holds {@code key}: an idle one that answers, or a new one. */
@@ -49,7 +50,7 @@ public final class DedicatedConnections implements AutoCloseable {
         boolean kept;
         synchronized (this) {
             Deque<Connection> waiting = idle.computeIfAbsent(lent.remove(c), server -> new ArrayDeque<>());
-            kept = !closed && !c.isBroken() && waiting.size() < IDLE;
+            kept = !closed && !c.isBroken() && waiting.size() < most;
             if (kept) {
                 waiting.push(c);
             }

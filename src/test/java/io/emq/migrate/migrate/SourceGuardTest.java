@@ -61,7 +61,7 @@ class SourceGuardTest {
     @ParameterizedTest
     @MethodSource("sources")
     void aWriteSinceTheWatchEvenOneThatLeavesEverythingAsItWasMakesTheRetirementDeleteNothing(RealServerExtension source) {
-        try (DedicatedConnections connections = new DedicatedConnections(seed(source).client())) {
+        try (DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1)) {
             SourceGuard guard = SourceGuard.watch(connections, QUEUE);
             source.client().lpush(key("paused"), "5");
             source.client().lpop(key("paused"));
@@ -78,7 +78,7 @@ class SourceGuardTest {
     @ParameterizedTest
     @MethodSource("sources")
     void withoutAWriteTheRetirementDeletesTheStructuresAndStampsTheTombstoneOnce(RealServerExtension source) {
-        DedicatedConnections connections = new DedicatedConnections(seed(source).client());
+        DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1);
         SourceGuard guard = SourceGuard.watch(connections, QUEUE);
         source.client().hset(QUEUE.key("7").display(), "data", "{}");
         assertEquals(OptionalLong.of(3), guard.retire(List.of(QUEUE.key("stalled-check").raw())),
@@ -99,7 +99,7 @@ class SourceGuardTest {
     @ParameterizedTest
     @MethodSource("sources")
     void aReadIsHeldOnlyWhenNothingWatchedWasWrittenMeanwhile(RealServerExtension source) {
-        try (DedicatedConnections connections = new DedicatedConnections(seed(source).client())) {
+        try (DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1)) {
             assertTrue(SourceGuard.watch(connections, QUEUE).held());
             SourceGuard counted = SourceGuard.watch(connections, QUEUE);
             source.client().set(key("id"), "5");
@@ -119,7 +119,7 @@ class SourceGuardTest {
     void guardsOneAfterAnotherReuseOneCleanConnection() {
         Wire wire = seed(SERVER);
         long before = connectionsReceived();
-        try (DedicatedConnections connections = new DedicatedConnections(wire.client())) {
+        try (DedicatedConnections connections = new DedicatedConnections(wire.client(), 1)) {
             assertTrue(SourceGuard.watch(connections, QUEUE).held());
             SourceGuard unspent = SourceGuard.watch(connections, QUEUE);
             unspent.close();
