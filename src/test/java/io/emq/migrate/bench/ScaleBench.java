@@ -31,7 +31,9 @@ import redis.clients.jedis.UnifiedJedis;
  * --parallel N} for each N asked, into the source server itself or (with {@code --cluster}) into a
  * local three-master cluster; each run is preceded by a bare pipelined copy of the same jobs into the
  * same target (read each hash, write a row, add it to a pending set; no journal, no checks), and
- * prints both in jobs per second with their ratio, and the most heap live after a collection. The
+ * prints both in jobs per second with their ratio, the most heap live after a collection, each step's
+ * milliseconds summed over the queues, and what the source server saw during the migration alone
+ * (connections received, SCAN/EVALSHA/WATCH calls, main-thread CPU seconds). The
  * migration opens its clients as {@code migrate --parallel N} does ({@link Migrator#connections}).
  */
 public final class ScaleBench {
