@@ -9,6 +9,7 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.V2Names;
+import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
@@ -122,6 +123,8 @@ public final class Migrator {
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
                 .stepAsideWith(working);
         SourceFeed feed = new SourceFeed(source);
+        // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
+        DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -139,7 +142,8 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys, feed)));
+                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys, feed,
+                    guardConnections)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "emq-migrate-lease");
@@ -166,6 +170,7 @@ public final class Migrator {
             heartbeat.shutdownNow();
             workers.shutdownNow();
             feed.close();
+            guardConnections.close();
         }
         for (Run run : runs.values()) {
             results.add(run.finish());

@@ -9,6 +9,7 @@ import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
@@ -37,6 +38,8 @@ final class QueueMigration {
     final SharedScan<String> targetKeys;
     /** The source's change feed, shared by the queues of a run (see {@link SourceFeed}). */
     final SourceFeed feed;
+    /** The connections the guards of a run watch the source on (see {@link SourceGuard}). */
+    private final DedicatedConnections guardConnections;
     /** This queue's watch on the feed, from its fence in this run on; empty when the feed cannot tell (see {@link Resync}). */
     Optional<SourceFeed.Watch> watch = Optional.empty();
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
@@ -54,8 +57,10 @@ final class QueueMigration {
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
                    QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
-                   IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys, SourceFeed feed) {
+                   IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys, SourceFeed feed,
+                   DedicatedConnections guardConnections) {
         this.feed = feed;
+        this.guardConnections = guardConnections;
         this.sourceName = sourceName;
         this.idBases = idBases;
         this.sourceKeys = sourceKeys;
@@ -199,12 +204,12 @@ final class QueueMigration {
         snapshot = null;
         guarded(null);
         String first = SourceFence.sizes(sourceWire, source);
-        SourceGuard watching = SourceGuard.watch(sourceWire, source);
+        SourceGuard watching = SourceGuard.watch(guardConnections, source);
         try {
             for (int attempt = 1; ; attempt++) {
                 QueueSnapshot read = reader().read(source);
                 checkpoints.hit("source read");
-                SourceGuard next = SourceGuard.watch(sourceWire, source);
+                SourceGuard next = SourceGuard.watch(guardConnections, source);
                 boolean held = watching.held();
                 watching = next;
                 if (held) {
@@ -249,7 +254,7 @@ final class QueueMigration {
             if (read.isEmpty()) {
                 return Optional.empty();
             }
-            SourceGuard watching = SourceGuard.watch(sourceWire, source);
+            SourceGuard watching = SourceGuard.watch(guardConnections, source);
             Optional<SourceFeed.Changes> meanwhile;
             try {
                 meanwhile = watch.get().drain();

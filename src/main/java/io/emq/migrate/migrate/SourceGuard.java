@@ -2,7 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
-import io.emq.migrate.wire.DedicatedConnection;
+import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
@@ -13,51 +13,60 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * An optimistic lock on a v1 queue: a connection of its own to the source ({@link DedicatedConnection})
- * {@code WATCH}es the add counter and the eight structures ({@link SourceFence#STRUCTURES}), and the
- * server marks the watch dirty on any write to any of them by anyone (a v1 client, a script, a flush),
- * so its {@code EXEC} then does nothing and answers null. O(1) on the server whatever the queue holds,
- * where the fingerprint it replaces read every member in one script (seconds at millions of jobs,
- * answering BUSY to every client meanwhile).
+ * An optimistic lock on a v1 queue: a connection of its own to the source (taken from the run's
+ * {@link DedicatedConnections}) {@code WATCH}es the add counter and the eight structures
+ * ({@link SourceFence#STRUCTURES}), and the server marks the watch dirty on any write to any of them by
+ * anyone (a v1 client, a script, a flush), so its {@code EXEC} then does nothing and answers null. O(1)
+ * on the server whatever the queue holds, where the fingerprint it replaces read every member in one
+ * script (seconds at millions of jobs, answering BUSY to every client meanwhile).
  *
  * <p>A guard proves a read ({@link #held}: an empty {@code MULTI}/{@code EXEC}) or carries that proof on
- * to the retirement ({@link #retire}); either spends it and closes its connection. Every guard is
- * closed by whoever holds it last (a dropped connection drops its watch on the server).
+ * to the retirement ({@link #retire}); either spends it and lets its connection go. Every guard is
+ * closed by whoever holds it last (a dropped connection drops its watch on the server). A connection
+ * goes back for reuse only once the server answered what leaves it clean (the {@code EXEC}, or the
+ * {@code UNWATCH} of a guard closed unspent); after any failure it is closed.
  */
 final class SourceGuard implements AutoCloseable {
+    private final DedicatedConnections connections;
     private final Connection connection;
     private final QueueRef queue;
+    /** Whether the connection went back or was closed. */
+    private boolean released;
 
-    private SourceGuard(Connection connection, QueueRef queue) {
+    private SourceGuard(DedicatedConnections connections, Connection connection, QueueRef queue) {
+        this.connections = connections;
         this.connection = connection;
         this.queue = queue;
     }
 
     /** Starts watching the queue's add counter and structures from now on. */
-    static SourceGuard watch(Wire source, QueueRef q) {
+    static SourceGuard watch(DedicatedConnections connections, QueueRef q) {
         List<byte[]> watched = new ArrayList<>();
         watched.add(q.key("id").raw());
         SourceFence.STRUCTURES.forEach(s -> watched.add(q.key(s).raw()));
-        Connection c = DedicatedConnection.to(source.client(), watched.get(0));
+        Connection c = connections.take(watched.get(0));
         try {
             c.sendCommand(Protocol.Command.WATCH, watched.toArray(byte[][]::new));
             c.getStatusCodeReply();
         } catch (RuntimeException failed) {
-            c.close();
+            connections.discard(c);
             throw failed;
         }
-        return new SourceGuard(c, q);
+        return new SourceGuard(connections, c, q);
     }
 
     /** Whether nothing watched was written since the watch began (an empty transaction); spends the guard. */
     boolean held() {
+        boolean clean = false;
         try {
             connection.sendCommand(Protocol.Command.MULTI);
             connection.getStatusCodeReply();
             connection.sendCommand(Protocol.Command.EXEC);
-            return connection.getObjectMultiBulkReply() != null;
+            List<Object> done = connection.getObjectMultiBulkReply();
+            clean = true;
+            return done != null;
         } finally {
-            close();
+            release(clean);
         }
     }
 
@@ -72,6 +81,7 @@ final class SourceGuard implements AutoCloseable {
      * check on, so the check and the transaction are one step. Spends the guard.
      */
     OptionalLong retire(List<byte[]> moreKeys) {
+        boolean clean = false;
         try {
             byte[] meta = queue.key(QueueStructure.META).raw();
             connection.sendCommand(Protocol.Command.WATCH, meta);
@@ -92,6 +102,7 @@ final class SourceGuard implements AutoCloseable {
             send(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
             connection.sendCommand(Protocol.Command.EXEC);
             List<Object> done = connection.getObjectMultiBulkReply();
+            clean = true;
             if (done == null) {
                 return OptionalLong.empty();
             }
@@ -102,7 +113,7 @@ final class SourceGuard implements AutoCloseable {
             }
             return OptionalLong.of(Replies.asLong(done.get(0)));
         } finally {
-            close();
+            release(clean);
         }
     }
 
@@ -111,8 +122,33 @@ final class SourceGuard implements AutoCloseable {
         connection.getStatusCodeReply();
     }
 
+    /** Lets an unspent guard go: its connection unwatches and goes back, or is closed when it does not answer. */
     @Override
     public void close() {
-        connection.close();
+        if (released) {
+            return;
+        }
+        boolean clean = false;
+        try {
+            connection.sendCommand(Protocol.Command.UNWATCH);
+            connection.getStatusCodeReply();
+            clean = true;
+        } catch (RuntimeException gone) {
+            // closed below: a dropped connection drops its watch on the server
+        } finally {
+            release(clean);
+        }
+    }
+
+    private void release(boolean clean) {
+        if (released) {
+            return;
+        }
+        released = true;
+        if (clean) {
+            connections.giveBack(connection);
+        } else {
+            connections.discard(connection);
+        }
     }
 }

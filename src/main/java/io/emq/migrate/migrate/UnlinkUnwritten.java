@@ -20,7 +20,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * Retires the v1 jobs of a tombstoned queue that the change feed tells unwritten since the last re-sync
  * pass, without digesting them: what they hold is what that pass (or one before it) left v2 holding.
- * A round of jobs at a time, spread over {@link #CONNECTIONS} connections of its own: each {@code WATCH}es
+ * A round of jobs at a time, spread over up to {@link #CONNECTIONS} connections of its own (one for each
+ * {@link #PER_CONNECTION} jobs of the round, opened when a round first needs it: one for a small queue): each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
  * create (its hash, its logs, its {@code :dependencies}); the tombstone is read; the feed is drained (a
  * write before a WATCH shows in the drain, one after it dirties the WATCH); then each connection runs
@@ -46,10 +47,12 @@ final class UnlinkUnwritten implements AutoCloseable {
     private static final byte[] VERSION = Utf8.bytes("version");
     private static final byte[] TOMBSTONE = Utf8.bytes(SourceFence.TOMBSTONE);
 
+    private final Wire source;
     private final QueueRef queue;
     private final Set<Bytes> parents;
     private final SourceFeed.Watch watch;
     private final Checkpoints checkpoints;
+    /** The connections opened so far: as many as the largest round needed. */
     private final List<Connection> connections;
     /** The keys written since the last pass, but for those of jobs this retirement handled already. */
     private final SourceFeed.Changes written = new SourceFeed.Changes(Set.of());
@@ -57,8 +60,9 @@ final class UnlinkUnwritten implements AutoCloseable {
     private Set<Bytes> handled = Set.of();
     private boolean unusable;
 
-    private UnlinkUnwritten(QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints,
+    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints,
                             List<Connection> connections) {
+        this.source = source;
         this.queue = queue;
         this.parents = parents;
         this.watch = watch;
@@ -67,8 +71,9 @@ final class UnlinkUnwritten implements AutoCloseable {
     }
 
     /**
-     * Opens its connections to a single-server source (empty for a cluster one, which has no feed either);
-     * {@code parents}, the flow parents of the source as read, are always left to the digest check.
+     * Opens its first connection to a single-server source (empty for a cluster one, which has no feed
+     * either, or when the server refuses the connection); {@code parents}, the flow parents of the source
+     * as read, are always left to the digest check.
      */
     static Optional<UnlinkUnwritten> open(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch,
                                           Checkpoints checkpoints) {
@@ -77,14 +82,11 @@ final class UnlinkUnwritten implements AutoCloseable {
         }
         List<Connection> connections = new ArrayList<>(CONNECTIONS);
         try {
-            for (int i = 0; i < CONNECTIONS; i++) {
-                connections.add(DedicatedConnection.to(source.client(), queue.key(QueueStructure.META).raw()));
-            }
+            connections.add(DedicatedConnection.to(source.client(), queue.key(QueueStructure.META).raw()));
         } catch (RuntimeException refused) {
-            connections.forEach(Connection::close);
             return Optional.empty();
         }
-        return Optional.of(new UnlinkUnwritten(queue, parents, watch, checkpoints, connections));
+        return Optional.of(new UnlinkUnwritten(source, queue, parents, watch, checkpoints, connections));
     }
 
     /** What a call left: the keys it deleted and, in order, the jobs left to the digest check. */
@@ -121,6 +123,10 @@ final class UnlinkUnwritten implements AutoCloseable {
             }
         }
         byte[] meta = queue.key(QueueStructure.META).raw();
+        if (!opened(shares.size())) {
+            unusable = true;
+            return Round.NONE;
+        }
         for (int i = 0; i < shares.size(); i++) {
             List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
             keys.add(meta);
@@ -191,6 +197,18 @@ final class UnlinkUnwritten implements AutoCloseable {
             }
         }
         return new Round(gone, deleted);
+    }
+
+    /** Whether {@code needed} connections are open, opening those missing (false when the server refuses one). */
+    private boolean opened(int needed) {
+        try {
+            while (connections.size() < needed) {
+                connections.add(DedicatedConnection.to(source.client(), queue.key(QueueStructure.META).raw()));
+            }
+            return true;
+        } catch (RuntimeException refused) {
+            return false;
+        }
     }
 
     /** Sends one command and flushes it, so every connection's command is on its way before any reply is read. */

@@ -12,27 +12,33 @@ import redis.clients.jedis.util.Pool;
  * A connection of its own to the server that holds a key (in a cluster, the master owning the key's
  * slot), made with the client's settings (credentials, TLS, protocol) but outside its pool: for state a
  * pooled connection must not carry back to the pool (a {@code WATCH}), and so that holding it never
- * starves the pool. The caller closes it.
+ * starves the pool. The caller closes it (or gives it back to the {@link DedicatedConnections} it came from).
  */
 public final class DedicatedConnection {
     private DedicatedConnection() {
     }
 
     public static Connection to(UnifiedJedis client, byte[] key) {
+        return make(serverOf(client, key));
+    }
+
+    /** The client's pool of connections to the server that holds {@code key}: what a dedicated connection is made like. */
+    static Pool<Connection> serverOf(UnifiedJedis client, byte[] key) {
         if (client instanceof RedisClient standalone) {
-            return make(standalone.getPool());
+            return standalone.getPool();
         }
         if (client instanceof RedisClusterClient cluster) {
             HostAndPort node;
             try (Connection owner = cluster.getConnectionFromSlot(Slots.slot(key))) {
                 node = owner.getHostAndPort();
             }
-            return make(cluster.getClusterNodes().get(node.toString()));
+            return cluster.getClusterNodes().get(node.toString());
         }
         throw new IllegalArgumentException("no dedicated connection from a " + client.getClass().getSimpleName());
     }
 
-    private static Connection make(Pool<Connection> pool) {
+    /** A new connection made like those of {@code pool}, outside it. */
+    static Connection make(Pool<Connection> pool) {
         try {
             return pool.getFactory().makeObject().getObject();
         } catch (RuntimeException e) {

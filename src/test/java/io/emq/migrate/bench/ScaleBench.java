@@ -8,6 +8,7 @@ import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
+import io.emq.migrate.migrate.StepDefinition;
 import io.emq.migrate.server.LocalCluster;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Clients;
@@ -18,6 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.LongAdder;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -28,7 +31,9 @@ import redis.clients.jedis.UnifiedJedis;
  * --parallel N} for each N asked, into the source server itself or (with {@code --cluster}) into a
  * local three-master cluster; each run is preceded by a bare pipelined copy of the same jobs into the
  * same target (read each hash, write a row, add it to a pending set; no journal, no checks), and
- * prints both in jobs per second with their ratio, and the most heap live after a collection. The
+ * prints both in jobs per second with their ratio, the most heap live after a collection, each step's
+ * milliseconds summed over the queues, and what the source server saw during the migration alone
+ * (connections received, SCAN/EVALSHA/WATCH calls, main-thread CPU seconds). The
  * migration opens its clients as {@code migrate --parallel N} does ({@link Migrator#connections}).
  */
 public final class ScaleBench {
@@ -75,13 +80,24 @@ public final class ScaleBench {
                 long b0 = System.nanoTime();
                 long copied = baselineCopy(source, target, queues, jobs);
                 double baseline = copied / secs(b0);
+                source.sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+                double cpu0 = serverCpu(source);
                 LiveHeap.watch(fullGcEvery);
+                Map<String, LongAdder> stepMs = new ConcurrentSkipListMap<>(java.util.Comparator.comparingInt(
+                        (String name) -> Integer.parseInt(name.substring(1, name.indexOf(' ')))));
                 List<MigrationResult> results;
                 double seconds;
                 try (UnifiedJedis from = Clients.open(Endpoint.parse(server.uri()), Migrator.connections(n));
                      UnifiedJedis to = cluster ? Clients.open(Endpoint.parse(targets.uri()), Migrator.connections(n)) : from) {
                     Migrator migrator = new Migrator(Wire.unfenced(from), Wire.open(to), server.uri(),
-                            MigrationOptions.defaults().withRetire(retire), Checkpoints.none()).parallel(n);
+                            MigrationOptions.defaults().withRetire(retire), Checkpoints.none()).parallel(n).listener(new Migrator.Listener() {
+                                public void stepStarted(String queue, StepDefinition step) {
+                                }
+
+                                public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
+                                    stepMs.computeIfAbsent("V" + step.version() + " " + step.description(), k -> new LongAdder()).add(ms);
+                                }
+                            });
                     long m0 = System.nanoTime();
                     results = migrator.migrate(List.of("bull"), List.of());
                     seconds = secs(m0);
@@ -92,9 +108,15 @@ public final class ScaleBench {
                     throw new IllegalStateException(ok + " of " + queues + " queues done, " + moved + " jobs moved: "
                             + results.stream().filter(r -> !r.ok()).findFirst().orElse(null));
                 }
+                double serverCpu = serverCpu(source) - cpu0;
+                String stats = source.info("stats");
+                String commands = source.info("commandstats");
                 source.info("commandstats").lines().filter(l -> l.startsWith("cmdstat")).sorted(java.util.Comparator.comparingLong(
                         (String l) -> -Long.parseLong(l.replaceAll(".*usec=(\\d+).*", "$1")))).limit(12).forEach(l -> System.out.println("  server time: " + l));
-                source.sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+                System.out.println("  ms in each step, summed over the queues: " + stepMs);
+                System.out.printf(Locale.ROOT, "source server during the migration: %d connections received, %d SCAN, %d EVALSHA,"
+                        + " %d WATCH calls, %.1f s CPU%n", field(stats, "total_connections_received"),
+                        calls(commands, "scan"), calls(commands, "evalsha"), calls(commands, "watch"), serverCpu);
                 System.out.printf(Locale.ROOT, "migrate --all --parallel %d: %d queues in %.1f s, %.0f jobs/s | bare pipelined"
                         + " copy %.0f jobs/s | ratio %.3f | live heap after GC at most %d MiB%s%n", n, queues, seconds,
                         moved / seconds, baseline, moved / seconds / baseline, LiveHeap.peakMiB(), fullGcEvery == 0 ? ""
@@ -142,6 +164,27 @@ public final class ScaleBench {
         }
         target.unlink(keys.pending());
         return total;
+    }
+
+    /** The server's main thread CPU seconds so far (user + system). */
+    private static double serverCpu(UnifiedJedis server) {
+        String cpu = server.info("cpu");
+        return Double.parseDouble(value(cpu, "used_cpu_user")) + Double.parseDouble(value(cpu, "used_cpu_sys"));
+    }
+
+    private static long field(String info, String name) {
+        return Long.parseLong(value(info, name));
+    }
+
+    /** A command's calls since the last CONFIG RESETSTAT (0 if never called). */
+    private static long calls(String commandstats, String command) {
+        return commandstats.lines().filter(l -> l.startsWith("cmdstat_" + command + ":")).findFirst()
+                .map(l -> Long.parseLong(l.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L);
+    }
+
+    private static String value(String info, String name) {
+        return info.lines().filter(l -> l.startsWith(name + ":")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no " + name + " in INFO")).substring(name.length() + 1).trim();
     }
 
     private static byte[] bytes(String s) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.List;
@@ -60,11 +61,12 @@ class SourceGuardTest {
     @ParameterizedTest
     @MethodSource("sources")
     void aWriteSinceTheWatchEvenOneThatLeavesEverythingAsItWasMakesTheRetirementDeleteNothing(RealServerExtension source) {
-        Wire wire = seed(source);
-        SourceGuard guard = SourceGuard.watch(wire, QUEUE);
-        source.client().lpush(key("paused"), "5");
-        source.client().lpop(key("paused"));
-        assertEquals(OptionalLong.empty(), guard.retire(List.of(QUEUE.key("stalled-check").raw())));
+        try (DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1)) {
+            SourceGuard guard = SourceGuard.watch(connections, QUEUE);
+            source.client().lpush(key("paused"), "5");
+            source.client().lpop(key("paused"));
+            assertEquals(OptionalLong.empty(), guard.retire(List.of(QUEUE.key("stalled-check").raw())));
+        }
         assertEquals(List.of("1", "2", "3"), source.client().lrange(key("paused"), 0, -1), "nothing deleted");
         assertEquals(1, source.client().zcard(key("delayed")));
         assertEquals("1", source.client().get(key("stalled-check")));
@@ -76,8 +78,8 @@ class SourceGuardTest {
     @ParameterizedTest
     @MethodSource("sources")
     void withoutAWriteTheRetirementDeletesTheStructuresAndStampsTheTombstoneOnce(RealServerExtension source) {
-        Wire wire = seed(source);
-        SourceGuard guard = SourceGuard.watch(wire, QUEUE);
+        DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1);
+        SourceGuard guard = SourceGuard.watch(connections, QUEUE);
         source.client().hset(QUEUE.key("7").display(), "data", "{}");
         assertEquals(OptionalLong.of(3), guard.retire(List.of(QUEUE.key("stalled-check").raw())),
                 "paused, delayed and stalled-check deleted (a job hash is no structure: its digest guards it)");
@@ -89,21 +91,60 @@ class SourceGuardTest {
         assertEquals("10000", source.client().hget(key("meta"), "opts.maxLenEvents"), "the rest of meta kept");
 
         source.client().lpush(key("paused"), "9");
-        assertEquals(OptionalLong.of(0), SourceGuard.watch(wire, QUEUE).retire(List.of()), "a stamped queue is left as it is");
+        assertEquals(OptionalLong.of(0), SourceGuard.watch(connections, QUEUE).retire(List.of()), "a stamped queue is left as it is");
         assertEquals(1, source.client().llen(key("paused")));
+        connections.close();
     }
 
     @ParameterizedTest
     @MethodSource("sources")
     void aReadIsHeldOnlyWhenNothingWatchedWasWrittenMeanwhile(RealServerExtension source) {
-        Wire wire = seed(source);
-        assertTrue(SourceGuard.watch(wire, QUEUE).held());
-        SourceGuard counted = SourceGuard.watch(wire, QUEUE);
-        source.client().set(key("id"), "5");
-        assertFalse(counted.held(), "the add counter is watched");
-        SourceGuard completed = SourceGuard.watch(wire, QUEUE);
-        source.client().zadd(key("completed"), 1, "1");
-        assertFalse(completed.held(), "every structure is watched");
+        try (DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1)) {
+            assertTrue(SourceGuard.watch(connections, QUEUE).held());
+            SourceGuard counted = SourceGuard.watch(connections, QUEUE);
+            source.client().set(key("id"), "5");
+            assertFalse(counted.held(), "the add counter is watched");
+            SourceGuard completed = SourceGuard.watch(connections, QUEUE);
+            source.client().zadd(key("completed"), 1, "1");
+            assertFalse(completed.held(), "every structure is watched");
+        }
+    }
+
+    /**
+     * The guards of a run take turns on one connection: each given back clean (spent by its EXEC, or
+     * unwatched when closed unspent), so a write watched by a guard closed before does not fail the next
+     * guard on the same connection; one killed while idle is replaced, not handed out.
+     */
+    @Test
+    void guardsOneAfterAnotherReuseOneCleanConnection() {
+        Wire wire = seed(SERVER);
+        long before = connectionsReceived();
+        try (DedicatedConnections connections = new DedicatedConnections(wire.client(), 1)) {
+            assertTrue(SourceGuard.watch(connections, QUEUE).held());
+            SourceGuard unspent = SourceGuard.watch(connections, QUEUE);
+            unspent.close();
+            SERVER.client().set(key("id"), "5");
+            assertTrue(SourceGuard.watch(connections, QUEUE).held(), "the guard closed unspent left no watch behind");
+            SourceGuard dirty = SourceGuard.watch(connections, QUEUE);
+            SERVER.client().set(key("id"), "6");
+            assertFalse(dirty.held());
+            assertTrue(SourceGuard.watch(connections, QUEUE).held(), "a failed EXEC leaves the connection clean too");
+            assertEquals(1, connectionsReceived() - before, "five guards, one connection");
+
+            try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
+                List<String> idle = admin.clientList().lines().filter(line -> line.contains(" cmd=exec "))
+                        .map(line -> line.substring(3, line.indexOf(' '))).toList();
+                assertEquals(1, idle.size(), "one idle guard connection");
+                admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", idle.get(0));
+            }
+            SERVER.client().set(key("id"), "7");
+            assertTrue(SourceGuard.watch(connections, QUEUE).held(), "a new connection for the one killed while idle");
+        }
+    }
+
+    private static long connectionsReceived() {
+        return SERVER.client().info("stats").lines().filter(l -> l.startsWith("total_connections_received:"))
+                .map(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).trim())).findFirst().orElseThrow();
     }
 
     /**

@@ -70,6 +70,31 @@ class UnlinkUnwrittenTest {
         assertEquals(List.of("edited " + job), client().lrange(keys.job(id, JobSub.LOGS), 0, -1), "job " + job);
     }
 
+    /** A queue of a few jobs is retired on the feed's word over one connection of its own, not {@link UnlinkUnwritten#CONNECTIONS}. */
+    @Test
+    void aSmallQueueIsUnlinkedOverOneConnection() {
+        client().flushAll();
+        V1QueueGenerator.addWaiting(client(), "small", 1, 4, 100);
+        long[] received = new long[2];
+        MigrationResult r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v2 resumed")) {
+                received[0] = connectionsReceived();
+            }
+            if (version == 120 && where.equals("jobs watched")) {
+                received[1] = connectionsReceived();
+            }
+        }), List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of(), LiveV1.exactlyOnce(client(), "small", 4), r.toString());
+        assertTrue(received[1] > 0, "the jobs were watched on the feed's word");
+        assertEquals(1, received[1] - received[0], "connections opened to unlink 4 jobs");
+    }
+
+    private long connectionsReceived() {
+        return client().info("stats").lines().filter(l -> l.startsWith("total_connections_received:"))
+                .map(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).trim())).findFirst().orElseThrow();
+    }
+
     @Test
     void aQuietSourceHasEveryJobUnlinkedOnTheFeedsWord() {
         migrate((version, where) -> { });
