@@ -7,8 +7,8 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * The v2 state and attempts of every row-bearing job as the passes of this run read them, each marked
- * with the pass that read it last: the last successful pass left each job it read a row and an
+ * The v2 state and attempts of every row-bearing job as the pass before read them: the last
+ * successful pass left each job it read a row and an
  * expectation in line with what it read. A job the change feed tells untouched since (its hash and keys
  * under it unwritten) that the next pass still reads in a v1 state that becomes the same v2 state (a
  * waiting job the pause moved to paused does) with the same attempts still matches its expectation, so
@@ -16,23 +16,24 @@ import java.util.Arrays;
  * a job the pass before did not read holds no more.
  *
  * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
- * end in one byte array (its id's length as a varint, its id's bytes, then one long: the pass that read it
- * last in the high half, what it read in the low half), and an open-addressing table of the records'
- * offsets; ids are compared byte for byte, never by hash alone. A job with more attempts than the low
- * half holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass.
+ * end in one byte array (its id's length as a varint, its id's bytes, then one int: whether this pass read
+ * it in the sign bit, what the pass before read in the others), and an open-addressing table of the
+ * records' offsets; ids are compared byte for byte, never by hash alone. Each pass begins with a sweep of
+ * the records: those the pass before did not read hold {@link #STALE} from there. A job with more
+ * attempts than a record holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass.
  */
 final class InLine {
-    /** The most attempts a record holds: attempts and the v2 state (5 bits) fill a non-negative int. */
-    static final long MAX_ATTEMPTS = (1L << 26) - 1;
-    /** What a record holds for a job that is never held. */
-    private static final int NEVER = -1;
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** The most attempts a record holds: attempts and the v2 state (5 bits) below {@link #STALE}. */
+    static final long MAX_ATTEMPTS = (1L << 26) - 2;
+    /** What a record holds for a job the pass before did not read, or that is never held; no read packs to it. */
+    private static final int STALE = Integer.MAX_VALUE;
+    /** The bit of a record set when this pass read it. */
+    private static final int READ_NOW = Integer.MIN_VALUE;
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private byte[] records;
     /** Bytes of {@link #records} in use. */
     private int used;
     private int size;
-    /** The pass under way; 0 before the first. */
-    private int pass;
     /** 1 + the offset of the record in each slot, 0 when empty; never more than three quarters full. */
     private int[] slots;
 
@@ -41,7 +42,7 @@ final class InLine {
      * reads: that pass copies nothing as it fills it).
      */
     InLine(long jobs, long idBytes) {
-        records = new byte[Math.toIntExact(Math.max(1 << 12, idBytes + jobs * (1 + Long.BYTES)))];
+        records = new byte[Math.toIntExact(Math.max(1 << 12, idBytes + jobs * (1 + Integer.BYTES)))];
         int capacity = 1 << 9;
         while (jobs * 4 > capacity * 3L) {
             capacity *= 2;
@@ -49,9 +50,16 @@ final class InLine {
         slots = new int[capacity];
     }
 
-    /** Begins a pass: from here {@link #read} tells what the pass before read. */
+    /**
+     * Begins a pass: from here {@link #read} tells what the pass before read. A record that pass read keeps
+     * what it read; any other holds {@link #STALE}.
+     */
     void nextPass() {
-        pass++;
+        for (int offset = 0; offset < used; offset = valueAt(offset) + Integer.BYTES) {
+            int value = valueAt(offset);
+            int held = (int) INT.get(records, value);
+            INT.set(records, value, held < 0 ? held & ~READ_NOW : STALE);
+        }
     }
 
     /**
@@ -64,11 +72,11 @@ final class InLine {
         int at = find(id);
         if (slots[at] != 0) {
             int value = valueAt(slots[at] - 1);
-            long before = (long) LONG.get(records, value);
-            LONG.set(records, value, marked(read));
-            return read != NEVER && before == ((long) (pass - 1) << 32 | (read & 0xffffffffL));
+            int before = (int) INT.get(records, value);
+            INT.set(records, value, read | READ_NOW);
+            return read != STALE && before == read;
         }
-        int length = varintLength(id.length) + id.length + Long.BYTES;
+        int length = varintLength(id.length) + id.length + Integer.BYTES;
         if (used + length > records.length) {
             records = Arrays.copyOf(records, Math.max(grown(records.length), Math.addExact(used, length)));
         }
@@ -82,18 +90,13 @@ final class InLine {
             records[p++] = (byte) (n & 0x7f | 0x80);
         }
         System.arraycopy(id, 0, records, p, id.length);
-        LONG.set(records, p + id.length, marked(read));
+        INT.set(records, p + id.length, read | READ_NOW);
         used += length;
         slots[at] = offset + 1;
         if (++size * 4L > slots.length * 3L) {
             grow();
         }
         return false;
-    }
-
-    /** The long a record holds for what this pass read. */
-    private long marked(int read) {
-        return (long) pass << 32 | (read & 0xffffffffL);
     }
 
     /** The slot that holds this id, or the empty slot where it would go. */
@@ -121,7 +124,7 @@ final class InLine {
         return p + 1;
     }
 
-    /** Where the long of the record at {@code offset} is (right after its id). */
+    /** Where the int of the record at {@code offset} is (right after its id). */
     private int valueAt(int offset) {
         int length = 0;
         int p = offset;
@@ -137,7 +140,7 @@ final class InLine {
     private void grow() {
         slots = new int[slots.length * 2];
         int mask = slots.length - 1;
-        for (int offset = 0; offset < used; offset = valueAt(offset) + Long.BYTES) {
+        for (int offset = 0; offset < used; offset = valueAt(offset) + Integer.BYTES) {
             int at = spread(hash(idStart(offset), valueAt(offset))) & mask;
             while (slots[at] != 0) {
                 at = (at + 1) & mask;
@@ -168,10 +171,10 @@ final class InLine {
         return h ^ (h >>> 16) ^ (h >>> 7);
     }
 
-    /** Attempts and the v2 state (31 when none) in a non-negative int; {@link #NEVER} past {@link #MAX_ATTEMPTS}. */
+    /** Attempts and the v2 state (31 when none) in a non-negative int below {@link #STALE}; {@link #STALE} past {@link #MAX_ATTEMPTS}. */
     private static int packed(JobFacts job) {
         if (job.attempts() < 0 || job.attempts() > MAX_ATTEMPTS) {
-            return NEVER;
+            return STALE;
         }
         return (int) job.attempts() << 5 | job.state().becomes().map(Enum::ordinal).orElse(31);
     }

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
@@ -130,9 +131,9 @@ public final class QueueSnapshotReader {
         private long legacyMarkers;
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
-         * whose hash was written (by an id's first entry), the walks of {@code wait} and {@code paused} beside
-         * the listings before, the entries before they paired and the entries now they paired them with; null
-         * and empty in a full read.
+         * whose hash was written, the walks of {@code wait} and {@code paused} beside the listings before, the
+         * entries before they paired and the entries now they paired them with, whether an entry before was
+         * paired twice; null and empty in a full read.
          */
         private QueueSnapshot previous;
         private ListedIds previousIds;
@@ -141,6 +142,7 @@ public final class QueueSnapshotReader {
         private final Map<V1State, Walk> walks = new EnumMap<>(V1State.class);
         private final BitSet paired = new BitSet();
         private final BitSet pairedNow = new BitSet();
+        private boolean pairedTwice;
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -150,6 +152,7 @@ public final class QueueSnapshotReader {
         QueueSnapshot run() {
             readStructureTypes();
             readListings();
+            indexListings();
             readRepeatMembers();
             scanQueueKeys();
             resolveUnlistedHashes();
@@ -181,12 +184,14 @@ public final class QueueSnapshotReader {
                 return Optional.empty();
             }
             readListings();
-            if (listedTwice) {
-                return Optional.empty(); // an anomaly: no refresh stands for the full read
-            }
             previous = before;
             written = writtenSince;
             walkBeside();
+            if (!listedOnce()) {
+                return Optional.empty(); // an anomaly: no refresh stands for the full read
+            }
+            ByteArena writtenIds = writtenIds();
+            BitSet listedNow = markWritten(writtenIds);
             KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
             Map<String, Long> expected = new TreeMap<>(keyClasses);
             previous.structures().forEach((s, t) ->
@@ -194,7 +199,7 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten() || !orphansWritten()) {
+            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten(writtenIds, listedNow) || !orphansWritten()) {
                 return Optional.empty();
             }
             structureTypes.forEach((s, t) -> {
@@ -203,7 +208,6 @@ public final class QueueSnapshotReader {
                 }
             });
             metAt = new int[0]; // no key scan: no place was marked
-            index = null; // let go before the columns are built: no id is listed twice, so reading facts needs no lookup
             checkQueue();
             Map<V1State, Long> listed = readJobs();
             long jobs = facts.values().stream().mapToLong(StateJobs::size).sum();
@@ -217,17 +221,11 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Marks the entries listed now whose hash was written, and walks {@code wait} and {@code paused}
-         * beside the same listing before (the other one when the previous snapshot has none there: the pause
-         * renames {@code wait} to {@code paused}).
+         * Walks {@code wait} and {@code paused} now, each beside the same listing before (the other one when
+         * the previous snapshot has none there: the pause renames {@code wait} to {@code paused}), pairing
+         * their entries before the facts are read ({@link #kept} replays the pairs).
          */
         private void walkBeside() {
-            for (Bytes key : written) {
-                int entry = key.startsWith(base) ? index.find(key.raw(), base.length()) : -1;
-                if (entry >= 0) {
-                    writtenEntries.set(entry);
-                }
-            }
             StateJobs any = previous.jobCount() == 0 ? null : V1State.RANK_ORDER.stream().map(previous::held)
                     .filter(Objects::nonNull).findFirst().orElseThrow();
             if (any == null) {
@@ -237,8 +235,77 @@ public final class QueueSnapshotReader {
             for (V1State state : List.of(V1State.WAIT, V1State.PAUSED)) {
                 V1State other = state == V1State.WAIT ? V1State.PAUSED : V1State.WAIT;
                 V1State was = previousIds.count(state) > 0 ? state : other;
-                walks.put(state, new Walk(previousIds.from(was), previousIds.from(was) + previousIds.count(was)));
+                Walk walk = new Walk(previousIds.from(was), previousIds.from(was) + previousIds.count(was));
+                walks.put(state, walk);
+                int from = listedIds.from(state);
+                for (int entry = from; entry < from + listedIds.count(state); entry++) {
+                    walk.pair(entry);
+                }
             }
+        }
+
+        /**
+         * Whether no id is listed twice now, without an index of every entry: the entries a walk paired list
+         * distinct ids (each the id of its own entry before, and the snapshot before listed no id twice), so
+         * only the others are indexed, and every paired entry is looked up among them.
+         */
+        private boolean listedOnce() {
+            if (pairedTwice) {
+                return false;
+            }
+            ByteArena now = listedIds.arena();
+            IdIndex unpaired = new IdIndex(now, now.size() - pairedNow.cardinality());
+            for (int entry = pairedNow.nextClearBit(0); entry < now.size(); entry = pairedNow.nextClearBit(entry + 1)) {
+                if (unpaired.putIfAbsent(entry) >= 0) {
+                    return false;
+                }
+            }
+            for (int entry = pairedNow.nextSetBit(0); entry >= 0 && entry < now.size(); entry = pairedNow.nextSetBit(entry + 1)) {
+                if (unpaired.find(now, entry) >= 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The ids of the written keys under the queue's base (a job's hash, or a key under it), past that base. */
+        private ByteArena writtenIds() {
+            ByteArena ids = new ByteArena(written.size());
+            for (Bytes key : written) {
+                if (key.startsWith(base)) {
+                    ids.add(Arrays.copyOfRange(key.raw(), base.length(), key.length()));
+                }
+            }
+            return ids;
+        }
+
+        /**
+         * Marks the entries listed now whose hash was written ({@link #writtenEntries}), each listed entry
+         * looked up among {@code writtenIds} (an index of them only); returns which of those are listed now.
+         */
+        private BitSet markWritten(ByteArena writtenIds) {
+            return listedAmong(writtenIds, IntStream.range(0, writtenIds.size()).toArray(), listedIds.arena(), writtenEntries::set);
+        }
+
+        /**
+         * Which of these {@code entries} of {@code ids} {@code listing} holds: each entry of the listing is looked
+         * up in an index of only those entries (a few: no index of the listing is built); {@code listed} is told
+         * each entry of the listing found.
+         */
+        private static BitSet listedAmong(ByteArena ids, int[] entries, ByteArena listing, IntConsumer listed) {
+            BitSet found = new BitSet();
+            if (entries.length == 0) {
+                return found;
+            }
+            IdIndex index = indexOf(ids, IntStream.of(entries), entries.length);
+            for (int entry = 0; entry < listing.size(); entry++) {
+                int at = index.find(listing, entry);
+                if (at >= 0) {
+                    found.set(at);
+                    listed.accept(entry);
+                }
+            }
+            return found;
         }
 
         /**
@@ -250,6 +317,9 @@ public final class QueueSnapshotReader {
         private final class Walk {
             private int at;
             private final int end;
+            /** The entries before this walk paired, in order; {@link #next} hands them out again, one a pair. */
+            private final BitSet pairs = new BitSet();
+            private int replayed;
 
             Walk(int from, int end) {
                 this.at = from;
@@ -257,51 +327,52 @@ public final class QueueSnapshotReader {
             }
 
             /**
-             * The entry before that lists the same id as {@code entry} (entries come in order), past those
-             * before whose hash was written; -1 when the next entry before lists another id and its hash was not
-             * written (then this entry is read, the walk stays).
+             * Pairs {@code entry} (entries come in order) with the entry before that lists the same id, past
+             * those before whose hash was written; pairs nothing when the next entry before lists another id
+             * and its hash was not written (then this entry is read, the walk stays). An entry before that the
+             * other walk paired too (both walked the same listing before) is an id listed twice now.
              */
-            int pair(int entry) {
+            void pair(int entry) {
                 while (at < end) {
                     if (previousIds.arena().equalsAt(at, listedIds.arena(), entry)) {
+                        pairedTwice |= paired.get(at);
                         paired.set(at);
+                        pairs.set(at);
                         pairedNow.set(entry);
-                        return at++;
+                        at++;
+                        return;
                     }
                     if (!written.contains(base.concat(previousIds.id(at)))) {
-                        return -1;
+                        return;
                     }
                     at++;
                 }
-                return -1;
+            }
+
+            /** The entry before of the next pair, in the order {@link #pair} made them. */
+            int next() {
+                int before = pairs.nextSetBit(replayed);
+                replayed = before + 1;
+                return before;
             }
         }
 
         /**
-         * Whether every written key is a queue structure, or the hash of a job listed before or now (an index
-         * of the ids listed before is built when a written key is listed no more, and let go on return).
+         * Whether every written key is a queue structure, or the hash of a job listed now ({@code listedNow}:
+         * which of {@code writtenIds} are) or before (the rest looked up along the listings before).
          */
-        private boolean onlyStructuresAndJobsWritten() {
+        private boolean onlyStructuresAndJobsWritten(ByteArena writtenIds, BitSet listedNow) {
             Set<Bytes> structureKeys = new HashSet<>();
             for (QueueStructure s : QueueStructure.values()) {
                 structureKeys.add(queue.key(s));
             }
-            IdIndex listedBefore = null;
-            for (Bytes key : written) {
-                if (structureKeys.contains(key) || key.startsWith(base) && index.find(key.raw(), base.length()) >= 0) {
-                    continue;
-                }
-                if (!key.startsWith(base) || previousIds == null) {
-                    return false;
-                }
-                if (listedBefore == null) {
-                    listedBefore = indexOf(previousIds.arena(), IntStream.range(0, previousIds.arena().size()), previousIds.arena().size());
-                }
-                if (listedBefore.find(key.raw(), base.length()) < 0) {
-                    return false;
-                }
+            if (written.stream().anyMatch(key -> !key.startsWith(base) && !structureKeys.contains(key))) {
+                return false;
             }
-            return true;
+            int[] notNow = IntStream.range(0, writtenIds.size())
+                    .filter(k -> !listedNow.get(k) && !structureKeys.contains(base.concat(writtenIds.get(k)))).toArray();
+            return notNow.length == 0 || previousIds != null
+                    && listedAmong(writtenIds, notNow, previousIds.arena(), entry -> { }).cardinality() == notNow.length;
         }
 
         /** An index of these entries (about {@code expected} of them) of {@code arena}. */
@@ -318,8 +389,8 @@ public final class QueueSnapshotReader {
 
         /**
          * Whether every job the previous snapshot listed and no structure lists now had its hash written and
-         * deleted; an entry a walk paired is listed now. The others are indexed (the index of the listings
-         * now is let go by then) and each entry now that no walk paired is looked up there (one a walk paired
+         * deleted; an entry a walk paired is listed now. The others are indexed (no index of the listings
+         * now is built) and each entry now that no walk paired is looked up there (one a walk paired
          * lists the id of another entry before, and no id was listed twice before).
          */
         private boolean unlistedJobsGone() {
@@ -368,9 +439,11 @@ public final class QueueSnapshotReader {
          * written since; -1 when its facts are read.
          */
         private int kept(V1State state, int entry) {
-            Walk walk = walks.get(state);
-            int before = walk == null ? -1 : walk.pair(entry);
-            return before < 0 || writtenEntries.get(entry) ? -1 : before;
+            if (!pairedNow.get(entry)) {
+                return -1;
+            }
+            int before = walks.get(state).next();
+            return writtenEntries.get(entry) ? -1 : before;
         }
 
         private QueueSnapshot snapshot(Map<V1State, Long> listed) {
@@ -432,7 +505,7 @@ public final class QueueSnapshotReader {
             return structureTypes.get(s) == s.type();
         }
 
-        /** Every structure's ids into {@link #listedIds}, then the index of distinct ids, in getState's probe order. */
+        /** Every structure's ids into {@link #listedIds}. */
         private void readListings() {
             for (V1State state : V1State.LISTED) {
                 QueueStructure s = QueueStructure.of(state);
@@ -443,6 +516,10 @@ public final class QueueSnapshotReader {
                     readZset(queue.key(s));
                 }
             }
+        }
+
+        /** The index of the distinct listed ids, in getState's probe order; an id listed twice is an anomaly. */
+        private void indexListings() {
             int total = listedIds.arena().size();
             index = new IdIndex(listedIds.arena(), total);
             for (V1State state : V1State.PROBE_ORDER) {

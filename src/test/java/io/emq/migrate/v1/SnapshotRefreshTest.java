@@ -151,6 +151,17 @@ class SnapshotRefreshTest {
     }
 
     @Test
+    void aListingCopiedWholeBesideTheOneBeforeIsListedTwiceAndReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        client().sendCommand(Protocol.Command.COPY, "bull:fresh:wait", "bull:fresh:paused");
+        client().hset("bull:fresh:meta", "paused", "1");
+        wrote("paused");
+        wrote("meta");
+        assertTrue(reader().refresh(before, written).isEmpty(), "both walks pair every job with the same job before: each listed twice");
+        assertEquals(JOBS, reader().read(Q).anomalyCount(AnomalyKind.LISTED_TWICE));
+    }
+
+    @Test
     void aRefreshOfASnapshotWithAnAnomalyIsReadInFull() {
         client().set("bull:fresh:stray", "x");
         QueueSnapshot before = reader().read(Q);
