@@ -12,32 +12,35 @@ import java.util.function.Consumer;
 /**
  * Reads batches on a reader thread, one batch ahead of the caller, who takes them in order: the
  * server answers the next read while the caller works on the batch before. A failure on either side
- * stops both and is thrown to the caller.
+ * stops both and is thrown to the caller. The reader threads are shared by every run of the process
+ * and kept a minute when idle: a migration of many small queues reads ahead several times a queue,
+ * and starting a thread each time cost more than the read it overlapped.
  */
 final class ReadAhead {
+    private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "emq-migrate-read-ahead");
+        t.setDaemon(true);
+        return t;
+    });
+
     private ReadAhead() {
     }
 
     /** Runs {@code read} (which hands each batch it reads to its argument) on a reader thread; {@code take} gets the batches here. */
     static <T> void run(String what, Consumer<Consumer<T>> read, Consumer<T> take) {
         BlockingQueue<Optional<T>> ahead = new ArrayBlockingQueue<>(1); // empty: the reader is done
-        ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "emq-migrate-read-ahead");
-            t.setDaemon(true);
-            return t;
+        Future<?> reading = READERS.submit(() -> {
+            try {
+                read.accept(batch -> handOver(ahead, Optional.of(batch), what));
+            } finally {
+                try {
+                    ahead.put(Optional.empty());
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         });
         try {
-            Future<?> reading = reader.submit(() -> {
-                try {
-                    read.accept(batch -> handOver(ahead, Optional.of(batch), what));
-                } finally {
-                    try {
-                        ahead.put(Optional.empty());
-                    } catch (InterruptedException stopped) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            });
             for (Optional<T> batch = ahead.take(); batch.isPresent(); batch = ahead.take()) {
                 take.accept(batch.get());
             }
@@ -48,7 +51,7 @@ final class ReadAhead {
             Thread.currentThread().interrupt();
             throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while reading " + what);
         } finally {
-            reader.shutdownNow();
+            reading.cancel(true); // a reader still at work (the caller failed) is interrupted and stops at its next hand-over
         }
     }
 

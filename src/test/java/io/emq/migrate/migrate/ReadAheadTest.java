@@ -1,13 +1,16 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -40,18 +43,33 @@ class ReadAheadTest {
 
     @Test
     void aFailureOfTheCallerStopsTheReader() throws Exception {
-        AtomicReference<Thread> reader = new AtomicReference<>();
+        CountDownLatch stopped = new CountDownLatch(1);
         assertThrows(IllegalArgumentException.class, () -> ReadAhead.<Integer>run("numbers", ahead -> {
-            reader.set(Thread.currentThread());
-            for (int i = 0; ; i++) { // never ends by itself: only a stop ends it
-                ahead.accept(i);
+            try {
+                for (int i = 0; ; i++) { // never ends by itself: only a stop ends it
+                    ahead.accept(i);
+                }
+            } finally {
+                stopped.countDown();
             }
         }, i -> {
             if (i == 3) {
                 throw new IllegalArgumentException("a bad batch");
             }
         }));
-        reader.get().join(5000);
-        assertFalse(reader.get().isAlive(), "the reader stopped");
+        assertTrue(stopped.await(5, TimeUnit.SECONDS), "the reader stopped");
+    }
+
+    @Test
+    void runsOneAfterAnotherReuseTheirReaderThreads() {
+        Set<Thread> readers = new HashSet<>();
+        for (int run = 0; run < 100; run++) {
+            ReadAhead.<Integer>run("numbers", ahead -> {
+                readers.add(Thread.currentThread());
+                ahead.accept(1);
+            }, i -> { });
+        }
+        // a reader may still be on its way back to the pool when the next run starts, so a few threads, not one
+        assertTrue(readers.size() < 50, readers.size() + " reader threads for 100 runs: one started for each run");
     }
 }
