@@ -53,8 +53,28 @@ end
 local outOfLine = {}
 local before = {}
 local unsure = {}
+-- a row not written before (guard n) is most often absent: one EXISTS per chunk over those rows' keys,
+-- and when it finds none, none of them is read one by one (each would read as no state, not existing)
+local fresh = {}
+local listed = {}
 for _, r in ipairs(records) do
-  r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
+  if r.kind == 'n' and not listed[r.key] then
+    listed[r.key] = true
+    fresh[#fresh + 1] = r.key
+  end
+end
+local present = 0
+for from = 1, #fresh, CHUNK do
+  present = present + redis.call('EXISTS', unpack(fresh, from, math.min(#fresh, from + CHUNK - 1)))
+end
+local ABSENT = {false, false, false}
+for _, r in ipairs(records) do
+  if r.kind == 'n' and present == 0 then
+    r.row = ABSENT
+    before[r.key] = false
+  else
+    r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
+  end
   if before[r.key] == nil then
     before[r.key] = r.row[1] and true
     if not r.row[1] then
