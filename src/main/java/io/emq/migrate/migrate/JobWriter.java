@@ -21,7 +21,7 @@ import java.util.Optional;
  * removed) is left to the re-sync passes; once v1 is paused, either is refused.
  */
 final class JobWriter {
-    static final int BATCH = 1024;
+    static final int BATCH = 256;
 
     private JobWriter() {
     }
