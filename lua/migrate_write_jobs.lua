@@ -50,6 +50,14 @@ end
 if a ~= #ARGV + 1 then
   return redis.error_reply('EMQARGS migrate_write_jobs: ' .. #records .. ' rows but ' .. #ARGV .. ' arguments')
 end
+-- how many of these keys exist: one EXISTS per chunk
+local function count_existing(keys)
+  local n = 0
+  for from = 1, #keys, CHUNK do
+    n = n + redis.call('EXISTS', unpack(keys, from, math.min(#keys, from + CHUNK - 1)))
+  end
+  return n
+end
 local outOfLine = {}
 local before = {}
 local unsure = {}
@@ -63,10 +71,7 @@ for _, r in ipairs(records) do
     fresh[#fresh + 1] = r.key
   end
 end
-local present = 0
-for from = 1, #fresh, CHUNK do
-  present = present + redis.call('EXISTS', unpack(fresh, from, math.min(#fresh, from + CHUNK - 1)))
-end
+local present = count_existing(fresh)
 local ABSENT = {false, false, false}
 for _, r in ipairs(records) do
   if r.kind == 'n' and present == 0 then
@@ -83,10 +88,7 @@ for _, r in ipairs(records) do
   end
 end
 -- a key with no state may still exist: asked one by one only when one EXISTS per chunk finds any
-local found = 0
-for from = 1, #unsure, CHUNK do
-  found = found + redis.call('EXISTS', unpack(unsure, from, math.min(#unsure, from + CHUNK - 1)))
-end
+local found = count_existing(unsure)
 for _, key in ipairs(unsure) do
   before[key] = found > 0 and redis.call('EXISTS', key) == 1
 end

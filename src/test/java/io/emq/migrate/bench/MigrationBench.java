@@ -30,7 +30,9 @@ import redis.clients.jedis.UnifiedJedis;
  * (all twelve steps, retire included), and prints both with their ratio and the heap figures: the
  * pools' peaks, the most in use after any collection (garbage of the old generation included), and
  * the most in use after a full collection forced every {@value #FULL_GC_EVERY_SECONDS} s, per job above what
- * was in use before the migration started.
+ * was in use before the migration started. Beside each step's time it prints the server's and this process's
+ * CPU seconds in that step and, for a step of a second or more, the commands that took the server the most
+ * time in it ({@code INFO commandstats}: calls/ms, the commands scripts call included).
  * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
  * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
  * refused (from the pause on), and checks every job exactly once in v2.
