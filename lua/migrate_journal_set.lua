@@ -10,12 +10,20 @@
 if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
   return lease_lost()
 end
-local added = 0
+-- expectations and other fields go in one HSET each per chunk: its reply counts the expectations added
+local expected, other = {}, {}
 for i = 2, #ARGV, 2 do
-  local new = redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  if is_expectation(ARGV[i]) then
-    added = added + new
-  end
+  local into = is_expectation(ARGV[i]) and expected or other
+  into[#into + 1] = ARGV[i]
+  into[#into + 1] = ARGV[i + 1]
+end
+local CHUNK = 1000
+local added = 0
+for from = 1, #expected, CHUNK do
+  added = added + redis.call('HSET', KEYS[1], unpack(expected, from, math.min(#expected, from + CHUNK - 1)))
+end
+for from = 1, #other, CHUNK do
+  redis.call('HSET', KEYS[1], unpack(other, from, math.min(#other, from + CHUNK - 1)))
 end
 count_expected_rows(KEYS[1], added)
 return 1

@@ -50,11 +50,36 @@ end
 if a ~= #ARGV + 1 then
   return redis.error_reply('EMQARGS migrate_write_jobs: ' .. #records .. ' rows but ' .. #ARGV .. ' arguments')
 end
+-- how many of these keys exist: one EXISTS per chunk
+local function count_existing(keys)
+  local n = 0
+  for from = 1, #keys, CHUNK do
+    n = n + redis.call('EXISTS', unpack(keys, from, math.min(#keys, from + CHUNK - 1)))
+  end
+  return n
+end
 local outOfLine = {}
 local before = {}
 local unsure = {}
+-- a row not written before (guard n) is most often absent: one EXISTS per chunk over those rows' keys,
+-- and when it finds none, none of them is read one by one (each would read as no state, not existing)
+local fresh = {}
+local listed = {}
 for _, r in ipairs(records) do
-  r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
+  if r.kind == 'n' and not listed[r.key] then
+    listed[r.key] = true
+    fresh[#fresh + 1] = r.key
+  end
+end
+local present = count_existing(fresh)
+local ABSENT = {false, false, false}
+for _, r in ipairs(records) do
+  if r.kind == 'n' and present == 0 then
+    r.row = ABSENT
+    before[r.key] = false
+  else
+    r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
+  end
   if before[r.key] == nil then
     before[r.key] = r.row[1] and true
     if not r.row[1] then
@@ -63,10 +88,7 @@ for _, r in ipairs(records) do
   end
 end
 -- a key with no state may still exist: asked one by one only when one EXISTS per chunk finds any
-local found = 0
-for from = 1, #unsure, CHUNK do
-  found = found + redis.call('EXISTS', unpack(unsure, from, math.min(#unsure, from + CHUNK - 1)))
-end
+local found = count_existing(unsure)
 for _, key in ipairs(unsure) do
   before[key] = found > 0 and redis.call('EXISTS', key) == 1
 end

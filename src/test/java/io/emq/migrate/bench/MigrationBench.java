@@ -30,7 +30,9 @@ import redis.clients.jedis.UnifiedJedis;
  * (all twelve steps, retire included), and prints both with their ratio and the heap figures: the
  * pools' peaks, the most in use after any collection (garbage of the old generation included), and
  * the most in use after a full collection forced every {@value #FULL_GC_EVERY_SECONDS} s, per job above what
- * was in use before the migration started.
+ * was in use before the migration started. Beside each step's time it prints the server's and this process's
+ * CPU seconds in that step and, for a step of a second or more, the commands that took the server the most
+ * time in it ({@code INFO commandstats}: calls/ms, the commands scripts call included).
  * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
  * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
  * refused (from the pause on), and checks every job exactly once in v2.
@@ -61,6 +63,7 @@ public final class MigrationBench {
             LiveHeap.watch(FULL_GC_EVERY_SECONDS);
             Map<String, Long> stepMs = new LinkedHashMap<>();
             Map<String, Long> windowAt = new LinkedHashMap<>();
+            StepCpu cpu = new StepCpu(client);
             Migrator migrator = new Migrator(Wire.unfenced(client), Wire.open(client), uri, MigrationOptions.defaults(),
                     Checkpoints.observed((version, where) -> {
                         if (version == 120 && (where.equals("v1 paused") || windowAt.containsKey("v1 paused"))) {
@@ -68,13 +71,17 @@ public final class MigrationBench {
                         }
                     })).listener(new Migrator.Listener() {
                         public void stepStarted(String queue, StepDefinition step) {
+                            cpu.start();
                         }
 
                         public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
                             String name = "V" + step.version() + " " + step.description();
                             stepMs.put(name, ms);
-                            System.out.printf(Locale.ROOT, "  %-36s %8d ms%s%n", name, ms, step.version() == 100 || step.version() == 120
+                            System.out.printf(Locale.ROOT, "  %-36s %8d ms  %s%s%n", name, ms, cpu.since(), step.version() == 100 || step.version() == 120
                                     ? "     (" + counts + ")" : "");
+                            if (ms >= 1000) {
+                                System.out.println("      server calls/time: " + cpu.busiest(8));
+                            }
                         }
                     });
             System.out.println("load average before the migration: " + BenchSetup.loadAverage());
@@ -117,6 +124,80 @@ public final class MigrationBench {
             long most = LiveHeap.peakAfterFullGc();
             System.out.printf(Locale.ROOT, "live heap after a full GC every %d s: at most %d MiB, %.1f bytes a job above the %d MiB"
                     + " in use before the migration%n", FULL_GC_EVERY_SECONDS, most >> 20, (double) (most - before) / jobs, before >> 20);
+        }
+    }
+
+    /** CPU seconds of a step: the server's (used_cpu_user + used_cpu_sys of INFO cpu) and this process's (user + sys). */
+    static final class StepCpu {
+        private final UnifiedJedis client;
+        private double server;
+        private long process;
+        private Map<String, long[]> commands = Map.of();
+
+        StepCpu(UnifiedJedis client) {
+            this.client = client;
+        }
+
+        void start() {
+            server = serverSeconds();
+            process = processNanos();
+            commands = commandStats();
+        }
+
+        /** The commands that took the most server time since {@link #start()}: name calls/usec, most first (inner calls of scripts included). */
+        String busiest(int most) {
+            Map<String, long[]> now = commandStats();
+            List<String> out = new ArrayList<>();
+            now.entrySet().stream()
+                    .map(e -> {
+                        long[] was = commands.getOrDefault(e.getKey(), new long[2]);
+                        return Map.entry(e.getKey(), new long[] {e.getValue()[0] - was[0], e.getValue()[1] - was[1]});
+                    })
+                    .filter(e -> e.getValue()[0] > 0)
+                    .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+                    .limit(most)
+                    .forEach(e -> out.add(e.getKey() + " " + e.getValue()[0] + "/" + e.getValue()[1] / 1000 + "ms"));
+            return String.join(", ", out);
+        }
+
+        private Map<String, long[]> commandStats() {
+            Map<String, long[]> out = new LinkedHashMap<>();
+            for (String line : client.info("commandstats").split("\\r?\\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                    long calls = 0;
+                    long usec = 0;
+                    for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
+                        if (part.startsWith("calls=")) {
+                            calls = Long.parseLong(part.substring("calls=".length()));
+                        } else if (part.startsWith("usec=")) {
+                            usec = Long.parseLong(part.substring("usec=".length()));
+                        }
+                    }
+                    out.put(name, new long[] {calls, usec});
+                }
+            }
+            return out;
+        }
+
+        String since() {
+            return String.format(Locale.ROOT, "server cpu %6.2f s, client cpu %6.2f s", serverSeconds() - server,
+                    (processNanos() - process) / 1e9);
+        }
+
+        private double serverSeconds() {
+            double sum = 0;
+            for (String line : client.info("cpu").split("\\r?\\n")) {
+                if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                    sum += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+            return sum;
+        }
+
+        private static long processNanos() {
+            return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
         }
     }
 

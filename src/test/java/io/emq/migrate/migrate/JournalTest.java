@@ -168,6 +168,12 @@ class JournalTest {
                 () -> write.apply("8", a + " -1 0 k0 0; " + c + " -1 0 k0 0"));
         assertTrue(claimed.getMessage().contains("out-of-line " + c), claimed.getMessage());
         assertTrue(SERVER.client().exists(keys.job(a)), "a refused batch writes none of its records");
+        BrandedId fresh = BrandedId.job(3);
+        EmqWireException.State claimedUnrecorded = assertThrows(EmqWireException.State.class,
+                () -> write.apply("8", fresh + " 1 0 n0 6 state pending attempts 0 payload z; " + c + " 1 0 n0 6 state pending attempts 0 payload y"),
+                "a row the journal never recorded (guard n) that the runtime claimed is out of line, beside rows that are absent");
+        assertTrue(claimedUnrecorded.getMessage().contains("out-of-line " + c + " is active"), claimedUnrecorded.getMessage());
+        assertTrue(!SERVER.client().exists(keys.job(fresh)), "nothing of the refused batch is written");
 
         assertEquals(0L, write.apply("8", a + " -1 0 k0 0"));
         assertEquals(List.of(), SERVER.client().zrange(keys.pending(), 0, -1));
