@@ -1,12 +1,12 @@
 -- migrate_journal_lock: the migrator's lease on one queue's journal, with a fencing token.
 -- KEYS[1] {emq}:migration:<q>   the journal hash
--- ARGV[1] op: acquire | renew | release
+-- ARGV[1] op: acquire | release (renewals go through migrate_journals, many queues in one call)
 -- ARGV[2] owner (host:pid:nonce of the migrator)
--- ARGV[3] token (renew, release; ignored by acquire)
--- ARGV[4] lease in ms (acquire, renew)
+-- ARGV[3] token (release; ignored by acquire)
+-- ARGV[4] lease in ms (acquire)
 -- A new journal starts with expected_rows 0 (migrate_journal_set and _forget keep it exact).
 -- Reply:  acquire -> the new fencing token (an integer, HINCRBY lock_fence);
---         renew / release -> 1.
+--         release -> 1.
 --         EMQLOCK when another live owner holds the lease, or the caller's token is not current.
 --- @include "server_time"
 --- @include "lease"
@@ -26,10 +26,6 @@ if op == 'acquire' then
 end
 if not holds_lease(KEYS[1], 'lock_token', ARGV[3]) then
   return lease_lost()
-end
-if op == 'renew' then
-  redis.call('HSET', KEYS[1], 'lock_until', now + tonumber(ARGV[4]))
-  return 1
 end
 if op == 'release' then
   redis.call('HDEL', KEYS[1], 'lock_owner', 'lock_token', 'lock_until')

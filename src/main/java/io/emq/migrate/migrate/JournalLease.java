@@ -11,6 +11,7 @@ import java.util.Optional;
 /**
  * The lease on one queue's journal ({@code migrate_journal_lock}): one migrator at a time, and a
  * fencing token that every write of the migration carries, so a migrator whose lease lapsed is refused.
+ * The {@link Migrator} renews the leases of its queues together ({@link ManyJournals}).
  */
 public final class JournalLease {
     /** The shortest lease a migrator may take. */
@@ -47,11 +48,6 @@ public final class JournalLease {
         long reply = wire.eval(call("acquire", owner, "", leaseMs));
         token = Long.toString(reply);
         return reply;
-    }
-
-    /** The renewal of this lease as a call to send, alone or pipelined with other queues' renewals. */
-    ScriptCall<Long> renewal(long leaseMs) {
-        return call("renew", "", token, leaseMs);
     }
 
     public void release() {

@@ -38,7 +38,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * {@link #parallel(int) parallel} N, each step runs on N queues at once, and the next step starts
  * when every queue is done with this one; a queue waiting for a shared key scan ({@link SharedScan})
  * steps aside for another, so up to {@link #IN_FLIGHT} queues of a step can meet in one scan. Each
- * queue holds its journal's lease for the whole run; the leases are renewed together, in pipelines.
+ * queue holds its journal's lease for the whole run; the leases are renewed together, a thousand in one call.
  * A refusal stops that queue before anything is destroyed and is not recorded as a failure; an
  * error is recorded as a failed step that {@code repair} clears; a dropped connection retries the
  * (idempotent) step, and if the server stays away the run ends unrecorded, so a plain re-run
@@ -48,7 +48,7 @@ public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
     /** The most queues of a step in flight at once: N at work, the others waiting for a shared key scan. */
     static final int IN_FLIGHT = 1024;
-    /** The most commands about many queues (lease renewals, history rows, name lookups) sent in one pipeline. */
+    /** The most queues one script call (lease renewals, history rows) or one pipeline (name lookups) is about. */
     static final int PER_PIPELINE = 1000;
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
@@ -179,32 +179,32 @@ public final class Migrator {
     }
 
     /**
-     * Renews the leases of the active runs, in pipelines; a lease found lost is left to the run's next
-     * fenced journal write, which is refused and ends that run.
+     * Renews the leases of the active runs, {@link #PER_PIPELINE} in one call ({@link ManyJournals}); a
+     * lease found lost is left to the run's next fenced journal write, which is refused and ends that run.
      */
     private void renew(Collection<Run> all) {
-        List<ScriptCall<Long>> renewals = all.stream().filter(Run::active)
-                .map(run -> run.m.journal.lease().renewal(options.lease().toMillis())).toList();
-        Migratable.inBatches(renewals, PER_PIPELINE, some -> {
-            try {
-                target.evalAll(some);
-            } catch (RuntimeException unreachable) {
-                // as a lost lease: the runs' next fenced writes tell
-            }
-        });
+        List<Journal> journals = all.stream().filter(Run::active).map(run -> run.m.journal).toList();
+        List<ScriptCall<List<ScriptReply<Long>>>> renewals = new ArrayList<>();
+        Migratable.inBatches(journals, PER_PIPELINE, some -> renewals.add(ManyJournals.renewal(some, options.lease().toMillis())));
+        try {
+            target.evalAll(renewals);
+        } catch (RuntimeException unreachable) {
+            // as a lost lease: the runs' next fenced writes tell
+        }
     }
 
     /**
-     * Writes the history row of the step just run for every queue that applied it, in pipelines, each
-     * fenced by its queue's lease. Until then the step counts as not applied: a crash before this
-     * runs it again (steps are idempotent), as a crash between a step's work and its row always did.
+     * Writes the history row of the step just run for every queue that applied it, {@link #PER_PIPELINE}
+     * queues in one call ({@link ManyJournals}), each fenced by its queue's lease. Until then the step
+     * counts as not applied: a crash before this runs it again (steps are idempotent), as a crash
+     * between a step's work and its row always did.
      */
     private void recordHistory(Collection<Run> all, StepDefinition step) {
         List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
         Migratable.inBatches(done, PER_PIPELINE, some -> {
             try {
-                List<ScriptReply<Void>> replies = target.evalAll(some.stream()
-                        .map(run -> run.m.journal.history().recordCall(run.unrecorded)).toList());
+                List<ScriptReply<Long>> replies = target.eval(ManyJournals.historyRows(
+                        some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList()));
                 for (int i = 0; i < some.size(); i++) {
                     some.get(i).recorded(step, replies.get(i).error());
                 }

@@ -3,7 +3,6 @@ package io.emq.migrate.migrate;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.wire.Replies;
-import io.emq.migrate.wire.ScriptCall;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,17 +21,18 @@ public final class StepHistory {
     }
 
     public void record(HistoryRow row) {
-        journal.set(fields(row));
+        journal.set(Map.of(field(row), json(row)));
     }
 
-    /** The fenced write of a row, as a call to send (alone or pipelined with other queues' rows). */
-    ScriptCall<Void> recordCall(HistoryRow row) {
-        return journal.setCall(fields(row));
+    /** The journal field a row is recorded in. */
+    static String field(HistoryRow row) {
+        return PREFIX + row.version();
     }
 
-    private static Map<String, String> fields(HistoryRow row) {
+    /** A row as recorded. */
+    static String json(HistoryRow row) {
         try {
-            return Map.of(PREFIX + row.version(), JSON.writeValueAsString(row));
+            return JSON.writeValueAsString(row);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
