@@ -32,21 +32,16 @@ import java.util.stream.Collectors;
 final class FenceSource implements Step {
     @Override
     public List<String> checkpoints() {
-        return List.of("header recorded", "v1 pause recorded", "v2 paused", "source read", "fingerprint recorded");
+        return List.of("header recorded", "v2 paused", "source read", "fingerprint recorded");
     }
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         m.watch = m.feed.watch(m.source);
-        recordHeader(m);
+        JournalHeader recorded = recordHeader(m);
         m.checkpoints.hit("header recorded");
-        if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {
-            boolean paused = m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(), List.of(Utf8.bytes("paused"))).get(0) != null;
-            m.journal.record(JournalHeader.V1_WAS_PAUSED, paused);
-        }
-        m.checkpoints.hit("v1 pause recorded");
         boolean v2Paused = TargetFence.pause(m.targetWire, m.keys, m.journal);
-        if (m.journal.header().get(JournalHeader.V2_WAS_PAUSED).isEmpty()) {
+        if (recorded.get(JournalHeader.V2_WAS_PAUSED).isEmpty()) {
             m.journal.record(JournalHeader.V2_WAS_PAUSED, v2Paused);
         }
         m.checkpoints.hit("v2 paused");
@@ -78,7 +73,12 @@ final class FenceSource implements Step {
         TargetFence.release(m.targetWire, m.keys, m.journal);
     }
 
-    private static void recordHeader(QueueMigration m) {
+    /**
+     * Records the header and, the first time, whether v1 was paused before the migration, in one write;
+     * returns the header as it was before (only this migration writes it, so it still tells what was
+     * recorded before this step).
+     */
+    private static JournalHeader recordHeader(QueueMigration m) {
         JournalHeader recorded = m.journal.header();
         JournalHeader.Write header = new JournalHeader.Write()
                 .set(JournalHeader.STATE, MigrationState.RUNNING)
@@ -95,7 +95,12 @@ final class FenceSource implements Step {
         if (recorded.get(JournalHeader.ID_BASE).isEmpty()) {
             header.set(JournalHeader.ID_BASE, m.idBases.claim(m.target));
         }
+        if (recorded.get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {
+            header.set(JournalHeader.V1_WAS_PAUSED,
+                    m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(), List.of(Utf8.bytes("paused"))).get(0) != null);
+        }
         m.journal.record(header);
+        return recorded;
     }
 
     /**

@@ -52,15 +52,16 @@ class ManyJournalsTest {
     }
 
     /**
-     * The budget of script calls of a small queue's migration: 32 a queue (V10 7, V20 1, V30 4, V80 1,
-     * V100 2, V110 2, V120 13, the lease taken and let go 2) and, for all the queues of the run
-     * together, one call a step for the history rows (12) and one a heartbeat for the renewals (none
-     * in a run this short), and up to 10 repeated after a NOSCRIPT (a script's first call on this
-     * server); the history rows alone took 12 calls a queue when each queue's was its own.
+     * The budget of script calls of a small queue's migration: at most 30 a queue (29.3 measured at 30
+     * queues: the steps' own calls, V120's the most, and the lease taken and let go) and, for all the
+     * queues of the run together, one call a step for the history rows (12) and one a heartbeat for the
+     * renewals (none in a run this short), and up to 10 repeated after a NOSCRIPT (a script's first call
+     * on this server). Before, a queue's history rows took 12 calls of their own and V10 recorded
+     * whether v1 was paused in a write of its own: 30.7 a queue here, 44 at 10 queues.
      */
     @Test
     void aMigrationOfSmallQueuesCallsScriptsWithinItsBudget() {
-        int queues = 10;
+        int queues = 30;
         for (int q = 0; q < queues; q++) {
             V1QueueGenerator.addWaiting(SERVER.client(), "small-" + q, 1, 4, 20);
         }
@@ -71,6 +72,6 @@ class ManyJournalsTest {
         results.forEach(r -> assertTrue(r.ok(), r.toString()));
         long evalsha = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_evalsha:")).findFirst()
                 .map(l -> Long.parseLong(l.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L);
-        assertTrue(evalsha <= 32L * queues + 12 + 10, "EVALSHA calls for " + queues + " queues of 4 jobs: " + evalsha);
+        assertTrue(evalsha <= 30L * queues + 12 + 10, "EVALSHA calls for " + queues + " queues of 4 jobs: " + evalsha);
     }
 }
