@@ -90,7 +90,9 @@ public final class QueueSnapshotReader {
      * structures and every listing are read again; the facts only of the jobs whose hashes were written,
      * that {@code previous} did not list at the same place in {@code wait} or {@code paused} (each listing
      * walked beside the one before, byte for byte, past the jobs whose hashes were written), or that a
-     * state other than those two lists (an active job's lock runs out without a write); no key scan. Empty when that
+     * state other than those two lists (an active job's lock runs out without a write); no key scan. A listing of
+     * {@code wait} or {@code paused} that is the one before entry for entry, none of its jobs written (as after the
+     * pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
      * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
