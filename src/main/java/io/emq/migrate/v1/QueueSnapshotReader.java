@@ -90,7 +90,9 @@ public final class QueueSnapshotReader {
      * structures and every listing are read again; the facts only of the jobs whose hashes were written,
      * that {@code previous} did not list at the same place in {@code wait} or {@code paused} (each listing
      * walked beside the one before, byte for byte, past the jobs whose hashes were written), or that a
-     * state other than those two lists (an active job's lock runs out without a write); no key scan. Empty when that
+     * state other than those two lists (an active job's lock runs out without a write); no key scan. A listing of
+     * {@code wait} or {@code paused} that is the one before entry for entry, none of its jobs written (as after the
+     * pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
      * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
@@ -235,7 +237,7 @@ public final class QueueSnapshotReader {
             for (V1State state : List.of(V1State.WAIT, V1State.PAUSED)) {
                 V1State other = state == V1State.WAIT ? V1State.PAUSED : V1State.WAIT;
                 V1State was = previousIds.count(state) > 0 ? state : other;
-                Walk walk = new Walk(previousIds.from(was), previousIds.from(was) + previousIds.count(was));
+                Walk walk = new Walk(was, previousIds.from(was), previousIds.count(was));
                 walks.put(state, walk);
                 int from = listedIds.from(state);
                 for (int entry = from; entry < from + listedIds.count(state); entry++) {
@@ -315,15 +317,33 @@ public final class QueueSnapshotReader {
          * was written) are passed over. Ids are compared byte for byte; no lookup, no key built per job.
          */
         private final class Walk {
+            private final V1State state;
+            private final int start;
             private int at;
             private final int end;
             /** The entries before this walk paired, in order; {@link #next} hands them out again, one a pair. */
             private final BitSet pairs = new BitSet();
             private int replayed;
 
-            Walk(int from, int end) {
+            /** A walk along the {@code count} entries of {@code state} before, from entry {@code from}. */
+            Walk(V1State state, int from, int count) {
+                this.state = state;
+                this.start = from;
                 this.at = from;
-                this.end = end;
+                this.end = from + count;
+            }
+
+            /** The state whose listing before this walk walks. */
+            V1State state() {
+                return state;
+            }
+
+            /**
+             * Whether this walk paired all the {@code count} entries listed now with all the entries before
+             * (as many), in order: the listing now is the one before, entry for entry.
+             */
+            boolean pairedEvery(int count) {
+                return end - start == count && pairs.cardinality() == count;
             }
 
             /**
@@ -444,6 +464,27 @@ public final class QueueSnapshotReader {
             }
             int before = walks.get(state).next();
             return writtenEntries.get(entry) ? -1 : before;
+        }
+
+        /**
+         * In a refresh, the jobs of the snapshot before that this state ({@code wait} or {@code paused}) lists
+         * again as they were, and only those: its walk paired every entry now with every entry before, in
+         * order, no hash among them was written since, and every entry before was a job (as after the pause
+         * renamed {@code wait}, nothing else written). Null otherwise: then the facts are copied or read.
+         */
+        private StateJobs unchanged(V1State state) {
+            Walk walk = walks.get(state);
+            int from = listedIds.from(state);
+            int count = listedIds.count(state);
+            if (walk == null || !walk.pairedEvery(count)) {
+                return null;
+            }
+            int written = writtenEntries.nextSetBit(from);
+            if (written >= 0 && written < from + count) {
+                return null;
+            }
+            StateJobs before = previous.held(walk.state());
+            return before != null && before.size() == count ? before : null;
         }
 
         private QueueSnapshot snapshot(Map<V1State, Long> listed) {
@@ -732,6 +773,11 @@ public final class QueueSnapshotReader {
             int from = listedIds.from(state);
             int count = listedIds.count(state);
             if (count == 0) {
+                return;
+            }
+            StateJobs same = unchanged(state);
+            if (same != null) {
+                facts.put(state, new StateJobs(state, listedIds, same));
                 return;
             }
             StateJobs jobs = new StateJobs(state, listedIds, names, count, digests);

@@ -30,11 +30,36 @@ final class StateJobs {
     private final PackedColumn payloadBytes;
     private final byte[] sha256;
     private final PackedColumn name;
-    private final SparseBytes parentKey = new SparseBytes();
-    private final SparseBytes repeatJobKey = new SparseBytes();
+    private final SparseBytes parentKey;
+    private final SparseBytes repeatJobKey;
     private int[] skipped = new int[0];
     private int skippedCount;
     private int size;
+
+    /**
+     * The jobs of {@code same}, listed now in this state at {@code ids}' entries one after the other, none
+     * skipped: every column but the entries is {@code same}'s (not copied; neither changes once read).
+     */
+    StateJobs(V1State state, ListedIds ids, StateJobs same) {
+        this.state = state;
+        this.ids = ids;
+        this.names = same.names;
+        this.entry = new PackedColumn(same.size, ids.from(state));
+        this.created = same.created;
+        this.priority = same.priority;
+        this.delay = same.delay;
+        this.attempts = same.attempts;
+        this.attemptsMade = same.attemptsMade;
+        this.finishedOn = same.finishedOn;
+        this.lockTtl = same.lockTtl;
+        this.flags = same.flags;
+        this.payloadBytes = same.payloadBytes;
+        this.sha256 = same.sha256;
+        this.name = same.name;
+        this.parentKey = same.parentKey;
+        this.repeatJobKey = same.repeatJobKey;
+        this.size = same.size;
+    }
 
     /** Room for {@code capacity} jobs; {@code digests}: whether payload digests are kept. */
     StateJobs(V1State state, ListedIds ids, NameTable names, int capacity, boolean digests) {
@@ -53,6 +78,8 @@ final class StateJobs {
         this.payloadBytes = new PackedColumn(capacity);
         this.sha256 = digests ? new byte[capacity * 32] : null;
         this.name = new PackedColumn(capacity);
+        this.parentKey = new SparseBytes();
+        this.repeatJobKey = new SparseBytes();
     }
 
     V1State state() {
@@ -116,6 +143,11 @@ final class StateJobs {
         name.set(j, names.ref(from.names.name((int) from.name.get(i))));
         parentKey.put(j, from.parentKey.get(i));
         repeatJobKey.put(j, from.repeatJobKey.get(i));
+    }
+
+    /** Whether this holds the columns of {@code other} (one was made from the other as it is: see the constructor). */
+    boolean sharesColumnsOf(StateJobs other) {
+        return created == other.created;
     }
 
     ListedIds ids() {

@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.migrate.V1QueueGenerator;
@@ -81,6 +82,7 @@ class SnapshotRefreshTest {
         assertSameSource(full, refreshed);
         assertEquals(JOBS + 30 - 1, refreshed.jobCount());
         assertEquals(refreshed.jobs(V1State.PAUSED).size(), refreshed.jobCount(), "every job paused");
+        assertFalse(refreshed.held(V1State.PAUSED).sharesColumnsOf(before.held(V1State.WAIT)), "jobs added, edited, removed: copied");
     }
 
     @Test
@@ -159,6 +161,26 @@ class SnapshotRefreshTest {
         wrote("meta");
         assertTrue(reader().refresh(before, written).isEmpty(), "both walks pair every job with the same job before: each listed twice");
         assertEquals(JOBS, reader().read(Q).anomalyCount(AnomalyKind.LISTED_TWICE));
+    }
+
+    @Test
+    void aListingThePauseRenamedWholeKeepsTheColumnsBeforeAndOneJobWrittenCopiesThem() {
+        QueueSnapshot before = reader().read(Q);
+        client().rename("bull:fresh:wait", "bull:fresh:paused");
+        client().hset("bull:fresh:meta", "paused", "1");
+        wrote("wait");
+        wrote("paused");
+        wrote("meta");
+        QueueSnapshot renamed = reader().refresh(before, written).orElseThrow();
+        assertSameSource(reader().read(Q), renamed);
+        assertTrue(renamed.held(V1State.PAUSED).sharesColumnsOf(before.held(V1State.WAIT)), "the columns kept, not copied");
+
+        client().hset("bull:fresh:7", "data", "{\"edited\":7}");
+        written.clear();
+        wrote("7");
+        QueueSnapshot edited = reader().refresh(renamed, written).orElseThrow();
+        assertSameSource(reader().read(Q), edited);
+        assertFalse(edited.held(V1State.PAUSED).sharesColumnsOf(renamed.held(V1State.PAUSED)), "a job written: its facts read again");
     }
 
     @Test
