@@ -53,21 +53,19 @@ final class UnlinkUnwritten implements AutoCloseable {
     private final SourceFeed.Watch watch;
     private final Checkpoints checkpoints;
     /** The connections opened so far: as many as the largest round needed. */
-    private final List<Connection> connections;
+    private final List<Connection> connections = new ArrayList<>(CONNECTIONS);
     /** The keys written since the last pass, but for those of jobs this retirement handled already. */
     private final SourceFeed.Changes written = new SourceFeed.Changes(Set.of());
     /** The hash and logs keys of the round before: its deletions show in the next drain. */
     private Set<Bytes> handled = Set.of();
     private boolean unusable;
 
-    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints,
-                            List<Connection> connections) {
+    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints) {
         this.source = source;
         this.queue = queue;
         this.parents = parents;
         this.watch = watch;
         this.checkpoints = checkpoints;
-        this.connections = connections;
     }
 
     /**
@@ -80,13 +78,8 @@ final class UnlinkUnwritten implements AutoCloseable {
         if (!(source.client() instanceof RedisClient)) {
             return Optional.empty();
         }
-        List<Connection> connections = new ArrayList<>(CONNECTIONS);
-        try {
-            connections.add(DedicatedConnection.to(source.client(), queue.key(QueueStructure.META).raw()));
-        } catch (RuntimeException refused) {
-            return Optional.empty();
-        }
-        return Optional.of(new UnlinkUnwritten(source, queue, parents, watch, checkpoints, connections));
+        UnlinkUnwritten unlinking = new UnlinkUnwritten(source, queue, parents, watch, checkpoints);
+        return unlinking.opened(1) ? Optional.of(unlinking) : Optional.empty();
     }
 
     /** What a call left: the keys it deleted and, in order, the jobs left to the digest check. */
