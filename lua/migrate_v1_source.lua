@@ -1,24 +1,26 @@
 -- migrate_v1_source: the migration's reads and its job retirement on a v1 (BullMQ 5.x) queue: measure
--- its sizes, read or digest some of its jobs, then retire its jobs a batch at a time, each only if it
--- still holds what v2 holds. (The structures are retired by a WATCHed transaction: SourceGuard.java.)
+-- its sizes, read some of its jobs with their digests, then retire its jobs a batch at a time, each only
+-- if it still holds what v2 holds. (The structures are retired by a WATCHed transaction: SourceGuard.java.)
 -- KEYS[1] <prefix>:<q>:meta
 -- KEYS[2] <prefix>:<q>:id          the add counter: every v1 add INCRs it
 -- KEYS[3..10] <prefix>:<q>: wait, paused, active, prioritized, delayed, waiting-children, failed, completed
--- KEYS[11..] read, digest, retire_jobs: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs
--- ARGV[1] op: sizes | read | digest | retire_jobs
+-- KEYS[11..] read, retire_jobs: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs
+-- ARGV[1] op: sizes | read | retire_jobs
 -- ARGV[2] retire_jobs: the tombstone, echomq:2.0.0-migrated
 -- ARGV[3..] retire_jobs: the digest v2 holds of each job of KEYS[11..], in order
 -- Reply:  sizes   -> "<id counter>|<size of wait>|...|<size of completed>" (a key of a wrong type gives
 --                    its type name). O(1): what refusals compare to say what moved.
---         digest  -> one digest per job of KEYS[11..], in order: the first 16 hex digits of the SHA-1
---                    over the hash's "<length>:<field><length>:<value>" pairs, sorted, then, when the
---                    job has any of them, the length and last entry of its logs list and, for a flow
---                    parent, the sizes of its :dependencies, :processed, :failed and :unsuccessful
---                    (built on the hash key, as BullMQ builds them; a key of another type contributes
---                    its type name). Reads only. Commands: one HGETALL a job, one EXISTS over the logs
---                    and flow keys of the whole batch, and one EXISTS a job only when that found any.
 --         read    -> for each job of KEYS[11..], its digest then its fields and values (HGETALL; empty
---                    when it has no hash), read at one instant. Reads only.
+--                    when it has no hash), read at one instant. Reads only. The digest: the first 16 hex
+--                    digits of the SHA-1 over the hash's "<length>:<field><length>:<value>" pairs in
+--                    byte order (compared byte by byte, never by the server's locale), or over its type
+--                    name when it is no hash ("none" when absent), then, when the job has any of them,
+--                    the length and last entry of its logs list and, for a flow parent, the sizes of its
+--                    :dependencies, :processed, :failed and :unsuccessful (built on the hash key, as
+--                    BullMQ builds them; a key of another type contributes its type name). SourceFence.java
+--                    computes the same digest of a job without logs or flow keys from a plain HGETALL.
+--                    Commands: one HGETALL a job, one EXISTS over the logs and flow keys of the whole
+--                    batch, and one EXISTS a job only when that found any.
 --         retire_jobs -> {deleted, i...}: each job of KEYS[11..] whose digest is still the one v2 holds
 --                    (ARGV) has its hash and logs deleted in this same step; the 1-based positions i of
 --                    the jobs whose digest moved (an edit since the re-sync) are returned and those jobs
@@ -67,13 +69,23 @@ local function length(s)
   end
   return text
 end
+-- whether a comes before b in byte order (Lua's own string order follows the server's locale)
+local function in_byte_order(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return #a < #b
+end
 local function digest(hash, logs, t, flat)
   local parts = {}
   if t == 'hash' then
     for i = 1, #flat, 2 do
       parts[#parts + 1] = length(flat[i]) .. flat[i] .. length(flat[i + 1]) .. flat[i + 1]
     end
-    table.sort(parts)
+    table.sort(parts, in_byte_order)
   else
     parts[1] = t
   end
@@ -104,14 +116,6 @@ local function read(k)
 end
 if ARGV[1] == 'sizes' then
   return sizes()
-end
-if ARGV[1] == 'digest' then
-  extras = any_extras()
-  local out = {}
-  for k = 11, #KEYS, 2 do
-    out[#out + 1] = read(k)
-  end
-  return out
 end
 if ARGV[1] == 'read' then
   extras = any_extras()

@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest at one instant
- * (the digest recorded is exactly that of the bytes copied), and build the v2 rows (one batch ahead, on
+ * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest
+ * (the digest recorded is exactly that of the bytes copied; {@link SourceFence#read}), and build the v2 rows (one batch ahead, on
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
@@ -90,12 +90,6 @@ final class JobWriter {
 
     /** The hashes of these v1 jobs, in order (empty where a job has none). */
     static List<Map<Bytes, Bytes>> readHashes(QueueMigration m, List<Bytes> ids) {
-        List<Map<Bytes, Bytes>> out = new ArrayList<>(ids.size());
-        for (Map<byte[], byte[]> raw : m.sourceWire.hgetAll(ids.stream().map(id -> m.source.jobKey(id).raw()).toList())) {
-            Map<Bytes, Bytes> hash = new HashMap<>();
-            raw.forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
-            out.add(hash);
-        }
-        return out;
+        return SourceFence.hashes(m.sourceWire, ids.stream().map(id -> m.source.jobKey(id).raw()).toList());
     }
 }

@@ -8,10 +8,16 @@ import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The v1 side's scripts: pause/resume the v1 queue, measure its sizes, read its jobs with their digests, retire its
@@ -59,25 +65,61 @@ final class SourceFence {
         return source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, List.of()), List.of(Utf8.bytes("sizes")), Replies::asText));
     }
 
-    /** The digest of what each of these v1 jobs holds (see {@code migrate_v1_source.lua}), in order. */
+    /** The digest of what each of these v1 jobs holds ({@link #read}), in order. */
     static List<String> digests(Wire source, QueueRef q, List<Bytes> ids) {
-        if (ids.isEmpty()) {
-            return List.of();
-        }
-        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)),
-                List.of(Utf8.bytes("digest")), Replies::asList));
-        return reply.stream().map(Replies::asText).toList();
+        return read(source, q, ids).stream().map(Job::digest).toList();
     }
 
-    /** One v1 job as read at one instant: the digest of what it holds and its hash (empty when it has none). */
+    /** One v1 job as read: the digest of what it holds and its hash (empty when it has none). */
     record Job(String digest, Map<Bytes, Bytes> hash) {
     }
 
-    /** These v1 jobs, each read with its digest in one step (see {@code migrate_v1_source.lua}), in order. */
+    /**
+     * These v1 jobs, each with its digest (see {@code migrate_v1_source.lua}), in order. When none of
+     * them has a logs list or a flow key (one {@code EXISTS} over those keys), each is read with a plain
+     * pipelined {@code HGETALL} and its digest computed here ({@link #digest}); otherwise, or when a job
+     * key is not a hash, the script's {@code read} reads them, each hash with its digest at one instant.
+     * A job read here may be edited, or gain a log, between the two reads; its digest is still that of
+     * the bytes read and of no logs or flow keys, so a later digest equal to it still means the job
+     * holds exactly the bytes read and has no logs or flow keys (one that differs: the job moved).
+     */
     static List<Job> read(Wire source, QueueRef q, List<Bytes> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }
+        List<byte[]> extras = new ArrayList<>(ids.size() * EXTRAS.size());
+        List<byte[]> hashKeys = new ArrayList<>(ids.size());
+        for (Bytes id : ids) {
+            hashKeys.add(q.jobKey(id).raw());
+            EXTRAS.forEach(kind -> extras.add(q.jobSubKey(id, kind).raw()));
+        }
+        if (source.existing(List.of(extras)).get(0) > 0) {
+            return readByScript(source, q, ids);
+        }
+        try {
+            return hashes(source, hashKeys).stream().map(hash -> new Job(digest(hash), hash)).toList();
+        } catch (JedisDataException notAHash) {
+            return readByScript(source, q, ids); // the script's digest names the key's type
+        }
+    }
+
+    /** The hashes at these keys, in order (plain pipelined {@code HGETALL}; empty where a key has none). */
+    static List<Map<Bytes, Bytes>> hashes(Wire source, List<byte[]> keys) {
+        List<Map<Bytes, Bytes>> out = new ArrayList<>(keys.size());
+        for (Map<byte[], byte[]> raw : source.hgetAll(keys)) {
+            Map<Bytes, Bytes> hash = new HashMap<>();
+            raw.forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
+            out.add(hash);
+        }
+        return out;
+    }
+
+    /** The keys a job's digest covers besides its hash, when it has them. */
+    private static final List<JobSubKind> EXTRAS = List.of(JobSubKind.LOGS, JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED,
+            JobSubKind.FAILED, JobSubKind.UNSUCCESSFUL);
+
+    /** These v1 jobs read by the script's {@code read}: each hash with its digest, logs and flow keys included, at one instant. */
+    static List<Job> readByScript(Wire source, QueueRef q, List<Bytes> ids) {
         List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)),
                 List.of(Utf8.bytes("read")), Replies::asList));
         List<Job> jobs = new ArrayList<>(ids.size());
@@ -90,6 +132,40 @@ final class SourceFence {
             jobs.add(new Job(Replies.asText(reply.get(i)), hash));
         }
         return jobs;
+    }
+
+    /**
+     * The digest {@code migrate_v1_source.lua} gives a job with no logs list and no flow keys: the first
+     * 16 hex digits of the SHA-1 over its hash's {@code <length>:<field><length>:<value>} pairs in byte
+     * order (lengths in bytes, in decimal), or over {@code none} when it has no hash.
+     */
+    static String digest(Map<Bytes, Bytes> hash) {
+        MessageDigest sha1 = sha1();
+        if (hash.isEmpty()) {
+            sha1.update(Utf8.bytes("none"));
+        } else {
+            List<byte[]> pairs = new ArrayList<>(hash.size());
+            hash.forEach((field, value) -> pairs.add(pair(field.raw(), value.raw())));
+            pairs.sort(Arrays::compareUnsigned);
+            pairs.forEach(sha1::update);
+        }
+        return HexFormat.of().formatHex(sha1.digest(), 0, 8);
+    }
+
+    private static byte[] pair(byte[] field, byte[] value) {
+        byte[] fieldLength = Utf8.bytes(field.length + ":");
+        byte[] valueLength = Utf8.bytes(value.length + ":");
+        byte[] out = new byte[fieldLength.length + field.length + valueLength.length + value.length];
+        ByteBuffer.wrap(out).put(fieldLength).put(field).put(valueLength).put(value);
+        return out;
+    }
+
+    private static MessageDigest sha1() {
+        try {
+            return MessageDigest.getInstance("SHA-1");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-1", e);
+        }
     }
 
     /**

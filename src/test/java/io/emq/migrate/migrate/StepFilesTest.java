@@ -29,7 +29,8 @@ import redis.clients.jedis.JedisMonitor;
  * The step files of {@code migrations/} and the code they name agree: every file runs a step class
  * and every step class is run by a file; the scripts a file lists are exactly the migration scripts
  * its class calls (watched with MONITOR on a real server during a migration, a v1 producer adding a
- * job after the fence); exactly the steps that say they destroy delete v1 keys; every checkpoint a step
+ * job after the fence, jobs with logs among every step's, so the script that reads only such batches
+ * is seen); exactly the steps that say they destroy delete v1 keys; every checkpoint a step
  * passes in that run is one its class declares, and a crash spec naming one it does not is refused.
  */
 class StepFilesTest {
@@ -65,6 +66,8 @@ class StepFilesTest {
     void eachStepFileListsExactlyTheMigrationScriptsItsClassCallsAndPassesOnlyTheCheckpointsItDeclares() throws Exception {
         MigrationHarness.load(SERVER.client(), "node-5.65.1");
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        // a log on every delayed job and on each late job: a batch holding a job with logs is read by migrate_v1_source
+        SERVER.client().zrange("bull:orders:delayed", 0, -1).forEach(id -> SERVER.client().rpush("bull:orders:" + id + ":logs", "a log"));
         Map<String, String> bySha = Arrays.stream(Script.values()).collect(Collectors.toMap(Script::sha, Script::fileName));
         Map<Integer, Set<String>> called = new ConcurrentHashMap<>();
         Set<Integer> deleting = ConcurrentHashMap.newKeySet();
@@ -115,6 +118,7 @@ class StepFilesTest {
                                 String late = "late-" + step.version();
                                 SERVER.client().hset("bull:orders:" + late, Map.of("name", "late", "data", "{}",
                                         "opts", "{}", "timestamp", "1", "delay", "0", "priority", "0"));
+                                SERVER.client().rpush("bull:orders:" + late + ":logs", "a log");
                                 SERVER.client().lpush("bull:orders:paused", late);
                             }
                         }

@@ -1,0 +1,93 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The v1 jobs' digests ({@link SourceFence#read}): a plain read's digest, computed here, is the one the
+ * server's script computes of the same job (the one retirement compares), fields in byte order whatever
+ * the server's locale; a job with a logs list or a flow key, or a job key of another type, is read by
+ * the script, whose digest covers them.
+ */
+class SourceFenceTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final QueueRef QUEUE = QueueRef.of("bull", "digests");
+    /** Field names whose byte order is not a locale's (upper before lower case, '_' before letters, a non-ASCII name first). */
+    static final Map<String, String> FIELDS = Map.of("name", "send", "Name", "upper", "_id", "", "data", "{\"n\":1}",
+            "é", "accent");
+
+    private final UnifiedJedis client = SERVER.client();
+    private final Wire wire = Wire.unfenced(client);
+
+    @BeforeEach
+    void clean() {
+        client.flushAll();
+    }
+
+    private static String key(String id) {
+        return QUEUE.jobKey(Bytes.utf8(id)).display();
+    }
+
+    private static List<Bytes> ids(String... ids) {
+        return java.util.Arrays.stream(ids).map(Bytes::utf8).toList();
+    }
+
+    private List<String> scriptDigests(List<Bytes> ids) {
+        return SourceFence.readByScript(wire, QUEUE, ids).stream().map(SourceFence.Job::digest).toList();
+    }
+
+    @Test
+    void aPlainReadsDigestIsTheScriptsOverTheFieldsInByteOrder() {
+        client.hset(key("1"), FIELDS);
+        client.hset(key("2"), Map.of("data", "{}", "name", "other"));
+        List<Bytes> ids = ids("1", "2", "3"); // 3 has no hash
+        List<SourceFence.Job> read = SourceFence.read(wire, QUEUE, ids);
+        assertEquals(List.of("fc7c4f9b29eb22c4", SourceFence.digest(read.get(1).hash()), "71f8e7976e4cbc45"),
+                read.stream().map(SourceFence.Job::digest).toList(),
+                "SHA-1 over 2:é6:accent 3:_id0: 4:Name5:upper 4:data7:{\"n\":1} 4:name4:send; over none for no hash");
+        assertEquals(scriptDigests(ids), read.stream().map(SourceFence.Job::digest).toList(), "the script digests them alike");
+        assertEquals("send", read.get(0).hash().get(Bytes.utf8("name")).utf8());
+        assertEquals(Map.of(), read.get(2).hash());
+    }
+
+    @Test
+    void aJobWithALogsListOrAFlowKeyIsDigestedWithThem() {
+        for (String id : List.of("1", "2", "3")) {
+            client.hset(key(id), FIELDS);
+        }
+        List<Bytes> ids = ids("1", "2", "3");
+        String plain = SourceFence.read(wire, QUEUE, ids).get(0).digest();
+        client.rpush(key("2") + ":logs", "a log line");
+        client.sadd(key("3") + ":dependencies", "bull:child:1");
+        List<String> digests = SourceFence.digests(wire, QUEUE, ids);
+        assertEquals(scriptDigests(ids), digests);
+        assertEquals(plain, digests.get(0), "job 1 holds what it held");
+        assertNotEquals(plain, digests.get(1), "job 2's digest covers its logs");
+        assertNotEquals(plain, digests.get(2), "job 3's digest covers its dependencies");
+    }
+
+    @Test
+    void aJobKeyOfAnotherTypeIsDigestedByItsType() {
+        client.hset(key("1"), FIELDS);
+        client.set(key("2").getBytes(StandardCharsets.UTF_8), "not a hash".getBytes(StandardCharsets.UTF_8));
+        List<Bytes> ids = ids("1", "2");
+        List<SourceFence.Job> read = SourceFence.read(wire, QUEUE, ids);
+        assertEquals(scriptDigests(ids), read.stream().map(SourceFence.Job::digest).toList());
+        assertEquals("fc7c4f9b29eb22c4", read.get(0).digest());
+        assertEquals(Map.of(), read.get(1).hash(), "no hash read");
+    }
+}
