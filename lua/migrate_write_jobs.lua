@@ -43,8 +43,9 @@ for k = 6, #KEYS do
       or (set > 0 and not tonumber(ARGV[a + 2])) or not attempts or (kind ~= 'n' and kind ~= 'k') then
     return redis.error_reply('EMQARGS migrate_write_jobs: bad record for ' .. KEYS[k])
   end
+  -- every field named here (row and group are set below), so the table is sized once
   records[#records + 1] = {key = KEYS[k], id = ARGV[a], set = set, score = ARGV[a + 2], kind = kind,
-    attempts = attempts, from = a + 5, last = a + 4 + n}
+    attempts = attempts, from = a + 5, last = a + 4 + n, row = false, group = false}
   a = a + 5 + n
 end
 if a ~= #ARGV + 1 then
