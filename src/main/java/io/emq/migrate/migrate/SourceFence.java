@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -75,10 +76,11 @@ final class SourceFence {
     }
 
     /**
-     * These v1 jobs, each with its digest (see {@code migrate_v1_source.lua}), in order. When none of
-     * them has a logs list or a flow key (one {@code EXISTS} over those keys), each is read with a plain
-     * pipelined {@code HGETALL} and its digest computed here ({@link #digest}); otherwise, or when a job
-     * key is not a hash, the script's {@code read} reads them, each hash with its digest at one instant.
+     * These v1 jobs, each with its digest (see {@code migrate_v1_source.lua}), in order. A job with no
+     * logs list and no flow key is read with a plain pipelined {@code HGETALL} and its digest computed
+     * here ({@link #digest}); one {@code EXISTS} over those keys of the batch says whether any job has
+     * them, and only then one a job says which. Those jobs, and every job of a batch where a job key is
+     * not a hash, are read by the script's {@code read}, each hash with its digest at one instant.
      * A job read here may be edited, or gain a log, between the two reads; its digest is still that of
      * the bytes read and of no logs or flow keys, so a later digest equal to it still means the job
      * holds exactly the bytes read and has no logs or flow keys (one that differs: the job moved).
@@ -87,20 +89,28 @@ final class SourceFence {
         if (ids.isEmpty()) {
             return List.of();
         }
-        List<byte[]> extras = new ArrayList<>(ids.size() * EXTRAS.size());
-        List<byte[]> hashKeys = new ArrayList<>(ids.size());
-        for (Bytes id : ids) {
-            hashKeys.add(q.jobKey(id).raw());
-            EXTRAS.forEach(kind -> extras.add(q.jobSubKey(id, kind).raw()));
+        List<List<byte[]>> extras = ids.stream().map(id -> EXTRAS.stream().map(kind -> q.jobSubKey(id, kind).raw()).toList()).toList();
+        List<Long> withExtras = source.existing(List.of(extras.stream().flatMap(List::stream).toList())).get(0) > 0
+                ? source.existing(extras) : Collections.nCopies(ids.size(), 0L);
+        List<Bytes> plain = new ArrayList<>(ids.size());
+        List<Bytes> scripted = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            (withExtras.get(i) > 0 ? scripted : plain).add(ids.get(i));
         }
-        if (source.existing(List.of(extras)).get(0) > 0) {
-            return readByScript(source, q, ids);
-        }
+        Map<Bytes, Job> read = new HashMap<>();
         try {
-            return hashes(source, hashKeys).stream().map(hash -> new Job(digest(hash), hash)).toList();
+            List<Map<Bytes, Bytes>> hashes = hashes(source, plain.stream().map(id -> q.jobKey(id).raw()).toList());
+            for (int i = 0; i < plain.size(); i++) {
+                read.put(plain.get(i), new Job(digest(hashes.get(i)), hashes.get(i)));
+            }
         } catch (JedisDataException notAHash) {
-            return readByScript(source, q, ids); // the script's digest names the key's type
+            scripted = ids; // the script's digest names the key's type
         }
+        List<Job> byScript = readByScript(source, q, scripted);
+        for (int i = 0; i < scripted.size(); i++) {
+            read.put(scripted.get(i), byScript.get(i));
+        }
+        return ids.stream().map(read::get).toList();
     }
 
     /** The hashes at these keys, in order (plain pipelined {@code HGETALL}; empty where a key has none). */
@@ -120,6 +130,9 @@ final class SourceFence {
 
     /** These v1 jobs read by the script's {@code read}: each hash with its digest, logs and flow keys included, at one instant. */
     static List<Job> readByScript(Wire source, QueueRef q, List<Bytes> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
         List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)),
                 List.of(Utf8.bytes("read")), Replies::asList));
         List<Job> jobs = new ArrayList<>(ids.size());

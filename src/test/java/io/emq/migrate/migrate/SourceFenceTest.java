@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.Bytes;
@@ -10,16 +11,19 @@ import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisMonitor;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The v1 jobs' digests ({@link SourceFence#read}): a plain read's digest, computed here, is the one the
  * server's script computes of the same job (the one retirement compares), fields in byte order whatever
  * the server's locale; a job with a logs list or a flow key, or a job key of another type, is read by
- * the script, whose digest covers them.
+ * the script, whose digest covers them; the other jobs of the batch are still read plainly.
  */
 class SourceFenceTest {
     @RegisterExtension
@@ -78,6 +82,46 @@ class SourceFenceTest {
         assertEquals(plain, digests.get(0), "job 1 holds what it held");
         assertNotEquals(plain, digests.get(1), "job 2's digest covers its logs");
         assertNotEquals(plain, digests.get(2), "job 3's digest covers its dependencies");
+    }
+
+    @Test
+    void onlyTheJobsWithLogsOrFlowKeysAreReadByTheScript() throws Exception {
+        for (String id : List.of("1", "2", "3")) {
+            client.hset(key(id), FIELDS);
+        }
+        client.rpush(key("2") + ":logs", "a log line");
+        List<String> commands = new CopyOnWriteArrayList<>();
+        Jedis monitor = SERVER.node(SERVER.nodes().get(0));
+        Thread watcher = new Thread(() -> {
+            try {
+                monitor.monitor(new JedisMonitor() {
+                    @Override
+                    public void onCommand(String command) {
+                        commands.add(command);
+                    }
+                });
+            } catch (RuntimeException closed) {
+                // the test closed the connection: monitoring is over
+            }
+        });
+        watcher.start();
+        try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
+            Thread.sleep(200);
+            SourceFence.read(wire, QUEUE, ids("1", "2", "3"));
+            marker.echo("read done");
+            for (long deadline = System.nanoTime() + 10_000_000_000L; commands.stream().noneMatch(c -> c.contains("read done"))
+                    && System.nanoTime() < deadline; ) {
+                Thread.sleep(10); // MONITOR streams behind the server
+            }
+        } finally {
+            monitor.disconnect();
+            watcher.join(2000);
+        }
+        List<String> plain = commands.stream().filter(c -> c.contains("\"HGETALL\"") && !c.contains(" lua]")).toList();
+        List<String> scripted = commands.stream().filter(c -> c.contains("\"HGETALL\"") && c.contains(" lua]")).toList();
+        assertEquals(2, plain.size(), "jobs 1 and 3 read plainly: " + plain);
+        assertEquals(1, scripted.size(), "job 2 read by the script: " + scripted);
+        assertTrue(scripted.get(0).endsWith("\"" + key("2") + "\""), scripted.get(0));
     }
 
     @Test
