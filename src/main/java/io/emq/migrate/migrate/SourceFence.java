@@ -21,8 +21,9 @@ import java.util.Map;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * The v1 side's scripts: pause/resume the v1 queue, measure its sizes, read its jobs with their digests, retire its
- * jobs (its structures are retired under a {@link SourceGuard}).
+ * The v1 side's scripts: pause/resume the v1 queue, measure its sizes, read its jobs with their digests (with plain
+ * reads and a digest computed here when a job has no logs or flow keys), retire its jobs (its structures are
+ * retired under a {@link SourceGuard}).
  */
 final class SourceFence {
     static final String TOMBSTONE = "echomq:2.0.0-migrated";
