@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.Monitor;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueRef;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisMonitor;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -91,21 +91,8 @@ class SourceFenceTest {
         }
         client.rpush(key("2") + ":logs", "a log line");
         List<String> commands = new CopyOnWriteArrayList<>();
-        Jedis monitor = SERVER.node(SERVER.nodes().get(0));
-        Thread watcher = new Thread(() -> {
-            try {
-                monitor.monitor(new JedisMonitor() {
-                    @Override
-                    public void onCommand(String command) {
-                        commands.add(command);
-                    }
-                });
-            } catch (RuntimeException closed) {
-                // the test closed the connection: monitoring is over
-            }
-        });
-        watcher.start();
-        try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
+        try (Monitor monitor = new Monitor(SERVER.node(SERVER.nodes().get(0)), commands::add);
+             Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
             Thread.sleep(200);
             SourceFence.read(wire, QUEUE, ids("1", "2", "3"));
             marker.echo("read done");
@@ -113,9 +100,6 @@ class SourceFenceTest {
                     && System.nanoTime() < deadline; ) {
                 Thread.sleep(10); // MONITOR streams behind the server
             }
-        } finally {
-            monitor.disconnect();
-            watcher.join(2000);
         }
         List<String> plain = commands.stream().filter(c -> c.contains("\"HGETALL\"") && !c.contains(" lua]")).toList();
         List<String> scripted = commands.stream().filter(c -> c.contains("\"HGETALL\"") && c.contains(" lua]")).toList();

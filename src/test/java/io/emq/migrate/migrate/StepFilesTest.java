@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.Monitor;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.Wire;
@@ -23,7 +24,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisMonitor;
 
 /**
  * The step files of {@code migrations/} and the code they name agree: every file runs a step class
@@ -75,34 +75,23 @@ class StepFilesTest {
         Map<Integer, Set<String>> passed = new ConcurrentHashMap<>();
         Checkpoints observed = Checkpoints.observed((version, where) ->
                 passed.computeIfAbsent(version, v -> ConcurrentHashMap.newKeySet()).add(where));
-        Jedis monitor = SERVER.node(SERVER.nodes().get(0));
-        Thread watcher = new Thread(() -> {
-            try {
-                monitor.monitor(new JedisMonitor() {
-                    @Override
-                    public void onCommand(String command) {
-                        Matcher mark = MARK.matcher(command);
-                        if (mark.find()) {
-                            current.set(Integer.parseInt(mark.group(1)));
-                            return;
-                        }
-                        if (DELETES_V1.matcher(command).find()) {
-                            deleting.add(current.get());
-                        }
-                        Matcher eval = EVALSHA.matcher(command);
-                        if (eval.find() && current.get() > 0) { // before the first mark: the test's own loading
-                            String name = bySha.getOrDefault(eval.group(1), "unknown sha " + eval.group(1));
-                            if (!RUNNER_SCRIPTS.contains(name) && name.startsWith("migrate_")) {
-                                called.computeIfAbsent(current.get(), v -> ConcurrentHashMap.newKeySet()).add(name);
-                            }
-                        }
-                    }
-                });
-            } catch (RuntimeException closed) {
-                // the test closed the connection: monitoring is over
+        Monitor monitor = new Monitor(SERVER.node(SERVER.nodes().get(0)), command -> {
+            Matcher mark = MARK.matcher(command);
+            if (mark.find()) {
+                current.set(Integer.parseInt(mark.group(1)));
+                return;
+            }
+            if (DELETES_V1.matcher(command).find()) {
+                deleting.add(current.get());
+            }
+            Matcher eval = EVALSHA.matcher(command);
+            if (eval.find() && current.get() > 0) { // before the first mark: the test's own loading
+                String name = bySha.getOrDefault(eval.group(1), "unknown sha " + eval.group(1));
+                if (!RUNNER_SCRIPTS.contains(name) && name.startsWith("migrate_")) {
+                    called.computeIfAbsent(current.get(), v -> ConcurrentHashMap.newKeySet()).add(name);
+                }
             }
         });
-        watcher.start();
         Thread.sleep(200);
         StepCatalog catalog = StepCatalog.load();
         try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
@@ -134,8 +123,7 @@ class StepFilesTest {
             }
             assertEquals(0, current.get(), "MONITOR showed the whole run");
         } finally {
-            monitor.disconnect();
-            watcher.join(2000);
+            monitor.close();
         }
         Map<Integer, Set<String>> listed = new TreeMap<>();
         Map<Integer, Set<String>> seen = new TreeMap<>();
