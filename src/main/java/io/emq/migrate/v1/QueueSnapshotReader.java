@@ -47,7 +47,7 @@ public final class QueueSnapshotReader {
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
-    private final SharedScan<QueueRef> scan;
+    private final KeySource<QueueRef> keySource;
     private final boolean digests;
 
     /**
@@ -59,14 +59,17 @@ public final class QueueSnapshotReader {
         this(jedis, new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0), true);
     }
 
-    /** A reader whose queues find their keys through {@code scan}, which readers of other queues may share. */
-    public QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan) {
-        this(jedis, scan, true);
+    /**
+     * A reader whose queues find their keys in {@code keys}: a {@link SharedScan}, which readers of other
+     * queues may share, or the keys discovery's pass held ({@link Discovery#discoverHoldingKeys}, the dry run's).
+     */
+    public QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys) {
+        this(jedis, keys, true);
     }
 
-    private QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan, boolean digests) {
+    private QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys, boolean digests) {
         this.jedis = jedis;
-        this.scan = scan;
+        this.keySource = keys;
         this.digests = digests;
     }
 
@@ -77,7 +80,7 @@ public final class QueueSnapshotReader {
      * copies itself; plans and source verification read with digests.
      */
     public QueueSnapshotReader withoutPayloadDigests() {
-        return new QueueSnapshotReader(jedis, scan, false);
+        return new QueueSnapshotReader(jedis, keySource, false);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -656,15 +659,16 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * The queue's keys (its share of a scan that other queues' readers may share), classified in the
-         * order met: a listed job key is counted as a job hash and its place marked (its type is known once
-         * its facts are read), every other key is typed and classified.
+         * The queue's keys (from its {@link KeySource}: its share of a scan that other queues' readers may
+         * share, or of discovery's pass), classified in the order met: a listed job key is counted as a job
+         * hash and its place marked (its type is known once its facts are read), every other key is typed and
+         * classified.
          */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
             metAt = new int[listedIds.arena().size()];
-            scan.keysOf(queue, keys -> {
+            keySource.keysOf(queue, keys -> {
                 int[] listed = new int[keys.size()];
                 List<Bytes> others = new ArrayList<>();
                 for (int k = 0; k < keys.size(); k++) {
