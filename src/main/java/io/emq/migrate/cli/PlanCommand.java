@@ -86,9 +86,10 @@ final class PlanCommand implements Command {
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });
-        // each queue's keys as discovery's pass met them; a queue scans its own when they did not fit in memory
+        // each queue's keys as discovery's pass met them (a queue scans its own when they did not fit in memory);
+        // payloads checked for the report, not hashed (it shows no digest)
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
-                .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues())));
+                .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
         Planner planner = new Planner(planOptions, names);
         boolean blocked = false;
         List<Map<String, Object>> rendered = new ArrayList<>();

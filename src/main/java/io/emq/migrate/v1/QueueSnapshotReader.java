@@ -48,7 +48,7 @@ public final class QueueSnapshotReader {
 
     private final UnifiedJedis jedis;
     private final KeySource<QueueRef> keySource;
-    private final boolean digests;
+    private final PayloadRead payloadRead;
 
     /**
      * A reader of one queue at a time: each queue scans its own keys (a scan shared with no other queue
@@ -56,7 +56,7 @@ public final class QueueSnapshotReader {
      * queue ({@code a:b} under {@code a}) are left to it.
      */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
-        this(jedis, new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0), true);
+        this(jedis, new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0), PayloadRead.DIGESTED);
     }
 
     /**
@@ -64,23 +64,32 @@ public final class QueueSnapshotReader {
      * queues may share, or the keys discovery's pass held ({@link Discovery#discoverHoldingKeys}, the dry run's).
      */
     public QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys) {
-        this(jedis, keys, true);
+        this(jedis, keys, PayloadRead.DIGESTED);
     }
 
-    private QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys, boolean digests) {
+    private QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys, PayloadRead payloadRead) {
         this.jedis = jedis;
         this.keySource = keys;
-        this.digests = digests;
+        this.payloadRead = payloadRead;
     }
 
     /**
      * A reader that measures payloads ({@code HSTRLEN}, {@code HEXISTS}) without reading them: its
      * snapshots have no payload digests ({@link JobFacts#payloadSha256()} null, {@link JobFacts#payloadJson()}
-     * false) and report no {@code non-json-data}. For the migration's fence, which digests the bytes it
-     * copies itself; plans and source verification read with digests.
+     * false) and report no {@code non-json-data} ({@link PayloadRead#MEASURED}). For the migration's fence, which
+     * digests the bytes it copies itself; source verification reads with digests.
      */
     public QueueSnapshotReader withoutPayloadDigests() {
-        return new QueueSnapshotReader(jedis, keySource, false);
+        return new QueueSnapshotReader(jedis, keySource, PayloadRead.MEASURED);
+    }
+
+    /**
+     * A reader that reads each payload to check it (UTF-8, JSON: {@code non-json-data}) and does not hash it:
+     * its snapshots' {@link JobFacts#payloadSha256()} is null. For the dry run, whose report shows no digest
+     * ({@link PayloadRead#CHECKED}).
+     */
+    public QueueSnapshotReader withoutPayloadHashes() {
+        return new QueueSnapshotReader(jedis, keySource, PayloadRead.CHECKED);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -103,7 +112,7 @@ public final class QueueSnapshotReader {
      * job's hash is still there; then read the queue in full.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
-        if (!previous.plain() || previous.payloadsDigested() != digests) {
+        if (!previous.plain() || previous.payloadRead() != payloadRead) {
             return Optional.empty();
         }
         return new Reading(previous.queue()).refresh(previous, written);
@@ -497,7 +506,7 @@ public final class QueueSnapshotReader {
                     present.put(s, t);
                 }
             });
-            return new QueueSnapshot(queue, present, meta, listed, facts, digests, anomalies, readSchedulers(),
+            return new QueueSnapshot(queue, present, meta, listed, facts, payloadRead, anomalies, readSchedulers(),
                     readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
         }
 
@@ -784,7 +793,7 @@ public final class QueueSnapshotReader {
                 facts.put(state, new StateJobs(state, listedIds, same));
                 return;
             }
-            StateJobs jobs = new StateJobs(state, listedIds, names, count, digests);
+            StateJobs jobs = new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
             int[] batch = new int[JOB_BATCH];
             int n = 0;
             for (int local = 0; local < count; local++) {
@@ -902,10 +911,10 @@ public final class QueueSnapshotReader {
     }
 
     /**
-     * One pipelined batch of jobs of one state. With digests: the payload lengths (and lock TTLs) in one
-     * pipeline, then each job's small fields and its payload in one {@code HMGET}, in pipelines of at
-     * most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload digested as it arrives. Without: the
-     * small fields, payload lengths and lock TTLs in one pipeline.
+     * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
+     * the payload lengths (and lock TTLs) in one pipeline, then each job's small fields and its payload in one
+     * {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload checked (and
+     * digested) as it arrives. Measured: the small fields, payload lengths and lock TTLs in one pipeline.
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
@@ -943,17 +952,17 @@ public final class QueueSnapshotReader {
         }
 
         void read() {
-            if (digests) {
-                readWithPayloads();
-            } else {
+            if (payloadRead == PayloadRead.MEASURED) {
                 readMeasured();
+            } else {
+                readWithPayloads();
             }
             // A key that is not a hash answered with WRONGTYPE; a missing key, with no fields at all:
             // only those few are asked for their type.
             List<Integer> unsure = new ArrayList<>();
             for (int n = 0; n < entries.length; n++) {
                 List<byte[]> f = fields.get(n);
-                boolean noPayload = digests ? !payloads[n].present() : lengths[n] == 0;
+                boolean noPayload = payloadRead == PayloadRead.MEASURED ? lengths[n] == 0 : !payloads[n].present();
                 if (f == null || (noPayload && f.stream().allMatch(v -> v == null))) {
                     unsure.add(n);
                 }
@@ -972,7 +981,7 @@ public final class QueueSnapshotReader {
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
-            if (!digests) {
+            if (payloadRead == PayloadRead.MEASURED) {
                 measure(hashes);
             }
             for (int n : hashes) {
@@ -1015,7 +1024,8 @@ public final class QueueSnapshotReader {
                 for (int n = from; n < to; n++) {
                     List<byte[]> all = hashFields(replies.get(n - from));
                     fields.add(all == null ? null : all.subList(0, FIELDS.length));
-                    payloads[n] = all == null ? PayloadDigest.ABSENT : PayloadDigest.of(all.get(FIELDS.length));
+                    payloads[n] = all == null ? PayloadDigest.ABSENT : payloadRead == PayloadRead.DIGESTED
+                            ? PayloadDigest.of(all.get(FIELDS.length)) : PayloadDigest.checked(all.get(FIELDS.length));
                 }
                 from = to;
             }

@@ -100,6 +100,24 @@ class ColumnarSnapshotTest {
         assertEquals(digested.anomalyCount(AnomalyKind.LISTED_TWICE), measured.anomalyCount(AnomalyKind.LISTED_TWICE));
     }
 
+    @Test
+    void withoutHashesOnlyTheDigestsAreUnknown() {
+        load();
+        QueueSnapshot digested = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))));
+        QueueSnapshot checked = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadHashes());
+        assertFalse(checked.payloadsDigested());
+        assertEquals(PayloadRead.CHECKED, checked.payloadRead());
+        List<JobFacts> unhashed = digested.jobsInRankOrder().stream()
+                .map(j -> new JobFacts(j.id(), j.state(), j.rank(), j.position(), j.score(), j.layout(), j.name(), j.createdAt(),
+                        j.priority(), j.delayMs(), j.dueAt(), j.lifo(), j.attempts(), j.attemptsMade(), j.payloadBytes(),
+                        null, j.payloadJson(), j.lockTtlMs(), j.parentKey(), j.repeatJobKey(), j.finishedOn()))
+                .toList();
+        assertEquals(unhashed, checked.jobsInRankOrder());
+        assertTrue(checked.jobsInRankOrder().stream().anyMatch(JobFacts::payloadJson), "JSON payloads are told apart");
+        assertEquals(1, checked.anomalyCount(AnomalyKind.NON_JSON_DATA));
+        assertEquals(digested.anomalies(), checked.anomalies());
+    }
+
     private static QueueSnapshot read(QueueSnapshotReader reader) {
         return reader.read(Q);
     }
