@@ -1,7 +1,9 @@
 package io.emq.migrate.v1;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -107,15 +109,20 @@ public final class Discovery {
                 scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> batch.forEach(judge));
             }
         } else if (held.all) {
-            QueueRef[] owners = new QueueRef[held.keys.size()];
-            for (int i = 0; i < owners.length; i++) {
+            List<QueueRef> all = List.copyOf(queues);
+            Map<QueueRef, Integer> index = new IdentityHashMap<>(); // owner() answers with these very refs
+            for (int q = 0; q < all.size(); q++) {
+                index.put(all.get(q), q);
+            }
+            int[] owner = new int[held.keys.size()];
+            for (int i = 0; i < owner.length; i++) {
                 Bytes key = held.keys.get(i);
-                owners[i] = bases.owner(key).orElse(null);
-                if (owners[i] == null) {
+                owner[i] = bases.owner(key).map(index::get).orElse(-1);
+                if (owner[i] < 0) {
                     judge.accept(key);
                 }
             }
-            keys = Optional.of(new HeldKeys(held.keys, owners));
+            keys = Optional.of(new HeldKeys(held.keys, all, owner));
         } else {
             for (int i = 0; i < held.keys.size(); i++) {
                 judge.accept(held.keys.get(i));

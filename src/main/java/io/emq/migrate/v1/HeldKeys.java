@@ -20,23 +20,29 @@ final class HeldKeys implements KeySource<QueueRef> {
     private final ByteArena keys;
     private final Map<QueueRef, int[]> byQueue;
 
-    /** {@code owners}: per entry of {@code keys}, the queue that owns it, or null. */
-    HeldKeys(ByteArena keys, QueueRef[] owners) {
+    /** {@code owner}: per entry of {@code keys}, the index in {@code queues} of the queue that owns it, or -1. */
+    HeldKeys(ByteArena keys, List<QueueRef> queues, int[] owner) {
         this.keys = keys;
-        Map<QueueRef, Integer> counts = new HashMap<>();
-        for (QueueRef q : owners) {
-            if (q != null) {
-                counts.merge(q, 1, Integer::sum);
+        int[] counts = new int[queues.size()];
+        for (int q : owner) {
+            if (q >= 0) {
+                counts[q]++;
+            }
+        }
+        int[][] entries = new int[queues.size()][];
+        for (int q = 0; q < entries.length; q++) {
+            entries[q] = new int[counts[q]];
+            counts[q] = 0;
+        }
+        for (int entry = 0; entry < owner.length; entry++) {
+            int q = owner[entry];
+            if (q >= 0) {
+                entries[q][counts[q]++] = entry;
             }
         }
         this.byQueue = new HashMap<>();
-        Map<QueueRef, Integer> filled = new HashMap<>();
-        for (int entry = 0; entry < owners.length; entry++) {
-            QueueRef q = owners[entry];
-            if (q != null) {
-                int at = filled.merge(q, 1, Integer::sum) - 1;
-                byQueue.computeIfAbsent(q, x -> new int[counts.get(x)])[at] = entry;
-            }
+        for (int q = 0; q < entries.length; q++) {
+            byQueue.put(queues.get(q), entries[q]);
         }
     }
 
