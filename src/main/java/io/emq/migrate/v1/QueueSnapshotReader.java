@@ -43,7 +43,8 @@ public final class QueueSnapshotReader {
     /** How far each chunk of a list reaches back toward its tail (see {@code readList}). */
     static final int OVERLAP = 250;
     static final int JOB_BATCH = 1000;
-    static final long PAYLOAD_BATCH_BYTES = 8L << 20;
+    /** The most payload bytes one {@code HMGET} pipeline asks for: two are in flight at once (see {@link FactsBatch#start}). */
+    static final long PAYLOAD_BATCH_BYTES = 4L << 20;
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
@@ -143,6 +144,8 @@ public final class QueueSnapshotReader {
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
         private long legacyMarkers;
+        /** The batch whose first reads were sent and whose facts are not added yet; null when none. */
+        private FactsBatch sent;
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
          * whose hash was written, the walks of {@code wait} and {@code paused} beside the listings before, the
@@ -796,32 +799,56 @@ public final class QueueSnapshotReader {
             StateJobs jobs = new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
             int[] batch = new int[JOB_BATCH];
             int n = 0;
-            for (int local = 0; local < count; local++) {
-                int entry = from + local;
-                int kept = kept(state, entry);
-                if (kept >= 0) {
-                    n = readBatch(jobs, batch, n);
-                    V1State was = previousIds.stateOf(kept);
-                    jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
-                } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
-                    batch[n++] = entry;
-                } else {
-                    jobs.skip(local);
+            try {
+                for (int local = 0; local < count; local++) {
+                    int entry = from + local;
+                    int kept = kept(state, entry);
+                    if (kept >= 0) {
+                        n = readBatch(jobs, batch, n);
+                        addSent();
+                        V1State was = previousIds.stateOf(kept);
+                        jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
+                    } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
+                        batch[n++] = entry;
+                    } else {
+                        jobs.skip(local);
+                    }
+                    if (n == JOB_BATCH) {
+                        n = readBatch(jobs, batch, n);
+                    }
                 }
-                if (n == JOB_BATCH) {
-                    n = readBatch(jobs, batch, n);
+                readBatch(jobs, batch, n);
+                addSent();
+            } finally {
+                if (sent != null) {
+                    sent.abandon();
+                    sent = null;
                 }
             }
-            readBatch(jobs, batch, n);
             facts.put(state, jobs);
         }
 
-        /** Reads the facts of the first {@code n} entries of {@code batch} into {@code jobs}; 0, the batch's new length. */
+        /**
+         * Sends the reads of the first {@code n} entries of {@code batch} ({@link FactsBatch#start}), then adds the
+         * facts of the batch sent before, so the server answers this one meanwhile; 0, the batch's new length.
+         */
         private int readBatch(StateJobs jobs, int[] batch, int n) {
             if (n > 0) {
-                new FactsBatch(this, jobs, Arrays.copyOf(batch, n)).read();
+                FactsBatch next = new FactsBatch(this, jobs, Arrays.copyOf(batch, n));
+                next.start();
+                addSent();
+                sent = next;
             }
             return 0;
+        }
+
+        /** Adds the facts of the batch sent last, if any: batches are added in the order they were sent. */
+        private void addSent() {
+            FactsBatch batch = sent;
+            sent = null;
+            if (batch != null) {
+                batch.finish();
+            }
         }
 
         private void checkQueue() {
@@ -914,7 +941,10 @@ public final class QueueSnapshotReader {
      * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
      * the payload lengths (and lock TTLs) in one pipeline, then each job's small fields and its payload in one
      * {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload checked (and
-     * digested) as it arrives. Measured: the small fields, payload lengths and lock TTLs in one pipeline.
+     * digested) as it arrives; the first of those pipelines is sent by {@link #start} and read by {@link #finish},
+     * so the server answers it while the reader adds the batch before. Measured: the small fields, payload lengths
+     * and lock TTLs in one pipeline, sent and read by {@link #finish} (the migration's readers share a pool sized
+     * to them: each holds one connection at a time).
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
@@ -935,6 +965,10 @@ public final class QueueSnapshotReader {
         private final long[] lengths;
         private final PayloadDigest[] payloads;
         private final long[] lockTtls;
+        /** The first {@code HMGET} pipeline, sent by {@link #start} (null once read, and when measuring), its replies, and where it ends. */
+        private AbstractPipeline firstChunk;
+        private List<Response<List<byte[]>>> firstReplies;
+        private int firstTo;
 
         FactsBatch(Reading reading, StateJobs jobs, int[] entries) {
             this.reading = reading;
@@ -951,7 +985,29 @@ public final class QueueSnapshotReader {
             this.lockTtls = new long[entries.length];
         }
 
-        void read() {
+        /**
+         * Payloads read: the payload lengths and lock TTLs, then (not waiting for the answers) the first {@code HMGET}
+         * pipeline, on a connection of its own until {@link #finish} reads it. Measured: nothing yet.
+         */
+        void start() {
+            if (payloadRead == PayloadRead.MEASURED) {
+                return;
+            }
+            readLengths();
+            firstTo = chunkEnd(0);
+            firstChunk = jedis.pipelined();
+            firstReplies = hmgets(firstChunk, 0, firstTo);
+        }
+
+        /** Closes the pipeline {@link #start} sent, its answers unread: the read failed before this batch was added. */
+        void abandon() {
+            if (firstChunk != null) {
+                firstChunk.close();
+            }
+        }
+
+        /** Reads the rest of the batch and adds its facts and anomalies. */
+        void finish() {
             if (payloadRead == PayloadRead.MEASURED) {
                 readMeasured();
             } else {
@@ -989,8 +1045,8 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The payload lengths and lock TTLs, then the small fields and payloads in pipelines bounded by payload bytes. */
-        private void readWithPayloads() {
+        /** The payload lengths and lock TTLs, in one pipeline. */
+        private void readLengths() {
             List<Response<Long>> lengthReplies = new ArrayList<>(keys.length);
             List<Response<Long>> locks = new ArrayList<>();
             try (AbstractPipeline p = jedis.pipelined()) {
@@ -1006,28 +1062,54 @@ public final class QueueSnapshotReader {
                 lengths[n] = lengthOf(lengthReplies.get(n));
                 lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
             }
-            int from = 0;
-            while (from < keys.length) {
-                int to = from;
-                long bytes = 0;
-                while (to < keys.length && (to == from || bytes + lengths[to] <= PAYLOAD_BATCH_BYTES)) {
-                    bytes += lengths[to];
-                    to++;
-                }
-                List<Response<List<byte[]>>> replies = new ArrayList<>(to - from);
+        }
+
+        /** Where the {@code HMGET} pipeline from job {@code from} ends: at most {@link #PAYLOAD_BATCH_BYTES} of payload, at least one job. */
+        private int chunkEnd(int from) {
+            int to = from;
+            long bytes = 0;
+            while (to < keys.length && (to == from || bytes + lengths[to] <= PAYLOAD_BATCH_BYTES)) {
+                bytes += lengths[to];
+                to++;
+            }
+            return to;
+        }
+
+        /** Appends the {@code HMGET} of the small fields and the payload of jobs {@code from} to {@code to} to {@code p}. */
+        private List<Response<List<byte[]>>> hmgets(AbstractPipeline p, int from, int to) {
+            List<Response<List<byte[]>>> replies = new ArrayList<>(to - from);
+            for (int n = from; n < to; n++) {
+                replies.add(hmget(p, keys[n], FIELDS_AND_DATA));
+            }
+            return replies;
+        }
+
+        /** The first {@code HMGET} pipeline {@link #start} sent, then the others, each payload checked (and digested) as it arrives. */
+        private void readWithPayloads() {
+            try (AbstractPipeline p = firstChunk) {
+                p.sync();
+            }
+            firstChunk = null;
+            takeFields(firstReplies, 0, firstTo);
+            for (int from = firstTo; from < keys.length; ) {
+                int to = chunkEnd(from);
+                List<Response<List<byte[]>>> replies;
                 try (AbstractPipeline p = jedis.pipelined()) {
-                    for (int n = from; n < to; n++) {
-                        replies.add(hmget(p, keys[n], FIELDS_AND_DATA));
-                    }
+                    replies = hmgets(p, from, to);
                     p.sync();
                 }
-                for (int n = from; n < to; n++) {
-                    List<byte[]> all = hashFields(replies.get(n - from));
-                    fields.add(all == null ? null : all.subList(0, FIELDS.length));
-                    payloads[n] = all == null ? PayloadDigest.ABSENT : payloadRead == PayloadRead.DIGESTED
-                            ? PayloadDigest.of(all.get(FIELDS.length)) : PayloadDigest.checked(all.get(FIELDS.length));
-                }
+                takeFields(replies, from, to);
                 from = to;
+            }
+        }
+
+        /** The small fields and the payload's facts of jobs {@code from} to {@code to}, from their {@code HMGET} replies. */
+        private void takeFields(List<Response<List<byte[]>>> replies, int from, int to) {
+            for (int n = from; n < to; n++) {
+                List<byte[]> all = hashFields(replies.get(n - from));
+                fields.add(all == null ? null : all.subList(0, FIELDS.length));
+                payloads[n] = all == null ? PayloadDigest.ABSENT : payloadRead == PayloadRead.DIGESTED
+                        ? PayloadDigest.of(all.get(FIELDS.length)) : PayloadDigest.checked(all.get(FIELDS.length));
             }
         }
 
