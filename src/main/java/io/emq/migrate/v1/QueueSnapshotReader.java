@@ -681,13 +681,11 @@ public final class QueueSnapshotReader {
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
             metAt = new int[listedIds.arena().size()];
             keySource.keysOf(queue, keys -> {
-                int[] listed = new int[keys.size()];
+                int[] listed = index.findAll(keys, base);
                 List<Bytes> others = new ArrayList<>();
                 for (int k = 0; k < keys.size(); k++) {
-                    Bytes key = keys.get(k);
-                    listed[k] = key.startsWith(base) ? index.find(key.raw(), base.length()) : -1;
                     if (listed[k] < 0) {
-                        others.add(key);
+                        others.add(keys.get(k));
                     }
                 }
                 Iterator<ScannedKey> typed = scanner.typed(others).iterator();
