@@ -90,7 +90,7 @@ class ColumnarSnapshotTest {
         QueueSnapshot measured = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadDigests());
         assertTrue(digested.payloadsDigested());
         assertFalse(measured.payloadsDigested());
-        List<JobFacts> blind = digested.jobsInRankOrder().stream().map(j -> withPayload(j, null, false)).toList();
+        List<JobFacts> blind = digested.jobsInRankOrder().stream().map(j -> withoutDigest(j, false)).toList();
         assertEquals(blind, measured.jobsInRankOrder());
         assertEquals(0, measured.anomalyCount(AnomalyKind.NON_JSON_DATA));
         assertEquals(digested.anomalyCount(AnomalyKind.LISTED_TWICE), measured.anomalyCount(AnomalyKind.LISTED_TWICE));
@@ -103,18 +103,18 @@ class ColumnarSnapshotTest {
         QueueSnapshot checked = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadHashes());
         assertFalse(checked.payloadsDigested());
         assertEquals(PayloadRead.CHECKED, checked.payloadRead());
-        List<JobFacts> unhashed = digested.jobsInRankOrder().stream().map(j -> withPayload(j, null, j.payloadJson())).toList();
+        List<JobFacts> unhashed = digested.jobsInRankOrder().stream().map(j -> withoutDigest(j, j.payloadJson())).toList();
         assertEquals(unhashed, checked.jobsInRankOrder());
         assertTrue(checked.jobsInRankOrder().stream().anyMatch(JobFacts::payloadJson), "JSON payloads are told apart");
         assertEquals(1, checked.anomalyCount(AnomalyKind.NON_JSON_DATA));
         assertEquals(digested.anomalies(), checked.anomalies());
     }
 
-    /** The job with this payload digest and JSON-ness, all else as read. */
-    private static JobFacts withPayload(JobFacts j, String sha256, boolean json) {
+    /** The job without its payload digest and with this JSON-ness, all else as read. */
+    private static JobFacts withoutDigest(JobFacts j, boolean json) {
         return new JobFacts(j.id(), j.state(), j.rank(), j.position(), j.score(), j.layout(), j.name(), j.createdAt(),
                 j.priority(), j.delayMs(), j.dueAt(), j.lifo(), j.attempts(), j.attemptsMade(), j.payloadBytes(),
-                sha256, json, j.lockTtlMs(), j.parentKey(), j.repeatJobKey(), j.finishedOn());
+                null, json, j.lockTtlMs(), j.parentKey(), j.repeatJobKey(), j.finishedOn());
     }
 
     private static QueueSnapshot read(QueueSnapshotReader reader) {
