@@ -36,7 +36,7 @@ import redis.clients.jedis.resps.Tuple;
  * listed job keys: reading a job's facts tells a hash from a missing key or another type. Memory holds the ids and small facts of the queue's
  * jobs in columns ({@link ListedIds}, {@link StateJobs}; tens of bytes per job), the distinct ids
  * in an {@link IdIndex} over them while reading, and a bounded {@link AnomalyLog}; payloads are
- * read a bounded batch at a time, digested and dropped.
+ * measured, or read a bounded batch at a time, checked (and digested) and dropped ({@link PayloadRead}).
  */
 public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
