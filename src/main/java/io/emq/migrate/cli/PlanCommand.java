@@ -4,6 +4,7 @@ import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
@@ -66,7 +67,8 @@ final class PlanCommand implements Command {
         List<String> prefixes = DiscoverCommand.prefixes(in);
         Endpoint source = in.require(Side.SOURCE);
         UnifiedJedis jedis = in.open(source, Side.SOURCE, 8);
-        DiscoveryResult found = Scanning.discover(jedis, prefixes, in);
+        Discovery.Discovered discovered = Scanning.discoverHoldingKeys(jedis, prefixes, in);
+        DiscoveryResult found = discovered.result();
         List<QueueRef> chosen = new ArrayList<>();
         for (QueueRef q : found.queues()) {
             if (named.isEmpty() || named.contains(q.name().display()) || named.contains(q.display())) {
@@ -84,7 +86,10 @@ final class PlanCommand implements Command {
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });
-        QueueSnapshotReader reader = new QueueSnapshotReader(jedis, new QueueBases(found.queues()));
+        // each queue's keys as discovery's pass met them (a queue scans its own when they did not fit in memory);
+        // payloads checked for the report, not hashed (it shows no digest)
+        QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
+                .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
         Planner planner = new Planner(planOptions, names);
         boolean blocked = false;
         List<Map<String, Object>> rendered = new ArrayList<>();

@@ -1,9 +1,13 @@
 package io.emq.migrate.v1;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -16,7 +20,7 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code :meta}, not a queue. Reads only.
  */
 public final class Discovery {
-    /** The most key bytes one pass holds while it waits to learn whether a queue owns them. */
+    /** The most one pass holds of keys (their bytes, and 8 bytes a key) while it waits to learn which queue owns them. */
     static final int MAX_HELD_BYTES = 32 << 20;
     private static final byte[] DATA = Bytes.utf8("data").raw();
     private static final List<Bytes> EVIDENCE_SUFFIXES = java.util.Arrays.stream(QueueStructure.values())
@@ -28,7 +32,7 @@ public final class Discovery {
         this(jedis, MAX_HELD_BYTES);
     }
 
-    /** A discovery that holds at most {@code maxHeldBytes} of keys before it falls back to a second pass. */
+    /** A discovery that holds keys weighing at most {@code maxHeldBytes} before it falls back to a second pass. */
     Discovery(UnifiedJedis jedis, int maxHeldBytes) {
         this.jedis = jedis;
         this.maxHeldBytes = maxHeldBytes;
@@ -42,14 +46,32 @@ public final class Discovery {
      * As {@link #discover(List)}, telling {@code scanned} how many keys each SCAN page brought, so
      * each key under the prefixes is counted once. One pass finds the queues and the foreign keys: a
      * key no queue found so far owns is held until the pass ends, then judged against every queue.
-     * Held keys share one {@link ByteArena}; when they pass {@link #MAX_HELD_BYTES}, they are dropped
-     * and a second pass (not reported) judges every key instead.
+     * Held keys share one {@link ByteArena}; when they weigh more than {@link #MAX_HELD_BYTES}, they are
+     * dropped and a second pass (not reported) judges every key instead.
      */
-    public DiscoveryResult discover(List<String> prefixes, java.util.function.LongConsumer scanned) {
+    public DiscoveryResult discover(List<String> prefixes, LongConsumer scanned) {
+        return pass(prefixes, scanned, false).result();
+    }
+
+    /**
+     * As {@link #discover(List, LongConsumer)}, holding every key under the prefixes, not only those no
+     * queue found so far owns, while they weigh at most {@link #MAX_HELD_BYTES} (then only those, as
+     * discover does): each queue's keys as the pass met them ({@link HeldKeys}), so a dry run need not
+     * scan the keyspace again; empty when they did not fit.
+     */
+    public Discovered discoverHoldingKeys(List<String> prefixes, LongConsumer scanned) {
+        return pass(prefixes, scanned, true);
+    }
+
+    /** What a discovery found, and the keys of each queue its pass held (empty when they did not fit). */
+    public record Discovered(DiscoveryResult result, Optional<KeySource<QueueRef>> keys) {
+    }
+
+    private Discovered pass(List<String> prefixes, LongConsumer scanned, boolean holdAll) {
         KeyspaceScanner scanner = new KeyspaceScanner(jedis);
         TreeSet<QueueRef> queues = new TreeSet<>();
         long[] underPrefixes = {0};
-        ByteArena[] held = {new ByteArena(1024)}; // null once overflowed
+        Held held = new Held(holdAll, maxHeldBytes);
         QueueBases[] found = {new QueueBases(queues)};
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
@@ -67,12 +89,7 @@ public final class Discovery {
                 if (!candidates.isEmpty() && queues.addAll(evidence(p, scanner.typed(candidates)))) {
                     found[0] = new QueueBases(queues);
                 }
-                if (held[0] != null) {
-                    batch.stream().filter(key -> !owned(found[0], key)).forEach(key -> held[0].add(key.raw()));
-                    if (held[0].bytes() > maxHeldBytes) {
-                        held[0] = null;
-                    }
-                }
+                held.add(batch, found[0]);
             });
         }
         QueueBases bases = new QueueBases(queues);
@@ -86,18 +103,79 @@ public final class Discovery {
                 }
             }
         };
-        if (held[0] == null) {
+        Optional<KeySource<QueueRef>> keys = Optional.empty();
+        if (held.keys == null) {
             for (String prefix : prefixes) {
                 scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> batch.forEach(judge));
             }
+        } else if (held.all) {
+            List<QueueRef> all = List.copyOf(queues);
+            Map<QueueRef, Integer> index = new IdentityHashMap<>(); // owner() answers with these very refs
+            for (int q = 0; q < all.size(); q++) {
+                index.put(all.get(q), q);
+            }
+            int[] owner = new int[held.keys.size()];
+            for (int i = 0; i < owner.length; i++) {
+                Bytes key = held.keys.get(i);
+                owner[i] = bases.owner(key).map(index::get).orElse(-1);
+                if (owner[i] < 0) {
+                    judge.accept(key);
+                }
+            }
+            keys = Optional.of(new HeldKeys(held.keys, all, owner));
         } else {
-            for (int i = 0; i < held[0].size(); i++) {
-                judge.accept(held[0].get(i));
+            for (int i = 0; i < held.keys.size(); i++) {
+                judge.accept(held.keys.get(i));
             }
         }
         long total = jedis.dbSize();
-        return new DiscoveryResult(List.copyOf(prefixes), List.copyOf(queues), underPrefixes[0], foreign[0],
-                foreignSample, Math.max(0, total - underPrefixes[0]));
+        return new Discovered(new DiscoveryResult(List.copyOf(prefixes), List.copyOf(queues), underPrefixes[0], foreign[0],
+                foreignSample, Math.max(0, total - underPrefixes[0])), keys);
+    }
+
+    /**
+     * The keys a pass holds until it ends: every key ({@code all}) while they fit, then those no queue found
+     * so far owns (a key a queue owns stays owned as more queues are found), none once even those do not fit.
+     */
+    private static final class Held {
+        ByteArena keys = new ByteArena(1024); // null once overflowed
+        boolean all;
+        private final long maxBytes;
+
+        Held(boolean all, long maxBytes) {
+            this.all = all;
+            this.maxBytes = maxBytes;
+        }
+
+        void add(List<Bytes> batch, QueueBases found) {
+            if (keys == null) {
+                return;
+            }
+            for (Bytes key : batch) {
+                if (all || !owned(found, key)) {
+                    keys.add(key.raw());
+                }
+            }
+            if (all && tooMany()) {
+                all = false;
+                ByteArena unowned = new ByteArena(1024);
+                for (int i = 0; i < keys.size(); i++) {
+                    Bytes key = keys.get(i);
+                    if (!owned(found, key)) {
+                        unowned.add(key.raw());
+                    }
+                }
+                keys = unowned;
+            }
+            if (tooMany()) {
+                keys = null;
+            }
+        }
+
+        /** Whether the held keys weigh more than the bound: their bytes, and an offset and an owner of 4 bytes each. */
+        private boolean tooMany() {
+            return keys.bytes() + 8L * keys.size() > maxBytes;
+        }
     }
 
     private static boolean owned(QueueBases bases, Bytes key) {

@@ -1,5 +1,7 @@
 package io.emq.migrate.v1;
 
+import java.util.List;
+
 /**
  * The set of distinct ids in a {@link ByteArena}: an open-addressing table (linear probing, at
  * most three quarters full) whose slots hold an entry number beside the id's hash, so a probe compares the
@@ -56,6 +58,42 @@ final class IdIndex {
             }
         }
         return -1;
+    }
+
+    /**
+     * For each key, the first entry holding its id past {@code base} (as {@link #find(byte[], int)}), or -1, also
+     * for a key that does not start with {@code base}. The same answers as a find per key, in three passes over
+     * the keys (their hashes, then the slot each hash lands on, then the comparisons), so that the reads of many
+     * slots, each a cache miss in a large table, are waited for together rather than one after another.
+     */
+    int[] findAll(List<Bytes> keys, Bytes base) {
+        int n = keys.size();
+        int from = base.length();
+        int[] found = new int[n];
+        int[] hashes = new int[n];
+        for (int k = 0; k < n; k++) {
+            byte[] key = keys.get(k).raw();
+            if (keys.get(k).startsWith(base)) {
+                hashes[k] = mix(ByteArena.hash(key, from, key.length));
+            } else {
+                found[k] = -1;
+            }
+        }
+        long[] landed = new long[n];
+        for (int k = 0; k < n; k++) {
+            landed[k] = table[hashes[k] & mask];
+        }
+        for (int k = 0; k < n; k++) {
+            long ref = landed[k];
+            if (found[k] < 0 || ref == 0) {
+                found[k] = -1;
+                continue;
+            }
+            byte[] key = keys.get(k).raw();
+            found[k] = (int) ref == hashes[k] && arena.equalsAt(entryIn(ref), key, from, key.length)
+                    ? entryIn(ref) : find(key, from, key.length);
+        }
+        return found;
     }
 
     /** The first entry holding the id of {@code other}'s entry {@code entry}, or -1. */

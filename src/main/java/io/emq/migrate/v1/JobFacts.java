@@ -15,7 +15,7 @@ package io.emq.migrate.v1;
  * @param payloadBytes  length of {@code data} in bytes (-1 when absent)
  * @param payloadSha256 hex SHA-256 of the raw {@code data} bytes (empty when absent; null when the snapshot
  *                      was read without payload digests)
- * @param payloadJson   whether {@code data} parses as one JSON value (false when not digested)
+ * @param payloadJson   whether {@code data} parses as one JSON value (false when only measured, not read)
  * @param lockTtlMs     active jobs: PTTL of {@code :lock} (-2 none, -1 no expiry); -2 otherwise
  * @param parentKey     full key of the flow parent ({@code parentKey} field), or null
  * @param repeatJobKey  the scheduler id ({@code rjk}), or null

@@ -7,9 +7,13 @@ import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
-/** Size, SHA-256 (32 raw bytes; {@link #sha256()} in hex), JSON-ness and UTF-8-ness of a job's raw {@code data} bytes. */
-public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean json, boolean utf8) {
-    public static final PayloadDigest ABSENT = new PayloadDigest(false, -1, null, false, false);
+/**
+ * Size, SHA-256 (32 raw bytes, null when not hashed; {@link #sha256()} in hex), JSON-ness and UTF-8-ness of a job's
+ * raw {@code data} bytes; {@code examined}: whether the bytes were read (or there are none), so that {@code json}
+ * and {@code utf8} mean anything.
+ */
+public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean examined, boolean json, boolean utf8) {
+    public static final PayloadDigest ABSENT = new PayloadDigest(false, -1, null, true, false, false);
     private static final JsonFactory JSON = new JsonFactory();
 
     public static PayloadDigest of(byte[] data) {
@@ -17,17 +21,21 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
             return ABSENT;
         }
         boolean utf8 = Bytes.isUtf8(data);
-        return new PayloadDigest(true, data.length, sha256Bytes(data), utf8 && isJson(data), utf8);
+        return new PayloadDigest(true, data.length, sha256Bytes(data), true, utf8 && isJson(data), utf8);
+    }
+
+    /** As {@link #of}, without the SHA-256: the bytes checked for UTF-8 and JSON, not hashed. */
+    public static PayloadDigest checked(byte[] data) {
+        if (data == null) {
+            return ABSENT;
+        }
+        boolean utf8 = Bytes.isUtf8(data);
+        return new PayloadDigest(true, data.length, null, true, utf8 && isJson(data), utf8);
     }
 
     /** A payload whose length is known but whose bytes were not read: no digest, JSON-ness unknown. */
     public static PayloadDigest measured(long bytes) {
-        return new PayloadDigest(true, bytes, null, false, false);
-    }
-
-    /** Whether the bytes were read (or there are none): only then do {@link #json} and {@link #utf8} mean anything. */
-    public boolean examined() {
-        return !present || digest != null;
+        return new PayloadDigest(true, bytes, null, false, false, false);
     }
 
     /** The hex SHA-256 ({@code ""} when absent). */

@@ -33,7 +33,7 @@ public final class QueueSnapshot {
     private final Map<String, String> meta;
     private final Map<V1State, Long> listed;
     private final Map<V1State, StateJobs> jobs;
-    private final boolean payloadsDigested;
+    private final PayloadRead payloadRead;
     private final long[] rankBase = new long[V1State.values().length + 1];
     private final List<Anomaly> anomalies;
     private final Map<AnomalyKind, Long> anomalyCounts;
@@ -46,7 +46,7 @@ public final class QueueSnapshot {
     private final long legacyMarkers;
 
     QueueSnapshot(QueueRef queue, Map<QueueStructure, KeyType> structures, Map<String, String> meta,
-                  Map<V1State, Long> listed, Map<V1State, StateJobs> jobs, boolean payloadsDigested, AnomalyLog anomalies,
+                  Map<V1State, Long> listed, Map<V1State, StateJobs> jobs, PayloadRead payloadRead, AnomalyLog anomalies,
                   List<Scheduler> schedulers, List<DedupEntry> dedupKeys, List<FlowLink> flowLinks,
                   List<FlowParent> flowParents, Map<String, Long> keyClasses, Map<JobSubKind, Long> subkeys,
                   long legacyMarkers) {
@@ -59,7 +59,7 @@ public final class QueueSnapshot {
         l.putAll(listed);
         this.listed = Collections.unmodifiableMap(l);
         this.jobs = new EnumMap<>(jobs);
-        this.payloadsDigested = payloadsDigested;
+        this.payloadRead = payloadRead;
         long rank = 0;
         for (V1State s : V1State.RANK_ORDER) {
             rankBase[s.ordinal()] = rank;
@@ -110,9 +110,14 @@ public final class QueueSnapshot {
         return listed.getOrDefault(state, 0L);
     }
 
-    /** Whether the payloads were read and digested (see {@link QueueSnapshotReader#withoutPayloadDigests()}). */
+    /** Whether the payloads were read and digested ({@link PayloadRead#DIGESTED}). */
     public boolean payloadsDigested() {
-        return payloadsDigested;
+        return payloadRead == PayloadRead.DIGESTED;
+    }
+
+    /** How the payloads were read. */
+    public PayloadRead payloadRead() {
+        return payloadRead;
     }
 
     /** The jobs of one state, in v1 serve order (a view; each {@code get} materialises one job). */

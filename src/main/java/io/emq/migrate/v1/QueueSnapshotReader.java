@@ -36,19 +36,20 @@ import redis.clients.jedis.resps.Tuple;
  * listed job keys: reading a job's facts tells a hash from a missing key or another type. Memory holds the ids and small facts of the queue's
  * jobs in columns ({@link ListedIds}, {@link StateJobs}; tens of bytes per job), the distinct ids
  * in an {@link IdIndex} over them while reading, and a bounded {@link AnomalyLog}; payloads are
- * read a bounded batch at a time, digested and dropped.
+ * measured, or read a bounded batch at a time, checked (and digested) and dropped ({@link PayloadRead}).
  */
 public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
     /** How far each chunk of a list reaches back toward its tail (see {@code readList}). */
     static final int OVERLAP = 250;
     static final int JOB_BATCH = 1000;
-    static final long PAYLOAD_BATCH_BYTES = 8L << 20;
+    /** The most payload bytes one {@code HMGET} pipeline asks for: two are in flight at once (see {@link FactsBatch#start}). */
+    static final long PAYLOAD_BATCH_BYTES = 4L << 20;
     private static final Bytes ZERO_MARKER = Bytes.utf8("0:");
 
     private final UnifiedJedis jedis;
-    private final SharedScan<QueueRef> scan;
-    private final boolean digests;
+    private final KeySource<QueueRef> keySource;
+    private final PayloadRead payloadRead;
 
     /**
      * A reader of one queue at a time: each queue scans its own keys (a scan shared with no other queue
@@ -56,28 +57,40 @@ public final class QueueSnapshotReader {
      * queue ({@code a:b} under {@code a}) are left to it.
      */
     public QueueSnapshotReader(UnifiedJedis jedis, QueueBases bases) {
-        this(jedis, new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0), true);
+        this(jedis, new SharedScan<>(jedis, bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0), PayloadRead.DIGESTED);
     }
 
-    /** A reader whose queues find their keys through {@code scan}, which readers of other queues may share. */
-    public QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan) {
-        this(jedis, scan, true);
+    /**
+     * A reader whose queues find their keys in {@code keys}: a {@link SharedScan}, which readers of other
+     * queues may share, or the keys discovery's pass held ({@link Discovery#discoverHoldingKeys}, the dry run's).
+     */
+    public QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys) {
+        this(jedis, keys, PayloadRead.DIGESTED);
     }
 
-    private QueueSnapshotReader(UnifiedJedis jedis, SharedScan<QueueRef> scan, boolean digests) {
+    private QueueSnapshotReader(UnifiedJedis jedis, KeySource<QueueRef> keys, PayloadRead payloadRead) {
         this.jedis = jedis;
-        this.scan = scan;
-        this.digests = digests;
+        this.keySource = keys;
+        this.payloadRead = payloadRead;
     }
 
     /**
      * A reader that measures payloads ({@code HSTRLEN}, {@code HEXISTS}) without reading them: its
      * snapshots have no payload digests ({@link JobFacts#payloadSha256()} null, {@link JobFacts#payloadJson()}
-     * false) and report no {@code non-json-data}. For the migration's fence, which digests the bytes it
-     * copies itself; plans and source verification read with digests.
+     * false) and report no {@code non-json-data} ({@link PayloadRead#MEASURED}). For the migration's fence, which
+     * digests the bytes it copies itself; source verification reads with digests.
      */
     public QueueSnapshotReader withoutPayloadDigests() {
-        return new QueueSnapshotReader(jedis, scan, false);
+        return new QueueSnapshotReader(jedis, keySource, PayloadRead.MEASURED);
+    }
+
+    /**
+     * A reader that reads each payload to check it (UTF-8, JSON: {@code non-json-data}) and does not hash it:
+     * its snapshots' {@link JobFacts#payloadSha256()} is null. For the dry run, whose report shows no digest
+     * ({@link PayloadRead#CHECKED}).
+     */
+    public QueueSnapshotReader withoutPayloadHashes() {
+        return new QueueSnapshotReader(jedis, keySource, PayloadRead.CHECKED);
     }
 
     public QueueSnapshot read(QueueRef queue) {
@@ -100,7 +113,7 @@ public final class QueueSnapshotReader {
      * job's hash is still there; then read the queue in full.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
-        if (!previous.plain() || previous.payloadsDigested() != digests) {
+        if (!previous.plain() || previous.payloadRead() != payloadRead) {
             return Optional.empty();
         }
         return new Reading(previous.queue()).refresh(previous, written);
@@ -131,6 +144,8 @@ public final class QueueSnapshotReader {
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
         private long legacyMarkers;
+        /** The batch whose first reads were sent and whose facts are not added yet; null when none. */
+        private FactsBatch sent;
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
          * whose hash was written, the walks of {@code wait} and {@code paused} beside the listings before, the
@@ -494,7 +509,7 @@ public final class QueueSnapshotReader {
                     present.put(s, t);
                 }
             });
-            return new QueueSnapshot(queue, present, meta, listed, facts, digests, anomalies, readSchedulers(),
+            return new QueueSnapshot(queue, present, meta, listed, facts, payloadRead, anomalies, readSchedulers(),
                     readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
         }
 
@@ -656,22 +671,21 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * The queue's keys (its share of a scan that other queues' readers may share), classified in the
-         * order met: a listed job key is counted as a job hash and its place marked (its type is known once
-         * its facts are read), every other key is typed and classified.
+         * The queue's keys (from its {@link KeySource}: its share of a scan that other queues' readers may
+         * share, or of discovery's pass), classified in the order met: a listed job key is counted as a job
+         * hash and its place marked (its type is known once its facts are read), every other key is typed and
+         * classified.
          */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
             metAt = new int[listedIds.arena().size()];
-            scan.keysOf(queue, keys -> {
-                int[] listed = new int[keys.size()];
+            keySource.keysOf(queue, keys -> {
+                int[] listed = index.findAll(keys, base);
                 List<Bytes> others = new ArrayList<>();
                 for (int k = 0; k < keys.size(); k++) {
-                    Bytes key = keys.get(k);
-                    listed[k] = key.startsWith(base) ? index.find(key.raw(), base.length()) : -1;
                     if (listed[k] < 0) {
-                        others.add(key);
+                        others.add(keys.get(k));
                     }
                 }
                 Iterator<ScannedKey> typed = scanner.typed(others).iterator();
@@ -780,35 +794,59 @@ public final class QueueSnapshotReader {
                 facts.put(state, new StateJobs(state, listedIds, same));
                 return;
             }
-            StateJobs jobs = new StateJobs(state, listedIds, names, count, digests);
+            StateJobs jobs = new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
             int[] batch = new int[JOB_BATCH];
             int n = 0;
-            for (int local = 0; local < count; local++) {
-                int entry = from + local;
-                int kept = kept(state, entry);
-                if (kept >= 0) {
-                    n = readBatch(jobs, batch, n);
-                    V1State was = previousIds.stateOf(kept);
-                    jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
-                } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
-                    batch[n++] = entry;
-                } else {
-                    jobs.skip(local);
+            try {
+                for (int local = 0; local < count; local++) {
+                    int entry = from + local;
+                    int kept = kept(state, entry);
+                    if (kept >= 0) {
+                        n = readBatch(jobs, batch, n);
+                        addSent();
+                        V1State was = previousIds.stateOf(kept);
+                        jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
+                    } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
+                        batch[n++] = entry;
+                    } else {
+                        jobs.skip(local);
+                    }
+                    if (n == JOB_BATCH) {
+                        n = readBatch(jobs, batch, n);
+                    }
                 }
-                if (n == JOB_BATCH) {
-                    n = readBatch(jobs, batch, n);
+                readBatch(jobs, batch, n);
+                addSent();
+            } finally {
+                if (sent != null) {
+                    sent.abandon();
+                    sent = null;
                 }
             }
-            readBatch(jobs, batch, n);
             facts.put(state, jobs);
         }
 
-        /** Reads the facts of the first {@code n} entries of {@code batch} into {@code jobs}; 0, the batch's new length. */
+        /**
+         * Sends the reads of the first {@code n} entries of {@code batch} ({@link FactsBatch#start}), then adds the
+         * facts of the batch sent before, so the server answers this one meanwhile; 0, the batch's new length.
+         */
         private int readBatch(StateJobs jobs, int[] batch, int n) {
             if (n > 0) {
-                new FactsBatch(this, jobs, Arrays.copyOf(batch, n)).read();
+                FactsBatch next = new FactsBatch(this, jobs, Arrays.copyOf(batch, n));
+                next.start();
+                addSent();
+                sent = next;
             }
             return 0;
+        }
+
+        /** Adds the facts of the batch sent last, if any: batches are added in the order they were sent. */
+        private void addSent() {
+            FactsBatch batch = sent;
+            sent = null;
+            if (batch != null) {
+                batch.finish();
+            }
         }
 
         private void checkQueue() {
@@ -898,10 +936,13 @@ public final class QueueSnapshotReader {
     }
 
     /**
-     * One pipelined batch of jobs of one state. With digests: the payload lengths (and lock TTLs) in one
-     * pipeline, then each job's small fields and its payload in one {@code HMGET}, in pipelines of at
-     * most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload digested as it arrives. Without: the
-     * small fields, payload lengths and lock TTLs in one pipeline.
+     * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
+     * the payload lengths (and lock TTLs) in one pipeline, then each job's small fields and its payload in one
+     * {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload checked (and
+     * digested) as it arrives; the first of those pipelines is sent by {@link #start} and read by {@link #finish},
+     * so the server answers it while the reader adds the batch before. Measured: the small fields, payload lengths
+     * and lock TTLs in one pipeline, sent and read by {@link #finish} (the migration's readers share a pool sized
+     * to them: each holds one connection at a time).
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
@@ -922,6 +963,10 @@ public final class QueueSnapshotReader {
         private final long[] lengths;
         private final PayloadDigest[] payloads;
         private final long[] lockTtls;
+        /** The first {@code HMGET} pipeline, sent by {@link #start} (null once read, and when measuring), its replies, and where it ends. */
+        private AbstractPipeline firstChunk;
+        private List<Response<List<byte[]>>> firstReplies;
+        private int firstTo;
 
         FactsBatch(Reading reading, StateJobs jobs, int[] entries) {
             this.reading = reading;
@@ -938,18 +983,40 @@ public final class QueueSnapshotReader {
             this.lockTtls = new long[entries.length];
         }
 
-        void read() {
-            if (digests) {
-                readWithPayloads();
-            } else {
+        /**
+         * Payloads read: the payload lengths and lock TTLs, then (not waiting for the answers) the first {@code HMGET}
+         * pipeline, on a connection of its own until {@link #finish} reads it. Measured: nothing yet.
+         */
+        void start() {
+            if (payloadRead == PayloadRead.MEASURED) {
+                return;
+            }
+            readLengths();
+            firstTo = chunkEnd(0);
+            firstChunk = jedis.pipelined();
+            firstReplies = hmgets(firstChunk, 0, firstTo);
+        }
+
+        /** Closes the pipeline {@link #start} sent, its answers unread: the read failed before this batch was added. */
+        void abandon() {
+            if (firstChunk != null) {
+                firstChunk.close();
+            }
+        }
+
+        /** Reads the rest of the batch and adds its facts and anomalies. */
+        void finish() {
+            if (payloadRead == PayloadRead.MEASURED) {
                 readMeasured();
+            } else {
+                readWithPayloads();
             }
             // A key that is not a hash answered with WRONGTYPE; a missing key, with no fields at all:
             // only those few are asked for their type.
             List<Integer> unsure = new ArrayList<>();
             for (int n = 0; n < entries.length; n++) {
                 List<byte[]> f = fields.get(n);
-                boolean noPayload = digests ? !payloads[n].present() : lengths[n] == 0;
+                boolean noPayload = payloadRead == PayloadRead.MEASURED ? lengths[n] == 0 : !payloads[n].present();
                 if (f == null || (noPayload && f.stream().allMatch(v -> v == null))) {
                     unsure.add(n);
                 }
@@ -968,7 +1035,7 @@ public final class QueueSnapshotReader {
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
-            if (!digests) {
+            if (payloadRead == PayloadRead.MEASURED) {
                 measure(hashes);
             }
             for (int n : hashes) {
@@ -976,8 +1043,8 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The payload lengths and lock TTLs, then the small fields and payloads in pipelines bounded by payload bytes. */
-        private void readWithPayloads() {
+        /** The payload lengths and lock TTLs, in one pipeline. */
+        private void readLengths() {
             List<Response<Long>> lengthReplies = new ArrayList<>(keys.length);
             List<Response<Long>> locks = new ArrayList<>();
             try (AbstractPipeline p = jedis.pipelined()) {
@@ -993,27 +1060,54 @@ public final class QueueSnapshotReader {
                 lengths[n] = lengthOf(lengthReplies.get(n));
                 lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
             }
-            int from = 0;
-            while (from < keys.length) {
-                int to = from;
-                long bytes = 0;
-                while (to < keys.length && (to == from || bytes + lengths[to] <= PAYLOAD_BATCH_BYTES)) {
-                    bytes += lengths[to];
-                    to++;
-                }
-                List<Response<List<byte[]>>> replies = new ArrayList<>(to - from);
+        }
+
+        /** Where the {@code HMGET} pipeline from job {@code from} ends: at most {@link #PAYLOAD_BATCH_BYTES} of payload, at least one job. */
+        private int chunkEnd(int from) {
+            int to = from;
+            long bytes = 0;
+            while (to < keys.length && (to == from || bytes + lengths[to] <= PAYLOAD_BATCH_BYTES)) {
+                bytes += lengths[to];
+                to++;
+            }
+            return to;
+        }
+
+        /** Appends the {@code HMGET} of the small fields and the payload of jobs {@code from} to {@code to} to {@code p}. */
+        private List<Response<List<byte[]>>> hmgets(AbstractPipeline p, int from, int to) {
+            List<Response<List<byte[]>>> replies = new ArrayList<>(to - from);
+            for (int n = from; n < to; n++) {
+                replies.add(hmget(p, keys[n], FIELDS_AND_DATA));
+            }
+            return replies;
+        }
+
+        /** The first {@code HMGET} pipeline {@link #start} sent, then the others, each payload checked (and digested) as it arrives. */
+        private void readWithPayloads() {
+            try (AbstractPipeline p = firstChunk) {
+                p.sync();
+            }
+            firstChunk = null;
+            takeFields(firstReplies, 0, firstTo);
+            for (int from = firstTo; from < keys.length; ) {
+                int to = chunkEnd(from);
+                List<Response<List<byte[]>>> replies;
                 try (AbstractPipeline p = jedis.pipelined()) {
-                    for (int n = from; n < to; n++) {
-                        replies.add(hmget(p, keys[n], FIELDS_AND_DATA));
-                    }
+                    replies = hmgets(p, from, to);
                     p.sync();
                 }
-                for (int n = from; n < to; n++) {
-                    List<byte[]> all = hashFields(replies.get(n - from));
-                    fields.add(all == null ? null : all.subList(0, FIELDS.length));
-                    payloads[n] = all == null ? PayloadDigest.ABSENT : PayloadDigest.of(all.get(FIELDS.length));
-                }
+                takeFields(replies, from, to);
                 from = to;
+            }
+        }
+
+        /** The small fields and the payload's facts of jobs {@code from} to {@code to}, from their {@code HMGET} replies. */
+        private void takeFields(List<Response<List<byte[]>>> replies, int from, int to) {
+            for (int n = from; n < to; n++) {
+                List<byte[]> all = hashFields(replies.get(n - from));
+                fields.add(all == null ? null : all.subList(0, FIELDS.length));
+                payloads[n] = all == null ? PayloadDigest.ABSENT : payloadRead == PayloadRead.DIGESTED
+                        ? PayloadDigest.of(all.get(FIELDS.length)) : PayloadDigest.checked(all.get(FIELDS.length));
             }
         }
 

@@ -32,7 +32,7 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * @param <Q> how a queue is named: a {@link QueueRef} on the v1 source, a v2 name on the target
  */
-public final class SharedScan<Q> {
+public final class SharedScan<Q> implements KeySource<Q> {
     /** The most keys a queue's share of a scan holds; a larger queue scans its own keys, a page at a time. */
     static final int MAX_KEYS = 100_000;
     /** The most keys one round holds for all the queues it serves. */
@@ -105,6 +105,7 @@ public final class SharedScan<Q> {
      * The keys {@code queue} owns, in batches, from a scan started after this call: its share of a
      * shared scan, or (a queue too large to share) a scan of its own.
      */
+    @Override
     public void keysOf(Q queue, Consumer<List<Bytes>> batches) {
         Optional<List<Bytes>> shared = maxKeys == 0 ? Optional.empty() : share(queue);
         if (shared.isPresent()) {

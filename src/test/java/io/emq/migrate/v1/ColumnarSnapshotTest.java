@@ -90,14 +90,31 @@ class ColumnarSnapshotTest {
         QueueSnapshot measured = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadDigests());
         assertTrue(digested.payloadsDigested());
         assertFalse(measured.payloadsDigested());
-        List<JobFacts> blind = digested.jobsInRankOrder().stream()
-                .map(j -> new JobFacts(j.id(), j.state(), j.rank(), j.position(), j.score(), j.layout(), j.name(), j.createdAt(),
-                        j.priority(), j.delayMs(), j.dueAt(), j.lifo(), j.attempts(), j.attemptsMade(), j.payloadBytes(),
-                        null, false, j.lockTtlMs(), j.parentKey(), j.repeatJobKey(), j.finishedOn()))
-                .toList();
+        List<JobFacts> blind = digested.jobsInRankOrder().stream().map(j -> withoutDigest(j, false)).toList();
         assertEquals(blind, measured.jobsInRankOrder());
         assertEquals(0, measured.anomalyCount(AnomalyKind.NON_JSON_DATA));
         assertEquals(digested.anomalyCount(AnomalyKind.LISTED_TWICE), measured.anomalyCount(AnomalyKind.LISTED_TWICE));
+    }
+
+    @Test
+    void withoutHashesOnlyTheDigestsAreUnknown() {
+        load();
+        QueueSnapshot digested = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))));
+        QueueSnapshot checked = read(new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadHashes());
+        assertFalse(checked.payloadsDigested());
+        assertEquals(PayloadRead.CHECKED, checked.payloadRead());
+        List<JobFacts> unhashed = digested.jobsInRankOrder().stream().map(j -> withoutDigest(j, j.payloadJson())).toList();
+        assertEquals(unhashed, checked.jobsInRankOrder());
+        assertTrue(checked.jobsInRankOrder().stream().anyMatch(JobFacts::payloadJson), "JSON payloads are told apart");
+        assertEquals(1, checked.anomalyCount(AnomalyKind.NON_JSON_DATA));
+        assertEquals(digested.anomalies(), checked.anomalies());
+    }
+
+    /** The job without its payload digest and with this JSON-ness, all else as read. */
+    private static JobFacts withoutDigest(JobFacts j, boolean json) {
+        return new JobFacts(j.id(), j.state(), j.rank(), j.position(), j.score(), j.layout(), j.name(), j.createdAt(),
+                j.priority(), j.delayMs(), j.dueAt(), j.lifo(), j.attempts(), j.attemptsMade(), j.payloadBytes(),
+                null, json, j.lockTtlMs(), j.parentKey(), j.repeatJobKey(), j.finishedOn());
     }
 
     private static QueueSnapshot read(QueueSnapshotReader reader) {

@@ -47,6 +47,41 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void findingManyKeysAtOnceAnswersAsFindingEachAlone() {
+        ByteArena arena = new ByteArena(2);
+        for (String id : new String[] {"Aa", "BB", "", "Aa"}) { // "Aa" and "BB" share a hash code
+            arena.add(b(id));
+        }
+        for (int i = 0; i < 20_000; i += 2) {
+            arena.add(b(Integer.toString(i)));
+        }
+        IdIndex index = new IdIndex(arena, 4);
+        for (int e = 0; e < arena.size(); e++) {
+            index.putIfAbsent(e);
+        }
+        Bytes base = Bytes.utf8("bull:q:");
+        java.util.List<Bytes> keys = new java.util.ArrayList<>();
+        for (String k : new String[] {"bull:q:Aa", "bull:q:BB", "bull:q:", "bull:q", "bull:r:Aa", "other", "bull:q:Ab", "bull:q:Aa:lock"}) {
+            keys.add(Bytes.utf8(k));
+        }
+        for (int i = 0; i < 20_000; i++) {
+            keys.add(Bytes.utf8("bull:q:" + i)); // half listed, half not: every probe length the table has
+        }
+        int[] found = index.findAll(keys, base);
+        assertEquals(keys.size(), found.length);
+        for (int k = 0; k < keys.size(); k++) {
+            byte[] key = keys.get(k).raw();
+            int alone = keys.get(k).startsWith(base) ? index.find(key, base.length()) : -1;
+            assertEquals(alone, found[k], keys.get(k).display());
+        }
+        assertEquals(0, found[0]);
+        assertEquals(1, found[1]);
+        assertEquals(2, found[2]);
+        assertEquals(-1, found[3], "shorter than the base");
+        assertEquals(-1, found[4], "another base");
+    }
+
+    @Test
     void theIndexFindsAnIdInsideALongerKeyAndTheArenaPrefixesAnEntry() {
         ByteArena arena = new ByteArena(2);
         arena.add(b("bull:q:"));

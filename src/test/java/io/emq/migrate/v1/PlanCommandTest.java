@@ -114,6 +114,16 @@ class PlanCommandTest {
     }
 
     @Test
+    void planScansTheKeyspaceOnceItsQueuesReadTheKeysDiscoveryMet() {
+        SERVER.client().flushAll();
+        Fixture f = load("legacy-and-foreign");
+        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        Result r = run(true, concat(prefixArgs(f), "--source", SERVER.uri(), "--all", "--json"));
+        assertTrue(r.json().path("queues").size() > 1, r.err());
+        assertEquals(f.prefixes().size(), HeldKeysTest.scans(SERVER.client()), "one SCAN page a prefix (the fixture fits one), none a queue");
+    }
+
+    @Test
     void rebrandPreviewFollowsServeOrder() {
         Fixture f = load("node-5.65.1");
         JsonNode q = run(true, "--source", SERVER.uri(), "--queue", "emails", "--json", "--preview", "4").json().path("queues").path(0);

@@ -52,30 +52,34 @@ public final class Planner {
     public QueuePlan plan(QueueSnapshot snap) {
         Optional<String> v2Name = v2Name(snap);
         Map<V1State, V2Fate> mapping = mapping();
-        Map<V2Fate, Long> fates = new EnumMap<>(V2Fate.class);
-        for (V2Fate f : V2Fate.values()) {
-            fates.put(f, 0L);
-        }
+        long[] fateCounts = new long[V2Fate.values().length];
+        long[] layoutCounts = new long[JobLayout.values().length];
         List<RebrandEntry> preview = new ArrayList<>();
         long idBase = Rebrand.idBase(v2Name.orElse(snap.queue().name().display()));
         long minted = 0;
         Rows rows = new Rows(v2Name.orElse(UNNAMED));
+        for (V1State state : V1State.RANK_ORDER) { // the jobs in rank order, a state's at a time
+            for (JobFacts j : snap.jobs(state)) {
+                layoutCounts[j.layout().ordinal()]++;
+                V2Fate fate = fate(j, mapping);
+                fateCounts[fate.ordinal()]++;
+                minted += getsIdentity(j) ? 1 : 0;
+                if (preview.size() < options.preview()) {
+                    preview.add(new RebrandEntry(j.rank(), j.id(), getsIdentity(j) ? Rebrand.jobId(idBase, minted) : null,
+                            j.state(), fate));
+                }
+                rows.add(j);
+            }
+        }
+        fateCounts[V2Fate.NOTHING.ordinal()] += snap.anomalyCount(AnomalyKind.MISSING_HASH);
+        Map<V2Fate, Long> fates = new EnumMap<>(V2Fate.class);
+        for (V2Fate f : V2Fate.values()) {
+            fates.put(f, fateCounts[f.ordinal()]);
+        }
         Map<JobLayout, Long> layouts = new EnumMap<>(JobLayout.class);
         for (JobLayout l : JobLayout.values()) {
-            layouts.put(l, 0L);
+            layouts.put(l, layoutCounts[l.ordinal()]);
         }
-        for (JobFacts j : snap.jobsInRankOrder()) {
-            layouts.merge(j.layout(), 1L, Long::sum);
-            V2Fate fate = fate(j, mapping);
-            fates.merge(fate, 1L, Long::sum);
-            minted += getsIdentity(j) ? 1 : 0;
-            if (preview.size() < options.preview()) {
-                preview.add(new RebrandEntry(j.rank(), j.id(), getsIdentity(j) ? Rebrand.jobId(idBase, minted) : null,
-                        j.state(), fate));
-            }
-            rows.add(j);
-        }
-        fates.merge(V2Fate.NOTHING, snap.anomalyCount(AnomalyKind.MISSING_HASH), Long::sum);
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
                 v2Keys(snap, rows, fates), dropped(snap), QueueSetting.of(snap.meta()), layouts);
     }
