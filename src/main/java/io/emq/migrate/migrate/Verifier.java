@@ -145,7 +145,7 @@ public final class Verifier {
             BrandedId id = want.getKey();
             expected.merge(want.getValue().state(), 1L, Long::sum);
             jobsChecked++;
-            checkRow(keys.job(id), want.getValue(), rows.found().get(i++))
+            checkRow(id, want.getValue(), rows.found().get(i++))
                     .ifPresent(set -> listings.computeIfAbsent(set, k -> new ArrayList<>()).add(id));
         }
         listings.forEach((set, listed) -> {
@@ -159,39 +159,39 @@ public final class Verifier {
     }
 
     /** Checks one row's fields as read ({@link #ROW_FIELDS}); returns the set that must list it, if any. */
-    private Optional<String> checkRow(String row, Expectation e, List<byte[]> found) {
+    private Optional<String> checkRow(BrandedId id, Expectation e, List<byte[]> found) {
         byte[] state = found.get(0);
         if (state == null) {
-            problem(row + ": row missing (expected " + e.state() + ")");
+            problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
             return Optional.empty();
         }
         if (!Arrays.equals(state, Utf8.bytes(e.state()))) {
-            problem(row + ": state " + Replies.asText(state) + ", expected " + e.state());
+            problem(keys.job(id) + ": state " + Replies.asText(state) + ", expected " + e.state());
         }
         byte[] attempts = found.get(1);
         if (!Arrays.equals(attempts, Utf8.bytes(Long.toString(e.attempts())))) {
-            problem(row + ": attempts " + (attempts == null || attempts.length == 0 ? "missing" : Replies.asText(attempts))
+            problem(keys.job(id) + ": attempts " + (attempts == null || attempts.length == 0 ? "missing" : Replies.asText(attempts))
                     + ", expected " + e.attempts());
         }
-        checkPayload(row, e, found.get(2));
-        return listing(row, e, found.get(3));
+        checkPayload(id, e, found.get(2));
+        return listing(id, e, found.get(3));
     }
 
     /**
      * The payload must be the bytes written: their SHA-1 the one the journal recorded. A journal written
      * before it recorded that SHA-1 has the payload's v1 data checked against its digest (sha256) instead.
      */
-    private void checkPayload(String row, Expectation e, byte[] payload) {
+    private void checkPayload(BrandedId id, Expectation e, byte[] payload) {
         if (!e.payload().isEmpty()) {
             if (payload == null || !Expectation.payloadSha1(payload).equals(e.payload())) {
-                problem(row + ": payload does not carry the v1 data (not the bytes written from it, whose SHA-1 is "
+                problem(keys.job(id) + ": payload does not carry the v1 data (not the bytes written from it, whose SHA-1 is "
                         + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
             }
             return;
         }
         Optional<byte[]> data = payload == null ? Optional.empty() : policy().v1Data(payload);
         if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(e.sha256())) {
-            problem(row + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
+            problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
         }
     }
 
@@ -200,14 +200,14 @@ public final class Verifier {
      * (pending for a group that names no lane, or no group), a scheduled row in schedule, a dead one in
      * dead; none for the others. A group that is not UTF-8 text is a problem: its listing is not checked.
      */
-    private Optional<String> listing(String row, Expectation e, byte[] group) {
+    private Optional<String> listing(BrandedId id, Expectation e, byte[] group) {
         return switch (V2State.parse(e.state()).orElse(V2State.ACTIVE)) {
             case PENDING -> {
                 if (group == null) {
                     yield Optional.of(keys.pending());
                 }
                 if (!Bytes.isUtf8(group)) {
-                    problem(row + ": its group is not UTF-8 text, its listing cannot be checked");
+                    problem(keys.job(id) + ": its group is not UTF-8 text, its listing cannot be checked");
                     yield Optional.empty();
                 }
                 yield Optional.of(groups.computeIfAbsent(Replies.asText(group), g -> BrandedId.isValid(g)
