@@ -41,6 +41,14 @@ class VerifierTest {
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
     }
 
+    /** Loads the orders fixture and migrates it without retiring; the target's wire, unfenced. */
+    private static Wire migrateOrders() {
+        loadOrders();
+        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
+        assertTrue(results.get(0).ok(), results.toString());
+        return Wire.unfenced(SERVER.client());
+    }
+
     /** The journal's expectations of the queue, by v2 state. */
     private static Map<String, List<BrandedId>> rowsByState(Wire wire, String queue) {
         Map<String, List<BrandedId>> out = new LinkedHashMap<>();
@@ -51,10 +59,7 @@ class VerifierTest {
 
     @Test
     void everyRowOutOfLineFailsVerificationWithALineOfItsOwn() {
-        loadOrders();
-        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
-        assertTrue(results.get(0).ok(), results.toString());
-        Wire wire = Wire.unfenced(SERVER.client());
+        Wire wire = migrateOrders();
         Verifier.Report clean = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertTrue(clean.passed(), clean.problems().toString());
         Map<String, List<BrandedId>> rows = rowsByState(wire, "orders");
@@ -98,16 +103,13 @@ class VerifierTest {
 
     @Test
     void aJournalWrittenBeforeThePayloadDigestWasRecordedStillHasEveryPayloadChecked() {
-        loadOrders();
-        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
-        assertTrue(results.get(0).ok(), results.toString());
+        Wire wire = migrateOrders();
         String journal = Keys.migrationJournal("orders");
         SERVER.client().hgetAll(journal).forEach((field, value) -> {
             if (field.startsWith("r:")) {
                 SERVER.client().hset(journal, field, value.substring(0, value.lastIndexOf(' ')));
             }
         });
-        Wire wire = Wire.unfenced(SERVER.client());
         Verifier.Report old = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertTrue(old.passed(), old.problems().toString());
         BrandedId tampered = rowsByState(wire, "orders").get(V2State.PENDING.wireName()).get(0);
@@ -121,11 +123,9 @@ class VerifierTest {
 
     @Test
     void aJournalWhoseIdsWereAllMintedIsReadByIdWithoutWalkingIt() {
-        loadOrders();
-        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
-        assertTrue(results.get(0).ok(), results.toString());
+        Wire wire = migrateOrders();
         SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-        Verifier.Report report = new Verifier(Wire.unfenced(SERVER.client()), "orders").verify(Optional.empty(), OPTIONS);
+        Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertTrue(report.passed(), report.problems().toString());
         assertEquals(Long.parseLong(SERVER.client().hget(Keys.migrationJournal("orders"), Expectations.COUNT)), report.jobsChecked());
         assertEquals(0L, callsOf("hscan"), "no HSCAN of the journal");
@@ -158,10 +158,7 @@ class VerifierTest {
 
     @Test
     void aPendingRowWhoseGroupIsNotTextIsNamedAndItsListingLeftUnchecked() {
-        loadOrders();
-        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
-        assertTrue(results.get(0).ok(), results.toString());
-        Wire wire = Wire.unfenced(SERVER.client());
+        Wire wire = migrateOrders();
         BrandedId id = rowsByState(wire, "orders").get(V2State.PENDING.wireName()).get(0);
         SERVER.client().hset(Utf8.bytes(ORDERS.job(id)), Utf8.bytes("group"), new byte[] {(byte) 0xff, 'g'});
 
