@@ -9,7 +9,7 @@ import java.util.HexFormat;
  * What the journal expects of one migrated job: its v2 state, attempts and v1 data digest, the
  * digest of the v1 job it was copied from ({@code migrate_v1_source} digest; empty in older journals), by
  * which a re-sync sees a job that changed since, and the SHA-1 of the payload bytes written into its
- * row ({@link #payloadSha1(byte[])}), which verification compares on the server. Stored as
+ * row ({@link #payloadSha1(byte[])}), which verification compares with the digest of the payload it reads. Stored as
  * {@code r:<branded id>} = {@code <state> <attempts> <sha256> <source> <payload sha1>} (see {@link Expectations}).
  */
 public record Expectation(String state, long attempts, String sha256, String source, String payload) {
@@ -18,13 +18,18 @@ public record Expectation(String state, long attempts, String sha256, String sou
         return state.equals(s.wireName());
     }
 
-    /** The digest of a row's payload the journal records: lowercase hex SHA-1, as the server's {@code redis.sha1hex}. */
-    static String payloadSha1(byte[] payload) {
+    /** One SHA-1 digester per thread, looked up once (verification digests every row's payload). */
+    private static final ThreadLocal<MessageDigest> SHA1 = ThreadLocal.withInitial(() -> {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(payload));
+            return MessageDigest.getInstance("SHA-1");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform has SHA-1", e);
         }
+    });
+
+    /** The digest of a row's payload the journal records: lowercase hex SHA-1, as the server's {@code redis.sha1hex}. */
+    static String payloadSha1(byte[] payload) {
+        return HexFormat.of().formatHex(SHA1.get().digest(payload));
     }
 
     static Expectation parse(String text) {

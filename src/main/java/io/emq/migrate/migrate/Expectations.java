@@ -1,8 +1,10 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.ScriptCall;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -43,16 +45,67 @@ public final class Expectations {
         return out;
     }
 
-    /** Every expectation, a page of HSCAN at a time (the journal can be large; a page may repeat a job). */
-    public void forEach(Consumer<Map<BrandedId, Expectation>> pages) {
-        journal.entriesStartingWith(PREFIX, page -> {
-            Map<BrandedId, Expectation> out = new LinkedHashMap<>();
-            for (Map.Entry<byte[], byte[]> e : page) {
-                out.put(BrandedId.of(Replies.asText(e.getKey()).substring(PREFIX.length())),
-                        Expectation.parse(Replies.asText(e.getValue())));
+    /**
+     * Every expectation, in batches of up to {@code size}. The ids the journal minted are dense, ranks 1
+     * to {@code hwm} of the queue's id base ({@link Rebrand}), so their expectations are read by field,
+     * {@code size} fields an {@code HMGET}, without walking the identity map's fields beside them. Only
+     * when the number found is not the journal's {@code expected_rows} (ids kept from v1 by
+     * {@code --keep-branded-ids}, a journal begun before the counter) are the others found by
+     * {@code HSCAN}, the minted ids read above skipped (a page may repeat a field, so one of those may
+     * come twice).
+     */
+    public void forEach(int size, Consumer<Map<BrandedId, Expectation>> batches) {
+        Batches out = new Batches(size, batches);
+        long hwm = journal.ids().highWaterMark();
+        Optional<Long> base = journal.header().get(JournalHeader.ID_BASE);
+        long found = 0;
+        for (long from = 1; base.isPresent() && from <= hwm; from += size) {
+            List<BrandedId> ids = new ArrayList<>(size);
+            for (long rank = from; rank <= Math.min(hwm, from + size - 1); rank++) {
+                ids.add(BrandedId.of(Rebrand.jobId(base.get(), rank)));
             }
-            pages.accept(out);
-        });
+            Map<BrandedId, Expectation> read = of(ids);
+            found += read.size();
+            read.forEach(out::add);
+        }
+        if (!journal.text(COUNT).equals(Optional.of(Long.toString(found)))) {
+            journal.entriesStartingWith(PREFIX, page -> {
+                for (Map.Entry<byte[], byte[]> e : page) {
+                    BrandedId id = BrandedId.of(Replies.asText(e.getKey()).substring(PREFIX.length()));
+                    long rank = id.value() & Rebrand.MAX_RANK;
+                    if (base.isEmpty() || id.value() >> Rebrand.RANK_BITS != base.get() || rank < 1 || rank > hwm) {
+                        out.add(id, Expectation.parse(Replies.asText(e.getValue())));
+                    }
+                }
+            });
+        }
+        out.flush();
+    }
+
+    /** Gathers expectations into batches of {@code size}, each handed on as it fills; {@link #flush} hands on the rest. */
+    private static final class Batches {
+        private final int size;
+        private final Consumer<Map<BrandedId, Expectation>> to;
+        private Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
+
+        Batches(int size, Consumer<Map<BrandedId, Expectation>> to) {
+            this.size = size;
+            this.to = to;
+        }
+
+        void add(BrandedId id, Expectation e) {
+            batch.put(id, e);
+            if (batch.size() >= size) {
+                flush();
+            }
+        }
+
+        void flush() {
+            if (!batch.isEmpty()) {
+                to.accept(batch);
+                batch = new LinkedHashMap<>();
+            }
+        }
     }
 
     /**

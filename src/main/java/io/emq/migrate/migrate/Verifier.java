@@ -13,11 +13,9 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.SharedScan;
-import io.emq.migrate.wire.Script;
-import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,14 +28,17 @@ import redis.clients.jedis.RedisClusterClient;
 /**
  * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
  * in the expected state and structure, with the expected attempts and the payload written from its v1
- * data (its SHA-1, recorded when written), each batch of rows checked on the server
- * ({@code migrate_verify_rows}: no row or payload travels to the client); the
+ * data (its SHA-1, recorded when written), each batch of rows read with plain pipelined reads and
+ * checked here (the server's one thread does no more than read); the
  * structures hold at least the journaled counts; every key of the queue parses under the v2 grammar;
  * and, while the source still exists, every v1 job that gets a row is journaled with its digest.
  */
 public final class Verifier {
     static final int BATCH = 500;
     static final int MAX_PROBLEMS = 20;
+    /** What is read of each row: its state, attempts, payload and group. */
+    private static final List<byte[]> ROW_FIELDS = List.of(Utf8.bytes("state"), Utf8.bytes("attempts"),
+            Utf8.bytes("payload"), Utf8.bytes("group"));
 
     /** The verdict: counts expected and found per v2 state, and the problems found (empty when it passed). */
     public record Report(String queue, Map<String, Long> expected, Map<String, Long> found, long jobsChecked,
@@ -57,6 +58,7 @@ public final class Verifier {
     /** The lanes' pending sets the key check met: with the groups' sets, every place a pending row is listed. */
     private final Set<String> laneKeys = new TreeSet<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
+    private PayloadPolicy policy;
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
     private long jobsChecked;
@@ -106,7 +108,7 @@ public final class Verifier {
      * v2 queue changes only by the migration's writes).
      */
     Report verifyRows(List<BrandedId> ids) {
-        Migratable.inBatches(ids, BATCH, batch -> checkRows(journal.expectations().of(batch)));
+        Migratable.inBatches(ids, BATCH, batch -> checkRows(read(journal.expectations().of(batch))));
         return report(Map.of(), 0);
     }
 
@@ -115,131 +117,114 @@ public final class Verifier {
     }
 
     /**
-     * Checks every journaled row, a batch at a time: the journal's expectations are read (HSCAN) one
-     * batch ahead, on a reader thread, while the batch before is checked on the server.
+     * Checks every journaled row, a batch at a time: a reader thread reads the journal's expectations
+     * and the rows (one batch ahead) while the batch before is compared here.
      */
     private void checkJournaledRows() {
-        ReadAhead.<Map<BrandedId, Expectation>>run("the journal of " + queue, ahead -> {
-            Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
-            journal.expectations().forEach(page -> {
-                batch.putAll(page);
-                if (batch.size() >= BATCH) {
-                    ahead.accept(new LinkedHashMap<>(batch));
-                    batch.clear();
-                }
-            });
-            ahead.accept(batch);
-        }, this::checkRows);
+        ReadAhead.<Rows>run("the rows of " + queue, ahead -> journal.expectations().forEach(BATCH, want -> ahead.accept(read(want))),
+                this::checkRows);
+    }
+
+    /** A batch of journaled rows: what the journal expects of each, and what each row holds ({@link #ROW_FIELDS}, in order). */
+    private record Rows(Map<BrandedId, Expectation> want, List<List<byte[]>> found) {
+    }
+
+    /** Reads these rows' fields ({@code HMGET}, one pipeline). */
+    private Rows read(Map<BrandedId, Expectation> want) {
+        return new Rows(want, target.hmget(want.keySet().stream().map(id -> Utf8.bytes(keys.job(id))).toList(), ROW_FIELDS));
     }
 
     /**
-     * Checks these rows on the server ({@code migrate_verify_rows}): only the problems come back. A
-     * pending row of a group not met before comes back too: its group is named and the rows checked again.
+     * Checks these rows as read, the payload by its digest; then asks each set the rows must be listed
+     * in about them ({@code ZMSCORE}, one a set).
      */
-    private void checkRows(Map<BrandedId, Expectation> want) {
-        if (want.isEmpty()) {
-            return;
-        }
-        List<BrandedId> ids = new ArrayList<>(want.keySet());
-        List<Object> reply = target.eval(verifyCall(ids, want));
-        boolean named = false;
-        for (int i = 0; i < reply.size(); i += 3) {
-            if (Replies.asText(reply.get(i + 1)).equals("group")) {
-                String group = Replies.asText(reply.get(i + 2));
-                named |= groups.putIfAbsent(group, BrandedId.isValid(group) ? keys.lanePending(BrandedId.of(group))
-                        : keys.pending()) == null;
-            }
-        }
-        if (named) {
-            checkRows(want);
-            return;
-        }
-        for (Expectation e : want.values()) {
-            expected.merge(e.state(), 1L, Long::sum);
+    private void checkRows(Rows rows) {
+        Map<String, List<BrandedId>> listings = new LinkedHashMap<>();
+        int i = 0;
+        for (Map.Entry<BrandedId, Expectation> want : rows.want().entrySet()) {
+            BrandedId id = want.getKey();
+            expected.merge(want.getValue().state(), 1L, Long::sum);
             jobsChecked++;
+            checkRow(id, want.getValue(), rows.found().get(i++))
+                    .ifPresent(set -> listings.computeIfAbsent(set, k -> new ArrayList<>()).add(id));
         }
-        Set<BrandedId> missing = new HashSet<>();
-        for (int i = 0; i < reply.size(); i += 3) {
-            BrandedId id = ids.get((int) Replies.asLong(reply.get(i)) - 1);
-            Expectation e = want.get(id);
-            String value = Replies.asText(reply.get(i + 2));
-            String row = keys.job(id);
-            switch (Replies.asText(reply.get(i + 1))) {
-                case "missing" -> {
-                    missing.add(id);
-                    problem(row + ": row missing (expected " + e.state() + ")");
+        listings.forEach((set, listed) -> {
+            List<Double> scores = target.zmscore(Utf8.bytes(set), listed.stream().map(id -> Utf8.bytes(id.toString())).toList());
+            for (int j = 0; j < listed.size(); j++) {
+                if (scores.get(j) == null) {
+                    problem(keys.job(listed.get(j)) + ": not a member of " + set);
                 }
-                case "state" -> problem(row + ": state " + value + ", expected " + e.state());
-                case "attempts" -> problem(row + ": attempts " + (value.isEmpty() ? "missing" : value) + ", expected "
-                        + e.attempts());
-                case "payload" -> problem(row + ": payload does not carry the v1 data (not the bytes written from"
-                        + " it, whose SHA-1 is " + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
-                case "set" -> problem(row + ": not a member of " + value);
-                case "group" -> problem(row + ": its group is not UTF-8 text, its listing cannot be checked");
-                default -> throw new IllegalStateException("migrate_verify_rows replied " + reply.get(i + 1));
             }
+        });
+    }
+
+    /** Checks one row's fields as read ({@link #ROW_FIELDS}); returns the set that must list it, if any. */
+    private Optional<String> checkRow(BrandedId id, Expectation e, List<byte[]> found) {
+        byte[] state = found.get(0);
+        if (state == null) {
+            problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
+            return Optional.empty();
         }
-        checkUnrecordedPayloads(want, missing);
+        if (!Arrays.equals(state, Utf8.bytes(e.state()))) {
+            problem(keys.job(id) + ": state " + Replies.asText(state) + ", expected " + e.state());
+        }
+        byte[] attempts = found.get(1);
+        if (!Arrays.equals(attempts, Utf8.bytes(Long.toString(e.attempts())))) {
+            problem(keys.job(id) + ": attempts " + (attempts == null || attempts.length == 0 ? "missing" : Replies.asText(attempts))
+                    + ", expected " + e.attempts());
+        }
+        checkPayload(id, e, found.get(2));
+        return listing(id, e, found.get(3));
     }
 
     /**
-     * Rows whose expectation a journal wrote before it recorded the written payload's SHA-1: their
-     * payload is read here and must carry the v1 data the journal digested (sha256), as verification
-     * always checked them.
+     * The payload must be the bytes written: their SHA-1 the one the journal recorded. A journal written
+     * before it recorded that SHA-1 has the payload's v1 data checked against its digest (sha256) instead.
      */
-    private void checkUnrecordedPayloads(Map<BrandedId, Expectation> want, Set<BrandedId> missing) {
-        List<BrandedId> ids = want.entrySet().stream().filter(e -> e.getValue().payload().isEmpty())
-                .map(Map.Entry::getKey).filter(id -> !missing.contains(id)).toList();
-        if (ids.isEmpty()) {
+    private void checkPayload(BrandedId id, Expectation e, byte[] payload) {
+        if (!e.payload().isEmpty()) {
+            if (payload == null || !Expectation.payloadSha1(payload).equals(e.payload())) {
+                problem(keys.job(id) + ": payload does not carry the v1 data (not the bytes written from it, whose SHA-1 is "
+                        + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
+            }
             return;
         }
-        PayloadPolicy policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
-        List<List<byte[]>> payloads = target.hmget(ids.stream().map(id -> Utf8.bytes(keys.job(id))).toList(),
-                List.of(Utf8.bytes("payload")));
-        for (int i = 0; i < ids.size(); i++) {
-            byte[] payload = payloads.get(i).get(0);
-            Optional<byte[]> data = payload == null ? Optional.empty() : policy.v1Data(payload);
-            String sha256 = want.get(ids.get(i)).sha256();
-            if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(sha256)) {
-                problem(keys.job(ids.get(i)) + ": payload does not carry the v1 data (sha256 " + sha256 + ")");
-            }
+        Optional<byte[]> data = payload == null ? Optional.empty() : policy().v1Data(payload);
+        if (data.isEmpty() || !PayloadDigest.sha256(data.get()).equals(e.sha256())) {
+            problem(keys.job(id) + ": payload does not carry the v1 data (sha256 " + e.sha256() + ")");
         }
-    }
-
-    private ScriptCall<List<Object>> verifyCall(List<BrandedId> ids, Map<BrandedId, Expectation> want) {
-        List<byte[]> callKeys = new ArrayList<>(3 + groups.size() + ids.size());
-        List<byte[]> args = new ArrayList<>(1 + groups.size() + 5 * ids.size());
-        callKeys.add(Utf8.bytes(keys.pending()));
-        callKeys.add(Utf8.bytes(keys.schedule()));
-        callKeys.add(Utf8.bytes(keys.dead()));
-        args.add(Utf8.bytes(Integer.toString(groups.size())));
-        groups.forEach((group, set) -> {
-            callKeys.add(Utf8.bytes(set));
-            args.add(Utf8.bytes(group));
-        });
-        for (BrandedId id : ids) {
-            Expectation e = want.get(id);
-            callKeys.add(Utf8.bytes(keys.job(id)));
-            args.add(Utf8.bytes(id.toString()));
-            args.add(Utf8.bytes(Integer.toString(setIndex(e.state()))));
-            args.add(Utf8.bytes(e.state()));
-            args.add(Utf8.bytes(Long.toString(e.attempts())));
-            args.add(Utf8.bytes(e.payload()));
-        }
-        return new ScriptCall<>(Script.MIGRATE_VERIFY_ROWS, callKeys, args, Replies::asList);
     }
 
     /**
-     * Where a row in {@code state} is listed, as {@code migrate_verify_rows} numbers it: 1 pending (its
-     * lane's pending set when it has one), 2 schedule, 3 dead, 0 none.
+     * The set a row expected in {@code e}'s state must be listed in: a pending row in its group's lane
+     * (pending for a group that names no lane, or no group), a scheduled row in schedule, a dead one in
+     * dead; none for the others. A group that is not UTF-8 text is a problem: its listing is not checked.
      */
-    private static int setIndex(String state) {
-        return switch (V2State.parse(state).orElse(V2State.ACTIVE)) {
-            case PENDING -> 1;
-            case SCHEDULED -> 2;
-            case DEAD -> 3;
-            case ACTIVE, AWAITING_CHILDREN -> 0;
+    private Optional<String> listing(BrandedId id, Expectation e, byte[] group) {
+        return switch (V2State.parse(e.state()).orElse(V2State.ACTIVE)) {
+            case PENDING -> {
+                if (group == null) {
+                    yield Optional.of(keys.pending());
+                }
+                if (!Bytes.isUtf8(group)) {
+                    problem(keys.job(id) + ": its group is not UTF-8 text, its listing cannot be checked");
+                    yield Optional.empty();
+                }
+                yield Optional.of(groups.computeIfAbsent(Replies.asText(group), g -> BrandedId.isValid(g)
+                        ? keys.lanePending(BrandedId.of(g)) : keys.pending()));
+            }
+            case SCHEDULED -> Optional.of(keys.schedule());
+            case DEAD -> Optional.of(keys.dead());
+            case ACTIVE, AWAITING_CHILDREN -> Optional.empty();
         };
+    }
+
+    /** The payload policy the journal's migration wrote with (read once, when a payload is checked by its v1 data). */
+    private PayloadPolicy policy() {
+        if (policy == null) {
+            policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
+        }
+        return policy;
     }
 
     private void checkSource(QueueSnapshot snap, MigrationOptions options) {
@@ -261,10 +246,13 @@ public final class Verifier {
         });
     }
 
-    /** Every key of the queue on the target parses under the v2 grammar as a key of this queue. */
+    /**
+     * Every key of the queue on the target parses under the v2 grammar as a key of this queue: a reader
+     * thread walks the keys ({@link SharedScan}) while the page before is parsed here.
+     */
     private long checkKeys() {
         long[] n = {0};
-        keyScan.keysOf(queue, batch -> {
+        ReadAhead.<List<Bytes>>run("the keys of " + queue, ahead -> keyScan.keysOf(queue, ahead), batch -> {
             for (Bytes key : batch) {
                 n[0]++;
                 ParsedKey parsed = KeyGrammar.parse(key.utf8());

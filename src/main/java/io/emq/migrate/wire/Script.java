@@ -73,8 +73,7 @@ public enum Script {
     MIGRATE_V2_FENCE("migrate_v2_fence"),
     MIGRATE_COUNT_COMPLETED("migrate_count_completed"),
     MIGRATE_V1_FENCE("migrate_v1_fence"),
-    MIGRATE_V1_SOURCE("migrate_v1_source"),
-    MIGRATE_VERIFY_ROWS("migrate_verify_rows");
+    MIGRATE_V1_SOURCE("migrate_v1_source");
 
     private final String fileName;
     private final byte[] source;

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.V2State;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,12 +20,13 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Protocol;
 
 /**
- * Verification, checked on the server row by row, still finds every way a migrated row can be out of
- * line: its payload, state or attempts changed, its listing gone (the flat sets and a lane's), the row
- * deleted; each with a line naming the row; and a migration whose rows were tampered with before its
- * proof is refused with v1 intact.
+ * Verification finds every way a migrated row can be out of line: its payload, state or attempts
+ * changed, its listing gone (the flat sets and a lane's), the row deleted, its group not text; each with
+ * a line naming the row; it reads a journal of minted ids by id and still finds ids kept from v1; and a
+ * migration whose rows were tampered with before its proof is refused with v1 intact.
  */
 class VerifierTest {
     @RegisterExtension
@@ -38,20 +41,25 @@ class VerifierTest {
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
     }
 
+    /** Loads the orders fixture and migrates it without retiring; the target's wire, unfenced. */
+    private static Wire migrateOrders() {
+        loadOrders();
+        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
+        assertTrue(results.get(0).ok(), results.toString());
+        return Wire.unfenced(SERVER.client());
+    }
+
     /** The journal's expectations of the queue, by v2 state. */
     private static Map<String, List<BrandedId>> rowsByState(Wire wire, String queue) {
         Map<String, List<BrandedId>> out = new LinkedHashMap<>();
-        new Journal(wire, queue).expectations().forEach(page ->
+        new Journal(wire, queue).expectations().forEach(Verifier.BATCH, page ->
                 page.forEach((id, e) -> out.computeIfAbsent(e.state(), s -> new ArrayList<>()).add(id)));
         return out;
     }
 
     @Test
     void everyRowOutOfLineFailsVerificationWithALineOfItsOwn() {
-        loadOrders();
-        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
-        assertTrue(results.get(0).ok(), results.toString());
-        Wire wire = Wire.unfenced(SERVER.client());
+        Wire wire = migrateOrders();
         Verifier.Report clean = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertTrue(clean.passed(), clean.problems().toString());
         Map<String, List<BrandedId>> rows = rowsByState(wire, "orders");
@@ -95,16 +103,13 @@ class VerifierTest {
 
     @Test
     void aJournalWrittenBeforeThePayloadDigestWasRecordedStillHasEveryPayloadChecked() {
-        loadOrders();
-        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"), "orders");
-        assertTrue(results.get(0).ok(), results.toString());
+        Wire wire = migrateOrders();
         String journal = Keys.migrationJournal("orders");
         SERVER.client().hgetAll(journal).forEach((field, value) -> {
             if (field.startsWith("r:")) {
                 SERVER.client().hset(journal, field, value.substring(0, value.lastIndexOf(' ')));
             }
         });
-        Wire wire = Wire.unfenced(SERVER.client());
         Verifier.Report old = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertTrue(old.passed(), old.problems().toString());
         BrandedId tampered = rowsByState(wire, "orders").get(V2State.PENDING.wireName()).get(0);
@@ -114,6 +119,58 @@ class VerifierTest {
         Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertEquals(List.of(ORDERS.job(tampered) + ": payload does not carry the v1 data (sha256 "
                 + new Journal(wire, "orders").expectations().of(List.of(tampered)).get(tampered).sha256() + ")"), report.problems());
+    }
+
+    @Test
+    void aJournalWhoseIdsWereAllMintedIsReadByIdWithoutWalkingIt() {
+        Wire wire = migrateOrders();
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
+        assertTrue(report.passed(), report.problems().toString());
+        assertEquals(Long.parseLong(SERVER.client().hget(Keys.migrationJournal("orders"), Expectations.COUNT)), report.jobsChecked());
+        assertEquals(0L, callsOf("hscan"), "no HSCAN of the journal");
+        assertEquals(0L, callsOf("evalsha") + callsOf("eval"), "no script: the rows are read with plain reads");
+    }
+
+    @Test
+    void rowsOfIdsKeptFromV1AreFoundBesideTheMintedOnesAndChecked() {
+        V1QueueGenerator.addWaiting(SERVER.client(), "q", 1, 2, 50);
+        String kept = "JOB0NwdXCmjyDI";
+        SERVER.client().hset("bull:q:" + kept, Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().lpush("bull:q:wait", kept);
+        MigrationOptions keep = new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), true, Duration.ZERO, Optional.empty(), false,
+                false, false, false, MigrationOptions.DEFAULT_LEASE, Optional.empty(), Optional.empty());
+        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, keep, Checkpoints.none(), List.of("bull"), "q");
+        assertTrue(results.get(0).ok(), results.toString());
+        Wire wire = Wire.unfenced(SERVER.client());
+        assertEquals(3, new Verifier(wire, "q").verify(Optional.empty(), keep).jobsChecked());
+        String row = Keys.queue("q").job(BrandedId.of(kept));
+        SERVER.client().hset(row, "attempts", "9");
+
+        Verifier.Report report = new Verifier(wire, "q").verify(Optional.empty(), keep);
+        assertEquals(List.of(row + ": attempts 9, expected 0"), report.problems());
+        assertEquals(3, report.jobsChecked());
+        SERVER.client().hdel(Keys.migrationJournal("q"), Expectations.COUNT);
+        Verifier.Report uncounted = new Verifier(wire, "q").verify(Optional.empty(), keep);
+        assertEquals(List.of(row + ": attempts 9, expected 0"), uncounted.problems(), "a journal without the counter");
+        assertEquals(3, uncounted.jobsChecked());
+    }
+
+    @Test
+    void aPendingRowWhoseGroupIsNotTextIsNamedAndItsListingLeftUnchecked() {
+        Wire wire = migrateOrders();
+        BrandedId id = rowsByState(wire, "orders").get(V2State.PENDING.wireName()).get(0);
+        SERVER.client().hset(Utf8.bytes(ORDERS.job(id)), Utf8.bytes("group"), new byte[] {(byte) 0xff, 'g'});
+
+        Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
+        assertEquals(List.of(ORDERS.job(id) + ": its group is not UTF-8 text, its listing cannot be checked"), report.problems());
+    }
+
+    /** Calls of one command since the last CONFIG RESETSTAT ({@code INFO commandstats}). */
+    private static long callsOf(String command) {
+        return SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_" + command + ":"))
+                .map(l -> l.substring(l.indexOf("calls=") + "calls=".length(), l.indexOf(','))).mapToLong(Long::parseLong)
+                .findFirst().orElse(0L);
     }
 
     @Test
