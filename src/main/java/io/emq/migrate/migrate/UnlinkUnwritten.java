@@ -46,7 +46,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * that connection watches already (Redis 7.0: O(keys²) a transaction).
  */
 final class UnlinkUnwritten implements AutoCloseable {
-    static final int CONNECTIONS = 32;
+    static final int CONNECTIONS = 64;
     /** Jobs one connection watches in a round. */
     static final int PER_CONNECTION = 16;
     private static final byte[] VERSION = Utf8.bytes("version");
