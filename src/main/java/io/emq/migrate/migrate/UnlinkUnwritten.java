@@ -7,11 +7,8 @@ import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnection;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
-import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -28,25 +25,23 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
  * create (its hash, its logs, its {@code :dependencies}); the tombstone is read; the feed is drained (a
  * write before a WATCH shows in the drain, one after it dirties the WATCH); then each connection runs
- * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named, in
- * the same write as the {@code WATCH} of its share of the next round: one round trip a round on each
- * connection, besides the drain. A job a drain named, a flow parent (its digest counts its children),
- * a job whose EXEC was refused twice (a write after the WATCH: the first time its share is watched
- * again in the next round, where the drain names the job written), and every job once the feed broke
- * or the server refused WATCH (an ACL without {@code @transaction}), is left to the digest check
- * ({@code retire_jobs}), which copies an edited job again.
+ * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named. A
+ * job a drain named, a flow parent (its digest counts its children), every job of a connection whose
+ * EXEC was refused (a write after the WATCH), and every job once the feed broke or the server refused
+ * WATCH (an ACL without {@code @transaction}), is left to the digest check ({@code retire_jobs}), which
+ * copies an edited job again.
  *
  * <p>Sound only while every key written since the last pass's drain is told here: the watch must be
  * intact since this run's fence (a run whose fence was an earlier run's has none), and nothing may
  * drain it between that pass and the first round. The keys a drain tells are kept until retirement
- * ends, but for those this retirement deleted since the drain before, so the memory they hold is that
- * of the writes v1 clients make meanwhile, not of the jobs retired.
+ * ends, but for those of the round before (this retirement's own deletions), so the memory they hold is
+ * that of the writes v1 clients make meanwhile, not of the jobs retired.
  *
  * <p>A connection watches few keys because the server checks each key a WATCH adds against every key
  * that connection watches already (Redis 7.0: O(keys²) a transaction).
  */
 final class UnlinkUnwritten implements AutoCloseable {
-    static final int CONNECTIONS = 64;
+    static final int CONNECTIONS = 32;
     /** Jobs one connection watches in a round. */
     static final int PER_CONNECTION = 16;
     private static final byte[] VERSION = Utf8.bytes("version");
@@ -54,22 +49,20 @@ final class UnlinkUnwritten implements AutoCloseable {
 
     private final Wire source;
     private final QueueRef queue;
-    private final byte[] meta;
     private final Set<Bytes> parents;
     private final SourceFeed.Watch watch;
     private final Checkpoints checkpoints;
     /** The connections opened so far: as many as the largest round needed. */
     private final List<Connection> connections = new ArrayList<>(CONNECTIONS);
-    /** The keys written since the last pass, but for those of jobs this retirement deleted. */
+    /** The keys written since the last pass, but for those of jobs this retirement handled already. */
     private final SourceFeed.Changes written = new SourceFeed.Changes(Set.of());
-    /** The hash and logs keys this retirement deleted since the last drain: that drain tells them, and they are not kept. */
-    private final Set<Bytes> ours = new HashSet<>();
+    /** The hash and logs keys of the round before: its deletions show in the next drain. */
+    private Set<Bytes> handled = Set.of();
     private boolean unusable;
 
     private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints) {
         this.source = source;
         this.queue = queue;
-        this.meta = queue.key(QueueStructure.META).raw();
         this.parents = parents;
         this.watch = watch;
         this.checkpoints = checkpoints;
@@ -93,187 +86,137 @@ final class UnlinkUnwritten implements AutoCloseable {
     record Unlinked(long deleted, List<Bytes> left) {
     }
 
-    /** A job's keys: its hash and logs (unlinked) and its {@code :dependencies} (watched too); {@code again} once its EXEC was refused. */
-    private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies, boolean again) {
-        Job retried() {
-            return new Job(id, hash, logs, dependencies, true);
-        }
-    }
-
-    /** The jobs one connection watches in a round, and of those, once the round's drain came, the ones no drain named. */
-    private static final class Share {
-        final List<Job> jobs = new ArrayList<>(PER_CONNECTION);
-        List<Job> quiet = List.of();
-    }
-
-    /**
-     * Unlinks the hash and logs of each of these jobs (v1 ids) that no drain since the pass named, a round
-     * at a time: each connection's write carries the EXEC of its share of one round and the WATCH of its
-     * share of the next.
-     */
+    /** Unlinks the hash and logs of each of these jobs (v1 ids) that no drain since the pass named, a round at a time. */
     Unlinked unlink(List<Bytes> ids) {
-        Iterator<Bytes> fresh = ids.iterator();
-        Deque<Job> again = new ArrayDeque<>();
+        long deleted = 0;
+        List<Bytes> left = new ArrayList<>();
+        int size = CONNECTIONS * PER_CONNECTION;
+        for (int from = 0; from < ids.size(); from += size) {
+            List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + size));
+            Round round = unusable ? Round.NONE : unlinkRound(some);
+            deleted += round.deleted();
+            some.stream().filter(id -> !round.gone().contains(id)).forEach(left::add);
+        }
+        return new Unlinked(deleted, left);
+    }
+
+    /** What one round did: the jobs whose keys it unlinked, and how many keys it deleted. */
+    private record Round(Set<Bytes> gone, long deleted) {
+        static final Round NONE = new Round(Set.of(), 0);
+    }
+
+    private Round unlinkRound(List<Bytes> ids) {
+        List<List<Bytes>> shares = new ArrayList<>();
+        for (Bytes id : ids) {
+            if (!parents.contains(id) && !written.touched(queue.jobKey(id))) {
+                if (shares.isEmpty() || shares.get(shares.size() - 1).size() == PER_CONNECTION) {
+                    shares.add(new ArrayList<>(PER_CONNECTION));
+                }
+                shares.get(shares.size() - 1).add(id);
+            }
+        }
+        byte[] meta = queue.key(QueueStructure.META).raw();
+        if (!opened(shares.size())) {
+            unusable = true;
+            return Round.NONE;
+        }
+        for (int i = 0; i < shares.size(); i++) {
+            List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
+            keys.add(meta);
+            for (Bytes id : shares.get(i)) {
+                keys.add(queue.jobKey(id).raw());
+                keys.add(queue.jobSubKey(id, JobSubKind.LOGS).raw());
+                keys.add(queue.jobSubKey(id, JobSubKind.DEPENDENCIES).raw());
+            }
+            send(connections.get(i), Protocol.Command.WATCH, keys);
+        }
+        boolean refused = false;
+        for (int i = 0; i < shares.size(); i++) {
+            refused |= connections.get(i).getMany(1).get(0) instanceof JedisDataException;
+        }
+        connections.get(0).sendCommand(Protocol.Command.HGET, meta, VERSION);
+        byte[] version = connections.get(0).getBinaryBulkReply();
+        Optional<SourceFeed.Changes> drained = watch.drain();
+        Set<Bytes> mine = handled;
+        handled = keysOf(ids);
+        if (refused || drained.isEmpty() || !Arrays.equals(version, TOMBSTONE)) {
+            unusable = refused || drained.isEmpty();
+            for (int i = 0; i < shares.size(); i++) {
+                send(connections.get(i), Protocol.Command.UNWATCH, List.of());
+            }
+            for (int i = 0; i < shares.size(); i++) {
+                connections.get(i).getMany(1);
+            }
+            return Round.NONE;
+        }
+        Set<Bytes> theirs = new HashSet<>(drained.get().written());
+        theirs.removeAll(mine);
+        written.absorb(new SourceFeed.Changes(theirs));
+        checkpoints.hit("jobs watched");
+        List<List<Bytes>> still = new ArrayList<>(shares.size());
+        for (int i = 0; i < shares.size(); i++) {
+            List<Bytes> quiet = shares.get(i).stream().filter(id -> !written.touched(queue.jobKey(id))).toList();
+            still.add(quiet);
+            Connection c = connections.get(i);
+            if (quiet.isEmpty()) {
+                send(c, Protocol.Command.UNWATCH, List.of());
+                continue;
+            }
+            List<byte[]> keys = new ArrayList<>(quiet.size() * 2);
+            for (Bytes id : quiet) {
+                keys.add(queue.jobKey(id).raw());
+                keys.add(queue.jobSubKey(id, JobSubKind.LOGS).raw());
+            }
+            c.sendCommand(Protocol.Command.MULTI);
+            c.sendCommand(Protocol.Command.UNLINK, keys.toArray(new byte[0][]));
+            send(c, Protocol.Command.EXEC, List.of());
+        }
         Set<Bytes> gone = new HashSet<>();
         long deleted = 0;
-        List<Share> watching = List.of();
-        while (true) {
-            List<Share> next = unusable ? List.of() : nextRound(fresh, again);
-            if (!opened(next.size())) {
-                unusable = true;
-                next = List.of();
-            }
-            int wide = Math.max(watching.size(), next.size());
-            for (int i = 0; i < wide; i++) {
-                Connection c = connections.get(i);
-                if (i < watching.size()) {
-                    sendExec(c, watching.get(i).quiet);
-                }
-                if (i < next.size()) {
-                    c.sendCommand(Protocol.Command.WATCH, watchKeys(next.get(i)));
-                }
-                if (i == 0 && !next.isEmpty()) {
-                    c.sendCommand(Protocol.Command.HGET, meta, VERSION);
-                }
-                c.getMany(0);
-            }
-            boolean refused = false;
-            byte[] version = null;
-            for (int i = 0; i < wide; i++) {
-                Connection c = connections.get(i);
-                if (i < watching.size()) {
-                    deleted += execReply(c, watching.get(i).quiet, gone, again);
-                }
-                if (i < next.size()) {
-                    refused |= c.getMany(1).get(0) instanceof JedisDataException;
-                }
-                if (i == 0 && !next.isEmpty()) {
-                    version = c.getBinaryBulkReply();
-                }
-            }
-            if (next.isEmpty()) {
-                if (again.isEmpty() || unusable) {
-                    return new Unlinked(deleted, ids.stream().filter(id -> !gone.contains(id)).toList());
-                }
-                watching = List.of();
+        for (int i = 0; i < shares.size(); i++) {
+            if (still.get(i).isEmpty()) {
+                connections.get(i).getMany(1);
                 continue;
             }
-            Optional<SourceFeed.Changes> drained = watch.drain();
-            if (drained.isPresent()) {
-                Set<Bytes> theirs = new HashSet<>(drained.get().written());
-                theirs.removeAll(ours);
-                ours.clear();
-                written.absorb(new SourceFeed.Changes(theirs));
-            }
-            if (refused || drained.isEmpty() || !Arrays.equals(version, TOMBSTONE)) {
-                unusable = refused || drained.isEmpty();
-            } else {
-                checkpoints.hit("jobs watched");
-                for (Share share : next) {
-                    share.quiet = share.jobs.stream().filter(j -> !written.touched(j.hash())).toList();
+            List<Object> replies = connections.get(i).getMany(3);
+            for (Object r : replies) {
+                if (r instanceof RuntimeException failed) {
+                    throw failed;
                 }
             }
-            watching = next;
-        }
-    }
-
-    /** The next round's shares: jobs whose EXEC was refused once first, then the next of {@code fresh}; flow parents and jobs a drain named are skipped. */
-    private List<Share> nextRound(Iterator<Bytes> fresh, Deque<Job> again) {
-        List<Share> shares = new ArrayList<>();
-        int jobs = 0;
-        while (jobs < CONNECTIONS * PER_CONNECTION && (!again.isEmpty() || fresh.hasNext())) {
-            Job job = again.isEmpty() ? job(fresh.next()) : again.poll();
-            if (job == null) {
-                continue;
-            }
-            if (shares.isEmpty() || shares.get(shares.size() - 1).jobs.size() == PER_CONNECTION) {
-                shares.add(new Share());
-            }
-            shares.get(shares.size() - 1).jobs.add(job);
-            jobs++;
-        }
-        return shares;
-    }
-
-    /** The keys of a job this retirement may unlink, or null for one it leaves to the digest check. */
-    private Job job(Bytes id) {
-        if (parents.contains(id)) {
-            return null;
-        }
-        Bytes hash = queue.jobKey(id);
-        if (written.touched(hash)) {
-            return null;
-        }
-        Bytes sub = hash.concat(":");
-        return new Job(id, hash, sub.concat(JobSubKind.LOGS.suffix()), sub.concat(JobSubKind.DEPENDENCIES.suffix()), false);
-    }
-
-    private byte[][] watchKeys(Share share) {
-        byte[][] keys = new byte[share.jobs.size() * 3 + 1][];
-        keys[0] = meta;
-        int k = 1;
-        for (Job j : share.jobs) {
-            keys[k++] = j.hash().raw();
-            keys[k++] = j.logs().raw();
-            keys[k++] = j.dependencies().raw();
-        }
-        return keys;
-    }
-
-    /** Queues the transaction that unlinks these jobs' keys, or, with none to unlink, the UNWATCH of the connection's share. */
-    private static void sendExec(Connection c, List<Job> quiet) {
-        if (quiet.isEmpty()) {
-            c.sendCommand(Protocol.Command.UNWATCH);
-            return;
-        }
-        byte[][] keys = new byte[quiet.size() * 2][];
-        int k = 0;
-        for (Job j : quiet) {
-            keys[k++] = j.hash().raw();
-            keys[k++] = j.logs().raw();
-        }
-        c.sendCommand(Protocol.Command.MULTI);
-        c.sendCommand(Protocol.Command.UNLINK, keys);
-        c.sendCommand(Protocol.Command.EXEC);
-    }
-
-    /**
-     * Reads what {@link #sendExec} queued: the keys deleted, the jobs unlinked added to {@code gone}
-     * (their keys to {@link #ours}); for a refused EXEC, its jobs to {@code again} the first time.
-     */
-    private long execReply(Connection c, List<Job> quiet, Set<Bytes> gone, Deque<Job> again) {
-        if (quiet.isEmpty()) {
-            c.getMany(1);
-            return 0;
-        }
-        List<Object> replies = c.getMany(3);
-        for (Object r : replies) {
-            if (r instanceof RuntimeException failed) {
-                throw failed;
+            if (replies.get(2) instanceof List<?> done) {
+                deleted += (Long) done.get(0);
+                gone.addAll(still.get(i));
             }
         }
-        if (!(replies.get(2) instanceof List<?> done)) {
-            quiet.stream().filter(j -> !j.again()).map(Job::retried).forEach(again::add);
-            return 0;
-        }
-        for (Job j : quiet) {
-            gone.add(j.id());
-            ours.add(j.hash());
-            ours.add(j.logs());
-        }
-        return (Long) done.get(0);
+        return new Round(gone, deleted);
     }
 
     /** Whether {@code needed} connections are open, opening those missing (false when the server refuses one). */
     private boolean opened(int needed) {
         try {
             while (connections.size() < needed) {
-                connections.add(DedicatedConnection.to(source.client(), meta));
+                connections.add(DedicatedConnection.to(source.client(), queue.key(QueueStructure.META).raw()));
             }
             return true;
         } catch (RuntimeException refused) {
             return false;
         }
+    }
+
+    /** Sends one command and flushes it, so every connection's command is on its way before any reply is read. */
+    private static void send(Connection c, Protocol.Command command, List<byte[]> args) {
+        c.sendCommand(command, args.toArray(new byte[0][]));
+        c.getMany(0);
+    }
+
+    private Set<Bytes> keysOf(List<Bytes> ids) {
+        Set<Bytes> keys = new HashSet<>(ids.size() * 3);
+        for (Bytes id : ids) {
+            keys.add(queue.jobKey(id));
+            keys.add(queue.jobSubKey(id, JobSubKind.LOGS));
+        }
+        return keys;
     }
 
     @Override
