@@ -9,10 +9,12 @@
 --         queue's (each queue has its own id_base); a v1 id already mapped keeps its id, so a re-run
 --         after a crash gives the same answer. A kept id that another job already holds is minted
 --         instead. Values stay below 2^53, exact in Lua's numbers.
---         Fields read: id_base (written by the fence step). Written: v1:<v1 id>, v2:<branded id>, hwm.
---         Cost: a batch with no id to keep reads its mappings and its candidate ids with one HMGET
---         each and writes them with one HSET; if a candidate id is already held (by a kept id), or
---         an id is to be kept, the batch takes the id-by-id path (the same answer, more commands).
+--         Fields read: id_base (written by the fence step). Written: v1:<v1 id>, v2:<branded id>, hwm,
+--         and kept (1 once any id was kept as itself: only then can a candidate id be held already).
+--         Cost: a batch with no id to keep reads its mappings with one HMGET (and, once an id was
+--         kept, its candidate ids with another) and writes them and hwm with one HSET a 1000 ids; if
+--         a candidate id is already held (by a kept id), or an id is to be kept, the batch takes the
+--         id-by-id path (the same answer, more commands).
 --- @include "lease"
 if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
   return lease_lost()
@@ -50,6 +52,7 @@ local function slow()
     if not id then
       if string.sub(ARGV[2], i - 2, i - 2) == '1' and redis.call('HEXISTS', KEYS[1], 'v2:' .. v1) == 0 then
         id = v1
+        redis.call('HSET', KEYS[1], 'kept', 1)
       else
         repeat
           id = brand(base * 68719476736 + redis.call('HINCRBY', KEYS[1], 'hwm', 1))
@@ -63,6 +66,9 @@ local function slow()
 end
 if n == 0 then
   return {}
+end
+if string.find(ARGV[2], '1', 1, true) then
+  return slow()
 end
 local CHUNK = 1000
 local function hmget(fields)
@@ -80,54 +86,44 @@ for i = 1, n do
   fields[i] = 'v1:' .. ARGV[i + 2]
 end
 local mapped = hmget(fields)
+local marks = redis.call('HMGET', KEYS[1], 'hwm', 'kept')
+local rank = tonumber(marks[1] or '0')
 local out = {}
 local fresh = {}
-local minted = {}
-local hwm = tonumber(redis.call('HGET', KEYS[1], 'hwm') or '0')
-local rank = hwm
+-- items: v1:<v1 id>, id, v2:<id>, v1 id for each id minted, in the HSET's argument order
+local items, m = {}, 0
 for i = 1, n do
   local id = mapped[i]
-  if id then
-    out[i] = id
-  else
+  if not id then
     local v1 = ARGV[i + 2]
     id = fresh[v1]
     if not id then
-      if string.sub(ARGV[2], i, i) == '1' then
-        return slow()
-      end
       rank = rank + 1
       id = brand(base * 68719476736 + rank)
       fresh[v1] = id
-      minted[#minted + 1] = v1
+      items[m + 1], items[m + 2], items[m + 3], items[m + 4] = fields[i], id, 'v2:' .. id, v1
+      m = m + 4
     end
-    out[i] = id
   end
+  out[i] = id
 end
-if #minted == 0 then
+if m == 0 then
   return out
 end
-local candidates = {}
-for j = 1, #minted do
-  candidates[j] = 'v2:' .. fresh[minted[j]]
-end
-local held = hmget(candidates)
-for j = 1, #minted do
-  if held[j] then
-    return slow()
+if marks[2] then
+  local candidates = {}
+  for j = 3, m, 4 do
+    candidates[#candidates + 1] = items[j]
+  end
+  local held = hmget(candidates)
+  for j = 1, #held do
+    if held[j] then
+      return slow()
+    end
   end
 end
-for from = 1, #minted, CHUNK do
-  local items = {}
-  for j = from, math.min(#minted, from + CHUNK - 1) do
-    local v1 = minted[j]
-    local id = fresh[v1]
-    items[#items + 1] = 'v1:' .. v1
-    items[#items + 1] = id
-    items[#items + 1] = 'v2:' .. id
-    items[#items + 1] = v1
-  end
-  redis.call('HSET', KEYS[1], unpack(items))
+items[m + 1], items[m + 2] = 'hwm', rank
+for from = 1, m + 2, 6 * CHUNK do
+  redis.call('HSET', KEYS[1], unpack(items, from, math.min(m + 2, from + 6 * CHUNK - 1)))
 end
-redis.call('HSET', KEYS[1], 'hwm', rank)
 return out

@@ -13,7 +13,9 @@ import java.util.function.BiConsumer;
 /**
  * The identity map of one queue's journal, both ways: {@code v1:<v1 id>} = branded id and
  * {@code v2:<branded id>} = v1 id, minted by {@code migrate_assign_ids} from the queue's id base and the
- * rank high-water mark {@code hwm}, so ids are never reused and a re-run gives the same answer.
+ * rank high-water mark {@code hwm}, so ids are never reused and a re-run gives the same answer; the
+ * script also writes {@code kept} once it kept a v1 id as its own branded id (only then can an id it
+ * would mint be taken already, so only then does it look).
  */
 public final class IdentityMap {
     static final String V1 = "v1:";

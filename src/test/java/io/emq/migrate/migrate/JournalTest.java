@@ -71,6 +71,39 @@ class JournalTest {
         assertArrayEquals(b("m2500"), j.ids().lookupV2(BrandedId.job(2505)).orElseThrow());
     }
 
+    /**
+     * A candidate id can be held only by a kept id, so a journal that never kept one mints a batch with
+     * one HMGET of its mappings and one of hwm and kept, and one HSET; once an id was kept, the
+     * candidates are read too (and a held one skipped, as above).
+     */
+    @Test
+    void candidateIdsAreCheckedOnlyOnceAnIdWasKept() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "candidates");
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, 0L);
+        long[] before = calls();
+        assertEquals(List.of(BrandedId.job(1), BrandedId.job(2)), j.ids().assign(List.of(b("a"), b("b"))));
+        long[] after = calls();
+        assertEquals(2, after[0] - before[0], "HMGETs of a batch minted in a journal that never kept an id");
+        assertEquals(1, after[1] - before[1], "HSETs of that batch");
+        assertEquals(List.of(BrandedId.job(4)), j.ids().assign(List.of(b(BrandedId.job(4).toString())), true));
+        before = calls();
+        assertEquals(List.of(BrandedId.job(3), BrandedId.job(5)), j.ids().assign(List.of(b("c"), b("d"))));
+        after = calls();
+        assertEquals(3, after[0] - before[0], "once an id was kept, the candidates are read as well");
+    }
+
+    /** The calls of HMGET and HSET the server counted so far. */
+    private static long[] calls() {
+        String stats = SERVER.client().info("commandstats");
+        return new long[] {count(stats, "cmdstat_hmget:"), count(stats, "cmdstat_hset:")};
+    }
+
+    private static long count(String stats, String command) {
+        return stats.lines().filter(l -> l.startsWith(command)).map(l -> Long.parseLong(l.substring(command.length() + "calls=".length(),
+                l.indexOf(',')))).findFirst().orElse(0L);
+    }
+
     @Test
     void theExpectationCountIsKeptExactByTheScriptsThatWriteAndForgetAndAnOldJournalIsCountedOnce() {
         Journal j = new Journal(Wire.open(SERVER.client()), "counted");
