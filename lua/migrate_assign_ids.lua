@@ -10,9 +10,11 @@
 --         after a crash gives the same answer. A kept id that another job already holds is minted
 --         instead. Values stay below 2^53, exact in Lua's numbers.
 --         Fields read: id_base (written by the fence step). Written: v1:<v1 id>, v2:<branded id>, hwm,
---         and kept (1 once any id was kept as itself: only then can a candidate id be held already).
---         Cost: a batch with no id to keep reads its mappings with one HMGET (and, once an id was
---         kept, its candidate ids with another) and writes them and hwm with one HSET a 1000 ids; if
+--         and kept (1 once any id was kept as itself: only then can a candidate id be held already;
+--         the fence writes 0 with id_base, so a journal begun by a release before this field, which
+--         may hold kept ids without it, has it absent and its candidates are always read).
+--         Cost: a batch with no id to keep reads its mappings with one HMGET (and, unless kept is 0,
+--         its candidate ids with another) and writes them and hwm with one HSET a 1000 ids; if
 --         a candidate id is already held (by a kept id), or an id is to be kept, the batch takes the
 --         id-by-id path (the same answer, more commands).
 --- @include "lease"
@@ -110,7 +112,7 @@ end
 if m == 0 then
   return out
 end
-if marks[2] then
+if marks[2] ~= '0' then
   local candidates = {}
   for j = 3, m, 4 do
     candidates[#candidates + 1] = items[j]

@@ -93,7 +93,7 @@ final class FenceSource implements Step {
             header.set(JournalHeader.STARTED_ON, Instant.now().toString());
         }
         if (recorded.get(JournalHeader.ID_BASE).isEmpty()) {
-            header.set(JournalHeader.ID_BASE, m.idBases.claim(m.target));
+            header.set(JournalHeader.ID_BASE, m.idBases.claim(m.target)).set(JournalHeader.KEPT_IDS, false);
         }
         if (recorded.get(JournalHeader.V1_WAS_PAUSED).isEmpty()) {
             header.set(JournalHeader.V1_WAS_PAUSED,

@@ -40,6 +40,12 @@ public final class JournalHeader {
     public static final Field<String> FINGERPRINT = text("fingerprint");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */
     public static final Field<Long> ID_BASE = number("id_base");
+    /**
+     * Whether {@code migrate_assign_ids} kept a v1 id as its own branded id: only then can an id it mints
+     * be held already, and its candidates are read. Recorded false with {@link #ID_BASE} (before any id is
+     * given); a journal begun by a release before this field has it absent and is always checked.
+     */
+    public static final Field<Boolean> KEPT_IDS = flag("kept");
     /** Whether the v1 queue was paused before the fence paused it (then it stays paused at the end). */
     public static final Field<Boolean> V1_WAS_PAUSED = flag("v1_was_paused");
     /** Whether the v2 queue was paused before the migration paused it. */
@@ -51,7 +57,7 @@ public final class JournalHeader {
     public static final Field<Long> WINDOW_MS = number("window-ms");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            STARTED_ON, FINGERPRINT, ID_BASE, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
+            STARTED_ON, FINGERPRINT, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
 
     private final Map<String, String> values;
 

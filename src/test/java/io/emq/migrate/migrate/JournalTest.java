@@ -72,15 +72,16 @@ class JournalTest {
     }
 
     /**
-     * A candidate id can be held only by a kept id, so a journal that never kept one mints a batch with
-     * one HMGET of its mappings and one of hwm and kept, and one HSET; once an id was kept, the
-     * candidates are read too (and a held one skipped, as above).
+     * A candidate id can be held only by a kept id, so a journal that never kept one (the fence records
+     * kept = 0 with the id base) mints a batch with one HMGET of its mappings and one of hwm and kept,
+     * and one HSET; once an id was kept, the candidates are read too (and a held one skipped, as above).
      */
     @Test
     void candidateIdsAreCheckedOnlyOnceAnIdWasKept() {
         Journal j = new Journal(Wire.open(SERVER.client()), "candidates");
         j.lease().acquire("m1", 10_000);
         j.record(JournalHeader.ID_BASE, 0L);
+        j.record(JournalHeader.KEPT_IDS, false);
         long[] before = calls();
         assertEquals(List.of(BrandedId.job(1), BrandedId.job(2)), j.ids().assign(List.of(b("a"), b("b"))));
         long[] after = calls();
@@ -91,6 +92,22 @@ class JournalTest {
         assertEquals(List.of(BrandedId.job(3), BrandedId.job(5)), j.ids().assign(List.of(b("c"), b("d"))));
         after = calls();
         assertEquals(3, after[0] - before[0], "once an id was kept, the candidates are read as well");
+    }
+
+    /**
+     * A journal begun by a release before the kept field may hold a kept id without saying so: with the
+     * field absent the candidates are always read, so a minted id never takes a rank a kept id holds.
+     */
+    @Test
+    void aJournalWithoutTheKeptFieldHasItsCandidateIdsChecked() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "older");
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, 0L);
+        assertEquals(List.of(BrandedId.job(2)), j.ids().assign(List.of(b(BrandedId.job(2).toString())), true));
+        SERVER.client().hdel(j.key(), JournalHeader.KEPT_IDS.name()); // as the earlier script left it
+        assertEquals(List.of(BrandedId.job(1), BrandedId.job(3)), j.ids().assign(List.of(b("a"), b("b"))),
+                "rank 2 is held by the kept id: b is minted past it");
+        assertArrayEquals(b(BrandedId.job(2).toString()), j.ids().lookupV2(BrandedId.job(2)).orElseThrow());
     }
 
     /** The calls of HMGET and HSET the server counted so far. */

@@ -58,6 +58,8 @@ class MigratorTest {
             assertTrue(results.get(0).ok(), results.get(0).message());
             Journal journal = new Journal(Wire.open(SERVER.client()), "blobs");
             assertEquals(policy, journal.header().get(JournalHeader.POLICY).orElseThrow());
+            assertEquals(java.util.Optional.of(false), journal.header().get(JournalHeader.KEPT_IDS),
+                    "the fence records, with the id base, that no id was kept (minting then skips the candidate check)");
             boolean found = false;
             for (String member : SERVER.client().zrange(Keys.queue("blobs").pending(), 0, -1)) {
                 byte[] payload = SERVER.client().hget(Keys.queue("blobs").job(BrandedId.of(member)).getBytes(StandardCharsets.UTF_8),
