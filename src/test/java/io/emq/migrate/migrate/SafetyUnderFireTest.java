@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The migrator killed for real (SIGKILL of a child JVM, and a halt at chosen points), its connections
@@ -135,25 +136,60 @@ class SafetyUnderFireTest {
         }
     }
 
+    /**
+     * A v1 producer's add of 20 jobs, {@code from} on, in one step as BullMQ adds (the add counter
+     * {@code INCRBY}, then the hashes and the ids pushed onto wait, or paused while the queue is paused).
+     * A counter the migration froze or stamped with its tombstone is no integer: the add is refused
+     * before it writes anything, and the producer stops (false).
+     */
+    private static boolean addTwenty(long from) {
+        try {
+            SERVER.client().eval("""
+                    local last = redis.call('INCRBY', KEYS[1], 20)
+                    local list = redis.call('HEXISTS', KEYS[2], 'paused') == 1 and KEYS[4] or KEYS[3]
+                    for n = last - 19, last do
+                      redis.call('HSET', ARGV[1] .. n, 'name', 'send', 'data', ARGV[n - last + 21], 'opts', '{"attempts":3}',
+                        'timestamp', tostring(1700000000000 + n), 'delay', '0', 'priority', '0')
+                      redis.call('LPUSH', list, n)
+                    end
+                    return last
+                    """, List.of("bull:big:id", "bull:big:meta", "bull:big:wait", "bull:big:paused"), addArgs(from));
+            return true;
+        } catch (JedisDataException refused) {
+            return false;
+        }
+    }
+
+    /** The key prefix, then the payloads of jobs {@code from} .. {@code from + 19}. */
+    private static List<String> addArgs(long from) {
+        List<String> args = new ArrayList<>(List.of("bull:big:"));
+        for (long n = from; n < from + 20; n++) {
+            args.add(V1QueueGenerator.payload(n, 200));
+        }
+        return args;
+    }
+
     @Test
     void jobsAV1ProducerAddsDuringTheMigrationAreMigratedBeforeRetirement() throws Exception {
         generate();
-        CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
-            for (int i = 1; i <= 10; i++) {
-                V1QueueGenerator.addWaiting(SERVER.client(), "big", JOBS + (i - 1) * 20L + 1, JOBS + i * 20L, 200);
+        CompletableFuture<Integer> producer = CompletableFuture.supplyAsync(() -> {
+            int added = 0;
+            while (added < 200 && addTwenty(JOBS + added + 1)) {
+                added += 20;
                 try {
                     Thread.sleep(15);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }
+            return added;
         });
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.none(), List.of("bull"));
-        producer.get(30, TimeUnit.SECONDS);
+        int added = producer.get(30, TimeUnit.SECONDS);
         if (!r.get(0).ok()) {
             rerun();
         }
-        int total = JOBS + 200;
+        int total = JOBS + added;
         List<String> bigKeys;
         try (UnifiedJedis client = fresh()) {
             bigKeys = new ArrayList<>(client.keys("bull:big:*"));
