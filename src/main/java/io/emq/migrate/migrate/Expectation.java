@@ -1,8 +1,6 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.V2State;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
@@ -18,18 +16,9 @@ public record Expectation(String state, long attempts, String sha256, String sou
         return state.equals(s.wireName());
     }
 
-    /** One SHA-1 digester per thread, looked up once (verification digests every row's payload). */
-    private static final ThreadLocal<MessageDigest> SHA1 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-1");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-1", e);
-        }
-    });
-
     /** The digest of a row's payload the journal records: lowercase hex SHA-1, as the server's {@code redis.sha1hex}. */
     static String payloadSha1(byte[] payload) {
-        return HexFormat.of().formatHex(SHA1.get().digest(payload));
+        return HexFormat.of().formatHex(Sha1.digester().digest(payload));
     }
 
     static Expectation parse(String text) {

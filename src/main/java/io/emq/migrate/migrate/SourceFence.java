@@ -10,7 +10,6 @@ import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -154,7 +153,7 @@ final class SourceFence {
      * order (lengths in bytes, in decimal), or over {@code none} when it has no hash.
      */
     static String digest(Map<Bytes, Bytes> hash) {
-        MessageDigest sha1 = sha1();
+        MessageDigest sha1 = Sha1.digester();
         if (hash.isEmpty()) {
             sha1.update(Utf8.bytes("none"));
         } else {
@@ -172,14 +171,6 @@ final class SourceFence {
         byte[] out = new byte[fieldLength.length + field.length + valueLength.length + value.length];
         ByteBuffer.wrap(out).put(fieldLength).put(field).put(valueLength).put(value);
         return out;
-    }
-
-    private static MessageDigest sha1() {
-        try {
-            return MessageDigest.getInstance("SHA-1");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-1", e);
-        }
     }
 
     /**

@@ -17,20 +17,20 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
     private static final JsonFactory JSON = new JsonFactory();
 
     public static PayloadDigest of(byte[] data) {
-        if (data == null) {
-            return ABSENT;
-        }
-        boolean utf8 = Bytes.isUtf8(data);
-        return new PayloadDigest(true, data.length, sha256Bytes(data), true, utf8 && isJson(data), utf8);
+        return examine(data, true);
     }
 
     /** As {@link #of}, without the SHA-256: the bytes checked for UTF-8 and JSON, not hashed. */
     public static PayloadDigest checked(byte[] data) {
+        return examine(data, false);
+    }
+
+    private static PayloadDigest examine(byte[] data, boolean hash) {
         if (data == null) {
             return ABSENT;
         }
         boolean utf8 = Bytes.isUtf8(data);
-        return new PayloadDigest(true, data.length, null, true, utf8 && isJson(data), utf8);
+        return new PayloadDigest(true, data.length, hash ? sha256Bytes(data) : null, true, utf8 && isJson(data), utf8);
     }
 
     /** A payload whose length is known but whose bytes were not read: no digest, JSON-ness unknown. */
