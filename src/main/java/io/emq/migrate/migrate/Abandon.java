@@ -86,7 +86,7 @@ public final class Abandon {
         }
         TargetFence.release(target, keys, journal);
         counts.put("v1-resumed", resumeSource(source, journal));
-        for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, Expectations.PREFIX, StepHistory.PREFIX,
+        for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, IdentityMap.V2_BLOCK, Expectations.PREFIX, StepHistory.PREFIX,
                 Journal.SCHEDULER_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
                 JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.FINGERPRINT.name(), JournalHeader.V1_PAUSED_AT.name(),
                 JournalHeader.WINDOW_MS.name())) {

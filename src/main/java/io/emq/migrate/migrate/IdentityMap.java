@@ -1,27 +1,38 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.ObjIntConsumer;
 
 /**
- * The identity map of one queue's journal, both ways: {@code v1:<v1 id>} = branded id and
- * {@code v2:<branded id>} = v1 id, minted by {@code migrate_assign_ids} from the queue's id base and the
- * rank high-water mark {@code hwm}, so ids are never reused and a re-run gives the same answer; the
- * script also writes {@code kept} once it kept a v1 id as its own branded id (only then can an id it
+ * The identity map of one queue's journal, both ways, minted by {@code migrate_assign_ids} from the
+ * queue's id base and the rank high-water mark {@code hwm}, so ids are never reused and a re-run gives
+ * the same answer: {@code v1:<v1 id>} = branded id; back, {@code v2:<branded id>} = v1 id for an id kept
+ * from v1 (and for every id a journal begun by an earlier release minted), and for the ids it mints one
+ * field a block of {@link #BLOCK} ranks, {@code v2r:<block>} = an entry a rank from the block's first up
+ * to {@code hwm}: {@code <length>:<v1 id>}, or {@code -} for a rank it did not mint so (see the script).
+ * The script also writes {@code kept} once it kept a v1 id as its own branded id (only then can an id it
  * would mint be taken already, so only then does it look).
  */
 public final class IdentityMap {
     static final String V1 = "v1:";
     static final String V2 = "v2:";
+    /** The v2 direction of minted ids, a field a block of {@link #BLOCK} ranks. */
+    static final String V2_BLOCK = "v2r:";
+    /** Ranks a {@link #V2_BLOCK} field holds (the script's BLOCK). */
+    static final int BLOCK = 1000;
     /** The last rank minted ({@code migrate_assign_ids} writes it). */
     private static final String HWM = "hwm";
+    /** Blocks read at once by {@link #forEach}. */
+    private static final int BLOCKS_READ = 50;
 
     private final Journal journal;
 
@@ -65,18 +76,103 @@ public final class IdentityMap {
 
     /** Whether each of these (branded id) strings is mapped. */
     public List<Boolean> mapsV2(List<String> ids) {
-        return journal.read(ids.stream().map(id -> Utf8.bytes(V2 + id)).toList()).stream().map(Objects::nonNull).toList();
+        return lookupV2Text(ids).stream().map(Optional::isPresent).toList();
     }
 
-    /** The v1 id a branded id was minted for. */
+    /** The v1 id a branded id was minted (or kept) for. */
     public Optional<byte[]> lookupV2(BrandedId id) {
-        return Optional.ofNullable(journal.read(List.of(Utf8.bytes(V2 + id))).get(0));
+        return lookupV2Text(List.of(id.toString())).get(0);
     }
 
-    /** Every mapping, {@code v2 -> v1}, a page of HSCAN at a time (the map can be large). */
+    /**
+     * The v1 id each of these strings was minted or kept for: its {@code v2:} field, else the entry of its
+     * rank in its block when it is one of the ranks minted (one {@code HMGET} of both fields, the id base
+     * and the high-water mark read first).
+     */
+    private List<Optional<byte[]>> lookupV2Text(List<String> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        Optional<Long> base = journal.header().get(JournalHeader.ID_BASE);
+        long hwm = highWaterMark();
+        List<byte[]> fields = new ArrayList<>(2 * ids.size());
+        long[] ranks = new long[ids.size()];
+        for (int i = 0; i < ids.size(); i++) {
+            String id = ids.get(i);
+            fields.add(Utf8.bytes(V2 + id));
+            long rank = base.isPresent() && BrandedId.parse(id) instanceof BrandedId.Valid v && v.id().namespace().equals(BrandedId.JOB)
+                    && v.id().value() >> Rebrand.RANK_BITS == base.get() ? v.id().value() & Rebrand.MAX_RANK : 0;
+            ranks[i] = rank >= 1 && rank <= hwm ? rank : 0;
+            fields.add(ranks[i] == 0 ? Utf8.bytes(V2 + id) : Utf8.bytes(V2_BLOCK + (rank - 1) / BLOCK));
+        }
+        List<byte[]> read = journal.read(fields);
+        List<Optional<byte[]>> out = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            byte[] direct = read.get(2 * i);
+            byte[] block = read.get(2 * i + 1);
+            out.add(direct != null ? Optional.of(direct)
+                    : ranks[i] == 0 || block == null ? Optional.empty() : entry(block, (int) ((ranks[i] - 1) % BLOCK)));
+        }
+        return out;
+    }
+
+    /**
+     * Every mapping, {@code v2 -> v1}: the {@code v2:} fields a page of HSCAN at a time (the map can be
+     * large), then the minted ranks' blocks in rank order, {@link #BLOCKS_READ} an {@code HMGET}.
+     */
     public void forEach(BiConsumer<BrandedId, byte[]> visit) {
         journal.entriesStartingWith(V2, page -> page.forEach(e ->
                 visit.accept(BrandedId.of(Replies.asText(e.getKey()).substring(V2.length())), e.getValue())));
+        Optional<Long> base = journal.header().get(JournalHeader.ID_BASE);
+        long hwm = highWaterMark();
+        long blocks = (hwm + BLOCK - 1) / BLOCK;
+        for (long from = 0; base.isPresent() && from < blocks; from += BLOCKS_READ) {
+            List<byte[]> fields = new ArrayList<>(BLOCKS_READ);
+            for (long b = from; b < Math.min(blocks, from + BLOCKS_READ); b++) {
+                fields.add(Utf8.bytes(V2_BLOCK + b));
+            }
+            List<byte[]> read = journal.read(fields);
+            for (int k = 0; k < read.size(); k++) {
+                long first = (from + k) * BLOCK + 1;
+                if (read.get(k) != null) {
+                    entries(read.get(k), (v1, at) -> {
+                        if (v1 != null) {
+                            visit.accept(BrandedId.job(base.get() << Rebrand.RANK_BITS | (first + at)), v1);
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /** The v1 id of the {@code at}-th entry of a block (from 0); empty for a rank the block does not hold as minted. */
+    private static Optional<byte[]> entry(byte[] block, int at) {
+        byte[][] found = {null};
+        entries(block, (v1, k) -> {
+            if (k == at) {
+                found[0] = v1;
+            }
+        });
+        return Optional.ofNullable(found[0]);
+    }
+
+    /** Each entry of a block in rank order, with its position from 0: its v1 id, null for a rank not minted so ({@code -}). */
+    private static void entries(byte[] block, ObjIntConsumer<byte[]> each) {
+        int p = 0;
+        for (int at = 0; p < block.length; at++) {
+            if (block[p] == '-') {
+                each.accept(null, at);
+                p++;
+                continue;
+            }
+            int colon = p;
+            while (block[colon] != ':') {
+                colon++;
+            }
+            int end = colon + 1 + Integer.parseInt(new String(block, p, colon - p, StandardCharsets.US_ASCII));
+            each.accept(Arrays.copyOfRange(block, colon + 1, end), at);
+            p = end;
+        }
     }
 
     /** The last rank minted (0 before any). */

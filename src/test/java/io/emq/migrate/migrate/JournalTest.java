@@ -72,6 +72,64 @@ class JournalTest {
     }
 
     /**
+     * The way back of minted ids is packed by rank block; a journal an earlier release wrote (every id's
+     * {@code v2:} field, no blocks) is read and extended as it is: its ids and the ones minted after them
+     * are found both ways, each exactly once, and a v1 id to keep that either holds is minted instead.
+     */
+    @Test
+    void aJournalWrittenWithAFieldAnIdBackIsReadAndExtendedWithBlocks() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "earlier");
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, 0L);
+        j.record(JournalHeader.KEPT_IDS, false);
+        for (int rank = 1; rank <= 3; rank++) { // as the earlier script left ranks 1-3, minted for a, b, c
+            String v1 = String.valueOf((char) ('a' + rank - 1));
+            SERVER.client().hset(j.key(), Map.of("v1:" + v1, BrandedId.job(rank).toString(), "v2:" + BrandedId.job(rank), v1));
+        }
+        SERVER.client().hset(j.key(), "hwm", "3");
+        assertEquals(List.of(BrandedId.job(2), BrandedId.job(4), BrandedId.job(5)), j.ids().assign(List.of(b("b"), b("d"), b("e"))));
+        assertArrayEquals(b("a"), j.ids().lookupV2(BrandedId.job(1)).orElseThrow());
+        assertArrayEquals(b("d"), j.ids().lookupV2(BrandedId.job(4)).orElseThrow());
+        assertArrayEquals(b("e"), j.ids().lookupV2(BrandedId.job(5)).orElseThrow());
+        assertEquals(Optional.empty(), j.ids().lookupV2(BrandedId.job(6)));
+        assertEquals(List.of(true, true, false, false), j.ids().mapsV2(List.of(BrandedId.job(3).toString(), BrandedId.job(4).toString(),
+                BrandedId.job(6).toString(), "not-an-id")));
+        assertEquals(List.of(BrandedId.job(6), BrandedId.job(7), BrandedId.job(9)), j.ids().assign(List.of(b(BrandedId.job(4).toString()),
+                b(BrandedId.job(2).toString()), b(BrandedId.job(9).toString())), true), "ids 4 and 2 are held: minted; 9 is kept");
+        Map<String, String> both = new java.util.TreeMap<>();
+        j.ids().forEach((id, v1) -> assertEquals(null, both.put(id.toString(), new String(v1, StandardCharsets.UTF_8)), "once: " + id));
+        Map<String, String> expected = new java.util.TreeMap<>();
+        List.of("a", "b", "c", "d", "e", BrandedId.job(4).toString(), BrandedId.job(2).toString())
+                .forEach(v1 -> expected.put(BrandedId.job(expected.size() + 1).toString(), v1));
+        expected.put(BrandedId.job(9).toString(), BrandedId.job(9).toString());
+        assertEquals(expected, both);
+    }
+
+    /** Blocks of minted ids hold skipped ranks and batches that straddle them: every id is found back, once. */
+    @Test
+    void mintedIdsAreFoundBackAcrossBlocksAndSkippedRanks() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "blocks");
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, 5L);
+        j.record(JournalHeader.KEPT_IDS, false);
+        BrandedId three = BrandedId.of(io.emq.migrate.v1.plan.Rebrand.jobId(5, 3));
+        assertEquals(List.of(three), j.ids().assign(List.of(b(three.toString())), true));
+        List<byte[]> many = java.util.stream.IntStream.rangeClosed(1, 2500).mapToObj(n -> b("m" + n)).toList();
+        for (int from = 0; from < many.size(); from += 700) {
+            j.ids().assign(many.subList(from, Math.min(many.size(), from + 700)));
+        }
+        assertEquals(2501, j.ids().highWaterMark(), "rank 3 is skipped: the kept id holds it");
+        int[] seen = {0};
+        j.ids().forEach((id, v1) -> {
+            seen[0]++;
+            assertArrayEquals(v1, j.ids().lookupV2(id).orElseThrow());
+            assertEquals(id, j.ids().lookupV1(List.of(v1)).get(0).orElseThrow());
+        });
+        assertEquals(2501, seen[0]);
+        assertArrayEquals(b("m2500"), j.ids().lookupV2(BrandedId.of(io.emq.migrate.v1.plan.Rebrand.jobId(5, 2501))).orElseThrow());
+    }
+
+    /**
      * A candidate id can be held only by a kept id, so a journal that never kept one (the fence records
      * kept = 0 with the id base) mints a batch with one HMGET of its mappings and one of hwm and kept,
      * and one HSET; once an id was kept, the candidates are read too (and a held one skipped, as above).
