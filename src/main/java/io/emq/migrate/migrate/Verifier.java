@@ -29,7 +29,8 @@ import redis.clients.jedis.RedisClusterClient;
  * Re-checks a migrated queue against its journal, with reads only: every journaled job has its row
  * in the expected state and structure, with the expected attempts and the payload written from its v1
  * data (its SHA-1, recorded when written), each batch of rows read with plain pipelined reads and
- * checked here (the server's one thread does no more than read); the
+ * checked here (the server's one thread does no more than read), and listed in its set (pending,
+ * schedule and dead walked once, not asked about row by row: {@link Listings}); the
  * structures hold at least the journaled counts; every key of the queue parses under the v2 grammar;
  * and, while the source still exists, every v1 job that gets a row is journaled with its digest.
  */
@@ -59,6 +60,8 @@ public final class Verifier {
     private final Set<String> laneKeys = new TreeSet<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private PayloadPolicy policy;
+    /** Checks the rows' listings: walks pending, schedule and dead in a whole verification, asks in {@link #verifyRows}. */
+    private Listings listings;
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
     private long jobsChecked;
@@ -81,7 +84,10 @@ public final class Verifier {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
+        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), journal.header().get(JournalHeader.ID_BASE),
+                journal.ids().highWaterMark(), this::notListed);
         checkJournaledRows();
+        listings.finish();
         source.ifPresent(snap -> checkSource(snap, options));
         long keysChecked = checkKeys();
         Map<String, Long> found = new LinkedHashMap<>();
@@ -108,6 +114,7 @@ public final class Verifier {
      * v2 queue changes only by the migration's writes).
      */
     Report verifyRows(List<BrandedId> ids) {
+        listings = new Listings(target, Set.of(), Optional.empty(), 0, this::notListed);
         Migratable.inBatches(ids, BATCH, batch -> checkRows(read(journal.expectations().of(batch))));
         return report(Map.of(), 0);
     }
@@ -135,27 +142,24 @@ public final class Verifier {
     }
 
     /**
-     * Checks these rows as read, the payload by its digest; then asks each set the rows must be listed
-     * in about them ({@code ZMSCORE}, one a set).
+     * Checks these rows as read, the payload by its digest; then hands each set the rows must be listed
+     * in to {@link #listings}.
      */
     private void checkRows(Rows rows) {
-        Map<String, List<BrandedId>> listings = new LinkedHashMap<>();
+        Map<String, List<BrandedId>> listed = new LinkedHashMap<>();
         int i = 0;
         for (Map.Entry<BrandedId, Expectation> want : rows.want().entrySet()) {
             BrandedId id = want.getKey();
             expected.merge(want.getValue().state(), 1L, Long::sum);
             jobsChecked++;
             checkRow(id, want.getValue(), rows.found().get(i++))
-                    .ifPresent(set -> listings.computeIfAbsent(set, k -> new ArrayList<>()).add(id));
+                    .ifPresent(set -> listed.computeIfAbsent(set, k -> new ArrayList<>()).add(id));
         }
-        listings.forEach((set, listed) -> {
-            List<Double> scores = target.zmscore(Utf8.bytes(set), listed.stream().map(id -> Utf8.bytes(id.toString())).toList());
-            for (int j = 0; j < listed.size(); j++) {
-                if (scores.get(j) == null) {
-                    problem(keys.job(listed.get(j)) + ": not a member of " + set);
-                }
-            }
-        });
+        listed.forEach(listings::check);
+    }
+
+    private void notListed(BrandedId id, String set) {
+        problem(keys.job(id) + ": not a member of " + set);
     }
 
     /** Checks one row's fields as read ({@link #ROW_FIELDS}); returns the set that must list it, if any. */

@@ -25,7 +25,8 @@ import redis.clients.jedis.Protocol;
 /**
  * Verification finds every way a migrated row can be out of line: its payload, state or attempts
  * changed, its listing gone (the flat sets and a lane's), the row deleted, its group not text; each with
- * a line naming the row; it reads a journal of minted ids by id and still finds ids kept from v1; and a
+ * a line naming the row; it reads a journal of minted ids by id and still finds ids kept from v1; it walks
+ * the flat sets once instead of asking about each row, and still names a row its set lacks; and a
  * migration whose rows were tampered with before its proof is refused with v1 intact.
  */
 class VerifierTest {
@@ -154,6 +155,36 @@ class VerifierTest {
         Verifier.Report uncounted = new Verifier(wire, "q").verify(Optional.empty(), keep);
         assertEquals(List.of(row + ": attempts 9, expected 0"), uncounted.problems(), "a journal without the counter");
         assertEquals(3, uncounted.jobsChecked());
+    }
+
+    /**
+     * The flat sets of minted rows are walked (members only), not asked about member by member; a row
+     * the walk of its set did not find is asked about, and named when its set does not hold it (here it
+     * moved to another set the verification walks too).
+     */
+    @Test
+    void theFlatSetsAreWalkedOnceAndARowMissingFromItsOwnIsNamed() {
+        V1QueueGenerator.addWaiting(SERVER.client(), "flat", 1, 40, 50);
+        MigrationOptions options = MigrationOptions.defaults().withRetire(false);
+        List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, options, Checkpoints.none(), List.of("bull"), "flat");
+        assertTrue(results.get(0).ok(), results.toString());
+        Wire wire = Wire.unfenced(SERVER.client());
+        Keys flat = Keys.queue("flat");
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        Verifier.Report clean = new Verifier(wire, "flat").verify(Optional.empty(), options);
+        assertTrue(clean.passed(), clean.problems().toString());
+        assertEquals(40, clean.jobsChecked());
+        assertEquals(0L, callsOf("zmscore"), "no row asked about");
+        assertTrue(callsOf("zrange") >= 1, "pending walked");
+
+        BrandedId moved = rowsByState(wire, "flat").get(V2State.PENDING.wireName()).get(7);
+        SERVER.client().zrem(flat.pending(), moved.toString());
+        SERVER.client().zadd(flat.dead(), 0, moved.toString());
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        Verifier.Report report = new Verifier(wire, "flat").verify(Optional.empty(), options);
+        assertEquals(List.of(flat.job(moved) + ": not a member of " + flat.pending(),
+                "pending holds 39 jobs, the journal expects at least 40"), report.problems());
+        assertEquals(1L, callsOf("zmscore"), "the row the walk did not find, asked about");
     }
 
     @Test
