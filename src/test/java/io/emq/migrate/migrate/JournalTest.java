@@ -27,6 +27,15 @@ class JournalTest {
         return new Journal(Wire.open(SERVER.client()), "orders");
     }
 
+    /** A queue's journal as the fence leaves it: leased, with its id base and no id kept. */
+    private static Journal fenced(String queue, long idBase) {
+        Journal j = new Journal(Wire.open(SERVER.client()), queue);
+        j.lease().acquire("m1", 10_000);
+        j.record(JournalHeader.ID_BASE, idBase);
+        j.record(JournalHeader.KEPT_IDS, false);
+        return j;
+    }
+
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -78,10 +87,7 @@ class JournalTest {
      */
     @Test
     void aJournalWrittenWithAFieldAnIdBackIsReadAndExtendedWithBlocks() {
-        Journal j = new Journal(Wire.open(SERVER.client()), "earlier");
-        j.lease().acquire("m1", 10_000);
-        j.record(JournalHeader.ID_BASE, 0L);
-        j.record(JournalHeader.KEPT_IDS, false);
+        Journal j = fenced("earlier", 0);
         for (int rank = 1; rank <= 3; rank++) { // as the earlier script left ranks 1-3, minted for a, b, c
             String v1 = String.valueOf((char) ('a' + rank - 1));
             SERVER.client().hset(j.key(), Map.of("v1:" + v1, BrandedId.job(rank).toString(), "v2:" + BrandedId.job(rank), v1));
@@ -108,10 +114,7 @@ class JournalTest {
     /** Blocks of minted ids hold skipped ranks and batches that straddle them: every id is found back, once. */
     @Test
     void mintedIdsAreFoundBackAcrossBlocksAndSkippedRanks() {
-        Journal j = new Journal(Wire.open(SERVER.client()), "blocks");
-        j.lease().acquire("m1", 10_000);
-        j.record(JournalHeader.ID_BASE, 5L);
-        j.record(JournalHeader.KEPT_IDS, false);
+        Journal j = fenced("blocks", 5);
         BrandedId three = BrandedId.of(io.emq.migrate.v1.plan.Rebrand.jobId(5, 3));
         assertEquals(List.of(three), j.ids().assign(List.of(b(three.toString())), true));
         List<byte[]> many = java.util.stream.IntStream.rangeClosed(1, 2500).mapToObj(n -> b("m" + n)).toList();
@@ -136,10 +139,7 @@ class JournalTest {
      */
     @Test
     void candidateIdsAreCheckedOnlyOnceAnIdWasKept() {
-        Journal j = new Journal(Wire.open(SERVER.client()), "candidates");
-        j.lease().acquire("m1", 10_000);
-        j.record(JournalHeader.ID_BASE, 0L);
-        j.record(JournalHeader.KEPT_IDS, false);
+        Journal j = fenced("candidates", 0);
         long[] before = calls();
         assertEquals(List.of(BrandedId.job(1), BrandedId.job(2)), j.ids().assign(List.of(b("a"), b("b"))));
         long[] after = calls();
