@@ -131,16 +131,16 @@ final class SourceFence {
         List<Bytes> byScript = scripted;
         List<Map<Bytes, Bytes>> hashes;
         try {
-            hashes = hashes(source, jobKeys(q, plain));
+            hashes = hashes(source, hashKeys(q, plain));
         } catch (JedisDataException notAHash) {
-            List<String> types = source.types(jobKeys(q, plain));
+            List<String> types = source.types(hashKeys(q, plain));
             hashed = new ArrayList<>();
             byScript = new ArrayList<>(scripted);
             for (int i = 0; i < plain.size(); i++) {
                 ("hash".equals(types.get(i)) || "none".equals(types.get(i)) ? hashed : byScript).add(plain.get(i));
             }
             try {
-                hashes = hashes(source, jobKeys(q, hashed));
+                hashes = hashes(source, hashKeys(q, hashed));
             } catch (JedisDataException changedType) {
                 throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job keys of " + q.display()
                         + " changed type while they were read: v1 producers or workers are writing them; stop them, then re-run");
@@ -156,7 +156,7 @@ final class SourceFence {
         return ids.stream().map(read::get).toList();
     }
 
-    private static List<byte[]> jobKeys(QueueRef q, List<Bytes> ids) {
+    private static List<byte[]> hashKeys(QueueRef q, List<Bytes> ids) {
         return ids.stream().map(id -> q.jobKey(id).raw()).toList();
     }
 
@@ -180,7 +180,7 @@ final class SourceFence {
         if (ids.isEmpty()) {
             return List.of();
         }
-        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, hashAndLogsKeys(q, ids)),
+        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)),
                 List.of(Utf8.bytes("read")), Replies::asList));
         List<Job> jobs = new ArrayList<>(ids.size());
         for (int i = 0; i < reply.size(); i += 2) {
@@ -257,12 +257,12 @@ final class SourceFence {
         args.add(Utf8.bytes("retire_jobs"));
         args.add(Utf8.bytes(TOMBSTONE));
         digests.forEach(d -> args.add(Utf8.bytes(d)));
-        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, hashAndLogsKeys(q, ids)), args, Replies::asList));
+        List<?> reply = source.eval(new ScriptCall<>(Script.MIGRATE_V1_SOURCE, sourceKeys(q, jobKeys(q, ids)), args, Replies::asList));
         List<Integer> moved = reply.stream().skip(1).map(n -> (int) Replies.asLong(n) - 1).toList();
         return new RetiredJobs(Replies.asLong(reply.get(0)), moved);
     }
 
-    private static List<byte[]> hashAndLogsKeys(QueueRef q, List<Bytes> ids) {
+    private static List<byte[]> jobKeys(QueueRef q, List<Bytes> ids) {
         List<byte[]> keys = new ArrayList<>(ids.size() * 2);
         for (Bytes id : ids) {
             keys.add(q.jobKey(id).raw());
