@@ -1,10 +1,16 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
 import java.util.Map;
 
-/** V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure. */
+/**
+ * V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure.
+ * When the key scan of the snapshot read (V10's, or this run's first read on a re-run) met no job's logs list or
+ * flow key, no job is checked for them ({@link SourceFence#readWithoutExtras}): one created since is told by the
+ * change feed, or found by the full re-sync pass when there is no feed, and that job copied again with it.
+ */
 final class Absorb implements Step {
     private final List<V1State> states;
 
@@ -22,6 +28,7 @@ final class Absorb implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        return JobWriter.write(m, Migratable.rows(m.snapshot(), states, m.options));
+        QueueSnapshot snapshot = m.snapshot();
+        return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot));
     }
 }

@@ -16,7 +16,9 @@ import java.util.Optional;
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
  * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
- * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}).
+ * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}); what
+ * the journal expected of a batch's rows is read only when it held expectations as the write began (a
+ * write's jobs are distinct, so with none then, none of its rows was expected before).
  * While v1 is live a job with no id yet (added after V20 minted) or no hash any more (finished or
  * removed) is left to the re-sync passes; once v1 is paused, either is refused.
  */
@@ -26,10 +28,24 @@ final class JobWriter {
     private JobWriter() {
     }
 
-    /** Writes the rows of these jobs; returns how many rows each v2 state received. */
+    /** Writes the rows of these jobs, each read with its logs and flow keys checked ({@link SourceFence#read}); returns how many rows each v2 state received. */
     static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs) {
+        return write(m, jobs, true);
+    }
+
+    /**
+     * Writes the rows of these jobs; returns how many rows each v2 state received. With {@code checkExtras}
+     * false, no job is checked for logs or flow keys ({@link SourceFence#readWithoutExtras}: the caller's
+     * key scan met none).
+     */
+    static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs, boolean checkExtras) {
         Map<String, Long> counts = new HashMap<>();
-        ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH, batch -> ahead.accept(build(m, batch))),
+        if (!jobs.iterator().hasNext()) {
+            return counts; // nothing asked of the journal either (a run of many small queues writes none in most passes)
+        }
+        boolean expectedBefore = !m.journal.text(Expectations.COUNT).equals(Optional.of("0"));
+        ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH,
+                        batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore))),
                 built -> write(m, built, counts));
         return counts;
     }
@@ -38,11 +54,15 @@ final class JobWriter {
     private record Built(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> expectations, Map<BrandedId, Expectation> known) {
     }
 
-    /** Reads a batch from the source and builds its rows; only reads (it runs ahead, while the batch before is written). */
-    private static Built build(QueueMigration m, List<JobFacts> batch) {
+    /**
+     * Reads a batch from the source and builds its rows, with what the journal expected of them when
+     * {@code expectedBefore} (else none); only reads (it runs ahead, while the batch before is written).
+     */
+    private static Built build(QueueMigration m, List<JobFacts> batch, boolean checkExtras, boolean expectedBefore) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
         List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-        List<SourceFence.Job> read = SourceFence.read(m.sourceWire, m.source, v1Ids);
+        List<SourceFence.Job> read = checkExtras ? SourceFence.read(m.sourceWire, m.source, v1Ids)
+                : SourceFence.readWithoutExtras(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
         boolean live = m.v1Live();
@@ -62,7 +82,7 @@ final class JobWriter {
             rows.add(row);
             expectations.put(id, row.expected());
         }
-        return new Built(rows, expectations, m.journal.expectations().of(new ArrayList<>(expectations.keySet())));
+        return new Built(rows, expectations, expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of());
     }
 
     private static void write(QueueMigration m, Built built, Map<String, Long> counts) {

@@ -4,6 +4,7 @@ import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
@@ -79,8 +80,8 @@ final class SourceFence {
      * These v1 jobs, each with its digest (see {@code migrate_v1_source.lua}), in order. A job with no
      * logs list and no flow key is read with a plain pipelined {@code HGETALL} and its digest computed
      * here ({@link #digest}); one {@code EXISTS} over those keys of the batch says whether any job has
-     * them, and only then one a job says which. Those jobs, and every job of a batch where a job key is
-     * not a hash, are read by the script's {@code read}, each hash with its digest at one instant.
+     * them, and only then one a job says which. Those jobs, and the jobs whose key is not a hash, are
+     * read by the script's {@code read}, each hash with its digest at one instant.
      * A job read here may be edited, or gain a log, between the two reads; its digest is still that of
      * the bytes read and of no logs or flow keys, so a later digest equal to it still means the job
      * holds exactly the bytes read and has no logs or flow keys (one that differs: the job moved).
@@ -97,20 +98,66 @@ final class SourceFence {
         for (int i = 0; i < ids.size(); i++) {
             (withExtras.get(i) > 0 ? scripted : plain).add(ids.get(i));
         }
+        return read(source, q, ids, plain, scripted);
+    }
+
+    /**
+     * These v1 jobs as {@link #read} reads them, except that none is checked for logs or flow keys: each
+     * whose key is a hash is read plainly and digested as a job with none (the others by the script).
+     * For a caller that knows no job had any when the queue's keys were scanned ({@link #noExtrasScanned})
+     * and that any created since is told by the change feed: such a job's digest here (of no logs or flow
+     * keys) differs from the one it now has, so the re-sync passes read it again with them and copy it again.
+     */
+    static List<Job> readWithoutExtras(Wire source, QueueRef q, List<Bytes> ids) {
+        return ids.isEmpty() ? List.of() : read(source, q, ids, ids, List.of());
+    }
+
+    /**
+     * Whether the key scan that read this snapshot met no job's logs list or flow key (a snapshot
+     * refreshed without a scan, {@code QueueSnapshotReader#refresh}, cannot tell: only a scanned one may be asked).
+     */
+    static boolean noExtrasScanned(QueueSnapshot scanned) {
+        return EXTRAS.stream().noneMatch(scanned.subkeys()::containsKey);
+    }
+
+    /**
+     * Reads {@code plain} with pipelined {@code HGETALL}s (digested here) and {@code scripted} with the
+     * script; a job of {@code plain} whose key is not a hash goes to the script too (its digest names
+     * the key's type). Returns the jobs of {@code ids} (the two lists' union), in order.
+     */
+    private static List<Job> read(Wire source, QueueRef q, List<Bytes> ids, List<Bytes> plain, List<Bytes> scripted) {
         Map<Bytes, Job> read = new HashMap<>();
+        List<Bytes> hashed = plain;
+        List<Bytes> byScript = scripted;
+        List<Map<Bytes, Bytes>> hashes;
         try {
-            List<Map<Bytes, Bytes>> hashes = hashes(source, plain.stream().map(id -> q.jobKey(id).raw()).toList());
-            for (int i = 0; i < plain.size(); i++) {
-                read.put(plain.get(i), new Job(digest(hashes.get(i)), hashes.get(i)));
-            }
+            hashes = hashes(source, hashKeys(q, plain));
         } catch (JedisDataException notAHash) {
-            scripted = ids; // the script's digest names the key's type
+            List<String> types = source.types(hashKeys(q, plain));
+            hashed = new ArrayList<>();
+            byScript = new ArrayList<>(scripted);
+            for (int i = 0; i < plain.size(); i++) {
+                ("hash".equals(types.get(i)) || "none".equals(types.get(i)) ? hashed : byScript).add(plain.get(i));
+            }
+            try {
+                hashes = hashes(source, hashKeys(q, hashed));
+            } catch (JedisDataException changedType) {
+                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job keys of " + q.display()
+                        + " changed type while they were read: v1 producers or workers are writing them; stop them, then re-run");
+            }
         }
-        List<Job> byScript = readByScript(source, q, scripted);
-        for (int i = 0; i < scripted.size(); i++) {
-            read.put(scripted.get(i), byScript.get(i));
+        for (int i = 0; i < hashed.size(); i++) {
+            read.put(hashed.get(i), new Job(digest(hashes.get(i)), hashes.get(i)));
+        }
+        List<Job> scriptRead = readByScript(source, q, byScript);
+        for (int i = 0; i < byScript.size(); i++) {
+            read.put(byScript.get(i), scriptRead.get(i));
         }
         return ids.stream().map(read::get).toList();
+    }
+
+    private static List<byte[]> hashKeys(QueueRef q, List<Bytes> ids) {
+        return ids.stream().map(id -> q.jobKey(id).raw()).toList();
     }
 
     /** The hashes at these keys, in order (plain pipelined {@code HGETALL}; empty where a key has none). */

@@ -118,4 +118,19 @@ class SourceFenceTest {
         assertEquals("fc7c4f9b29eb22c4", read.get(0).digest());
         assertEquals(Map.of(), read.get(1).hash(), "no hash read");
     }
+
+    @Test
+    void aReadWithoutExtrasDigestsNoLogsAndSendsTheScriptOnlyAKeyOfAnotherType() {
+        for (String id : List.of("1", "2")) {
+            client.hset(key(id), FIELDS);
+        }
+        client.rpush(key("2") + ":logs", "a log line the caller's scan did not see");
+        client.set(key("3").getBytes(StandardCharsets.UTF_8), "not a hash".getBytes(StandardCharsets.UTF_8));
+        List<SourceFence.Job> read = SourceFence.readWithoutExtras(wire, QUEUE, ids("1", "2", "3"));
+        assertEquals(List.of("fc7c4f9b29eb22c4", "fc7c4f9b29eb22c4", scriptDigests(ids("3")).get(0)),
+                read.stream().map(SourceFence.Job::digest).toList(), "job 2 digested as a job without logs, beside a key of another type");
+        assertNotEquals(read.get(1).digest(), SourceFence.read(wire, QUEUE, ids("2")).get(0).digest(),
+                "so its digest is not the one a read with its logs finds: the re-sync copies it again");
+        assertEquals(Map.of(), read.get(2).hash());
+    }
 }
