@@ -16,8 +16,9 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.resps.Slowlog;
 
 /**
- * A reader that reads payloads sends a batch's first {@code HMGET} pipeline before it adds the batch before
- * (the server answers one while the reader works on the other), and still adds facts and anomalies batch by
+ * A reader that reads payloads sends a batch's first {@code HMGET} pipeline, and asks for the next batch's
+ * payload lengths, before it adds the batch before (the server answers them while the reader works on that
+ * one), and still adds facts and anomalies batch by
  * batch, in serve order, a payload larger than a pipeline's budget in a pipeline of its own. The server's
  * slow log, every command logged, is the order the server ran them in.
  */
@@ -25,7 +26,7 @@ class OverlappedFactsReadTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
     private static final QueueRef Q = QueueRef.of("bull", "ovl");
-    private static final int JOBS = QueueSnapshotReader.JOB_BATCH + 500;
+    private static final int JOBS = 2 * QueueSnapshotReader.JOB_BATCH + 500;
     private static final int LARGE = (int) QueueSnapshotReader.PAYLOAD_BATCH_BYTES + 1000;
 
     @AfterEach
@@ -60,6 +61,9 @@ class OverlappedFactsReadTest {
         long typedInTheFirst = firstId(log, "TYPE", Q.jobKey(Bytes.utf8("5")));
         assertTrue(askedForTheNext < typedInTheFirst, "the second batch's HMGET (" + askedForTheNext
                 + ") before the first batch's missing hash is typed as it is added (" + typedInTheFirst + ")");
+        long measuredTheOneAfter = firstId(log, "HSTRLEN", Q.jobKey(Bytes.utf8(Integer.toString(2 * QueueSnapshotReader.JOB_BATCH + 1))));
+        assertTrue(measuredTheOneAfter < typedInTheFirst, "the third batch's payload lengths (" + measuredTheOneAfter
+                + ") asked for before the first batch's missing hash is typed as it is added (" + typedInTheFirst + ")");
 
         assertEquals(List.of("missing-hash bull:ovl:5", "non-json-data bull:ovl:20", "missing-hash bull:ovl:1200"),
                 snap.anomalies().stream().map(a -> a.kind().wireName() + " " + a.key().display()).toList(),
