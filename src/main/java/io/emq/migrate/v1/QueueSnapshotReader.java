@@ -22,6 +22,7 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.PipelineSend;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -1028,6 +1029,7 @@ public final class QueueSnapshotReader {
                     lockReplies.add(lengthsAsked.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
                 }
             }
+            PipelineSend.now(lengthsAsked);
         }
 
         /**
@@ -1042,6 +1044,7 @@ public final class QueueSnapshotReader {
             firstTo = chunkEnd(0);
             firstChunk = jedis.pipelined();
             firstReplies = hmgets(firstChunk, 0, firstTo);
+            PipelineSend.now(firstChunk);
         }
 
         /** Closes the pipelines {@link #askLengths} and {@link #start} sent, their answers unread: the read failed before this batch was added. */
