@@ -6,14 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import java.nio.charset.StandardCharsets;
-import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Protocol;
-import redis.clients.jedis.resps.Slowlog;
 
 /**
  * Discovery judges the foreign keys in its one pass (holding the keys no queue found so far owns)
@@ -39,7 +36,7 @@ class DiscoveryPassesTest {
 
     @AfterEach
     void quietSlowLog() {
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-log-slower-than", "10000");
+        CommandLog.stop(SERVER.client());
     }
 
     @Test
@@ -53,16 +50,11 @@ class DiscoveryPassesTest {
             }
             p.sync();
         }
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-max-len", "100000");
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-log-slower-than", "0");
-        SERVER.client().slowlogReset();
+        CommandLog.start(SERVER.client());
 
         DiscoveryResult found = new Discovery(SERVER.client()).discover(List.of("bull"));
 
-        @SuppressWarnings("unchecked")
-        List<Object> raw = (List<Object>) SERVER.client().sendCommand(Protocol.Command.SLOWLOG, "GET", "100000");
-        List<String> commands = Slowlog.from(raw).stream().sorted(Comparator.comparingLong(Slowlog::getId))
-                .map(e -> e.getArgs().get(0).toUpperCase()).toList();
+        List<String> commands = CommandLog.entries(SERVER.client()).stream().map(e -> e.getArgs().get(0).toUpperCase()).toList();
         assertEquals(queues, found.queues().size());
         int secondScan = commands.indexOf("SCAN") + 1 + commands.subList(commands.indexOf("SCAN") + 1, commands.size()).indexOf("SCAN");
         assertTrue(commands.indexOf("SCAN") >= 0 && secondScan > commands.indexOf("SCAN"), "two SCAN pages at least: " + commands.size());

@@ -5,14 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
 import java.nio.charset.StandardCharsets;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.resps.Slowlog;
 
 /**
@@ -31,7 +29,7 @@ class OverlappedFactsReadTest {
 
     @AfterEach
     void quietSlowLog() {
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-log-slower-than", "10000");
+        CommandLog.stop(SERVER.client());
     }
 
     @Test
@@ -48,15 +46,11 @@ class OverlappedFactsReadTest {
             }
             p.sync();
         }
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-max-len", "100000");
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-log-slower-than", "0");
-        SERVER.client().slowlogReset();
+        CommandLog.start(SERVER.client());
 
         QueueSnapshot snap = new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadHashes().read(Q);
 
-        @SuppressWarnings("unchecked")
-        List<Object> raw = (List<Object>) SERVER.client().sendCommand(Protocol.Command.SLOWLOG, "GET", "100000");
-        List<Slowlog> log = Slowlog.from(raw).stream().sorted(Comparator.comparingLong(Slowlog::getId)).toList();
+        List<Slowlog> log = CommandLog.entries(SERVER.client());
         // each batch's last job: a pipeline left to be read later is sent whole, not only what filled Jedis's buffer
         long askedForTheNext = firstId(log, "HMGET", Q.jobKey(Bytes.utf8(Integer.toString(2 * QueueSnapshotReader.JOB_BATCH))));
         long typedInTheFirst = firstId(log, "TYPE", Q.jobKey(Bytes.utf8("5")));
