@@ -68,7 +68,7 @@ public final class Discovery {
     }
 
     private Discovered pass(List<String> prefixes, LongConsumer scanned, boolean holdAll) {
-        KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+        KeyspaceScanner scanner = new KeyspaceScanner(jedis).askingAhead();
         TreeSet<QueueRef> queues = new TreeSet<>();
         long[] underPrefixes = {0};
         Held held = new Held(holdAll, maxHeldBytes);

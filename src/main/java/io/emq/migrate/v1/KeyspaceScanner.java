@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.PipelineSend;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
@@ -18,9 +19,24 @@ import redis.clients.jedis.resps.ScanResult;
 public final class KeyspaceScanner {
     static final int BATCH = 10_000;
     private final UnifiedJedis jedis;
+    private final boolean askingAhead;
 
     public KeyspaceScanner(UnifiedJedis jedis) {
+        this(jedis, false);
+    }
+
+    private KeyspaceScanner(UnifiedJedis jedis, boolean askingAhead) {
         this.jedis = jedis;
+        this.askingAhead = askingAhead;
+    }
+
+    /**
+     * A scanner that asks for the next page before it hands a page over, so the server walks the keyspace
+     * while the caller works on the page: it holds a second connection meanwhile, so it is for a caller that
+     * reads alone (discovery's pass), not for readers that share a pool sized to one connection each.
+     */
+    KeyspaceScanner askingAhead() {
+        return new KeyspaceScanner(jedis, true);
     }
 
     /** Every key that starts with {@code start} (all keys when empty), in batches with their types. */
@@ -34,19 +50,34 @@ public final class KeyspaceScanner {
         if (!start.isEmpty()) {
             params.match(globPrefix(start).raw());
         }
-        byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
-        ScanResult<byte[]> page;
-        do {
-            page = jedis.scan(cursor, params);
-            List<Bytes> keys = new ArrayList<>(page.getResult().size());
-            for (byte[] k : page.getResult()) {
-                keys.add(Bytes.adopt(k)); // the reply's own array: one copy less for each of a million keys
+        ScanResult<byte[]> page = jedis.scan(ScanParams.SCAN_POINTER_START_BINARY, params);
+        while (true) {
+            boolean last = page.isCompleteIteration();
+            AbstractPipeline ahead = askingAhead && !last ? jedis.pipelined() : null;
+            try (ahead) {
+                Response<ScanResult<byte[]>> next = null;
+                if (ahead != null) {
+                    next = ahead.scan(page.getCursorAsBytes(), params);
+                    PipelineSend.now(ahead);
+                }
+                List<Bytes> keys = new ArrayList<>(page.getResult().size());
+                for (byte[] k : page.getResult()) {
+                    keys.add(Bytes.adopt(k)); // the reply's own array: one copy less for each of a million keys
+                }
+                if (!keys.isEmpty()) {
+                    batches.accept(keys);
+                }
+                if (last) {
+                    return;
+                }
+                if (ahead == null) {
+                    page = jedis.scan(page.getCursorAsBytes(), params);
+                } else {
+                    ahead.sync();
+                    page = next.get();
+                }
             }
-            if (!keys.isEmpty()) {
-                batches.accept(keys);
-            }
-            cursor = page.getCursorAsBytes();
-        } while (!page.isCompleteIteration());
+        }
     }
 
     /** These keys with their types, read in one pipeline. */

@@ -9,7 +9,8 @@ import java.nio.ByteOrder;
  * or 8) that hold every difference set so far; it widens when a value does not fit. A column where
  * every job has the same value costs no array, one of small numbers a byte a job, one of timestamps
  * made within a few weeks four. The base is given, or else the first value set; a value never set
- * reads as the base.
+ * reads as the base. Widening copies the values up to the last one set, not the whole capacity: a column
+ * filled in order widens early, while it holds few values.
  */
 final class PackedColumn {
     private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
@@ -21,6 +22,8 @@ final class PackedColumn {
     private boolean based;
     private int width;
     private byte[] values;
+    /** One past the highest index set: the values beyond it are all the base. */
+    private int filled;
 
     /** Room for {@code capacity} values; the first value set becomes the base. */
     PackedColumn(int capacity) {
@@ -47,6 +50,7 @@ final class PackedColumn {
         if (width > 0) {
             put(values, width, i, difference);
         }
+        filled = Math.max(filled, i + 1);
     }
 
     long get(int i) {
@@ -55,7 +59,7 @@ final class PackedColumn {
 
     private void widen(int to) {
         byte[] wider = new byte[Math.multiplyExact(capacity, to)];
-        for (int i = 0; width > 0 && i < capacity; i++) {
+        for (int i = 0; width > 0 && i < filled; i++) {
             put(wider, to, i, at(values, width, i));
         }
         values = wider;

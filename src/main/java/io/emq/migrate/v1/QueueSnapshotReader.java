@@ -22,6 +22,7 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.PipelineSend;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -144,7 +145,12 @@ public final class QueueSnapshotReader {
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
         private long legacyMarkers;
-        /** The batch whose first reads were sent and whose facts are not added yet; null when none. */
+        /**
+         * The batches in flight, in the order they were made: the one whose payload lengths were asked for and
+         * whose {@code HMGET}s were not sent yet, and the one before, whose first {@code HMGET} pipeline was sent and
+         * whose facts are not added yet; null when none.
+         */
+        private FactsBatch measuring;
         private FactsBatch sent;
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
@@ -803,7 +809,7 @@ public final class QueueSnapshotReader {
                     int kept = kept(state, entry);
                     if (kept >= 0) {
                         n = readBatch(jobs, batch, n);
-                        addSent();
+                        addInFlight();
                         V1State was = previousIds.stateOf(kept);
                         jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
                     } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
@@ -816,37 +822,55 @@ public final class QueueSnapshotReader {
                     }
                 }
                 readBatch(jobs, batch, n);
-                addSent();
+                addInFlight();
             } finally {
-                if (sent != null) {
-                    sent.abandon();
-                    sent = null;
+                for (FactsBatch inFlight : new FactsBatch[] {measuring, sent}) {
+                    if (inFlight != null) {
+                        inFlight.abandon();
+                    }
                 }
+                measuring = null;
+                sent = null;
             }
             facts.put(state, jobs);
         }
 
         /**
-         * Sends the reads of the first {@code n} entries of {@code batch} ({@link FactsBatch#start}), then adds the
-         * facts of the batch sent before, so the server answers this one meanwhile; 0, the batch's new length.
+         * Asks for the payload lengths of the first {@code n} entries of {@code batch} ({@link FactsBatch#askLengths}),
+         * then {@link #advance}s: the server answers them and the batch before's first {@code HMGET} pipeline while
+         * this reader adds the batch before that; 0, the batch's new length.
          */
         private int readBatch(StateJobs jobs, int[] batch, int n) {
             if (n > 0) {
                 FactsBatch next = new FactsBatch(this, jobs, Arrays.copyOf(batch, n));
-                next.start();
-                addSent();
-                sent = next;
+                next.askLengths();
+                advance();
+                measuring = next;
             }
             return 0;
         }
 
-        /** Adds the facts of the batch sent last, if any: batches are added in the order they were sent. */
-        private void addSent() {
+        /**
+         * Sends the first {@code HMGET} pipeline of the batch whose lengths were asked for ({@link FactsBatch#start}),
+         * then adds the facts of the batch sent before it: batches are added in the order they were made.
+         */
+        private void advance() {
+            FactsBatch next = measuring;
+            measuring = null;
+            if (next != null) {
+                next.start();
+            }
             FactsBatch batch = sent;
-            sent = null;
+            sent = next;
             if (batch != null) {
                 batch.finish();
             }
+        }
+
+        /** Adds the facts of every batch in flight, in order. */
+        private void addInFlight() {
+            advance();
+            advance();
         }
 
         private void checkQueue() {
@@ -937,12 +961,13 @@ public final class QueueSnapshotReader {
 
     /**
      * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
-     * the payload lengths (and lock TTLs) in one pipeline, then each job's small fields and its payload in one
-     * {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES} of payload, each payload checked (and
-     * digested) as it arrives; the first of those pipelines is sent by {@link #start} and read by {@link #finish},
-     * so the server answers it while the reader adds the batch before. Measured: the small fields, payload lengths
-     * and lock TTLs in one pipeline, sent and read by {@link #finish} (the migration's readers share a pool sized
-     * to them: each holds one connection at a time).
+     * the payload lengths (and lock TTLs) in one pipeline, sent by {@link #askLengths} and read by {@link #start}, then
+     * each job's small fields and its payload in one {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES}
+     * of payload, each payload checked (and digested) as it arrives; the first of those pipelines is sent by
+     * {@link #start} and read by {@link #finish}. The reader keeps two batches in flight ({@link Reading#advance}), so
+     * the server answers this batch's lengths and the batch before's first pipeline while the reader adds the batch
+     * before that. Measured: the small fields, payload lengths and lock TTLs in one pipeline, sent and read by
+     * {@link #finish} (the migration's readers share a pool sized to them: each holds one connection at a time).
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
@@ -963,6 +988,10 @@ public final class QueueSnapshotReader {
         private final long[] lengths;
         private final PayloadDigest[] payloads;
         private final long[] lockTtls;
+        /** The lengths pipeline, sent by {@link #askLengths} (null once read, and when measuring), and its replies. */
+        private AbstractPipeline lengthsAsked;
+        private List<Response<Long>> lengthReplies;
+        private List<Response<Long>> lockReplies;
         /** The first {@code HMGET} pipeline, sent by {@link #start} (null once read, and when measuring), its replies, and where it ends. */
         private AbstractPipeline firstChunk;
         private List<Response<List<byte[]>>> firstReplies;
@@ -984,8 +1013,28 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Payloads read: the payload lengths and lock TTLs, then (not waiting for the answers) the first {@code HMGET}
-         * pipeline, on a connection of its own until {@link #finish} reads it. Measured: nothing yet.
+         * Payloads read: asks for the payload lengths and lock TTLs, not waiting for the answers, on a connection of
+         * its own until {@link #start} reads them. Measured: nothing yet.
+         */
+        void askLengths() {
+            if (payloadRead == PayloadRead.MEASURED) {
+                return;
+            }
+            lengthReplies = new ArrayList<>(keys.length);
+            lockReplies = new ArrayList<>();
+            lengthsAsked = jedis.pipelined();
+            for (int n = 0; n < keys.length; n++) {
+                lengthReplies.add(lengthsAsked.hstrlen(keys[n], DATA));
+                if (state == V1State.ACTIVE) {
+                    lockReplies.add(lengthsAsked.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
+                }
+            }
+            PipelineSend.now(lengthsAsked);
+        }
+
+        /**
+         * Payloads read: reads the lengths {@link #askLengths} asked for, then sends (not waiting for the answers) the
+         * first {@code HMGET} pipeline, on a connection of its own until {@link #finish} reads it. Measured: nothing yet.
          */
         void start() {
             if (payloadRead == PayloadRead.MEASURED) {
@@ -995,12 +1044,15 @@ public final class QueueSnapshotReader {
             firstTo = chunkEnd(0);
             firstChunk = jedis.pipelined();
             firstReplies = hmgets(firstChunk, 0, firstTo);
+            PipelineSend.now(firstChunk);
         }
 
-        /** Closes the pipeline {@link #start} sent, its answers unread: the read failed before this batch was added. */
+        /** Closes the pipelines {@link #askLengths} and {@link #start} sent, their answers unread: the read failed before this batch was added. */
         void abandon() {
-            if (firstChunk != null) {
-                firstChunk.close();
+            for (AbstractPipeline sentPipeline : new AbstractPipeline[] {lengthsAsked, firstChunk}) {
+                if (sentPipeline != null) {
+                    sentPipeline.close();
+                }
             }
         }
 
@@ -1043,23 +1095,18 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The payload lengths and lock TTLs, in one pipeline. */
+        /** The payload lengths and lock TTLs {@link #askLengths} asked for. */
         private void readLengths() {
-            List<Response<Long>> lengthReplies = new ArrayList<>(keys.length);
-            List<Response<Long>> locks = new ArrayList<>();
-            try (AbstractPipeline p = jedis.pipelined()) {
-                for (int n = 0; n < keys.length; n++) {
-                    lengthReplies.add(p.hstrlen(keys[n], DATA));
-                    if (state == V1State.ACTIVE) {
-                        locks.add(p.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
-                    }
-                }
+            try (AbstractPipeline p = lengthsAsked) {
                 p.sync();
             }
+            lengthsAsked = null;
             for (int n = 0; n < keys.length; n++) {
                 lengths[n] = lengthOf(lengthReplies.get(n));
-                lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
+                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).get() : -2L;
             }
+            lengthReplies = null;
+            lockReplies = null;
         }
 
         /** Where the {@code HMGET} pipeline from job {@code from} ends: at most {@link #PAYLOAD_BATCH_BYTES} of payload, at least one job. */

@@ -112,6 +112,23 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void aColumnSetOutOfOrderKeepsEveryValueAsItWidens() {
+        PackedColumn column = new PackedColumn(1_000, 10);
+        column.set(500, 12);
+        column.set(7, 11); // below the highest index set
+        column.set(8, 10 + 300); // widens to 2 bytes: copies up to index 500, not past it
+        column.set(600, 10 + 70_000); // widens to 4 bytes past the highest index set before
+        column.set(3, 10 - (1L << 40)); // and to 8
+        assertEquals(12, column.get(500));
+        assertEquals(11, column.get(7));
+        assertEquals(310, column.get(8));
+        assertEquals(70_010, column.get(600));
+        assertEquals(10 - (1L << 40), column.get(3));
+        assertEquals(10, column.get(999), "never set: the base");
+        assertEquals(10, column.get(0), "never set: the base");
+    }
+
+    @Test
     void sparseAndDefaultColumnsAnswerForEveryIndex() {
         PackedColumn ttl = new PackedColumn(5, -2);
         ttl.set(0, -2);

@@ -5,19 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
 import java.nio.charset.StandardCharsets;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.resps.Slowlog;
 
 /**
- * A reader that reads payloads sends a batch's first {@code HMGET} pipeline before it adds the batch before
- * (the server answers one while the reader works on the other), and still adds facts and anomalies batch by
+ * A reader that reads payloads sends a batch's first {@code HMGET} pipeline, and asks for the next batch's
+ * payload lengths, before it adds the batch before (the server answers them while the reader works on that
+ * one), and still adds facts and anomalies batch by
  * batch, in serve order, a payload larger than a pipeline's budget in a pipeline of its own. The server's
  * slow log, every command logged, is the order the server ran them in.
  */
@@ -25,12 +24,12 @@ class OverlappedFactsReadTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
     private static final QueueRef Q = QueueRef.of("bull", "ovl");
-    private static final int JOBS = QueueSnapshotReader.JOB_BATCH + 500;
+    private static final int JOBS = 2 * QueueSnapshotReader.JOB_BATCH + 500;
     private static final int LARGE = (int) QueueSnapshotReader.PAYLOAD_BATCH_BYTES + 1000;
 
     @AfterEach
     void quietSlowLog() {
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-log-slower-than", "10000");
+        CommandLog.stop(SERVER.client());
     }
 
     @Test
@@ -47,19 +46,19 @@ class OverlappedFactsReadTest {
             }
             p.sync();
         }
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-max-len", "100000");
-        SERVER.client().sendCommand(Protocol.Command.CONFIG, "SET", "slowlog-log-slower-than", "0");
-        SERVER.client().slowlogReset();
+        CommandLog.start(SERVER.client());
 
         QueueSnapshot snap = new QueueSnapshotReader(SERVER.client(), new QueueBases(List.of(Q))).withoutPayloadHashes().read(Q);
 
-        @SuppressWarnings("unchecked")
-        List<Object> raw = (List<Object>) SERVER.client().sendCommand(Protocol.Command.SLOWLOG, "GET", "100000");
-        List<Slowlog> log = Slowlog.from(raw).stream().sorted(Comparator.comparingLong(Slowlog::getId)).toList();
-        long askedForTheNext = firstId(log, "HMGET", Q.jobKey(Bytes.utf8(Integer.toString(QueueSnapshotReader.JOB_BATCH + 1))));
+        List<Slowlog> log = CommandLog.entries(SERVER.client());
+        // each batch's last job: a pipeline left to be read later is sent whole, not only what filled Jedis's buffer
+        long askedForTheNext = firstId(log, "HMGET", Q.jobKey(Bytes.utf8(Integer.toString(2 * QueueSnapshotReader.JOB_BATCH))));
         long typedInTheFirst = firstId(log, "TYPE", Q.jobKey(Bytes.utf8("5")));
         assertTrue(askedForTheNext < typedInTheFirst, "the second batch's HMGET (" + askedForTheNext
                 + ") before the first batch's missing hash is typed as it is added (" + typedInTheFirst + ")");
+        long measuredTheOneAfter = firstId(log, "HSTRLEN", Q.jobKey(Bytes.utf8(Integer.toString(JOBS))));
+        assertTrue(measuredTheOneAfter < typedInTheFirst, "the third batch's payload lengths (" + measuredTheOneAfter
+                + ") asked for before the first batch's missing hash is typed as it is added (" + typedInTheFirst + ")");
 
         assertEquals(List.of("missing-hash bull:ovl:5", "non-json-data bull:ovl:20", "missing-hash bull:ovl:1200"),
                 snap.anomalies().stream().map(a -> a.kind().wireName() + " " + a.key().display()).toList(),
