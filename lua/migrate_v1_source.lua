@@ -5,8 +5,8 @@
 -- KEYS[2] <prefix>:<q>:id          the add counter: every v1 add INCRs it
 -- KEYS[3..10] <prefix>:<q>: wait, paused, active, prioritized, delayed, waiting-children, failed, completed
 -- KEYS[11..] read, retire_jobs: for each job, <prefix>:<q>:<id> (its hash) and <prefix>:<q>:<id>:logs
--- ARGV[1] op: sizes | read | retire_jobs | unlink_unwritten
--- ARGV[2] retire_jobs, unlink_unwritten: the tombstone, echomq:2.0.0-migrated
+-- ARGV[1] op: sizes | read | retire_jobs
+-- ARGV[2] retire_jobs: the tombstone, echomq:2.0.0-migrated
 -- ARGV[3..] retire_jobs: the digest v2 holds of each job of KEYS[11..], in order
 -- Reply:  sizes   -> "<id counter>|<size of wait>|...|<size of completed>" (a key of a wrong type gives
 --                    its type name). O(1): what refusals compare to say what moved.
@@ -27,12 +27,6 @@
 --                    are left whole for the caller to copy again. A job without a hash was retired
 --                    already. EMQSTATE, nothing deleted, unless the queue bears the tombstone (the jobs
 --                    of a live queue are never deleted). O(jobs given).
---         unlink_unwritten -> the number of hashes deleted: when no job of KEYS[11..] has logs or a
---                    :dependencies key, the hash of each; -1, nothing deleted, when any has either. Run by
---                    UnlinkUnwritten.java inside a transaction whose WATCH covers the hashes, for jobs whose
---                    logs and :dependencies were found absent after that WATCH began: absent again here,
---                    they hold what they held then. EMQSTATE, nothing deleted, unless the queue bears the
---                    tombstone. An HGET, an EXISTS and an UNLINK, whatever the number of jobs.
 local CHUNK = 1000
 -- The add counter and the size of each structure (a key of a wrong type gives its type name). O(1).
 local function sizes()
@@ -162,20 +156,5 @@ if ARGV[1] == 'retire_jobs' then
     deleted = deleted + redis.call('DEL', unpack(gone, from, math.min(#gone, from + CHUNK - 1)))
   end
   return {deleted, unpack(moved)}
-end
-if ARGV[1] == 'unlink_unwritten' then
-  if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then
-    return redis.error_reply('EMQSTATE the queue bears no tombstone: its jobs are not unlinked')
-  end
-  local hashes, others = {}, {}
-  for k = 11, #KEYS, 2 do
-    hashes[#hashes + 1] = KEYS[k]
-    others[#others + 1] = KEYS[k + 1]
-    others[#others + 1] = KEYS[k] .. ':dependencies'
-  end
-  if redis.call('EXISTS', unpack(others)) > 0 then
-    return -1
-  end
-  return redis.call('UNLINK', unpack(hashes))
 end
 return redis.error_reply('EMQSTATE unknown op ' .. tostring(ARGV[1]))

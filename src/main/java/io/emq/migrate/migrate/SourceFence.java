@@ -228,7 +228,7 @@ final class SourceFence {
         return List.of(q.key(QueueStructure.META).raw(), q.key("wait").raw(), q.key("paused").raw(), q.key("id").raw());
     }
 
-    static List<byte[]> sourceKeys(QueueRef q, List<byte[]> moreKeys) {
+    private static List<byte[]> sourceKeys(QueueRef q, List<byte[]> moreKeys) {
         List<byte[]> keys = new ArrayList<>();
         keys.add(q.key(QueueStructure.META).raw());
         keys.add(q.key("id").raw());

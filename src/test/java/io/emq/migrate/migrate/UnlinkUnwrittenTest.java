@@ -20,7 +20,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * V120 retires the jobs the change feed tells unwritten since the last pass with WATCH, drain, then
- * MULTI/script or UNLINK/EXEC ({@link UnlinkUnwritten}); a job edited after that pass (by a v1 client that ignores
+ * MULTI/UNLINK/EXEC ({@link UnlinkUnwritten}); a job edited after that pass (by a v1 client that ignores
  * the pause and the tombstone) at any instant before its keys go is still copied again, never lost:
  * between the pass and the tombstone, after the tombstone, and between its WATCH and its EXEC.
  */
@@ -138,46 +138,5 @@ class UnlinkUnwrittenTest {
         assertCopiedAgain(1150);
         assertEquals(JOBS - UnlinkUnwritten.PER_CONNECTION - 1L, retired().get("unlinked"),
                 "the share of the connection whose WATCH saw the edit took the digest check, and the job of a later round: " + retired());
-    }
-
-    /**
-     * A job without logs watched on its hash alone: a log a v1 client adds between the WATCH and the
-     * EXEC (BullMQ's addLog writes no hash) leaves its share to the digest check, which copies it.
-     */
-    @Test
-    void aLogAddedBetweenTheWatchAndTheExecOfAJobWithoutLogsIsCopiedAgain() {
-        int[] rounds = {0};
-        migrate((version, where) -> {
-            if (version == 120 && where.equals("jobs watched") && rounds[0]++ == 0) {
-                client().rpush("bull:" + QUEUE + ":3:logs", "late 3");
-            }
-        });
-        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("3".getBytes())).get(0).orElseThrow();
-        assertEquals(List.of("late 3"), client().lrange(Keys.queue(QUEUE).job(id, JobSub.LOGS), 0, -1));
-        assertEquals(JOBS - (long) UnlinkUnwritten.PER_CONNECTION, retired().get("unlinked"),
-                "the share whose script found the new logs took the digest check: " + retired());
-    }
-
-    /**
-     * A job with logs is watched with them: a share holding one is unlinked on the feed's word all the
-     * same, and one whose logs a v1 client clears between the WATCH and the EXEC (the script would find
-     * them absent, as if they never were) is left to the digest check.
-     */
-    @Test
-    void aJobWithLogsIsWatchedWithThem() {
-        client().rpush("bull:" + QUEUE + ":7:logs", "a log");
-        migrate((version, where) -> { });
-        assertEquals((long) JOBS, retired().get("unlinked"), retired().toString());
-
-        generate();
-        client().rpush("bull:" + QUEUE + ":7:logs", "a log");
-        int[] rounds = {0};
-        migrate((version, where) -> {
-            if (version == 120 && where.equals("jobs watched") && rounds[0]++ == 0) {
-                client().del("bull:" + QUEUE + ":7:logs");
-            }
-        });
-        assertEquals(JOBS - (long) UnlinkUnwritten.PER_CONNECTION, retired().get("unlinked"),
-                "the share whose watched logs were cleared took the digest check: " + retired());
     }
 }
