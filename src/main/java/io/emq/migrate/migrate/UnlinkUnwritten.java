@@ -23,7 +23,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * {@link #PER_CONNECTION} jobs of the round, opened when a round first needs it: one for a small queue): each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
  * create (its hash, its logs, its {@code :dependencies}); the tombstone is read (in the first
- * connection's write, after its WATCH); the feed is drained (a write before a WATCH shows in the drain,
+ * connection's write, after its WATCH; in a round whose every job is left, alone); the feed is drained (a write before a WATCH shows in the drain,
  * one after it dirties the WATCH); then each connection runs
  * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named. A
  * job a drain named, a flow parent (its digest counts its children), every job of a connection whose
@@ -128,34 +128,36 @@ final class UnlinkUnwritten implements AutoCloseable {
             unusable = true;
             return Round.NONE;
         }
-        for (int i = 0; i < shares.size(); i++) {
-            List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
-            keys.add(meta);
-            for (Job j : shares.get(i)) {
-                keys.add(j.hash().raw());
-                keys.add(j.logs().raw());
-                keys.add(j.dependencies().raw());
-            }
+        for (int i = 0; i < Math.max(1, shares.size()); i++) {
             Connection c = connections.get(i);
-            c.sendCommand(Protocol.Command.WATCH, keys.toArray(new byte[0][]));
+            if (i < shares.size()) {
+                List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
+                keys.add(meta);
+                for (Job j : shares.get(i)) {
+                    keys.add(j.hash().raw());
+                    keys.add(j.logs().raw());
+                    keys.add(j.dependencies().raw());
+                }
+                c.sendCommand(Protocol.Command.WATCH, keys.toArray(new byte[0][]));
+            }
             if (i == 0) {
                 c.sendCommand(Protocol.Command.HGET, meta, VERSION);
             }
             c.getMany(0);
         }
         boolean refused = false;
-        byte[] version = null;
-        for (int i = 0; i < shares.size(); i++) {
-            List<Object> replies = connections.get(i).getMany(i == 0 ? 2 : 1);
-            refused |= replies.get(0) instanceof JedisDataException;
+        Object version = null;
+        for (int i = 0; i < Math.max(1, shares.size()); i++) {
+            List<Object> replies = connections.get(i).getMany((i < shares.size() ? 1 : 0) + (i == 0 ? 1 : 0));
+            refused |= i < shares.size() && replies.get(0) instanceof JedisDataException;
             if (i == 0) {
-                version = replies.get(1) instanceof byte[] v ? v : null;
+                version = replies.get(replies.size() - 1);
             }
         }
         Optional<SourceFeed.Changes> drained = watch.drain();
         Set<Bytes> mine = handled;
         handled = keysOf(shares);
-        if (refused || drained.isEmpty() || !Arrays.equals(version, TOMBSTONE)) {
+        if (refused || drained.isEmpty() || !(version instanceof byte[] v && Arrays.equals(v, TOMBSTONE))) {
             unusable = refused || drained.isEmpty();
             for (int i = 0; i < shares.size(); i++) {
                 send(connections.get(i), Protocol.Command.UNWATCH, List.of());
