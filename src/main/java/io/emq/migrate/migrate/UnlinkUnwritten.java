@@ -1,7 +1,6 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.Bytes;
-import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnection;
@@ -23,8 +22,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * A round of jobs at a time, spread over up to {@link #CONNECTIONS} connections of its own (one for each
  * {@link #PER_CONNECTION} jobs of the round, opened when a round first needs it: one for a small queue): each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
- * create (its hash, its logs, its {@code :dependencies}); the tombstone is read; the feed is drained (a
- * write before a WATCH shows in the drain, one after it dirties the WATCH); then each connection runs
+ * create (its hash, its logs, its {@code :dependencies}); the tombstone is read (in the first
+ * connection's write, after its WATCH; in a round whose every job is left, alone); the feed is drained (a write before a WATCH shows in the drain,
+ * one after it dirties the WATCH); then each connection runs
  * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named. A
  * job a drain named, a flow parent (its digest counts its children), every job of a connection whose
  * EXEC was refused (a write after the WATCH), and every job once the feed broke or the server refused
@@ -49,6 +49,8 @@ final class UnlinkUnwritten implements AutoCloseable {
 
     private final Wire source;
     private final QueueRef queue;
+    /** {@code <prefix>:<queue>:}, which every job's keys begin with. */
+    private final Bytes base;
     private final Set<Bytes> parents;
     private final SourceFeed.Watch watch;
     private final Checkpoints checkpoints;
@@ -63,6 +65,7 @@ final class UnlinkUnwritten implements AutoCloseable {
     private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints) {
         this.source = source;
         this.queue = queue;
+        this.base = queue.base();
         this.parents = parents;
         this.watch = watch;
         this.checkpoints = checkpoints;
@@ -105,14 +108,19 @@ final class UnlinkUnwritten implements AutoCloseable {
         static final Round NONE = new Round(Set.of(), 0);
     }
 
+    /** A job's keys, each built once: its id, hash, logs and {@code :dependencies}. */
+    private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies) {
+    }
+
     private Round unlinkRound(List<Bytes> ids) {
-        List<List<Bytes>> shares = new ArrayList<>();
+        List<List<Job>> shares = new ArrayList<>();
         for (Bytes id : ids) {
-            if (!parents.contains(id) && !written.touched(queue.jobKey(id))) {
+            Bytes hash = base.concat(id);
+            if (!parents.contains(id) && !written.touched(hash)) {
                 if (shares.isEmpty() || shares.get(shares.size() - 1).size() == PER_CONNECTION) {
                     shares.add(new ArrayList<>(PER_CONNECTION));
                 }
-                shares.get(shares.size() - 1).add(id);
+                shares.get(shares.size() - 1).add(new Job(id, hash, hash.concat(":logs"), hash.concat(":dependencies")));
             }
         }
         byte[] meta = queue.key(QueueStructure.META).raw();
@@ -120,26 +128,36 @@ final class UnlinkUnwritten implements AutoCloseable {
             unusable = true;
             return Round.NONE;
         }
-        for (int i = 0; i < shares.size(); i++) {
-            List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
-            keys.add(meta);
-            for (Bytes id : shares.get(i)) {
-                keys.add(queue.jobKey(id).raw());
-                keys.add(queue.jobSubKey(id, JobSubKind.LOGS).raw());
-                keys.add(queue.jobSubKey(id, JobSubKind.DEPENDENCIES).raw());
+        for (int i = 0; i < Math.max(1, shares.size()); i++) {
+            Connection c = connections.get(i);
+            if (i < shares.size()) {
+                List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
+                keys.add(meta);
+                for (Job j : shares.get(i)) {
+                    keys.add(j.hash().raw());
+                    keys.add(j.logs().raw());
+                    keys.add(j.dependencies().raw());
+                }
+                c.sendCommand(Protocol.Command.WATCH, keys.toArray(new byte[0][]));
             }
-            send(connections.get(i), Protocol.Command.WATCH, keys);
+            if (i == 0) {
+                c.sendCommand(Protocol.Command.HGET, meta, VERSION);
+            }
+            c.getMany(0);
         }
         boolean refused = false;
-        for (int i = 0; i < shares.size(); i++) {
-            refused |= connections.get(i).getMany(1).get(0) instanceof JedisDataException;
+        Object version = null;
+        for (int i = 0; i < Math.max(1, shares.size()); i++) {
+            List<Object> replies = connections.get(i).getMany((i < shares.size() ? 1 : 0) + (i == 0 ? 1 : 0));
+            refused |= i < shares.size() && replies.get(0) instanceof JedisDataException;
+            if (i == 0) {
+                version = replies.get(replies.size() - 1);
+            }
         }
-        connections.get(0).sendCommand(Protocol.Command.HGET, meta, VERSION);
-        byte[] version = connections.get(0).getBinaryBulkReply();
         Optional<SourceFeed.Changes> drained = watch.drain();
         Set<Bytes> mine = handled;
-        handled = keysOf(ids);
-        if (refused || drained.isEmpty() || !Arrays.equals(version, TOMBSTONE)) {
+        handled = keysOf(shares);
+        if (refused || drained.isEmpty() || !(version instanceof byte[] v && Arrays.equals(v, TOMBSTONE))) {
             unusable = refused || drained.isEmpty();
             for (int i = 0; i < shares.size(); i++) {
                 send(connections.get(i), Protocol.Command.UNWATCH, List.of());
@@ -153,9 +171,9 @@ final class UnlinkUnwritten implements AutoCloseable {
         theirs.removeAll(mine);
         written.absorb(new SourceFeed.Changes(theirs));
         checkpoints.hit("jobs watched");
-        List<List<Bytes>> still = new ArrayList<>(shares.size());
+        List<List<Job>> still = new ArrayList<>(shares.size());
         for (int i = 0; i < shares.size(); i++) {
-            List<Bytes> quiet = shares.get(i).stream().filter(id -> !written.touched(queue.jobKey(id))).toList();
+            List<Job> quiet = shares.get(i).stream().filter(j -> !written.touched(j.hash())).toList();
             still.add(quiet);
             Connection c = connections.get(i);
             if (quiet.isEmpty()) {
@@ -163,9 +181,9 @@ final class UnlinkUnwritten implements AutoCloseable {
                 continue;
             }
             List<byte[]> keys = new ArrayList<>(quiet.size() * 2);
-            for (Bytes id : quiet) {
-                keys.add(queue.jobKey(id).raw());
-                keys.add(queue.jobSubKey(id, JobSubKind.LOGS).raw());
+            for (Job j : quiet) {
+                keys.add(j.hash().raw());
+                keys.add(j.logs().raw());
             }
             c.sendCommand(Protocol.Command.MULTI);
             c.sendCommand(Protocol.Command.UNLINK, keys.toArray(new byte[0][]));
@@ -186,7 +204,7 @@ final class UnlinkUnwritten implements AutoCloseable {
             }
             if (replies.get(2) instanceof List<?> done) {
                 deleted += (Long) done.get(0);
-                gone.addAll(still.get(i));
+                still.get(i).forEach(j -> gone.add(j.id()));
             }
         }
         return new Round(gone, deleted);
@@ -210,11 +228,14 @@ final class UnlinkUnwritten implements AutoCloseable {
         c.getMany(0);
     }
 
-    private Set<Bytes> keysOf(List<Bytes> ids) {
-        Set<Bytes> keys = new HashSet<>(ids.size() * 3);
-        for (Bytes id : ids) {
-            keys.add(queue.jobKey(id));
-            keys.add(queue.jobSubKey(id, JobSubKind.LOGS));
+    /** The keys this round's deletions write: each watched job's hash and logs. */
+    private static Set<Bytes> keysOf(List<List<Job>> shares) {
+        Set<Bytes> keys = new HashSet<>();
+        for (List<Job> share : shares) {
+            for (Job j : share) {
+                keys.add(j.hash());
+                keys.add(j.logs());
+            }
         }
         return keys;
     }

@@ -139,4 +139,34 @@ class UnlinkUnwrittenTest {
         assertEquals(JOBS - UnlinkUnwritten.PER_CONNECTION - 1L, retired().get("unlinked"),
                 "the share of the connection whose WATCH saw the edit took the digest check, and the job of a later round: " + retired());
     }
+
+    /**
+     * A round whose every job a drain named watches nothing, but its drain still counts: a job of a
+     * later round written before it is copied again, not unlinked.
+     */
+    @Test
+    void aRoundWithNothingToWatchStillKeepsWhatItsDrainTells() {
+        client().flushAll();
+        int round = UnlinkUnwritten.CONNECTIONS * UnlinkUnwritten.PER_CONNECTION;
+        int jobs = 3 * round + 100;
+        V1QueueGenerator.addWaiting(client(), QUEUE, 1, jobs, 100);
+        int[] rounds = {0};
+        MigrationResult r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("jobs watched")) {
+                rounds[0]++;
+                if (rounds[0] == 1) {
+                    for (int job = 2 * round + 1; job <= 3 * round; job++) {
+                        client().hset("bull:" + QUEUE + ":" + job, "data", "{\"edited\":" + job + "}");
+                    }
+                }
+                if (rounds[0] == 2) {
+                    edit(3 * round + 50);
+                }
+            }
+        }), List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of(), LiveV1.exactlyOnce(client(), QUEUE, jobs), r.toString());
+        assertCopiedAgain(3 * round + 50);
+        assertEquals(jobs - round - 1L, retired().get("unlinked"), "the third round's jobs and the edited one took the digest check: " + retired());
+    }
 }
