@@ -44,11 +44,6 @@ final class QueueMigration {
     Optional<SourceFeed.Watch> watch = Optional.empty();
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
-    /**
-     * The snapshot V20 minted ids from in this run, until the first re-sync pass: the absorb steps after it
-     * copied every row-bearing job of it as it read it (see {@link Resync}); null when V20 did not run in this run.
-     */
-    QueueSnapshot mintedFrom;
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;

@@ -105,10 +105,8 @@ final class Resync {
      * jobs whose keys it told were written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
      * touched or read in another state or with other attempts than that pass read them ({@link InLine}), and
      * new ones, are looked up in the journal: the others still match the expectations that pass left them.
-     * The first pass of a run whose V20 minted from the snapshot held ({@link QueueMigration#mintedFrom})
-     * takes that snapshot for the pass before's read ({@link #copied}). Without the feed (none, a broken
-     * one, a re-run) every job is looked up and re-read. A pass that fails spoils the watch: what it drained
-     * was not acted on, so only full passes follow.
+     * Without it (no feed, a broken one, a re-run) every job is looked up and re-read. A pass that fails
+     * spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
@@ -121,9 +119,8 @@ final class Resync {
     }
 
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
-        Optional<InLine> before = changes.isPresent() ? m.inLine.or(() -> copied(m)) : Optional.empty();
+        Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
         m.inLine = Optional.empty();
-        m.mintedFrom = null;
         Optional<String> refreshed = m.v1Live() ? changes.flatMap(m::refreshLiveSource)
                 : before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
         String fingerprint = refreshed.orElseGet(m.v1Live() ? m::readLiveSource : m::readSource);
@@ -187,23 +184,6 @@ final class Resync {
         m.inLine = Optional.of(inLine);
         return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed.isPresent(), written, held);
-    }
-
-    /**
-     * The row-bearing jobs of the snapshot held, as a pass that read them would leave them ({@link InLine}),
-     * when V20 minted from that snapshot in this run ({@link QueueMigration#mintedFrom}): the absorb steps
-     * after it wrote each of them its row and an expectation of the state and attempts this snapshot read,
-     * bar a job whose hash was gone when they read it, whose deletion the change feed tells (the feed has
-     * watched since before this snapshot was read). Empty otherwise.
-     */
-    private static Optional<InLine> copied(QueueMigration m) {
-        if (m.mintedFrom == null || m.mintedFrom != m.snapshot()) {
-            return Optional.empty();
-        }
-        QueueSnapshot snap = m.snapshot();
-        InLine copied = new InLine(snap.jobCount(), snap.listedIdBytes());
-        Migratable.rows(snap, m.options).forEach(copied::read);
-        return Optional.of(copied);
     }
 
     /**
