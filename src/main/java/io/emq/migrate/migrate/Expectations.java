@@ -56,13 +56,12 @@ public final class Expectations {
      */
     public void forEach(int size, Consumer<Map<BrandedId, Expectation>> batches) {
         Batches out = new Batches(size, batches);
-        long hwm = journal.ids().highWaterMark();
-        Optional<Long> base = journal.header().get(JournalHeader.ID_BASE);
+        MintedRanks minted = MintedRanks.of(journal);
         long found = 0;
-        for (long from = 1; base.isPresent() && from <= hwm; from += size) {
+        for (long from = 1; minted.base().isPresent() && from <= minted.hwm(); from += size) {
             List<BrandedId> ids = new ArrayList<>(size);
-            for (long rank = from; rank <= Math.min(hwm, from + size - 1); rank++) {
-                ids.add(BrandedId.of(Rebrand.jobId(base.get(), rank)));
+            for (long rank = from; rank <= Math.min(minted.hwm(), from + size - 1); rank++) {
+                ids.add(minted.id(rank));
             }
             Map<BrandedId, Expectation> read = of(ids);
             found += read.size();
@@ -72,8 +71,7 @@ public final class Expectations {
             journal.entriesStartingWith(PREFIX, page -> {
                 for (Map.Entry<byte[], byte[]> e : page) {
                     BrandedId id = BrandedId.of(Replies.asText(e.getKey()).substring(PREFIX.length()));
-                    long rank = id.value() & Rebrand.MAX_RANK;
-                    if (base.isEmpty() || id.value() >> Rebrand.RANK_BITS != base.get() || rank < 1 || rank > hwm) {
+                    if (minted.rank(id.value()) == 0) {
                         out.add(id, Expectation.parse(Replies.asText(e.getValue())));
                     }
                 }

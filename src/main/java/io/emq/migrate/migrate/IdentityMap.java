@@ -1,7 +1,6 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
 import java.nio.charset.StandardCharsets;
@@ -93,17 +92,14 @@ public final class IdentityMap {
         if (ids.isEmpty()) {
             return List.of();
         }
-        Optional<Long> base = journal.header().get(JournalHeader.ID_BASE);
-        long hwm = highWaterMark();
+        MintedRanks minted = MintedRanks.of(journal);
         List<byte[]> fields = new ArrayList<>(2 * ids.size());
         long[] ranks = new long[ids.size()];
         for (int i = 0; i < ids.size(); i++) {
             String id = ids.get(i);
             fields.add(Utf8.bytes(V2 + id));
-            long rank = base.isPresent() && BrandedId.parse(id) instanceof BrandedId.Valid v && v.id().namespace().equals(BrandedId.JOB)
-                    && v.id().value() >> Rebrand.RANK_BITS == base.get() ? v.id().value() & Rebrand.MAX_RANK : 0;
-            ranks[i] = rank >= 1 && rank <= hwm ? rank : 0;
-            fields.add(ranks[i] == 0 ? Utf8.bytes(V2 + id) : Utf8.bytes(V2_BLOCK + (rank - 1) / BLOCK));
+            ranks[i] = BrandedId.parse(id) instanceof BrandedId.Valid v ? minted.rank(v.id()) : 0;
+            fields.add(ranks[i] == 0 ? Utf8.bytes(V2 + id) : Utf8.bytes(V2_BLOCK + (ranks[i] - 1) / BLOCK));
         }
         List<byte[]> read = journal.read(fields);
         List<Optional<byte[]>> out = new ArrayList<>(ids.size());
@@ -123,10 +119,9 @@ public final class IdentityMap {
     public void forEach(BiConsumer<BrandedId, byte[]> visit) {
         journal.entriesStartingWith(V2, page -> page.forEach(e ->
                 visit.accept(BrandedId.of(Replies.asText(e.getKey()).substring(V2.length())), e.getValue())));
-        Optional<Long> base = journal.header().get(JournalHeader.ID_BASE);
-        long hwm = highWaterMark();
-        long blocks = (hwm + BLOCK - 1) / BLOCK;
-        for (long from = 0; base.isPresent() && from < blocks; from += BLOCKS_READ) {
+        MintedRanks minted = MintedRanks.of(journal);
+        long blocks = (minted.hwm() + BLOCK - 1) / BLOCK;
+        for (long from = 0; minted.base().isPresent() && from < blocks; from += BLOCKS_READ) {
             List<byte[]> fields = new ArrayList<>(BLOCKS_READ);
             for (long b = from; b < Math.min(blocks, from + BLOCKS_READ); b++) {
                 fields.add(Utf8.bytes(V2_BLOCK + b));
@@ -137,7 +132,7 @@ public final class IdentityMap {
                 if (read.get(k) != null) {
                     entries(read.get(k), (v1, at) -> {
                         if (v1 != null) {
-                            visit.accept(BrandedId.job(base.get() << Rebrand.RANK_BITS | (first + at)), v1);
+                            visit.accept(minted.id(first + at), v1);
                         }
                     });
                 }

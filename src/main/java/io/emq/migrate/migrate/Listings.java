@@ -2,14 +2,12 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Base62;
 import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -32,8 +30,7 @@ final class Listings {
     private final Wire target;
     /** The sets walked rather than asked, by key; empty when nothing is walked. */
     private final Set<String> walked;
-    private final Optional<Long> base;
-    private final long hwm;
+    private final MintedRanks minted;
     private final MissingRow missing;
     /** The ranks each walked set must list. */
     private final Map<String, BitSet> wanted = new HashMap<>();
@@ -44,14 +41,12 @@ final class Listings {
     }
 
     /**
-     * Checks the listings of rows of the journal whose ids are minted from {@code base} up to rank
-     * {@code hwm}; the sets in {@code walked} are walked at {@link #finish}, the others asked as rows come.
+     * Checks the listings of rows of the journal whose ids are minted from {@code minted}; the sets in {@code walked} are walked at {@link #finish}, the others asked as rows come.
      */
-    Listings(Wire target, Set<String> walked, Optional<Long> base, long hwm, MissingRow missing) {
+    Listings(Wire target, Set<String> walked, MintedRanks minted, MissingRow missing) {
         this.target = target;
         this.walked = walked;
-        this.base = base;
-        this.hwm = hwm;
+        this.minted = minted;
         this.missing = missing;
     }
 
@@ -90,7 +85,7 @@ final class Listings {
             want.andNot(found);
             List<BrandedId> ask = new ArrayList<>();
             want.stream().forEach(rank -> {
-                ask.add(BrandedId.job(base.orElseThrow() << Rebrand.RANK_BITS | rank));
+                ask.add(minted.id(rank));
                 if (ask.size() == ASKED) {
                     ask(set, ask);
                     ask.clear();
@@ -113,9 +108,9 @@ final class Listings {
         }
     }
 
-    /** The rank of a minted id of this journal (1 to hwm, from its id base), else 0. */
+    /** The rank of a minted id of this journal ({@link MintedRanks}) that a bit set can mark, else 0. */
     private long rank(BrandedId id) {
-        return id.namespace().equals(BrandedId.JOB) ? minted(id.value()) : 0;
+        return marked(minted.rank(id));
     }
 
     /** {@link #rank(BrandedId)} of a member as read: a JOB id of 14 bytes, else 0. */
@@ -131,12 +126,10 @@ final class Listings {
             }
             value = value * 62 + d;
         }
-        return minted(value);
+        return marked(minted.rank(value));
     }
 
-    private long minted(long value) {
-        long rank = value & Rebrand.MAX_RANK;
-        return base.isPresent() && value >> Rebrand.RANK_BITS == base.get() && rank >= 1 && rank <= hwm
-                && rank <= Integer.MAX_VALUE ? rank : 0;
+    private static long marked(long rank) {
+        return rank <= Integer.MAX_VALUE ? rank : 0;
     }
 }

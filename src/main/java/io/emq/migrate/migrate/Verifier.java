@@ -84,8 +84,8 @@ public final class Verifier {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
-        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), journal.header().get(JournalHeader.ID_BASE),
-                journal.ids().highWaterMark(), this::notListed);
+        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), MintedRanks.of(journal),
+                this::notListed);
         checkJournaledRows();
         listings.finish();
         source.ifPresent(snap -> checkSource(snap, options));
@@ -114,7 +114,7 @@ public final class Verifier {
      * v2 queue changes only by the migration's writes).
      */
     Report verifyRows(List<BrandedId> ids) {
-        listings = new Listings(target, Set.of(), Optional.empty(), 0, this::notListed);
+        listings = new Listings(target, Set.of(), new MintedRanks(Optional.empty(), 0), this::notListed);
         Migratable.inBatches(ids, BATCH, batch -> checkRows(read(journal.expectations().of(batch))));
         return report(Map.of(), 0);
     }
