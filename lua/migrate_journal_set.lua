@@ -10,20 +10,22 @@
 if not holds_lease(KEYS[1], 'lock_token', ARGV[1]) then
   return lease_lost()
 end
--- expectations and other fields go in one HSET each per chunk: its reply counts the expectations added
-local expected, other = {}, {}
+-- every field goes in one HSET per chunk, whose reply counts the fields new to the journal; the
+-- expectations among them are those less the other fields new to it, asked before the write (a call
+-- recording expectations has none)
+local others_new = 0
+local asked = {}
 for i = 2, #ARGV, 2 do
-  local into = is_expectation(ARGV[i]) and expected or other
-  into[#into + 1] = ARGV[i]
-  into[#into + 1] = ARGV[i + 1]
+  local field = ARGV[i]
+  if not is_expectation(field) and not asked[field] then
+    asked[field] = true
+    others_new = others_new + 1 - redis.call('HEXISTS', KEYS[1], field)
+  end
 end
 local CHUNK = 1000
 local added = 0
-for from = 1, #expected, CHUNK do
-  added = added + redis.call('HSET', KEYS[1], unpack(expected, from, math.min(#expected, from + CHUNK - 1)))
+for from = 2, #ARGV, CHUNK do
+  added = added + redis.call('HSET', KEYS[1], unpack(ARGV, from, math.min(#ARGV, from + CHUNK - 1)))
 end
-for from = 1, #other, CHUNK do
-  redis.call('HSET', KEYS[1], unpack(other, from, math.min(#other, from + CHUNK - 1)))
-end
-count_expected_rows(KEYS[1], added)
+count_expected_rows(KEYS[1], added - others_new)
 return 1

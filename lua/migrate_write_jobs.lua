@@ -30,28 +30,29 @@ if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
   return lease_lost()
 end
 local CHUNK = 500
+local NEW, KNOWN = string.byte('n'), string.byte('k')
 local SETS = {KEYS[2], KEYS[3], KEYS[4]}
-local records = {}
+-- the records, in KEYS order (row r's key is KEYS[r + 5]), one array per part: no table a row
+local rows = #KEYS - 5
+local ids, sets, scores, kinds, attempts, froms, lasts = {}, {}, {}, {}, {}, {}, {}
 local a = 2
-for k = 6, #KEYS do
+for r = 1, rows do
   local set = tonumber(ARGV[a + 1])
   local guard = ARGV[a + 3]
   local n = tonumber(ARGV[a + 4])
-  local attempts = guard and tonumber(string.sub(guard, 2))
-  local kind = guard and string.sub(guard, 1, 1)
+  local tried = guard and tonumber(string.sub(guard, 2))
+  local kind = guard and string.byte(guard, 1)
   if not set or set < -1 or set > 3 or not n or n % 2 ~= 0 or (set >= 0 and n < 2) or (set < 0 and n ~= 0)
-      or (set > 0 and not tonumber(ARGV[a + 2])) or not attempts or (kind ~= 'n' and kind ~= 'k') then
-    return redis.error_reply('EMQARGS migrate_write_jobs: bad record for ' .. KEYS[k])
+      or (set > 0 and not tonumber(ARGV[a + 2])) or not tried or (kind ~= NEW and kind ~= KNOWN) then
+    return redis.error_reply('EMQARGS migrate_write_jobs: bad record for ' .. KEYS[r + 5])
   end
-  -- every field named here (row and group are set below), so the table is sized once
-  records[#records + 1] = {key = KEYS[k], id = ARGV[a], set = set, score = ARGV[a + 2], kind = kind,
-    attempts = attempts, from = a + 5, last = a + 4 + n, row = false, group = false}
+  ids[r], sets[r], scores[r], kinds[r], attempts[r], froms[r], lasts[r] = ARGV[a], set, ARGV[a + 2], kind, tried, a + 5, a + 4 + n
   a = a + 5 + n
 end
 if a ~= #ARGV + 1 then
-  return redis.error_reply('EMQARGS migrate_write_jobs: ' .. #records .. ' rows but ' .. #ARGV .. ' arguments')
+  return redis.error_reply('EMQARGS migrate_write_jobs: ' .. rows .. ' rows but ' .. #ARGV .. ' arguments')
 end
--- how many of these keys exist: one EXISTS per chunk
+-- how many of these keys exist (a key listed twice counts twice): one EXISTS per chunk
 local function count_existing(keys)
   local n = 0
   for from = 1, #keys, CHUNK do
@@ -59,65 +60,71 @@ local function count_existing(keys)
   end
   return n
 end
-local outOfLine = {}
-local before = {}
-local unsure = {}
 -- a row not written before (guard n) is most often absent: one EXISTS per chunk over those rows' keys,
 -- and when it finds none, none of them is read one by one (each would read as no state, not existing)
 local fresh = {}
-local listed = {}
-for _, r in ipairs(records) do
-  if r.kind == 'n' and not listed[r.key] then
-    listed[r.key] = true
-    fresh[#fresh + 1] = r.key
+for r = 1, rows do
+  if kinds[r] == NEW then
+    fresh[#fresh + 1] = KEYS[r + 5]
   end
 end
-local present = count_existing(fresh)
-local ABSENT = {false, false, false}
-for _, r in ipairs(records) do
-  if r.kind == 'n' and present == 0 then
-    r.row = ABSENT
-    before[r.key] = false
-  else
-    r.row = redis.call('HMGET', r.key, 'state', 'attempts', 'group')
-  end
-  if before[r.key] == nil then
-    before[r.key] = r.row[1] and true
-    if not r.row[1] then
-      unsure[#unsure + 1] = r.key
+local absent = count_existing(fresh) == 0
+-- every record's guard n and none of their keys exists: nothing to read or check, nothing to replace
+local all_new = absent and #fresh == rows
+-- what each row held before this call, read only when some may exist: its state, attempts and group
+-- (false when it has no hash); and whether each key existed, decided at its first record
+local read = {}
+local before = {}
+if not all_new then
+  local unsure = {}
+  local ABSENT = {false, false, false}
+  for r = 1, rows do
+    local key = KEYS[r + 5]
+    local row = ABSENT
+    if kinds[r] ~= NEW or not absent then
+      row = redis.call('HMGET', key, 'state', 'attempts', 'group')
+    end
+    read[r] = row
+    if before[key] == nil then
+      before[key] = row[1] and true or false
+      if not row[1] and row ~= ABSENT then
+        unsure[#unsure + 1] = key
+      end
     end
   end
-end
--- a key with no state may still exist: asked one by one only when one EXISTS per chunk finds any
-local found = count_existing(unsure)
-for _, key in ipairs(unsure) do
-  before[key] = found > 0 and redis.call('EXISTS', key) == 1
-end
-for _, r in ipairs(records) do
-  local row = r.row
-  r.group = row[3]
-  local problem
-  if row[1] then
-    if row[1] == 'active' or redis.call('ZSCORE', KEYS[5], r.id) then
-      problem = 'is active'
-    elseif tonumber(row[2]) ~= r.attempts then
-      problem = 'has attempts ' .. tostring(row[2]) .. ', not ' .. r.attempts
+  -- a key with no state may still exist: asked one by one only when one EXISTS per chunk finds any
+  if count_existing(unsure) > 0 then
+    for _, key in ipairs(unsure) do
+      before[key] = redis.call('EXISTS', key) == 1
     end
-  elseif r.kind == 'k' and r.set >= 0 then
-    problem = 'has no row any more'
   end
-  if problem then
-    outOfLine[#outOfLine + 1] = r.id .. ' ' .. problem
+  local outOfLine = {}
+  for r = 1, rows do
+    local row = read[r]
+    local problem
+    if row[1] then
+      if row[1] == 'active' or redis.call('ZSCORE', KEYS[5], ids[r]) then
+        problem = 'is active'
+      elseif tonumber(row[2]) ~= attempts[r] then
+        problem = 'has attempts ' .. tostring(row[2]) .. ', not ' .. attempts[r]
+      end
+    elseif kinds[r] == KNOWN and sets[r] >= 0 then
+      problem = 'has no row any more'
+    end
+    if problem then
+      outOfLine[#outOfLine + 1] = ids[r] .. ' ' .. problem
+    end
   end
-end
-if #outOfLine > 0 then
-  return redis.error_reply('EMQSTATE out-of-line ' .. table.concat(outOfLine, '; ', 1, math.min(5, #outOfLine))
-    .. (#outOfLine > 5 and ('; and ' .. (#outOfLine - 5) .. ' more') or ''))
+  if #outOfLine > 0 then
+    return redis.error_reply('EMQSTATE out-of-line ' .. table.concat(outOfLine, '; ', 1, math.min(5, #outOfLine))
+      .. (#outOfLine > 5 and ('; and ' .. (#outOfLine - 5) .. ' more') or ''))
+  end
 end
 local base = string.sub(KEYS[1], 1, #KEYS[1] - #'meta')
-local function field_of(r, name)
-  for i = r.from, r.last, 2 do
-    if ARGV[i] == name then
+-- the group a pending row names (its lane), false when none
+local function group_of(r)
+  for i = froms[r], lasts[r], 2 do
+    if ARGV[i] == 'group' then
       return ARGV[i + 1]
     end
   end
@@ -125,44 +132,48 @@ local function field_of(r, name)
 end
 local members = {}
 local order = {}
-local taken = {}
 local lanes = {}
 local rewritten = {}
-for _, r in ipairs(records) do
+local new = 0
+for r = 1, rows do
+  local key, id, set = KEYS[r + 5], ids[r], sets[r]
   -- what the row held before this call, as read above; read again for a key this call wrote already
-  local left, exists = r.group, before[r.key]
-  if rewritten[r.key] then
-    left, exists = redis.call('HGET', r.key, 'group'), true
+  local left, exists = false, false
+  if not all_new then
+    left, exists = read[r][3], before[key]
   end
-  rewritten[r.key] = true
+  if rewritten[key] then
+    left, exists = redis.call('HGET', key, 'group'), true
+  end
+  rewritten[key] = r
   if left then
-    redis.call('ZREM', lane_key(base, left), r.id)
+    redis.call('ZREM', lane_key(base, left), id)
   end
   if exists then
-    redis.call('DEL', r.key)
+    redis.call('DEL', key)
   end
-  taken[#taken + 1] = r.id
-  if r.set >= 0 then
-    redis.call('HSET', r.key, unpack(ARGV, r.from, r.last))
+  if set >= 0 then
+    redis.call('HSET', key, unpack(ARGV, froms[r], lasts[r]))
   end
-  if r.set > 0 then
-    local set = SETS[r.set]
-    local group = r.set == 1 and field_of(r, 'group')
+  if set > 0 then
+    local into = SETS[set]
+    local group = set == 1 and group_of(r)
     if group then
-      set = lane_key(base, group)
+      into = lane_key(base, group)
       lanes[group] = true
     end
-    if not members[set] then
-      members[set] = {}
-      order[#order + 1] = set
+    local m = members[into]
+    if not m then
+      m = {}
+      members[into] = m
+      order[#order + 1] = into
     end
-    local m = members[set]
-    m[#m + 1] = r.score
-    m[#m + 1] = r.id
+    m[#m + 1] = scores[r]
+    m[#m + 1] = id
   end
 end
-for from = 1, #taken, CHUNK do
-  local part = {unpack(taken, from, math.min(#taken, from + CHUNK - 1))}
+for from = 1, rows, CHUNK do
+  local part = {unpack(ids, from, math.min(rows, from + CHUNK - 1))}
   for set = 1, 3 do
     redis.call('ZREM', SETS[set], unpack(part))
   end
@@ -181,13 +192,9 @@ table.sort(rung)
 for _, group in ipairs(rung) do
   ring_lane(base, group)
 end
-local written = {}
-for _, r in ipairs(records) do
-  written[r.key] = r.set >= 0
-end
-local new = 0
-for key, existed in pairs(before) do
-  if not existed and written[key] then
+-- a row is new when its key did not exist before this call and its last record wrote it
+for key, last in pairs(rewritten) do
+  if not before[key] and sets[last] >= 0 then
     new = new + 1
   end
 end

@@ -189,6 +189,10 @@ class JournalTest {
         Wire.open(SERVER.client()).eval(j.expectations().call(Map.of(BrandedId.job(1), e, BrandedId.job(2), e)));
         j.set(Map.of("r:" + BrandedId.job(2), e.render(), "lane:x", ""));
         assertEquals(2, j.expectations().count(), "a row written again and a field of another family are not counted");
+        Wire.open(SERVER.client()).eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_JOURNAL_SET, List.of(b(j.key())),
+                List.of(b(j.token()), b("lane:y"), b(""), b("r:" + BrandedId.job(5)), b(e.render()), b("lane:y"), b("1")), Replies::ignored));
+        assertEquals(3, j.expectations().count(), "a field of another family named twice in a call, new to the journal, is not counted");
+        j.expectations().forget(List.of(BrandedId.job(5)));
         j.expectations().forget(List.of(BrandedId.job(1), BrandedId.job(3)));
         assertEquals(1, j.expectations().count());
 
@@ -237,6 +241,33 @@ class JournalTest {
         }
         assertThrows(RuntimeException.class, () -> wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys,
                 args.subList(0, args.size() - 1), Replies::asLong)), "a malformed batch is refused before anything is written");
+    }
+
+    /** A batch of rows none of which exists (the first copy's, read nothing one by one) still replaces a row it names twice whole. */
+    @Test
+    void aBatchOfNewRowsNamingARowTwiceLeavesItsLaterRecordOnly() {
+        Wire wire = Wire.open(SERVER.client());
+        io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("new-rows");
+        SERVER.client().hset(keys.meta(), "migration", "5");
+        BrandedId twice = BrandedId.job(1);
+        BrandedId once = BrandedId.job(2);
+        List<byte[]> callKeys = List.of(b(keys.meta()), b(keys.pending()), b(keys.schedule()), b(keys.dead()), b(keys.active()),
+                b(keys.job(twice)), b(keys.job(once)), b(keys.job(twice)));
+        List<byte[]> args = new java.util.ArrayList<>();
+        args.add(b("5"));
+        for (String a : List.of(twice + " 1 0 n0 8 state pending attempts 0 payload p1 progress 40",
+                once + " 2 900 n0 6 state scheduled attempts 0 payload p2",
+                twice + " 1 0 n0 6 state pending attempts 0 payload p3")) {
+            for (String w : a.split(" ")) {
+                args.add(b(w));
+            }
+        }
+        assertEquals(2L, wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE_JOBS, callKeys, args, Replies::asLong)),
+                "rows new to the target, a row named twice counted once");
+        assertEquals(Map.of("state", "pending", "attempts", "0", "payload", "p3"), SERVER.client().hgetAll(keys.job(twice)),
+                "replaced whole by its later record: no field of the earlier one left");
+        assertEquals(List.of(twice.toString()), SERVER.client().zrange(keys.pending(), 0, -1));
+        assertEquals(900.0, SERVER.client().zscore(keys.schedule(), once.toString()));
     }
 
     /** The rows a migration writes: fenced by the lease token, and never over a row the v2 runtime claimed. */
