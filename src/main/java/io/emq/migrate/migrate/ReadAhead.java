@@ -13,8 +13,7 @@ import java.util.function.Consumer;
 /**
  * Reads batches on a reader thread, one batch ahead of the caller, who takes them in order: the
  * server answers the next read while the caller works on the batch before. A failure on either side
- * stops both and is thrown to the caller. Or runs a task of its own on a reader thread beside the caller's
- * ({@link #beside}). The reader threads are shared by every run of the process
+ * stops both and is thrown to the caller. The reader threads are shared by every run of the process
  * and kept a minute when idle: a migration of many small queues reads ahead several times a queue,
  * and starting a thread each time cost more than the read it overlapped.
  */
@@ -31,7 +30,7 @@ final class ReadAhead {
     /** Runs {@code read} (which hands each batch it reads to its argument) on a reader thread; {@code take} gets the batches here. */
     static <T> void run(String what, Consumer<Consumer<T>> read, Consumer<T> take) {
         BlockingQueue<Optional<T>> ahead = new ArrayBlockingQueue<>(1); // empty: the reader is done
-        beside(what, () -> {
+        Future<?> reading = READERS.submit(() -> {
             try {
                 read.accept(batch -> handOver(ahead, Optional.of(batch), what));
             } finally {
@@ -41,40 +40,25 @@ final class ReadAhead {
                     Thread.currentThread().interrupt();
                 }
             }
-            return null;
-        }, () -> {
-            for (Optional<T> batch = next(ahead, what); batch.isPresent(); batch = next(ahead, what)) {
+        });
+        try {
+            for (Optional<T> batch = ahead.take(); batch.isPresent(); batch = ahead.take()) {
                 take.accept(batch.get());
             }
-        });
-    }
-
-    /**
-     * Runs {@code aside} on a reader thread while {@code here} runs on the caller's; returns what
-     * {@code aside} returned. A failure on either side stops both and is thrown to the caller.
-     */
-    static <T> T beside(String what, Callable<T> aside, Runnable here) {
-        Future<T> other = READERS.submit(aside);
-        try {
-            here.run();
-            return other.get(); // the other side's failure, if it failed
+            reading.get(); // the reader's failure, if it failed
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while reading " + what);
         } finally {
-            other.cancel(true); // a side still at work (the caller failed) is interrupted and stops at its next hand-over
+            reading.cancel(true); // a reader still at work (the caller failed) is interrupted and stops at its next hand-over
         }
     }
 
-    private static <T> Optional<T> next(BlockingQueue<Optional<T>> ahead, String what) {
-        try {
-            return ahead.take();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while reading " + what);
-        }
+    /** Runs {@code work} on a reader thread; the caller gets its result from the future. */
+    static <T> Future<T> submit(Callable<T> work) {
+        return READERS.submit(work);
     }
 
     private static <T> void handOver(BlockingQueue<Optional<T>> ahead, Optional<T> batch, String what) {

@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -85,11 +87,21 @@ public final class Verifier {
         listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), MintedRanks.of(journal),
                 this::notListed);
         KeyCheck keyCheck = new KeyCheck();
-        long keysChecked = ReadAhead.beside("the keys of " + queue, keyCheck::run, () -> {
+        Future<Long> walk = ReadAhead.submit(keyCheck::run);
+        long keysChecked;
+        try {
             checkJournaledRows();
             listings.finish();
             source.ifPresent(snap -> checkSource(snap, options));
-        });
+            keysChecked = walk.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while checking the keys of " + queue);
+        } finally {
+            walk.cancel(true); // a walk still at work (the rows' check failed) is interrupted
+        }
         problems.addAll(keyCheck.problems);
         Map<String, Long> found = new LinkedHashMap<>();
         long pending = target.zcard(Utf8.bytes(keys.pending()));
