@@ -3,7 +3,6 @@ package io.emq.migrate.migrate;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,11 +53,6 @@ final class ReadAhead {
         } finally {
             reading.cancel(true); // a reader still at work (the caller failed) is interrupted and stops at its next hand-over
         }
-    }
-
-    /** Runs {@code work} on a reader thread; the caller gets its result from the future. */
-    static <T> Future<T> submit(Callable<T> work) {
-        return READERS.submit(work);
     }
 
     private static <T> void handOver(BlockingQueue<Optional<T>> ahead, Optional<T> batch, String what) {

@@ -23,8 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
@@ -33,8 +31,7 @@ import redis.clients.jedis.RedisClusterClient;
  * data (its SHA-1, recorded when written), each batch of rows read with plain pipelined reads and
  * checked here (the server's one thread does no more than read), and listed in its set (pending,
  * schedule and dead walked once, not asked about row by row: {@link Listings}); the
- * structures hold at least the journaled counts; every key of the queue parses under the v2 grammar (the
- * keys walked while the rows are checked);
+ * structures hold at least the journaled counts; every key of the queue parses under the v2 grammar;
  * and, while the source still exists, every v1 job that gets a row is journaled with its digest.
  */
 public final class Verifier {
@@ -59,11 +56,14 @@ public final class Verifier {
     private final Journal journal;
     /** The set the pending rows of each group met so far are listed in: the group's lane, or pending for a group that names none. */
     private final Map<String, String> groups = new TreeMap<>();
+    /** The lanes' pending sets the key check met: with the groups' sets, every place a pending row is listed. */
+    private final Set<String> laneKeys = new TreeSet<>();
     private final Map<String, Long> expected = new LinkedHashMap<>();
     private PayloadPolicy policy;
     /** Checks the rows' listings: walks pending, schedule and dead in a whole verification, asks in {@link #verifyRows}. */
     private Listings listings;
-    private final Problems problems = new Problems();
+    private final List<String> problems = new ArrayList<>();
+    private long problemCount;
     private long jobsChecked;
 
     public Verifier(Wire target, String queue) {
@@ -86,27 +86,14 @@ public final class Verifier {
         }
         listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), MintedRanks.of(journal),
                 this::notListed);
-        KeyCheck keyCheck = new KeyCheck();
-        Future<Long> walk = ReadAhead.submit(keyCheck::run);
-        long keysChecked;
-        try {
-            checkJournaledRows();
-            listings.finish();
-            source.ifPresent(snap -> checkSource(snap, options));
-            keysChecked = walk.get();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MigrationRefused(MigrationRefused.Kind.INTERRUPTED, "interrupted while checking the keys of " + queue);
-        } finally {
-            walk.cancel(true); // a walk still at work (the rows' check failed) is interrupted
-        }
-        problems.addAll(keyCheck.problems);
+        checkJournaledRows();
+        listings.finish();
+        source.ifPresent(snap -> checkSource(snap, options));
+        long keysChecked = checkKeys();
         Map<String, Long> found = new LinkedHashMap<>();
         long pending = target.zcard(Utf8.bytes(keys.pending()));
         Set<String> lanes = new TreeSet<>(groups.values());
-        lanes.addAll(keyCheck.laneKeys);
+        lanes.addAll(laneKeys);
         for (String lane : lanes) {
             pending += lane.equals(keys.pending()) ? 0 : target.zcard(Utf8.bytes(lane));
         }
@@ -133,7 +120,7 @@ public final class Verifier {
     }
 
     private Report report(Map<String, Long> found, long keysChecked) {
-        return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems.texts), problems.count);
+        return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount);
     }
 
     /**
@@ -264,53 +251,29 @@ public final class Verifier {
     }
 
     /**
-     * Every key of the queue on the target parses under the v2 grammar as a key of this queue: walked on
-     * a thread of its own while the rows are checked (both only read), a reader thread walking the keys
-     * ({@link SharedScan}) while the page before is parsed. What it finds is kept here, apart from the
-     * rows' problems, and added after them: the report is the one a check after the rows' would give.
+     * Every key of the queue on the target parses under the v2 grammar as a key of this queue: a reader
+     * thread walks the keys ({@link SharedScan}) while the page before is parsed here.
      */
-    private final class KeyCheck {
-        private final Problems problems = new Problems();
-        /** The lanes' pending sets met: with the groups' sets, every place a pending row is listed. */
-        private final Set<String> laneKeys = new TreeSet<>();
-
-        long run() {
-            long[] n = {0};
-            ReadAhead.<List<Bytes>>run("the keys of " + queue, ahead -> keyScan.keysOf(queue, ahead), batch -> {
-                for (Bytes key : batch) {
-                    n[0]++;
-                    ParsedKey parsed = KeyGrammar.parse(key.utf8());
-                    if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
-                        problems.add("key " + key.display() + " does not parse as a key of " + queue + ": " + parsed);
-                    } else if (q.part() instanceof Part.GroupPending) {
-                        laneKeys.add(key.utf8());
-                    }
+    private long checkKeys() {
+        long[] n = {0};
+        ReadAhead.<List<Bytes>>run("the keys of " + queue, ahead -> keyScan.keysOf(queue, ahead), batch -> {
+            for (Bytes key : batch) {
+                n[0]++;
+                ParsedKey parsed = KeyGrammar.parse(key.utf8());
+                if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
+                    problem("key " + key.display() + " does not parse as a key of " + queue + ": " + parsed);
+                } else if (q.part() instanceof Part.GroupPending) {
+                    laneKeys.add(key.utf8());
                 }
-            });
-            return n[0];
-        }
+            }
+        });
+        return n[0];
     }
 
     private void problem(String text) {
-        problems.add(text);
-    }
-
-    /** The problems found: how many, and the text of the first {@link #MAX_PROBLEMS}. */
-    private static final class Problems {
-        private final List<String> texts = new ArrayList<>();
-        private long count;
-
-        void add(String text) {
-            count++;
-            if (texts.size() < MAX_PROBLEMS) {
-                texts.add(text);
-            }
-        }
-
-        /** Adds those found elsewhere, after these. */
-        void addAll(Problems other) {
-            other.texts.forEach(this::add);
-            count += other.count - other.texts.size();
+        problemCount++;
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(text);
         }
     }
 }
