@@ -48,6 +48,7 @@ final class FenceSource implements Step {
         String fingerprint;
         try {
             fingerprint = m.readLiveSource();
+            m.noExtrasAtFence = SourceFence.noExtrasScanned(m.snapshot());
             refuseWhatThePlanRefuses(m);
         } catch (MigrationRefused refused) {
             unpause(m);

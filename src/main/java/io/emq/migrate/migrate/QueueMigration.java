@@ -42,6 +42,8 @@ final class QueueMigration {
     private final DedicatedConnections guardConnections;
     /** This queue's watch on the feed, from its fence in this run on; empty when the feed cannot tell (see {@link Resync}). */
     Optional<SourceFeed.Watch> watch = Optional.empty();
+    /** Whether this run's fence read (V10's key scan, after the watch began) met no job's logs list or flow key ({@link SourceFence#noExtrasScanned}). */
+    boolean noExtrasAtFence;
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
     private final Function<QueueRef, String> targetNames;

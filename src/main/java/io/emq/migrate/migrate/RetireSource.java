@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.V1State;
@@ -52,7 +53,8 @@ import java.util.stream.Stream;
  * ({@code window-ms}): v2 serves from here.
  *
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
- * unlinked under {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
+ * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
+ * {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
  * others (all of them without an intact feed: a cluster source, a re-run, more than
  * {@link SourceFeed#MOST_WATCHED} queues) a batch at a time, each job's hash and logs deleted in one
  * script only while its digest is still the one v2 holds (the journal's expectation). A job edited
@@ -245,7 +247,8 @@ final class RetireSource implements Step {
         long[] done = {0, 0};
         Set<Bytes> parents = new HashSet<>();
         before.flowParents().forEach(p -> parents.add(p.id()));
-        Optional<UnlinkUnwritten> unlinker = m.watch.flatMap(w -> UnlinkUnwritten.open(m.sourceWire, m.source, parents, w, m.checkpoints));
+        Optional<UnlinkUnwritten> unlinker = m.watch.flatMap(w -> UnlinkUnwritten.open(m.sourceWire, m.source, parents, w,
+                m.noExtrasAtFence, m.checkpoints));
         try {
             Migratable.inBatches(Migratable.rows(before, m.options), UNLINK_BATCH, batch -> {
                 List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
@@ -258,13 +261,36 @@ final class RetireSource implements Step {
                     if (left.size() < v1Ids.size()) {
                         m.checkpoints.hit("job keys deleted");
                     }
+                    copyLate(m, before, unlinked.late());
                 }
                 Migratable.inBatches(left, BATCH, chunk -> done[0] += checkDigests(m, before, chunk));
             });
+            unlinker.ifPresent(u -> copyLate(m, before, u.finish()));
         } finally {
             unlinker.ifPresent(UnlinkUnwritten::close);
         }
         return new Retired(done[0], done[1]);
+    }
+
+    /**
+     * Jobs unlinked by their hash alone that may have had a logs list or flow key written between their
+     * WATCH and their EXEC ({@link UnlinkUnwritten.Unlinked#late}): their logs are copied again (their
+     * hash gone, v1 can add no more), the lists left to the deletion of the queue's other keys; a flow
+     * key refuses the queue, the key kept.
+     */
+    private static void copyLate(QueueMigration m, QueueSnapshot before, List<Bytes> late) {
+        if (late.isEmpty()) {
+            return;
+        }
+        List<byte[]> flowKeys = late.stream().flatMap(id -> SourceFence.EXTRAS.stream().filter(kind -> kind != JobSubKind.LOGS)
+                .map(kind -> m.source.jobSubKey(id, kind).raw())).toList();
+        if (m.sourceWire.existing(List.of(flowKeys)).get(0) > 0) {
+            throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow key was written to a job of " + m.source.display()
+                    + " while retirement deleted its hash, after the tombstone: its flow keys are kept, its v2 row holds what was"
+                    + " copied before; stop whatever writes v1 flows, then copy the change by hand");
+        }
+        m.checkpoints.hit("source moved at retire");
+        LogCopier.copy(m, late.stream().map(id -> before.job(id).orElseThrow()).toList());
     }
 
     /** Retires these jobs of the source as read before the tombstone, each only while its digest is the one v2 holds. */

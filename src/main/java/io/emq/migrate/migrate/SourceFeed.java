@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
@@ -190,6 +191,8 @@ final class SourceFeed implements AutoCloseable {
     final class Watch {
         private final Bytes prefix;
         private boolean spoiled;
+        /** The job hashes a drain since the watch began told a logs list or flow key of ({@link SourceFence#EXTRAS}). */
+        private final Set<Bytes> withExtras = new HashSet<>();
 
         private Watch(Bytes prefix) {
             this.prefix = prefix;
@@ -207,7 +210,25 @@ final class SourceFeed implements AutoCloseable {
             synchronized (written) {
                 keys = written.put(prefix, new HashSet<>());
             }
-            return keys == null ? Optional.empty() : Optional.of(new Changes(keys));
+            if (keys == null) {
+                return Optional.empty();
+            }
+            for (Bytes key : keys) {
+                for (JobSubKind kind : SourceFence.EXTRAS) {
+                    if (key.endsWith(kind.colonSuffix())) {
+                        withExtras.add(key.dropSuffix(kind.colonSuffix()));
+                    }
+                }
+            }
+            return Optional.of(new Changes(keys));
+        }
+
+        /**
+         * Whether a drain since the watch began told a logs list or flow key of the job at this hash
+         * (one of {@link SourceFence#EXTRAS}; the job may still have one the key scan before the watch met).
+         */
+        boolean toldExtras(Bytes jobHash) {
+            return withExtras.contains(jobHash);
         }
 
         /** Tells no more: what was drained was not acted on in full (a pass that failed), so only a full pass is sure. */

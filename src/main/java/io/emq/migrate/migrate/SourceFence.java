@@ -172,7 +172,7 @@ final class SourceFence {
     }
 
     /** The keys a job's digest covers besides its hash, when it has them. */
-    private static final List<JobSubKind> EXTRAS = List.of(JobSubKind.LOGS, JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED,
+    static final List<JobSubKind> EXTRAS = List.of(JobSubKind.LOGS, JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED,
             JobSubKind.FAILED, JobSubKind.UNSUCCESSFUL);
 
     /** These v1 jobs read by the script's {@code read}: each hash with its digest, logs and flow keys included, at one instant. */

@@ -22,14 +22,20 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * A round of jobs at a time, spread over up to {@link #CONNECTIONS} connections of its own (one for each
  * {@link #PER_CONNECTION} jobs of the round, opened when a round first needs it: one for a small queue): each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
- * create (its hash, its logs, its {@code :dependencies}); the tombstone is read (in the first
+ * create (its hash, its logs, its {@code :dependencies}), or its hash alone for a job that has no logs
+ * list and no flow key (this run's fence read met none of the queue's, and no drain since told one of
+ * the job's); the tombstone is read (in the first
  * connection's write, after its WATCH; in a round whose every job is left, alone); the feed is drained (a write before a WATCH shows in the drain,
  * one after it dirties the WATCH); then each connection runs
- * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named. A
+ * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named (the
+ * hash alone of a job watched by its hash alone). A
  * job a drain named, a flow parent (its digest counts its children), every job of a connection whose
  * EXEC was refused (a write after the WATCH), and every job once the feed broke or the server refused
  * WATCH (an ACL without {@code @transaction}), is left to the digest check ({@code retire_jobs}), which
- * copies an edited job again.
+ * copies an edited job again. A logs list or flow key written between the WATCH and the EXEC of a job
+ * watched by its hash alone is not watched: the next round's drain (or {@link #finish}'s) tells it, and
+ * the caller copies that job's logs (v1 adds none to a job whose hash is gone) or refuses the flow key
+ * ({@link Unlinked#late}); so it does for every such job of the round before a drain that found the feed broken.
  *
  * <p>Sound only while every key written since the last pass's drain is told here: the watch must be
  * intact since this run's fence (a run whose fence was an earlier run's has none), and nothing may
@@ -60,9 +66,15 @@ final class UnlinkUnwritten implements AutoCloseable {
     private final SourceFeed.Changes written = new SourceFeed.Changes(Set.of());
     /** The hash and logs keys of the round before: its deletions show in the next drain. */
     private Set<Bytes> handled = Set.of();
+    /** The jobs of the round before unlinked by their hash alone: a logs list or flow key written before their EXEC shows in the next drain. */
+    private List<Job> hashOnly = List.of();
+    /** Whether this run's fence read met no job's logs list or flow key: a job the feed told none of since has none. */
+    private final boolean noExtrasAtFence;
     private boolean unusable;
 
-    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Checkpoints checkpoints) {
+    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, boolean noExtrasAtFence,
+                            Checkpoints checkpoints) {
+        this.noExtrasAtFence = noExtrasAtFence;
         this.source = source;
         this.queue = queue;
         this.base = queue.base();
@@ -74,42 +86,83 @@ final class UnlinkUnwritten implements AutoCloseable {
     /**
      * Opens its first connection to a single-server source (empty for a cluster one, which has no feed
      * either, or when the server refuses the connection); {@code parents}, the flow parents of the source
-     * as read, are always left to the digest check.
+     * as read, are always left to the digest check; {@code noExtrasAtFence}: this run's fence read, after
+     * {@code watch} began, met no job's logs list or flow key.
      */
     static Optional<UnlinkUnwritten> open(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch,
-                                          Checkpoints checkpoints) {
+                                          boolean noExtrasAtFence, Checkpoints checkpoints) {
         if (!(source.client() instanceof RedisClient)) {
             return Optional.empty();
         }
-        UnlinkUnwritten unlinking = new UnlinkUnwritten(source, queue, parents, watch, checkpoints);
+        UnlinkUnwritten unlinking = new UnlinkUnwritten(source, queue, parents, watch, noExtrasAtFence, checkpoints);
         return unlinking.opened(1) ? Optional.of(unlinking) : Optional.empty();
     }
 
-    /** What a call left: the keys it deleted and, in order, the jobs left to the digest check. */
-    record Unlinked(long deleted, List<Bytes> left) {
+    /**
+     * What a call left: the keys it deleted; in order, the jobs left to the digest check; and the jobs
+     * unlinked by their hash alone (in this call or the one before) that may have had a logs list or
+     * flow key written between their WATCH and their EXEC (the feed told one, or broke before it could
+     * tell): the caller copies their logs and refuses a flow key ({@code RetireSource}).
+     */
+    record Unlinked(long deleted, List<Bytes> left, List<Bytes> late) {
     }
 
-    /** Unlinks the hash and logs of each of these jobs (v1 ids) that no drain since the pass named, a round at a time. */
+    /**
+     * Unlinks the keys of each of these jobs (v1 ids) that no drain since the pass named, a round at a
+     * time: its hash and logs, or its hash alone when the feed tells it has no logs list or flow key.
+     */
     Unlinked unlink(List<Bytes> ids) {
         long deleted = 0;
         List<Bytes> left = new ArrayList<>();
+        List<Bytes> late = new ArrayList<>();
         int size = CONNECTIONS * PER_CONNECTION;
         for (int from = 0; from < ids.size(); from += size) {
             List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + size));
             Round round = unusable ? Round.NONE : unlinkRound(some);
             deleted += round.deleted();
+            late.addAll(round.late());
             some.stream().filter(id -> !round.gone().contains(id)).forEach(left::add);
         }
-        return new Unlinked(deleted, left);
+        return new Unlinked(deleted, left, late);
     }
 
-    /** What one round did: the jobs whose keys it unlinked, and how many keys it deleted. */
-    private record Round(Set<Bytes> gone, long deleted) {
-        static final Round NONE = new Round(Set.of(), 0);
+    /**
+     * The jobs of the last round unlinked by their hash alone that may have had a logs list or flow key
+     * written before their EXEC (see {@link Unlinked#late}): one more drain tells. Called once the
+     * last round is done.
+     */
+    List<Bytes> finish() {
+        return hashOnly.isEmpty() ? List.of() : late(watch.drain(), handled);
     }
 
-    /** A job's keys, each built once: its id, hash, logs and {@code :dependencies}. */
-    private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies) {
+    /**
+     * Of the jobs of the round before unlinked by their hash alone, those that may have had a logs list
+     * or flow key written before their EXEC: those under whose hash {@code drained} tells a key (the
+     * round's own deletions, {@code mine}, aside), or all of them when the feed broke. The drained keys
+     * join {@link #written}.
+     */
+    private List<Bytes> late(Optional<SourceFeed.Changes> drained, Set<Bytes> mine) {
+        List<Job> before = hashOnly;
+        hashOnly = List.of();
+        if (drained.isEmpty()) {
+            return before.stream().map(Job::id).toList();
+        }
+        Set<Bytes> theirs = new HashSet<>(drained.get().written());
+        theirs.removeAll(mine);
+        written.absorb(new SourceFeed.Changes(theirs));
+        return before.stream().filter(j -> written.touched(j.hash())).map(Job::id).toList();
+    }
+
+    /** What one round did: the jobs whose keys it unlinked, how many keys it deleted, and those of the round before found late ({@link #late}). */
+    private record Round(Set<Bytes> gone, long deleted, List<Bytes> late) {
+        static final Round NONE = new Round(Set.of(), 0, List.of());
+    }
+
+    /**
+     * A job's keys, each built once: its id, hash, logs and {@code :dependencies}; {@code hashOnly} when
+     * it has no logs list and no flow key (the fence's read met none and the feed told none since).
+     */
+    private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies, boolean hashOnly) {
     }
 
     private Round unlinkRound(List<Bytes> ids) {
@@ -120,7 +173,8 @@ final class UnlinkUnwritten implements AutoCloseable {
                 if (shares.isEmpty() || shares.get(shares.size() - 1).size() == PER_CONNECTION) {
                     shares.add(new ArrayList<>(PER_CONNECTION));
                 }
-                shares.get(shares.size() - 1).add(new Job(id, hash, hash.concat(":logs"), hash.concat(":dependencies")));
+                shares.get(shares.size() - 1).add(new Job(id, hash, hash.concat(":logs"), hash.concat(":dependencies"),
+                        noExtrasAtFence && !watch.toldExtras(hash)));
             }
         }
         byte[] meta = queue.key(QueueStructure.META).raw();
@@ -135,8 +189,10 @@ final class UnlinkUnwritten implements AutoCloseable {
                 keys.add(meta);
                 for (Job j : shares.get(i)) {
                     keys.add(j.hash().raw());
-                    keys.add(j.logs().raw());
-                    keys.add(j.dependencies().raw());
+                    if (!j.hashOnly()) {
+                        keys.add(j.logs().raw());
+                        keys.add(j.dependencies().raw());
+                    }
                 }
                 c.sendCommand(Protocol.Command.WATCH, keys.toArray(new byte[0][]));
             }
@@ -155,7 +211,7 @@ final class UnlinkUnwritten implements AutoCloseable {
             }
         }
         Optional<SourceFeed.Changes> drained = watch.drain();
-        Set<Bytes> mine = handled;
+        List<Bytes> late = late(drained, handled);
         handled = keysOf(shares);
         if (refused || drained.isEmpty() || !(version instanceof byte[] v && Arrays.equals(v, TOMBSTONE))) {
             unusable = refused || drained.isEmpty();
@@ -165,11 +221,8 @@ final class UnlinkUnwritten implements AutoCloseable {
             for (int i = 0; i < shares.size(); i++) {
                 connections.get(i).getMany(1);
             }
-            return Round.NONE;
+            return new Round(Set.of(), 0, late);
         }
-        Set<Bytes> theirs = new HashSet<>(drained.get().written());
-        theirs.removeAll(mine);
-        written.absorb(new SourceFeed.Changes(theirs));
         checkpoints.hit("jobs watched");
         List<List<Job>> still = new ArrayList<>(shares.size());
         for (int i = 0; i < shares.size(); i++) {
@@ -183,13 +236,16 @@ final class UnlinkUnwritten implements AutoCloseable {
             List<byte[]> keys = new ArrayList<>(quiet.size() * 2);
             for (Job j : quiet) {
                 keys.add(j.hash().raw());
-                keys.add(j.logs().raw());
+                if (!j.hashOnly()) {
+                    keys.add(j.logs().raw());
+                }
             }
             c.sendCommand(Protocol.Command.MULTI);
             c.sendCommand(Protocol.Command.UNLINK, keys.toArray(new byte[0][]));
             send(c, Protocol.Command.EXEC, List.of());
         }
         Set<Bytes> gone = new HashSet<>();
+        List<Job> unlinkedByHash = new ArrayList<>();
         long deleted = 0;
         for (int i = 0; i < shares.size(); i++) {
             if (still.get(i).isEmpty()) {
@@ -205,9 +261,11 @@ final class UnlinkUnwritten implements AutoCloseable {
             if (replies.get(2) instanceof List<?> done) {
                 deleted += (Long) done.get(0);
                 still.get(i).forEach(j -> gone.add(j.id()));
+                still.get(i).stream().filter(Job::hashOnly).forEach(unlinkedByHash::add);
             }
         }
-        return new Round(gone, deleted);
+        hashOnly = unlinkedByHash;
+        return new Round(gone, deleted, late);
     }
 
     /** Whether {@code needed} connections are open, opening those missing (false when the server refuses one). */
@@ -228,13 +286,15 @@ final class UnlinkUnwritten implements AutoCloseable {
         c.getMany(0);
     }
 
-    /** The keys this round's deletions write: each watched job's hash and logs. */
+    /** The keys this round's deletions write: each watched job's hash, and its logs unless it is unlinked by its hash alone. */
     private static Set<Bytes> keysOf(List<List<Job>> shares) {
         Set<Bytes> keys = new HashSet<>();
         for (List<Job> share : shares) {
             for (Job j : share) {
                 keys.add(j.hash());
-                keys.add(j.logs());
+                if (!j.hashOnly()) {
+                    keys.add(j.logs());
+                }
             }
         }
         return keys;

@@ -22,7 +22,8 @@ import redis.clients.jedis.UnifiedJedis;
  * V120 retires the jobs the change feed tells unwritten since the last pass with WATCH, drain, then
  * MULTI/UNLINK/EXEC ({@link UnlinkUnwritten}); a job edited after that pass (by a v1 client that ignores
  * the pause and the tombstone) at any instant before its keys go is still copied again, never lost:
- * between the pass and the tombstone, after the tombstone, and between its WATCH and its EXEC.
+ * between the pass and the tombstone, after the tombstone, and between its WATCH and its EXEC; a job
+ * with no logs is watched by its hash alone, and a log pushed between its WATCH and its EXEC is copied.
  */
 class UnlinkUnwrittenTest {
     @RegisterExtension
@@ -138,6 +139,68 @@ class UnlinkUnwrittenTest {
         assertCopiedAgain(1150);
         assertEquals(JOBS - UnlinkUnwritten.PER_CONNECTION - 1L, retired().get("unlinked"),
                 "the share of the connection whose WATCH saw the edit took the digest check, and the job of a later round: " + retired());
+    }
+
+    private void assertLogs(int job, List<String> logs) {
+        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(Integer.toString(job).getBytes())).get(0).orElseThrow();
+        assertEquals(logs, client().lrange(Keys.queue(QUEUE).job(id, JobSub.LOGS), 0, -1), "job " + job);
+    }
+
+    /**
+     * A job with no logs is watched and unlinked by its hash alone; a log pushed between its WATCH and
+     * its EXEC (not watched) is told by the next drain, of the next round or after the last, and copied.
+     */
+    @Test
+    void aLogPushedBetweenTheWatchAndTheExecOfAJobWatchedByItsHashAloneIsCopied() {
+        int[] rounds = {0};
+        migrate((version, where) -> {
+            if (version == 120 && where.equals("jobs watched")) {
+                rounds[0]++;
+                if (rounds[0] == 1) {
+                    client().rpush("bull:" + QUEUE + ":3:logs", "late 3");
+                }
+                if (rounds[0] == 3) {
+                    client().rpush("bull:" + QUEUE + ":" + JOBS + ":logs", "late " + JOBS);
+                }
+            }
+        });
+        assertEquals(3, rounds[0], "rounds");
+        assertLogs(3, List.of("late 3"));
+        assertLogs(JOBS, List.of("late " + JOBS));
+        assertEquals((long) JOBS, retired().get("unlinked"), "both were unlinked on the feed's word: " + retired());
+    }
+
+    /** A flow key written between the WATCH and the EXEC of a job watched by its hash alone refuses the queue, the key kept. */
+    @Test
+    void aFlowKeyWrittenBetweenTheWatchAndTheExecOfAJobWatchedByItsHashAloneRefusesTheQueue() {
+        boolean[] once = {false};
+        MigrationResult r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("jobs watched") && !once[0]) {
+                once[0] = true;
+                client().sadd("bull:" + QUEUE + ":3:dependencies", "bull:other:1");
+            }
+        }), List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.REFUSED, r.outcome(), r.toString());
+        assertTrue(r.toString().contains("a flow key was written to a job of"), r.toString());
+        assertEquals(Set.of("bull:other:1"), client().smembers("bull:" + QUEUE + ":3:dependencies"));
+    }
+
+    /**
+     * A job given a log after the fence's read (told by the feed) is watched and unlinked with its logs,
+     * as one the read met: its logs key goes with its hash.
+     */
+    @Test
+    void aJobGivenALogAfterTheFencesReadIsUnlinkedWithItsLogs() {
+        boolean[] once = {false};
+        migrate((version, where) -> {
+            if (version == 110 && !once[0]) {
+                once[0] = true;
+                client().rpush("bull:" + QUEUE + ":7:logs", "after the fence");
+            }
+        });
+        assertLogs(7, List.of("after the fence"));
+        assertEquals((long) JOBS, retired().get("unlinked"), retired().toString());
+        assertEquals(JOBS + 1L, retired().get("jobs"), "each job's hash, and job 7's logs with its hash: " + retired());
     }
 
     /**
