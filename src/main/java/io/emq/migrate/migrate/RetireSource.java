@@ -276,7 +276,7 @@ final class RetireSource implements Step {
      * Jobs unlinked by their hash alone that may have had a logs list or flow key written between their
      * WATCH and their EXEC ({@link UnlinkUnwritten.Unlinked#late}): their logs are copied again (their
      * hash gone, v1 can add no more), the lists left to the deletion of the queue's other keys; a flow
-     * key refuses the queue, the key kept.
+     * key (not {@code :dependencies}, which was watched: one written by hand) refuses the queue, the key kept.
      */
     private static void copyLate(QueueMigration m, QueueSnapshot before, List<Bytes> late) {
         if (late.isEmpty()) {

@@ -22,18 +22,19 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * A round of jobs at a time, spread over up to {@link #CONNECTIONS} connections of its own (one for each
  * {@link #PER_CONNECTION} jobs of the round, opened when a round first needs it: one for a small queue): each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
- * create (its hash, its logs, its {@code :dependencies}), or its hash alone for a job that has no logs
+ * create (its hash, its logs, its {@code :dependencies}), or all but its logs for a job that has no logs
  * list and no flow key (this run's fence read met none of the queue's, and no drain since told one of
- * the job's); the tombstone is read (in the first
+ * the job's; a flow starts with {@code :dependencies}, so a child added to it still dirties the WATCH); the tombstone is read (in the first
  * connection's write, after its WATCH; in a round whose every job is left, alone); the feed is drained (a write before a WATCH shows in the drain,
  * one after it dirties the WATCH); then each connection runs
  * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named (the
- * hash alone of a job watched by its hash alone). A
+ * hash alone of a job watched without its logs). A
  * job a drain named, a flow parent (its digest counts its children), every job of a connection whose
  * EXEC was refused (a write after the WATCH), and every job once the feed broke or the server refused
  * WATCH (an ACL without {@code @transaction}), is left to the digest check ({@code retire_jobs}), which
- * copies an edited job again. A logs list or flow key written between the WATCH and the EXEC of a job
- * watched by its hash alone is not watched: the next round's drain (or {@link #finish}'s) tells it, and
+ * copies an edited job again. A logs list (or a flow key other than {@code :dependencies}, which no BullMQ
+ * script writes first) written between the WATCH and the EXEC of a job watched without its logs is not
+ * watched: the next round's drain (or {@link #finish}'s) tells it, and
  * the caller copies that job's logs (v1 adds none to a job whose hash is gone) or refuses the flow key
  * ({@link Unlinked#late}); so it does for every such job of the round before a drain that found the feed broken.
  *
@@ -160,7 +161,8 @@ final class UnlinkUnwritten implements AutoCloseable {
 
     /**
      * A job's keys, each built once: its id, hash, logs and {@code :dependencies}; {@code hashOnly} when
-     * it has no logs list and no flow key (the fence's read met none and the feed told none since).
+     * it has no logs list and no flow key (the fence's read met none and the feed told none since): its
+     * logs are then neither watched nor unlinked, its hash alone unlinked.
      */
     private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies, boolean hashOnly) {
     }
@@ -189,9 +191,9 @@ final class UnlinkUnwritten implements AutoCloseable {
                 keys.add(meta);
                 for (Job j : shares.get(i)) {
                     keys.add(j.hash().raw());
+                    keys.add(j.dependencies().raw());
                     if (!j.hashOnly()) {
                         keys.add(j.logs().raw());
-                        keys.add(j.dependencies().raw());
                     }
                 }
                 c.sendCommand(Protocol.Command.WATCH, keys.toArray(new byte[0][]));

@@ -170,19 +170,40 @@ class UnlinkUnwrittenTest {
         assertEquals((long) JOBS, retired().get("unlinked"), "both were unlinked on the feed's word: " + retired());
     }
 
-    /** A flow key written between the WATCH and the EXEC of a job watched by its hash alone refuses the queue, the key kept. */
+    /**
+     * A job with no logs still has its {@code :dependencies} watched (a flow starts there): a child added to
+     * it between its WATCH and its EXEC refuses that connection's EXEC, and its share takes the digest
+     * check, as for any edit, its hash not deleted unseen.
+     */
     @Test
-    void aFlowKeyWrittenBetweenTheWatchAndTheExecOfAJobWatchedByItsHashAloneRefusesTheQueue() {
+    void aDependencyAddedBetweenTheWatchAndTheExecOfAJobWithNoLogsTakesTheDigestCheck() {
         boolean[] once = {false};
-        MigrationResult r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+        migrate((version, where) -> {
             if (version == 120 && where.equals("jobs watched") && !once[0]) {
                 once[0] = true;
                 client().sadd("bull:" + QUEUE + ":3:dependencies", "bull:other:1");
             }
+        });
+        assertEquals(JOBS - (long) UnlinkUnwritten.PER_CONNECTION, retired().get("unlinked"),
+                "the share of the connection whose WATCH saw the dependency took the digest check: " + retired());
+    }
+
+    /**
+     * A flow key no BullMQ script writes before {@code :dependencies} (here {@code :processed}, written by
+     * hand) between the WATCH and the EXEC of a job watched without its logs refuses the queue, the key kept.
+     */
+    @Test
+    void aFlowKeyWrittenBetweenTheWatchAndTheExecOfAJobWithNoLogsRefusesTheQueue() {
+        boolean[] once = {false};
+        MigrationResult r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("jobs watched") && !once[0]) {
+                once[0] = true;
+                client().hset("bull:" + QUEUE + ":3:processed", "bull:other:1", "done");
+            }
         }), List.of("bull")).get(0);
         assertEquals(MigrationResult.Outcome.REFUSED, r.outcome(), r.toString());
         assertTrue(r.toString().contains("a flow key was written to a job of"), r.toString());
-        assertEquals(Set.of("bull:other:1"), client().smembers("bull:" + QUEUE + ":3:dependencies"));
+        assertEquals(Map.of("bull:other:1", "done"), client().hgetAll("bull:" + QUEUE + ":3:processed"));
     }
 
     /**
