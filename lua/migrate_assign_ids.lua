@@ -35,7 +35,12 @@ local BLOCK = 1000
 local RANKS = 68719476736
 local alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 -- brand(v): JOB + the 11 base62 digits of v. The first ten digits (those of floor(v / 62)) are
--- kept from the previous call, so minting consecutive ranks builds them once per 62 ids.
+-- kept from the previous call, so minting consecutive ranks builds them once per 62 ids; the last
+-- digit comes from a table of the 62 one-character strings.
+local chars = {}
+for i = 1, 62 do
+  chars[i] = string.sub(alphabet, i, i)
+end
 local head, headText = -1, ''
 local function brand(v)
   local low = v % 62
@@ -50,12 +55,14 @@ local function brand(v)
     end
     head, headText = high, 'JOB' .. table.concat(digits)
   end
-  return headText .. string.sub(alphabet, low + 1, low + 1)
+  return headText .. chars[low + 1]
 end
 -- blocks(first, minted): the v2r: fields and values that add ranks first, first + 1, ... (minted[k]
 -- the v1 id of rank first + k - 1, or false for a skipped rank) to their blocks; a block begun before
 -- is read and extended (it holds every rank from its first up to first - 1), a block begun by an
--- earlier release is begun with '-' for the ranks it minted.
+-- earlier release is begun with '-' for the ranks it minted. Each entry's '<length>:' is built once a
+-- length (prefixes), not converted from a number an id.
+local prefixes = {}
 local function blocks(first, minted)
   local out = {}
   local k, r = 1, first
@@ -76,8 +83,13 @@ local function blocks(first, minted)
     while k <= #minted and r < start + BLOCK do
       local v1 = minted[k]
       if v1 then
-        parts[#parts + 1] = #v1
-        parts[#parts + 1] = ':'
+        local len = #v1
+        local prefix = prefixes[len]
+        if not prefix then
+          prefix = len .. ':'
+          prefixes[len] = prefix
+        end
+        parts[#parts + 1] = prefix
         parts[#parts + 1] = v1
       else
         parts[#parts + 1] = '-'
