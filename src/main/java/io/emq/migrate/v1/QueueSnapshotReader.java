@@ -180,7 +180,7 @@ public final class QueueSnapshotReader {
             readStructureTypes();
             readListings();
             indexListings();
-            try (LengthsAhead ahead = payloadRead == PayloadRead.MEASURED ? null : new LengthsAhead(jedis, new ReadOrder())) {
+            try (LengthsAhead ahead = payloadRead == PayloadRead.MEASURED ? null : LengthsAhead.forRead(jedis, new ReadOrder(), listedIds.arena().size())) {
                 lengthsAhead = ahead;
                 if (ahead != null) {
                     ahead.fill();
