@@ -9,10 +9,10 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The payload lengths ({@code HSTRLEN key data}) and, of active jobs, the lock TTLs ({@code PTTL}) that a read of
- * payloads bounds its pipelines by, asked on a connection of their own up to {@link #AHEAD} jobs (or the queue's
- * count) before the read takes them, in the order it takes them ({@link Upcoming}): the server answers them while the
- * reader works on anything else (the queue's keys, the jobs before), and a batch finds its lengths answered. At most
- * that many small replies wait on the server and in the socket.
+ * payloads bounds its pipelines by, asked on a connection of their own up to {@link #AHEAD} jobs before the read
+ * takes them, in the order it takes them ({@link Upcoming}): the server answers them while the reader works on
+ * anything else (the queue's keys, the jobs before), and a batch finds its lengths answered. At most {@link #AHEAD}
+ * small replies wait on the server and in the socket.
  */
 final class LengthsAhead implements AutoCloseable {
     static final int AHEAD = 250_000;
@@ -33,32 +33,21 @@ final class LengthsAhead implements AutoCloseable {
     private final UnifiedJedis jedis;
     private final Upcoming upcoming;
     private Connection connection;
-    /** The entries asked for and not yet taken, a ring, and whether each one's lock TTL was asked. */
-    private final int[] asked;
-    private final boolean[] lockAsked;
+    /** The entries asked for and not yet taken, a ring of {@link #AHEAD}, and whether each one's lock TTL was asked. */
+    private final int[] asked = new int[AHEAD];
+    private final boolean[] lockAsked = new boolean[AHEAD];
     private int first;
     private int size;
 
-    /**
-     * {@code jobs}: about how many jobs the read takes; the ring of jobs asked ahead holds that many, at least a batch
-     * ({@link QueueSnapshotReader#JOB_BATCH}) and at most {@link #AHEAD}.
-     */
-    static LengthsAhead forRead(UnifiedJedis jedis, Upcoming upcoming, int jobs) {
-        return new LengthsAhead(jedis, upcoming, Math.max(QueueSnapshotReader.JOB_BATCH, Math.min(AHEAD, jobs)));
-    }
-
-    /** Asks at most {@code ring} jobs ahead. */
-    LengthsAhead(UnifiedJedis jedis, Upcoming upcoming, int ring) {
+    LengthsAhead(UnifiedJedis jedis, Upcoming upcoming) {
         this.jedis = jedis;
         this.upcoming = upcoming;
-        this.asked = new int[ring];
-        this.lockAsked = new boolean[ring];
     }
 
-    /** Asks for the next jobs' lengths until the ring is full of jobs asked and not taken, or no further job is known. */
+    /** Asks for the next jobs' lengths until {@link #AHEAD} are asked and not taken, or no further job is known. */
     void fill() {
         boolean sent = false;
-        for (int entry; size < asked.length && (entry = upcoming.next()) >= 0; size++) {
+        for (int entry; size < AHEAD && (entry = upcoming.next()) >= 0; size++) {
             byte[] key = upcoming.key(entry);
             CommandArguments lengthOf = new CommandArguments(Protocol.Command.HSTRLEN).key(key).add(DATA);
             if (connection == null) {
@@ -69,7 +58,7 @@ final class LengthsAhead implements AutoCloseable {
             if (lock != null) {
                 connection.sendCommand(new CommandArguments(Protocol.Command.PTTL).key(lock));
             }
-            int at = (first + size) % asked.length;
+            int at = (first + size) % AHEAD;
             asked[at] = entry;
             lockAsked[at] = lock != null;
             sent = true;
@@ -81,19 +70,17 @@ final class LengthsAhead implements AutoCloseable {
 
     /**
      * The payload lengths (0 when the key is not a hash) and lock TTLs (-2 when not asked) of {@code entries}, the
-     * next jobs of the read in order (asking for more whenever all asked are taken); then fills the ring again.
+     * next jobs of the read in order; then asks for as many further jobs.
      */
     void take(int[] entries, long[] lengths, long[] lockTtls) {
+        fill();
         for (int n = 0; n < entries.length; n++) {
-            if (size == 0) {
-                fill();
-            }
             if (size == 0 || asked[first] != entries[n]) {
                 throw new IllegalStateException("the read takes entry " + entries[n] + ", not the next one asked for");
             }
             lengths[n] = reply(0);
             lockTtls[n] = lockAsked[first] ? reply(-2) : -2;
-            first = (first + 1) % asked.length;
+            first = (first + 1) % AHEAD;
             size--;
         }
         fill();

@@ -180,7 +180,7 @@ public final class QueueSnapshotReader {
             readStructureTypes();
             readListings();
             indexListings();
-            try (LengthsAhead ahead = payloadRead == PayloadRead.MEASURED ? null : LengthsAhead.forRead(jedis, new ReadOrder(), listedIds.arena().size())) {
+            try (LengthsAhead ahead = payloadRead == PayloadRead.MEASURED ? null : new LengthsAhead(jedis, new ReadOrder())) {
                 lengthsAhead = ahead;
                 if (ahead != null) {
                     ahead.fill();
