@@ -86,14 +86,11 @@ final class LengthsAhead implements AutoCloseable {
         fill();
     }
 
-    /** The next integer reply, or {@code otherwise} when the key is not a hash (the server answered WRONGTYPE). */
+    /** The next integer reply, or {@code otherwise} for an error reply (a key that is not a hash answers WRONGTYPE). */
     private long reply(long otherwise) {
         try {
             return (Long) connection.getOne();
-        } catch (JedisDataException error) {
-            if (error.getMessage() == null || !error.getMessage().startsWith("WRONGTYPE")) {
-                throw error;
-            }
+        } catch (JedisDataException wrongType) {
             return otherwise;
         }
     }
