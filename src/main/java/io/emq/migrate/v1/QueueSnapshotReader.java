@@ -111,11 +111,10 @@ public final class QueueSnapshotReader {
      * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
      * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
      * read), a written key is neither a structure nor a job hash listed before or now, or an unlisted
-     * job's hash is still there; then read the queue in full. Always empty for a reader of payloads (the dry run's,
-     * source verification's): they read in full.
+     * job's hash is still there; then read the queue in full.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
-        if (payloadRead != PayloadRead.MEASURED || !previous.plain() || previous.payloadRead() != payloadRead) {
+        if (!previous.plain() || previous.payloadRead() != payloadRead) {
             return Optional.empty();
         }
         return new Reading(previous.queue()).refresh(previous, written);
@@ -146,12 +145,13 @@ public final class QueueSnapshotReader {
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
         private long legacyMarkers;
-        /** The batch whose first {@code HMGET} pipeline was sent and whose facts are not added yet; null when none. */
+        /**
+         * The batches in flight, in the order they were made: the one whose payload lengths were asked for and
+         * whose {@code HMGET}s were not sent yet, and the one before, whose first {@code HMGET} pipeline was sent and
+         * whose facts are not added yet; null when none.
+         */
+        private FactsBatch measuring;
         private FactsBatch sent;
-        /** A full read of payloads: the lengths asked ahead of the batches ({@link LengthsAhead}); null otherwise. */
-        private LengthsAhead lengthsAhead;
-        /** Whether the orphans are listed ({@link #listOrphans}): the lengths asked ahead reach them only then. */
-        private boolean orphansListed;
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
          * whose hash was written, the walks of {@code wait} and {@code paused} beside the listings before, the
@@ -172,28 +172,16 @@ public final class QueueSnapshotReader {
             this.base = queue.base();
         }
 
-        /**
-         * A full read. Reading payloads, the jobs' lengths are asked for as soon as the listings are indexed
-         * ({@link LengthsAhead}): the server answers them while this reader classifies the queue's keys.
-         */
         QueueSnapshot run() {
             readStructureTypes();
             readListings();
             indexListings();
-            try (LengthsAhead ahead = payloadRead == PayloadRead.MEASURED ? null : new LengthsAhead(jedis, new ReadOrder())) {
-                lengthsAhead = ahead;
-                if (ahead != null) {
-                    ahead.fill();
-                }
-                readRepeatMembers();
-                scanQueueKeys();
-                resolveUnlistedHashes();
-                checkQueue();
-                Map<V1State, Long> listed = readJobs();
-                return snapshot(listed);
-            } finally {
-                lengthsAhead = null;
-            }
+            readRepeatMembers();
+            scanQueueKeys();
+            resolveUnlistedHashes();
+            checkQueue();
+            Map<V1State, Long> listed = readJobs();
+            return snapshot(listed);
         }
 
         /** The count each structure lists, then the orphans and every listed job's facts, in rank order. */
@@ -794,47 +782,6 @@ public final class QueueSnapshotReader {
             listedIds.begin(V1State.UNKNOWN, false);
             sorted.forEach(id -> listedIds.add(id.raw()));
             listedIds.trim();
-            orphansListed = true;
-        }
-
-        /** Whether a full read reads the facts of {@code entry} of {@code state}: an orphan, or an id's first listing in probe order. */
-        private boolean readsFacts(V1State state, int entry) {
-            return state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry;
-        }
-
-        /** The jobs whose facts a full read reads, in the order it reads them ({@link #readFacts} in rank order); the orphans once listed. */
-        private final class ReadOrder implements LengthsAhead.Upcoming {
-            private int stateAt;
-            private int entry = -1;
-
-            @Override
-            public int next() {
-                for (; stateAt < V1State.RANK_ORDER.size(); stateAt++, entry = -1) {
-                    V1State state = V1State.RANK_ORDER.get(stateAt);
-                    if (state == V1State.UNKNOWN && !orphansListed) {
-                        return -1;
-                    }
-                    int from = listedIds.from(state);
-                    int to = from + listedIds.count(state);
-                    for (entry = Math.max(entry, from); entry < to; ) {
-                        int at = entry++;
-                        if (readsFacts(state, at)) {
-                            return at;
-                        }
-                    }
-                }
-                return -1;
-            }
-
-            @Override
-            public byte[] key(int at) {
-                return listedIds.arena().prefixed(base.raw(), at);
-            }
-
-            @Override
-            public byte[] lockKey(int at) {
-                return V1State.RANK_ORDER.get(stateAt) == V1State.ACTIVE ? queue.jobSubKey(listedIds.id(at), JobSubKind.LOCK).raw() : null;
-            }
         }
 
         /**
@@ -865,7 +812,7 @@ public final class QueueSnapshotReader {
                         addInFlight();
                         V1State was = previousIds.stateOf(kept);
                         jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
-                    } else if (readsFacts(state, entry)) {
+                    } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
                         batch[n++] = entry;
                     } else {
                         jobs.skip(local);
@@ -877,39 +824,53 @@ public final class QueueSnapshotReader {
                 readBatch(jobs, batch, n);
                 addInFlight();
             } finally {
-                if (sent != null) {
-                    sent.abandon();
+                for (FactsBatch inFlight : new FactsBatch[] {measuring, sent}) {
+                    if (inFlight != null) {
+                        inFlight.abandon();
+                    }
                 }
+                measuring = null;
                 sent = null;
             }
             facts.put(state, jobs);
         }
 
         /**
-         * Makes a batch of the first {@code n} entries of {@code batch} and sends its first {@code HMGET} pipeline
-         * ({@link FactsBatch#start}), then adds the facts of the batch sent before it: the server answers this one
-         * while this reader adds that one, and batches are added in the order they were made. 0, the batch's new length.
+         * Asks for the payload lengths of the first {@code n} entries of {@code batch} ({@link FactsBatch#askLengths}),
+         * then {@link #advance}s: the server answers them and the batch before's first {@code HMGET} pipeline while
+         * this reader adds the batch before that; 0, the batch's new length.
          */
         private int readBatch(StateJobs jobs, int[] batch, int n) {
             if (n > 0) {
                 FactsBatch next = new FactsBatch(this, jobs, Arrays.copyOf(batch, n));
-                next.start();
-                FactsBatch before = sent;
-                sent = next;
-                if (before != null) {
-                    before.finish();
-                }
+                next.askLengths();
+                advance();
+                measuring = next;
             }
             return 0;
         }
 
-        /** Adds the facts of the batch in flight. */
-        private void addInFlight() {
+        /**
+         * Sends the first {@code HMGET} pipeline of the batch whose lengths were asked for ({@link FactsBatch#start}),
+         * then adds the facts of the batch sent before it: batches are added in the order they were made.
+         */
+        private void advance() {
+            FactsBatch next = measuring;
+            measuring = null;
+            if (next != null) {
+                next.start();
+            }
             FactsBatch batch = sent;
-            sent = null;
+            sent = next;
             if (batch != null) {
                 batch.finish();
             }
+        }
+
+        /** Adds the facts of every batch in flight, in order. */
+        private void addInFlight() {
+            advance();
+            advance();
         }
 
         private void checkQueue() {
@@ -1000,11 +961,12 @@ public final class QueueSnapshotReader {
 
     /**
      * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
-     * the payload lengths (and lock TTLs), asked ahead ({@link LengthsAhead}) and taken by {@link #start}, then
+     * the payload lengths (and lock TTLs) in one pipeline, sent by {@link #askLengths} and read by {@link #start}, then
      * each job's small fields and its payload in one {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES}
      * of payload, each payload checked (and digested) as it arrives; the first of those pipelines is sent by
-     * {@link #start} and read by {@link #finish}, so the server answers it while the reader adds the batch before
-     * ({@link Reading#readBatch}). Measured: the small fields, payload lengths and lock TTLs in one pipeline, sent and read by
+     * {@link #start} and read by {@link #finish}. The reader keeps two batches in flight ({@link Reading#advance}), so
+     * the server answers this batch's lengths and the batch before's first pipeline while the reader adds the batch
+     * before that. Measured: the small fields, payload lengths and lock TTLs in one pipeline, sent and read by
      * {@link #finish} (the migration's readers share a pool sized to them: each holds one connection at a time).
      */
     private final class FactsBatch {
@@ -1026,6 +988,10 @@ public final class QueueSnapshotReader {
         private final long[] lengths;
         private final PayloadDigest[] payloads;
         private final long[] lockTtls;
+        /** The lengths pipeline, sent by {@link #askLengths} (null once read, and when measuring), and its replies. */
+        private AbstractPipeline lengthsAsked;
+        private List<Response<Long>> lengthReplies;
+        private List<Response<Long>> lockReplies;
         /** The first {@code HMGET} pipeline, sent by {@link #start} (null once read, and when measuring), its replies, and where it ends. */
         private AbstractPipeline firstChunk;
         private List<Response<List<byte[]>>> firstReplies;
@@ -1047,24 +1013,46 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Payloads read: takes the lengths and lock TTLs asked ahead, then sends (not waiting for the answers) the
+         * Payloads read: asks for the payload lengths and lock TTLs, not waiting for the answers, on a connection of
+         * its own until {@link #start} reads them. Measured: nothing yet.
+         */
+        void askLengths() {
+            if (payloadRead == PayloadRead.MEASURED) {
+                return;
+            }
+            lengthReplies = new ArrayList<>(keys.length);
+            lockReplies = new ArrayList<>();
+            lengthsAsked = jedis.pipelined();
+            for (int n = 0; n < keys.length; n++) {
+                lengthReplies.add(lengthsAsked.hstrlen(keys[n], DATA));
+                if (state == V1State.ACTIVE) {
+                    lockReplies.add(lengthsAsked.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
+                }
+            }
+            PipelineSend.now(lengthsAsked);
+        }
+
+        /**
+         * Payloads read: reads the lengths {@link #askLengths} asked for, then sends (not waiting for the answers) the
          * first {@code HMGET} pipeline, on a connection of its own until {@link #finish} reads it. Measured: nothing yet.
          */
         void start() {
             if (payloadRead == PayloadRead.MEASURED) {
                 return;
             }
-            reading.lengthsAhead.take(entries, lengths, lockTtls);
+            readLengths();
             firstTo = chunkEnd(0);
             firstChunk = jedis.pipelined();
             firstReplies = hmgets(firstChunk, 0, firstTo);
             PipelineSend.now(firstChunk);
         }
 
-        /** Closes the pipeline {@link #start} sent, its answers unread: the read failed before this batch was added. */
+        /** Closes the pipelines {@link #askLengths} and {@link #start} sent, their answers unread: the read failed before this batch was added. */
         void abandon() {
-            if (firstChunk != null) {
-                firstChunk.close();
+            for (AbstractPipeline sentPipeline : new AbstractPipeline[] {lengthsAsked, firstChunk}) {
+                if (sentPipeline != null) {
+                    sentPipeline.close();
+                }
             }
         }
 
@@ -1105,6 +1093,20 @@ public final class QueueSnapshotReader {
             for (int n : hashes) {
                 add(n, JobHashFields.of(fields.get(n)));
             }
+        }
+
+        /** The payload lengths and lock TTLs {@link #askLengths} asked for. */
+        private void readLengths() {
+            try (AbstractPipeline p = lengthsAsked) {
+                p.sync();
+            }
+            lengthsAsked = null;
+            for (int n = 0; n < keys.length; n++) {
+                lengths[n] = lengthOf(lengthReplies.get(n));
+                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).get() : -2L;
+            }
+            lengthReplies = null;
+            lockReplies = null;
         }
 
         /** Where the {@code HMGET} pipeline from job {@code from} ends: at most {@link #PAYLOAD_BATCH_BYTES} of payload, at least one job. */

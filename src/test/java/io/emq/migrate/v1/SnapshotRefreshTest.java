@@ -69,15 +69,6 @@ class SnapshotRefreshTest {
     }
 
     @Test
-    void aReaderOfPayloadsReadsInFullAndRefreshesNothing() {
-        QueueSnapshotReader checking = new QueueSnapshotReader(client(), new QueueBases(Set.of(Q))).withoutPayloadHashes();
-        QueueSnapshot before = checking.read(Q);
-        client().hset("bull:fresh:7", "data", "{\"edited\":7}");
-        wrote("7");
-        assertTrue(checking.refresh(before, written).isEmpty(), "the dry run's reader asks its lengths ahead of a full read only");
-    }
-
-    @Test
     void aRefreshEqualsAFullReadAndReadsOnlyTheListingsAndTheWrittenJobs() {
         QueueSnapshot before = reader().read(Q);
         pauseAddEditRemove();
