@@ -1,13 +1,12 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.v1.QueueSnapshot;
 import java.util.List;
 import java.util.Map;
 
 /**
  * V90: each migrated job's {@code :logs} list is copied, in order, to {@code job:<id>:logs} ({@link LogCopier}).
- * Nothing is asked of the source when this run's fence began the change feed's watch and the key scan of its
- * snapshot met no logs list or flow key: then V30-V50 read that same snapshot's jobs with no logs
+ * Nothing is asked of the source when this run's fence began the change feed's watch and its read met no logs
+ * list or flow key ({@link QueueMigration#noExtrasAtFence}): then V30-V50 read that same snapshot's jobs with no logs
  * ({@link Absorb}), so the digest they recorded of a job that has a logs list now (created since the scan,
  * which the feed tells) is not its digest now, and the catch-up copies that job again, its logs with it.
  */
@@ -19,10 +18,9 @@ final class CopyLogs implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        QueueSnapshot snapshot = m.snapshot();
-        if (m.watch.isPresent() && SourceFence.noExtrasScanned(snapshot)) {
+        if (m.watch.isPresent() && m.noExtrasAtFence) {
             return Map.of("logs", 0L);
         }
-        return Map.of("logs", LogCopier.copy(m, Migratable.rows(snapshot, m.options)));
+        return Map.of("logs", LogCopier.copy(m, Migratable.rows(m.snapshot(), m.options)));
     }
 }
