@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
@@ -68,7 +69,7 @@ final class UnlinkUnwritten implements AutoCloseable {
     /** The hash and logs keys of the round before: its deletions show in the next drain. */
     private Set<Bytes> handled = Set.of();
     /** The jobs of the round before unlinked by their hash alone: a logs list or flow key written before their EXEC shows in the next drain. */
-    private List<Job> hashOnly = List.of();
+    private List<Job> unlinkedByHash = List.of();
     /** Whether this run's fence read met no job's logs list or flow key: a job the feed told none of since has none. */
     private final boolean noExtrasAtFence;
     private boolean unusable;
@@ -133,7 +134,7 @@ final class UnlinkUnwritten implements AutoCloseable {
      * last round is done.
      */
     List<Bytes> finish() {
-        return hashOnly.isEmpty() ? List.of() : late(watch.drain(), handled);
+        return unlinkedByHash.isEmpty() ? List.of() : late(watch.drain(), handled);
     }
 
     /**
@@ -143,8 +144,8 @@ final class UnlinkUnwritten implements AutoCloseable {
      * join {@link #written}.
      */
     private List<Bytes> late(Optional<SourceFeed.Changes> drained, Set<Bytes> mine) {
-        List<Job> before = hashOnly;
-        hashOnly = List.of();
+        List<Job> before = unlinkedByHash;
+        unlinkedByHash = List.of();
         if (drained.isEmpty()) {
             return before.stream().map(Job::id).toList();
         }
@@ -165,6 +166,13 @@ final class UnlinkUnwritten implements AutoCloseable {
      * logs are then neither watched nor unlinked, its hash alone unlinked.
      */
     private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies, boolean hashOnly) {
+        /** Hands on the keys its {@code UNLINK} deletes: its hash, and its logs unless it is unlinked by its hash alone. */
+        void unlinked(Consumer<Bytes> keys) {
+            keys.accept(hash);
+            if (!hashOnly) {
+                keys.accept(logs);
+            }
+        }
     }
 
     private Round unlinkRound(List<Bytes> ids) {
@@ -236,18 +244,13 @@ final class UnlinkUnwritten implements AutoCloseable {
                 continue;
             }
             List<byte[]> keys = new ArrayList<>(quiet.size() * 2);
-            for (Job j : quiet) {
-                keys.add(j.hash().raw());
-                if (!j.hashOnly()) {
-                    keys.add(j.logs().raw());
-                }
-            }
+            quiet.forEach(j -> j.unlinked(key -> keys.add(key.raw())));
             c.sendCommand(Protocol.Command.MULTI);
             c.sendCommand(Protocol.Command.UNLINK, keys.toArray(new byte[0][]));
             send(c, Protocol.Command.EXEC, List.of());
         }
         Set<Bytes> gone = new HashSet<>();
-        List<Job> unlinkedByHash = new ArrayList<>();
+        List<Job> byHash = new ArrayList<>();
         long deleted = 0;
         for (int i = 0; i < shares.size(); i++) {
             if (still.get(i).isEmpty()) {
@@ -263,10 +266,10 @@ final class UnlinkUnwritten implements AutoCloseable {
             if (replies.get(2) instanceof List<?> done) {
                 deleted += (Long) done.get(0);
                 still.get(i).forEach(j -> gone.add(j.id()));
-                still.get(i).stream().filter(Job::hashOnly).forEach(unlinkedByHash::add);
+                still.get(i).stream().filter(Job::hashOnly).forEach(byHash::add);
             }
         }
-        hashOnly = unlinkedByHash;
+        unlinkedByHash = byHash;
         return new Round(gone, deleted, late);
     }
 
@@ -292,12 +295,7 @@ final class UnlinkUnwritten implements AutoCloseable {
     private static Set<Bytes> keysOf(List<List<Job>> shares) {
         Set<Bytes> keys = new HashSet<>();
         for (List<Job> share : shares) {
-            for (Job j : share) {
-                keys.add(j.hash());
-                if (!j.hashOnly()) {
-                    keys.add(j.logs());
-                }
-            }
+            share.forEach(j -> j.unlinked(keys::add));
         }
         return keys;
     }
