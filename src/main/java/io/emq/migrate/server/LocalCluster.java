@@ -8,9 +8,14 @@ import java.util.stream.Collectors;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /** A real cluster of masters on loopback ports, slots split evenly, ready when {@link #start} returns. */
 public final class LocalCluster implements AutoCloseable {
+    /** A slot assignment waits for the node's config fsync, which a loaded machine can stall. */
+    private static final int SLOW_REPLY_MILLIS = 15_000;
+    /** A readiness probe gives up sooner and asks again (see {@link #nodeReady}). */
+    private static final int PROBE_MILLIS = 2_000;
     private final List<LocalServer> nodes;
 
     private LocalCluster(List<LocalServer> nodes) {
@@ -40,7 +45,7 @@ public final class LocalCluster implements AutoCloseable {
         for (int i = 0; i < nodes.size(); i++) {
             int from = i * per;
             int to = i == nodes.size() - 1 ? Slots.COUNT - 1 : from + per - 1;
-            try (Jedis node = connect(nodes.get(i))) {
+            try (Jedis node = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
                 int[] slots = new int[to - from + 1];
                 for (int s = from; s <= to; s++) {
                     slots[s - from] = s;
@@ -53,7 +58,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private void awaitOk() {
+    void awaitOk() {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
             if (nodes.stream().allMatch(this::nodeReady)) {
@@ -64,16 +69,22 @@ public final class LocalCluster implements AutoCloseable {
         throw new IllegalStateException("cluster did not reach cluster_state:ok within 30 s");
     }
 
+    /**
+     * Whether a node sees the whole cluster. A node that does not answer in time is not ready yet: a node
+     * writes its cluster config with an fsync on each change, which a loaded machine can stall for seconds.
+     */
     private boolean nodeReady(LocalServer server) {
-        try (Jedis node = connect(server)) {
+        try (Jedis node = connect(server, PROBE_MILLIS)) {
             String info = node.clusterInfo();
             return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes.size())
                     && info.contains("cluster_slots_assigned:" + Slots.COUNT);
+        } catch (JedisConnectionException stalled) {
+            return false;
         }
     }
 
-    private static Jedis connect(LocalServer server) {
-        return new Jedis(server.hostAndPort(), DefaultJedisClientConfig.builder().resp2().build());
+    private static Jedis connect(LocalServer server, int timeoutMillis) {
+        return new Jedis(server.hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(timeoutMillis).build());
     }
 
     public Set<HostAndPort> seeds() {

@@ -97,6 +97,11 @@ public final class LocalServer implements AutoCloseable {
         return new HostAndPort(HOST, port);
     }
 
+    /** The server's process, for a test that stalls it. */
+    Process process() {
+        return process;
+    }
+
     public ServerBinary binary() {
         return binary;
     }
