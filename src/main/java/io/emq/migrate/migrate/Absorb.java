@@ -23,7 +23,7 @@ final class Absorb implements Step {
 
     @Override
     public List<String> checkpoints() {
-        return List.of("rows built", "rows written", "expectations recorded");
+        return JobWriter.CHECKPOINTS;
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * V60: flow parents waiting for children become rows in state {@code awaiting_children} (in no set)
@@ -36,7 +37,7 @@ final class AbsorbFlows implements Step {
 
     @Override
     public List<String> checkpoints() {
-        return List.of("rows built", "rows written", "expectations recorded", "flow parent written");
+        return Stream.concat(JobWriter.CHECKPOINTS.stream(), Stream.of("flow parent written")).toList();
     }
 
     @Override

@@ -14,7 +14,8 @@ import java.util.Optional;
  * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest
  * (the digest recorded is exactly that of the bytes copied; {@link SourceFence#read}), and build the v2 rows (one batch ahead, on
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
- * one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot) and record each
+ * one transaction per batch when every row is new ({@link NewRows}), else one {@code migrate_write_jobs} call per
+ * batch (all keys of a queue share one slot), and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}); what
  * the journal expected of a batch's rows is read only when it held expectations as the write began (a
@@ -24,6 +25,8 @@ import java.util.Optional;
  */
 final class JobWriter {
     static final int BATCH = 256;
+    /** The checkpoints a write passes, in order, for each batch ("new rows watched" only for a batch {@link NewRows} takes). */
+    static final List<String> CHECKPOINTS = List.of("rows built", "new rows watched", "rows written", "expectations recorded");
 
     private JobWriter() {
     }
@@ -44,9 +47,11 @@ final class JobWriter {
             return counts; // nothing asked of the journal either (a run of many small queues writes none in most passes)
         }
         boolean expectedBefore = !m.journal.text(Expectations.COUNT).equals(Optional.of("0"));
-        ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH,
-                        batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore))),
-                built -> write(m, built, counts));
+        try (NewRows newRows = new NewRows(m)) {
+            ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH,
+                            batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore))),
+                    built -> write(m, newRows, built, counts));
+        }
         return counts;
     }
 
@@ -85,9 +90,9 @@ final class JobWriter {
         return new Built(rows, expectations, expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of());
     }
 
-    private static void write(QueueMigration m, Built built, Map<String, Long> counts) {
+    private static void write(QueueMigration m, NewRows newRows, Built built, Map<String, Long> counts) {
         m.checkpoints.hit("rows built");
-        if (!built.rows().isEmpty()) {
+        if (!built.rows().isEmpty() && !newRows.write(built.rows(), built.known())) {
             Rows.write(m, RowBuilder.writeCall(m, built.rows(), built.known()));
         }
         m.checkpoints.hit("rows written");

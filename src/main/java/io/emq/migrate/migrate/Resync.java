@@ -65,7 +65,7 @@ final class Resync {
 
     /** The checkpoints of a pass, its services' too. */
     static final List<String> CHECKPOINTS = Stream.of(List.of("source read"), IdMinter.CHECKPOINTS,
-            List.of("rows built", "rows written", "expectations recorded", "rows removed"), LogCopier.CHECKPOINTS,
+            JobWriter.CHECKPOINTS, List.of("rows removed"), LogCopier.CHECKPOINTS,
             DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
     /** Jobs looked up in the journal at once. */
     private static final int LOOKUP = 1000;
