@@ -14,8 +14,8 @@ import java.util.Optional;
  * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest
  * (the digest recorded is exactly that of the bytes copied; {@link SourceFence#read}), and build the v2 rows (one batch ahead, on
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
- * one transaction per batch when every row is new ({@link NewRows}), else one {@code migrate_write_jobs} call per
- * batch (all keys of a queue share one slot), and record each
+ * transactions when every row of a batch is new ({@link NewRows}), else (and for the rows of a transaction that
+ * wrote nothing) one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot), and record each
  * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}); what
  * the journal expected of a batch's rows is read only when it held expectations as the write began (a
@@ -92,8 +92,9 @@ final class JobWriter {
 
     private static void write(QueueMigration m, NewRows newRows, Built built, Map<String, Long> counts) {
         m.checkpoints.hit("rows built");
-        if (!built.rows().isEmpty() && !newRows.write(built.rows(), built.known())) {
-            Rows.write(m, RowBuilder.writeCall(m, built.rows(), built.known()));
+        List<RowBuilder.Row> unwritten = built.rows().isEmpty() ? List.of() : newRows.write(built.rows(), built.known());
+        if (!unwritten.isEmpty()) {
+            Rows.write(m, RowBuilder.writeCall(m, unwritten, built.known()));
         }
         m.checkpoints.hit("rows written");
         m.evalAll(m.targetWire, built.expectations().isEmpty() ? List.of() : List.of(m.journal.expectations().call(built.expectations())));

@@ -15,36 +15,44 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Writes a batch of rows none of which the target holds in one transaction, without the
+ * Writes a batch of rows none of which the target holds in transactions, without the
  * {@code migrate_write_jobs} script (whose cost a row is mostly Lua's: its arguments converted into Lua
- * and back). On a connection of its own to the server that holds the queue (in a cluster, the master
- * of its slot: every key of a queue is in one slot), opened at the first batch it takes, one round trip
- * sends {@code WATCH} of the queue's meta and the batch's row keys, the lease's fencing token
- * ({@code HGET meta migration}), {@code EXISTS} of the row keys and {@code MULTI}; when the token is this
- * run's and none of the keys exists, the second queues an {@code HSET} a row, a {@code ZREM} of every id
- * from each of pending, schedule and dead, and a {@code ZADD} into each set the rows go to (in the order
- * the rows first name it), then {@code EXEC}: what the script's all-new path writes, in the same order.
- * A takeover (the token changes) or any write to a watched key between the {@code WATCH} and the
- * {@code EXEC} (the v2 runtime writing a row) makes the {@code EXEC} write nothing.
+ * and back). The batch is split into {@link #SHARES} shares, each on a connection of its own to the
+ * server that holds the queue (in a cluster, the master of its slot: every key of a queue is in one
+ * slot), opened at the first batch it takes. Each share's first round trip (all shares' at once) sends
+ * {@code WATCH} of the queue's meta and the share's row keys, the lease's fencing token ({@code HGET meta
+ * migration}), {@code EXISTS} of the row keys and {@code MULTI}; when the token is this run's and none of
+ * the keys exists, the second queues an {@code HSET} a row, a {@code ZREM} of every id from each of
+ * pending, schedule and dead, and a {@code ZADD} into each set the rows go to (in the order the rows
+ * first name it), then {@code EXEC}: what the script's all-new path writes, in the same order; else it
+ * sends {@code DISCARD}. A takeover (the token changes) or any write to a watched key between the
+ * {@code WATCH} and the {@code EXEC} (the v2 runtime writing a row) makes the {@code EXEC} write nothing.
+ * The rows of a share it did not write go back to the caller, for the script, whose guards then decide:
+ * {@code EMQLOCK}, {@code EMQSTATE}, or the writes.
  *
  * <p>It takes only a batch of at least {@link #LEAST} rows, every one new (the journal expected none of
- * them: guard {@code n}), in no lane (a lane needs the script's ring logic), its ids distinct. It declines
- * (writes nothing; the caller sends the batch to the script, whose guards then decide: {@code EMQLOCK},
- * {@code EMQSTATE}, or the writes) any other batch, one whose token is not this run's or any of whose keys
- * exists, and one whose {@code EXEC} wrote nothing. A server that refuses {@code WATCH} or {@code MULTI}
- * (an ACL without {@code @transaction}: {@code NOPERM}), a transaction it aborts ({@code EXECABORT}: a
- * command refused while queued; nothing written) or a connection that fails makes it decline every
- * later batch of this write: the script writes them.
+ * them: guard {@code n}), in no lane (a lane needs the script's ring logic), its ids distinct; it hands
+ * any other batch back whole. A server that refuses {@code WATCH} or {@code MULTI} (an ACL without
+ * {@code @transaction}: {@code NOPERM}), a transaction it aborts ({@code EXECABORT}: a command refused
+ * while queued; nothing written) or a connection that fails makes it hand back every later batch of this
+ * write whole: the script writes them.
  */
 final class NewRows implements AutoCloseable {
-    /** The fewest rows a batch it takes has: below that, opening a connection costs more than the script saves. */
+    /** The fewest rows a batch it takes has: below that, opening connections costs more than the script saves. */
     static final int LEAST = 64;
+    /**
+     * The transactions a batch is split into, each on a connection of its own: the server checks each key a
+     * {@code WATCH} adds against every key that connection watches already (Redis 7.0), so a quarter of
+     * the keys a connection costs a quarter of the checks per key.
+     */
+    static final int SHARES = 4;
     private static final byte[] MIGRATION = Utf8.bytes("migration");
     private static final byte[] GROUP = Utf8.bytes("group");
 
     private final QueueMigration m;
     private final byte[] meta;
-    private Connection connection;
+    /** The connections opened so far (at the first batch it takes). */
+    private final List<Connection> connections = new ArrayList<>(SHARES);
     private boolean refused;
 
     NewRows(QueueMigration m) {
@@ -52,17 +60,20 @@ final class NewRows implements AutoCloseable {
         this.meta = Utf8.bytes(m.keys.meta());
     }
 
-    /** Whether it wrote these rows (see the class comment); false when it wrote none and the script must. */
-    boolean write(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> known) {
+    /** Writes what it can of these rows (see the class comment); returns, in order, those it did not write, which the script must. */
+    List<RowBuilder.Row> write(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> known) {
         if (refused || rows.size() < LEAST || !known.isEmpty() || !takes(rows)) {
-            return false;
+            return rows;
         }
         try {
-            return written(connection(), rows);
+            while (connections.size() < SHARES) {
+                connections.add(DedicatedConnection.to(m.targetWire.client(), meta));
+            }
+            return unwritten(rows);
         } catch (JedisException failed) {
-            refused = true;
+            refused = true; // whatever a transaction wrote, the script finds in line (present, with the attempts it writes)
             close();
-            return false;
+            return rows;
         }
     }
 
@@ -86,73 +97,101 @@ final class NewRows implements AutoCloseable {
         return false;
     }
 
-    private Connection connection() {
-        if (connection == null) {
-            connection = DedicatedConnection.to(m.targetWire.client(), meta);
+    /** One share of a batch: its rows, their keys and ids. */
+    private record Share(List<RowBuilder.Row> rows, byte[][] keys, byte[][] ids) {
+        static Share of(QueueMigration m, List<RowBuilder.Row> rows) {
+            byte[][] keys = new byte[rows.size()][];
+            byte[][] ids = new byte[rows.size()][];
+            for (int i = 0; i < rows.size(); i++) {
+                keys[i] = Utf8.bytes(m.keys.job(rows.get(i).id()));
+                ids[i] = Utf8.bytes(rows.get(i).id().toString());
+            }
+            return new Share(rows, keys, ids);
         }
-        return connection;
     }
 
-    private boolean written(Connection c, List<RowBuilder.Row> rows) {
-        byte[][] keys = new byte[rows.size()][];
-        byte[][] ids = new byte[rows.size()][];
-        for (int i = 0; i < rows.size(); i++) {
-            keys[i] = Utf8.bytes(m.keys.job(rows.get(i).id()));
-            ids[i] = Utf8.bytes(rows.get(i).id().toString());
+    private List<RowBuilder.Row> unwritten(List<RowBuilder.Row> rows) {
+        List<Share> shares = new ArrayList<>(SHARES);
+        int size = (rows.size() + SHARES - 1) / SHARES;
+        for (int from = 0; from < rows.size(); from += size) {
+            shares.add(Share.of(m, rows.subList(from, Math.min(rows.size(), from + size))));
         }
-        c.sendCommand(Protocol.Command.WATCH, prepend(meta, Arrays.asList(keys)));
-        c.sendCommand(Protocol.Command.HGET, meta, MIGRATION);
-        c.sendCommand(Protocol.Command.EXISTS, keys);
-        c.sendCommand(Protocol.Command.MULTI);
-        List<Object> read = c.getMany(4);
-        if (read.get(0) instanceof JedisDataException || read.get(3) instanceof JedisDataException) {
-            refused = true; // WATCH or MULTI refused: nothing is queued, and closing drops whatever the connection holds
-            close();
-            return false;
+        for (int i = 0; i < shares.size(); i++) {
+            Connection c = connections.get(i);
+            c.sendCommand(Protocol.Command.WATCH, prepend(meta, Arrays.asList(shares.get(i).keys())));
+            c.sendCommand(Protocol.Command.HGET, meta, MIGRATION);
+            c.sendCommand(Protocol.Command.EXISTS, shares.get(i).keys());
+            c.sendCommand(Protocol.Command.MULTI);
+            c.getMany(0); // flushed: every share's round trip is on its way before any reply is read
         }
-        if (!(read.get(1) instanceof byte[] token && Arrays.equals(token, Utf8.bytes(m.journal.token())))
-                || !Long.valueOf(0).equals(read.get(2))) {
-            c.sendCommand(Protocol.Command.DISCARD); // also ends the WATCH
-            c.getOne();
-            return false;
+        byte[] token = Utf8.bytes(m.journal.token());
+        boolean[] open = new boolean[shares.size()];
+        boolean anyOpen = false;
+        for (int i = 0; i < shares.size(); i++) {
+            List<Object> read = connections.get(i).getMany(4);
+            if (read.get(0) instanceof JedisDataException || read.get(3) instanceof JedisDataException) {
+                refused = true; // WATCH or MULTI refused (no @transaction): nothing is queued, and closing drops what the connections hold
+                close();
+                return rows;
+            }
+            open[i] = read.get(1) instanceof byte[] held && Arrays.equals(held, token) && Long.valueOf(0).equals(read.get(2));
+            anyOpen |= open[i];
         }
-        m.checkpoints.hit("new rows watched");
+        if (anyOpen) {
+            m.checkpoints.hit("new rows watched");
+        }
+        int[] queued = new int[shares.size()];
+        for (int i = 0; i < shares.size(); i++) {
+            Connection c = connections.get(i);
+            if (open[i]) {
+                queued[i] = queue(c, shares.get(i));
+            }
+            c.sendCommand(open[i] ? Protocol.Command.EXEC : Protocol.Command.DISCARD); // DISCARD also ends the WATCH
+            c.getMany(0);
+        }
+        List<RowBuilder.Row> left = new ArrayList<>();
+        for (int i = 0; i < shares.size(); i++) {
+            List<Object> replies = connections.get(i).getMany(queued[i] + 1);
+            Object done = replies.get(replies.size() - 1);
+            if (!open[i] || done == null) {
+                left.addAll(shares.get(i).rows()); // declined, or a watched key was written: nothing was
+            } else if (done instanceof JedisDataException) {
+                refused = true; // EXECABORT: a command was refused while queued, and nothing was written
+                left.addAll(shares.get(i).rows());
+            } else {
+                for (Object reply : (List<?>) done) {
+                    if (reply instanceof JedisDataException failed) {
+                        throw new IllegalStateException("the transaction writing new rows failed on the target: " + failed.getMessage(), failed);
+                    }
+                }
+            }
+        }
+        return left;
+    }
+
+    /** Queues a share's writes after its MULTI: what the script's all-new path writes; returns how many commands it queued. */
+    private int queue(Connection c, Share share) {
         int queued = 0;
         Map<String, List<byte[]>> members = new LinkedHashMap<>();
-        for (int i = 0; i < rows.size(); i++) {
-            RowBuilder.Row row = rows.get(i);
-            c.sendCommand(Protocol.Command.HSET, prepend(keys[i], row.fields()));
+        for (int i = 0; i < share.rows().size(); i++) {
+            RowBuilder.Row row = share.rows().get(i);
+            c.sendCommand(Protocol.Command.HSET, prepend(share.keys()[i], row.fields()));
             queued++;
             if (row.setKey() != null) {
                 List<byte[]> into = members.computeIfAbsent(row.setKey(), key -> new ArrayList<>());
                 into.add(Utf8.bytes(Long.toString(row.score())));
-                into.add(ids[i]);
+                into.add(share.ids()[i]);
             }
         }
         for (String set : List.of(m.keys.pending(), m.keys.schedule(), m.keys.dead())) {
-            c.sendCommand(Protocol.Command.ZREM, prepend(Utf8.bytes(set), Arrays.asList(ids)));
+            c.sendCommand(Protocol.Command.ZREM, prepend(Utf8.bytes(set), Arrays.asList(share.ids())));
             queued++;
         }
         for (Map.Entry<String, List<byte[]>> set : members.entrySet()) {
             c.sendCommand(Protocol.Command.ZADD, prepend(Utf8.bytes(set.getKey()), set.getValue()));
             queued++;
         }
-        c.sendCommand(Protocol.Command.EXEC);
-        List<Object> replies = c.getMany(queued + 1);
-        Object done = replies.get(replies.size() - 1);
-        if (done == null) {
-            return false; // a watched key was written: nothing was
-        }
-        if (done instanceof JedisDataException) {
-            refused = true; // EXECABORT: a command was refused while queued, and nothing was written
-            return false;
-        }
-        for (Object reply : (List<?>) done) {
-            if (reply instanceof JedisDataException failed) {
-                throw new IllegalStateException("the transaction writing new rows failed on the target: " + failed.getMessage(), failed);
-            }
-        }
-        return true;
+        return queued;
     }
 
     /** {@code first}, then {@code rest}: a command's arguments. */
@@ -167,9 +206,7 @@ final class NewRows implements AutoCloseable {
 
     @Override
     public void close() {
-        if (connection != null) {
-            connection.close();
-            connection = null;
-        }
+        connections.forEach(Connection::close);
+        connections.clear();
     }
 }
