@@ -34,7 +34,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * them: guard {@code n}), in no lane (a lane needs the script's ring logic), its ids distinct; it hands
  * any other batch back whole. A server that refuses {@code WATCH} or {@code MULTI} (an ACL without
  * {@code @transaction}: {@code NOPERM}), a transaction it aborts ({@code EXECABORT}: a command refused
- * while queued; nothing written) or a connection that fails makes it hand back every later batch of this
+ * while queued; nothing written) or a connection that fails or cannot be opened makes it hand back every later batch of this
  * write whole: the script writes them.
  */
 final class NewRows implements AutoCloseable {
@@ -65,15 +65,29 @@ final class NewRows implements AutoCloseable {
         if (refused || rows.size() < LEAST || !known.isEmpty() || !takes(rows)) {
             return rows;
         }
+        if (!opened()) {
+            refused = true;
+            close();
+            return rows;
+        }
         try {
-            while (connections.size() < SHARES) {
-                connections.add(DedicatedConnection.to(m.targetWire.client(), meta));
-            }
             return unwritten(rows);
         } catch (JedisException failed) {
             refused = true; // whatever a transaction wrote, the script finds in line (present, with the attempts it writes)
             close();
             return rows;
+        }
+    }
+
+    /** Whether its connections are open, opening those missing (false when the server refuses one). */
+    private boolean opened() {
+        try {
+            while (connections.size() < SHARES) {
+                connections.add(DedicatedConnection.to(m.targetWire.client(), meta));
+            }
+            return true;
+        } catch (RuntimeException refused) {
+            return false;
         }
     }
 
