@@ -85,6 +85,58 @@ class JsonScanTest {
     }
 
     @Test
+    void aLongStringDecidesAsJacksonWhateverByteStandsAtWhateverPlace() {
+        byte[] specials = {'"', '\\', 0, 0x01, 0x1f, 0x20, 0x21, 0x7f, (byte) 0x80, (byte) 0xc3, (byte) 0xff, 'n', 'u'};
+        for (int length = 0; length <= 26; length++) {
+            for (int at = 0; at < Math.max(1, length); at++) {
+                for (byte special : specials) {
+                    byte[] text = new byte[length + 2];
+                    java.util.Arrays.fill(text, (byte) 'x');
+                    text[0] = '"';
+                    text[length + 1] = '"';
+                    if (length > 0) {
+                        text[1 + at] = special;
+                    }
+                    for (byte[] raw : new byte[][] {text, b("[" + new String(text, StandardCharsets.ISO_8859_1) + ",1]")}) {
+                        JsonScan.Verdict verdict = JsonScan.oneValue(raw);
+                        String where = "length " + length + ", byte " + (special & 0xff) + " at " + at;
+                        if (verdict != JsonScan.Verdict.UNDECIDED) {
+                            assertEquals(PayloadDigest.parsesAsOneValue(raw), verdict == JsonScan.Verdict.JSON, where);
+                        }
+                        assertEquals(PayloadDigest.parsesAsOneValue(raw), PayloadDigest.isJson(raw), where);
+                    }
+                }
+            }
+        }
+        assertEquals(JsonScan.Verdict.JSON, JsonScan.oneValue(b("\"" + "x".repeat(40) + "\\\"" + "y".repeat(9) + "\"")));
+        assertEquals(JsonScan.Verdict.NOT_JSON, JsonScan.oneValue(b("\"" + "x".repeat(40) + "\"" + "y".repeat(9) + "\"")));
+        assertEquals(JsonScan.Verdict.NOT_JSON, JsonScan.oneValue(b("\"" + "x".repeat(17) + "\u001f" + "y".repeat(9) + "\"")));
+    }
+
+    @Test
+    void utf8IsDecidedAsTheDecoderDecidesWhateverByteStandsAtWhateverPlace() {
+        java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder();
+        byte[][] inserts = {{(byte) 0x80}, {(byte) 0xff}, {(byte) 0xc3, (byte) 0xa9}, {(byte) 0xc3}, {0x7f}, {0}};
+        for (int length = 0; length <= 26; length++) {
+            for (int at = 0; at <= length; at++) {
+                for (byte[] insert : inserts) {
+                    byte[] raw = new byte[length + insert.length];
+                    java.util.Arrays.fill(raw, (byte) 'a');
+                    System.arraycopy(insert, 0, raw, at, insert.length);
+                    boolean decodes;
+                    try {
+                        decoder.decode(java.nio.ByteBuffer.wrap(raw));
+                        decodes = true;
+                    } catch (java.nio.charset.CharacterCodingException e) {
+                        decodes = false;
+                    }
+                    assertEquals(decodes, Bytes.isUtf8(raw), "length " + raw.length + ", " + java.util.Arrays.toString(insert) + " at " + at);
+                }
+            }
+        }
+    }
+
+    @Test
     void optionsAreTheTreesLastValues() {
         JobOptions o = JobOptions.of(b("{\"pri\":1,\"pri\":7,\"del\":2.9,\"lifo\":1} trailing bytes are not read"));
         assertTrue(o.elixir());
