@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnection;
@@ -55,14 +56,14 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 final class UnlinkUnwritten implements AutoCloseable {
     /** Jobs one connection watches in a round while no EXEC is refused, each watched by its hash alone (and its {@code :dependencies}). */
-    static final int PER_CONNECTION = 64;
+    static final int PER_CONNECTION = 48;
     /** Connections a round of jobs watched by their hash alone takes while no EXEC is refused. */
-    static final int CONNECTIONS = 8;
+    static final int CONNECTIONS = 10;
     /** Jobs a round: the feed is drained and the tombstone read once a round. */
     static final int ROUND = CONNECTIONS * PER_CONNECTION;
-    /** The most job keys one connection watches (meta aside): {@link #PER_CONNECTION} jobs by their hash alone, 42 with their logs. */
+    /** The most job keys one connection watches (meta aside): {@link #PER_CONNECTION} jobs by their hash alone, 32 with their logs. */
     static final int MOST_WATCHED = 2 * PER_CONNECTION;
-    /** The fewest a refused EXEC shrinks that to: 16 jobs watched with their logs, so a round takes at most 32 connections. */
+    /** The fewest a refused EXEC shrinks that to: 16 jobs watched with their logs, so a round takes at most 30 connections. */
     static final int LEAST_WATCHED = 48;
     private static final byte[] VERSION = Utf8.bytes("version");
     private static final byte[] TOMBSTONE = Utf8.bytes(SourceFence.TOMBSTONE);
@@ -212,7 +213,8 @@ final class UnlinkUnwritten implements AutoCloseable {
         for (Bytes id : ids) {
             Bytes hash = base.concat(id);
             if (!parents.contains(id) && !written.touched(hash)) {
-                Job job = new Job(id, hash, hash.concat(":logs"), hash.concat(":dependencies"), noExtrasAtFence && !watch.toldExtras(hash));
+                Job job = new Job(id, hash, hash.concat(JobSubKind.LOGS.colonSuffix()), hash.concat(JobSubKind.DEPENDENCIES.colonSuffix()),
+                        noExtrasAtFence && !watch.toldExtras(hash));
                 if (shares.isEmpty() || watched + job.watchedKeys() > watchedPerConnection) {
                     shares.add(new ArrayList<>());
                     watched = 0;
