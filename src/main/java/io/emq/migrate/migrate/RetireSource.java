@@ -66,8 +66,8 @@ import java.util.stream.Stream;
 final class RetireSource implements Step {
     static final int PASSES = 5;
     static final int BATCH = 500;
-    /** Jobs retired at once on the change feed's word (see {@link UnlinkUnwritten}). */
-    static final int UNLINK_BATCH = 5000;
+    /** Jobs retired at once on the change feed's word: ten rounds of {@link UnlinkUnwritten}. */
+    static final int UNLINK_BATCH = 10 * UnlinkUnwritten.ROUND;
     static final List<String> QUEUE_LEVEL = List.of("pc", "marker", "events", "stalled", "stalled-check", "limiter",
             "repeat", "metrics:completed", "metrics:failed", "metrics:completed:data", "metrics:failed:data",
             "priority", "delay", "waiting");

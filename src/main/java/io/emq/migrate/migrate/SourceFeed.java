@@ -203,6 +203,11 @@ final class SourceFeed implements AutoCloseable {
          * time); empty when the feed broke or this watch was spoiled, and from then on.
          */
         Optional<Changes> drain() {
+            return drainKeys().map(Changes::new);
+        }
+
+        /** As {@link #drain}, the keys alone, in a set of the caller's own (no {@link Changes} built of them). */
+        Optional<Set<Bytes>> drainKeys() {
             if (spoiled || !barrier()) {
                 return Optional.empty();
             }
@@ -220,7 +225,7 @@ final class SourceFeed implements AutoCloseable {
                     }
                 }
             }
-            return Optional.of(new Changes(keys));
+            return Optional.of(keys);
         }
 
         /**

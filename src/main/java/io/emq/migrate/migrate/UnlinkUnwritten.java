@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnection;
@@ -20,8 +21,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * Retires the v1 jobs of a tombstoned queue that the change feed tells unwritten since the last re-sync
  * pass, without digesting them: what they hold is what that pass (or one before it) left v2 holding.
- * A round of jobs at a time, spread over up to {@link #CONNECTIONS} connections of its own (one for each
- * {@link #PER_CONNECTION} jobs of the round, opened when a round first needs it: one for a small queue): each {@code WATCH}es
+ * A round of {@link #ROUND} jobs at a time, spread over connections of its own (opened when a round first needs
+ * them: one for a small queue), each with a share of the round's jobs: each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
  * create (its hash, its logs, its {@code :dependencies}), or all but its logs for a job that has no logs
  * list and no flow key (this run's fence read met none of the queue's, and no drain since told one of
@@ -45,13 +46,25 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * ends, but for those of the round before (this retirement's own deletions), so the memory they hold is
  * that of the writes v1 clients make meanwhile, not of the jobs retired.
  *
- * <p>A connection watches few keys because the server checks each key a WATCH adds against every key
- * that connection watches already (Redis 7.0: O(keys²) a transaction).
+ * <p>How many jobs a connection takes is a trade: each transaction costs both sides its socket calls
+ * and commands whatever it holds, but the server checks each key a WATCH adds against every key that
+ * connection watches already (Redis 7.0: O(keys²) a transaction), and a refused EXEC leaves its whole
+ * share to the digest check. So a connection watches at most {@link #MOST_WATCHED} job keys while no
+ * EXEC is refused ({@link #PER_CONNECTION} jobs watched by their hash alone, a round over
+ * {@link #CONNECTIONS} connections); a round with a refused EXEC (a source written meanwhile) halves
+ * that for the next round, down to {@link #LEAST_WATCHED}, and a round without one doubles it back.
  */
 final class UnlinkUnwritten implements AutoCloseable {
-    static final int CONNECTIONS = 32;
-    /** Jobs one connection watches in a round. */
-    static final int PER_CONNECTION = 16;
+    /** Jobs one connection watches in a round while no EXEC is refused, each watched by its hash alone (and its {@code :dependencies}). */
+    static final int PER_CONNECTION = 48;
+    /** Connections a round of jobs watched by their hash alone takes while no EXEC is refused. */
+    static final int CONNECTIONS = 10;
+    /** Jobs a round: the feed is drained and the tombstone read once a round. */
+    static final int ROUND = CONNECTIONS * PER_CONNECTION;
+    /** The most job keys one connection watches (meta aside): {@link #PER_CONNECTION} jobs by their hash alone, 32 with their logs. */
+    static final int MOST_WATCHED = 2 * PER_CONNECTION;
+    /** The fewest a refused EXEC shrinks that to: 16 jobs watched with their logs, so a round takes at most 30 connections. */
+    static final int LEAST_WATCHED = 48;
     private static final byte[] VERSION = Utf8.bytes("version");
     private static final byte[] TOMBSTONE = Utf8.bytes(SourceFence.TOMBSTONE);
 
@@ -63,7 +76,7 @@ final class UnlinkUnwritten implements AutoCloseable {
     private final SourceFeed.Watch watch;
     private final Checkpoints checkpoints;
     /** The connections opened so far: as many as the largest round needed. */
-    private final List<Connection> connections = new ArrayList<>(CONNECTIONS);
+    private final List<Connection> connections = new ArrayList<>();
     /** The keys written since the last pass, but for those of jobs this retirement handled already. */
     private final SourceFeed.Changes written = new SourceFeed.Changes(Set.of());
     /** The hash and logs keys of the round before: its deletions show in the next drain. */
@@ -72,6 +85,8 @@ final class UnlinkUnwritten implements AutoCloseable {
     private List<Job> unlinkedByHash = List.of();
     /** Whether this run's fence read met no job's logs list or flow key: a job the feed told none of since has none. */
     private final boolean noExtrasAtFence;
+    /** The most job keys a connection watches in the next round: {@link #MOST_WATCHED}, less after a round with a refused EXEC. */
+    private int watchedPerConnection = MOST_WATCHED;
     private boolean unusable;
 
     private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, boolean noExtrasAtFence,
@@ -117,9 +132,8 @@ final class UnlinkUnwritten implements AutoCloseable {
         long deleted = 0;
         List<Bytes> left = new ArrayList<>();
         List<Bytes> late = new ArrayList<>();
-        int size = CONNECTIONS * PER_CONNECTION;
-        for (int from = 0; from < ids.size(); from += size) {
-            List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + size));
+        for (int from = 0; from < ids.size(); from += ROUND) {
+            List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + ROUND));
             Round round = unusable ? Round.NONE : unlinkRound(some);
             deleted += round.deleted();
             late.addAll(round.late());
@@ -134,7 +148,7 @@ final class UnlinkUnwritten implements AutoCloseable {
      * last round is done.
      */
     List<Bytes> finish() {
-        return unlinkedByHash.isEmpty() ? List.of() : late(watch.drain(), handled);
+        return unlinkedByHash.isEmpty() ? List.of() : late(watch.drainKeys(), handled);
     }
 
     /**
@@ -143,13 +157,13 @@ final class UnlinkUnwritten implements AutoCloseable {
      * round's own deletions, {@code mine}, aside), or all of them when the feed broke. The drained keys
      * join {@link #written}.
      */
-    private List<Bytes> late(Optional<SourceFeed.Changes> drained, Set<Bytes> mine) {
+    private List<Bytes> late(Optional<Set<Bytes>> drained, Set<Bytes> mine) {
         List<Job> before = unlinkedByHash;
         unlinkedByHash = List.of();
         if (drained.isEmpty()) {
             return before.stream().map(Job::id).toList();
         }
-        Set<Bytes> theirs = new HashSet<>(drained.get().written());
+        Set<Bytes> theirs = drained.get();
         theirs.removeAll(mine);
         written.absorb(new SourceFeed.Changes(theirs));
         return before.stream().filter(j -> written.touched(j.hash())).map(Job::id).toList();
@@ -166,6 +180,20 @@ final class UnlinkUnwritten implements AutoCloseable {
      * logs are then neither watched nor unlinked, its hash alone unlinked.
      */
     private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies, boolean hashOnly) {
+        /** Hands on the keys its share's {@code WATCH} covers: its hash, its {@code :dependencies}, and its logs unless it is watched by its hash alone. */
+        void watched(Consumer<Bytes> keys) {
+            keys.accept(hash);
+            keys.accept(dependencies);
+            if (!hashOnly) {
+                keys.accept(logs);
+            }
+        }
+
+        /** How many keys {@link #watched} hands on. */
+        int watchedKeys() {
+            return hashOnly ? 2 : 3;
+        }
+
         /** Hands on the keys its {@code UNLINK} deletes: its hash, and its logs unless it is unlinked by its hash alone. */
         void unlinked(Consumer<Bytes> keys) {
             keys.accept(hash);
@@ -175,18 +203,31 @@ final class UnlinkUnwritten implements AutoCloseable {
         }
     }
 
-    private Round unlinkRound(List<Bytes> ids) {
+    /**
+     * The jobs of {@code ids} to watch, in shares of one connection each, in order: every one but the flow parents and
+     * those a drain since the pass named, a share watching at most {@link #watchedPerConnection} job keys.
+     */
+    private List<List<Job>> shares(List<Bytes> ids) {
         List<List<Job>> shares = new ArrayList<>();
+        int watched = 0;
         for (Bytes id : ids) {
             Bytes hash = base.concat(id);
             if (!parents.contains(id) && !written.touched(hash)) {
-                if (shares.isEmpty() || shares.get(shares.size() - 1).size() == PER_CONNECTION) {
-                    shares.add(new ArrayList<>(PER_CONNECTION));
+                Job job = new Job(id, hash, hash.concat(JobSubKind.LOGS.colonSuffix()), hash.concat(JobSubKind.DEPENDENCIES.colonSuffix()),
+                        noExtrasAtFence && !watch.toldExtras(hash));
+                if (shares.isEmpty() || watched + job.watchedKeys() > watchedPerConnection) {
+                    shares.add(new ArrayList<>());
+                    watched = 0;
                 }
-                shares.get(shares.size() - 1).add(new Job(id, hash, hash.concat(":logs"), hash.concat(":dependencies"),
-                        noExtrasAtFence && !watch.toldExtras(hash)));
+                shares.get(shares.size() - 1).add(job);
+                watched += job.watchedKeys();
             }
         }
+        return shares;
+    }
+
+    private Round unlinkRound(List<Bytes> ids) {
+        List<List<Job>> shares = shares(ids);
         byte[] meta = queue.key(QueueStructure.META).raw();
         if (!opened(shares.size())) {
             unusable = true;
@@ -195,15 +236,9 @@ final class UnlinkUnwritten implements AutoCloseable {
         for (int i = 0; i < Math.max(1, shares.size()); i++) {
             Connection c = connections.get(i);
             if (i < shares.size()) {
-                List<byte[]> keys = new ArrayList<>(shares.get(i).size() * 3 + 1);
+                List<byte[]> keys = new ArrayList<>(watchedPerConnection + 1);
                 keys.add(meta);
-                for (Job j : shares.get(i)) {
-                    keys.add(j.hash().raw());
-                    keys.add(j.dependencies().raw());
-                    if (!j.hashOnly()) {
-                        keys.add(j.logs().raw());
-                    }
-                }
+                shares.get(i).forEach(j -> j.watched(key -> keys.add(key.raw())));
                 c.sendCommand(Protocol.Command.WATCH, keys.toArray(new byte[0][]));
             }
             if (i == 0) {
@@ -220,7 +255,7 @@ final class UnlinkUnwritten implements AutoCloseable {
                 version = replies.get(replies.size() - 1);
             }
         }
-        Optional<SourceFeed.Changes> drained = watch.drain();
+        Optional<Set<Bytes>> drained = watch.drainKeys();
         List<Bytes> late = late(drained, handled);
         handled = keysOf(shares);
         if (refused || drained.isEmpty() || !(version instanceof byte[] v && Arrays.equals(v, TOMBSTONE))) {
@@ -252,6 +287,7 @@ final class UnlinkUnwritten implements AutoCloseable {
         Set<Bytes> gone = new HashSet<>();
         List<Job> byHash = new ArrayList<>();
         long deleted = 0;
+        boolean execRefused = false;
         for (int i = 0; i < shares.size(); i++) {
             if (still.get(i).isEmpty()) {
                 connections.get(i).getMany(1);
@@ -267,9 +303,13 @@ final class UnlinkUnwritten implements AutoCloseable {
                 deleted += (Long) done.get(0);
                 still.get(i).forEach(j -> gone.add(j.id()));
                 still.get(i).stream().filter(Job::hashOnly).forEach(byHash::add);
+            } else {
+                execRefused = true;
             }
         }
         unlinkedByHash = byHash;
+        watchedPerConnection = execRefused ? Math.max(LEAST_WATCHED, watchedPerConnection / 2)
+                : Math.min(MOST_WATCHED, watchedPerConnection * 2);
         return new Round(gone, deleted, late);
     }
 

@@ -141,6 +141,48 @@ class UnlinkUnwrittenTest {
                 "the share of the connection whose WATCH saw the edit took the digest check, and the job of a later round: " + retired());
     }
 
+    /** Migrates, editing a job's data at the "jobs watched" of each round named (round, from 1, to job); the rounds there were. */
+    private int migrateEditingAtRounds(Map<Integer, Integer> jobAtRound) {
+        int[] rounds = {0};
+        migrate((version, where) -> {
+            if (version == 120 && where.equals("jobs watched")) {
+                Integer job = jobAtRound.get(++rounds[0]);
+                if (job != null) {
+                    client().hset("bull:" + QUEUE + ":" + job, "data", "{\"edited\":" + job + "}");
+                }
+            }
+        });
+        return rounds[0];
+    }
+
+    /**
+     * A round with a refused EXEC halves what a connection watches in the next round: a source written
+     * meanwhile leaves smaller shares to the digest check.
+     */
+    @Test
+    void aRefusedExecShrinksTheSharesOfTheNextRound() {
+        migrateEditingAtRounds(Map.of(1, 3, 2, 600));
+        assertEquals(JOBS - UnlinkUnwritten.PER_CONNECTION - UnlinkUnwritten.PER_CONNECTION / 2L, retired().get("unlinked"),
+                "job 3's share of the first round, and job 600's half-size share of the second, took the digest check: " + retired());
+    }
+
+    /** A round without a refused EXEC doubles what a connection watches back, up to its most. */
+    @Test
+    void aQuietRoundAfterARefusedExecGrowsTheSharesBack() {
+        assertEquals(3, migrateEditingAtRounds(Map.of(1, 3, 3, 1100)), "rounds");
+        assertEquals(JOBS - 2L * UnlinkUnwritten.PER_CONNECTION, retired().get("unlinked"),
+                "job 3's share of the first round and job 1100's of the third, both whole, took the digest check: " + retired());
+    }
+
+    /** Jobs watched with their logs (the fence's read met a logs list) take three keys each: a connection watches fewer of them. */
+    @Test
+    void jobsWatchedWithTheirLogsGoFewerToAConnection() {
+        client().rpush("bull:" + QUEUE + ":1200:logs", "before the fence");
+        migrateEditingAtRounds(Map.of(1, 3));
+        assertEquals(JOBS - (long) (UnlinkUnwritten.MOST_WATCHED / 3), retired().get("unlinked"),
+                "the share of the connection whose WATCH saw the edit, 3 keys a job, took the digest check: " + retired());
+    }
+
     private void assertLogs(int job, List<String> logs) {
         BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(Integer.toString(job).getBytes())).get(0).orElseThrow();
         assertEquals(logs, client().lrange(Keys.queue(QUEUE).job(id, JobSub.LOGS), 0, -1), "job " + job);
