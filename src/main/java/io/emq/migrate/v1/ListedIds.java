@@ -51,11 +51,11 @@ final class ListedIds {
         add(id, Double.NaN);
     }
 
-    /** Drops spare capacity once every state is read. */
+    /** Drops spare capacity once every state is read (again: a refresh that keeps these ids trims them as they are). */
     void trim() {
         arena.trim();
         for (V1State s : V1State.values()) {
-            if (scores[s.ordinal()] != null) {
+            if (scores[s.ordinal()] != null && scores[s.ordinal()].length != count(s)) {
                 scores[s.ordinal()] = Arrays.copyOf(scores[s.ordinal()], count(s));
             }
         }
