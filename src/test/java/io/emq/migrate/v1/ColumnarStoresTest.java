@@ -129,6 +129,19 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void aColumnOfMoreThanAChunkKeepsEveryValueAcrossItsChunksAsItWidens() {
+        int n = PackedColumn.CHUNK / 4 + 3; // 4-byte values spill into a second chunk, 8-byte ones into a third
+        PackedColumn column = new PackedColumn(n, 0);
+        for (int i = 0; i < n; i++) {
+            column.set(i, i * 3L); // widens to 1, 2, then 4 bytes
+        }
+        column.set(n - 2, Long.MAX_VALUE); // and to 8
+        for (int i = 0; i < n; i++) {
+            assertEquals(i == n - 2 ? Long.MAX_VALUE : i * 3L, column.get(i), "value " + i);
+        }
+    }
+
+    @Test
     void sparseAndDefaultColumnsAnswerForEveryIndex() {
         PackedColumn ttl = new PackedColumn(5, -2);
         ttl.set(0, -2);
