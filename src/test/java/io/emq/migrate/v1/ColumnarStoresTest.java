@@ -142,6 +142,26 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void theScoresOfAZsetStateOfMoreThanAChunkAreKeptBesideTheirIds() {
+        ListedIds ids = new ListedIds();
+        ids.begin(V1State.WAIT, false);
+        ids.add(b("w"));
+        ids.begin(V1State.DELAYED, true);
+        ids.reserve(70_000);
+        for (int i = 0; i < 70_000; i++) {
+            ids.add(b("d" + i), i * 4096.0 + 0.5); // past two chunks of 32 Ki scores
+        }
+        ids.trim();
+        ids.trim(); // a refresh that keeps these ids trims them again
+        assertEquals(70_000, ids.count(V1State.DELAYED));
+        for (int i = 0; i < 70_000; i++) {
+            assertEquals(i * 4096.0 + 0.5, ids.score(ids.from(V1State.DELAYED) + i, V1State.DELAYED), "score " + i);
+        }
+        assertTrue(Double.isNaN(ids.score(0, V1State.WAIT)), "a list state has no scores");
+        assertEquals(Bytes.utf8("d69999"), ids.id(70_000));
+    }
+
+    @Test
     void sparseAndDefaultColumnsAnswerForEveryIndex() {
         PackedColumn ttl = new PackedColumn(5, -2);
         ttl.set(0, -2);
