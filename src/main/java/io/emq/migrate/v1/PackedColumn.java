@@ -11,7 +11,9 @@ import java.nio.ByteOrder;
  * made within a few weeks four. The base is given, or else the first value set; a value never set
  * reads as the base. Widening copies the values up to the last one set, not the whole capacity: a column
  * filled in order widens early, while it holds few values. The values are held in chunks of at most
- * {@value #CHUNK} bytes (a value never spans two), so no array is a humongous object for G1 at a heap of 512 MiB.
+ * {@value #CHUNK} bytes (a value never spans two), so no array is a humongous object for G1 at a heap of 512 MiB;
+ * a chunk is made when a value is first set in it (a chunk never made holds the base), so a column that widens
+ * half filled holds the wider chunks of only that half beside the narrower ones while it copies.
  */
 final class PackedColumn {
     private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
@@ -64,11 +66,7 @@ final class PackedColumn {
     }
 
     private void widen(int to) {
-        long bytes = (long) capacity * to;
-        byte[][] wider = new byte[(int) ((bytes + CHUNK - 1) >>> CHUNK_BITS)][];
-        for (int c = 0; c < wider.length; c++) {
-            wider[c] = new byte[(int) Math.min(CHUNK, bytes - ((long) c << CHUNK_BITS))];
-        }
+        byte[][] wider = new byte[(int) (((long) capacity * to + CHUNK - 1) >>> CHUNK_BITS)][];
         for (int i = 0; width > 0 && i < filled; i++) {
             put(wider, to, i, at(values, width, i));
         }
@@ -83,6 +81,9 @@ final class PackedColumn {
     private static long at(byte[][] chunks, int width, int i) {
         long offset = (long) i * width;
         byte[] a = chunks[(int) (offset >>> CHUNK_BITS)];
+        if (a == null) {
+            return 0;
+        }
         int at = (int) offset & (CHUNK - 1);
         return switch (width) {
             case 1 -> a[at];
@@ -92,9 +93,15 @@ final class PackedColumn {
         };
     }
 
-    private static void put(byte[][] chunks, int width, int i, long v) {
+    /** Sets value {@code i} of chunks of values {@code width} bytes wide, making its chunk if it is the first there. */
+    private void put(byte[][] chunks, int width, int i, long v) {
         long offset = (long) i * width;
-        byte[] a = chunks[(int) (offset >>> CHUNK_BITS)];
+        int c = (int) (offset >>> CHUNK_BITS);
+        byte[] a = chunks[c];
+        if (a == null) {
+            a = new byte[(int) Math.min(CHUNK, (long) capacity * width - ((long) c << CHUNK_BITS))];
+            chunks[c] = a;
+        }
         int at = (int) offset & (CHUNK - 1);
         switch (width) {
             case 1 -> a[at] = (byte) v;

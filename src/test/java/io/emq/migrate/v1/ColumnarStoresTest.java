@@ -139,6 +139,11 @@ class ColumnarStoresTest {
         for (int i = 0; i < n; i++) {
             assertEquals(i == n - 2 ? Long.MAX_VALUE : i * 3L, column.get(i), "value " + i);
         }
+        PackedColumn last = new PackedColumn(n, 7);
+        last.set(n - 1, 7 + 100_000); // 4 bytes a value: only the second chunk is made
+        assertEquals(7, last.get(0), "in a chunk never made: the base");
+        assertEquals(7, last.get(n - 2));
+        assertEquals(7 + 100_000, last.get(n - 1));
     }
 
     @Test
