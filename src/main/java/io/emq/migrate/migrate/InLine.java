@@ -25,7 +25,7 @@ import java.util.Arrays;
  * <p>No array is over 256 KiB (a record longer than a chunk has an array of its own), so none is a humongous
  * object for G1 at a heap of 512 MiB, and adding records copies none held (only a small first chunk grows by
  * copying, up to a chunk). A record never spans two chunks: one that does not fit in what is left of the last
- * chunk starts the next. A record's address is its chunk's number times {@value #CHUNK} plus its offset there.
+ * chunk starts the next. A record's address is its chunk's number times 2<sup>18</sup> plus its offset there.
  */
 final class InLine {
     /** The most attempts a record holds: attempts and the v2 state (5 bits) below {@link #STALE}. */
@@ -36,11 +36,12 @@ final class InLine {
     private static final int READ_NOW = Integer.MIN_VALUE;
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int CHUNK_BITS = 18;
-    /** The most bytes a chunk of records holds (256 KiB), unless its one record is longer. */
-    static final int CHUNK = 1 << CHUNK_BITS;
-    private static final int SLOT_BITS = 16;
-    /** The most slots a chunk of the table holds (256 KiB of ints). */
-    private static final int SLOT_CHUNK = 1 << SLOT_BITS;
+    /** The bytes an array's header takes: a chunk's array with its header is 256 KiB, four to a G1 region of 1 MiB. */
+    private static final int HEADER = 16;
+    /** The most bytes a chunk of records holds (256 KiB less an array's header), unless its one record is longer. */
+    static final int CHUNK = (1 << CHUNK_BITS) - HEADER;
+    /** The most slots a chunk of the table holds (256 KiB of ints less an array's header). */
+    private static final int SLOT_CHUNK = ((1 << CHUNK_BITS) - HEADER) / Integer.BYTES;
     /** The first chunk's size (it grows up to {@link #CHUNK} by copying). */
     private final int firstChunk;
     private byte[][] chunks = new byte[1][];
@@ -93,7 +94,7 @@ final class InLine {
         int ref = slot(at);
         if (ref != 0) {
             byte[] chunk = chunks[(ref - 1) >>> CHUNK_BITS];
-            int value = valueAt(chunk, (ref - 1) & (CHUNK - 1));
+            int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
             int before = (int) INT.get(chunk, value);
             INT.set(chunk, value, read | READ_NOW);
             return read != STALE && before == read;
@@ -157,7 +158,7 @@ final class InLine {
 
     private boolean sameId(int address, byte[] id) {
         byte[] chunk = chunks[address >>> CHUNK_BITS];
-        int offset = address & (CHUNK - 1);
+        int offset = address & ((1 << CHUNK_BITS) - 1);
         return Arrays.equals(chunk, idStart(chunk, offset), valueAt(chunk, offset), id, 0, id.length);
     }
 
@@ -200,19 +201,19 @@ final class InLine {
 
     /** {@code capacity} empty slots (a power of two), in chunks. */
     private static int[][] emptySlots(int capacity) {
-        int[][] chunked = new int[Math.max(1, capacity >>> SLOT_BITS)][];
+        int[][] chunked = new int[(capacity + SLOT_CHUNK - 1) / SLOT_CHUNK][];
         for (int c = 0; c < chunked.length; c++) {
-            chunked[c] = new int[Math.min(SLOT_CHUNK, capacity)];
+            chunked[c] = new int[Math.min(SLOT_CHUNK, capacity - c * SLOT_CHUNK)];
         }
         return chunked;
     }
 
     private int slot(int at) {
-        return slots[at >>> SLOT_BITS][at & (SLOT_CHUNK - 1)];
+        return slots[at / SLOT_CHUNK][at % SLOT_CHUNK];
     }
 
     private void setSlot(int at, int ref) {
-        slots[at >>> SLOT_BITS][at & (SLOT_CHUNK - 1)] = ref;
+        slots[at / SLOT_CHUNK][at % SLOT_CHUNK] = ref;
     }
 
     /** {@link Arrays#hashCode(byte[])} of {@code chunk[from..to)}. */

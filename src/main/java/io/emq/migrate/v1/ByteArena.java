@@ -13,22 +13,29 @@ import java.util.Arrays;
  * copying, up to a chunk). An entry never spans two chunks: one that does not fit in what is left of the last
  * chunk starts the next (the rest is left unused); an entry longer than a chunk gets an array of its own.
  *
- * <p>Entries are addressed in one space of ints: chunk {@code k} holds addresses {@code [k * CHUNK, (k + 1) * CHUNK)},
+ * <p>A chunk's array with its header takes a quarter of a 1 MiB region (256 KiB): four fill a region, where arrays of
+ * 256 KiB of data each left a quarter of every region their compacted run filled unused.
+ *
+ * <p>Entries are addressed in one space of ints: chunk {@code k} holds addresses {@code [k * SLOT, (k + 1) * SLOT)}
+ * (its last {@code SLOT - CHUNK} unused),
  * and an entry's end address is kept. Entry {@code i} starts where entry {@code i - 1} ends, or at the start of
  * the chunk its last byte is in when that is later. An entry of its own array takes a whole chunk's addresses
  * (its array is the one longer than {@value #CHUNK}).
  */
 final class ByteArena {
     private static final int CHUNK_BITS = 18;
-    /** The most bytes a chunk holds (256 KiB). */
-    static final int CHUNK = 1 << CHUNK_BITS;
-    private static final int ENDS_BITS = 16;
-    /** The most ends a chunk of ends holds (256 KiB of ints). */
-    static final int ENDS_CHUNK = 1 << ENDS_BITS;
+    /** The addresses of a chunk. */
+    private static final int SLOT = 1 << CHUNK_BITS;
+    /** The bytes an array's header takes: a chunk's array with its header is 256 KiB. */
+    static final int HEADER = 16;
+    /** The most bytes a chunk holds (256 KiB less an array's header). */
+    static final int CHUNK = SLOT - HEADER;
+    /** The most ends a chunk of ends holds (256 KiB of ints less an array's header). */
+    static final int ENDS_CHUNK = (SLOT - HEADER) / Integer.BYTES;
     /** The first chunk's size when nothing is known of the entries to come. */
     private static final int FIRST_CHUNK = 64;
     /** The chunks' addresses end below 2 GiB. */
-    private static final int MAX_SLOTS = Integer.MAX_VALUE / CHUNK;
+    private static final int MAX_SLOTS = Integer.MAX_VALUE / SLOT;
     private static final byte[] EMPTY = new byte[0];
 
     private final int firstChunk;
@@ -50,17 +57,17 @@ final class ByteArena {
         int length = value.length;
         int end;
         if (length > CHUNK) {
-            int slot = chunkOf(top) + (top % CHUNK == 0 ? 0 : 1);
+            int slot = chunkOf(top) + (top % SLOT == 0 ? 0 : 1);
             end = endOfSlot(slot);
             chunkSlot(slot);
             chunks[slot] = value.clone();
         } else if (length == 0) {
             end = top;
         } else {
-            int start = top % CHUNK + length > CHUNK ? endOfSlot(chunkOf(top)) : top;
+            int start = top % SLOT + length > CHUNK ? endOfSlot(chunkOf(top)) : top;
             end = start + length;
-            byte[] chunk = chunkFor(checked(chunkOf(start)), start % CHUNK + length);
-            System.arraycopy(value, 0, chunk, start % CHUNK, length);
+            byte[] chunk = chunkFor(checked(chunkOf(start)), start % SLOT + length);
+            System.arraycopy(value, 0, chunk, start % SLOT, length);
         }
         setEnd(size, end);
         top = end;
@@ -145,13 +152,13 @@ final class ByteArena {
      * than a quarter of what that chunk holds (a copy of at most a chunk).
      */
     void trim() {
-        if (top > 0 && top % CHUNK != 0) {
+        if (top > 0 && top % SLOT != 0) {
             int slot = chunkOf(top);
-            chunks[slot] = trimmed(chunks[slot], top % CHUNK);
+            chunks[slot] = trimmed(chunks[slot], top % SLOT);
         }
         if (size > 0) {
-            int slot = size >>> ENDS_BITS;
-            int used = size & (ENDS_CHUNK - 1);
+            int slot = size / ENDS_CHUNK;
+            int used = size % ENDS_CHUNK;
             if (used > 0 && ends[slot].length - used > used / 4) {
                 ends[slot] = Arrays.copyOf(ends[slot], used);
             }
@@ -173,7 +180,7 @@ final class ByteArena {
 
     /** The address one past the last of this chunk's. */
     private static int endOfSlot(int slot) {
-        return (checked(slot) + 1) * CHUNK;
+        return (checked(slot) + 1) * SLOT;
     }
 
     /** {@code slot}, when its addresses end below 2 GiB. */
@@ -205,8 +212,8 @@ final class ByteArena {
     }
 
     private void setEnd(int i, int end) {
-        int slot = i >>> ENDS_BITS;
-        int at = i & (ENDS_CHUNK - 1);
+        int slot = i / ENDS_CHUNK;
+        int at = i % ENDS_CHUNK;
         if (slot >= ends.length) {
             ends = Arrays.copyOf(ends, Math.max(slot + 1, ends.length * 2));
         }
@@ -221,7 +228,7 @@ final class ByteArena {
     }
 
     private int endOf(int i) {
-        return ends[i >>> ENDS_BITS][i & (ENDS_CHUNK - 1)];
+        return ends[i / ENDS_CHUNK][i % ENDS_CHUNK];
     }
 
     /** Entry {@code i}'s start address (high half) and end address (low half); both equal for an empty entry. */
@@ -241,7 +248,7 @@ final class ByteArena {
     /** Where a span's bytes start in its chunk. */
     private static int from(long span) {
         int start = (int) (span >>> 32);
-        return start == (int) span ? 0 : start % CHUNK;
+        return start == (int) span ? 0 : start % SLOT;
     }
 
     /** Where a span's bytes end in its chunk: the whole array for an entry of its own array. */
@@ -252,6 +259,6 @@ final class ByteArena {
             return 0;
         }
         byte[] chunk = chunks[chunkOf(end - 1)];
-        return chunk.length > CHUNK ? chunk.length : start % CHUNK + end - start;
+        return chunk.length > CHUNK ? chunk.length : start % SLOT + end - start;
     }
 }

@@ -11,12 +11,11 @@ import java.util.List;
  * {@value #CHUNK} slots (256 KiB), so no array is a humongous object for G1 at a heap of 512 MiB.
  */
 final class IdIndex {
-    private static final int CHUNK_BITS = 15;
-    /** The most slots a chunk holds. */
-    static final int CHUNK = 1 << CHUNK_BITS;
+    /** The most slots a chunk holds: with its array's header 256 KiB, four to a G1 region of 1 MiB. */
+    static final int CHUNK = ((1 << 18) - ByteArena.HEADER) / Long.BYTES;
 
     private final ByteArena arena;
-    /** Slot {@code s} is {@code table[s >>> CHUNK_BITS][s & (CHUNK - 1)]}: (entry + 1) << 32 | mixed hash; 0 is empty. */
+    /** Slot {@code s} is {@code table[s / CHUNK][s % CHUNK]}: (entry + 1) << 32 | mixed hash; 0 is empty. */
     private long[][] table;
     private int mask;
     private int size;
@@ -163,19 +162,19 @@ final class IdIndex {
 
     /** Empty slots, {@code capacity} of them (a power of two), in chunks. */
     private static long[][] slots(int capacity) {
-        long[][] chunks = new long[Math.max(1, capacity >>> CHUNK_BITS)][];
+        long[][] chunks = new long[(capacity + CHUNK - 1) / CHUNK][];
         for (int c = 0; c < chunks.length; c++) {
-            chunks[c] = new long[Math.min(CHUNK, capacity)];
+            chunks[c] = new long[Math.min(CHUNK, capacity - c * CHUNK)];
         }
         return chunks;
     }
 
     private long at(int slot) {
-        return table[slot >>> CHUNK_BITS][slot & (CHUNK - 1)];
+        return table[slot / CHUNK][slot % CHUNK];
     }
 
     private void set(int slot, long ref) {
-        table[slot >>> CHUNK_BITS][slot & (CHUNK - 1)] = ref;
+        table[slot / CHUNK][slot % CHUNK] = ref;
     }
 
     /** Spreads the polynomial byte hash (sequential ids differ only in low bits). */

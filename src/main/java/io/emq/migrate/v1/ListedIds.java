@@ -87,14 +87,14 @@ final class ListedIds {
 
     /** One zset state's scores in order, in chunks of at most 256 KiB: adding copies none held (but a small first chunk's). */
     private static final class Scores {
-        private static final int CHUNK_BITS = 15;
-        private static final int CHUNK = 1 << CHUNK_BITS;
+        /** With its array's header 256 KiB, four to a G1 region of 1 MiB. */
+        private static final int CHUNK = ((1 << 18) - ByteArena.HEADER) / Double.BYTES;
         private double[][] chunks = new double[1][];
         private int size;
 
         void add(double score) {
-            int c = size >>> CHUNK_BITS;
-            int at = size & (CHUNK - 1);
+            int c = size / CHUNK;
+            int at = size % CHUNK;
             if (c == chunks.length) {
                 chunks = Arrays.copyOf(chunks, c * 2);
             }
@@ -108,13 +108,13 @@ final class ListedIds {
         }
 
         double get(int i) {
-            return chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)];
+            return chunks[i / CHUNK][i % CHUNK];
         }
 
         /** Drops the last chunk's spare room (again: no copy when there is none). */
         void trim() {
-            int c = size >>> CHUNK_BITS;
-            int used = size & (CHUNK - 1);
+            int c = size / CHUNK;
+            int used = size % CHUNK;
             if (used > 0 && chunks[c].length != used) {
                 chunks[c] = Arrays.copyOf(chunks[c], used);
             }

@@ -20,9 +20,8 @@ final class PackedColumn {
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
-    private static final int CHUNK_BITS = 18;
-    /** The most bytes a chunk of values holds (256 KiB). */
-    static final int CHUNK = 1 << CHUNK_BITS;
+    /** The most bytes a chunk of values holds: with its array's header 256 KiB, four to a G1 region of 1 MiB; a multiple of 8. */
+    static final int CHUNK = (1 << 18) - ByteArena.HEADER;
 
     private final int capacity;
     private long base;
@@ -66,7 +65,7 @@ final class PackedColumn {
     }
 
     private void widen(int to) {
-        byte[][] wider = new byte[(int) (((long) capacity * to + CHUNK - 1) >>> CHUNK_BITS)][];
+        byte[][] wider = new byte[(int) (((long) capacity * to + CHUNK - 1) / CHUNK)][];
         for (int i = 0; width > 0 && i < filled; i++) {
             put(wider, to, i, at(values, width, i));
         }
@@ -80,11 +79,11 @@ final class PackedColumn {
 
     private static long at(byte[][] chunks, int width, int i) {
         long offset = (long) i * width;
-        byte[] a = chunks[(int) (offset >>> CHUNK_BITS)];
+        byte[] a = chunks[(int) (offset / CHUNK)];
         if (a == null) {
             return 0;
         }
-        int at = (int) offset & (CHUNK - 1);
+        int at = (int) (offset % CHUNK);
         return switch (width) {
             case 1 -> a[at];
             case 2 -> (short) SHORTS.get(a, at);
@@ -96,13 +95,13 @@ final class PackedColumn {
     /** Sets value {@code i} of chunks of values {@code width} bytes wide, making its chunk if it is the first there. */
     private void put(byte[][] chunks, int width, int i, long v) {
         long offset = (long) i * width;
-        int c = (int) (offset >>> CHUNK_BITS);
+        int c = (int) (offset / CHUNK);
         byte[] a = chunks[c];
         if (a == null) {
-            a = new byte[(int) Math.min(CHUNK, (long) capacity * width - ((long) c << CHUNK_BITS))];
+            a = new byte[(int) Math.min(CHUNK, (long) capacity * width - (long) c * CHUNK)];
             chunks[c] = a;
         }
-        int at = (int) offset & (CHUNK - 1);
+        int at = (int) (offset % CHUNK);
         switch (width) {
             case 1 -> a[at] = (byte) v;
             case 2 -> SHORTS.set(a, at, (short) v);
