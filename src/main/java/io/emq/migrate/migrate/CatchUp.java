@@ -13,7 +13,9 @@ import java.util.Set;
  * producers and workers did during the bulk copy, so the last pass under the pause (V120) has only
  * the few jobs they touch meanwhile left to do. With the change feed intact the snapshot held is
  * refreshed with the keys v1 wrote since the pass before and only those jobs are re-read
- * ({@code delta-keys}); otherwise every job is ({@code full-pass}). Passes go on while each one changes
+ * ({@code delta-keys}), and only those and the jobs that may have moved since the copy or the pass before of
+ * this run read them are looked up in the journal (see {@link Resync#pass}); otherwise every job is
+ * ({@code full-pass}). Passes go on while each one changes
  * more than {@link #SMALL} rows and fewer than the pass before (the delta still shrinks), at most
  * {@link #PASSES}. V120 catches up the same way again just before it pauses v1 ({@link RetireSource}).
  */

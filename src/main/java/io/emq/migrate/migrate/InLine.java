@@ -16,11 +16,16 @@ import java.util.Arrays;
  * a job the pass before did not read holds no more.
  *
  * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
- * end in one byte array (its id's length as a varint, its id's bytes, then one int: whether this pass read
+ * end in chunks of bytes (its id's length as a varint, its id's bytes, then one int: whether this pass read
  * it in the sign bit, what the pass before read in the others), and an open-addressing table of the
- * records' offsets; ids are compared byte for byte, never by hash alone. Each pass begins with a sweep of
+ * records' addresses; ids are compared byte for byte, never by hash alone. Each pass begins with a sweep of
  * the records: those the pass before did not read hold {@link #STALE} from there. A job with more
  * attempts than a record holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass.
+ *
+ * <p>No array is over 256 KiB (a record longer than a chunk has an array of its own), so none is a humongous
+ * object for G1 at a heap of 512 MiB, and adding records copies none held (only a small first chunk grows by
+ * copying, up to a chunk). A record never spans two chunks: one that does not fit in what is left of the last
+ * chunk starts the next. A record's address is its chunk's number times 2<sup>18</sup> plus its offset there.
  */
 final class InLine {
     /** The most attempts a record holds: attempts and the v2 state (5 bits) below {@link #STALE}. */
@@ -30,24 +35,37 @@ final class InLine {
     /** The bit of a record set when this pass read it. */
     private static final int READ_NOW = Integer.MIN_VALUE;
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private byte[] records;
-    /** Bytes of {@link #records} in use. */
-    private int used;
+    private static final int CHUNK_BITS = 18;
+    /** The bytes an array's header takes: a chunk's array with its header is 256 KiB, four to a G1 region of 1 MiB. */
+    private static final int HEADER = 16;
+    /** The most bytes a chunk of records holds (256 KiB less an array's header), unless its one record is longer. */
+    static final int CHUNK = (1 << CHUNK_BITS) - HEADER;
+    /** The most slots a chunk of the table holds (256 KiB of ints less an array's header). */
+    private static final int SLOT_CHUNK = ((1 << CHUNK_BITS) - HEADER) / Integer.BYTES;
+    /** The first chunk's size (it grows up to {@link #CHUNK} by copying). */
+    private final int firstChunk;
+    private byte[][] chunks = new byte[1][];
+    /** Bytes of each chunk in use. */
+    private int[] used = new int[1];
+    /** Chunks holding records: records are added to the last. */
+    private int chunkCount;
     private int size;
-    /** 1 + the offset of the record in each slot, 0 when empty; never more than three quarters full. */
-    private int[] slots;
+    /** 1 + the address of the record in each slot, 0 when empty, in chunks; never more than three quarters full. */
+    private int[][] slots;
+    private int mask;
 
     /**
      * A table sized for {@code jobs} jobs whose ids take {@code idBytes} together (the snapshot its first pass
-     * reads: that pass copies nothing as it fills it).
+     * reads: that pass rehashes nothing as it fills it).
      */
     InLine(long jobs, long idBytes) {
-        records = new byte[Math.toIntExact(Math.max(1 << 12, idBytes + jobs * (1 + Integer.BYTES)))];
+        firstChunk = (int) Math.min(CHUNK, Math.max(1 << 12, idBytes + jobs * (1 + Integer.BYTES)));
         int capacity = 1 << 9;
         while (jobs * 4 > capacity * 3L) {
             capacity *= 2;
         }
-        slots = new int[capacity];
+        slots = emptySlots(capacity);
+        mask = capacity - 1;
     }
 
     /**
@@ -55,10 +73,13 @@ final class InLine {
      * what it read; any other holds {@link #STALE}.
      */
     void nextPass() {
-        for (int offset = 0; offset < used; offset = valueAt(offset) + Integer.BYTES) {
-            int value = valueAt(offset);
-            int held = (int) INT.get(records, value);
-            INT.set(records, value, held < 0 ? held & ~READ_NOW : STALE);
+        for (int c = 0; c < chunkCount; c++) {
+            byte[] chunk = chunks[c];
+            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + Integer.BYTES) {
+                int value = valueAt(chunk, offset);
+                int held = (int) INT.get(chunk, value);
+                INT.set(chunk, value, held < 0 ? held & ~READ_NOW : STALE);
+            }
         }
     }
 
@@ -70,66 +91,92 @@ final class InLine {
         byte[] id = job.id().raw();
         int read = packed(job);
         int at = find(id);
-        if (slots[at] != 0) {
-            int value = valueAt(slots[at] - 1);
-            int before = (int) INT.get(records, value);
-            INT.set(records, value, read | READ_NOW);
+        int ref = slot(at);
+        if (ref != 0) {
+            byte[] chunk = chunks[(ref - 1) >>> CHUNK_BITS];
+            int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
+            int before = (int) INT.get(chunk, value);
+            INT.set(chunk, value, read | READ_NOW);
             return read != STALE && before == read;
         }
-        int length = varintLength(id.length) + id.length + Integer.BYTES;
-        if (used + length > records.length) {
-            records = Arrays.copyOf(records, Math.max(grown(records.length), Math.addExact(used, length)));
-        }
-        int offset = used;
-        int p = offset;
-        for (int n = id.length; ; n >>>= 7) {
-            if (n < 0x80) {
-                records[p++] = (byte) n;
-                break;
-            }
-            records[p++] = (byte) (n & 0x7f | 0x80);
-        }
-        System.arraycopy(id, 0, records, p, id.length);
-        INT.set(records, p + id.length, read | READ_NOW);
-        used += length;
-        slots[at] = offset + 1;
-        if (++size * 4L > slots.length * 3L) {
+        int address = append(id, read | READ_NOW);
+        setSlot(at, address + 1);
+        if (++size * 4L > (mask + 1) * 3L) {
             grow();
         }
         return false;
     }
 
+    /** Adds a record at the end of the last chunk, or of a new one; returns its address. */
+    private int append(byte[] id, int value) {
+        int length = varintLength(id.length) + id.length + Integer.BYTES;
+        int c = chunkCount - 1;
+        if (c < 0 || used[c] + length > (c == 0 && length <= CHUNK ? CHUNK : chunks[c].length)) {
+            c = newChunk(length);
+        } else if (used[c] + length > chunks[c].length) {
+            chunks[c] = Arrays.copyOf(chunks[c], (int) Math.min(CHUNK, Math.max(used[c] + length, chunks[c].length * 2L)));
+        }
+        byte[] chunk = chunks[c];
+        int offset = used[c];
+        int p = offset;
+        for (int n = id.length; ; n >>>= 7) {
+            if (n < 0x80) {
+                chunk[p++] = (byte) n;
+                break;
+            }
+            chunk[p++] = (byte) (n & 0x7f | 0x80);
+        }
+        System.arraycopy(id, 0, chunk, p, id.length);
+        INT.set(chunk, p + id.length, value);
+        used[c] += length;
+        return c << CHUNK_BITS | offset;
+    }
+
+    /** Starts a chunk for a record of {@code length} bytes: a chunk's size, or the record's when longer. */
+    private int newChunk(int length) {
+        int c = chunkCount++;
+        if (c >= (Integer.MAX_VALUE >>> CHUNK_BITS)) {
+            throw new IllegalStateException("more than 2 GiB of records");
+        }
+        if (c == chunks.length) {
+            chunks = Arrays.copyOf(chunks, c * 2);
+            used = Arrays.copyOf(used, c * 2);
+        }
+        chunks[c] = new byte[length > CHUNK ? length : c == 0 ? Math.max(firstChunk, length) : CHUNK];
+        return c;
+    }
+
     /** The slot that holds this id, or the empty slot where it would go. */
     private int find(byte[] id) {
-        int mask = slots.length - 1;
         for (int at = spread(Arrays.hashCode(id)) & mask; ; at = (at + 1) & mask) {
-            if (slots[at] == 0 || sameId(slots[at] - 1, id)) {
+            int ref = slot(at);
+            if (ref == 0 || sameId(ref - 1, id)) {
                 return at;
             }
         }
     }
 
-    private boolean sameId(int offset, byte[] id) {
-        int start = idStart(offset);
-        int end = valueAt(offset);
-        return Arrays.equals(records, start, end, id, 0, id.length);
+    private boolean sameId(int address, byte[] id) {
+        byte[] chunk = chunks[address >>> CHUNK_BITS];
+        int offset = address & ((1 << CHUNK_BITS) - 1);
+        return Arrays.equals(chunk, idStart(chunk, offset), valueAt(chunk, offset), id, 0, id.length);
     }
 
-    /** Where the id of the record at {@code offset} starts (past its length). */
-    private int idStart(int offset) {
+    /** Where the id of the record at {@code offset} of {@code chunk} starts (past its length). */
+    private static int idStart(byte[] chunk, int offset) {
         int p = offset;
-        while (records[p] < 0) {
+        while (chunk[p] < 0) {
             p++;
         }
         return p + 1;
     }
 
-    /** Where the int of the record at {@code offset} is (right after its id). */
-    private int valueAt(int offset) {
+    /** Where the int of the record at {@code offset} of {@code chunk} is (right after its id). */
+    private static int valueAt(byte[] chunk, int offset) {
         int length = 0;
         int p = offset;
         for (int shift = 0; ; shift += 7) {
-            byte b = records[p++];
+            byte b = chunk[p++];
             length |= (b & 0x7f) << shift;
             if (b >= 0) {
                 return p + length;
@@ -138,29 +185,44 @@ final class InLine {
     }
 
     private void grow() {
-        slots = new int[slots.length * 2];
-        int mask = slots.length - 1;
-        for (int offset = 0; offset < used; offset = valueAt(offset) + Integer.BYTES) {
-            int at = spread(hash(idStart(offset), valueAt(offset))) & mask;
-            while (slots[at] != 0) {
-                at = (at + 1) & mask;
+        slots = emptySlots(Math.multiplyExact(mask + 1, 2));
+        mask = mask * 2 + 1;
+        for (int c = 0; c < chunkCount; c++) {
+            byte[] chunk = chunks[c];
+            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + Integer.BYTES) {
+                int at = spread(hash(chunk, idStart(chunk, offset), valueAt(chunk, offset))) & mask;
+                while (slot(at) != 0) {
+                    at = (at + 1) & mask;
+                }
+                setSlot(at, (c << CHUNK_BITS | offset) + 1);
             }
-            slots[at] = offset + 1;
         }
     }
 
-    /** {@link Arrays#hashCode(byte[])} of {@code records[from..to)}. */
-    private int hash(int from, int to) {
+    /** {@code capacity} empty slots (a power of two), in chunks. */
+    private static int[][] emptySlots(int capacity) {
+        int[][] chunked = new int[(capacity + SLOT_CHUNK - 1) / SLOT_CHUNK][];
+        for (int c = 0; c < chunked.length; c++) {
+            chunked[c] = new int[Math.min(SLOT_CHUNK, capacity - c * SLOT_CHUNK)];
+        }
+        return chunked;
+    }
+
+    private int slot(int at) {
+        return slots[at / SLOT_CHUNK][at % SLOT_CHUNK];
+    }
+
+    private void setSlot(int at, int ref) {
+        slots[at / SLOT_CHUNK][at % SLOT_CHUNK] = ref;
+    }
+
+    /** {@link Arrays#hashCode(byte[])} of {@code chunk[from..to)}. */
+    private static int hash(byte[] chunk, int from, int to) {
         int h = 1;
         for (int p = from; p < to; p++) {
-            h = 31 * h + records[p];
+            h = 31 * h + chunk[p];
         }
         return h;
-    }
-
-    /** The records' next length: an eighth longer (they are most of the heap a job costs here; a pass adds few jobs). */
-    private static int grown(int length) {
-        return Math.toIntExact(Math.min(Integer.MAX_VALUE - 8L, length + (long) (length >> 3)));
     }
 
     private static int varintLength(int n) {

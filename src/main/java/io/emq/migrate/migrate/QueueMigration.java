@@ -46,6 +46,11 @@ final class QueueMigration {
     boolean noExtrasAtFence;
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
+    /**
+     * The snapshot V20 minted ids from in this run, until the first re-sync pass: the absorb steps after it
+     * copied every row-bearing job of it as it read it (see {@link Resync}); null when V20 did not run in this run.
+     */
+    private QueueSnapshot mintedFrom;
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
@@ -142,6 +147,21 @@ final class QueueMigration {
             readSource();
         }
         return snapshot;
+    }
+
+    /** V20 minted ids from the snapshot held ({@link #takeMintedSnapshot}). */
+    void mintedFromSnapshot() {
+        mintedFrom = snapshot;
+    }
+
+    /**
+     * Whether the snapshot held is still the one V20 minted from in this run (the absorb steps copied it);
+     * asked once, by the run's first re-sync pass: from there it is forgotten.
+     */
+    boolean takeMintedSnapshot() {
+        boolean held = mintedFrom != null && mintedFrom == snapshot;
+        mintedFrom = null;
+        return held;
     }
 
     boolean v1Live() {

@@ -9,11 +9,13 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -105,8 +107,10 @@ final class Resync {
      * jobs whose keys it told were written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
      * touched or read in another state or with other attempts than that pass read them ({@link InLine}), and
      * new ones, are looked up in the journal: the others still match the expectations that pass left them.
-     * Without it (no feed, a broken one, a re-run) every job is looked up and re-read. A pass that fails
-     * spoils the watch: what it drained was not acted on, so only full passes follow.
+     * The first pass of a run whose V20 minted from the snapshot held ({@link QueueMigration#takeMintedSnapshot}), when
+     * it refreshes that snapshot, looks up only the jobs the feed tells touched and those of a listing the feed
+     * tells written ({@link #asCopied}). Without the feed (none, a broken one, a re-run) every job is looked up
+     * and re-read. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
@@ -121,12 +125,14 @@ final class Resync {
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
         Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
         m.inLine = Optional.empty();
+        boolean afterCopy = m.takeMintedSnapshot() && changes.isPresent() && before.isEmpty();
         Optional<String> refreshed = m.v1Live() ? changes.flatMap(m::refreshLiveSource)
                 : before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
         String fingerprint = refreshed.orElseGet(m.v1Live() ? m::readLiveSource : m::readSource);
         QueueSnapshot snap = m.snapshot();
         InLine inLine = before.orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
+        Set<V1State> copied = afterCopy && refreshed.isPresent() ? asCopied(m, changes.get()) : Set.of();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
         long[] matched = {0};
@@ -135,7 +141,8 @@ final class Resync {
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
             List<JobFacts> batch = new ArrayList<>(all.size());
             for (JobFacts j : all) {
-                if (!inLine.read(j) || before.isEmpty() || changes.get().touched(m.source.jobKey(j.id()))) {
+                boolean asBefore = inLine.read(j);
+                if (!(before.isPresent() ? asBefore : copied.contains(j.state())) || changes.get().touched(m.source.jobKey(j.id()))) {
                     batch.add(j);
                 }
             }
@@ -184,6 +191,26 @@ final class Resync {
         m.inLine = Optional.of(inLine);
         return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed.isPresent(), written, held);
+    }
+
+    /**
+     * The states whose row-bearing jobs, untouched since, the copy of this run wrote as the pass now reads them:
+     * those whose listing the feed tells unwritten since the watch began, before V10 read the snapshot V20 minted
+     * from and the absorb steps copied (the refresh proved that snapshot plain: each job listed once, no orphan).
+     * A job whose hash and listing were not written since is listed there as that read listed it, with the
+     * attempts its hash held: the copy left it a row and an expectation of that state and those attempts (a job
+     * whose hash was gone when the copy read it, the feed tells touched). An active job is never among them: a
+     * lock may run out unwritten, which changes whether it gets a row.
+     */
+    private static Set<V1State> asCopied(QueueMigration m, SourceFeed.Changes changes) {
+        Set<V1State> states = EnumSet.noneOf(V1State.class);
+        for (V1State s : List.of(V1State.WAIT, V1State.PAUSED, V1State.PRIORITIZED, V1State.DELAYED, V1State.WAITING_CHILDREN,
+                V1State.FAILED)) {
+            if (!changes.touched(m.source.key(s.wireName()))) {
+                states.add(s);
+            }
+        }
+        return states;
     }
 
     /**

@@ -3,34 +3,76 @@ package io.emq.migrate.v1;
 import java.util.Arrays;
 
 /**
- * Many short byte strings in one {@code byte[]} with an {@code int[]} of offsets: entry {@code i}
- * is {@code bytes[offsets[i] .. offsets[i + 1])}. About a tenth of the heap that one {@link Bytes}
- * object per string costs; entries are materialised as {@link Bytes} on demand. Append-only.
+ * Many short byte strings in chunks of at most {@value #CHUNK} bytes, with the end of each entry in chunks of
+ * at most {@value #ENDS_CHUNK} ints: about a tenth of the heap that one {@link Bytes} object per string costs;
+ * entries are materialised as {@link Bytes} on demand. Append-only.
+ *
+ * <p>No array is over 256 KiB, so none is a humongous object for G1 at a heap of 512 MiB (its regions are 1 MiB;
+ * a humongous object needs contiguous free regions and a full collection does not move it), and growing copies
+ * nothing already held: a new chunk is added beside the full ones (only the first chunk of a small arena grows by
+ * copying, up to a chunk). An entry never spans two chunks: one that does not fit in what is left of the last
+ * chunk starts the next (the rest is left unused); an entry longer than a chunk gets an array of its own.
+ *
+ * <p>A chunk's array with its header takes a quarter of a 1 MiB region (256 KiB): four fill a region, where arrays of
+ * 256 KiB of data each left a quarter of every region their compacted run filled unused.
+ *
+ * <p>Entries are addressed in one space of ints: chunk {@code k} holds addresses {@code [k * SLOT, (k + 1) * SLOT)}
+ * (its last {@code SLOT - CHUNK} unused),
+ * and an entry's end address is kept. Entry {@code i} starts where entry {@code i - 1} ends, or at the start of
+ * the chunk its last byte is in when that is later. An entry of its own array takes a whole chunk's addresses
+ * (its array is the one longer than {@value #CHUNK}).
  */
 final class ByteArena {
-    private byte[] bytes;
-    private int[] offsets;
-    private int size;
+    private static final int CHUNK_BITS = 18;
+    /** The addresses of a chunk. */
+    private static final int SLOT = 1 << CHUNK_BITS;
+    /** The bytes an array's header takes: a chunk's array with its header is 256 KiB. */
+    static final int HEADER = 16;
+    /** The most bytes a chunk holds (256 KiB less an array's header). */
+    static final int CHUNK = SLOT - HEADER;
+    /** The most ends a chunk of ends holds (256 KiB of ints less an array's header). */
+    static final int ENDS_CHUNK = (SLOT - HEADER) / Integer.BYTES;
+    /** The first chunk's size when nothing is known of the entries to come. */
+    private static final int FIRST_CHUNK = 64;
+    /** The chunks' addresses end below 2 GiB. */
+    private static final int MAX_SLOTS = Integer.MAX_VALUE / SLOT;
+    private static final byte[] EMPTY = new byte[0];
 
+    private final int firstChunk;
+    private byte[][] chunks = new byte[1][];
+    private int[][] ends = new int[1][];
+    private int size;
+    /** The end address of the last entry: where the next one starts if it fits in that chunk. */
+    private int top;
+    /** The bytes of all entries together. */
+    private int stored;
+
+    /** An arena whose first chunks are sized for {@code expectedEntries} entries of a few bytes. */
     ByteArena(int expectedEntries) {
-        int n = Math.max(4, expectedEntries);
-        this.bytes = new byte[n * 8];
-        this.offsets = new int[n + 1];
+        this.firstChunk = (int) Math.min(CHUNK, Math.max(FIRST_CHUNK, expectedEntries * 8L));
     }
 
     /** Appends one entry; returns its index. */
     int add(byte[] value) {
         int length = value.length;
-        int end = offsets[size];
-        if (end + length > bytes.length) {
-            bytes = Arrays.copyOf(bytes, grown(bytes.length, end + length));
+        int end;
+        if (length > CHUNK) {
+            int slot = chunkOf(top) + (top % SLOT == 0 ? 0 : 1);
+            end = endOfSlot(slot);
+            chunkSlot(slot);
+            chunks[slot] = value.clone();
+        } else if (length == 0) {
+            end = top;
+        } else {
+            int start = top % SLOT + length > CHUNK ? endOfSlot(chunkOf(top)) : top;
+            end = start + length;
+            byte[] chunk = chunkFor(checked(chunkOf(start)), start % SLOT + length);
+            System.arraycopy(value, 0, chunk, start % SLOT, length);
         }
-        if (size + 2 > offsets.length) {
-            offsets = Arrays.copyOf(offsets, grown(offsets.length, size + 2));
-        }
-        System.arraycopy(value, 0, bytes, end, length);
-        offsets[++size] = end + length;
-        return size - 1;
+        setEnd(size, end);
+        top = end;
+        stored += length;
+        return size++;
     }
 
     int size() {
@@ -39,17 +81,23 @@ final class ByteArena {
 
     /** The bytes of all entries together. */
     int bytes() {
-        return offsets[size];
+        return stored;
     }
 
     Bytes get(int i) {
-        return Bytes.of(Arrays.copyOfRange(bytes, offsets[i], offsets[i + 1]));
+        long span = span(i);
+        return Bytes.of(Arrays.copyOfRange(chunkAt(span), from(span), to(span)));
     }
 
     /** {@code prefix} followed by entry {@code i}, in a new array. */
     byte[] prefixed(byte[] prefix, int i) {
-        byte[] out = Arrays.copyOf(prefix, prefix.length + offsets[i + 1] - offsets[i]);
-        System.arraycopy(bytes, offsets[i], out, prefix.length, offsets[i + 1] - offsets[i]);
+        long span = span(i);
+        int from = from(span);
+        int length = to(span) - from;
+        byte[] out = Arrays.copyOf(prefix, prefix.length + length);
+        if (length > 0) {
+            System.arraycopy(chunkAt(span), from, out, prefix.length, length);
+        }
         return out;
     }
 
@@ -59,16 +107,20 @@ final class ByteArena {
 
     /** Whether entry {@code i} holds {@code other[from..to)}. */
     boolean equalsAt(int i, byte[] other, int from, int to) {
-        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other, from, to);
+        long span = span(i);
+        return Arrays.equals(chunkAt(span), from(span), to(span), other, from, to);
     }
 
     boolean equalsAt(int i, ByteArena other, int j) {
-        return Arrays.equals(bytes, offsets[i], offsets[i + 1], other.bytes, other.offsets[j], other.offsets[j + 1]);
+        long span = span(i);
+        long otherSpan = other.span(j);
+        return Arrays.equals(chunkAt(span), from(span), to(span), other.chunkAt(otherSpan), other.from(otherSpan), other.to(otherSpan));
     }
 
     /** The same hash as {@link Bytes#hashCode()} of the entry. */
     int hashAt(int i) {
-        return hash(bytes, offsets[i], offsets[i + 1]);
+        long span = span(i);
+        return hash(chunkAt(span), from(span), to(span));
     }
 
     static int hash(byte[] b, int from, int to) {
@@ -79,38 +131,134 @@ final class ByteArena {
         return h;
     }
 
-    /** Makes room for {@code entries} more entries of {@code bytesEach} bytes, so adding them copies nothing. */
+    /**
+     * Makes room in the lists of chunks for {@code entries} more entries of {@code bytesEach} bytes, so adding them
+     * reallocates neither list (the chunks themselves are made as entries come).
+     */
     void reserve(int entries, int bytesEach) {
-        long needed = Math.min((long) offsets[size] + (long) entries * bytesEach, Integer.MAX_VALUE - 16);
-        if (needed > bytes.length) {
-            bytes = Arrays.copyOf(bytes, (int) needed);
+        long bytes = Math.min((long) top + (long) entries * bytesEach, Integer.MAX_VALUE);
+        int slots = (int) ((bytes + CHUNK - 1) / CHUNK);
+        if (slots > chunks.length) {
+            chunks = Arrays.copyOf(chunks, slots);
         }
-        if (size + entries + 1 > offsets.length) {
-            offsets = Arrays.copyOf(offsets, size + entries + 1);
+        int endSlots = (int) (((long) size + entries + ENDS_CHUNK - 1) / ENDS_CHUNK);
+        if (endSlots > ends.length) {
+            ends = Arrays.copyOf(ends, endSlots);
         }
     }
 
     /**
-     * Drops the spare capacity once no more entries come, where it is more than a quarter of what is
-     * used (a copy of a little spare would briefly double the arena).
+     * Drops the spare capacity of the last chunk of bytes and of ends once no more entries come, where it is more
+     * than a quarter of what that chunk holds (a copy of at most a chunk).
      */
     void trim() {
-        if (bytes.length - offsets[size] > offsets[size] / 4) {
-            bytes = Arrays.copyOf(bytes, offsets[size]);
+        if (top > 0 && top % SLOT != 0) {
+            int slot = chunkOf(top);
+            chunks[slot] = trimmed(chunks[slot], top % SLOT);
         }
-        if (offsets.length - (size + 1) > (size + 1) / 4) {
-            offsets = Arrays.copyOf(offsets, size + 1);
+        if (size > 0) {
+            int slot = size / ENDS_CHUNK;
+            int used = size % ENDS_CHUNK;
+            if (used > 0 && ends[slot].length - used > used / 4) {
+                ends[slot] = Arrays.copyOf(ends[slot], used);
+            }
         }
     }
 
-    private static int grown(int current, int needed) {
-        long next = Math.max((long) needed, current + (current >> 1) + 16);
-        if (next > Integer.MAX_VALUE - 16) {
-            if (needed > Integer.MAX_VALUE - 16) {
-                throw new IllegalStateException("more than 2 GiB of ids in one snapshot");
-            }
-            next = Integer.MAX_VALUE - 16;
+    /** How many chunks of bytes the list of chunks has room for (for tests: reserve makes room ahead). */
+    int chunkSlots() {
+        return chunks.length;
+    }
+
+    private static byte[] trimmed(byte[] chunk, int used) {
+        return chunk.length - used > used / 4 ? Arrays.copyOf(chunk, used) : chunk;
+    }
+
+    private static int chunkOf(int address) {
+        return address >>> CHUNK_BITS;
+    }
+
+    /** The address one past the last of this chunk's. */
+    private static int endOfSlot(int slot) {
+        return (checked(slot) + 1) * SLOT;
+    }
+
+    /** {@code slot}, when its addresses end below 2 GiB. */
+    private static int checked(int slot) {
+        if (slot >= MAX_SLOTS) {
+            throw new IllegalStateException("more than 2 GiB of ids in one snapshot");
         }
-        return (int) next;
+        return slot;
+    }
+
+    /** Makes the list of chunks hold {@code slot}. */
+    private void chunkSlot(int slot) {
+        if (slot >= chunks.length) {
+            chunks = Arrays.copyOf(chunks, Math.max(slot + 1, chunks.length * 2));
+        }
+    }
+
+    /** Chunk {@code slot}, made or grown (only while it is under a chunk) to hold {@code needed} bytes. */
+    private byte[] chunkFor(int slot, int needed) {
+        chunkSlot(slot);
+        byte[] chunk = chunks[slot];
+        if (chunk == null) {
+            chunk = new byte[slot == 0 ? Math.max(firstChunk, needed) : CHUNK];
+        } else if (chunk.length < needed) {
+            chunk = Arrays.copyOf(chunk, (int) Math.min(CHUNK, Math.max(needed, chunk.length * 2L)));
+        }
+        chunks[slot] = chunk;
+        return chunk;
+    }
+
+    private void setEnd(int i, int end) {
+        int slot = i / ENDS_CHUNK;
+        int at = i % ENDS_CHUNK;
+        if (slot >= ends.length) {
+            ends = Arrays.copyOf(ends, Math.max(slot + 1, ends.length * 2));
+        }
+        int[] chunk = ends[slot];
+        if (chunk == null) {
+            chunk = new int[slot == 0 ? Math.min(ENDS_CHUNK, Math.max(16, firstChunk / 8)) : ENDS_CHUNK];
+        } else if (chunk.length <= at) {
+            chunk = Arrays.copyOf(chunk, Math.min(ENDS_CHUNK, chunk.length * 2));
+        }
+        chunk[at] = end;
+        ends[slot] = chunk;
+    }
+
+    private int endOf(int i) {
+        return ends[i / ENDS_CHUNK][i % ENDS_CHUNK];
+    }
+
+    /** Entry {@code i}'s start address (high half) and end address (low half); both equal for an empty entry. */
+    private long span(int i) {
+        int end = endOf(i);
+        int before = i == 0 ? 0 : endOf(i - 1);
+        int start = end == before ? end : Math.max(before, chunkOf(end - 1) << CHUNK_BITS);
+        return (long) start << 32 | end & 0xffffffffL;
+    }
+
+    /** The chunk that holds a span's bytes (an empty array for an empty span). */
+    private byte[] chunkAt(long span) {
+        int end = (int) span;
+        return end == (int) (span >>> 32) ? EMPTY : chunks[chunkOf(end - 1)];
+    }
+
+    /** Where a span's bytes start in its chunk. */
+    private static int from(long span) {
+        int start = (int) (span >>> 32);
+        return start == (int) span ? 0 : start % SLOT;
+    }
+
+    /** Where a span's bytes end in its chunk: the whole array for an entry of its own array. */
+    private int to(long span) {
+        int start = (int) (span >>> 32);
+        int end = (int) span;
+        if (start == end) {
+            return 0;
+        }
+        byte[] chunk = chunks[chunkOf(end - 1)];
+        return chunk.length > CHUNK ? chunk.length : start % SLOT + end - start;
     }
 }

@@ -7,11 +7,16 @@ import java.util.List;
  * most three quarters full) whose slots hold an entry number beside the id's hash, so a probe compares the
  * hash first and reads the arena's bytes only when the hashes match; equal bytes decide, so there
  * are no false matches. Eight bytes a slot instead of a {@code HashMap} node, a boxed key and its
- * array. For each distinct id it remembers the first entry added.
+ * array. For each distinct id it remembers the first entry added. The slots are held in chunks of at most
+ * {@value #CHUNK} slots (256 KiB), so no array is a humongous object for G1 at a heap of 512 MiB.
  */
 final class IdIndex {
+    /** The most slots a chunk holds: with its array's header 256 KiB, four to a G1 region of 1 MiB. */
+    static final int CHUNK = ((1 << 18) - ByteArena.HEADER) / Long.BYTES;
+
     private final ByteArena arena;
-    private long[] table; // (entry + 1) << 32 | mixed hash; 0 is empty
+    /** Slot {@code s} is {@code table[s / CHUNK][s % CHUNK]}: (entry + 1) << 32 | mixed hash; 0 is empty. */
+    private long[][] table;
     private int mask;
     private int size;
 
@@ -21,7 +26,7 @@ final class IdIndex {
         while (full(expected, capacity)) {
             capacity *= 2;
         }
-        this.table = new long[capacity];
+        this.table = slots(capacity);
         this.mask = capacity - 1;
     }
 
@@ -29,11 +34,12 @@ final class IdIndex {
     int putIfAbsent(int entry) {
         int hash = mix(arena.hashAt(entry));
         int slot = slotOf(entry, hash);
-        if (table[slot] != 0) {
-            return entryIn(table[slot]);
+        long ref = at(slot);
+        if (ref != 0) {
+            return entryIn(ref);
         }
-        table[slot] = ((long) (entry + 1) << 32) | (hash & 0xffffffffL);
-        if (full(++size, table.length)) {
+        set(slot, ((long) (entry + 1) << 32) | (hash & 0xffffffffL));
+        if (full(++size, mask + 1)) {
             grow();
         }
         return -1;
@@ -52,9 +58,10 @@ final class IdIndex {
     /** The first entry holding {@code key[from..to)}, or -1. */
     int find(byte[] key, int from, int to) {
         int hash = mix(ByteArena.hash(key, from, to));
-        for (int slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
-            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), key, from, to)) {
-                return entryIn(table[slot]);
+        for (int slot = hash & mask; at(slot) != 0; slot = (slot + 1) & mask) {
+            long ref = at(slot);
+            if ((int) ref == hash && arena.equalsAt(entryIn(ref), key, from, to)) {
+                return entryIn(ref);
             }
         }
         return -1;
@@ -81,7 +88,7 @@ final class IdIndex {
         }
         long[] landed = new long[n];
         for (int k = 0; k < n; k++) {
-            landed[k] = table[hashes[k] & mask];
+            landed[k] = at(hashes[k] & mask);
         }
         for (int k = 0; k < n; k++) {
             long ref = landed[k];
@@ -99,9 +106,10 @@ final class IdIndex {
     /** The first entry holding the id of {@code other}'s entry {@code entry}, or -1. */
     int find(ByteArena other, int entry) {
         int hash = mix(other.hashAt(entry));
-        for (int slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
-            if ((int) table[slot] == hash && arena.equalsAt(entryIn(table[slot]), other, entry)) {
-                return entryIn(table[slot]);
+        for (int slot = hash & mask; at(slot) != 0; slot = (slot + 1) & mask) {
+            long ref = at(slot);
+            if ((int) ref == hash && arena.equalsAt(entryIn(ref), other, entry)) {
+                return entryIn(ref);
             }
         }
         return -1;
@@ -109,14 +117,14 @@ final class IdIndex {
 
     /** The first entry holding the same id as arena entry {@code entry} (itself when it is the first), or -1 when not indexed. */
     int first(int entry) {
-        long ref = table[slotOf(entry, mix(arena.hashAt(entry)))];
+        long ref = at(slotOf(entry, mix(arena.hashAt(entry))));
         return ref == 0 ? -1 : entryIn(ref);
     }
 
     /** The slot that holds the id of arena entry {@code entry} (whose mixed hash is {@code hash}), or the empty slot where it would go. */
     private int slotOf(int entry, int hash) {
         int slot = hash & mask;
-        while (table[slot] != 0 && ((int) table[slot] != hash || !arena.equalsAt(entryIn(table[slot]), arena, entry))) {
+        while (at(slot) != 0 && ((int) at(slot) != hash || !arena.equalsAt(entryIn(at(slot)), arena, entry))) {
             slot = (slot + 1) & mask;
         }
         return slot;
@@ -136,18 +144,37 @@ final class IdIndex {
     }
 
     private void grow() {
-        long[] old = table;
-        table = new long[old.length * 2];
-        mask = table.length - 1;
-        for (long ref : old) {
-            if (ref != 0) {
-                int slot = (int) ref & mask;
-                while (table[slot] != 0) {
-                    slot = (slot + 1) & mask;
+        long[][] old = table;
+        table = slots(Math.multiplyExact(mask + 1, 2));
+        mask = mask * 2 + 1;
+        for (long[] chunk : old) {
+            for (long ref : chunk) {
+                if (ref != 0) {
+                    int slot = (int) ref & mask;
+                    while (at(slot) != 0) {
+                        slot = (slot + 1) & mask;
+                    }
+                    set(slot, ref);
                 }
-                table[slot] = ref;
             }
         }
+    }
+
+    /** Empty slots, {@code capacity} of them (a power of two), in chunks. */
+    private static long[][] slots(int capacity) {
+        long[][] chunks = new long[(capacity + CHUNK - 1) / CHUNK][];
+        for (int c = 0; c < chunks.length; c++) {
+            chunks[c] = new long[Math.min(CHUNK, capacity - c * CHUNK)];
+        }
+        return chunks;
+    }
+
+    private long at(int slot) {
+        return table[slot / CHUNK][slot % CHUNK];
+    }
+
+    private void set(int slot, long ref) {
+        table[slot / CHUNK][slot % CHUNK] = ref;
     }
 
     /** Spreads the polynomial byte hash (sequential ids differ only in low bits). */

@@ -5,7 +5,8 @@ import java.util.Arrays;
 /**
  * Every id a queue's structures list, state by state in {@link V1State#LISTED} order (each in its
  * v1 serve order), then the orphans ({@link V1State#UNKNOWN}, sorted), in one {@link ByteArena};
- * the zset states keep their scores beside them. An id listed twice has two entries.
+ * the zset states keep their scores beside them. An id listed twice has two entries. No array is over 256 KiB
+ * (none is a humongous object for G1 at a heap of 512 MiB).
  */
 final class ListedIds {
     /** A generated BullMQ id of a queue of millions (longer ids grow the arena as they come). */
@@ -13,18 +14,12 @@ final class ListedIds {
     private final ByteArena arena = new ByteArena(1024);
     private final int[] from = new int[V1State.values().length];
     private final int[] to = new int[V1State.values().length];
-    private final double[][] scores = new double[V1State.values().length][];
+    private final Scores[] scores = new Scores[V1State.values().length];
     private V1State open;
 
     /** Makes room for {@code entries} more ids of the open state (of a typical length), so reading them copies nothing. */
     void reserve(long entries) {
-        int n = (int) Math.min(entries, Integer.MAX_VALUE / 2);
-        arena.reserve(n, TYPICAL_ID_BYTES);
-        double[] s = scores[open.ordinal()];
-        int local = count(open);
-        if (s != null && local + n > s.length) {
-            scores[open.ordinal()] = Arrays.copyOf(s, local + n);
-        }
+        arena.reserve((int) Math.min(entries, Integer.MAX_VALUE / 2), TYPICAL_ID_BYTES);
     }
 
     /** Starts the entries of a state; states come in {@link V1State#LISTED} order, then {@link V1State#UNKNOWN}. */
@@ -32,18 +27,15 @@ final class ListedIds {
         open = state;
         from[state.ordinal()] = arena.size();
         to[state.ordinal()] = arena.size();
-        scores[state.ordinal()] = scored ? new double[16] : null;
+        scores[state.ordinal()] = scored ? new Scores() : null;
     }
 
     void add(byte[] id, double score) {
         int s = open.ordinal();
-        int local = arena.add(id) - from[s];
+        arena.add(id);
         to[s]++;
         if (scores[s] != null) {
-            if (local == scores[s].length) {
-                scores[s] = Arrays.copyOf(scores[s], local + (local >> 1) + 16);
-            }
-            scores[s][local] = score;
+            scores[s].add(score);
         }
     }
 
@@ -51,12 +43,12 @@ final class ListedIds {
         add(id, Double.NaN);
     }
 
-    /** Drops spare capacity once every state is read. */
+    /** Drops spare capacity once every state is read (again: a refresh that keeps these ids trims them as they are). */
     void trim() {
         arena.trim();
-        for (V1State s : V1State.values()) {
-            if (scores[s.ordinal()] != null) {
-                scores[s.ordinal()] = Arrays.copyOf(scores[s.ordinal()], count(s));
+        for (Scores s : scores) {
+            if (s != null) {
+                s.trim();
             }
         }
     }
@@ -89,7 +81,43 @@ final class ListedIds {
 
     /** The zset score of an entry; NaN for list states and orphans. */
     double score(int entry, V1State state) {
-        double[] s = scores[state.ordinal()];
-        return s == null ? Double.NaN : s[entry - from[state.ordinal()]];
+        Scores s = scores[state.ordinal()];
+        return s == null ? Double.NaN : s.get(entry - from[state.ordinal()]);
+    }
+
+    /** One zset state's scores in order, in chunks of at most 256 KiB: adding copies none held (but a small first chunk's). */
+    private static final class Scores {
+        /** With its array's header 256 KiB, four to a G1 region of 1 MiB. */
+        private static final int CHUNK = ((1 << 18) - ByteArena.HEADER) / Double.BYTES;
+        private double[][] chunks = new double[1][];
+        private int size;
+
+        void add(double score) {
+            int c = size / CHUNK;
+            int at = size % CHUNK;
+            if (c == chunks.length) {
+                chunks = Arrays.copyOf(chunks, c * 2);
+            }
+            if (chunks[c] == null) {
+                chunks[c] = new double[c == 0 ? 16 : CHUNK];
+            } else if (at == chunks[c].length) {
+                chunks[c] = Arrays.copyOf(chunks[c], Math.min(CHUNK, at * 2));
+            }
+            chunks[c][at] = score;
+            size++;
+        }
+
+        double get(int i) {
+            return chunks[i / CHUNK][i % CHUNK];
+        }
+
+        /** Drops the last chunk's spare room (again: no copy when there is none). */
+        void trim() {
+            int c = size / CHUNK;
+            int used = size % CHUNK;
+            if (used > 0 && chunks[c].length != used) {
+                chunks[c] = Arrays.copyOf(chunks[c], used);
+            }
+        }
     }
 }

@@ -10,18 +10,25 @@ import java.nio.ByteOrder;
  * every job has the same value costs no array, one of small numbers a byte a job, one of timestamps
  * made within a few weeks four. The base is given, or else the first value set; a value never set
  * reads as the base. Widening copies the values up to the last one set, not the whole capacity: a column
- * filled in order widens early, while it holds few values.
+ * filled in order widens early, while it holds few values. The values are held in chunks of at most
+ * {@value #CHUNK} bytes (a value never spans two), so no array is a humongous object for G1 at a heap of 512 MiB;
+ * a chunk is made when a value is first set in it (a chunk never made holds the base), so a column that widens
+ * half filled holds the wider chunks of only that half beside the narrower ones while it copies.
  */
 final class PackedColumn {
     private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
+    /** The most bytes a chunk of values holds: with its array's header 256 KiB, four to a G1 region of 1 MiB; a multiple of 8. */
+    static final int CHUNK = (1 << 18) - ByteArena.HEADER;
+
     private final int capacity;
     private long base;
     private boolean based;
     private int width;
-    private byte[] values;
+    /** Value {@code i} is at byte {@code i * width} of the chunks end to end. */
+    private byte[][] values;
     /** One past the highest index set: the values beyond it are all the base. */
     private int filled;
 
@@ -58,7 +65,7 @@ final class PackedColumn {
     }
 
     private void widen(int to) {
-        byte[] wider = new byte[Math.multiplyExact(capacity, to)];
+        byte[][] wider = new byte[(int) (((long) capacity * to + CHUNK - 1) / CHUNK)][];
         for (int i = 0; width > 0 && i < filled; i++) {
             put(wider, to, i, at(values, width, i));
         }
@@ -70,21 +77,36 @@ final class PackedColumn {
         return v == 0 ? 0 : v == (byte) v ? 1 : v == (short) v ? 2 : v == (int) v ? 4 : 8;
     }
 
-    private static long at(byte[] a, int width, int i) {
+    private static long at(byte[][] chunks, int width, int i) {
+        long offset = (long) i * width;
+        byte[] a = chunks[(int) (offset / CHUNK)];
+        if (a == null) {
+            return 0;
+        }
+        int at = (int) (offset % CHUNK);
         return switch (width) {
-            case 1 -> a[i];
-            case 2 -> (short) SHORTS.get(a, i * 2);
-            case 4 -> (int) INTS.get(a, i * 4);
-            default -> (long) LONGS.get(a, i * 8);
+            case 1 -> a[at];
+            case 2 -> (short) SHORTS.get(a, at);
+            case 4 -> (int) INTS.get(a, at);
+            default -> (long) LONGS.get(a, at);
         };
     }
 
-    private static void put(byte[] a, int width, int i, long v) {
+    /** Sets value {@code i} of chunks of values {@code width} bytes wide, making its chunk if it is the first there. */
+    private void put(byte[][] chunks, int width, int i, long v) {
+        long offset = (long) i * width;
+        int c = (int) (offset / CHUNK);
+        byte[] a = chunks[c];
+        if (a == null) {
+            a = new byte[(int) Math.min(CHUNK, (long) capacity * width - (long) c * CHUNK)];
+            chunks[c] = a;
+        }
+        int at = (int) (offset % CHUNK);
         switch (width) {
-            case 1 -> a[i] = (byte) v;
-            case 2 -> SHORTS.set(a, i * 2, (short) v);
-            case 4 -> INTS.set(a, i * 4, (int) v);
-            default -> LONGS.set(a, i * 8, v);
+            case 1 -> a[at] = (byte) v;
+            case 2 -> SHORTS.set(a, at, (short) v);
+            case 4 -> INTS.set(a, at, (int) v);
+            default -> LONGS.set(a, at, v);
         }
     }
 }

@@ -101,7 +101,8 @@ public final class QueueSnapshotReader {
     /**
      * The queue as it is now, from {@code previous} (a read of it by a reader like this one) and
      * {@code written}, every key of the queue written since that read began (the change feed's): the
-     * structures and every listing are read again; the facts only of the jobs whose hashes were written,
+     * structures and every listing are read again (the listed ids of {@code previous} are kept when no listing was
+     * written and it holds no orphan); the facts only of the jobs whose hashes were written,
      * that {@code previous} did not list at the same place in {@code wait} or {@code paused} (each listing
      * walked beside the one before, byte for byte, past the jobs whose hashes were written), or that a
      * state other than those two lists (an active job's lock runs out without a write); no key scan. A listing of
@@ -126,7 +127,7 @@ public final class QueueSnapshotReader {
         private final Bytes base;
         private final Map<QueueStructure, KeyType> structureTypes = new EnumMap<>(QueueStructure.class);
         private final Map<String, String> meta = new TreeMap<>();
-        private final ListedIds listedIds = new ListedIds();
+        private ListedIds listedIds = new ListedIds();
         private IdIndex index;
         /** Per first entry of a listed id: 1 + the anomaly log's {@link AnomalyLog#mark} where the scan met its key, 0 when not met; empty in a refresh (no scan). */
         private int[] metAt;
@@ -206,9 +207,13 @@ public final class QueueSnapshotReader {
             if (hasType(QueueStructure.REPEAT)) {
                 return Optional.empty();
             }
-            readListings();
             previous = before;
             written = writtenSince;
+            if (listingsUnwritten()) {
+                listedIds = heldIds(previous);
+            } else {
+                readListings();
+            }
             walkBeside();
             if (!listedOnce()) {
                 return Optional.empty(); // an anomaly: no refresh stands for the full read
@@ -244,17 +249,30 @@ public final class QueueSnapshotReader {
         }
 
         /**
+         * Whether the feed tells no listing written since the snapshot before was read, and that snapshot holds jobs
+         * and no orphan: then the listings now are the ones it read, entry for entry, and its listed ids are kept
+         * instead of reading them again (no second copy of them on the heap).
+         */
+        private boolean listingsUnwritten() {
+            return previous.jobCount() > 0 && previous.held(V1State.UNKNOWN) == null
+                    && V1State.LISTED.stream().noneMatch(s -> written.contains(queue.key(QueueStructure.of(s))));
+        }
+
+        /** The listed ids of a snapshot that holds jobs (every state's columns share them). */
+        private static ListedIds heldIds(QueueSnapshot snapshot) {
+            return V1State.RANK_ORDER.stream().map(snapshot::held).filter(Objects::nonNull).findFirst().orElseThrow().ids();
+        }
+
+        /**
          * Walks {@code wait} and {@code paused} now, each beside the same listing before (the other one when
          * the previous snapshot has none there: the pause renames {@code wait} to {@code paused}), pairing
          * their entries before the facts are read ({@link #kept} replays the pairs).
          */
         private void walkBeside() {
-            StateJobs any = previous.jobCount() == 0 ? null : V1State.RANK_ORDER.stream().map(previous::held)
-                    .filter(Objects::nonNull).findFirst().orElseThrow();
-            if (any == null) {
+            if (previous.jobCount() == 0) {
                 return;
             }
-            previousIds = any.ids();
+            previousIds = heldIds(previous);
             for (V1State state : List.of(V1State.WAIT, V1State.PAUSED)) {
                 V1State other = state == V1State.WAIT ? V1State.PAUSED : V1State.WAIT;
                 V1State was = previousIds.count(state) > 0 ? state : other;

@@ -79,6 +79,27 @@ class InLineTest {
         }
     }
 
+    /** Records past several chunks of records and of slots, one longer than a chunk among them (an array of its own). */
+    @Test
+    void recordsAcrossChunksAndOneLongerThanAChunkAreHeld() {
+        int many = 3 * InLine.CHUNK / 12; // about three chunks of records of 12 to 14 bytes
+        String longId = "y".repeat(InLine.CHUNK + 3);
+        InLine in = new InLine(0, 0);
+        for (int pass = 1; pass <= 2; pass++) {
+            in.nextPass();
+            for (int n = 0; n < many; n++) {
+                assertTrue(pass == 2 == in.read(job("job-" + (1_000_000 + n), V1State.WAIT, n % 4)), "pass " + pass + ", job " + n);
+                if (n == many / 2) {
+                    assertTrue(pass == 2 == in.read(job(longId, V1State.WAIT, 3)), "pass " + pass + ", the long id");
+                }
+            }
+        }
+        in.nextPass();
+        assertTrue(in.read(job(longId, V1State.PAUSED, 3)));
+        assertFalse(in.read(job(longId + "y", V1State.WAIT, 3)), "a longer id is another job");
+        assertFalse(in.read(job("job-" + (1_000_000 + many - 1), V1State.WAIT, 0)), "other attempts");
+    }
+
     @Test
     void aJobWithMoreAttemptsThanARecordHoldsIsNeverHeld() {
         InLine in = new InLine(0, 0);

@@ -27,7 +27,8 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The re-sync re-reads only what the source's change feed says was written: an add, two edits
  * (updateData, changePriority) and a removal made by v1 clients during the copy (after it copied the
- * edited jobs) are caught by a delta pass that re-reads exactly the edited jobs; a feed whose
+ * edited jobs) are caught by a delta pass that re-reads exactly the edited jobs, and the run's first pass looks
+ * up in the journal only the jobs written since the copy read them and those of a listing written since; a feed whose
  * connection is killed falls back to the full pass, which still catches an edit made after the kill.
  * While v1 serves, a pass refreshes the snapshot held with the keys the feed told written instead of
  * reading the whole source; a write made after a pass drained the feed is caught by the next pass.
@@ -54,6 +55,13 @@ class SourceFeedTest {
             redis.call('LREM', KEYS[2], 0, ARGV[1])
             redis.call('ZADD', KEYS[3], ARGV[2] * 4294967296, ARGV[1])
             return redis.call('HSET', KEYS[4], 'priority', ARGV[2])
+            """;
+
+    /** A job moved from wait (or paused) to failed by its listings alone: its hash is not written. */
+    private static final String FAIL_BY_LISTINGS = """
+            redis.call('LREM', KEYS[1], 0, ARGV[1])
+            redis.call('LREM', KEYS[2], 0, ARGV[1])
+            return redis.call('ZADD', KEYS[3], 1, ARGV[1])
             """;
 
     private final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
@@ -140,7 +148,8 @@ class SourceFeedTest {
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
-        assertEquals((long) JOBS, catchUpCounts().get("looked-up"), "the first pass of the run looks up every job: " + catchUpCounts());
+        assertEquals(1L, catchUpCounts().get("looked-up"), "the first pass of the run after the copy: only job 5, edited since,"
+                + " is looked up: " + catchUpCounts());
         Map<String, Long> window = windowCounts();
         assertTrue(window.containsKey("pass-delta-keys"), "a delta pass under the pause: " + window);
         assertEquals(1L, window.get("pass-looked-up"), "only job 11 (the pause moved every waiting job to paused, still pending in v2): " + window);
@@ -194,11 +203,23 @@ class SourceFeedTest {
     }
 
     @Test
-    void aPassWithNothingWrittenSinceReReadsNoJob() {
+    void aPassWithNothingWrittenSinceReReadsNoJobAndLooksUpNone() {
         migrateWith(() -> { });
         Map<String, Long> counts = catchUpCounts();
         assertEquals(0L, counts.get("re-read"), counts.toString());
+        assertEquals(0L, counts.get("looked-up"), "every job is as the copy of this run read it: " + counts);
         assertTrue(counts.containsKey("delta-keys"), counts.toString());
+    }
+
+    @Test
+    void aJobMovedByItsListingsAloneAfterTheCopyWroteItIsLookedUpAndRewritten() {
+        migrateWith(() -> client().eval(FAIL_BY_LISTINGS, List.of("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":paused",
+                "bull:" + QUEUE + ":failed"), List.of("3")));
+        Map<String, Long> counts = catchUpCounts();
+        assertEquals((long) JOBS, counts.get("looked-up"), "job 3, now in failed, and every job of wait, both written: " + counts);
+        assertEquals(0L, counts.get("re-read"), "its hash was not written: " + counts);
+        assertEquals(1L, counts.get("rewritten"), counts.toString());
+        assertEquals("dead", client().hget(Keys.queue(QUEUE).job(v2Id("3")), "state"));
     }
 
     @Test

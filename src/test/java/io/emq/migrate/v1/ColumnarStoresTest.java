@@ -129,6 +129,44 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void aColumnOfMoreThanAChunkKeepsEveryValueAcrossItsChunksAsItWidens() {
+        int n = PackedColumn.CHUNK / 4 + 3; // 4-byte values spill into a second chunk, 8-byte ones into a third
+        PackedColumn column = new PackedColumn(n, 0);
+        for (int i = 0; i < n; i++) {
+            column.set(i, i * 3L); // widens to 1, 2, then 4 bytes
+        }
+        column.set(n - 2, Long.MAX_VALUE); // and to 8
+        for (int i = 0; i < n; i++) {
+            assertEquals(i == n - 2 ? Long.MAX_VALUE : i * 3L, column.get(i), "value " + i);
+        }
+        PackedColumn last = new PackedColumn(n, 7);
+        last.set(n - 1, 7 + 100_000); // 4 bytes a value: only the second chunk is made
+        assertEquals(7, last.get(0), "in a chunk never made: the base");
+        assertEquals(7, last.get(n - 2));
+        assertEquals(7 + 100_000, last.get(n - 1));
+    }
+
+    @Test
+    void theScoresOfAZsetStateOfMoreThanAChunkAreKeptBesideTheirIds() {
+        ListedIds ids = new ListedIds();
+        ids.begin(V1State.WAIT, false);
+        ids.add(b("w"));
+        ids.begin(V1State.DELAYED, true);
+        ids.reserve(70_000);
+        for (int i = 0; i < 70_000; i++) {
+            ids.add(b("d" + i), i * 4096.0 + 0.5); // past two chunks of 32 Ki scores
+        }
+        ids.trim();
+        ids.trim(); // a refresh that keeps these ids trims them again
+        assertEquals(70_000, ids.count(V1State.DELAYED));
+        for (int i = 0; i < 70_000; i++) {
+            assertEquals(i * 4096.0 + 0.5, ids.score(ids.from(V1State.DELAYED) + i, V1State.DELAYED), "score " + i);
+        }
+        assertTrue(Double.isNaN(ids.score(0, V1State.WAIT)), "a list state has no scores");
+        assertEquals(Bytes.utf8("d69999"), ids.id(70_000));
+    }
+
+    @Test
     void sparseAndDefaultColumnsAnswerForEveryIndex() {
         PackedColumn ttl = new PackedColumn(5, -2);
         ttl.set(0, -2);

@@ -2,6 +2,7 @@ package io.emq.migrate.v1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.migrate.V1QueueGenerator;
@@ -181,6 +182,20 @@ class SnapshotRefreshTest {
         QueueSnapshot edited = reader().refresh(renamed, written).orElseThrow();
         assertSameSource(reader().read(Q), edited);
         assertFalse(edited.held(V1State.PAUSED).sharesColumnsOf(renamed.held(V1State.PAUSED)), "a job written: its facts read again");
+    }
+
+    @Test
+    void aRefreshWithNoListingWrittenKeepsTheListedIdsBeforeAndReadsNoListing() {
+        QueueSnapshot before = reader().read(Q);
+        client().hset("bull:fresh:7", "data", "{\"edited\":7}");
+        wrote("7");
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(0L, calls.getOrDefault("lrange", 0L) + calls.getOrDefault("llen", 0L), "no listing read: " + calls);
+        assertEquals(1L, calls.getOrDefault("hmget", 0L), "the edited job's facts: " + calls);
+        assertSameSource(reader().read(Q), refreshed);
+        assertSame(before.held(V1State.WAIT).ids(), refreshed.held(V1State.WAIT).ids(), "the listed ids before, kept");
     }
 
     @Test
