@@ -181,8 +181,10 @@ class NewRowsTest {
             refusals = admin.aclLog();
             admin.aclDelUser("migrator");
         }
+        // Redis 6.2 also logs the CLIENT subcommand the client sends as each connection opens (CLIENT is @dangerous there, not in 7.0)
         assertEquals(Set.of("watch " + NewRows.SHARES, "multi " + NewRows.SHARES),
-                refusals.stream().map(e -> e.getObject() + " " + e.getCount()).collect(Collectors.toSet()),
+                refusals.stream().filter(e -> !e.getObject().equals("client"))
+                        .map(e -> e.getObject() + " " + e.getCount()).collect(Collectors.toSet()),
                 "the first batch's WATCH and MULTI refused on each connection, the script for the rest");
         assertEquals(transacted, rowsByV1Id(TARGET.client()), "the same rows");
     }
