@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.HeapChunks;
 import io.emq.migrate.v1.JobFacts;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -36,12 +37,10 @@ final class InLine {
     private static final int READ_NOW = Integer.MIN_VALUE;
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int CHUNK_BITS = 18;
-    /** The bytes an array's header takes: a chunk's array with its header is 256 KiB, four to a G1 region of 1 MiB. */
-    private static final int HEADER = 16;
-    /** The most bytes a chunk of records holds (256 KiB less an array's header), unless its one record is longer. */
-    static final int CHUNK = (1 << CHUNK_BITS) - HEADER;
-    /** The most slots a chunk of the table holds (256 KiB of ints less an array's header). */
-    private static final int SLOT_CHUNK = ((1 << CHUNK_BITS) - HEADER) / Integer.BYTES;
+    /** The most bytes a chunk of records holds ({@link HeapChunks}), unless its one record is longer. */
+    static final int CHUNK = HeapChunks.BYTES;
+    /** The most slots a chunk of the table holds. */
+    private static final int SLOT_CHUNK = HeapChunks.of(Integer.BYTES);
     /** The first chunk's size (it grows up to {@link #CHUNK} by copying). */
     private final int firstChunk;
     private byte[][] chunks = new byte[1][];

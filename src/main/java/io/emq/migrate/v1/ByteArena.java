@@ -26,12 +26,10 @@ final class ByteArena {
     private static final int CHUNK_BITS = 18;
     /** The addresses of a chunk. */
     private static final int SLOT = 1 << CHUNK_BITS;
-    /** The bytes an array's header takes: a chunk's array with its header is 256 KiB. */
-    static final int HEADER = 16;
-    /** The most bytes a chunk holds (256 KiB less an array's header). */
-    static final int CHUNK = SLOT - HEADER;
-    /** The most ends a chunk of ends holds (256 KiB of ints less an array's header). */
-    static final int ENDS_CHUNK = (SLOT - HEADER) / Integer.BYTES;
+    /** The most bytes a chunk holds (256 KiB less an array's header: {@link HeapChunks}). */
+    static final int CHUNK = HeapChunks.BYTES;
+    /** The most ends a chunk of ends holds. */
+    static final int ENDS_CHUNK = HeapChunks.of(Integer.BYTES);
     /** The first chunk's size when nothing is known of the entries to come. */
     private static final int FIRST_CHUNK = 64;
     /** The chunks' addresses end below 2 GiB. */

@@ -12,7 +12,7 @@ import java.util.List;
  */
 final class IdIndex {
     /** The most slots a chunk holds: with its array's header 256 KiB, four to a G1 region of 1 MiB. */
-    static final int CHUNK = ((1 << 18) - ByteArena.HEADER) / Long.BYTES;
+    static final int CHUNK = HeapChunks.of(Long.BYTES);
 
     private final ByteArena arena;
     /** Slot {@code s} is {@code table[s / CHUNK][s % CHUNK]}: (entry + 1) << 32 | mixed hash; 0 is empty. */

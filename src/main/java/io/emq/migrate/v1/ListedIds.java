@@ -88,7 +88,7 @@ final class ListedIds {
     /** One zset state's scores in order, in chunks of at most 256 KiB: adding copies none held (but a small first chunk's). */
     private static final class Scores {
         /** With its array's header 256 KiB, four to a G1 region of 1 MiB. */
-        private static final int CHUNK = ((1 << 18) - ByteArena.HEADER) / Double.BYTES;
+        private static final int CHUNK = HeapChunks.of(Double.BYTES);
         private double[][] chunks = new double[1][];
         private int size;
 

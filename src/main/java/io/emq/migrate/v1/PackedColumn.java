@@ -21,7 +21,7 @@ final class PackedColumn {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     /** The most bytes a chunk of values holds: with its array's header 256 KiB, four to a G1 region of 1 MiB; a multiple of 8. */
-    static final int CHUNK = (1 << 18) - ByteArena.HEADER;
+    static final int CHUNK = HeapChunks.BYTES;
 
     private final int capacity;
     private long base;

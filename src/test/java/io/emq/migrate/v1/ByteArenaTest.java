@@ -97,10 +97,10 @@ class ByteArenaTest {
     /** G1's regions are 1 MiB at a heap of 512 MiB: four chunks fill one, each array with its header. */
     @Test
     void aChunkWithItsArrayHeaderIsAQuarterOfARegion() {
-        assertEquals(1 << 18, ByteArena.CHUNK + ByteArena.HEADER);
-        assertEquals(1 << 18, ByteArena.ENDS_CHUNK * Integer.BYTES + ByteArena.HEADER);
-        assertEquals(1 << 18, PackedColumn.CHUNK + ByteArena.HEADER);
-        assertEquals(1 << 18, IdIndex.CHUNK * Long.BYTES + ByteArena.HEADER);
+        assertEquals(1 << 18, ByteArena.CHUNK + HeapChunks.HEADER);
+        assertEquals(1 << 18, ByteArena.ENDS_CHUNK * Integer.BYTES + HeapChunks.HEADER);
+        assertEquals(1 << 18, PackedColumn.CHUNK + HeapChunks.HEADER);
+        assertEquals(1 << 18, IdIndex.CHUNK * Long.BYTES + HeapChunks.HEADER);
         assertEquals(0, PackedColumn.CHUNK % Long.BYTES, "no value spans two chunks");
     }
 
