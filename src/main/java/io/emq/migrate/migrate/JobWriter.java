@@ -73,7 +73,7 @@ final class JobWriter {
         boolean live = m.v1Live();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
-            Map<Bytes, Bytes> hash = read.get(i).hash();
+            FlatHash hash = read.get(i).hash();
             if (live && (ids.get(i).isEmpty() || hash.isEmpty())) {
                 continue; // added after the ids were minted, or gone since the read: the re-sync passes settle it
             }
@@ -116,6 +116,6 @@ final class JobWriter {
 
     /** The hashes of these v1 jobs, in order (empty where a job has none). */
     static List<Map<Bytes, Bytes>> readHashes(QueueMigration m, List<Bytes> ids) {
-        return SourceFence.hashes(m.sourceWire, ids.stream().map(id -> m.source.jobKey(id).raw()).toList());
+        return new ArrayList<>(SourceFence.hashes(m.sourceWire, ids.stream().map(id -> m.source.jobKey(id).raw()).toList()));
     }
 }

@@ -51,6 +51,8 @@ final class NewRows implements AutoCloseable {
 
     private final QueueMigration m;
     private final byte[] meta;
+    /** The keys of the sets a row goes into, by the set's number ({@link RowBuilder#SET_PENDING}…; none for {@link RowBuilder#SET_NONE}). */
+    private final byte[][] sets;
     /** The connections opened so far (at the first batch it takes). */
     private final List<Connection> connections = new ArrayList<>(SHARES);
     private boolean refused;
@@ -58,6 +60,7 @@ final class NewRows implements AutoCloseable {
     NewRows(QueueMigration m) {
         this.m = m;
         this.meta = Utf8.bytes(m.keys.meta());
+        this.sets = new byte[][] {null, Utf8.bytes(m.keys.pending()), Utf8.bytes(m.keys.schedule()), Utf8.bytes(m.keys.dead())};
     }
 
     /** Writes what it can of these rows (see the class comment); returns, in order, those it did not write, which the script must. */
@@ -186,23 +189,23 @@ final class NewRows implements AutoCloseable {
     /** Queues a share's writes after its MULTI: what the script's all-new path writes; returns how many commands it queued. */
     private int queue(Connection c, Share share) {
         int queued = 0;
-        Map<String, List<byte[]>> members = new LinkedHashMap<>();
+        Map<Integer, List<byte[]>> members = new LinkedHashMap<>();
         for (int i = 0; i < share.rows().size(); i++) {
             RowBuilder.Row row = share.rows().get(i);
             c.sendCommand(Protocol.Command.HSET, prepend(share.keys()[i], row.fields()));
             queued++;
-            if (row.setKey() != null) {
-                List<byte[]> into = members.computeIfAbsent(row.setKey(), key -> new ArrayList<>());
+            if (row.set() != RowBuilder.SET_NONE) {
+                List<byte[]> into = members.computeIfAbsent(row.set(), set -> new ArrayList<>());
                 into.add(Utf8.bytes(Long.toString(row.score())));
                 into.add(share.ids()[i]);
             }
         }
-        for (String set : List.of(m.keys.pending(), m.keys.schedule(), m.keys.dead())) {
-            c.sendCommand(Protocol.Command.ZREM, prepend(Utf8.bytes(set), Arrays.asList(share.ids())));
+        for (int set : List.of(RowBuilder.SET_PENDING, RowBuilder.SET_SCHEDULE, RowBuilder.SET_DEAD)) {
+            c.sendCommand(Protocol.Command.ZREM, prepend(sets[set], Arrays.asList(share.ids())));
             queued++;
         }
-        for (Map.Entry<String, List<byte[]>> set : members.entrySet()) {
-            c.sendCommand(Protocol.Command.ZADD, prepend(Utf8.bytes(set.getKey()), set.getValue()));
+        for (Map.Entry<Integer, List<byte[]>> set : members.entrySet()) {
+            c.sendCommand(Protocol.Command.ZADD, prepend(sets[set.getKey()], set.getValue()));
             queued++;
         }
         return queued;

@@ -24,8 +24,11 @@ public final class RowBuilder {
     private RowBuilder() {
     }
 
-    /** The v2 row of one job: where it goes, its fields, and what the journal expects of it. */
-    record Row(BrandedId id, String state, String setKey, long score, List<byte[]> fields, Expectation expected) {
+    /**
+     * The v2 row of one job: where it goes (the set it goes into, as the script numbers them: {@link #SET_NONE},
+     * {@link #SET_PENDING}, {@link #SET_SCHEDULE} or {@link #SET_DEAD}), its fields, and what the journal expects of it.
+     */
+    record Row(BrandedId id, String state, int set, long score, List<byte[]> fields, Expectation expected) {
         /**
          * Appends this row to a {@code migrate_write_jobs} call under construction: its row key to
          * the keys, its record (id, set index, score, guard, field count, fields) to the arguments.
@@ -34,35 +37,22 @@ public final class RowBuilder {
         void appendTo(QueueMigration m, Optional<Expectation> known, List<byte[]> keys, List<byte[]> args) {
             keys.add(Utf8.bytes(m.keys.job(id)));
             args.add(Utf8.bytes(id.toString()));
-            args.add(setIndex(m));
+            args.add(SET_INDEX[set]);
             args.add(Utf8.bytes(Long.toString(score)));
             args.add(guard(known, expected.attempts()));
             args.add(Utf8.bytes(Integer.toString(fields.size())));
             args.addAll(fields);
         }
-
-        private byte[] setIndex(QueueMigration m) {
-            if (setKey == null) {
-                return SET_NONE;
-            }
-            if (setKey.equals(m.keys.pending())) {
-                return SET_PENDING;
-            }
-            if (setKey.equals(m.keys.schedule())) {
-                return SET_SCHEDULE;
-            }
-            if (setKey.equals(m.keys.dead())) {
-                return SET_DEAD;
-            }
-            throw new IllegalStateException("a row cannot go into " + setKey);
-        }
     }
 
+    /** The sets a row goes into, numbered as {@code migrate_write_jobs} numbers them. */
+    static final int SET_NONE = 0;
+    static final int SET_PENDING = 1;
+    static final int SET_SCHEDULE = 2;
+    static final int SET_DEAD = 3;
+    /** Each set's number as the script's argument. */
+    private static final byte[][] SET_INDEX = {Utf8.bytes("0"), Utf8.bytes("1"), Utf8.bytes("2"), Utf8.bytes("3")};
     private static final byte[] SET_REMOVE = Utf8.bytes("-1");
-    private static final byte[] SET_NONE = Utf8.bytes("0");
-    private static final byte[] SET_PENDING = Utf8.bytes("1");
-    private static final byte[] SET_SCHEDULE = Utf8.bytes("2");
-    private static final byte[] SET_DEAD = Utf8.bytes("3");
 
     /** The script's guard: a row written before must still hold the attempts the journal expects. */
     private static byte[] guard(Optional<Expectation> known, long attemptsIfNew) {
@@ -92,9 +82,9 @@ public final class RowBuilder {
             keys.add(Utf8.bytes(m.keys.job(id)));
             args.add(Utf8.bytes(id.toString()));
             args.add(SET_REMOVE);
-            args.add(SET_NONE);
+            args.add(SET_INDEX[SET_NONE]);
             args.add(guard(Optional.of(e), e.attempts()));
-            args.add(SET_NONE);
+            args.add(SET_INDEX[SET_NONE]);
         });
         return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);
     }
@@ -114,21 +104,21 @@ public final class RowBuilder {
     }
 
     /** The row of a job, whose v1 hash read {@code hash} and whose v1 digest (read before it) was {@code source}. */
-    static Row build(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, String source, BrandedId id,
+    static Row build(QueueMigration m, JobFacts facts, FlatHash hash, String source, BrandedId id,
                      Optional<ParentLink> parent) {
-        byte[] data = field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
+        byte[] data = orEmpty(hash.raw(DATA));
         V2State v2 = facts.state().becomes().orElseThrow(() ->
                 new IllegalStateException("a " + facts.state().wireName() + " job has no v2 row"));
         String state = v2.wireName();
-        String setKey = switch (v2) {
-            case PENDING -> m.keys.pending(); // migrate_write_jobs puts a row with a group in its lane instead
-            case SCHEDULED -> m.keys.schedule();
-            case DEAD -> m.keys.dead();
-            case ACTIVE, AWAITING_CHILDREN -> null;
+        int set = switch (v2) {
+            case PENDING -> SET_PENDING; // migrate_write_jobs puts a row with a group in its lane instead
+            case SCHEDULED -> SET_SCHEDULE;
+            case DEAD -> SET_DEAD;
+            case ACTIVE, AWAITING_CHILDREN -> SET_NONE;
         };
         long score = v2 == V2State.SCHEDULED ? facts.dueAt() : 0;
         byte[] lastError = switch (facts.state()) {
-            case FAILED -> field(hash, "failedReason").map(Bytes::raw).orElse(new byte[0]);
+            case FAILED -> orEmpty(hash.raw(FAILED_REASON));
             case UNKNOWN -> Utf8.bytes("orphan: the v1 job hash was listed in no structure");
             default -> null;
         };
@@ -140,26 +130,38 @@ public final class RowBuilder {
         if (lastError != null) {
             add(fields, "last_error", lastError);
         }
-        field(hash, "progress").ifPresent(p -> add(fields, "progress", p.raw()));
+        byte[] progress = hash.raw(PROGRESS);
+        if (progress != null) {
+            add(fields, "progress", progress);
+        }
         m.laneOf(hash).ifPresent(lane -> add(fields, "group", Utf8.bytes(lane.toString())));
         parent.ifPresent(p -> {
             add(fields, "parent", Utf8.bytes(p.parent().toString()));
             add(fields, "parent_queue", Utf8.bytes(p.queue()));
             add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
-        return new Row(id, state, setKey, score, fields,
+        return new Row(id, state, set, score, fields,
                 new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source, Expectation.payloadSha1(payload)));
     }
 
-    private static byte[] payload(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash, byte[] data) {
+    private static byte[] payload(QueueMigration m, JobFacts facts, FlatHash hash, byte[] data) {
         if (m.options.payload() == PayloadPolicy.DATA) {
             return data;
         }
         Envelope.Provenance p = new Envelope.Provenance(m.source.display(), facts.id().raw(),
-                field(hash, "name").map(Bytes::raw).orElse(null),
-                field(hash, "timestamp").map(Bytes::raw).orElse(null),
-                field(hash, "opts").map(Bytes::raw).orElse(null));
+                hash.raw(NAME), hash.raw(TIMESTAMP), hash.raw(OPTS));
         return Envelope.wrap(data, p);
+    }
+
+    private static final byte[] DATA = Utf8.bytes("data");
+    private static final byte[] FAILED_REASON = Utf8.bytes("failedReason");
+    private static final byte[] PROGRESS = Utf8.bytes("progress");
+    private static final byte[] NAME = Utf8.bytes("name");
+    private static final byte[] TIMESTAMP = Utf8.bytes("timestamp");
+    private static final byte[] OPTS = Utf8.bytes("opts");
+
+    private static byte[] orEmpty(byte[] value) {
+        return value == null ? new byte[0] : value;
     }
 
     /** fp (fail the parent) unless the child's v1 parent options ask to ignore or continue on failure. */

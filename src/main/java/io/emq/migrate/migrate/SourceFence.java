@@ -73,7 +73,7 @@ final class SourceFence {
     }
 
     /** One v1 job as read: the digest of what it holds and its hash (empty when it has none). */
-    record Job(String digest, Map<Bytes, Bytes> hash) {
+    record Job(String digest, FlatHash hash) {
     }
 
     /**
@@ -129,7 +129,7 @@ final class SourceFence {
         Map<Bytes, Job> read = new HashMap<>();
         List<Bytes> hashed = plain;
         List<Bytes> byScript = scripted;
-        List<Map<Bytes, Bytes>> hashes;
+        List<FlatHash> hashes;
         try {
             hashes = hashes(source, hashKeys(q, plain));
         } catch (JedisDataException notAHash) {
@@ -161,14 +161,8 @@ final class SourceFence {
     }
 
     /** The hashes at these keys, in order (plain pipelined {@code HGETALL}; empty where a key has none). */
-    static List<Map<Bytes, Bytes>> hashes(Wire source, List<byte[]> keys) {
-        List<Map<Bytes, Bytes>> out = new ArrayList<>(keys.size());
-        for (Map<byte[], byte[]> raw : source.hgetAll(keys)) {
-            Map<Bytes, Bytes> hash = new HashMap<>();
-            raw.forEach((k, v) -> hash.put(Bytes.of(k), Bytes.of(v)));
-            out.add(hash);
-        }
-        return out;
+    static List<FlatHash> hashes(Wire source, List<byte[]> keys) {
+        return source.hgetAllFlat(keys).stream().map(FlatHash::of).toList();
     }
 
     /** The keys a job's digest covers besides its hash, when it has them. */
@@ -184,12 +178,8 @@ final class SourceFence {
                 List.of(Utf8.bytes("read")), Replies::asList));
         List<Job> jobs = new ArrayList<>(ids.size());
         for (int i = 0; i < reply.size(); i += 2) {
-            List<Object> flat = Replies.asList(reply.get(i + 1));
-            Map<Bytes, Bytes> hash = new HashMap<>();
-            for (int f = 0; f < flat.size(); f += 2) {
-                hash.put(Bytes.of(Replies.asBytes(flat.get(f))), Bytes.of(Replies.asBytes(flat.get(f + 1))));
-            }
-            jobs.add(new Job(Replies.asText(reply.get(i)), hash));
+            List<byte[]> flat = Replies.asList(reply.get(i + 1)).stream().map(Replies::asBytes).toList();
+            jobs.add(new Job(Replies.asText(reply.get(i)), FlatHash.of(flat)));
         }
         return jobs;
     }
@@ -199,25 +189,54 @@ final class SourceFence {
      * 16 hex digits of the SHA-1 over its hash's {@code <length>:<field><length>:<value>} pairs in byte
      * order (lengths in bytes, in decimal), or over {@code none} when it has no hash.
      */
-    static String digest(Map<Bytes, Bytes> hash) {
+    static String digest(FlatHash hash) {
         MessageDigest sha1 = Sha1.digester();
         if (hash.isEmpty()) {
-            sha1.update(Utf8.bytes("none"));
+            sha1.update(NONE);
         } else {
-            List<byte[]> pairs = new ArrayList<>(hash.size());
-            hash.forEach((field, value) -> pairs.add(pair(field.raw(), value.raw())));
-            pairs.sort(Arrays::compareUnsigned);
-            pairs.forEach(sha1::update);
+            byte[][] pairs = new byte[hash.size()][];
+            for (int i = 0; i < pairs.length; i++) {
+                pairs[i] = pair(hash.fieldAt(i), hash.valueAt(i));
+            }
+            Arrays.sort(pairs, Arrays::compareUnsigned);
+            for (byte[] pair : pairs) {
+                sha1.update(pair);
+            }
         }
-        return HexFormat.of().formatHex(sha1.digest(), 0, 8);
+        return HEX.formatHex(sha1.digest(), 0, 8);
     }
 
+    private static final byte[] NONE = Utf8.bytes("none");
+    private static final HexFormat HEX = HexFormat.of();
+
+    /** {@code <length>:<field><length>:<value>}, the lengths in decimal ASCII. */
     private static byte[] pair(byte[] field, byte[] value) {
-        byte[] fieldLength = Utf8.bytes(field.length + ":");
-        byte[] valueLength = Utf8.bytes(value.length + ":");
-        byte[] out = new byte[fieldLength.length + field.length + valueLength.length + value.length];
-        ByteBuffer.wrap(out).put(fieldLength).put(field).put(valueLength).put(value);
+        int fieldDigits = digits(field.length);
+        int valueDigits = digits(value.length);
+        byte[] out = new byte[fieldDigits + 1 + field.length + valueDigits + 1 + value.length];
+        int at = length(out, 0, field.length, fieldDigits);
+        System.arraycopy(field, 0, out, at, field.length);
+        at = length(out, at + field.length, value.length, valueDigits);
+        System.arraycopy(value, 0, out, at, value.length);
         return out;
+    }
+
+    /** How many decimal digits {@code n} (not negative) has. */
+    private static int digits(int n) {
+        int digits = 1;
+        for (int rest = n / 10; rest > 0; rest /= 10) {
+            digits++;
+        }
+        return digits;
+    }
+
+    /** Writes {@code n} in its {@code digits} decimal digits and a colon at {@code at}; returns the position after them. */
+    private static int length(byte[] out, int at, int n, int digits) {
+        for (int i = at + digits - 1, rest = n; i >= at; i--, rest /= 10) {
+            out[i] = (byte) ('0' + rest % 10);
+        }
+        out[at + digits] = ':';
+        return at + digits + 1;
     }
 
     /**

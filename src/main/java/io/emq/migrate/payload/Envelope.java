@@ -1,14 +1,11 @@
 package io.emq.migrate.payload;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.PayloadDigest;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -34,65 +31,79 @@ public final class Envelope {
     public record Provenance(String queue, byte[] v1Id, byte[] name, byte[] timestamp, byte[] opts) {
     }
 
+    /** The envelope of these v1 data bytes and facts, as bytes (written directly: {@link JsonBytes}). */
     public static byte[] wrap(byte[] data, Provenance p) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(data.length + 256);
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            g.writeStartObject();
-            writeText(g, "name", p.name());
-            g.writeObjectFieldStart("v1");
-            g.writeStringField("queue", p.queue());
-            writeText(g, "id", p.v1Id());
-            writeText(g, "timestamp", p.timestamp());
-            writeOpts(g, out, p.opts());
-            g.writeEndObject();
-            String encoding = encodingOf(data);
-            g.writeStringField("encoding", encoding);
-            g.writeFieldName("data");
-            switch (encoding) {
-                case "json" -> splice(g, out, data);
-                case "string" -> g.writeString(new String(data, StandardCharsets.UTF_8));
-                default -> g.writeString(Base64.getEncoder().encodeToString(data));
-            }
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
+        JsonBytes out = new JsonBytes(data.length + 256);
+        out.raw(OPEN_NAME);
+        text(out, NAME_ENCODING, p.name());
+        out.raw(V1_QUEUE).string(p.queue().getBytes(StandardCharsets.UTF_8));
+        out.raw(ID);
+        text(out, ID_ENCODING, p.v1Id());
+        out.raw(TIMESTAMP);
+        text(out, TIMESTAMP_ENCODING, p.timestamp());
+        opts(out, p.opts());
+        String encoding = encodingOf(data);
+        out.raw(ENCODING).string(encoding.getBytes(StandardCharsets.US_ASCII)).raw(DATA);
+        value(out, encoding, data);
+        return out.raw(CLOSE).toArray();
     }
 
-    /** A field of v1 bytes: a JSON string when they are UTF-8 ("" when absent), else base64 flagged by {@code <field>_encoding}. */
-    private static void writeText(JsonGenerator g, String field, byte[] bytes) throws IOException {
+    private static final byte[] OPEN_NAME = ascii("{\"name\":");
+    private static final byte[] NAME_ENCODING = ascii(",\"name_encoding\":\"base64\"");
+    private static final byte[] V1_QUEUE = ascii(",\"v1\":{\"queue\":");
+    private static final byte[] ID = ascii(",\"id\":");
+    private static final byte[] ID_ENCODING = ascii(",\"id_encoding\":\"base64\"");
+    private static final byte[] TIMESTAMP = ascii(",\"timestamp\":");
+    private static final byte[] TIMESTAMP_ENCODING = ascii(",\"timestamp_encoding\":\"base64\"");
+    private static final byte[] OPTS = ascii(",\"opts\":");
+    private static final byte[] NULL = ascii("null");
+    private static final byte[] OPTS_ENCODING = ascii(",\"opts_encoding\":");
+    private static final byte[] ENCODING = ascii("},\"encoding\":");
+    private static final byte[] DATA = ascii(",\"data\":");
+    private static final byte[] CLOSE = ascii("}");
+    private static final byte[] EMPTY = new byte[0];
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A field's value of v1 bytes: a JSON string when they are UTF-8 ("" when absent), else base64 followed by
+     * {@code flag}, the field's {@code <field>_encoding: base64}.
+     */
+    private static void text(JsonBytes out, byte[] flag, byte[] bytes) {
         if (bytes == null || Bytes.isUtf8(bytes)) {
-            g.writeStringField(field, bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8));
+            out.string(bytes == null ? EMPTY : bytes);
         } else {
-            g.writeStringField(field, Base64.getEncoder().encodeToString(bytes));
-            g.writeStringField(field + "_encoding", "base64");
+            out.string(base64(bytes)).raw(flag);
         }
     }
 
     /** v1 opts: spliced when JSON, else a string or base64 flagged by {@code opts_encoding}; null when absent. */
-    private static void writeOpts(JsonGenerator g, ByteArrayOutputStream out, byte[] opts) throws IOException {
-        g.writeFieldName("opts");
+    private static void opts(JsonBytes out, byte[] opts) {
+        out.raw(OPTS);
         if (opts == null) {
-            g.writeNull();
+            out.raw(NULL);
             return;
         }
         String encoding = encodingOf(opts);
-        switch (encoding) {
-            case "json" -> splice(g, out, opts);
-            case "string" -> g.writeString(new String(opts, StandardCharsets.UTF_8));
-            default -> g.writeString(Base64.getEncoder().encodeToString(opts));
-        }
+        value(out, encoding, opts);
         if (!encoding.equals("json")) {
-            g.writeStringField("opts_encoding", encoding);
+            out.raw(OPTS_ENCODING).string(encoding.getBytes(StandardCharsets.US_ASCII));
         }
     }
 
-    /** Writes raw JSON bytes as the next value, straight into the output (no detour through a String). */
-    private static void splice(JsonGenerator g, ByteArrayOutputStream out, byte[] json) throws IOException {
-        g.writeRawValue(""); // the separator before the value
-        g.flush();
-        out.write(json);
+    /** v1 bytes in their encoding: JSON spliced as it is, UTF-8 text as a JSON string, anything else as base64. */
+    private static void value(JsonBytes out, String encoding, byte[] bytes) {
+        switch (encoding) {
+            case "json" -> out.raw(bytes);
+            case "string" -> out.string(bytes);
+            default -> out.string(base64(bytes));
+        }
+    }
+
+    private static byte[] base64(byte[] bytes) {
+        return Base64.getEncoder().encode(bytes);
     }
 
     /** The exact v1 data bytes of an envelope, or empty when the payload is not an envelope. */
@@ -134,11 +145,10 @@ public final class Envelope {
 
     /** json only for strict UTF-8 JSON without edge whitespace, so the raw slice is exactly the bytes. */
     static String encodingOf(byte[] data) {
-        boolean utf8 = Bytes.isUtf8(data);
         if (PayloadDigest.isJson(data) && !isJsonWhitespace(data[0]) && !isJsonWhitespace(data[data.length - 1])) {
-            return "json";
+            return "json"; // JSON is UTF-8 (PayloadDigest.isJson checks it)
         }
-        return utf8 ? "string" : "base64";
+        return Bytes.isUtf8(data) ? "string" : "base64";
     }
 
     private static boolean isJsonWhitespace(byte b) {

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -205,6 +207,22 @@ public final class Wire implements AutoCloseable {
     /** The fields and values of each of these hashes, in order, empty where absent ({@code HGETALL}, pipelined). */
     public List<Map<byte[], byte[]>> hgetAll(List<byte[]> keys) {
         return pipelined(keys, AbstractPipeline::hgetAll);
+    }
+
+    /**
+     * The hashes at these keys as {@code HGETALL} replies them, in order: each its fields and values
+     * alternating, as sent (RESP2; empty where a key has none). Nothing is hashed or copied, unlike
+     * {@link #hgetAll(List)}'s maps.
+     */
+    public List<List<byte[]>> hgetAllFlat(List<byte[]> keys) {
+        List<Object> replies = pipelined(keys, (p, key) -> p.sendCommand(new CommandArguments(Protocol.Command.HGETALL).key(key)));
+        List<List<byte[]>> out = new ArrayList<>(replies.size());
+        for (Object reply : replies) {
+            @SuppressWarnings("unchecked") // RESP2: an array of bulk strings
+            List<byte[]> flat = (List<byte[]>) reply;
+            out.add(flat);
+        }
+        return out;
     }
 
     /** The type of a key ({@code TYPE}: "none" when absent). */

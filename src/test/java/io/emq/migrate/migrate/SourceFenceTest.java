@@ -133,4 +133,51 @@ class SourceFenceTest {
                 "so its digest is not the one a read with its logs finds: the re-sync copies it again");
         assertEquals(Map.of(), read.get(2).hash());
     }
+    /** The digest as computed before the hashes were read flat (main 8d4a132): over a map, lengths rendered as strings. */
+    private static String mapDigest(Map<Bytes, Bytes> hash) {
+        java.security.MessageDigest sha1 = Sha1.digester();
+        if (hash.isEmpty()) {
+            sha1.update("none".getBytes(StandardCharsets.UTF_8));
+        } else {
+            List<byte[]> pairs = new java.util.ArrayList<>();
+            hash.forEach((f, v) -> {
+                java.io.ByteArrayOutputStream pair = new java.io.ByteArrayOutputStream();
+                pair.writeBytes((f.length() + ":").getBytes(StandardCharsets.UTF_8));
+                pair.writeBytes(f.raw());
+                pair.writeBytes((v.length() + ":").getBytes(StandardCharsets.UTF_8));
+                pair.writeBytes(v.raw());
+                pairs.add(pair.toByteArray());
+            });
+            pairs.sort(java.util.Arrays::compareUnsigned);
+            pairs.forEach(sha1::update);
+        }
+        return java.util.HexFormat.of().formatHex(sha1.digest(), 0, 8);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"node-5.65.1", "elixir-v1", "legacy-and-foreign", "node-large-payload"})
+    void everyHashOfTheRecordedKeyspacesIsReadFlatAsHgetallReadsItAndDigestedAsBefore(String name) {
+        new io.emq.migrate.v1.fixture.FixtureLoader(client).load(io.emq.migrate.v1.fixture.FixtureLoader.resource(name));
+        List<byte[]> keys = new java.util.ArrayList<>();
+        client.keys("*".getBytes(StandardCharsets.UTF_8)).forEach(k -> {
+            if (client.type(k).equals("hash")) {
+                keys.add(k);
+            }
+        });
+        keys.add("no:such:hash".getBytes(StandardCharsets.UTF_8));
+        List<FlatHash> flat = SourceFence.hashes(wire, keys);
+        for (int i = 0; i < keys.size(); i++) {
+            Map<Bytes, Bytes> read = new java.util.HashMap<>();
+            client.hgetAll(keys.get(i)).forEach((f, v) -> read.put(Bytes.of(f), Bytes.of(v)));
+            assertEquals(read, flat.get(i), Bytes.of(keys.get(i)).display());
+            assertEquals(read.keySet(), flat.get(i).keySet());
+            for (Map.Entry<Bytes, Bytes> field : read.entrySet()) {
+                assertEquals(field.getValue(), flat.get(i).get(field.getKey()));
+                assertTrue(java.util.Arrays.equals(field.getValue().raw(), flat.get(i).raw(field.getKey().raw())));
+            }
+            assertEquals(null, flat.get(i).raw("no such field".getBytes(StandardCharsets.UTF_8)));
+            assertEquals(mapDigest(read), SourceFence.digest(flat.get(i)), Bytes.of(keys.get(i)).display());
+        }
+        assertTrue(keys.size() > 1, "the keyspace has hashes");
+    }
 }
