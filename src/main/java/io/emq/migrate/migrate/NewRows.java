@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.wire.DedicatedConnection;
+import io.emq.migrate.wire.RawArguments;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -114,14 +115,14 @@ final class NewRows implements AutoCloseable {
         return false;
     }
 
-    /** One share of a batch: its rows, their keys and ids. */
-    private record Share(List<RowBuilder.Row> rows, byte[][] keys, byte[][] ids) {
+    /** One share of a batch (never empty): its rows, their keys and ids. */
+    private record Share(List<RowBuilder.Row> rows, List<byte[]> keys, List<byte[]> ids) {
         static Share of(QueueMigration m, List<RowBuilder.Row> rows) {
-            byte[][] keys = new byte[rows.size()][];
-            byte[][] ids = new byte[rows.size()][];
-            for (int i = 0; i < rows.size(); i++) {
-                keys[i] = Utf8.bytes(m.keys.job(rows.get(i).id()));
-                ids[i] = Utf8.bytes(rows.get(i).id().toString());
+            List<byte[]> keys = new ArrayList<>(rows.size());
+            List<byte[]> ids = new ArrayList<>(rows.size());
+            for (RowBuilder.Row row : rows) {
+                keys.add(Utf8.bytes(m.keys.job(row.id())));
+                ids.add(Utf8.bytes(row.id().toString()));
             }
             return new Share(rows, keys, ids);
         }
@@ -135,9 +136,10 @@ final class NewRows implements AutoCloseable {
         }
         for (int i = 0; i < shares.size(); i++) {
             Connection c = connections.get(i);
-            c.sendCommand(Protocol.Command.WATCH, prepend(meta, Arrays.asList(shares.get(i).keys())));
+            List<byte[]> keys = shares.get(i).keys();
+            c.sendCommand(new RawArguments(Protocol.Command.WATCH, meta, keys));
             c.sendCommand(Protocol.Command.HGET, meta, MIGRATION);
-            c.sendCommand(Protocol.Command.EXISTS, shares.get(i).keys());
+            c.sendCommand(new RawArguments(Protocol.Command.EXISTS, keys.get(0), keys.subList(1, keys.size())));
             c.sendCommand(Protocol.Command.MULTI);
             c.getMany(0); // flushed: every share's round trip is on its way before any reply is read
         }
@@ -192,33 +194,23 @@ final class NewRows implements AutoCloseable {
         Map<Integer, List<byte[]>> members = new LinkedHashMap<>();
         for (int i = 0; i < share.rows().size(); i++) {
             RowBuilder.Row row = share.rows().get(i);
-            c.sendCommand(Protocol.Command.HSET, prepend(share.keys()[i], row.fields()));
+            c.sendCommand(new RawArguments(Protocol.Command.HSET, share.keys().get(i), row.fields()));
             queued++;
             if (row.set() != RowBuilder.SET_NONE) {
                 List<byte[]> into = members.computeIfAbsent(row.set(), set -> new ArrayList<>());
                 into.add(Utf8.bytes(Long.toString(row.score())));
-                into.add(share.ids()[i]);
+                into.add(share.ids().get(i));
             }
         }
         for (int set : List.of(RowBuilder.SET_PENDING, RowBuilder.SET_SCHEDULE, RowBuilder.SET_DEAD)) {
-            c.sendCommand(Protocol.Command.ZREM, prepend(sets[set], Arrays.asList(share.ids())));
+            c.sendCommand(new RawArguments(Protocol.Command.ZREM, sets[set], share.ids()));
             queued++;
         }
         for (Map.Entry<Integer, List<byte[]>> set : members.entrySet()) {
-            c.sendCommand(Protocol.Command.ZADD, prepend(sets[set.getKey()], set.getValue()));
+            c.sendCommand(new RawArguments(Protocol.Command.ZADD, sets[set.getKey()], set.getValue()));
             queued++;
         }
         return queued;
-    }
-
-    /** {@code first}, then {@code rest}: a command's arguments. */
-    private static byte[][] prepend(byte[] first, List<byte[]> rest) {
-        byte[][] args = new byte[rest.size() + 1][];
-        args[0] = first;
-        for (int i = 0; i < rest.size(); i++) {
-            args[i + 1] = rest.get(i);
-        }
-        return args;
     }
 
     @Override
