@@ -9,7 +9,6 @@ import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
-import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
