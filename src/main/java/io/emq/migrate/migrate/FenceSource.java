@@ -134,7 +134,7 @@ final class FenceSource implements Step {
     }
 
     private static List<Refusal> blocking(QueueMigration m, QueueSnapshot snap) {
-        return new Planner(m.options.planOptions()).plan(snap).refusals().stream()
+        return new Planner(m.options.planOptions()).refusals(snap).stream()
                 .filter(r -> !r.lifted())
                 .map(PlannedRefusal::refusal)
                 .filter(r -> r.kind() != RefusalKind.LIVE_LOCK && r.kind() != RefusalKind.INVALID_QUEUE_NAME)

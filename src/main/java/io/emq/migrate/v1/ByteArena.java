@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Many short byte strings in chunks of at most {@value #CHUNK} bytes, with the end of each entry in chunks of
@@ -107,6 +108,30 @@ final class ByteArena {
     boolean equalsAt(int i, byte[] other, int from, int to) {
         long span = span(i);
         return Arrays.equals(chunkAt(span), from(span), to(span), other, from, to);
+    }
+
+    /**
+     * For each {@code k} with {@code entries[k] >= 0}, whether entry {@code entries[k]} holds the bytes of
+     * {@code keys.get(k)} past {@code from} (false for the others): the answers of {@link #equalsAt(int, byte[], int, int)}
+     * each, in two passes (every entry's span, then the comparisons), so that the reads of entries far apart, each a
+     * cache miss in a large arena, are waited for together rather than one after another.
+     */
+    boolean[] equalsEach(int[] entries, List<Bytes> keys, int from) {
+        long[] spans = new long[entries.length];
+        for (int k = 0; k < entries.length; k++) {
+            if (entries[k] >= 0) {
+                spans[k] = span(entries[k]);
+            }
+        }
+        boolean[] same = new boolean[entries.length];
+        for (int k = 0; k < entries.length; k++) {
+            if (entries[k] >= 0) {
+                byte[] key = keys.get(k).raw();
+                long span = spans[k];
+                same[k] = Arrays.equals(chunkAt(span), from(span), to(span), key, from, key.length);
+            }
+        }
+        return same;
     }
 
     boolean equalsAt(int i, ByteArena other, int j) {

@@ -13,6 +13,12 @@ import java.util.List;
 final class IdIndex {
     /** The most slots a chunk holds: with its array's header 256 KiB, four to a G1 region of 1 MiB. */
     static final int CHUNK = HeapChunks.of(Long.BYTES);
+    /** How many entries {@link #putAllIfAbsent} reads the slots of before it fills them. */
+    private static final int BLOCK = 512;
+
+    /** In {@link #findAll}: the key's first slot is empty (or the key is not under the base), or holds another hash. */
+    private static final int EMPTY = -1;
+    private static final int OTHER = -2;
 
     private final ByteArena arena;
     /** Slot {@code s} is {@code table[s / CHUNK][s % CHUNK]}: (entry + 1) << 32 | mixed hash; 0 is empty. */
@@ -32,12 +38,52 @@ final class IdIndex {
 
     /** Indexes arena entry {@code entry} unless its id is there already; returns the entry that was there, or -1. */
     int putIfAbsent(int entry) {
-        int hash = mix(arena.hashAt(entry));
+        return putIfAbsent(entry, mix(arena.hashAt(entry)));
+    }
+
+    /** Told an entry whose id an earlier entry holds, and that first entry. */
+    interface Repeats {
+        void listedBefore(int entry, int first);
+    }
+
+    /**
+     * Indexes arena entries {@code from} to {@code to} in order, as {@link #putIfAbsent} each, and tells {@code repeats}
+     * each entry whose id was there. In blocks of {@value #BLOCK}: their hashes, then the slot each lands on (the reads
+     * of many slots, each a cache miss in a large table, waited for together rather than one after another), then the
+     * inserts, which find those slots cached.
+     */
+    void putAllIfAbsent(int from, int to, Repeats repeats) {
+        int[] hashes = new int[BLOCK];
+        long[] landed = new long[BLOCK];
+        for (int start = from; start < to; start += BLOCK) {
+            int n = Math.min(BLOCK, to - start);
+            for (int k = 0; k < n; k++) {
+                hashes[k] = mix(arena.hashAt(start + k));
+            }
+            for (int k = 0; k < n; k++) {
+                landed[k] = at(hashes[k] & mask);
+            }
+            for (int k = 0; k < n; k++) { // a slot found empty is read again: an insert of this block may have filled it
+                int first = landed[k] == 0 && at(hashes[k] & mask) == 0 ? putNew(start + k, hashes[k] & mask, hashes[k])
+                        : putIfAbsent(start + k, hashes[k]);
+                if (first >= 0) {
+                    repeats.listedBefore(start + k, first);
+                }
+            }
+        }
+    }
+
+    private int putIfAbsent(int entry, int hash) {
         int slot = slotOf(entry, hash);
         long ref = at(slot);
         if (ref != 0) {
             return entryIn(ref);
         }
+        return putNew(entry, slot, hash);
+    }
+
+    /** Puts {@code entry} into the empty {@code slot}; -1. */
+    private int putNew(int entry, int slot, int hash) {
         set(slot, ((long) (entry + 1) << 32) | (hash & 0xffffffffL));
         if (full(++size, mask + 1)) {
             grow();
@@ -70,8 +116,9 @@ final class IdIndex {
     /**
      * For each key, the first entry holding its id past {@code base} (as {@link #find(byte[], int)}), or -1, also
      * for a key that does not start with {@code base}. The same answers as a find per key, in three passes over
-     * the keys (their hashes, then the slot each hash lands on, then the comparisons), so that the reads of many
-     * slots, each a cache miss in a large table, are waited for together rather than one after another.
+     * the keys (their hashes, then the slot each hash lands on, then the comparisons, {@link ByteArena#equalsEach}), so
+     * that the reads of many slots, each a cache miss in a large table, are waited for together rather than one after
+     * another.
      */
     int[] findAll(List<Bytes> keys, Bytes base) {
         int n = keys.size();
@@ -86,19 +133,15 @@ final class IdIndex {
                 found[k] = -1;
             }
         }
-        long[] landed = new long[n];
+        int[] landed = new int[n];
         for (int k = 0; k < n; k++) {
-            landed[k] = at(hashes[k] & mask);
+            long ref = at(hashes[k] & mask);
+            landed[k] = found[k] < 0 || ref == 0 ? EMPTY : (int) ref == hashes[k] ? entryIn(ref) : OTHER;
         }
+        boolean[] same = arena.equalsEach(landed, keys, from);
         for (int k = 0; k < n; k++) {
-            long ref = landed[k];
-            if (found[k] < 0 || ref == 0) {
-                found[k] = -1;
-                continue;
-            }
             byte[] key = keys.get(k).raw();
-            found[k] = (int) ref == hashes[k] && arena.equalsAt(entryIn(ref), key, from, key.length)
-                    ? entryIn(ref) : find(key, from, key.length);
+            found[k] = landed[k] == EMPTY ? -1 : same[k] ? landed[k] : find(key, from, key.length);
         }
         return found;
     }

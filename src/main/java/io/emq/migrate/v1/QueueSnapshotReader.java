@@ -604,11 +604,7 @@ public final class QueueSnapshotReader {
             index = new IdIndex(listedIds.arena(), total);
             for (V1State state : V1State.PROBE_ORDER) {
                 int from = listedIds.from(state);
-                for (int entry = from; entry < from + listedIds.count(state); entry++) {
-                    int first = index.putIfAbsent(entry);
-                    if (first < 0) {
-                        continue;
-                    }
+                index.putAllIfAbsent(from, from + listedIds.count(state), (entry, first) -> {
                     listedTwice = true;
                     V1State firstState = listedIds.stateOf(first);
                     anomaly(AnomalyKind.LISTED_TWICE, queue.jobKey(listedIds.id(entry)), firstState != state
@@ -616,7 +612,7 @@ public final class QueueSnapshotReader {
                                     + "; BullMQ's getState reports " + firstState.wireName()
                             : "listed more than once in " + state.wireName()
                                     + "; migrated once, at its first place in serve order");
-                }
+                });
             }
         }
 

@@ -163,6 +163,33 @@ class ByteArenaTest {
             assertArrayEquals(prefix, Arrays.copyOf(prefixed, 2));
             assertArrayEquals(e, Arrays.copyOfRange(prefixed, 2, prefixed.length));
         }
+        assertEqualsEachAnswersAsEqualsAt(entries, arena);
+    }
+
+    /** {@link ByteArena#equalsEach}: each entry against its own key, the next entry's key, and no entry (-1). */
+    private static void assertEqualsEachAnswersAsEqualsAt(List<byte[]> entries, ByteArena arena) {
+        byte[] prefix = {'p', ':'};
+        List<Bytes> keys = new ArrayList<>();
+        int[] own = new int[3 * entries.size()];
+        for (int i = 0; i < entries.size(); i++) {
+            byte[] key = Arrays.copyOf(prefix, prefix.length + entries.get(i).length);
+            System.arraycopy(entries.get(i), 0, key, prefix.length, entries.get(i).length);
+            for (int copy = 0; copy < 3; copy++) {
+                keys.add(Bytes.of(key));
+            }
+            own[3 * i] = i;
+            own[3 * i + 1] = (i + 1) % entries.size();
+            own[3 * i + 2] = -1;
+        }
+        boolean[] same = arena.equalsEach(own, keys, prefix.length);
+        for (int k = 0; k < keys.size(); k++) {
+            byte[] key = keys.get(k).raw();
+            boolean alone = own[k] >= 0 && arena.equalsAt(own[k], key, prefix.length, key.length);
+            assertEquals(alone, same[k], "key " + k + " against entry " + own[k]);
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            assertTrue(same[3 * i], "entry " + i + " holds its own key");
+        }
     }
 
     private static byte[] filled(int length, int seed) {

@@ -47,6 +47,35 @@ class ColumnarStoresTest {
     }
 
     @Test
+    void indexingManyEntriesAtOnceAnswersAsIndexingEachAlone() {
+        ByteArena arena = new ByteArena(2);
+        java.util.Random random = new java.util.Random(13);
+        for (String id : new String[] {"Aa", "BB", "", "Aa", ""}) { // "Aa" and "BB" share a hash code
+            arena.add(b(id));
+        }
+        for (int i = 0; i < 5_000; i++) {
+            arena.add(b(Integer.toString(random.nextInt(3_000)))); // repeats near and far, across many blocks
+        }
+        IdIndex alone = new IdIndex(arena, 4);
+        java.util.List<String> told = new java.util.ArrayList<>();
+        for (int e = 0; e < arena.size(); e++) {
+            int first = alone.putIfAbsent(e);
+            if (first >= 0) {
+                told.add(e + "<-" + first);
+            }
+        }
+        IdIndex atOnce = new IdIndex(arena, 4); // grows while it fills, as the one alone
+        java.util.List<String> toldAtOnce = new java.util.ArrayList<>();
+        atOnce.putAllIfAbsent(0, 1_000, (entry, first) -> toldAtOnce.add(entry + "<-" + first));
+        atOnce.putAllIfAbsent(1_000, arena.size(), (entry, first) -> toldAtOnce.add(entry + "<-" + first));
+        assertEquals(told, toldAtOnce);
+        assertTrue(told.contains("3<-0") && told.contains("4<-2"), "the second Aa and the second empty id");
+        for (int e = 0; e < arena.size(); e++) {
+            assertEquals(alone.first(e), atOnce.first(e), "entry " + e);
+        }
+    }
+
+    @Test
     void findingManyKeysAtOnceAnswersAsFindingEachAlone() {
         ByteArena arena = new ByteArena(2);
         for (String id : new String[] {"Aa", "BB", "", "Aa"}) { // "Aa" and "BB" share a hash code

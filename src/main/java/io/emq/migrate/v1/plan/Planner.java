@@ -84,6 +84,11 @@ public final class Planner {
                 v2Keys(snap, rows, fates), dropped(snap), QueueSetting.of(snap.meta()), layouts);
     }
 
+    /** What {@code plan(snap).refusals()} holds, without the plan's pass over every job (none of them needs it). */
+    public List<PlannedRefusal> refusals(QueueSnapshot snap) {
+        return refusals(snap, v2Name(snap));
+    }
+
     /** The v2 job rows a queue's jobs become (every job but completed ones), summed in the one pass over them. */
     private final class Rows {
         private final String q;
