@@ -4,7 +4,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Replies;
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -42,10 +42,10 @@ final class ClientMint {
         this.tx = tx;
     }
 
-    /** The branded ids minted for these v1 ids, in order; empty when it minted none (the script's batch). */
-    Optional<List<BrandedId>> mint(List<byte[]> v1Ids) {
+    /** Whether it minted the ids of these v1 ids (else none: the script's batch). */
+    boolean minted(List<byte[]> v1Ids) {
         if (v1Ids.size() < LEAST || !distinct(v1Ids)) {
-            return Optional.empty();
+            return false;
         }
         long before = hwm >= 0 ? hwm : journal.ids().highWaterMark();
         long first = before + 1;
@@ -53,7 +53,6 @@ final class ClientMint {
         List<byte[]> fields = new ArrayList<>(v1Ids.size() + 4);
         fields.addAll(List.of(ID_BASE, HWM, KEPT, Utf8.bytes(IdentityMap.V2_BLOCK + block)));
         v1Ids.forEach(id -> fields.add(IdentityMap.field(IdentityMap.V1, id)));
-        List<BrandedId> out = new ArrayList<>(v1Ids.size());
         Optional<List<Object>> done = tx.write(fields, values -> {
             long last = before + v1Ids.size();
             if (values.get(0) == null || !Arrays.equals(values.get(2), Utf8.bytes("0")) || last > Rebrand.MAX_RANK
@@ -64,10 +63,8 @@ final class ClientMint {
             long base = Long.parseLong(Replies.asText(values.get(0)));
             List<byte[]> hset = new ArrayList<>(2 * v1Ids.size() + 2 * (v1Ids.size() / IdentityMap.BLOCK + 2) + 2);
             for (int i = 0; i < v1Ids.size(); i++) {
-                BrandedId id = BrandedId.job(base << Rebrand.RANK_BITS | (first + i));
-                out.add(id);
                 hset.add(fields.get(i + 4));
-                hset.add(Utf8.bytes(id.toString()));
+                hset.add(Utf8.bytes(BrandedId.job(base << Rebrand.RANK_BITS | (first + i)).toString()));
             }
             blocks(first, v1Ids, values.get(3), hset);
             hset.add(HWM);
@@ -75,13 +72,13 @@ final class ClientMint {
             return List.of(new JournalTransaction.Write(Protocol.Command.HSET, hset.toArray(byte[][]::new)));
         });
         hwm = done.isPresent() ? before + v1Ids.size() : -1;
-        return done.map(written -> out);
+        return done.isPresent();
     }
 
     private static boolean distinct(List<byte[]> v1Ids) {
-        Set<String> seen = new HashSet<>();
+        Set<ByteBuffer> seen = new HashSet<>();
         for (byte[] id : v1Ids) {
-            if (!seen.add(new String(id, StandardCharsets.ISO_8859_1))) {
+            if (!seen.add(ByteBuffer.wrap(id))) {
                 return false;
             }
         }

@@ -24,7 +24,7 @@ final class IdMinter {
             return Migratable.inBatches(jobs, BATCH, batch -> {
                 List<byte[]> v1Ids = batch.stream().map(j -> j.id().raw()).toList();
                 boolean keeps = IdentityMap.keeps(v1Ids, m.options.keepBrandedIds()).indexOf('1') >= 0;
-                if (keeps || inClient.mint(v1Ids).isEmpty()) {
+                if (keeps || !inClient.minted(v1Ids)) {
                     m.journal.ids().assign(v1Ids, m.options.keepBrandedIds());
                 }
                 m.checkpoints.hit("ids minted");
