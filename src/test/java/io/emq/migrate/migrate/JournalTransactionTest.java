@@ -147,36 +147,32 @@ class JournalTransactionTest {
         assertEquals(journalByScripts(lateJobs()), transacted);
     }
 
-    @Test
-    void aTakeoverBetweenTheWatchAndTheExecOfTheIdsWritesNothingAndTheRunRefusesAsLeaseLost() {
+    /** Migrates with another migrator taking the lease over at the first transaction of step {@code version}; asserts the refusal, v1 intact. */
+    private static void takenOverAt(int version, String watched) {
         Map<String, AtomicInteger> passed = new ConcurrentHashMap<>();
-        MigrationResult r = migrate(TARGET, passed, (version, where) -> {
-            if (where.equals(IDS_WATCHED)) {
+        MigrationResult r = migrate(TARGET, passed, (v, where) -> {
+            if (where.equals(watched)) {
                 TARGET.client().hset(JOURNAL, "lock_token", "another migrator's token");
             }
         });
         assertEquals(MigrationResult.Outcome.REFUSED, r.outcome(), r.toString());
         assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), r.refusalKind(), r.toString());
-        assertEquals(1, passed(passed, 20, IDS_WATCHED), r.toString());
-        assertEquals(Map.of("id_base", TARGET.client().hget(JOURNAL, "id_base"), "kept", "0", "expected_rows", "0"),
-                journal(TARGET.client()), "no id minted");
+        assertEquals(1, passed(passed, version, watched), r.toString());
         assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "v1 intact");
     }
 
     @Test
+    void aTakeoverBetweenTheWatchAndTheExecOfTheIdsWritesNothingAndTheRunRefusesAsLeaseLost() {
+        takenOverAt(20, IDS_WATCHED);
+        assertEquals(Map.of("id_base", TARGET.client().hget(JOURNAL, "id_base"), "kept", "0", "expected_rows", "0"),
+                journal(TARGET.client()), "no id minted");
+    }
+
+    @Test
     void aTakeoverBetweenTheWatchAndTheExecOfTheExpectationsWritesNothingAndTheRunRefusesAsLeaseLost() {
-        Map<String, AtomicInteger> passed = new ConcurrentHashMap<>();
-        MigrationResult r = migrate(TARGET, passed, (version, where) -> {
-            if (where.equals(EXPECTATIONS_WATCHED)) {
-                TARGET.client().hset(JOURNAL, "lock_token", "another migrator's token");
-            }
-        });
-        assertEquals(MigrationResult.Outcome.REFUSED, r.outcome(), r.toString());
-        assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), r.refusalKind(), r.toString());
-        assertEquals(1, passed(passed, 30, EXPECTATIONS_WATCHED), r.toString());
+        takenOverAt(30, EXPECTATIONS_WATCHED);
         assertEquals(0, expectationsScanned(TARGET.client()), "no expectation recorded");
         assertEquals("0", TARGET.client().hget(JOURNAL, "expected_rows"));
-        assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "v1 intact");
     }
 
     @Test
