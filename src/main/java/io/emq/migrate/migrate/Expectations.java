@@ -13,17 +13,51 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import redis.clients.jedis.Protocol;
 
 /** What each migrated job must look like after the migration: {@code r:<branded id>} = an {@link Expectation}. */
 public final class Expectations {
     static final String PREFIX = "r:";
     /** The journal field that counts the expectations (the journal Lua keeps it; see {@link #count()}). */
     static final String COUNT = "expected_rows";
+    private static final byte[] COUNT_FIELD = Utf8.bytes(COUNT);
+    /** The fewest expectations {@link #record} writes in a transaction: below that, the connection it opens costs more than the script saves. */
+    static final int LEAST = 64;
 
     private final Journal journal;
 
     Expectations(Journal journal) {
         this.journal = journal;
+    }
+
+    /**
+     * Records these expectations of a write's rows, fenced by the lease token. When there are at least
+     * {@link #LEAST} and {@code allNew} (the journal held an expectation of none of these jobs when their
+     * batch was built; a write's jobs are distinct, so none was recorded since), in a {@link JournalTransaction}:
+     * one {@code HSET} of the fields and, when the journal has the counter, {@code HINCRBY expected_rows}
+     * by their number, what the script writes for them; else, and when the transaction wrote nothing, with
+     * the script ({@link #call}).
+     */
+    void record(QueueMigration m, JournalTransaction tx, Map<BrandedId, Expectation> expected, boolean allNew) {
+        if (expected.size() >= LEAST && allNew) {
+            List<byte[]> hset = new ArrayList<>(2 * expected.size());
+            expected.forEach((id, e) -> {
+                hset.add(Utf8.bytes(PREFIX + id));
+                hset.add(Utf8.bytes(e.render()));
+            });
+            Optional<List<Object>> done = tx.write(List.of(COUNT_FIELD), counter -> counter.get(0) == null
+                    ? List.of(new JournalTransaction.Write(Protocol.Command.HSET, hset.toArray(byte[][]::new)))
+                    : List.of(new JournalTransaction.Write(Protocol.Command.HSET, hset.toArray(byte[][]::new)),
+                            new JournalTransaction.Write(Protocol.Command.HINCRBY, COUNT_FIELD, Utf8.bytes(Integer.toString(expected.size())))));
+            if (done.isPresent()) {
+                if (!done.get().get(0).equals((long) expected.size())) {
+                    throw new IllegalStateException("the journal " + journal.key() + " held " + (expected.size() - (Long) done.get().get(0))
+                            + " of the expectations just recorded as new: its " + COUNT + " is no longer exact");
+                }
+                return;
+            }
+        }
+        m.evalAll(m.targetWire, List.of(call(expected)));
     }
 
     /** Records these expectations, in one call fenced by the lease token. */

@@ -12,8 +12,8 @@ import java.util.function.BiConsumer;
 import java.util.function.ObjIntConsumer;
 
 /**
- * The identity map of one queue's journal, both ways, minted by {@code migrate_assign_ids} from the
- * queue's id base and the rank high-water mark {@code hwm}, so ids are never reused and a re-run gives
+ * The identity map of one queue's journal, both ways, minted by {@code migrate_assign_ids} (or, for a
+ * clean batch, the same fields by {@link ClientMint}) from the queue's id base and the rank high-water mark {@code hwm}, so ids are never reused and a re-run gives
  * the same answer: {@code v1:<v1 id>} = branded id; back, {@code v2:<branded id>} = v1 id for an id kept
  * from v1 (and for every id a journal begun by an earlier release minted), and for the ids it mints one
  * field a block of {@link #BLOCK} ranks, {@code v2r:<block>} = an entry a rank from the block's first up
@@ -29,7 +29,7 @@ public final class IdentityMap {
     /** Ranks a {@link #V2_BLOCK} field holds (the script's BLOCK). */
     static final int BLOCK = 1000;
     /** The last rank minted ({@code migrate_assign_ids} writes it). */
-    private static final String HWM = "hwm";
+    static final String HWM = "hwm";
     /** Blocks read at once by {@link #forEach}. */
     private static final int BLOCKS_READ = 50;
 
@@ -48,13 +48,7 @@ public final class IdentityMap {
     public List<BrandedId> assign(List<byte[]> v1Ids, boolean keepBranded) {
         List<byte[]> args = new ArrayList<>(v1Ids.size() + 2);
         args.add(Utf8.bytes(journal.token()));
-        StringBuilder flags = new StringBuilder(v1Ids.size());
-        for (byte[] id : v1Ids) {
-            boolean keep = keepBranded && BrandedId.parse(new String(id, StandardCharsets.ISO_8859_1)) instanceof BrandedId.Valid v
-                    && v.id().namespace().equals(BrandedId.JOB);
-            flags.append(keep ? '1' : '0');
-        }
-        args.add(Utf8.bytes(flags.toString()));
+        args.add(Utf8.bytes(keeps(v1Ids, keepBranded)));
         args.addAll(v1Ids);
         List<Object> reply = journal.eval(Script.MIGRATE_ASSIGN_IDS, args, Replies::asList);
         List<BrandedId> out = new ArrayList<>(reply.size());
@@ -62,6 +56,17 @@ public final class IdentityMap {
             out.add(BrandedId.of(Replies.asText(id)));
         }
         return out;
+    }
+
+    /** One flag a v1 id, the script's: '1' for an id kept as itself (with {@code keepBranded}, a JOB branded id), else '0'. */
+    static String keeps(List<byte[]> v1Ids, boolean keepBranded) {
+        StringBuilder flags = new StringBuilder(v1Ids.size());
+        for (byte[] id : v1Ids) {
+            boolean keep = keepBranded && BrandedId.parse(new String(id, StandardCharsets.ISO_8859_1)) instanceof BrandedId.Valid v
+                    && v.id().namespace().equals(BrandedId.JOB);
+            flags.append(keep ? '1' : '0');
+        }
+        return flags.toString();
     }
 
     /** The branded ids of these v1 ids, without minting; empty entries for ids the journal lacks. */
@@ -175,7 +180,8 @@ public final class IdentityMap {
         return journal.text(HWM).map(Long::parseLong).orElse(0L);
     }
 
-    private static byte[] field(String prefix, byte[] tail) {
+    /** {@code prefix} then {@code tail}: a field of a family. */
+    static byte[] field(String prefix, byte[] tail) {
         byte[] p = Utf8.bytes(prefix);
         byte[] out = new byte[p.length + tail.length];
         System.arraycopy(p, 0, out, 0, p.length);

@@ -16,7 +16,7 @@ import java.util.Optional;
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
  * transactions when every row of a batch is new ({@link NewRows}), else (and for the rows of a transaction that
  * wrote nothing) one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot), and record each
- * job's expectation in the journal. Idempotent: a batch written twice leaves the same rows. A row the
+ * job's expectation in the journal ({@link Expectations#record}). Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}); what
  * the journal expected of a batch's rows is read only when it held expectations as the write began (a
  * write's jobs are distinct, so with none then, none of its rows was expected before).
@@ -25,8 +25,12 @@ import java.util.Optional;
  */
 final class JobWriter {
     static final int BATCH = 256;
-    /** The checkpoints a write passes, in order, for each batch ("new rows watched" only for a batch {@link NewRows} takes). */
-    static final List<String> CHECKPOINTS = List.of("rows built", "new rows watched", "rows written", "expectations recorded");
+    /**
+     * The checkpoints a write passes, in order, for each batch ("new rows watched" only for a batch {@link NewRows} takes,
+     * "expectations watched" only for expectations recorded in a {@link JournalTransaction}).
+     */
+    static final List<String> CHECKPOINTS = List.of("rows built", "new rows watched", "rows written", "expectations watched",
+            "expectations recorded");
 
     private JobWriter() {
     }
@@ -47,10 +51,10 @@ final class JobWriter {
             return counts; // nothing asked of the journal either (a run of many small queues writes none in most passes)
         }
         boolean expectedBefore = !m.journal.text(Expectations.COUNT).equals(Optional.of("0"));
-        try (NewRows newRows = new NewRows(m)) {
+        try (NewRows newRows = new NewRows(m); JournalTransaction journalTx = new JournalTransaction(m, "expectations watched")) {
             ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH,
                             batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore))),
-                    built -> write(m, newRows, built, counts));
+                    built -> write(m, newRows, journalTx, built, counts));
         }
         return counts;
     }
@@ -90,14 +94,16 @@ final class JobWriter {
         return new Built(rows, expectations, expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of());
     }
 
-    private static void write(QueueMigration m, NewRows newRows, Built built, Map<String, Long> counts) {
+    private static void write(QueueMigration m, NewRows newRows, JournalTransaction journalTx, Built built, Map<String, Long> counts) {
         m.checkpoints.hit("rows built");
         List<RowBuilder.Row> unwritten = built.rows().isEmpty() ? List.of() : newRows.write(built.rows(), built.known());
         if (!unwritten.isEmpty()) {
             Rows.write(m, RowBuilder.writeCall(m, unwritten, built.known()));
         }
         m.checkpoints.hit("rows written");
-        m.evalAll(m.targetWire, built.expectations().isEmpty() ? List.of() : List.of(m.journal.expectations().call(built.expectations())));
+        if (!built.expectations().isEmpty()) {
+            m.journal.expectations().record(m, journalTx, built.expectations(), built.known().isEmpty());
+        }
         m.checkpoints.hit("expectations recorded");
         built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));
     }

@@ -141,7 +141,7 @@ class StepFilesTest {
 
     @Test
     void aCrashSpecNamingACheckpointItsStepDoesNotDeclareIsRefused() {
-        assertEquals(List.of("rows built", "new rows watched", "rows written", "expectations recorded"),
+        assertEquals(List.of("rows built", "new rows watched", "rows written", "expectations watched", "expectations recorded"),
                 StepCatalog.load().byVersion(30).orElseThrow().checkpoints());
         Checkpoints.throwingAt("30:rows written#3");
         IllegalArgumentException undeclared = assertThrows(IllegalArgumentException.class,
