@@ -189,7 +189,7 @@ public final class Verifier {
      */
     private void checkPayload(BrandedId id, Expectation e, byte[] payload) {
         if (!e.payload().isEmpty()) {
-            if (payload == null || !Expectation.payloadSha1(payload).equals(e.payload())) {
+            if (payload == null || !e.payloadIs(payload)) {
                 problem(keys.job(id) + ": payload does not carry the v1 data (not the bytes written from it, whose SHA-1 is "
                         + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
             }
