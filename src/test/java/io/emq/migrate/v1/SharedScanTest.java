@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Protocol;
 
 /** One scan shared by many queues: each gets exactly its own keys, from a scan that started after it asked. */
 class SharedScanTest {
@@ -127,7 +129,7 @@ class SharedScanTest {
 
     @Test
     void aQueueAloneInAskingScansAloneHoldingNoShareAndFindsItsKeys() {
-        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         assertTrue(sharing(6).share(q("plain")).isEmpty(), "no other queue asked: no round is run for one");
         assertTrue(SERVER.client().info("commandstats").lines().noneMatch(l -> l.startsWith("cmdstat_scan:")), "no scan ran");
         for (String name : NAMES) {
@@ -174,7 +176,7 @@ class SharedScanTest {
     void queuesThatStepAsideWhileTheyWaitAllMeetInOneScanThoughOnlyOneWorksAtATime() throws Exception {
         WorkPermits working = new WorkPermits(2);
         SharedScan<QueueRef> scan = SharedScan.v1(SERVER.client(), bases()).stepAsideWith(working);
-        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         AtomicInteger entered = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(NAMES.size());
         working.enter(); // another caller at work: no round starts before it is done
@@ -226,7 +228,7 @@ class SharedScanTest {
     @Test
     void aV2QueueScanningAloneHasItsNextPageAskedForWhileItHoldsAPage() {
         Set<String> mine = new TreeSet<>();
-        try (redis.clients.jedis.AbstractPipeline p = SERVER.client().pipelined()) {
+        try (AbstractPipeline p = SERVER.client().pipelined()) {
             for (int i = 0; i < 15_000; i++) {
                 p.set("emq:{big}:job:" + i, "v");
                 p.set("emq:{bigger}:job:" + i, "v");
@@ -234,7 +236,7 @@ class SharedScanTest {
             }
             p.sync();
         }
-        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         Set<String> found = new TreeSet<>();
         AtomicInteger pages = new AtomicInteger();
         SharedScan.v2(SERVER.client(), false).keysOf("big", batch -> {
