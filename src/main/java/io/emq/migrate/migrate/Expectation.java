@@ -11,6 +11,9 @@ import java.util.HexFormat;
  * {@code r:<branded id>} = {@code <state> <attempts> <sha256> <source> <payload sha1>} (see {@link Expectations}).
  */
 public record Expectation(String state, long attempts, String sha256, String source, String payload) {
+    /** The digits of {@link #payloadSha1}'s hex, lowercase. */
+    private static final String HEX = "0123456789abcdef";
+
     /** Whether the row is expected in state {@code s}. */
     public boolean is(V2State s) {
         return state.equals(s.wireName());
@@ -19,6 +22,23 @@ public record Expectation(String state, long attempts, String sha256, String sou
     /** The digest of a row's payload the journal records: lowercase hex SHA-1, as the server's {@code redis.sha1hex}. */
     static String payloadSha1(byte[] payload) {
         return HexFormat.of().formatHex(Sha1.digester().digest(payload));
+    }
+
+    /**
+     * Whether these payload bytes are the ones written: their {@link #payloadSha1} is the one recorded,
+     * compared digit by digit with the digest's bytes (no hex text made).
+     */
+    boolean payloadIs(byte[] bytes) {
+        byte[] sha1 = Sha1.digester().digest(bytes);
+        if (payload.length() != 2 * sha1.length) {
+            return false;
+        }
+        for (int i = 0; i < sha1.length; i++) {
+            if (payload.charAt(2 * i) != HEX.charAt(sha1[i] >> 4 & 15) || payload.charAt(2 * i + 1) != HEX.charAt(sha1[i] & 15)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static Expectation parse(String text) {

@@ -53,6 +53,7 @@ public final class Verifier {
     private final SharedScan<String> keyScan;
     private final String queue;
     private final Keys keys;
+    private final RowKeys rowKeys;
     private final Journal journal;
     /** The set the pending rows of each group met so far are listed in: the group's lane, or pending for a group that names none. */
     private final Map<String, String> groups = new TreeMap<>();
@@ -76,6 +77,7 @@ public final class Verifier {
         this.keyScan = keys;
         this.queue = queue;
         this.keys = Keys.queue(queue);
+        this.rowKeys = new RowKeys(this.keys);
         this.journal = new Journal(target, queue);
     }
 
@@ -138,7 +140,7 @@ public final class Verifier {
 
     /** Reads these rows' fields ({@code HMGET}, one pipeline). */
     private Rows read(Map<BrandedId, Expectation> want) {
-        return new Rows(want, target.hmget(want.keySet().stream().map(id -> Utf8.bytes(keys.job(id))).toList(), ROW_FIELDS));
+        return new Rows(want, target.hmget(want.keySet().stream().map(rowKeys::of).toList(), ROW_FIELDS));
     }
 
     /**
@@ -187,7 +189,7 @@ public final class Verifier {
      */
     private void checkPayload(BrandedId id, Expectation e, byte[] payload) {
         if (!e.payload().isEmpty()) {
-            if (payload == null || !Expectation.payloadSha1(payload).equals(e.payload())) {
+            if (payload == null || !e.payloadIs(payload)) {
                 problem(keys.job(id) + ": payload does not carry the v1 data (not the bytes written from it, whose SHA-1 is "
                         + e.payload() + "; sha256 of the v1 data " + e.sha256() + ")");
             }
@@ -252,13 +254,17 @@ public final class Verifier {
 
     /**
      * Every key of the queue on the target parses under the v2 grammar as a key of this queue: a reader
-     * thread walks the keys ({@link SharedScan}) while the page before is parsed here.
+     * thread walks the keys ({@link SharedScan}) while the page before is parsed here (a row's key judged
+     * on its bytes, {@link RowKeys#isRow}).
      */
     private long checkKeys() {
         long[] n = {0};
         ReadAhead.<List<Bytes>>run("the keys of " + queue, ahead -> keyScan.keysOf(queue, ahead), batch -> {
             for (Bytes key : batch) {
                 n[0]++;
+                if (rowKeys.isRow(key.raw())) {
+                    continue;
+                }
                 ParsedKey parsed = KeyGrammar.parse(key.utf8());
                 if (!(parsed instanceof ParsedKey.QueueKey q) || !q.queue().equals(queue)) {
                     problem("key " + key.display() + " does not parse as a key of " + queue + ": " + parsed);

@@ -47,23 +47,26 @@ public final class SharedScan<Q> implements KeySource<Q> {
     private final Function<Q, Bytes> sharedStart;
     private final Function<Q, Bytes> ownStart;
     private final int maxKeys;
+    /** Whether a queue's scan of its own asks for its next page before it hands a page over ({@link KeyspaceScanner#askingAhead}). */
+    private final boolean askAhead;
     private final Optional<WorkPermits> permits;
     private Round next = new Round();
     private boolean scanning;
 
     SharedScan(UnifiedJedis jedis, Function<Bytes, Optional<Q>> owner, Function<Q, Bytes> sharedStart,
                Function<Q, Bytes> ownStart, int maxKeys) {
-        this(jedis, owner, sharedStart, ownStart, maxKeys, Optional.empty());
+        this(jedis, owner, sharedStart, ownStart, maxKeys, false, Optional.empty());
     }
 
     private SharedScan(UnifiedJedis jedis, Function<Bytes, Optional<Q>> owner, Function<Q, Bytes> sharedStart,
-                       Function<Q, Bytes> ownStart, int maxKeys, Optional<WorkPermits> permits) {
+                       Function<Q, Bytes> ownStart, int maxKeys, boolean askAhead, Optional<WorkPermits> permits) {
         this.permits = permits;
         this.jedis = jedis;
         this.owner = owner;
         this.sharedStart = sharedStart;
         this.ownStart = ownStart;
         this.maxKeys = maxKeys;
+        this.askAhead = askAhead;
     }
 
     /** The v1 source's queues: a key belongs to the queue with the longest base it starts with ({@link QueueBases}). */
@@ -73,11 +76,14 @@ public final class SharedScan<Q> implements KeySource<Q> {
 
     /**
      * The v2 target's queues ({@code emq:{name}:…}). A cluster cannot be scanned in one {@code SCAN}, so
-     * there each queue scans its own slot's node alone, as before.
+     * there each queue scans its own slot's node alone, as before. On a standalone server a queue that
+     * scans alone asks for its next page before it hands a page over, so the server walks the keyspace
+     * while the caller (verification's reader) decodes and hands on the page before; the scan holds a
+     * connection of the pool meanwhile.
      */
     public static SharedScan<String> v2(UnifiedJedis jedis, boolean cluster) {
         return new SharedScan<>(jedis, SharedScan::v2Owner, q -> V2_START, q -> Bytes.utf8("emq:{" + q + "}:"),
-                cluster ? 0 : MAX_KEYS);
+                cluster ? 0 : MAX_KEYS, !cluster, Optional.empty());
     }
 
     /**
@@ -85,7 +91,7 @@ public final class SharedScan<Q> implements KeySource<Q> {
      * its permit back once it has asked, and takes one again when its keys are there.
      */
     public SharedScan<Q> stepAsideWith(WorkPermits permits) {
-        return new SharedScan<>(jedis, owner, sharedStart, ownStart, maxKeys, Optional.of(permits));
+        return new SharedScan<>(jedis, owner, sharedStart, ownStart, maxKeys, askAhead, Optional.of(permits));
     }
 
     private static Optional<String> v2Owner(Bytes key) {
@@ -115,7 +121,8 @@ public final class SharedScan<Q> implements KeySource<Q> {
             }
             return;
         }
-        new KeyspaceScanner(jedis).scanKeys(ownStart.apply(queue), page -> {
+        KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+        (askAhead ? scanner.askingAhead() : scanner).scanKeys(ownStart.apply(queue), page -> {
             List<Bytes> mine = new ArrayList<>(page.size());
             for (Bytes key : page) {
                 if (owner.apply(key).map(queue::equals).orElse(false)) {

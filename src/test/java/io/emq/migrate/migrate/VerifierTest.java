@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.Base62;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.V2State;
@@ -195,6 +196,36 @@ class VerifierTest {
 
         Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertEquals(List.of(ORDERS.job(id) + ": its group is not UTF-8 text, its listing cannot be checked"), report.problems());
+    }
+
+    /**
+     * Every key in the queue's braces is counted and must parse as a key of the queue: a row's key
+     * judged on its bytes must be judged as the grammar judges it, so keys one byte off a row's (a
+     * character outside base62, a body above the largest, a lower-case namespace, a byte short) are
+     * named, while a job's subkey and an id of another namespace pass; another queue's keys are not the
+     * queue's.
+     */
+    @Test
+    void everyKeyInTheQueuesBracesIsCountedAndOneThatDoesNotParseIsNamed() {
+        Wire wire = migrateOrders();
+        Verifier.Report clean = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
+        assertTrue(clean.passed(), clean.problems().toString());
+        assertEquals(SERVER.client().keys("emq:{orders}:*").size(), clean.keysChecked());
+
+        List<String> stray = List.of("emq:{orders}:job:JOB0000000000!", "emq:{orders}:job:JOBzzzzzzzzzzz",
+                "emq:{orders}:job:jOB00000000001", "emq:{orders}:job:JOB0000000001", "emq:{orders}:jobs:JOB00000000001",
+                "emq:{orders}:nonsense");
+        List<String> fine = List.of("emq:{orders}:job:JOB00000000001:logs", "emq:{orders}:job:ABC00000000001",
+                "emq:{orders}:job:" + BrandedId.JOB + Base62.MAX_BODY, "emq:{orders2}:job:JOB0000000000!");
+        stray.forEach(k -> SERVER.client().set(k, "x"));
+        fine.forEach(k -> SERVER.client().set(k, "x"));
+        Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
+        assertEquals(clean.keysChecked() + stray.size() + fine.size() - 1, report.keysChecked());
+        assertEquals(stray.size(), report.problemCount(), report.problems().toString());
+        for (String key : stray) {
+            assertEquals(1, report.problems().stream().filter(p -> p.startsWith("key " + key + " does not parse as a key of orders")).count(),
+                    key + " in " + report.problems());
+        }
     }
 
     /** Calls of one command since the last CONFIG RESETSTAT ({@code INFO commandstats}). */

@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Protocol;
 
 /** One scan shared by many queues: each gets exactly its own keys, from a scan that started after it asked. */
 class SharedScanTest {
@@ -127,7 +129,7 @@ class SharedScanTest {
 
     @Test
     void aQueueAloneInAskingScansAloneHoldingNoShareAndFindsItsKeys() {
-        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         assertTrue(sharing(6).share(q("plain")).isEmpty(), "no other queue asked: no round is run for one");
         assertTrue(SERVER.client().info("commandstats").lines().noneMatch(l -> l.startsWith("cmdstat_scan:")), "no scan ran");
         for (String name : NAMES) {
@@ -174,7 +176,7 @@ class SharedScanTest {
     void queuesThatStepAsideWhileTheyWaitAllMeetInOneScanThoughOnlyOneWorksAtATime() throws Exception {
         WorkPermits working = new WorkPermits(2);
         SharedScan<QueueRef> scan = SharedScan.v1(SERVER.client(), bases()).stepAsideWith(working);
-        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         AtomicInteger entered = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(NAMES.size());
         working.enter(); // another caller at work: no round starts before it is done
@@ -216,5 +218,52 @@ class SharedScanTest {
         assertEquals(a, keys(SharedScan.v2(SERVER.client(), false), "a"));
         assertEquals(a, keys(SharedScan.v2(SERVER.client(), true), "a"), "scanned alone, as on a cluster");
         assertEquals(Set.of("emq:{ab}:meta"), keys(SharedScan.v2(SERVER.client(), false), "ab"));
+    }
+
+    /**
+     * A v2 queue scanning alone on a standalone server has its next page asked for while it holds the
+     * page before: the server has the second SCAN before the first page is handed on; and the pages
+     * still hold exactly the queue's keys, each once.
+     */
+    @Test
+    void aV2QueueScanningAloneHasItsNextPageAskedForWhileItHoldsAPage() {
+        Set<String> mine = new TreeSet<>();
+        try (AbstractPipeline p = SERVER.client().pipelined()) {
+            for (int i = 0; i < 15_000; i++) {
+                p.set("emq:{big}:job:" + i, "v");
+                p.set("emq:{bigger}:job:" + i, "v");
+                mine.add("emq:{big}:job:" + i);
+            }
+            p.sync();
+        }
+        SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        Set<String> found = new TreeSet<>();
+        AtomicInteger pages = new AtomicInteger();
+        SharedScan.v2(SERVER.client(), false).keysOf("big", batch -> {
+            if (pages.getAndIncrement() == 0) {
+                assertTrue(scansSoon(2), "the next page asked for while the first is held");
+            }
+            batch.forEach(k -> assertTrue(found.add(k.display()), "each key once: " + k.display()));
+        });
+        assertTrue(pages.get() >= 2, "pages: " + pages);
+        assertEquals(mine, found);
+    }
+
+    /** Whether the server has had {@code calls} SCANs since the last RESETSTAT within a few seconds. */
+    private static boolean scansSoon(long calls) {
+        for (int i = 0; i < 100; i++) {
+            long now = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_scan:"))
+                    .map(l -> Long.parseLong(l.substring("cmdstat_scan:calls=".length(), l.indexOf(',')))).findFirst().orElse(0L);
+            if (now >= calls) {
+                return true;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
     }
 }
