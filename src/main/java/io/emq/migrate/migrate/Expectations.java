@@ -31,21 +31,39 @@ public final class Expectations {
     }
 
     /**
-     * Records these expectations of a write's rows, fenced by the lease token. When there are at least
+     * Whether {@link #record} writes these expectations in a {@link JournalTransaction}: when there are at least
      * {@link #LEAST} and {@code allNew} (the journal held an expectation of none of these jobs when their
-     * batch was built; a write's jobs are distinct, so none was recorded since), in a {@link JournalTransaction}:
+     * batch was built; a write's jobs are distinct, so none was recorded since).
+     */
+    static boolean transacted(Map<BrandedId, Expectation> expected, boolean allNew) {
+        return expected.size() >= LEAST && allNew;
+    }
+
+    /**
+     * Sends ahead the first round trip of the transaction that {@link #record} completes, when these
+     * expectations take one ({@link #transacted}): the caller writes their rows meanwhile.
+     */
+    static void watch(JournalTransaction tx, Map<BrandedId, Expectation> expected, boolean allNew) {
+        if (transacted(expected, allNew)) {
+            tx.watch(List.of(COUNT_FIELD));
+        }
+    }
+
+    /**
+     * Records these expectations of a write's rows, fenced by the lease token. When they take a transaction
+     * ({@link #transacted}), in the {@link JournalTransaction} whose first round trip {@link #watch} sent:
      * one {@code HSET} of the fields and, when the journal has the counter, {@code HINCRBY expected_rows}
      * by their number, what the script writes for them; else, and when the transaction wrote nothing, with
      * the script ({@link #call}).
      */
     void record(QueueMigration m, JournalTransaction tx, Map<BrandedId, Expectation> expected, boolean allNew) {
-        if (expected.size() >= LEAST && allNew) {
+        if (transacted(expected, allNew)) {
             List<byte[]> hset = new ArrayList<>(2 * expected.size());
             expected.forEach((id, e) -> {
                 hset.add(Utf8.bytes(PREFIX + id));
                 hset.add(Utf8.bytes(e.render()));
             });
-            Optional<List<Object>> done = tx.write(List.of(COUNT_FIELD), counter -> counter.get(0) == null
+            Optional<List<Object>> done = tx.write(counter -> counter.get(0) == null
                     ? List.of(new JournalTransaction.Write(Protocol.Command.HSET, hset.toArray(byte[][]::new)))
                     : List.of(new JournalTransaction.Write(Protocol.Command.HSET, hset.toArray(byte[][]::new)),
                             new JournalTransaction.Write(Protocol.Command.HINCRBY, COUNT_FIELD, Utf8.bytes(Integer.toString(expected.size())))));

@@ -16,7 +16,10 @@ import java.util.Optional;
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
  * transactions when every row of a batch is new ({@link NewRows}), else (and for the rows of a transaction that
  * wrote nothing) one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot), and record each
- * job's expectation in the journal ({@link Expectations#record}). Idempotent: a batch written twice leaves the same rows. A row the
+ * job's expectation in the journal ({@link Expectations#record}). The first round trip of the expectations'
+ * transaction ({@code WATCH} of the journal, the token read) is sent beside the rows' first ({@link Expectations#watch}),
+ * its writes and {@code EXEC} only once the rows' writes replied: rows are always written before their expectations
+ * are recorded, and whatever writes the journal in between (a takeover) makes that {@code EXEC} write nothing. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}); what
  * the journal expected of a batch's rows is read only when it held expectations as the write began (a
  * write's jobs are distinct, so with none then, none of its rows was expected before).
@@ -96,13 +99,15 @@ final class JobWriter {
 
     private static void write(QueueMigration m, NewRows newRows, JournalTransaction journalTx, Built built, Map<String, Long> counts) {
         m.checkpoints.hit("rows built");
+        boolean allNew = built.known().isEmpty();
+        Expectations.watch(journalTx, built.expectations(), allNew); // beside the rows' round trips; completed after them
         List<RowBuilder.Row> unwritten = built.rows().isEmpty() ? List.of() : newRows.write(built.rows(), built.known());
         if (!unwritten.isEmpty()) {
             Rows.write(m, RowBuilder.writeCall(m, unwritten, built.known()));
         }
         m.checkpoints.hit("rows written");
         if (!built.expectations().isEmpty()) {
-            m.journal.expectations().record(m, journalTx, built.expectations(), built.known().isEmpty());
+            m.journal.expectations().record(m, journalTx, built.expectations(), allNew);
         }
         m.checkpoints.hit("expectations recorded");
         built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));

@@ -14,7 +14,7 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * Writes to one queue's journal in transactions fenced by the lease token, without a journal script
  * (whose cost is mostly Lua's: its arguments converted into Lua and back), on a connection of its own to
- * the server that holds the journal, opened at the first write it is asked for. Each {@link #write} takes
+ * the server that holds the journal, opened at the first write it is asked for. Each write takes
  * two round trips: the first sends {@code WATCH <journal>}, {@code HMGET <journal> lock_token <fields>}
  * and {@code MULTI}; when {@code lock_token} holds this run's token (all that {@code holds_lease} checks),
  * the caller's plan decides from the fields' values what to write, and the second sends those writes and
@@ -22,10 +22,12 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@code WATCH}. A takeover, the lease renewed, or any other write to the journal between the
  * {@code WATCH} and the {@code EXEC} makes the {@code EXEC} write nothing. A write that did not happen is
  * the caller's to make with the script, whose guards then decide ({@code EMQLOCK}, or the same writes).
+ * A caller with other round trips to make first sends the first round trip ahead ({@link #watch}), makes
+ * them, then completes the write ({@link #write(Function)}).
  *
  * <p>A server that refuses {@code WATCH} or {@code MULTI} (an ACL without {@code @transaction}:
  * {@code NOPERM}), a transaction it aborts ({@code EXECABORT}: nothing written) or a connection that
- * fails or cannot be opened makes every later {@link #write} decline at once: the script writes.
+ * fails or cannot be opened makes every later write decline at once: the script writes.
  */
 final class JournalTransaction implements AutoCloseable {
     private static final byte[] LOCK_TOKEN = Utf8.bytes("lock_token");
@@ -40,6 +42,8 @@ final class JournalTransaction implements AutoCloseable {
     private final String watched;
     private Connection connection;
     private boolean refused;
+    /** Whether a {@link #watch} was sent whose replies {@link #write(Function)} has not read yet. */
+    private boolean watching;
 
     JournalTransaction(QueueMigration m, String watched) {
         this.m = m;
@@ -49,15 +53,54 @@ final class JournalTransaction implements AutoCloseable {
 
     /**
      * Reads {@code fields} under {@code WATCH} and writes what {@code plan} makes of their values (in
-     * order, null where absent; an empty list: nothing), in one transaction fenced by the lease token.
-     * Returns the {@code EXEC}'s replies, one a write; empty when nothing was written (see the class comment).
+     * order, null where absent; an empty list: nothing), in one transaction fenced by the lease token:
+     * {@link #watch} then {@link #write(Function)}. Returns the {@code EXEC}'s replies, one a write; empty
+     * when nothing was written (see the class comment).
      */
     Optional<List<Object>> write(List<byte[]> fields, Function<List<byte[]>, List<Write>> plan) {
+        watch(fields);
+        return write(plan);
+    }
+
+    /**
+     * Sends the first round trip ({@code WATCH}, {@code HMGET lock_token <fields>}, {@code MULTI}) without
+     * waiting for its replies, so that the caller's other round trips travel beside it; {@link #write(Function)}
+     * reads them. The transaction stays open until then: whatever writes the journal meanwhile (a takeover,
+     * the lease renewed) makes its {@code EXEC} write nothing. Sends nothing when it declines (see the class comment).
+     */
+    void watch(List<byte[]> fields) {
         if (refused || !opened()) {
-            return Optional.empty();
+            return;
         }
         try {
-            return written(fields, plan);
+            connection.sendCommand(Protocol.Command.WATCH, key);
+            byte[][] read = new byte[fields.size() + 2][];
+            read[0] = key;
+            read[1] = LOCK_TOKEN;
+            for (int i = 0; i < fields.size(); i++) {
+                read[i + 2] = fields.get(i);
+            }
+            connection.sendCommand(Protocol.Command.HMGET, read);
+            connection.sendCommand(Protocol.Command.MULTI);
+            connection.getMany(0); // flushed: on its way while the caller works
+            watching = true;
+        } catch (JedisException failed) {
+            refuse();
+        }
+    }
+
+    /**
+     * Reads the replies of the {@link #watch} sent last and writes what {@code plan} makes of the fields'
+     * values, in its transaction; returns the {@code EXEC}'s replies, one a write; empty when nothing was
+     * written, and when no {@link #watch} was sent (it declined).
+     */
+    Optional<List<Object>> write(Function<List<byte[]>, List<Write>> plan) {
+        if (!watching) {
+            return Optional.empty();
+        }
+        watching = false;
+        try {
+            return written(plan);
         } catch (JedisException failed) {
             refuse(); // whatever a transaction wrote, the script writes again the same (its writes are idempotent)
             return Optional.empty();
@@ -76,16 +119,7 @@ final class JournalTransaction implements AutoCloseable {
         return true;
     }
 
-    private Optional<List<Object>> written(List<byte[]> fields, Function<List<byte[]>, List<Write>> plan) {
-        connection.sendCommand(Protocol.Command.WATCH, key);
-        byte[][] read = new byte[fields.size() + 2][];
-        read[0] = key;
-        read[1] = LOCK_TOKEN;
-        for (int i = 0; i < fields.size(); i++) {
-            read[i + 2] = fields.get(i);
-        }
-        connection.sendCommand(Protocol.Command.HMGET, read);
-        connection.sendCommand(Protocol.Command.MULTI);
+    private Optional<List<Object>> written(Function<List<byte[]>, List<Write>> plan) {
         List<Object> replies = connection.getMany(3);
         if (replies.get(0) instanceof JedisDataException || replies.get(2) instanceof JedisDataException) {
             refuse(); // WATCH or MULTI refused (no @transaction): nothing is queued, and closing drops what the connection holds
@@ -136,5 +170,6 @@ final class JournalTransaction implements AutoCloseable {
             connection.close();
             connection = null;
         }
+        watching = false;
     }
 }
