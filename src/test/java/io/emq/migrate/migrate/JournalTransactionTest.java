@@ -175,6 +175,45 @@ class JournalTransactionTest {
         assertEquals("0", TARGET.client().hget(JOURNAL, "expected_rows"));
     }
 
+    /** How many of the target's clients are inside a {@code MULTI} ({@code CLIENT LIST}'s {@code multi} is -1 outside one). */
+    private static long clientsInMulti() {
+        try (Jedis admin = TARGET.node(TARGET.nodes().get(0))) {
+            return admin.clientList().lines().filter(line -> !line.contains(" multi=-1 ")).count();
+        }
+    }
+
+    @Test
+    void theExpectationsTransactionIsOpenWhileTheRowsAreWrittenAndATakeoverThenWritesNoExpectation() {
+        Map<String, AtomicInteger> passed = new ConcurrentHashMap<>();
+        long[] inMulti = {-1};
+        MigrationResult r = migrate(TARGET, passed, (version, where) -> {
+            if (version == 30 && where.equals("rows written")) {
+                inMulti[0] = clientsInMulti(); // the rows' transactions are done: the journal's alone is open
+                TARGET.client().hset(JOURNAL, "lock_token", "another migrator's token");
+            }
+        });
+        assertEquals(1, inMulti[0], "the expectations' WATCH and MULTI were sent beside the rows' round trips");
+        assertEquals(MigrationResult.Outcome.REFUSED, r.outcome(), r.toString());
+        assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), r.refusalKind(), r.toString());
+        assertEquals(1, passed(passed, 30, "new rows watched"), "the first batch's rows were written in transactions");
+        assertEquals(JobWriter.BATCH, TARGET.client().zcard(Keys.queue(QUEUE).pending()), "the first batch's rows, written before the takeover");
+        assertEquals(0, expectationsScanned(TARGET.client()), "no expectation recorded after the takeover");
+        assertEquals("0", TARGET.client().hget(JOURNAL, "expected_rows"));
+        assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "v1 intact");
+    }
+
+    @Test
+    void aRunCrashedAfterTheRowsExecAndBeforeTheExpectationsExecResumesToTheSameRowsAndJournal() {
+        assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SOURCE, TARGET, MigrationOptions.defaults(),
+                Checkpoints.throwingAt("30:" + EXPECTATIONS_WATCHED + "#2"), List.of("bull")));
+        assertEquals(2L * JobWriter.BATCH, TARGET.client().zcard(Keys.queue(QUEUE).pending()), "two batches of rows written");
+        assertEquals(Long.toString(JobWriter.BATCH), TARGET.client().hget(JOURNAL, "expected_rows"), "the second's expectations not");
+        TARGET.client().hset(JOURNAL, "lock_until", "0"); // the crashed run's lease lapsed
+        MigrationResult r = migrate(TARGET, new ConcurrentHashMap<>(), lateJobs());
+        assertMigrated(TARGET.client(), r, JOBS + LATE);
+        assertEquals(journalByScripts(lateJobs()), journal(TARGET.client()));
+    }
+
     @Test
     void aWriteToTheJournalBetweenTheWatchAndTheExecSendsTheBatchToTheScriptAndTheJournalIsTheSame() {
         Map<String, AtomicInteger> passed = new ConcurrentHashMap<>();
