@@ -287,7 +287,7 @@ class LiveSourceTest {
                 Thread.sleep(50);
             }
             assertTrue(java.nio.file.Files.readString(log).contains("stopped at V30"), java.nio.file.Files.readString(log));
-            Thread.sleep(600);
+            awaitLeaseLapsed();
             MigrationResult b = migrate(OPTIONS, (version, where) -> { }).get(0);
             assertEquals(MigrationResult.Outcome.RETIRED, b.outcome(), b.toString());
             io.emq.migrate.runtime.Jobs jobs = io.emq.migrate.runtime.Jobs.on(Wire.open(client()), QUEUE);
@@ -306,6 +306,25 @@ class LiveSourceTest {
         assertEquals(0, client().zcard(Keys.queue(QUEUE).pending()), "the zombie's batch was not written: nothing served twice");
         assertEquals(0, client().keys("emq:{live}:job:*").size());
         assertEquals("retired", new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.STATE).orElseThrow().wireName());
+    }
+
+    /**
+     * Waits until the journal's lease has lapsed by the server's clock: the stopped migrator may renew it
+     * once more after it printed that it stopped (its renewer runs until the process is stopped), so no
+     * fixed wait after the line is long enough on a loaded machine.
+     */
+    private void awaitLeaseLapsed() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            Object lapsed = client().eval("local lease_end = redis.call('HGET', KEYS[1], 'lock_until') local t = redis.call('TIME')"
+                    + " return (not lease_end or tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(lease_end)) and 1 or 0",
+                    List.of(Keys.migrationJournal(QUEUE)), List.of());
+            if (Long.valueOf(1).equals(lapsed)) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the stopped migrator's lease did not lapse within 30 s");
     }
 
     /** Ends a run that refused (v1 intact) as an operator does: the v1 side stopped, migrate again. */
