@@ -204,15 +204,9 @@ public final class Wire implements AutoCloseable {
         return fields.isEmpty() ? List.of() : client.hmget(key, fields.toArray(byte[][]::new));
     }
 
-    /** The fields and values of each of these hashes, in order, empty where absent ({@code HGETALL}, pipelined). */
-    public List<Map<byte[], byte[]>> hgetAll(List<byte[]> keys) {
-        return pipelined(keys, AbstractPipeline::hgetAll);
-    }
-
     /**
      * The hashes at these keys as {@code HGETALL} replies them, in order: each its fields and values
-     * alternating, as sent (RESP2; empty where a key has none). Nothing is hashed or copied, unlike
-     * {@link #hgetAll(List)}'s maps.
+     * alternating, as sent (RESP2; empty where a key has none). Nothing is hashed or copied.
      */
     public List<List<byte[]>> hgetAllFlat(List<byte[]> keys) {
         List<Object> replies = pipelined(keys, (p, key) -> p.sendCommand(new CommandArguments(Protocol.Command.HGETALL).key(key)));
