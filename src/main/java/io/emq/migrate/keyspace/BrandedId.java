@@ -57,26 +57,32 @@ public record BrandedId(String namespace, long value) implements Comparable<Bran
     /** Parses any text; never throws. */
     public static Parsed parse(CharSequence text) {
         String s = text.toString();
-        if (s.length() != LENGTH) {
-            return new Invalid(s, Defect.LENGTH);
-        }
-        if (!validNamespace(s.substring(0, 3))) {
-            return new Invalid(s, Defect.NAMESPACE);
-        }
-        String body = s.substring(3);
-        for (int i = 0; i < body.length(); i++) {
-            if (Base62.digit(body.charAt(i)) < 0) {
-                return new Invalid(s, Defect.CHARSET);
-            }
-        }
-        if (body.compareTo(Base62.MAX_BODY) > 0) {
-            return new Invalid(s, Defect.RANGE);
-        }
-        return new Valid(new BrandedId(s.substring(0, 3), Base62.decodeChecked(body)));
+        Defect defect = defectOf(s);
+        return defect != null ? new Invalid(s, defect) : new Valid(new BrandedId(s.substring(0, 3), Base62.decodeChecked(s.substring(3))));
     }
 
+    /** Whether the text is a branded id ({@link #parse} finds no defect), building nothing. */
     public static boolean isValid(CharSequence text) {
-        return parse(text) instanceof Valid;
+        return defectOf(text) == null;
+    }
+
+    /** The first rule the text breaks, in {@link Defect}'s order, or null when it is a branded id. */
+    private static Defect defectOf(CharSequence s) {
+        if (s.length() != LENGTH) {
+            return Defect.LENGTH;
+        }
+        if (!namespaceLetters(s)) {
+            return Defect.NAMESPACE;
+        }
+        int order = 0; // the body against MAX_BODY: fixed width, so the first differing digit decides
+        for (int i = 0; i < Base62.WIDTH; i++) {
+            char c = s.charAt(3 + i);
+            if (Base62.digit(c) < 0) {
+                return Defect.CHARSET;
+            }
+            order = order != 0 ? order : Character.compare(c, Base62.MAX_BODY.charAt(i));
+        }
+        return order > 0 ? Defect.RANGE : null;
     }
 
     /** Parses text already known to be valid; throws IllegalArgumentException otherwise. */
@@ -89,11 +95,13 @@ public record BrandedId(String namespace, long value) implements Comparable<Bran
     }
 
     public static boolean validNamespace(String ns) {
-        if (ns == null || ns.length() != 3) {
-            return false;
-        }
+        return ns != null && ns.length() == 3 && namespaceLetters(ns);
+    }
+
+    /** Whether the text's first three characters are letters A-Z. */
+    private static boolean namespaceLetters(CharSequence s) {
         for (int i = 0; i < 3; i++) {
-            char c = ns.charAt(i);
+            char c = s.charAt(i);
             if (c < 'A' || c > 'Z') {
                 return false;
             }

@@ -1,6 +1,5 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.keyspace.Base62;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.Keys;
@@ -30,28 +29,35 @@ final class RowKeys {
     }
 
     /**
-     * Whether {@code key} is the key of a row of this queue: the prefix, then a valid branded id (three
-     * letters A-Z, then {@link Base62#WIDTH} base62 digits not above {@link Base62#MAX_BODY}, as
-     * {@link BrandedId#parse} requires). False says nothing: the key is to be parsed.
+     * Whether {@code key} is the key of a row of this queue: the prefix, then a branded id as
+     * {@link BrandedId#isValid} judges it (read over the key's bytes, one character a byte). False says
+     * nothing: the key is to be parsed.
      */
     boolean isRow(byte[] key) {
-        if (key.length != prefix.length + BrandedId.LENGTH || !Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
-            return false;
+        return key.length == prefix.length + BrandedId.LENGTH && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)
+                && BrandedId.isValid(new ByteChars(key, prefix.length));
+    }
+
+    /** The bytes of {@code bytes} from {@code from} on as characters, one a byte (ISO-8859-1), copied only by {@link #toString}. */
+    private record ByteChars(byte[] bytes, int from) implements CharSequence {
+        @Override
+        public int length() {
+            return bytes.length - from;
         }
-        int body = prefix.length + 3;
-        for (int i = prefix.length; i < body; i++) {
-            if (key[i] < 'A' || key[i] > 'Z') {
-                return false;
-            }
+
+        @Override
+        public char charAt(int index) {
+            return (char) (bytes[from + index] & 0xff);
         }
-        int order = 0;
-        for (int i = 0; i < Base62.WIDTH; i++) {
-            char c = (char) key[body + i];
-            if (Base62.digit(c) < 0) {
-                return false;
-            }
-            order = order != 0 ? order : Character.compare(c, Base62.MAX_BODY.charAt(i));
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return toString().substring(start, end);
         }
-        return order <= 0;
+
+        @Override
+        public String toString() {
+            return new String(bytes, from, length(), StandardCharsets.ISO_8859_1);
+        }
     }
 }
