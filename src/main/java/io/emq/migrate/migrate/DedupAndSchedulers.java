@@ -37,13 +37,22 @@ final class DedupAndSchedulers {
     private DedupAndSchedulers() {
     }
 
-    /** The dedup keys, receipts and schedulers of the source as last read (a re-sync calls it again). */
+    /** The dedup keys, receipts and schedulers of the source as last read: receipts for every job of it (V70). */
     static Map<String, Long> absorb(QueueMigration m) {
+        return absorb(m, m.snapshot().jobsInRankOrder());
+    }
+
+    /**
+     * The dedup keys and schedulers of the source as last read, and receipts for those of {@code minted}
+     * that get one: a re-sync pass names the jobs it minted ids for when every job minted before it has
+     * its receipt (a receipt is written once its job has an id, and the id never changes), else every job.
+     */
+    static Map<String, Long> absorb(QueueMigration m, List<JobFacts> minted) {
         QueueSnapshot snap = m.snapshot();
         Map<String, Long> counts = new LinkedHashMap<>();
         counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
         m.checkpoints.hit("dedup keys written");
-        counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
+        counts.put("receipts", receipts(m, Migratable.select(List.of(minted),
                 j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id()))));
         m.checkpoints.hit("receipts written");
         counts.put("schedulers", schedulers(m, snap));
@@ -91,19 +100,20 @@ final class DedupAndSchedulers {
         });
     }
 
-    /** A v1 id a producer chose (no value of the INCR counter) that satisfies the v2 dedup-id rule. */
+    /**
+     * The {@code every} schedulers as v2 registrations, each next run after the last iteration v1 created
+     * (the jobs are walked for those iterations only when there is such a scheduler).
+     */
     private static long schedulers(QueueMigration m, QueueSnapshot snap) {
+        List<Scheduler> every = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY).toList();
         Map<Bytes, Long> lastIteration = new HashMap<>();
-        for (JobFacts j : snap.jobsInRankOrder()) {
+        for (JobFacts j : every.isEmpty() ? List.<JobFacts>of() : snap.jobsInRankOrder()) {
             if (j.repeatJobKey() != null) {
                 iterationMs(j).ifPresent(ms -> lastIteration.merge(j.repeatJobKey(), ms, Math::max));
             }
         }
         long written = 0;
-        for (Scheduler s : snap.schedulers()) {
-            if (s.kind() != Scheduler.Kind.EVERY) {
-                continue;
-            }
+        for (Scheduler s : every) {
             String name = v2Name(s.id());
             byte[] template = template(m, s, m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS));
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()

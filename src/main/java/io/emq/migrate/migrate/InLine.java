@@ -21,7 +21,9 @@ import java.util.Arrays;
  * it in the sign bit, what the pass before read in the others), and an open-addressing table of the
  * records' addresses; ids are compared byte for byte, never by hash alone. Each pass begins with a sweep of
  * the records: those the pass before did not read hold {@link #STALE} from there. A job with more
- * attempts than a record holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass.
+ * attempts than a record holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass. The record
+ * after the one read last is compared first: a pass that reads the jobs in the order the pass before read them
+ * (listings unmoved, or renamed whole as the v1 pause renames wait to paused) finds each there, without hashing.
  *
  * <p>No array is over 256 KiB (a record longer than a chunk has an array of its own), so none is a humongous
  * object for G1 at a heap of 512 MiB, and adding records copies none held (only a small first chunk grows by
@@ -52,6 +54,8 @@ final class InLine {
     /** 1 + the address of the record in each slot, 0 when empty, in chunks; never more than three quarters full. */
     private int[][] slots;
     private int mask;
+    /** 1 + the address of the record after the one read last, 0 when none: a pass reading the jobs in the order the pass before did finds each there. */
+    private int following;
 
     /**
      * A table sized for {@code jobs} jobs whose ids take {@code idBytes} together (the snapshot its first pass
@@ -89,21 +93,32 @@ final class InLine {
     boolean read(JobFacts job) {
         byte[] id = job.id().raw();
         int read = packed(job);
-        int at = find(id);
-        int ref = slot(at);
+        int at = -1;
+        int ref = following != 0 && sameId(following - 1, id) ? following : slot(at = find(id));
         if (ref != 0) {
-            byte[] chunk = chunks[(ref - 1) >>> CHUNK_BITS];
+            int c = (ref - 1) >>> CHUNK_BITS;
+            byte[] chunk = chunks[c];
             int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
             int before = (int) INT.get(chunk, value);
             INT.set(chunk, value, read | READ_NOW);
+            following = followingOf(c, value + Integer.BYTES);
             return read != STALE && before == read;
         }
         int address = append(id, read | READ_NOW);
         setSlot(at, address + 1);
+        following = 0;
         if (++size * 4L > (mask + 1) * 3L) {
             grow();
         }
         return false;
+    }
+
+    /** 1 + the address of the record at {@code offset} of chunk {@code c} (or the next chunk's first, past its end); 0 past the last. */
+    private int followingOf(int c, int offset) {
+        if (offset < used[c]) {
+            return (c << CHUNK_BITS | offset) + 1;
+        }
+        return c + 1 < chunkCount && used[c + 1] > 0 ? ((c + 1) << CHUNK_BITS) + 1 : 0;
     }
 
     /** Adds a record at the end of the last chunk, or of a new one; returns its address. */

@@ -48,6 +48,24 @@ final class Migratable {
         return select(List.of(snap.jobsInRankOrder()), j -> getsRow(j, options));
     }
 
+    /**
+     * How many jobs become rows ({@link #rows}), counted by state: whether a job gets a row depends on its
+     * state alone ({@link Planner#getsRow}) but for an active one, which a live lock holds; so only the active
+     * jobs are walked.
+     */
+    static long rowCount(QueueSnapshot snap, MigrationOptions options) {
+        long n = 0;
+        for (V1State s : V1State.values()) {
+            List<JobFacts> jobs = snap.jobs(s);
+            if (s == V1State.ACTIVE) {
+                n += jobs.stream().filter(j -> getsRow(j, options)).count();
+            } else if (!jobs.isEmpty() && getsRow(jobs.get(0), options)) {
+                n += jobs.size();
+            }
+        }
+        return n;
+    }
+
     /** The row-bearing jobs of some v1 states, in each state's serve order. */
     static Iterable<JobFacts> rows(QueueSnapshot snap, List<V1State> states, MigrationOptions options) {
         return select(states.stream().map(snap::jobs).toList(), j -> getsRow(j, options));

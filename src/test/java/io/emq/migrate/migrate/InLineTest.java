@@ -51,6 +51,42 @@ class InLineTest {
         assertFalse(in.read(job(10)), "only an earlier pass read it: the pass before did not, so it holds no more");
     }
 
+    /**
+     * A pass reading in the order the pass before read finds each record right after the one before, across
+     * chunks and past a record with a chunk of its own; any other id there (one never read, one read out of
+     * order, one sharing a prefix) is still told by its own bytes.
+     */
+    @Test
+    void aPassInThePassBeforesOrderIsToldByEachRecordsOwnBytes() {
+        int jobs = 60_000;
+        String wide = "w".repeat(InLine.CHUNK + 10);
+        InLine in = new InLine(0, 0);
+        in.nextPass();
+        for (int n = 1; n <= jobs; n++) {
+            assertFalse(in.read(job(n)), "job " + n);
+            if (n == jobs / 2) {
+                assertFalse(in.read(job(wide, V1State.WAIT, 0)), "a record with a chunk of its own");
+            }
+        }
+        in.nextPass();
+        for (int n = 1; n <= jobs; n++) {
+            assertTrue(in.read(job(n)), "job " + n + " in the same order");
+            if (n == jobs / 2) {
+                assertTrue(in.read(job(wide, V1State.PAUSED, 0)), "the wide one");
+                assertFalse(in.read(job(wide + "x", V1State.WAIT, 0)), "a longer id after it is another job");
+            }
+            if (n % 1000 == 0) {
+                assertFalse(in.read(job(Integer.toString(n + 1).substring(1), V1State.WAIT, 0)), "a prefix of the next id");
+                assertFalse(in.read(job(n + 1 + "x", V1State.WAIT, 0)), "the next id and more");
+            }
+        }
+        in.nextPass();
+        assertTrue(in.read(job(jobs)), "the last one, out of order");
+        assertTrue(in.read(job(1)), "the first one after it");
+        assertFalse(in.read(job(Integer.toString(2), V1State.FAILED, 2)), "the one after, in another state");
+        assertTrue(in.read(job(3)), "and the one after that");
+    }
+
     /** Ids of every length a record's varint takes (one to three bytes), sharing prefixes, beside short ones. */
     @Test
     void idsOfAnyLengthAreHeldByTheirWholeBytes() {

@@ -110,6 +110,34 @@ class LiveSourceTest {
     }
 
     @Test
+    void jobsWithCustomIdsAddedWhileV1ServesGetTheirReceipts() {
+        List<String> custom = List.of("order-after-copy", "order-before-retire");
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && !added.contains(custom.get(0))) {
+                addCustom(custom.get(0));
+            }
+            if (version == 110 && !added.contains(custom.get(1))) {
+                addCustom(custom.get(1));
+            }
+        });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        for (String id : custom) {
+            String branded = journal.ids().lookupV1(List.of(id.getBytes())).get(0).orElseThrow().toString();
+            assertEquals(branded, client().get(Keys.queue(QUEUE).dedup(id)), "the receipt of " + id);
+        }
+    }
+
+    /** A producer adds a job under an id of its own choosing, as BullMQ's add with a jobId does. */
+    private void addCustom(String id) {
+        client().hset("bull:" + QUEUE + ":" + id, java.util.Map.of("name", "send", "data", "{}", "opts", "{\"jobId\":\"" + id
+                + "\"}", "timestamp", "1700000000000", "delay", "0", "priority", "0"));
+        client().lpush("bull:" + QUEUE + ":wait", id);
+        added.add(id);
+    }
+
+    @Test
     void aProducerThatNeverStopsHasItsAddsRefusedFromThePauseAndTheRunRetires() {
         int[] tried = {0};
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {

@@ -1,0 +1,49 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.Discovery;
+import io.emq.migrate.v1.DiscoveryResult;
+import io.emq.migrate.v1.QueueBases;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.V1State;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.util.List;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The rows counted by state are the rows walked one by one, whatever the states, locks and anomalies. */
+class MigratableTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    @Test
+    void rowCountCountsTheRowsOfEveryState() {
+        boolean[] seen = new boolean[4];
+        for (String fixture : List.of("node-5.65.1", "legacy-and-foreign", "elixir-v1")) {
+            SERVER.client().flushAll();
+            List<String> prefixes = new FixtureLoader(SERVER.client()).load(FixtureLoader.resource(fixture)).prefixes();
+            DiscoveryResult discovery = new Discovery(SERVER.client()).discover(prefixes);
+            QueueSnapshotReader reader = new QueueSnapshotReader(SERVER.client(), new QueueBases(discovery.queues()));
+            for (QueueRef queue : discovery.queues()) {
+                QueueSnapshot snap = reader.read(queue);
+                for (boolean accept : List.of(false, true)) {
+                    MigrationOptions options = MigrationOptions.defaults().withAcceptAnomalies(accept);
+                    long walked = StreamSupport.stream(Migratable.rows(snap, options).spliterator(), false).count();
+                    assertEquals(walked, Migratable.rowCount(snap, options), fixture + " " + queue.display() + " accept " + accept);
+                }
+                seen[0] |= snap.jobs(V1State.ACTIVE).stream().anyMatch(Migratable::held);
+                seen[1] |= snap.jobs(V1State.ACTIVE).stream().anyMatch(j -> !Migratable.held(j));
+                seen[2] |= !snap.jobs(V1State.COMPLETED).isEmpty();
+                seen[3] |= !snap.jobs(V1State.UNKNOWN).isEmpty();
+            }
+        }
+        assertTrue(seen[0] && seen[1] && seen[2] && seen[3], "the fixtures hold held and unheld active jobs, completed ones and"
+                + " orphans: " + java.util.Arrays.toString(seen));
+    }
+}
