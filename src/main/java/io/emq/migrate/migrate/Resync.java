@@ -140,11 +140,12 @@ final class Resync {
         long[] matched = {0};
         long[] reread = {0};
         long[] lookedUp = {0};
+        Bytes base = m.source.base();
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
             List<JobFacts> batch = new ArrayList<>(all.size());
             for (JobFacts j : all) {
                 boolean asBefore = inLine.read(j);
-                if (!(before.isPresent() ? asBefore : copied.contains(j.state())) || changes.get().touched(m.source.jobKey(j.id()))) {
+                if (!(before.isPresent() ? asBefore : copied.contains(j.state())) || changes.get().touchedJob(base, j.id())) {
                     batch.add(j);
                 }
             }
@@ -222,9 +223,10 @@ final class Resync {
     private static Map<Integer, String> digests(QueueMigration m, List<JobFacts> batch, List<Optional<BrandedId>> ids,
                                                 Optional<SourceFeed.Changes> changes) {
         List<Integer> at = new ArrayList<>();
+        Bytes base = m.source.base();
         for (int i = 0; i < batch.size(); i++) {
-            Bytes key = m.source.jobKey(batch.get(i).id());
-            if (ids.get(i).isPresent() && changes.map(c -> c.touched(key)).orElse(true)) {
+            Bytes id = batch.get(i).id();
+            if (ids.get(i).isPresent() && changes.map(c -> c.touchedJob(base, id)).orElse(true)) {
                 at.add(i);
             }
         }

@@ -260,6 +260,8 @@ final class SourceFeed implements AutoCloseable {
         private final Set<Bytes> written = new HashSet<>();
         /** Every written key, and each of its beginnings that ends before a colon. */
         private final Set<Bytes> stems = new HashSet<>();
+        /** The stems under one queue's base with the base taken off (see {@link #touchedJob}), built on first use. */
+        private final Map<Bytes, Set<Bytes>> idStems = new HashMap<>();
         private boolean unknown;
 
         Changes(Set<Bytes> written) {
@@ -267,6 +269,7 @@ final class SourceFeed implements AutoCloseable {
         }
 
         private void add(Set<Bytes> keys) {
+            idStems.clear();
             written.addAll(keys);
             for (Bytes k : keys) {
                 stems.add(k);
@@ -302,6 +305,19 @@ final class SourceFeed implements AutoCloseable {
         /** Whether this key, or a key under it (a job hash's logs, lock or flow keys), was written. */
         boolean touched(Bytes key) {
             return unknown || stems.contains(key);
+        }
+
+        /** As {@link #touched} of the job hash {@code base + id}, without building the key. */
+        boolean touchedJob(Bytes base, Bytes id) {
+            if (unknown) {
+                return true;
+            }
+            Set<Bytes> ids = idStems.computeIfAbsent(base, b -> {
+                Set<Bytes> under = new HashSet<>();
+                stems.stream().filter(k -> k.startsWith(b)).forEach(k -> under.add(k.dropPrefix(b)));
+                return under;
+            });
+            return ids.contains(id);
         }
     }
 

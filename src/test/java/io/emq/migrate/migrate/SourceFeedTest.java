@@ -190,6 +190,31 @@ class SourceFeedTest {
         }
     }
 
+    /** A job told touched by its id under the queue's base is the job told touched by its whole key, as more drains join. */
+    @Test
+    void aJobIsToldTouchedByItsIdAsByItsKey() {
+        try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
+            io.emq.migrate.v1.QueueRef queue = io.emq.migrate.v1.QueueRef.of("bull", QUEUE);
+            SourceFeed.Watch watch = feed.watch(queue).orElseThrow();
+            client().rpush("bull:" + QUEUE + ":repeat:a:7:logs", "line");
+            client().hset("bull:" + QUEUE + ":5", "data", "{}");
+            SourceFeed.Changes changes = watch.drain().orElseThrow();
+            List<String> ids = List.of("5", "6", "repeat:a:7", "repeat:a", "repeat", "repeat:a:7:logs", "8", "");
+            for (String id : ids) {
+                io.emq.migrate.v1.Bytes v1 = io.emq.migrate.v1.Bytes.utf8(id);
+                assertEquals(changes.touched(queue.jobKey(v1)), changes.touchedJob(queue.base(), v1), "job '" + id + "'");
+            }
+            assertTrue(changes.touchedJob(queue.base(), io.emq.migrate.v1.Bytes.utf8("repeat:a:7")), "its logs were written");
+            assertFalse(changes.touchedJob(queue.base(), io.emq.migrate.v1.Bytes.utf8("6")), "job 6 was not written");
+            client().hset("bull:" + QUEUE + ":6", "data", "{}");
+            changes.absorb(watch.drain().orElseThrow());
+            assertTrue(changes.touchedJob(queue.base(), io.emq.migrate.v1.Bytes.utf8("6")), "written before the next drain, absorbed");
+            assertFalse(changes.touchedJob(queue.base(), io.emq.migrate.v1.Bytes.utf8("8")), "job 8 was not written");
+            changes.lost();
+            assertTrue(changes.touchedJob(queue.base(), io.emq.migrate.v1.Bytes.utf8("8")), "the feed broke: job 8 may have been");
+        }
+    }
+
     @Test
     void aFlushBreaksTheFeedForGood() {
         try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
