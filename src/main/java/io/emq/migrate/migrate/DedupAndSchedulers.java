@@ -37,22 +37,13 @@ final class DedupAndSchedulers {
     private DedupAndSchedulers() {
     }
 
-    /** The dedup keys, receipts and schedulers of the source as last read: receipts for every job of it (V70). */
+    /** The dedup keys, receipts and schedulers of the source as last read (a re-sync calls it again). */
     static Map<String, Long> absorb(QueueMigration m) {
-        return absorb(m, m.snapshot().jobsInRankOrder());
-    }
-
-    /**
-     * The dedup keys and schedulers of the source as last read, and receipts for those of {@code minted}
-     * that get one: a re-sync pass names the jobs it minted ids for when every job minted before it has
-     * its receipt (a receipt is written once its job has an id, and the id never changes), else every job.
-     */
-    static Map<String, Long> absorb(QueueMigration m, List<JobFacts> minted) {
         QueueSnapshot snap = m.snapshot();
         Map<String, Long> counts = new LinkedHashMap<>();
         counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
         m.checkpoints.hit("dedup keys written");
-        counts.put("receipts", receipts(m, Migratable.select(List.of(minted),
+        counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
                 j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id()))));
         m.checkpoints.hit("receipts written");
         counts.put("schedulers", schedulers(m, snap));

@@ -110,9 +110,7 @@ final class Resync {
      * The first pass of a run whose V20 minted from the snapshot held ({@link QueueMigration#takeMintedSnapshot}), when
      * it refreshes that snapshot, looks up only the jobs the feed tells touched and those of a listing the feed
      * tells written ({@link #asCopied}). Without the feed (none, a broken one, a re-run) every job is looked up
-     * and re-read. Receipts ({@link DedupAndSchedulers}) are written for the jobs the pass writes alone when a pass
-     * of this run succeeded before it or the copy of this run wrote them for the snapshot it refreshes; else for
-     * every job. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
+     * and re-read. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
@@ -187,7 +185,7 @@ final class Resync {
                 .flatMap(Optional::stream).toList();
         remove(m, gone);
         LogCopier.copy(m, rows);
-        DedupAndSchedulers.absorb(m, before.isPresent() || afterCopy ? rows : snap.jobsInRankOrder());
+        DedupAndSchedulers.absorb(m);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
         m.checkpoints.hit("pass recorded");

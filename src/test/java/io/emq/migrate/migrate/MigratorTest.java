@@ -111,6 +111,21 @@ class MigratorTest {
     }
 
     @Test
+    void anEverySchedulersNextRunFollowsTheLastIterationV1Created() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        List<String> iterations = List.copyOf(SERVER.client().keys("bull:orders:repeat:every-minute:*"));
+        assertEquals(1, iterations.size(), "the fixture's one iteration job: " + iterations);
+        long iterationMs = Long.parseLong(iterations.get(0).substring(iterations.get(0).lastIndexOf(':') + 1));
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false)
+                .withAcceptAnomalies(true).withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(),
+                List.of("bull"), "orders");
+        assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
+        assertEquals((double) iterationMs + 60000, SERVER.client().zscore(Keys.queue("orders").base() + "repeat", "every-minute"),
+                "the iteration job migrated; the registration runs next a minute after it");
+    }
+
+    @Test
     void abandonAfterACrashRightAfterASchedulerWasWrittenLeavesNoRegistration() throws InterruptedException {
         MigrationHarness.load(SERVER.client(), "node-5.65.1");
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
