@@ -126,7 +126,7 @@ final class ClientMint {
             int end = (int) Math.min(v1Ids.size(), k + start + IdentityMap.BLOCK - r);
             int size = before;
             for (int j = k; j < end; j++) {
-                size += digits(v1Ids.get(j).length) + 1 + v1Ids.get(j).length;
+                size += SourceFence.digits(v1Ids.get(j).length) + 1 + v1Ids.get(j).length;
             }
             byte[] parts = new byte[size];
             if (had != null && before > 0) {
@@ -137,7 +137,7 @@ final class ClientMint {
             int p = before;
             for (; k < end; k++, r++) {
                 byte[] v1 = v1Ids.get(k);
-                p = length(parts, p, v1.length);
+                p = SourceFence.length(parts, p, v1.length, SourceFence.digits(v1.length));
                 System.arraycopy(v1, 0, parts, p, v1.length);
                 p += v1.length;
             }
@@ -145,24 +145,5 @@ final class ClientMint {
             hset[at++] = parts;
         }
         return at;
-    }
-
-    /** How many decimal digits {@code n} (not negative) has. */
-    private static int digits(int n) {
-        int digits = 1;
-        for (int rest = n / 10; rest > 0; rest /= 10) {
-            digits++;
-        }
-        return digits;
-    }
-
-    /** Writes {@code n} (not negative) in decimal and a colon at {@code at}; returns the position after them. */
-    private static int length(byte[] out, int at, int n) {
-        int end = at + digits(n);
-        for (int i = end - 1, rest = n; i >= at; i--, rest /= 10) {
-            out[i] = (byte) ('0' + rest % 10);
-        }
-        out[end] = ':';
-        return end + 1;
     }
 }
