@@ -1,16 +1,13 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.Base62;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.plan.Rebrand;
 import io.emq.migrate.wire.Replies;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import redis.clients.jedis.Protocol;
 
 /**
@@ -52,7 +49,9 @@ final class ClientMint {
         long block = (first - 1) / IdentityMap.BLOCK;
         List<byte[]> fields = new ArrayList<>(v1Ids.size() + 4);
         fields.addAll(List.of(ID_BASE, HWM, KEPT, Utf8.bytes(IdentityMap.V2_BLOCK + block)));
-        v1Ids.forEach(id -> fields.add(IdentityMap.field(IdentityMap.V1, id)));
+        for (byte[] id : v1Ids) {
+            fields.add(IdentityMap.v1Field(id));
+        }
         Optional<List<Object>> done = tx.write(fields, values -> {
             long last = before + v1Ids.size();
             if (values.get(0) == null || !Arrays.equals(values.get(2), Utf8.bytes("0")) || last > Rebrand.MAX_RANK
@@ -61,24 +60,29 @@ final class ClientMint {
                 return List.of();
             }
             long base = Long.parseLong(Replies.asText(values.get(0)));
-            List<byte[]> hset = new ArrayList<>(2 * v1Ids.size() + 2 * (v1Ids.size() / IdentityMap.BLOCK + 2) + 2);
+            byte[][] hset = new byte[2 * v1Ids.size() + 2 * (v1Ids.size() / IdentityMap.BLOCK + 2) + 2][];
+            int at = 0;
+            byte[] id = Utf8.bytes(BrandedId.job(base << Rebrand.RANK_BITS | first).toString());
             for (int i = 0; i < v1Ids.size(); i++) {
-                hset.add(fields.get(i + 4));
-                hset.add(Utf8.bytes(BrandedId.job(base << Rebrand.RANK_BITS | (first + i)).toString()));
+                hset[at++] = fields.get(i + 4);
+                hset[at++] = id;
+                id = next(id);
             }
-            blocks(first, v1Ids, values.get(3), hset);
-            hset.add(HWM);
-            hset.add(Utf8.bytes(Long.toString(last)));
-            return List.of(new JournalTransaction.Write(Protocol.Command.HSET, hset.toArray(byte[][]::new)));
+            at = blocks(first, v1Ids, values.get(3), hset, at);
+            hset[at++] = HWM;
+            hset[at++] = Utf8.bytes(Long.toString(last));
+            return List.of(new JournalTransaction.Write(Protocol.Command.HSET, Arrays.copyOf(hset, at)));
         });
         hwm = done.isPresent() ? before + v1Ids.size() : -1;
         return done.isPresent();
     }
 
+    /** Whether no two of these ids are equal (sorted, then each beside the next). */
     private static boolean distinct(List<byte[]> v1Ids) {
-        Set<ByteBuffer> seen = new HashSet<>();
-        for (byte[] id : v1Ids) {
-            if (!seen.add(ByteBuffer.wrap(id))) {
+        byte[][] sorted = v1Ids.toArray(byte[][]::new);
+        Arrays.sort(sorted, Arrays::compareUnsigned);
+        for (int i = 1; i < sorted.length; i++) {
+            if (Arrays.equals(sorted[i - 1], sorted[i])) {
                 return false;
             }
         }
@@ -86,32 +90,60 @@ final class ClientMint {
     }
 
     /**
-     * Adds to {@code hset} the {@code v2r:} fields and values that add ranks {@code first}, {@code first + 1}, ...
-     * (minted for {@code v1Ids}) to their blocks: the first rank's block extends {@code had} (that block as read;
-     * when absent and the block began before {@code first}, one {@code -} for each of its earlier ranks).
+     * The branded id of the next rank: {@code id}'s base62 body plus one (a rank's ids differ only in the
+     * body's low digits; the rank never carries into the id base, as the last rank is at most
+     * {@link Rebrand#MAX_RANK}), in a new array.
      */
-    private static void blocks(long first, List<byte[]> v1Ids, byte[] had, List<byte[]> hset) {
+    static byte[] next(byte[] id) {
+        byte[] out = id.clone();
+        for (int i = out.length - 1; i >= out.length - Base62.WIDTH; i--) {
+            switch (out[i]) {
+                case '9' -> out[i] = 'A';
+                case 'Z' -> out[i] = 'a';
+                case 'z' -> out[i] = '0'; // carries into the digit before
+                default -> out[i]++;
+            }
+            if (out[i] != '0') {
+                break;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Puts into {@code hset} from {@code at} the {@code v2r:} fields and values that add ranks {@code first},
+     * {@code first + 1}, ... (minted for {@code v1Ids}) to their blocks: the first rank's block extends {@code had}
+     * (that block as read; when absent and the block began before {@code first}, one {@code -} for each of its
+     * earlier ranks). Returns the position after them.
+     */
+    private static int blocks(long first, List<byte[]> v1Ids, byte[] had, byte[][] hset, int at) {
         int k = 0;
         long r = first;
         while (k < v1Ids.size()) {
             long block = (r - 1) / IdentityMap.BLOCK;
             long start = block * IdentityMap.BLOCK + 1;
-            ByteArrayOutputStream parts = new ByteArrayOutputStream();
-            if (r > start) {
-                if (had != null) {
-                    parts.writeBytes(had);
-                } else {
-                    for (long skipped = start; skipped < r; skipped++) {
-                        parts.write('-');
-                    }
-                }
+            int before = r == start ? 0 : had != null ? had.length : (int) (r - start);
+            int end = (int) Math.min(v1Ids.size(), k + start + IdentityMap.BLOCK - r);
+            int size = before;
+            for (int j = k; j < end; j++) {
+                size += SourceFence.digits(v1Ids.get(j).length) + 1 + v1Ids.get(j).length;
             }
-            for (; k < v1Ids.size() && r < start + IdentityMap.BLOCK; k++, r++) {
-                parts.writeBytes(Utf8.bytes(v1Ids.get(k).length + ":"));
-                parts.writeBytes(v1Ids.get(k));
+            byte[] parts = new byte[size];
+            if (had != null && before > 0) {
+                System.arraycopy(had, 0, parts, 0, before);
+            } else {
+                Arrays.fill(parts, 0, before, (byte) '-');
             }
-            hset.add(Utf8.bytes(IdentityMap.V2_BLOCK + block));
-            hset.add(parts.toByteArray());
+            int p = before;
+            for (; k < end; k++, r++) {
+                byte[] v1 = v1Ids.get(k);
+                p = SourceFence.length(parts, p, v1.length, SourceFence.digits(v1.length));
+                System.arraycopy(v1, 0, parts, p, v1.length);
+                p += v1.length;
+            }
+            hset[at++] = Utf8.bytes(IdentityMap.V2_BLOCK + block);
+            hset[at++] = parts;
         }
+        return at;
     }
 }

@@ -23,7 +23,7 @@ final class IdMinter {
             ClientMint inClient = new ClientMint(m.journal, tx);
             return Migratable.inBatches(jobs, BATCH, batch -> {
                 List<byte[]> v1Ids = batch.stream().map(j -> j.id().raw()).toList();
-                boolean keeps = IdentityMap.keeps(v1Ids, m.options.keepBrandedIds()).indexOf('1') >= 0;
+                boolean keeps = m.options.keepBrandedIds() && IdentityMap.keeps(v1Ids, true).indexOf('1') >= 0;
                 if (keeps || !inClient.minted(v1Ids)) {
                     m.journal.ids().assign(v1Ids, m.options.keepBrandedIds());
                 }

@@ -23,6 +23,7 @@ import java.util.function.ObjIntConsumer;
  */
 public final class IdentityMap {
     static final String V1 = "v1:";
+    private static final byte[] V1_BYTES = Utf8.bytes(V1);
     static final String V2 = "v2:";
     /** The v2 direction of minted ids, a field a block of {@link #BLOCK} ranks. */
     static final String V2_BLOCK = "v2r:";
@@ -72,7 +73,7 @@ public final class IdentityMap {
     /** The branded ids of these v1 ids, without minting; empty entries for ids the journal lacks. */
     public List<Optional<BrandedId>> lookupV1(List<byte[]> v1Ids) {
         List<Optional<BrandedId>> out = new ArrayList<>(v1Ids.size());
-        for (byte[] v : journal.read(v1Ids.stream().map(id -> field(V1, id)).toList())) {
+        for (byte[] v : journal.read(v1Ids.stream().map(IdentityMap::v1Field).toList())) {
             out.add(v == null ? Optional.empty() : Optional.of(BrandedId.of(Replies.asText(v))));
         }
         return out;
@@ -180,12 +181,11 @@ public final class IdentityMap {
         return journal.text(HWM).map(Long::parseLong).orElse(0L);
     }
 
-    /** {@code prefix} then {@code tail}: a field of a family. */
-    static byte[] field(String prefix, byte[] tail) {
-        byte[] p = Utf8.bytes(prefix);
-        byte[] out = new byte[p.length + tail.length];
-        System.arraycopy(p, 0, out, 0, p.length);
-        System.arraycopy(tail, 0, out, p.length, tail.length);
+    /** The field {@code v1:<v1 id>}. */
+    static byte[] v1Field(byte[] v1Id) {
+        byte[] out = new byte[V1_BYTES.length + v1Id.length];
+        System.arraycopy(V1_BYTES, 0, out, 0, V1_BYTES.length);
+        System.arraycopy(v1Id, 0, out, V1_BYTES.length, v1Id.length);
         return out;
     }
 }

@@ -221,7 +221,7 @@ final class SourceFence {
     }
 
     /** How many decimal digits {@code n} (not negative) has. */
-    private static int digits(int n) {
+    static int digits(int n) {
         int digits = 1;
         for (int rest = n / 10; rest > 0; rest /= 10) {
             digits++;
@@ -229,8 +229,11 @@ final class SourceFence {
         return digits;
     }
 
-    /** Writes {@code n} in its {@code digits} decimal digits and a colon at {@code at}; returns the position after them. */
-    private static int length(byte[] out, int at, int n, int digits) {
+    /**
+     * Writes {@code n} in its {@code digits} decimal digits and a colon at {@code at}; returns the position after them
+     * (a digest's pair, and a {@code v2r:} block's entry, {@link ClientMint}).
+     */
+    static int length(byte[] out, int at, int n, int digits) {
         for (int i = at + digits - 1, rest = n; i >= at; i--, rest /= 10) {
             out[i] = (byte) ('0' + rest % 10);
         }

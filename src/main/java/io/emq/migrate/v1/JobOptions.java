@@ -22,6 +22,9 @@ final class JobOptions {
     private static final byte[] PRI = bytes("pri");
     private static final byte[] DEL = bytes("del");
     private static final byte[] LIFO = bytes("lifo");
+    /** Every name the options read: the Elixir keys, and {@code lifo}. */
+    private static final byte[][] READ_NAMES = java.util.stream.Stream.concat(ELIXIR_KEYS.stream(), java.util.stream.Stream.of("lifo"))
+            .map(JobOptions::bytes).toArray(byte[][]::new);
 
     private final boolean elixir;
     private final JsonNode pri;
@@ -36,7 +39,7 @@ final class JobOptions {
     }
 
     static JobOptions of(byte[] raw) {
-        if (raw == null) {
+        if (raw == null || namesNone(raw)) {
             return NONE;
         }
         Spans spans = new Spans(raw);
@@ -45,6 +48,31 @@ final class JobOptions {
             case NOT_JSON -> NONE;
             case UNDECIDED -> ofTree(raw);
         };
+    }
+
+    /**
+     * Whether the text names none of the members the options read ({@code "pri"}, {@code "at"}, ..., each between
+     * quotes as a JSON name is) and holds no backslash (an escape may spell one): JSON or not, it then reads as no
+     * options, without a scan (the options of nearly every Node BullMQ job).
+     */
+    private static boolean namesNone(byte[] raw) {
+        for (int i = 0; i < raw.length; i++) {
+            if (raw[i] == '\\' || raw[i] == '"' && quotedNameAt(raw, i + 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether one of the names the options read, then a quote, starts at {@code at}. */
+    private static boolean quotedNameAt(byte[] raw, int at) {
+        for (byte[] name : READ_NAMES) {
+            if (at + name.length < raw.length && raw[at + name.length] == '"'
+                    && java.util.Arrays.equals(raw, at, at + name.length, name, 0, name.length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a key only the v1 Elixir app writes is there. */

@@ -22,8 +22,11 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.PipelineSend;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.args.Rawable;
@@ -153,6 +156,12 @@ public final class QueueSnapshotReader {
          */
         private FactsBatch measuring;
         private FactsBatch sent;
+        /**
+         * Measured reads of a standalone source: the one connection a state's facts are read on, while they are
+         * read; each batch's pipeline is sent on it before the batch before is read, and replies come in the order
+         * sent. Null otherwise (payloads read: a connection a pipeline in flight; a cluster: one pipeline at a time).
+         */
+        private Connection held;
         /**
          * A refresh's snapshot read before, its listed ids, the keys written since, the entries now listed
          * whose hash was written, the walks of {@code wait} and {@code paused} beside the listings before, the
@@ -817,6 +826,7 @@ public final class QueueSnapshotReader {
             StateJobs jobs = new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
             int[] batch = new int[JOB_BATCH];
             int n = 0;
+            held = payloadRead == PayloadRead.MEASURED && jedis instanceof RedisClient standalone ? standalone.getPool().getResource() : null;
             try {
                 for (int local = 0; local < count; local++) {
                     int entry = from + local;
@@ -845,6 +855,10 @@ public final class QueueSnapshotReader {
                 }
                 measuring = null;
                 sent = null;
+                if (held != null) {
+                    held.close();
+                    held = null;
+                }
             }
             facts.put(state, jobs);
         }
@@ -885,6 +899,22 @@ public final class QueueSnapshotReader {
         private void addInFlight() {
             advance();
             advance();
+        }
+
+        /** A pipeline for a batch's reads: on the {@link #held} connection, else the client's own. */
+        private AbstractPipeline pipeline() {
+            return held != null ? new Pipeline(held, false) : jedis.pipelined();
+        }
+
+        /**
+         * A pipeline for the reads that follow a batch's replies (the types of keys they could not tell, whether a
+         * payload is there), once the batch sent after it is answered: its replies come first on the held connection.
+         */
+        private AbstractPipeline followUp() {
+            if (sent != null) {
+                sent.receiveMeasured();
+            }
+            return pipeline();
         }
 
         private void checkQueue() {
@@ -980,8 +1010,10 @@ public final class QueueSnapshotReader {
      * of payload, each payload checked (and digested) as it arrives; the first of those pipelines is sent by
      * {@link #start} and read by {@link #finish}. The reader keeps two batches in flight ({@link Reading#advance}), so
      * the server answers this batch's lengths and the batch before's first pipeline while the reader adds the batch
-     * before that. Measured: the small fields, payload lengths and lock TTLs in one pipeline, sent and read by
-     * {@link #finish} (the migration's readers share a pool sized to them: each holds one connection at a time).
+     * before that. Measured: the small fields, payload lengths and lock TTLs in one pipeline, read by {@link #finish};
+     * from a standalone source it is sent by {@link #start} on the reader's held connection, so the server answers it
+     * while the reader adds the batch before, else by {@link #finish} (the migration's readers share a pool sized to
+     * them: each holds one connection at a time).
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
@@ -1006,6 +1038,9 @@ public final class QueueSnapshotReader {
         private AbstractPipeline lengthsAsked;
         private List<Response<Long>> lengthReplies;
         private List<Response<Long>> lockReplies;
+        /** Measured: the pipeline of the small fields, lengths and lock TTLs, sent by {@link #askMeasured} (null once read), and its field replies. */
+        private AbstractPipeline measuredAsked;
+        private List<Response<List<byte[]>>> fieldReplies;
         /** The first {@code HMGET} pipeline, sent by {@link #start} (null once read, and when measuring), its replies, and where it ends. */
         private AbstractPipeline firstChunk;
         private List<Response<List<byte[]>>> firstReplies;
@@ -1048,10 +1083,14 @@ public final class QueueSnapshotReader {
 
         /**
          * Payloads read: reads the lengths {@link #askLengths} asked for, then sends (not waiting for the answers) the
-         * first {@code HMGET} pipeline, on a connection of its own until {@link #finish} reads it. Measured: nothing yet.
+         * first {@code HMGET} pipeline, on a connection of its own until {@link #finish} reads it. Measured: on the
+         * reader's held connection, sends the batch's one pipeline ({@link #askMeasured}); without one, nothing yet.
          */
         void start() {
             if (payloadRead == PayloadRead.MEASURED) {
+                if (reading.held != null) {
+                    askMeasured();
+                }
                 return;
             }
             readLengths();
@@ -1063,7 +1102,7 @@ public final class QueueSnapshotReader {
 
         /** Closes the pipelines {@link #askLengths} and {@link #start} sent, their answers unread: the read failed before this batch was added. */
         void abandon() {
-            for (AbstractPipeline sentPipeline : new AbstractPipeline[] {lengthsAsked, firstChunk}) {
+            for (AbstractPipeline sentPipeline : new AbstractPipeline[] {lengthsAsked, firstChunk, measuredAsked}) {
                 if (sentPipeline != null) {
                     sentPipeline.close();
                 }
@@ -1172,26 +1211,46 @@ public final class QueueSnapshotReader {
             }
         }
 
-        /** The small fields, payload lengths and lock TTLs in one pipeline; the payloads are not read. */
-        private void readMeasured() {
-            List<Response<Long>> locks = new ArrayList<>();
-            List<Response<List<byte[]>>> fieldReplies = new ArrayList<>(keys.length);
-            List<Response<Long>> lengthReplies = new ArrayList<>(keys.length);
-            try (AbstractPipeline p = jedis.pipelined()) {
-                for (int n = 0; n < keys.length; n++) {
-                    if (state == V1State.ACTIVE) {
-                        locks.add(p.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
-                    }
-                    fieldReplies.add(hmget(p, keys[n], FIELDS));
-                    lengthReplies.add(p.hstrlen(keys[n], DATA));
+        /** Measured: sends the small fields, payload lengths and lock TTLs in one pipeline, not waiting for the answers; the payloads are not read. */
+        private void askMeasured() {
+            fieldReplies = new ArrayList<>(keys.length);
+            lengthReplies = new ArrayList<>(keys.length);
+            lockReplies = new ArrayList<>();
+            measuredAsked = reading.pipeline();
+            for (int n = 0; n < keys.length; n++) {
+                if (state == V1State.ACTIVE) {
+                    lockReplies.add(measuredAsked.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
                 }
-                p.sync();
+                fieldReplies.add(hmget(measuredAsked, keys[n], FIELDS));
+                lengthReplies.add(measuredAsked.hstrlen(keys[n], DATA));
             }
+            PipelineSend.now(measuredAsked);
+        }
+
+        /** Measured: reads the replies of the pipeline {@link #askMeasured} sent, unless they were read. */
+        private void receiveMeasured() {
+            if (measuredAsked != null) {
+                try (AbstractPipeline p = measuredAsked) {
+                    p.sync();
+                }
+                measuredAsked = null;
+            }
+        }
+
+        /** The small fields, payload lengths and lock TTLs, from the pipeline {@link #start} sent, else sent now. */
+        private void readMeasured() {
+            if (fieldReplies == null) {
+                askMeasured();
+            }
+            receiveMeasured();
             for (int n = 0; n < keys.length; n++) {
                 fields.add(hashFields(fieldReplies.get(n)));
                 lengths[n] = lengthOf(lengthReplies.get(n));
-                lockTtls[n] = state == V1State.ACTIVE ? locks.get(n).get() : -2L;
+                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).get() : -2L;
             }
+            fieldReplies = null;
+            lengthReplies = null;
+            lockReplies = null;
         }
 
         /**
@@ -1235,7 +1294,7 @@ public final class QueueSnapshotReader {
                 return out;
             }
             List<Response<String>> replies = new ArrayList<>(positions.size());
-            try (AbstractPipeline p = jedis.pipelined()) {
+            try (AbstractPipeline p = reading.followUp()) {
                 positions.forEach(n -> replies.add(p.type(keys[n])));
                 p.sync();
             }
@@ -1261,7 +1320,7 @@ public final class QueueSnapshotReader {
                 return;
             }
             List<Response<Boolean>> present = new ArrayList<>(empty.size());
-            try (AbstractPipeline p = jedis.pipelined()) {
+            try (AbstractPipeline p = reading.followUp()) {
                 empty.forEach(n -> present.add(p.hexists(keys[n], DATA)));
                 p.sync();
             }

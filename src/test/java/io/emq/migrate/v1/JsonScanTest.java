@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -153,6 +154,15 @@ class JsonScanTest {
         assertEquals(0, JobOptions.of(b("{\"pri\":7,\"x\":[}")).pri(), "broken text reads as no options");
         assertFalse(JobOptions.of(b("[{\"pri\":7}]")).elixir());
         assertFalse(JobOptions.of(null).elixir());
+        for (String name : List.of("at", "pri", "del", "bo", "ro", "rof", "rep")) {
+            assertTrue(JobOptions.of(b("{\"attempts\":3,\"" + name + "\":1}")).elixir(), name);
+        }
+        JobOptions node = JobOptions.of(b("{\"attempts\":3,\"delay\":5,\"priority\":2,\"backoff\":{\"type\":\"fixed\"},\"lifo\":true}"));
+        assertFalse(node.elixir(), "delay, priority and backoff are not del, pri and bo");
+        assertEquals(0, node.pri());
+        assertEquals(0, node.del());
+        assertTrue(node.lifo());
+        assertEquals(3, JobOptions.of(b("{\"del\\u0061y\":0,\"\\u0064el\":3}")).del(), "an escape read as the name it spells");
     }
 
     private static void assertSameOptions(byte[] raw, String where) {
