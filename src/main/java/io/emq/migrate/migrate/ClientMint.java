@@ -97,14 +97,10 @@ final class ClientMint {
     static byte[] next(byte[] id) {
         byte[] out = id.clone();
         for (int i = out.length - 1; i >= out.length - Base62.WIDTH; i--) {
-            switch (out[i]) {
-                case '9' -> out[i] = 'A';
-                case 'Z' -> out[i] = 'a';
-                case 'z' -> out[i] = '0'; // carries into the digit before
-                default -> out[i]++;
-            }
-            if (out[i] != '0') {
-                break;
+            int digit = (Base62.digit((char) out[i]) + 1) % Base62.ALPHABET.length();
+            out[i] = (byte) Base62.ALPHABET.charAt(digit);
+            if (digit != 0) {
+                break; // no carry into the digit before
             }
         }
         return out;
