@@ -3,7 +3,9 @@ package io.emq.migrate.v1;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * What the planner reads from a job's {@code opts} JSON, as Jackson's tree of it holds it: whether it has
@@ -23,8 +25,7 @@ final class JobOptions {
     private static final byte[] DEL = bytes("del");
     private static final byte[] LIFO = bytes("lifo");
     /** Every name the options read: the Elixir keys, and {@code lifo}. */
-    private static final byte[][] READ_NAMES = java.util.stream.Stream.concat(ELIXIR_KEYS.stream(), java.util.stream.Stream.of("lifo"))
-            .map(JobOptions::bytes).toArray(byte[][]::new);
+    private static final byte[][] READ_NAMES = Stream.concat(Arrays.stream(ELIXIR_KEY_BYTES), Stream.of(LIFO)).toArray(byte[][]::new);
 
     private final boolean elixir;
     private final JsonNode pri;
@@ -68,7 +69,7 @@ final class JobOptions {
     private static boolean quotedNameAt(byte[] raw, int at) {
         for (byte[] name : READ_NAMES) {
             if (at + name.length < raw.length && raw[at + name.length] == '"'
-                    && java.util.Arrays.equals(raw, at, at + name.length, name, 0, name.length)) {
+                    && Arrays.equals(raw, at, at + name.length, name, 0, name.length)) {
                 return true;
             }
         }
@@ -139,7 +140,7 @@ final class JobOptions {
         }
 
         private boolean named(byte[] key, int from, int to) {
-            return java.util.Arrays.equals(raw, from, to, key, 0, key.length);
+            return Arrays.equals(raw, from, to, key, 0, key.length);
         }
 
         JobOptions options() {
