@@ -2,6 +2,8 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.plan.Rebrand;
+import io.emq.migrate.wire.Replies;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -9,9 +11,13 @@ import java.util.Optional;
  * ({@link Rebrand}); none without an id base.
  */
 record MintedRanks(Optional<Long> base, long hwm) {
-    /** A journal's minted ids: its id base and high-water mark as they are now. */
+    private static final List<byte[]> FIELDS = List.of(Utf8.bytes(JournalHeader.ID_BASE.name()), Utf8.bytes(IdentityMap.HWM));
+
+    /** A journal's minted ids: its id base and high-water mark as they are now (one {@code HMGET} of both). */
     static MintedRanks of(Journal journal) {
-        return new MintedRanks(journal.header().get(JournalHeader.ID_BASE), journal.ids().highWaterMark());
+        List<byte[]> read = journal.read(FIELDS);
+        return new MintedRanks(Optional.ofNullable(read.get(0)).flatMap(v -> JournalHeader.ID_BASE.parse().apply(Replies.asText(v))),
+                read.get(1) == null ? 0 : Long.parseLong(Replies.asText(read.get(1))));
     }
 
     /** The rank of a minted {@code JOB} id, else 0. */

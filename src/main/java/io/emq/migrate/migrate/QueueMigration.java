@@ -46,6 +46,8 @@ final class QueueMigration {
     boolean noExtrasAtFence;
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
+    /** The v1 completed count this run last folded into v2's metrics ({@link CompletedCount}); -1 before the first fold. */
+    long completedFolded = -1;
     /**
      * The snapshot V20 minted ids from in this run, until the first re-sync pass: the absorb steps after it
      * copied every row-bearing job of it as it read it (see {@link Resync}); null when V20 did not run in this run.

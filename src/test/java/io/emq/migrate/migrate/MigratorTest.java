@@ -9,15 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.Monitor;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
 
 class MigratorTest {
     @RegisterExtension
@@ -108,6 +111,31 @@ class MigratorTest {
         SERVER.client().hincrBy(completed, "count", 3); // three v2 completions since
         Abandon.run(Wire.unfenced(SERVER.client()), target, "orders", MigrationOptions.DEFAULT_LEASE);
         assertEquals(Map.of("count", "3"), SERVER.client().hgetAll(completed));
+    }
+
+    @Test
+    void aCompletedCountThatDoesNotChangeIsFoldedOnceARun() throws Exception {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        String completed = Keys.queue("orders").metricsCompleted();
+        List<String> commands = new CopyOnWriteArrayList<>();
+        List<MigrationResult> r;
+        try (Monitor monitor = new Monitor(SERVER.node(SERVER.nodes().get(0)), commands::add);
+             Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
+            Thread.sleep(200);
+            r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false).withAcceptAnomalies(true)
+                    .withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(), List.of("bull"), "orders");
+            marker.echo("migrated");
+            for (long deadline = System.nanoTime() + 10_000_000_000L; commands.stream().noneMatch(c -> c.contains("migrated"))
+                    && System.nanoTime() < deadline; ) {
+                Thread.sleep(10); // MONITOR streams behind the server
+            }
+        }
+        assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
+        // each fold the server runs reads what was folded before (a NOSCRIPT answer to EVALSHA runs nothing)
+        List<String> folds = commands.stream().filter(c -> c.contains(" lua] \"HGET\" \"" + completed + "\" \"migrated_completed\"")).toList();
+        assertEquals(1, folds.size(), "V80 folds the two completed jobs; V100's pass lists the same two and sends nothing: " + folds);
+        assertEquals("2", SERVER.client().hget(completed, "count"));
     }
 
     @Test
