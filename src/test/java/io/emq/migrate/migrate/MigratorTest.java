@@ -125,11 +125,7 @@ class MigratorTest {
             Thread.sleep(200);
             r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false).withAcceptAnomalies(true)
                     .withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(), List.of("bull"), "orders");
-            marker.echo("migrated");
-            for (long deadline = System.nanoTime() + 10_000_000_000L; commands.stream().noneMatch(c -> c.contains("migrated"))
-                    && System.nanoTime() < deadline; ) {
-                Thread.sleep(10); // MONITOR streams behind the server
-            }
+            Monitor.awaitShown(marker, commands, "migrated");
         }
         assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
         // each fold the server runs reads what was folded before (a NOSCRIPT answer to EVALSHA runs nothing)

@@ -90,11 +90,7 @@ class ScannedExtrasTest {
              Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
             Thread.sleep(200);
             r = migrate((version, where) -> marker.echo("checkpoint " + version)).get(0);
-            marker.echo("migrated");
-            for (long deadline = System.nanoTime() + 10_000_000_000L; commands.stream().noneMatch(c -> c.contains("\"migrated\""))
-                    && System.nanoTime() < deadline; ) {
-                Thread.sleep(10); // MONITOR streams behind the server
-            }
+            Monitor.awaitShown(marker, commands, "migrated");
         }
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         int from = lastIndexOf(commands, "\"checkpoint 20\"");

@@ -95,11 +95,7 @@ class SourceFenceTest {
              Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
             Thread.sleep(200);
             SourceFence.read(wire, QUEUE, ids("1", "2", "3"));
-            marker.echo("read done");
-            for (long deadline = System.nanoTime() + 10_000_000_000L; commands.stream().noneMatch(c -> c.contains("read done"))
-                    && System.nanoTime() < deadline; ) {
-                Thread.sleep(10); // MONITOR streams behind the server
-            }
+            Monitor.awaitShown(marker, commands, "read done");
         }
         List<String> plain = commands.stream().filter(c -> c.contains("\"HGETALL\"") && !c.contains(" lua]")).toList();
         List<String> scripted = commands.stream().filter(c -> c.contains("\"HGETALL\"") && c.contains(" lua]")).toList();

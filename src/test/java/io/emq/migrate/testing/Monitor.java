@@ -1,5 +1,6 @@
 package io.emq.migrate.testing;
 
+import java.util.List;
 import java.util.function.Consumer;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisMonitor;
@@ -24,6 +25,20 @@ public final class Monitor implements AutoCloseable {
             }
         });
         watcher.start();
+    }
+
+    /**
+     * Echoes {@code text} through {@code marker} and waits (at most 10 s) until {@code seen}, the lines this monitor
+     * gave its consumer, shows it: MONITOR streams behind the server, so every command the server ran before the
+     * echo has then been seen.
+     */
+    public static void awaitShown(Jedis marker, List<String> seen, String text) throws InterruptedException {
+        marker.echo(text);
+        String echoed = "\"" + text + "\"";
+        for (long deadline = System.nanoTime() + 10_000_000_000L; seen.stream().noneMatch(c -> c.contains(echoed))
+                && System.nanoTime() < deadline; ) {
+            Thread.sleep(10);
+        }
     }
 
     /** Ends the monitoring (the server streams behind: wait for a marker of your own before closing). */
