@@ -17,7 +17,9 @@ import java.util.Set;
  * this run read them are looked up in the journal (see {@link Resync#pass}); otherwise every job is
  * ({@code full-pass}). Passes go on while each one changes
  * more than {@link #SMALL} rows and fewer than the pass before (the delta still shrinks), at most
- * {@link #PASSES}. V120 catches up the same way again just before it pauses v1 ({@link RetireSource}).
+ * {@link #PASSES}. Without the feed, a queue whose sizes have not moved since this run read it takes no pass
+ * ({@code unchanged}, see {@link #apply}). V120 catches up the same way again just before it pauses v1
+ * ({@link RetireSource}), with the feed only.
  */
 final class CatchUp implements Step {
     static final int PASSES = 4;
@@ -32,8 +34,20 @@ final class CatchUp implements Step {
         return Resync.CHECKPOINTS;
     }
 
+    /**
+     * Passes as {@link #run} does; except that a queue the change feed does not watch, whose sizes are still
+     * those read before this run's last full read ({@link QueueMigration#sizesAsBeforeLiveRead}: nothing
+     * added, no structure moved), takes no pass ({@code unchanged}): each of its passes would read the whole
+     * source again, as the pass under the pause (V120) does anyway, which also catches what keeps the sizes (an edit).
+     */
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        if (m.watch.isEmpty() && m.sizesAsBeforeLiveRead()) {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            counts.put("unchanged", 1L);
+            counts.put("passes", 0L);
+            return counts;
+        }
         return run(m).counts();
     }
 

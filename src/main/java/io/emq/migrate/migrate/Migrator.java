@@ -166,6 +166,7 @@ public final class Migrator {
                 eachAtOnce(workers, working, runs.values(), run -> run.apply(step));
                 recordHistory(runs.values(), step);
             }
+            eachAtOnce(workers, working, runs.values(), Run::finish);
         } finally {
             heartbeat.shutdownNow();
             workers.shutdownNow();
@@ -173,7 +174,7 @@ public final class Migrator {
             guardConnections.close();
         }
         for (Run run : runs.values()) {
-            results.add(run.finish());
+            results.add(run.result);
         }
         return results;
     }
@@ -296,6 +297,8 @@ public final class Migrator {
         boolean claimed;
         /** The history row of the step this run just applied, until {@link #recordHistory} writes it. */
         HistoryRow unrecorded;
+        /** How this run ended, once {@link #finish} ran. */
+        MigrationResult result;
 
         Run(QueueMigration m) {
             this.m = m;
@@ -426,33 +429,40 @@ public final class Migrator {
             this.message = message;
         }
 
-        /** The window journaled when this queue retired (empty before, or when the target cannot be read). */
-        private Optional<Long> pauseWindow() {
+        /** The journal's header, for the window journaled when this queue retired (empty when the target cannot be read). */
+        private Optional<JournalHeader> header() {
             try {
-                return m.journal.header().get(JournalHeader.WINDOW_MS);
+                return Optional.of(m.journal.header());
             } catch (RuntimeException unreachable) {
                 return Optional.empty();
             }
         }
 
-        MigrationResult finish() {
+        /** Ends this run once every step ran: its outcome, as the journal tells it when no step stopped it, its lease released, its {@link #result}. */
+        void finish() {
+            Optional<JournalHeader> header;
             if (outcome == null) {
-                outcome = m.journal.header().get(JournalHeader.STATE).map(MigrationResult.Outcome::of).orElse(MigrationResult.Outcome.VERIFIED);
+                JournalHeader read = m.journal.header();
+                header = Optional.of(read);
+                outcome = read.get(JournalHeader.STATE).map(MigrationResult.Outcome::of).orElse(MigrationResult.Outcome.VERIFIED);
                 try {
                     m.journal.lease().release();
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else if (refusalKind.filter(k -> k == MigrationRefused.Kind.LOCKED || k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
-                try {
-                    m.journal.lease().release();
-                } catch (RuntimeException lost) {
-                    // as above
+            } else {
+                if (refusalKind.filter(k -> k == MigrationRefused.Kind.LOCKED || k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
+                    try {
+                        m.journal.lease().release();
+                    } catch (RuntimeException lost) {
+                        // as above
+                    }
                 }
+                header = header();
             }
             long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
-            return new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
-                    (System.nanoTime() - started) / 1_000_000, jobs, pauseWindow());
+            result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
+                    (System.nanoTime() - started) / 1_000_000, jobs, header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)));
         }
     }
 

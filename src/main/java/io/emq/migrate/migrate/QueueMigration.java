@@ -59,6 +59,11 @@ final class QueueMigration {
     private final Map<BrandedId, String> knownLanes = new HashMap<>();
     /** Whether this run proved every journaled row (V110, or a whole proof in V120): then a pass under the pause proves only what it wrote. */
     boolean provenThisRun;
+    /**
+     * The source's {@link SourceFence#sizes} taken just before this run's last full read while v1 is live, when
+     * the change feed does not watch the queue ({@link CatchUp} compares them); empty when none was taken.
+     */
+    private Optional<String> sizesBeforeLiveRead = Optional.empty();
     /** Whether v1 is live: this migration has not paused it for its last pass yet (V120); read from the journal on first use. */
     private Boolean v1Live;
     /** The watch that has held since the exact snapshot was read ({@link #readSource}, {@link #refreshSource}); null when none does. */
@@ -186,9 +191,20 @@ final class QueueMigration {
      */
     String readLiveSource() {
         snapshot = null;
+        sizesBeforeLiveRead = watch.isEmpty() ? Optional.of(SourceFence.sizes(sourceWire, source)) : Optional.empty();
         snapshot = reader().read(source);
         checkpoints.hit("source read");
         return "";
+    }
+
+    /**
+     * Whether the source's sizes (its add counter and the size of each structure, one O(1) call) are those
+     * taken before this run's last full read while v1 is live: nothing added since, no structure grown or
+     * shrunk. Not a proof that nothing changed (an edit, or a move undone, keeps the sizes): the exact
+     * pass under the pause is (V120). False when no such read was taken (a watched queue, a re-run).
+     */
+    boolean sizesAsBeforeLiveRead() {
+        return sizesBeforeLiveRead.isPresent() && sizesBeforeLiveRead.get().equals(SourceFence.sizes(sourceWire, source));
     }
 
     /**

@@ -3,9 +3,12 @@ package io.emq.migrate.migrate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -50,18 +53,48 @@ class LeastPrivilegeTest {
     }
 
     @Test
-    void aSourceUserWithoutTheFeedsSubscriptionMigratesWithFullPasses() {
-        List<MigrationResult> results = migrateAs(SOURCE_ACL_WITHOUT_FEED);
-        assertCatchUpIs("full-pass", results);
+    void aSourceUserWithoutTheFeedsSubscriptionCatchesUpWithAFullPassWhereV1Added() {
+        String[] added = {null};
+        List<MigrationResult> results = migrateAs(SOURCE_ACL_WITHOUT_FEED, (version, where) -> {
+            if (version == 30 && added[0] == null) {
+                added[0] = LiveV1.add(SOURCE.client(), "emails").orElseThrow();
+            }
+        });
+        for (MigrationResult r : results) {
+            assertCatchUpIs(r.v2Queue().equals("emails") ? "full-pass" : "unchanged", List.of(r));
+        }
         assertCaughtUpBeforeThePause(false, results);
+        assertTrue(new Journal(Wire.open(TARGET.client()), "emails").ids().lookupV1(List.of(added[0].getBytes(StandardCharsets.UTF_8)))
+                .get(0).isPresent(), "the job v1 added during the copy was caught up");
     }
 
     @Test
-    void aSourceUserRefusedClientTrackingMigratesWithFullPasses() {
-        assertCatchUpIs("full-pass", migrateAs(SOURCE_ACL_WITHOUT_TRACKING));
+    void withoutTheFeedAnEditThatKeepsTheSizesTakesNoCatchUpPassAndIsCaughtUnderThePause() {
+        String[] edited = {null};
+        List<MigrationResult> results = migrateAs(SOURCE_ACL_WITHOUT_FEED, (version, where) -> {
+            if (version == 30 && edited[0] == null) {
+                edited[0] = SOURCE.client().lrange("bull:emails:paused", 0, 0).get(0);
+                SOURCE.client().hset("bull:emails:" + edited[0], "data", "{\"edited\":true}");
+            }
+        });
+        assertCatchUpIs("unchanged", results);
+        BrandedId id = new Journal(Wire.open(TARGET.client()), "emails").ids()
+                .lookupV1(List.of(edited[0].getBytes(StandardCharsets.UTF_8))).get(0).orElseThrow();
+        String payload = TARGET.client().hget(Keys.queue("emails").job(id), "payload");
+        assertTrue(payload.contains("\"edited\":true"), payload);
+    }
+
+    @Test
+    void aSourceUserRefusedClientTrackingTakesNoCatchUpPassWhereV1DidNotMove() {
+        assertCatchUpIs("unchanged", migrateAs(SOURCE_ACL_WITHOUT_TRACKING));
     }
 
     private static List<MigrationResult> migrateAs(String sourceAcl) {
+        return migrateAs(sourceAcl, (version, where) -> {
+        });
+    }
+
+    private static List<MigrationResult> migrateAs(String sourceAcl, Checkpoints.Observer v1Meanwhile) {
         SOURCE.client().flushAll();
         TARGET.client().flushAll();
         MigrationHarness.load(SOURCE.client(), "node-5.65.1");
@@ -71,7 +104,7 @@ class LeastPrivilegeTest {
         try (UnifiedJedis source = Endpoint.parse("redis://migrator:s3cret@" + SOURCE.uri().substring(8)).open();
              UnifiedJedis target = Endpoint.parse("redis://migrator:s3cret@" + TARGET.uri().substring(8)).open()) {
             List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(target), SOURCE.uri(),
-                    MigrationOptions.defaults().withAcceptAnomalies(true), Checkpoints.none())
+                    MigrationOptions.defaults().withAcceptAnomalies(true), Checkpoints.observed(v1Meanwhile))
                     .migrate(List.of("bull"), List.of("emails", "flows-parent", "flows-child"));
             results.forEach(r -> assertTrue(r.ok(), r.toString()));
             assertTrue(TARGET.client().zcard("emq:{emails}:pending") > 0);
@@ -101,7 +134,7 @@ class LeastPrivilegeTest {
         }
     }
 
-    /** Every queue's catch-up ran in this mode ({@code delta-keys} or {@code full-pass}). */
+    /** Every queue's catch-up ran in this mode ({@code delta-keys}, {@code full-pass}, or {@code unchanged}: no pass). */
     private static void assertCatchUpIs(String mode, List<MigrationResult> results) {
         for (MigrationResult r : results) {
             Map<String, Long> counts = new Journal(Wire.open(TARGET.client()), r.v2Queue()).history().rows().stream()
