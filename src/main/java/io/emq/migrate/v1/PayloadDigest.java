@@ -3,7 +3,10 @@ package io.emq.migrate.v1;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -85,8 +88,14 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
         };
     }
 
+    /**
+     * Whether Jackson reads the bytes, decoded as UTF-8 (malformed UTF-8 is not), as one JSON value: never as
+     * UTF-16 or UTF-32, which Jackson's byte parser guesses from NUL bytes among the first four, and never
+     * skipping a byte-order mark. JSON data is spliced into the envelope's own UTF-8 text, where only UTF-8
+     * JSON survives byte for byte.
+     */
     static boolean parsesAsOneValue(byte[] data) {
-        try (JsonParser p = JSON.createParser(data)) {
+        try (JsonParser p = JSON.createParser(new InputStreamReader(new ByteArrayInputStream(data), StandardCharsets.UTF_8.newDecoder()))) {
             JsonToken first = p.nextToken();
             if (first == null) {
                 return false;

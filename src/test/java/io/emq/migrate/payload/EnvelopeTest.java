@@ -70,7 +70,7 @@ class EnvelopeTest {
     @ParameterizedTest
     @ValueSource(strings = {"{\"a\":1}", "[1,2,{\"b\":[]}]", "42", "-1.5e3", "\"text\"", "true", "null",
         "{\"s\":\"caf\u00e9 \u2603 \\u0000\"}", " {\"a\":1}", "{\"a\":1}\n", "not json", "", "{\"a\":", "1 2",
-        "line1\nline2\u0001\u007f"})
+        "line1\nline2\u0001\u007f", "0\u0000", "\u00000", "\u0000\u0000\u00001", "\ufeff{}", "{}\u0000"})
     void dataIsRecoveredByteForByte(String text) throws Exception {
         byte[] data = text.getBytes(StandardCharsets.UTF_8);
         byte[] payload = Envelope.wrap(data, P);

@@ -76,8 +76,9 @@ class JsonScanTest {
         byte[] utf16 = {0, '{', 0, '}'};
         assertEquals(JsonScan.Verdict.UNDECIDED, JsonScan.oneValue(bom));
         assertEquals(JsonScan.Verdict.UNDECIDED, JsonScan.oneValue(utf16));
-        assertTrue(PayloadDigest.isJson(bom), "Jackson skips a UTF-8 byte-order mark");
-        assertTrue(PayloadDigest.isJson(utf16), "Jackson reads NULs in the first bytes as UTF-16");
+        assertFalse(PayloadDigest.isJson(bom), "a byte-order mark is no JSON in UTF-8 text (Jackson's byte parser skips it)");
+        assertFalse(PayloadDigest.isJson(utf16), "NUL bytes are no JSON in UTF-8 text (Jackson's byte parser reads UTF-16)");
+        assertFalse(PayloadDigest.isJson(new byte[] {'0', 0}), "NUL after a number (Jackson's byte parser reads UTF-16 \"0\")");
         assertEquals(JsonScan.Verdict.UNDECIDED, JsonScan.oneValue(b("[".repeat(300) + "]".repeat(300))));
         assertTrue(PayloadDigest.isJson(b("[".repeat(300) + "]".repeat(300))));
         assertFalse(PayloadDigest.isJson(b("[".repeat(1001) + "]".repeat(1001))), "deeper than Jackson reads");
