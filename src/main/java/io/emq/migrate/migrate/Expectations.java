@@ -104,11 +104,10 @@ public final class Expectations {
      * when the number found is not the journal's {@code expected_rows} (ids kept from v1 by
      * {@code --keep-branded-ids}, a journal begun before the counter) are the others found by
      * {@code HSCAN}, the minted ids read above skipped (a page may repeat a field, so one of those may
-     * come twice).
+     * come twice). {@code minted}: the journal's id base and high-water mark, as read by the caller.
      */
-    public void forEach(int size, Consumer<Map<BrandedId, Expectation>> batches) {
+    void forEach(int size, MintedRanks minted, Consumer<Map<BrandedId, Expectation>> batches) {
         Batches out = new Batches(size, batches);
-        MintedRanks minted = MintedRanks.of(journal);
         long found = 0;
         for (long from = 1; minted.base().isPresent() && from <= minted.hwm(); from += size) {
             List<BrandedId> ids = new ArrayList<>(size);

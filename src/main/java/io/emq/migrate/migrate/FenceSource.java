@@ -26,36 +26,34 @@ import java.util.stream.Collectors;
  * source's change feed (every key v1 writes from here on is told to the re-sync passes), record
  * whether v1 was paused before, pause the v2 target until the migration ends, read the source once as
  * it comes (producers and workers may move it meanwhile: the passes settle that), refuse what the plan
- * refuses in what was read (live locks are v1 workers at work: the last pass waits for them), and
- * record the read. A refusal resumes the v2 queue, leaving both ends as they were.
+ * refuses in what was read (live locks are v1 workers at work: the last pass waits for them). A refusal resumes the v2 queue, leaving both ends as they were.
  */
 final class FenceSource implements Step {
     @Override
     public List<String> checkpoints() {
-        return List.of("header recorded", "v2 paused", "source read", "fingerprint recorded");
+        return List.of("header recorded", "v2 paused", "source read", "read checked");
     }
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         m.watch = m.feed.watch(m.source);
         JournalHeader recorded = recordHeader(m);
+        m.v1LiveAsIn(recorded);
         m.checkpoints.hit("header recorded");
         boolean v2Paused = TargetFence.pause(m.targetWire, m.keys, m.journal);
         if (recorded.get(JournalHeader.V2_WAS_PAUSED).isEmpty()) {
             m.journal.record(JournalHeader.V2_WAS_PAUSED, v2Paused);
         }
         m.checkpoints.hit("v2 paused");
-        String fingerprint;
         try {
-            fingerprint = m.readLiveSource();
+            m.readLiveSource();
             m.noExtrasAtFence = SourceFence.noExtrasScanned(m.snapshot());
             refuseWhatThePlanRefuses(m);
         } catch (MigrationRefused refused) {
             unpause(m);
             throw refused;
         }
-        m.journal.record(JournalHeader.FINGERPRINT, fingerprint);
-        m.checkpoints.hit("fingerprint recorded");
+        m.checkpoints.hit("read checked");
         Map<String, Long> counts = new LinkedHashMap<>();
         for (V1State s : V1State.LISTED) {
             counts.put(s.wireName(), (long) m.snapshot().jobs(s).size());

@@ -78,6 +78,11 @@ public final class Journal {
         set(write.fields());
     }
 
+    /** The fenced write of header fields, as a call to send (alone or pipelined). */
+    ScriptCall<Void> recordCall(JournalHeader.Write write) {
+        return setCall(write.fields());
+    }
+
     public <T> void record(JournalHeader.Field<T> field, T value) {
         record(new JournalHeader.Write().set(field, value));
     }

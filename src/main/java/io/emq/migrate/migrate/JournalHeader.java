@@ -33,8 +33,9 @@ public final class JournalHeader {
     public static final Field<String> SOURCE = text("source");
     public static final Field<String> STARTED_ON = text("started_on");
     /**
-     * The sizes of the v1 queue as the last pass read it ({@link SourceFence#sizes}: the add counter and
-     * the size of each structure; "" for a read while v1 is live): what a refusal says moved since. Not a
+     * The sizes of the v1 queue as the last pass under the pause read it ({@link SourceFence#sizes}: the add
+     * counter and the size of each structure; absent before one, as a read while v1 is live has none): what a
+     * refusal says moved since. Not a
      * proof that the source held still: a {@link SourceGuard} is, and it does not outlive its run.
      */
     public static final Field<String> FINGERPRINT = text("fingerprint");

@@ -173,9 +173,14 @@ final class QueueMigration {
 
     boolean v1Live() {
         if (v1Live == null) {
-            v1Live = journal.header().get(JournalHeader.V1_PAUSED_AT).isEmpty();
+            v1LiveAsIn(journal.header());
         }
         return v1Live;
+    }
+
+    /** Whether v1 is live, as this header just read from the journal tells (no pause journaled). */
+    void v1LiveAsIn(JournalHeader header) {
+        v1Live = header.get(JournalHeader.V1_PAUSED_AT).isEmpty();
     }
 
     /** From here on v1 is paused by this migration (the last pass, V120). */

@@ -85,23 +85,27 @@ final class RetireSource implements Step {
         Optional<byte[]> version = Optional.ofNullable(m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(),
                 List.of(Utf8.bytes("version"))).get(0));
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
-        Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
-        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of()) : pauseAndRetireStructures(m);
-        m.checkpoints.hit("structures deleted");
+        // read once: of what this step reads, only the pause instant (recorded below when absent) and the window
+        // (recorded after its last use) are written before the step ends; the fingerprint only names what moved
         JournalHeader header = m.journal.header();
-        if (!header.get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
-            TargetFence.resume(m.targetWire, m.keys, m.journal);
-        }
+        Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
+        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT))
+                : pauseAndRetireStructures(m, header);
+        m.checkpoints.hit("structures deleted");
         long window = header.get(JournalHeader.WINDOW_MS).orElseGet(() ->
-                System.currentTimeMillis() - header.get(JournalHeader.V1_PAUSED_AT).orElseThrow());
-        m.journal.record(JournalHeader.WINDOW_MS, window);
+                System.currentTimeMillis() - stamp.pausedAt().orElseThrow());
+        JournalHeader.Write windowMs = new JournalHeader.Write().set(JournalHeader.WINDOW_MS, window);
+        if (!header.get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
+            TargetFence.resumeAndRecord(m.targetWire, m.keys, m.journal, windowMs);
+        } else {
+            m.journal.record(windowMs);
+        }
         m.checkpoints.hit("v2 resumed");
         Retired jobs = retireJobs(m, stamp.before());
         m.checkpoints.hit("jobs retired");
         long keys = deleteRemainingKeys(m);
         m.checkpoints.hit("source deleted");
-        TargetFence.release(m.targetWire, m.keys, m.journal);
-        m.journal.record(JournalHeader.STATE, MigrationState.RETIRED);
+        TargetFence.releaseAndRecord(m.targetWire, m.keys, m.journal, new JournalHeader.Write().set(JournalHeader.STATE, MigrationState.RETIRED));
         Map<String, Long> counts = new LinkedHashMap<>();
         caughtUp.forEach((k, v) -> counts.put("live-" + k, v));
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
@@ -131,18 +135,20 @@ final class RetireSource implements Step {
      * structures; a refusal before the tombstone resumes v1 (thaws its add counter only, when it was
      * paused before the migration) and forgets the pause, v1 serving again as it did.
      */
-    private static Stamped pauseAndRetireStructures(QueueMigration m) {
-        if (m.journal.header().get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
-            m.journal.record(JournalHeader.V1_PAUSED_AT, System.currentTimeMillis());
-        }
+    private static Stamped pauseAndRetireStructures(QueueMigration m, JournalHeader header) {
+        long pausedAt = header.get(JournalHeader.V1_PAUSED_AT).orElseGet(() -> {
+            long now = System.currentTimeMillis();
+            m.journal.record(JournalHeader.V1_PAUSED_AT, now);
+            return now;
+        });
         m.checkpoints.hit("pause recorded");
         m.v1Paused();
         SourceFence.pause(m.sourceWire, m.source);
         m.checkpoints.hit("v1 paused");
         try {
-            return retireStructures(m);
+            return retireStructures(m, header.get(JournalHeader.FINGERPRINT).orElse(""), pausedAt);
         } catch (MigrationRefused refused) {
-            if (m.journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
+            if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
                 SourceFence.thaw(m.sourceWire, m.source);
             } else {
                 SourceFence.resume(m.sourceWire, m.source);
@@ -154,19 +160,18 @@ final class RetireSource implements Step {
 
     /**
      * What stamping the tombstone deleted, the source as read by the pass it stamped after, and the
-     * counts of that pass (empty when an earlier run stamped it).
+     * counts of that pass (empty when an earlier run stamped it); and the instant v1 was paused, as journaled.
      */
-    private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass) {
+    private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass, Optional<Long> pausedAt) {
     }
 
     /**
      * Deletes the structures and stamps the tombstone in the transaction of the {@link SourceGuard}
      * that has watched the source since the pass read it (a re-run takes a pass: a watch does not
      * outlive its run), keeping the source as that pass read it (what a job edited later is copied
-     * again from).
+     * again from). {@code first}: the sizes journaled before (a refusal tells what moved since), or "".
      */
-    private static Stamped retireStructures(QueueMigration m) {
-        String first = m.journal.header().get(JournalHeader.FINGERPRINT).orElse("");
+    private static Stamped retireStructures(QueueMigration m, String first, long pausedAt) {
         try {
             for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
@@ -182,7 +187,7 @@ final class RetireSource implements Step {
                 }
                 OptionalLong deleted = m.takeGuard().orElseThrow().retire(queueLevelKeys(m));
                 if (deleted.isPresent()) {
-                    return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts());
+                    return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts(), Optional.of(pausedAt));
                 }
                 m.checkpoints.hit("source moved at retire");
             }

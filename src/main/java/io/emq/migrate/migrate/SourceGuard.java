@@ -55,13 +55,16 @@ final class SourceGuard implements AutoCloseable {
         return new SourceGuard(connections, c, q);
     }
 
-    /** Whether nothing watched was written since the watch began (an empty transaction); spends the guard. */
+    /**
+     * Whether nothing watched was written since the watch began (an empty transaction, {@code MULTI} and
+     * {@code EXEC} sent together: one round trip); spends the guard.
+     */
     boolean held() {
         boolean clean = false;
         try {
             connection.sendCommand(Protocol.Command.MULTI);
-            connection.getStatusCodeReply();
             connection.sendCommand(Protocol.Command.EXEC);
+            connection.getStatusCodeReply();
             List<Object> done = connection.getObjectMultiBulkReply();
             clean = true;
             return done != null;
@@ -78,15 +81,18 @@ final class SourceGuard implements AutoCloseable {
      * of the frozen counter): a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
      * already; empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
-     * check on, so the check and the transaction are one step. Spends the guard.
+     * check on, so the check and the transaction are one step. Three round trips: the watch with the check;
+     * {@code MULTI} alone, so that a server refusing it has been sent nothing that deletes; then the
+     * transaction's commands with its {@code EXEC} (a command the server refuses to queue aborts the
+     * whole transaction). Spends the guard.
      */
     OptionalLong retire(List<byte[]> moreKeys) {
         boolean clean = false;
         try {
             byte[] meta = queue.key(QueueStructure.META).raw();
             connection.sendCommand(Protocol.Command.WATCH, meta);
-            connection.getStatusCodeReply();
             connection.sendCommand(Protocol.Command.HGET, meta, Utf8.bytes("version"));
+            connection.getStatusCodeReply();
             if (SourceFence.TOMBSTONE.equals(Replies.asText(connection.getBinaryBulkReply()))) {
                 return OptionalLong.of(0);
             }
@@ -96,11 +102,14 @@ final class SourceGuard implements AutoCloseable {
             byte[] tombstone = Utf8.bytes(SourceFence.TOMBSTONE);
             connection.sendCommand(Protocol.Command.MULTI);
             connection.getStatusCodeReply();
-            send(Protocol.Command.UNLINK, deleted.toArray(byte[][]::new));
-            send(Protocol.Command.SET, queue.key("id").raw(), tombstone);
-            send(Protocol.Command.HSET, meta, Utf8.bytes("version"), tombstone);
-            send(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
+            connection.sendCommand(Protocol.Command.UNLINK, deleted.toArray(byte[][]::new));
+            connection.sendCommand(Protocol.Command.SET, queue.key("id").raw(), tombstone);
+            connection.sendCommand(Protocol.Command.HSET, meta, Utf8.bytes("version"), tombstone);
+            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
             connection.sendCommand(Protocol.Command.EXEC);
+            for (int queued = 0; queued < 4; queued++) {
+                connection.getStatusCodeReply();
+            }
             List<Object> done = connection.getObjectMultiBulkReply();
             clean = true;
             if (done == null) {
@@ -115,11 +124,6 @@ final class SourceGuard implements AutoCloseable {
         } finally {
             release(clean);
         }
-    }
-
-    private void send(Protocol.Command command, byte[]... args) {
-        connection.sendCommand(command, args);
-        connection.getStatusCodeReply();
     }
 
     /** Lets an unspent guard go: its connection unwatches and goes back, or is closed when it does not answer. */

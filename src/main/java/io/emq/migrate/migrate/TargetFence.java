@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
+import io.emq.migrate.wire.ScriptBatch;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
@@ -32,13 +33,37 @@ final class TargetFence {
         call(target, keys, journal, "resume");
     }
 
+    /** Resumes the v2 queue and writes these journal header fields, in one pipeline (each fenced; the first refusal is thrown). */
+    static void resumeAndRecord(Wire target, Keys keys, Journal journal, JournalHeader.Write write) {
+        withRecord(target, keys, journal, "resume", write);
+    }
+
     /** Ends the fence: the migration of the queue is over (retired or abandoned). */
     static void release(Wire target, Keys keys, Journal journal) {
         call(target, keys, journal, "release");
     }
 
+    /** Ends the fence and writes these journal header fields, in one pipeline (each fenced; the first refusal is thrown). */
+    static void releaseAndRecord(Wire target, Keys keys, Journal journal, JournalHeader.Write write) {
+        withRecord(target, keys, journal, "release", write);
+    }
+
     private static long call(Wire target, Keys keys, Journal journal, String op) {
-        return target.eval(new ScriptCall<>(Script.MIGRATE_V2_FENCE, List.of(Utf8.bytes(keys.meta())),
-                List.of(Utf8.bytes(op), Utf8.bytes(journal.token())), Replies::asLong));
+        return target.eval(call(keys, journal, op));
+    }
+
+    /** The fence op and the header write go out together: the queue's slot and the journal's are two (two nodes of a cluster). */
+    private static void withRecord(Wire target, Keys keys, Journal journal, String op, JournalHeader.Write write) {
+        ScriptBatch batch = target.batch();
+        ScriptBatch.Pending<Long> fence = batch.add(call(keys, journal, op));
+        ScriptBatch.Pending<Void> recorded = batch.add(journal.recordCall(write));
+        batch.send();
+        fence.reply().get();
+        recorded.reply().get();
+    }
+
+    private static ScriptCall<Long> call(Keys keys, Journal journal, String op) {
+        return new ScriptCall<>(Script.MIGRATE_V2_FENCE, List.of(Utf8.bytes(keys.meta())),
+                List.of(Utf8.bytes(op), Utf8.bytes(journal.token())), Replies::asLong);
     }
 }

@@ -53,7 +53,10 @@ final class Verification {
                     + report.problemCount() + " problems (nothing was deleted): " + String.join("; ", report.problems()));
         }
         m.checkpoints.hit("verified, not yet recorded");
-        m.journal.record(JournalHeader.STATE, MigrationState.VERIFIED);
+        if (!m.provenThisRun) {
+            // recorded by this run's whole proof already: nothing in a run moves the state back
+            m.journal.record(JournalHeader.STATE, MigrationState.VERIFIED);
+        }
         Map<String, Long> counts = new LinkedHashMap<>(report.expected());
         counts.put("jobs-checked", report.jobsChecked());
         return counts;

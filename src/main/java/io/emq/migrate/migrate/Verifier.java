@@ -82,26 +82,26 @@ public final class Verifier {
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
-        if (!journal.exists()) {
+        MintedRanks minted = MintedRanks.of(journal);
+        if (minted.base().isEmpty() && !journal.exists()) {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
-        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), MintedRanks.of(journal),
-                this::notListed);
-        checkJournaledRows();
+        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), minted, this::notListed);
+        checkJournaledRows(minted);
         listings.finish();
         source.ifPresent(snap -> checkSource(snap, options));
         long keysChecked = checkKeys();
         Map<String, Long> found = new LinkedHashMap<>();
-        long pending = target.zcard(Utf8.bytes(keys.pending()));
         Set<String> lanes = new TreeSet<>(groups.values());
         lanes.addAll(laneKeys);
-        for (String lane : lanes) {
-            pending += lane.equals(keys.pending()) ? 0 : target.zcard(Utf8.bytes(lane));
-        }
-        found.put(V2State.PENDING.wireName(), pending);
-        found.put(V2State.SCHEDULED.wireName(), target.zcard(Utf8.bytes(keys.schedule())));
-        found.put(V2State.DEAD.wireName(), target.zcard(Utf8.bytes(keys.dead())));
+        lanes.remove(keys.pending());
+        List<byte[]> sets = new ArrayList<>(List.of(Utf8.bytes(keys.schedule()), Utf8.bytes(keys.dead()), Utf8.bytes(keys.pending())));
+        lanes.forEach(lane -> sets.add(Utf8.bytes(lane)));
+        List<Long> sizes = target.zcards(sets);
+        found.put(V2State.PENDING.wireName(), sizes.subList(2, sizes.size()).stream().mapToLong(Long::longValue).sum());
+        found.put(V2State.SCHEDULED.wireName(), sizes.get(0));
+        found.put(V2State.DEAD.wireName(), sizes.get(1));
         for (String set : found.keySet()) {
             if (found.get(set) < expected.getOrDefault(set, 0L)) {
                 problem(set + " holds " + found.get(set) + " jobs, the journal expects at least " + expected.get(set));
@@ -129,8 +129,8 @@ public final class Verifier {
      * Checks every journaled row, a batch at a time: a reader thread reads the journal's expectations
      * and the rows (one batch ahead) while the batch before is compared here.
      */
-    private void checkJournaledRows() {
-        ReadAhead.<Rows>run("the rows of " + queue, ahead -> journal.expectations().forEach(BATCH, want -> ahead.accept(read(want))),
+    private void checkJournaledRows(MintedRanks minted) {
+        ReadAhead.<Rows>run("the rows of " + queue, ahead -> journal.expectations().forEach(BATCH, minted, want -> ahead.accept(read(want))),
                 this::checkRows);
     }
 

@@ -280,6 +280,11 @@ public final class Wire implements AutoCloseable {
         return client.zcard(key);
     }
 
+    /** The size of each sorted set, in order ({@code ZCARD}, one pipeline; 0 where absent; on a cluster, keys of one slot). */
+    public List<Long> zcards(List<byte[]> keys) {
+        return pipelined(keys, AbstractPipeline::zcard);
+    }
+
     /** Members of a sorted set by rank, both ends inclusive, in its order ({@code ZRANGE}). */
     public List<byte[]> zrange(byte[] key, long from, long to) {
         return client.zrange(key, from, to);

@@ -94,7 +94,34 @@ class LeastPrivilegeTest {
         });
     }
 
+    @Test
+    void aRetirementWhoseTransactionIsRefusedDeletesNothing() {
+        List<MigrationResult> results = run(SOURCE_ACL, (version, where) -> {
+            if (version == 120 && where.equals("before retire")) {
+                try (Jedis admin = SOURCE.node(SOURCE.nodes().get(0))) {
+                    admin.aclSetUser("migrator", "-multi"); // its connections stay open, the guard's watch too
+                }
+            }
+        });
+        MigrationResult emails = results.stream().filter(r -> r.v2Queue().equals("emails")).findFirst().orElseThrow();
+        assertEquals(MigrationResult.Outcome.FAILED, emails.outcome(), emails.toString());
+        assertTrue(emails.message().contains("NOPERM"), emails.message());
+        assertTrue(SOURCE.client().exists("bull:emails:paused"), "the structures are kept");
+        assertTrue(SOURCE.client().exists("bull:emails:delayed"), "the structures are kept");
+        assertEquals("bullmq:5.65.1", SOURCE.client().hget("bull:emails:meta", "version"), "no tombstone");
+        assertEquals("echomq:2.0.0-migrating", SOURCE.client().get("bull:emails:id"), "the add counter frozen, as the pause left it");
+    }
+
     private static List<MigrationResult> migrateAs(String sourceAcl, Checkpoints.Observer v1Meanwhile) {
+        List<MigrationResult> results = run(sourceAcl, v1Meanwhile);
+        results.forEach(r -> assertTrue(r.ok(), r.toString()));
+        assertTrue(TARGET.client().zcard("emq:{emails}:pending") > 0);
+        assertEquals("untouched", SOURCE.client().get("foreign:key"));
+        return results;
+    }
+
+    /** Migrates the fixture's three queues as the migrator user with this source ACL. */
+    private static List<MigrationResult> run(String sourceAcl, Checkpoints.Observer v1Meanwhile) {
         SOURCE.client().flushAll();
         TARGET.client().flushAll();
         MigrationHarness.load(SOURCE.client(), "node-5.65.1");
@@ -103,13 +130,9 @@ class LeastPrivilegeTest {
         user(TARGET, TARGET_ACL);
         try (UnifiedJedis source = Endpoint.parse("redis://migrator:s3cret@" + SOURCE.uri().substring(8)).open();
              UnifiedJedis target = Endpoint.parse("redis://migrator:s3cret@" + TARGET.uri().substring(8)).open()) {
-            List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(target), SOURCE.uri(),
+            return new Migrator(Wire.unfenced(source), Wire.open(target), SOURCE.uri(),
                     MigrationOptions.defaults().withAcceptAnomalies(true), Checkpoints.observed(v1Meanwhile))
                     .migrate(List.of("bull"), List.of("emails", "flows-parent", "flows-child"));
-            results.forEach(r -> assertTrue(r.ok(), r.toString()));
-            assertTrue(TARGET.client().zcard("emq:{emails}:pending") > 0);
-            assertEquals("untouched", SOURCE.client().get("foreign:key"));
-            return results;
         }
     }
 

@@ -63,7 +63,7 @@ class ScannedExtrasTest {
     void logsPushedAfterTheScanBeforeOrAfterTheCopyReadTheirJobAreCopied() {
         boolean[] pushedInCopy = {false};
         MigrationResult r = migrate((version, where) -> {
-            if (version == 10 && where.equals("fingerprint recorded")) {
+            if (version == 10 && where.equals("read checked")) {
                 client().rpush("bull:" + QUEUE + ":5:logs", "after the scan, before the copy");
             }
             if (version == 30 && where.equals("rows written") && !pushedInCopy[0]) {

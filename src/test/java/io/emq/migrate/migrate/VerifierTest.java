@@ -54,7 +54,8 @@ class VerifierTest {
     /** The journal's expectations of the queue, by v2 state. */
     private static Map<String, List<BrandedId>> rowsByState(Wire wire, String queue) {
         Map<String, List<BrandedId>> out = new LinkedHashMap<>();
-        new Journal(wire, queue).expectations().forEach(Verifier.BATCH, page ->
+        Journal journal = new Journal(wire, queue);
+        journal.expectations().forEach(Verifier.BATCH, MintedRanks.of(journal), page ->
                 page.forEach((id, e) -> out.computeIfAbsent(e.state(), s -> new ArrayList<>()).add(id)));
         return out;
     }
