@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -39,20 +40,37 @@ final class SourceGuard implements AutoCloseable {
         this.queue = queue;
     }
 
-    /** Starts watching the queue's add counter and structures from now on. */
+    /**
+     * Starts watching the queue's add counter and structures from now on; on a connection taken idle that
+     * turns out dropped (the server restarted, or closed it), once more on a new one.
+     */
     static SourceGuard watch(DedicatedConnections connections, QueueRef q) {
         List<byte[]> watched = new ArrayList<>();
         watched.add(q.key("id").raw());
         SourceFence.STRUCTURES.forEach(s -> watched.add(q.key(s).raw()));
-        Connection c = connections.take(watched.get(0));
+        byte[][] keys = watched.toArray(byte[][]::new);
+        Connection c = connections.take(keys[0]);
         try {
-            c.sendCommand(Protocol.Command.WATCH, watched.toArray(byte[][]::new));
-            c.getStatusCodeReply();
+            watch(c, keys);
+        } catch (JedisConnectionException dropped) {
+            connections.discard(c);
+            c = connections.fresh(keys[0]);
+            try {
+                watch(c, keys);
+            } catch (RuntimeException failed) {
+                connections.discard(c);
+                throw failed;
+            }
         } catch (RuntimeException failed) {
             connections.discard(c);
             throw failed;
         }
         return new SourceGuard(connections, c, q);
+    }
+
+    private static void watch(Connection c, byte[][] keys) {
+        c.sendCommand(Protocol.Command.WATCH, keys);
+        c.getStatusCodeReply();
     }
 
     /**

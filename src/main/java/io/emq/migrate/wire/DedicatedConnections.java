@@ -14,10 +14,11 @@ import redis.clients.jedis.util.Pool;
  * Dedicated connections ({@link DedicatedConnection}) to the servers of one client, kept for reuse
  * instead of a connect and a close each: a connection given back clean (no {@code WATCH} left, no
  * transaction open: its {@code EXEC} or {@code UNWATCH} answered) waits for the next taker of the same
- * server, at most {@code idle} a server (more are closed); one taken from there is handed out only
- * once it answered a {@code PING} (else it is closed and the next tried, or a new one made). A caller
- * that does not know a connection's state {@link #discard discards} it. Closing closes the idle ones;
- * connections given back after that are closed.
+ * server, at most {@code idle} a server (more are closed); one taken from there is handed out as it is,
+ * unproven: a taker whose first command on it finds it dropped discards it and takes a {@link #fresh}
+ * one (a round trip saved on every take, where a {@code PING} first cost one). A caller that does not
+ * know a connection's state {@link #discard discards} it. Closing closes the idle ones; connections
+ * given back after that are closed.
  */
 public final class DedicatedConnections implements AutoCloseable {
     private final UnifiedJedis client;
@@ -33,15 +34,16 @@ public final class DedicatedConnections implements AutoCloseable {
         this.most = idle;
     }
 
-    /** A connection of its own to the server that holds {@code key}: an idle one that answers, or a new one. */
+    /** A connection of its own to the server that holds {@code key}: an idle one (unproven, see above), or a new one. */
     public Connection take(byte[] key) {
         Pool<Connection> server = DedicatedConnection.serverOf(client, key);
-        for (Connection c = idleOf(server); c != null; c = idleOf(server)) {
-            if (answers(c)) {
-                return lend(c, server);
-            }
-            c.close();
-        }
+        Connection idle = idleOf(server);
+        return lend(idle != null ? idle : DedicatedConnection.make(server), server);
+    }
+
+    /** A new connection of its own to the server that holds {@code key} (for a taker whose idle one was found dropped). */
+    public Connection fresh(byte[] key) {
+        Pool<Connection> server = DedicatedConnection.serverOf(client, key);
         return lend(DedicatedConnection.make(server), server);
     }
 
@@ -76,14 +78,6 @@ public final class DedicatedConnections implements AutoCloseable {
     private synchronized Connection lend(Connection c, Pool<Connection> server) {
         lent.put(c, server);
         return c;
-    }
-
-    private static boolean answers(Connection c) {
-        try {
-            return c.ping();
-        } catch (RuntimeException gone) {
-            return false;
-        }
     }
 
     @Override

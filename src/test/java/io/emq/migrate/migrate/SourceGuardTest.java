@@ -113,7 +113,8 @@ class SourceGuardTest {
     /**
      * The guards of a run take turns on one connection: each given back clean (spent by its EXEC, or
      * unwatched when closed unspent), so a write watched by a guard closed before does not fail the next
-     * guard on the same connection; one killed while idle is replaced, not handed out.
+     * guard on the same connection; one killed while idle is found dropped by the next guard's WATCH and
+     * replaced by a new one (no PING before each take).
      */
     @Test
     void guardsOneAfterAnotherReuseOneCleanConnection() {
