@@ -78,7 +78,7 @@ final class FenceSource implements Step {
      * recorded before this step).
      */
     private static JournalHeader recordHeader(QueueMigration m) {
-        JournalHeader recorded = m.journal.header();
+        JournalHeader recorded = m.headerAsBegun();
         JournalHeader.Write header = new JournalHeader.Write()
                 .set(JournalHeader.STATE, MigrationState.RUNNING)
                 .set(JournalHeader.POLICY, m.options.payload())

@@ -60,6 +60,9 @@ public final class JournalHeader {
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
             STARTED_ON, FINGERPRINT, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
 
+    /** The header of a journal that holds none of these fields (a new one). */
+    static final JournalHeader NONE = new JournalHeader(Map.of());
+
     private final Map<String, String> values;
 
     JournalHeader(Map<String, String> values) {

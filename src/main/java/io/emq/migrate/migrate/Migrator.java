@@ -309,16 +309,22 @@ public final class Migrator {
         }
 
         void begin() {
+            long token;
             try {
-                m.journal.lease().acquire(owner, options.lease().toMillis());
+                token = m.journal.lease().acquire(owner, options.lease().toMillis());
             } catch (EmqWireException.Lock held) {
                 stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LOCKED, held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
                 return;
             }
-            for (HistoryRow row : m.journal.history().rows()) {
+            // the first lease ever taken on the journal: nothing was written to it before (nothing writes it without a lease)
+            boolean fresh = token == 1;
+            for (HistoryRow row : fresh ? List.<HistoryRow>of() : m.journal.history().rows()) {
                 applied.put(row.version(), row);
             }
-            JournalHeader header = m.journal.header();
+            JournalHeader header = fresh ? JournalHeader.NONE : m.journal.header();
+            if (!applied.containsKey(catalog.steps().get(0).version())) {
+                m.begunWith(header); // for the fence step, next
+            }
             if (header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
                 applied.clear();
             }

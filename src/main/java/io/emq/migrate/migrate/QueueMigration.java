@@ -64,6 +64,8 @@ final class QueueMigration {
      * the change feed does not watch the queue ({@link CatchUp} compares them); empty when none was taken.
      */
     private Optional<String> sizesBeforeLiveRead = Optional.empty();
+    /** The journal's header as this run found it when it took the lease, until V10 takes it ({@link #headerAsBegun}). */
+    private JournalHeader begunWith;
     /** Whether v1 is live: this migration has not paused it for its last pass yet (V120); read from the journal on first use. */
     private Boolean v1Live;
     /** The watch that has held since the exact snapshot was read ({@link #readSource}, {@link #refreshSource}); null when none does. */
@@ -169,6 +171,22 @@ final class QueueMigration {
         boolean held = mintedFrom != null && mintedFrom == snapshot;
         mintedFrom = null;
         return held;
+    }
+
+    /** Keeps the journal's header as this run found it when it took the lease. */
+    void begunWith(JournalHeader header) {
+        begunWith = header;
+    }
+
+    /**
+     * The journal's header as this run found it when it took the lease, the first time it is asked (V10, the
+     * run's first step: nothing writes the header between the lease and it); read from the journal after
+     * that (a retried V10 may have written it).
+     */
+    JournalHeader headerAsBegun() {
+        JournalHeader header = begunWith != null ? begunWith : journal.header();
+        begunWith = null;
+        return header;
     }
 
     boolean v1Live() {
