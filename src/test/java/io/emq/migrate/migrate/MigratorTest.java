@@ -115,19 +115,9 @@ class MigratorTest {
 
     @Test
     void aCompletedCountThatDoesNotChangeIsFoldedOnceARun() throws Exception {
-        MigrationHarness.load(SERVER.client(), "node-5.65.1");
-        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
         String completed = Keys.queue("orders").metricsCompleted();
         List<String> commands = new CopyOnWriteArrayList<>();
-        List<MigrationResult> r;
-        try (Monitor monitor = new Monitor(SERVER.node(SERVER.nodes().get(0)), commands::add);
-             Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
-            Thread.sleep(200);
-            r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false).withAcceptAnomalies(true)
-                    .withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(), List.of("bull"), "orders");
-            Monitor.awaitShown(marker, commands, "migrated");
-        }
-        assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
+        migrateOrdersMonitored(commands);
         // each fold the server runs reads what was folded before (a NOSCRIPT answer to EVALSHA runs nothing)
         List<String> folds = commands.stream().filter(c -> c.contains(" lua] \"HGET\" \"" + completed + "\" \"migrated_completed\"")).toList();
         assertEquals(1, folds.size(), "V80 folds the two completed jobs; V100's pass lists the same two and sends nothing: " + folds);
@@ -136,9 +126,21 @@ class MigratorTest {
 
     @Test
     void aFirstRunReadsNothingOfItsNewJournalBeforeItsFirstWrite() throws Exception {
+        List<String> commands = new CopyOnWriteArrayList<>();
+        migrateOrdersMonitored(commands);
+        String journal = "\"" + Keys.migrationJournal("orders") + "\"";
+        List<String> sent = commands.stream().filter(c -> !c.contains(" lua] ") && c.contains(journal)).toList();
+        int acquired = indexOf(sent, "\"acquire\"", 0);
+        int written = indexOf(sent, "\"" + io.emq.migrate.wire.Script.MIGRATE_JOURNAL_SET.sha() + "\"", acquired);
+        assertTrue(acquired >= 0 && written > acquired, String.join("\n", sent));
+        assertEquals(List.of(), sent.subList(acquired + 1, written).stream().filter(c -> c.contains("\"HSCAN\"") || c.contains("\"HMGET\""))
+                .toList(), "the first lease of a journal tells it new: no history, no header to read");
+    }
+
+    /** Migrates the fixture's {@code orders} queue (verified, not retired) while MONITOR tells {@code commands} every command the server runs. */
+    private static void migrateOrdersMonitored(List<String> commands) throws InterruptedException {
         MigrationHarness.load(SERVER.client(), "node-5.65.1");
         SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
-        List<String> commands = new CopyOnWriteArrayList<>();
         List<MigrationResult> r;
         try (Monitor monitor = new Monitor(SERVER.node(SERVER.nodes().get(0)), commands::add);
              Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
@@ -148,13 +150,6 @@ class MigratorTest {
             Monitor.awaitShown(marker, commands, "migrated");
         }
         assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
-        String journal = "\"" + Keys.migrationJournal("orders") + "\"";
-        List<String> sent = commands.stream().filter(c -> !c.contains(" lua] ") && c.contains(journal)).toList();
-        int acquired = indexOf(sent, "\"acquire\"", 0);
-        int written = indexOf(sent, "\"" + io.emq.migrate.wire.Script.MIGRATE_JOURNAL_SET.sha() + "\"", acquired);
-        assertTrue(acquired >= 0 && written > acquired, String.join("\n", sent));
-        assertEquals(List.of(), sent.subList(acquired + 1, written).stream().filter(c -> c.contains("\"HSCAN\"") || c.contains("\"HMGET\""))
-                .toList(), "the first lease of a journal tells it new: no history, no header to read");
     }
 
     private static int indexOf(List<String> commands, String part, int from) {
