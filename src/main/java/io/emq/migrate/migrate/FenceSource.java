@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * source's change feed (every key v1 writes from here on is told to the re-sync passes), record
  * whether v1 was paused before, pause the v2 target until the migration ends, read the source once as
  * it comes (producers and workers may move it meanwhile: the passes settle that), refuse what the plan
- * refuses in what was read (live locks are v1 workers at work: the last pass waits for them). A refusal resumes the v2 queue, leaving both ends as they were.
+ * refuses in what was read (live locks are v1 workers at work: the last pass waits for them). A refusal
+ * resumes the v2 queue, leaving both ends as they were.
  */
 final class FenceSource implements Step {
     @Override

@@ -35,8 +35,8 @@ public final class JournalHeader {
     /**
      * The sizes of the v1 queue as the last pass under the pause read it ({@link SourceFence#sizes}: the add
      * counter and the size of each structure; absent before one, as a read while v1 is live has none): what a
-     * refusal says moved since. Not a
-     * proof that the source held still: a {@link SourceGuard} is, and it does not outlive its run.
+     * refusal says moved since. Not a proof that the source held still: a {@link SourceGuard} is, and it does
+     * not outlive its run.
      */
     public static final Field<String> FINGERPRINT = text("fingerprint");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */

@@ -446,7 +446,7 @@ public final class Migrator {
 
         /** Ends this run once every step ran: its outcome, as the journal tells it when no step stopped it, its lease released, its {@link #result}. */
         void finish() {
-            Optional<JournalHeader> header;
+            Optional<JournalHeader> header = Optional.empty();
             if (outcome == null) {
                 JournalHeader read = m.journal.header();
                 header = Optional.of(read);
@@ -456,14 +456,14 @@ public final class Migrator {
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else {
-                if (refusalKind.filter(k -> k == MigrationRefused.Kind.LOCKED || k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
-                    try {
-                        m.journal.lease().release();
-                    } catch (RuntimeException lost) {
-                        // as above
-                    }
+            } else if (refusalKind.filter(k -> k == MigrationRefused.Kind.LOCKED || k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
+                try {
+                    m.journal.lease().release();
+                } catch (RuntimeException lost) {
+                    // as above
                 }
+            }
+            if (header.isEmpty()) {
                 header = header();
             }
             long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();

@@ -26,8 +26,8 @@ import java.util.stream.Stream;
  * their v1 state (promoted, retried, failed, stalled, taken or finished by a v1 worker), or whose v1
  * digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
  * longer holds as rows (removed, completed, held by a worker) are removed from v2; logs, dedup keys,
- * schedulers and the completed count follow; under the pause, the journal records the sizes of the source the pass
- * brought v2 in line with ({@link JournalHeader#FINGERPRINT}). The v2 queue is paused throughout, so
+ * schedulers and the completed count follow; under the pause, the journal records the sizes of the source
+ * the pass brought v2 in line with ({@link JournalHeader#FINGERPRINT}). The v2 queue is paused throughout, so
  * a v1 worker's moves are simply applied: v2 never served the job. A v2 row the v2 runtime claimed
  * meanwhile is never overwritten or removed: the queue is refused instead ({@code out-of-line}, with
  * {@code abandon} as the way back).

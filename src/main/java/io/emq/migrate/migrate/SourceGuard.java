@@ -49,28 +49,26 @@ final class SourceGuard implements AutoCloseable {
         watched.add(q.key("id").raw());
         SourceFence.STRUCTURES.forEach(s -> watched.add(q.key(s).raw()));
         byte[][] keys = watched.toArray(byte[][]::new);
-        Connection c = connections.take(keys[0]);
+        Connection taken = connections.take(keys[0]);
+        Connection c;
         try {
-            watch(c, keys);
+            c = watching(connections, taken, keys);
         } catch (JedisConnectionException dropped) {
-            connections.discard(c);
-            c = connections.fresh(keys[0]);
-            try {
-                watch(c, keys);
-            } catch (RuntimeException failed) {
-                connections.discard(c);
-                throw failed;
-            }
-        } catch (RuntimeException failed) {
-            connections.discard(c);
-            throw failed;
+            c = watching(connections, connections.fresh(keys[0]), keys);
         }
         return new SourceGuard(connections, c, q);
     }
 
-    private static void watch(Connection c, byte[][] keys) {
-        c.sendCommand(Protocol.Command.WATCH, keys);
-        c.getStatusCodeReply();
+    /** The connection, once it watches these keys; discarded when it fails to. */
+    private static Connection watching(DedicatedConnections connections, Connection c, byte[][] keys) {
+        try {
+            c.sendCommand(Protocol.Command.WATCH, keys);
+            c.getStatusCodeReply();
+            return c;
+        } catch (RuntimeException failed) {
+            connections.discard(c);
+            throw failed;
+        }
     }
 
     /**
