@@ -32,13 +32,6 @@ public final class JournalHeader {
     /** The source server's name. */
     public static final Field<String> SOURCE = text("source");
     public static final Field<String> STARTED_ON = text("started_on");
-    /**
-     * The sizes of the v1 queue as the last pass under the pause read it ({@link SourceFence#sizes}: the add
-     * counter and the size of each structure; absent before one, as a read while v1 is live has none): what a
-     * refusal says moved since. Not a proof that the source held still: a {@link SourceGuard} is, and it does
-     * not outlive its run.
-     */
-    public static final Field<String> FINGERPRINT = text("fingerprint");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */
     public static final Field<Long> ID_BASE = number("id_base");
     /**
@@ -58,7 +51,7 @@ public final class JournalHeader {
     public static final Field<Long> WINDOW_MS = number("window-ms");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            STARTED_ON, FINGERPRINT, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
+            STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
 
     /** The header of a journal that holds none of these fields (a new one). */
     static final JournalHeader NONE = new JournalHeader(Map.of());

@@ -209,15 +209,13 @@ final class QueueMigration {
     /**
      * Reads the source once, as it comes, while v1 producers and workers run: a job may be listed as it
      * was before or after a move, or be missing a moment; the passes after the pause settle every such
-     * job exactly. Returns no sizes (""): a moving source has none worth measuring, and nothing
-     * destructive is ever checked against a live read.
+     * job exactly. Nothing destructive is ever checked against a live read.
      */
-    String readLiveSource() {
+    void readLiveSource() {
         snapshot = null;
         sizesBeforeLiveRead = watch.isEmpty() ? Optional.of(SourceFence.sizes(sourceWire, source)) : Optional.empty();
         snapshot = reader().read(source);
         checkpoints.hit("source read");
-        return "";
     }
 
     /**
@@ -234,19 +232,18 @@ final class QueueMigration {
      * Reads the source as it comes while v1 is live, from the snapshot held (read after the drain before
      * {@code changes}, by V10's read after the watch began or by the last pass of this run) refreshed
      * with the keys written since ({@link QueueSnapshotReader#refresh}: the listings and those jobs read
-     * again, no key scan); returns no fingerprint (""), as {@link #readLiveSource()}. Nothing is proven
-     * here: a live read is no instant anyway, and a job written after the drain is in the next pass's
-     * changes, so each job's facts are as read after the drain or written since, as in a full live read.
-     * Empty when there is no snapshot or the refresh cannot stand for a full read: then read the source
-     * in full with {@link #readLiveSource()}.
+     * again, no key scan). Nothing is proven here: a live read is no instant anyway, and a job written
+     * after the drain is in the next pass's changes, so each job's facts are as read after the drain or
+     * written since, as in a full live read. False when there is no snapshot or the refresh cannot stand
+     * for a full read: then read the source in full with {@link #readLiveSource()}.
      */
-    Optional<String> refreshLiveSource(SourceFeed.Changes changes) {
+    boolean refreshLiveSource(SourceFeed.Changes changes) {
         Optional<QueueSnapshot> read = snapshot == null ? Optional.empty() : reader().refresh(snapshot, changes.written());
         read.ifPresent(s -> {
             snapshot = s;
             checkpoints.hit("source read");
         });
-        return read.map(s -> "");
+        return read.isPresent();
     }
 
     private QueueSnapshotReader reader() {
@@ -254,19 +251,20 @@ final class QueueMigration {
     }
 
     /**
-     * Reads the source at one instant and returns its {@link SourceFence#sizes}: a {@link SourceGuard}
-     * watches it from before the read; a second one starts watching after the read, then the first's
-     * empty transaction proves nothing was written from before the read until after the second began,
-     * so the snapshot is the source as the second found it, and the second is kept to carry that proof
-     * on to the retirement ({@link #takeGuard}). When the first fails, the second is the first of the
-     * next read. A source written during every one of {@link #READS} reads is refused with what moved.
-     * Payloads are measured, not read (the steps digest the bytes they copy). The snapshot read before
-     * is let go first, so two are never held at once.
+     * Reads the source at one instant: a {@link SourceGuard} watches it from before the read; a second
+     * one starts watching after the read, then the first's empty transaction proves nothing was written
+     * from before the read until after the second began, so the snapshot is the source as the second
+     * found it, and the second is kept to carry that proof on to the retirement ({@link #takeGuard}).
+     * When the first fails, the second is the first of the next read. A source written during every one
+     * of {@link #READS} reads is refused with what moved since the first read found it moving (its
+     * {@link SourceFence#sizes}, taken then: a read that holds needs none). Payloads are measured, not
+     * read (the steps digest the bytes they copy). The snapshot read before is let go first, so two are
+     * never held at once.
      */
-    String readSource() {
+    void readSource() {
         snapshot = null;
         guarded(null);
-        String first = SourceFence.sizes(sourceWire, source);
+        String first = null;
         SourceGuard watching = SourceGuard.watch(guardConnections, source);
         try {
             for (int attempt = 1; ; attempt++) {
@@ -279,7 +277,10 @@ final class QueueMigration {
                     snapshot = read;
                     guarded(watching);
                     watching = null;
-                    return SourceFence.sizes(sourceWire, source);
+                    return;
+                }
+                if (first == null) {
+                    first = SourceFence.sizes(sourceWire, source);
                 }
                 if (attempt == READS) {
                     throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + source.display() + " changed during each of "
@@ -301,21 +302,20 @@ final class QueueMigration {
      * ({@link QueueSnapshotReader#refresh}), then a {@link SourceGuard} started, then the feed drained: when
      * the drain tells nothing written, the source held still from the drain before {@code changes} through
      * both, so the snapshot is the source as the guard found it, and the guard is kept to carry that on to
-     * the retirement ({@link #takeGuard}); returns the source's {@link SourceFence#sizes}. Keys written
-     * meanwhile join {@code changes} and the refresh is tried again, up to {@link #READS} times.
-     * Empty when the refresh cannot prove its result or the feed broke (then {@code changes} tells every
-     * key touched): read the source in full with {@link #readSource()}.
+     * the retirement ({@link #takeGuard}). Keys written meanwhile join {@code changes} and the refresh is
+     * tried again, up to {@link #READS} times. False when the refresh cannot prove its result or the feed
+     * broke (then {@code changes} tells every key touched): read the source in full with {@link #readSource()}.
      */
-    Optional<String> refreshSource(SourceFeed.Changes changes) {
+    boolean refreshSource(SourceFeed.Changes changes) {
         if (snapshot == null || watch.isEmpty()) {
-            return Optional.empty();
+            return false;
         }
         guarded(null);
         QueueSnapshotReader reader = reader();
         for (int attempt = 1; attempt <= READS; attempt++) {
             Optional<QueueSnapshot> read = reader.refresh(snapshot, changes.written());
             if (read.isEmpty()) {
-                return Optional.empty();
+                return false;
             }
             SourceGuard watching = SourceGuard.watch(guardConnections, source);
             Optional<SourceFeed.Changes> meanwhile;
@@ -328,18 +328,18 @@ final class QueueMigration {
             if (meanwhile.isEmpty()) {
                 watching.close();
                 changes.lost();
-                return Optional.empty();
+                return false;
             }
             if (meanwhile.get().keys() == 0) {
                 snapshot = read.get();
                 guarded(watching);
                 checkpoints.hit("source read");
-                return Optional.of(SourceFence.sizes(sourceWire, source));
+                return true;
             }
             watching.close();
             changes.absorb(meanwhile.get());
         }
-        return Optional.empty();
+        return false;
     }
 
     /**

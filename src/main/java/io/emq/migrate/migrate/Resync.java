@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -26,9 +27,8 @@ import java.util.stream.Stream;
  * their v1 state (promoted, retried, failed, stalled, taken or finished by a v1 worker), or whose v1
  * digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
  * longer holds as rows (removed, completed, held by a worker) are removed from v2; logs, dedup keys,
- * schedulers and the completed count follow; under the pause, the journal records the sizes of the source
- * the pass brought v2 in line with ({@link JournalHeader#FINGERPRINT}). The v2 queue is paused throughout, so
- * a v1 worker's moves are simply applied: v2 never served the job. A v2 row the v2 runtime claimed
+ * schedulers and the completed count follow. The v2 queue is paused throughout, so a v1 worker's moves
+ * are simply applied: v2 never served the job. A v2 row the v2 runtime claimed
  * meanwhile is never overwritten or removed: the queue is refused instead ({@code out-of-line}, with
  * {@code abandon} as the way back).
  *
@@ -38,14 +38,15 @@ import java.util.stream.Stream;
  */
 final class Resync {
     /**
-     * What one pass did, and the sizes of the source it brought v2 in line with ({@link SourceFence#sizes}): the rows it wrote,
+     * What one pass did: the rows it wrote,
      * how many jobs it re-read (digested), how many it looked up in the journal, how many keys the change
      * feed told were written since the pass before (-1 for a full pass, which re-reads every job), whether
      * the source read under the pause refreshed the snapshot of the pass before ({@link QueueMigration#refreshSource})
-     * instead of reading it all, and the jobs held under a live v1 lock.
+     * instead of reading it all, how many expectations the journal holds when the pass wrote and removed no row
+     * (the count it read; empty when it did either), and the jobs held under a live v1 lock.
      */
-    record Pass(String fingerprint, long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
-                boolean refreshed, List<BrandedId> written, List<String> held) {
+    record Pass(long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
+                boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held) {
         long changed() {
             return added + rewritten + removed;
         }
@@ -126,13 +127,17 @@ final class Resync {
         Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
         m.inLine = Optional.empty();
         boolean afterCopy = m.takeMintedSnapshot() && changes.isPresent() && before.isEmpty();
-        Optional<String> refreshed = m.v1Live() ? changes.flatMap(m::refreshLiveSource)
-                : before.isEmpty() ? Optional.empty() : m.refreshSource(changes.get());
-        String fingerprint = refreshed.orElseGet(m.v1Live() ? m::readLiveSource : m::readSource);
+        boolean refreshed = m.v1Live() ? changes.isPresent() && m.refreshLiveSource(changes.get())
+                : before.isPresent() && m.refreshSource(changes.get());
+        if (!refreshed && m.v1Live()) {
+            m.readLiveSource();
+        } else if (!refreshed) {
+            m.readSource();
+        }
         QueueSnapshot snap = m.snapshot();
         InLine inLine = before.orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
-        Set<V1State> copied = afterCopy && refreshed.isPresent() ? asCopied(m, changes.get()) : Set.of();
+        Set<V1State> copied = afterCopy && refreshed ? asCopied(m, changes.get()) : Set.of();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
         long[] matched = {0};
@@ -171,7 +176,8 @@ final class Resync {
             }
         });
         List<String> held = snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).map(j -> j.id().display() + " (locked)").toList();
-        Map<BrandedId, Expectation> gone = gone(m, snap, matched[0]);
+        long journaled = m.journal.expectations().count();
+        Map<BrandedId, Expectation> gone = gone(m, snap, matched[0], journaled);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
@@ -187,13 +193,11 @@ final class Resync {
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
-        if (!m.v1Live()) {
-            m.journal.record(JournalHeader.FINGERPRINT, fingerprint); // a live read has no sizes ("") to record
-        }
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);
-        return new Pass(fingerprint, fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
-                changes.map(c -> (long) c.keys()).orElse(-1L), refreshed.isPresent(), written, held);
+        return new Pass(fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
+                changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
+                rows.isEmpty() && gone.isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held);
     }
 
     /**
@@ -257,11 +261,11 @@ final class Resync {
 
     /**
      * The journaled rows whose v1 job no longer gets a row (removed, completed, held by a worker). Only
-     * looked for when fewer of the snapshot's rows matched an expectation than the journal holds.
+     * looked for when fewer of the snapshot's rows matched an expectation than the journal holds ({@code journaled}).
      */
-    private static Map<BrandedId, Expectation> gone(QueueMigration m, QueueSnapshot snap, long matched) {
+    private static Map<BrandedId, Expectation> gone(QueueMigration m, QueueSnapshot snap, long matched, long journaled) {
         Map<BrandedId, Expectation> gone = new LinkedHashMap<>();
-        if (m.journal.expectations().count() <= matched) {
+        if (journaled <= matched) {
             return gone;
         }
         IdSet rows = new IdSet();

@@ -86,7 +86,7 @@ final class RetireSource implements Step {
                 List.of(Utf8.bytes("version"))).get(0));
         boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
         // read once: of what this step reads, only the pause instant (recorded below when absent) and the window
-        // (recorded after its last use) are written before the step ends; the fingerprint only names what moved
+        // (recorded after its last use) are written before the step ends
         JournalHeader header = m.journal.header();
         Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT))
@@ -125,7 +125,7 @@ final class RetireSource implements Step {
      */
     private static Map<String, Long> catchUpBeforeThePause(QueueMigration m) {
         CatchUp.Passes passes = CatchUp.run(m);
-        Verification.proveWritten(m, passes.written());
+        Verification.proveWritten(m, passes.written(), OptionalLong.empty());
         m.checkpoints.hit("caught up");
         return passes.counts();
     }
@@ -146,7 +146,7 @@ final class RetireSource implements Step {
         SourceFence.pause(m.sourceWire, m.source);
         m.checkpoints.hit("v1 paused");
         try {
-            return retireStructures(m, header.get(JournalHeader.FINGERPRINT).orElse(""), pausedAt);
+            return retireStructures(m, pausedAt);
         } catch (MigrationRefused refused) {
             if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
                 SourceFence.thaw(m.sourceWire, m.source);
@@ -169,27 +169,26 @@ final class RetireSource implements Step {
      * Deletes the structures and stamps the tombstone in the transaction of the {@link SourceGuard}
      * that has watched the source since the pass read it (a re-run takes a pass: a watch does not
      * outlive its run), keeping the source as that pass read it (what a job edited later is copied
-     * again from). {@code first}: the sizes journaled before (a refusal tells what moved since), or "".
+     * again from). The source's {@link SourceFence#sizes} are taken when it is first found moved, so a
+     * refusal tells what moved since; a retirement that holds at once takes none.
      */
-    private static Stamped retireStructures(QueueMigration m, String first, long pausedAt) {
+    private static Stamped retireStructures(QueueMigration m, long pausedAt) {
+        String first = null;
         try {
             for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
-                Verification.proveWritten(m, synced.written());
-                if (first.isEmpty()) {
-                    first = synced.fingerprint();
-                }
+                Verification.proveWritten(m, synced.written(), synced.journaled());
                 QueueSnapshot snapshot = m.snapshot();
                 m.checkpoints.hit("before retire");
-                if (flowsMoved(m, snapshot)) {
-                    m.checkpoints.hit("source moved at retire");
-                    continue;
-                }
-                OptionalLong deleted = m.takeGuard().orElseThrow().retire(queueLevelKeys(m));
+                OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
+                        : m.takeGuard().orElseThrow().retire(queueLevelKeys(m));
                 if (deleted.isPresent()) {
                     return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts(), Optional.of(pausedAt));
                 }
                 m.checkpoints.hit("source moved at retire");
+                if (first == null) {
+                    first = SourceFence.sizes(m.sourceWire, m.source);
+                }
             }
         } finally {
             m.takeGuard().ifPresent(SourceGuard::close);

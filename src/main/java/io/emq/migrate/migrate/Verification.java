@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The proof a migration needs before it may destroy anything ({@link Verifier}): every journaled row
@@ -30,14 +31,15 @@ final class Verification {
 
     /**
      * The proof of the rows the passes since the last proof wrote (those V120 runs while v1 still serves,
-     * then the one under the pause), when this run proved the others; else the whole proof.
+     * then the one under the pause), when this run proved the others; else the whole proof. {@code journaled}:
+     * how many expectations the journal holds, when the caller read it after the last write to them; else read here.
      */
-    static Map<String, Long> proveWritten(QueueMigration m, List<BrandedId> written) {
+    static Map<String, Long> proveWritten(QueueMigration m, List<BrandedId> written, OptionalLong journaled) {
         if (!m.provenThisRun) {
             return prove(m);
         }
         Verifier.Report report = new Verifier(m.targetWire, m.target, m.targetKeys).verifyRows(written);
-        return proven(m, report, m.journal.expectations().count());
+        return proven(m, report, journaled.orElseGet(() -> m.journal.expectations().count()));
     }
 
     private static Map<String, Long> proven(QueueMigration m, Verifier.Report report, long journaled) {

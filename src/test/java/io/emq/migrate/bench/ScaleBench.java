@@ -16,10 +16,12 @@ import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -83,8 +85,12 @@ public final class ScaleBench {
                 source.sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
                 double cpu0 = serverCpu(source);
                 LiveHeap.watch(fullGcEvery);
-                Map<String, LongAdder> stepMs = new ConcurrentSkipListMap<>(java.util.Comparator.comparingInt(
-                        (String name) -> Integer.parseInt(name.substring(1, name.indexOf(' ')))));
+                java.util.Comparator<String> byVersion = java.util.Comparator.comparingInt(
+                        (String name) -> Integer.parseInt(name.substring(1, name.indexOf(' '))));
+                Map<String, LongAdder> stepMs = new ConcurrentSkipListMap<>(byVersion);
+                Map<String, LongAccumulator> firstStart = new ConcurrentSkipListMap<>(byVersion);
+                Map<String, LongAccumulator> lastEnd = new ConcurrentSkipListMap<>(byVersion);
+                Map<String, double[]> cpuAtStart = new ConcurrentSkipListMap<>(byVersion);
                 List<MigrationResult> results;
                 double seconds;
                 try (UnifiedJedis from = Clients.open(Endpoint.parse(server.uri()), Migrator.connections(n));
@@ -92,10 +98,17 @@ public final class ScaleBench {
                     Migrator migrator = new Migrator(Wire.unfenced(from), Wire.open(to), server.uri(),
                             MigrationOptions.defaults().withRetire(retire), Checkpoints.none()).parallel(n).listener(new Migrator.Listener() {
                                 public void stepStarted(String queue, StepDefinition step) {
+                                    if (!cpuAtStart.containsKey(stepName(step))) {
+                                        cpuAtStart.putIfAbsent(stepName(step), new double[] {serverCpu(source), processCpu()});
+                                    }
+                                    firstStart.computeIfAbsent(stepName(step), k -> new LongAccumulator(Math::min, Long.MAX_VALUE))
+                                            .accumulate(System.nanoTime());
                                 }
 
                                 public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
-                                    stepMs.computeIfAbsent("V" + step.version() + " " + step.description(), k -> new LongAdder()).add(ms);
+                                    stepMs.computeIfAbsent(stepName(step), k -> new LongAdder()).add(ms);
+                                    lastEnd.computeIfAbsent(stepName(step), k -> new LongAccumulator(Math::max, Long.MIN_VALUE))
+                                            .accumulate(System.nanoTime());
                                 }
                             });
                     long m0 = System.nanoTime();
@@ -114,6 +127,19 @@ public final class ScaleBench {
                 source.info("commandstats").lines().filter(l -> l.startsWith("cmdstat")).sorted(java.util.Comparator.comparingLong(
                         (String l) -> -Long.parseLong(l.replaceAll(".*usec=(\\d+).*", "$1")))).limit(12).forEach(l -> System.out.println("  server time: " + l));
                 System.out.println("  ms in each step, summed over the queues: " + stepMs);
+                Map<String, Long> stepWall = new LinkedHashMap<>();
+                firstStart.forEach((step, start) -> stepWall.put(step, (lastEnd.get(step).get() - start.get()) / 1_000_000));
+                System.out.println("  ms from each step's first start to its last finish (steps run one after another): " + stepWall);
+                List<String> steps = new ArrayList<>(cpuAtStart.keySet());
+                double[] end = {serverCpu(source), processCpu()};
+                StringBuilder cpu = new StringBuilder("  CPU s from each step's first start to the next's (server | this process):");
+                for (int i = 0; i < steps.size(); i++) {
+                    double[] from = cpuAtStart.get(steps.get(i));
+                    double[] to = i + 1 < steps.size() ? cpuAtStart.get(steps.get(i + 1)) : end;
+                    cpu.append(String.format(Locale.ROOT, " %s %.1f | %.1f;", steps.get(i).substring(0, steps.get(i).indexOf(' ')),
+                            to[0] - from[0], to[1] - from[1]));
+                }
+                System.out.println(cpu);
                 System.out.printf(Locale.ROOT, "source server during the migration: %d connections received, %d SCAN, %d EVALSHA,"
                         + " %d WATCH calls, %.1f s CPU%n", field(stats, "total_connections_received"),
                         calls(commands, "scan"), calls(commands, "evalsha"), calls(commands, "watch"), serverCpu);
@@ -167,6 +193,12 @@ public final class ScaleBench {
     }
 
     /** The server's main thread CPU seconds so far (user + system). */
+    /** Seconds of CPU this process has used. */
+    private static double processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime() / 1e9;
+    }
+
     private static double serverCpu(UnifiedJedis server) {
         String cpu = server.info("cpu");
         return Double.parseDouble(value(cpu, "used_cpu_user")) + Double.parseDouble(value(cpu, "used_cpu_sys"));
@@ -189,5 +221,9 @@ public final class ScaleBench {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String stepName(StepDefinition step) {
+        return "V" + step.version() + " " + step.description();
     }
 }

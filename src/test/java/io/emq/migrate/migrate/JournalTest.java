@@ -382,7 +382,6 @@ class JournalTest {
         assertEquals(Optional.of(7L), header.get(JournalHeader.ID_BASE));
         assertEquals(Optional.of(true), header.get(JournalHeader.V1_WAS_PAUSED));
         assertEquals(Optional.of(false), header.get(JournalHeader.V2_WAS_PAUSED));
-        assertEquals(Optional.empty(), header.get(JournalHeader.FINGERPRINT));
         assertEquals(List.of(BrandedId.job((7L << 36) + 1)), j.ids().assign(List.of(b("x"))), "migrate_assign_ids reads id_base");
     }
 
