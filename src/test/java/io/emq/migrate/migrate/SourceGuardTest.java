@@ -202,6 +202,34 @@ class SourceGuardTest {
         assertEquals(50, c.llen("bull:read:wait"), "every job waits again");
     }
 
+    /**
+     * A writer that bypasses BullMQ's pause moves a job from {@code paused} to {@code delayed} before every
+     * retirement: the guard refuses each one, and after five passes the queue is refused naming what moved
+     * since the first refusal (the sizes are taken then, not around every read), v1 resumed, nothing deleted.
+     */
+    @Test
+    void aSourceMovedAtEveryRetirementIsRefusedNamingWhatMoved() {
+        UnifiedJedis c = SERVER.client();
+        c.flushAll();
+        V1QueueGenerator.addWaiting(c, "read", 1, 50, 20);
+        int[] moved = {0};
+        MigrationResult result = migrate(false, (version, where) -> {
+            if (version == 120 && where.equals("before retire")) {
+                String id = c.rpop("bull:read:paused");
+                c.zadd("bull:read:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, id);
+                moved[0]++;
+            }
+        });
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), result.refusalKind(), result.toString());
+        assertEquals(5, moved[0], "one move before each of five retirements");
+        assertTrue(result.message().contains("kept changing at retirement over 5 passes (paused 49 -> 45, delayed 1 -> 5)"),
+                result.message());
+        assertFalse("echomq:2.0.0-migrated".equals(c.hget("bull:read:meta", "version")), "nothing retired");
+        assertNull(c.hget("bull:read:meta", "paused"), "v1 is resumed");
+        assertEquals(45, c.llen("bull:read:wait"), "every job left in paused waits again");
+        assertEquals(5, c.zcard("bull:read:delayed"), "the moved jobs stay where the writer put them");
+    }
+
     /** Migrates the standalone source's queues, killing the change feed's subscriber once v1 is paused when told. */
     private static MigrationResult migrate(boolean killFeed, Checkpoints.Observer observer) {
         return MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withLease(Duration.ofSeconds(2)),
