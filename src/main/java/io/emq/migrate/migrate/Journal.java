@@ -107,10 +107,30 @@ public final class Journal {
         }
     }
 
-    /** The ids and expectations of these v1 jobs, in order (one lookup of each part). */
+    /** The ids and expectations of these v1 jobs, in order, read in one call ({@code migrate_journal_known}). */
     Known known(List<byte[]> v1Ids) {
-        List<Optional<BrandedId>> found = ids.lookupV1(v1Ids);
-        return new Known(found, expectations.of(found.stream().flatMap(Optional::stream).toList()));
+        if (v1Ids.isEmpty()) {
+            return new Known(List.of(), Map.of());
+        }
+        List<byte[]> fields = v1Ids.stream().map(IdentityMap::v1Field).toList();
+        return wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_KNOWN, List.of(key), fields, Journal::known));
+    }
+
+    private static Known known(Object reply) {
+        List<Object> parts = Replies.asList(reply);
+        List<Optional<BrandedId>> found = new ArrayList<>();
+        for (Object id : Replies.asList(parts.get(0))) {
+            found.add(Optional.ofNullable(Replies.asText(id)).map(BrandedId::of));
+        }
+        Map<BrandedId, Expectation> expected = new LinkedHashMap<>();
+        List<Object> values = Replies.asList(parts.get(1));
+        List<BrandedId> ids = found.stream().flatMap(Optional::stream).toList();
+        for (int i = 0; i < ids.size(); i++) {
+            if (values.get(i) != null) {
+                expected.put(ids.get(i), Expectation.parse(Replies.asText(values.get(i))));
+            }
+        }
+        return new Known(found, expected);
     }
 
     /** The lanes the queue's pending jobs were migrated into, as recorded ({@code lane:}); empty: the flat pending set. */

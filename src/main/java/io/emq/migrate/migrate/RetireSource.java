@@ -1,6 +1,5 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobSubKind;
@@ -267,7 +266,7 @@ final class RetireSource implements Step {
                     }
                     copyLate(m, before, unlinked.late());
                 }
-                Migratable.inBatches(left, BATCH, chunk -> done[0] += checkDigests(m, before, chunk));
+                Migratable.inBatches(left, BATCH, chunk -> done[0] += retireBatch(m, Optional.of(before), chunk));
             });
             unlinker.ifPresent(u -> copyLate(m, before, u.finish()));
         } finally {
@@ -297,51 +296,37 @@ final class RetireSource implements Step {
         LogCopier.copy(m, late.stream().map(id -> before.job(id).orElseThrow()).toList());
     }
 
-    /** Retires these jobs of the source as read before the tombstone, each only while its digest is the one v2 holds. */
-    private static long checkDigests(QueueMigration m, QueueSnapshot before, List<Bytes> v1Ids) {
-        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
-        List<BrandedId> mapped = new ArrayList<>(v1Ids.size());
-        List<Bytes> mappedV1 = new ArrayList<>(v1Ids.size());
-        for (int i = 0; i < v1Ids.size(); i++) {
-            if (ids.get(i).isPresent()) {
-                mapped.add(ids.get(i).get());
-                mappedV1.add(v1Ids.get(i));
-            }
-        }
-        return retireBatch(m, Optional.of(before), mapped, mappedV1);
-    }
-
     /** Retires the journal's jobs, a batch at a time, each only while its digest is the one v2 holds. */
     private static long retireJournaled(QueueMigration m) {
         long[] deleted = {0};
-        List<BrandedId> ids = new ArrayList<>(BATCH);
         List<Bytes> v1Ids = new ArrayList<>(BATCH);
         m.journal.ids().forEach((id, v1) -> {
-            ids.add(id);
             v1Ids.add(Bytes.of(v1));
-            if (ids.size() == BATCH) {
-                deleted[0] += retireBatch(m, Optional.empty(), ids, v1Ids);
-                ids.clear();
+            if (v1Ids.size() == BATCH) {
+                deleted[0] += retireBatch(m, Optional.empty(), v1Ids);
                 v1Ids.clear();
             }
         });
-        deleted[0] += retireBatch(m, Optional.empty(), ids, v1Ids);
+        deleted[0] += retireBatch(m, Optional.empty(), v1Ids);
         return deleted[0];
     }
 
-    private static long retireBatch(QueueMigration m, Optional<QueueSnapshot> before, List<BrandedId> ids, List<Bytes> v1Ids) {
+    /**
+     * Retires these jobs, each only while its digest is the one v2 holds (its expectation's; a job the
+     * journal expects no row of is left); a job edited since is copied again from {@code before} and retired.
+     */
+    private static long retireBatch(QueueMigration m, Optional<QueueSnapshot> before, List<Bytes> v1Ids) {
         long deleted = 0;
-        List<BrandedId> left = new ArrayList<>(ids);
-        List<Bytes> leftV1 = new ArrayList<>(v1Ids);
+        List<Bytes> left = v1Ids;
         for (int attempt = 1; ; attempt++) {
-            Map<BrandedId, Expectation> want = m.journal.expectations().of(left);
-            List<Bytes> rows = new ArrayList<>(want.size());
-            List<String> digests = new ArrayList<>(want.size());
+            Journal.Known known = m.journal.known(left.stream().map(Bytes::raw).toList());
+            List<Bytes> rows = new ArrayList<>(left.size());
+            List<String> digests = new ArrayList<>(left.size());
             for (int i = 0; i < left.size(); i++) {
-                Expectation e = want.get(left.get(i));
-                if (e != null) {
-                    rows.add(leftV1.get(i));
-                    digests.add(e.source());
+                Optional<Expectation> e = known.expectation(i);
+                if (e.isPresent()) {
+                    rows.add(left.get(i));
+                    digests.add(e.get().source());
                 }
             }
             if (rows.isEmpty()) {
@@ -356,8 +341,7 @@ final class RetireSource implements Step {
             m.checkpoints.hit("source moved at retire");
             List<Bytes> moved = retired.moved().stream().map(rows::get).toList();
             copyAgain(m, before, moved, attempt);
-            leftV1 = moved;
-            left = m.journal.ids().lookupV1(moved.stream().map(Bytes::raw).toList()).stream().map(Optional::orElseThrow).toList();
+            left = moved;
         }
     }
 

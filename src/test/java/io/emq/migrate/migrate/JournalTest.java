@@ -207,6 +207,31 @@ class JournalTest {
         assertEquals(1, SERVER.client().hkeys(j.key()).stream().filter(f -> f.startsWith("r:")).count());
     }
 
+    /**
+     * What the journal knows of some v1 jobs comes back in one call, in the order asked: the id of each job
+     * that has one (any id shape), and the expectation of each id that has one.
+     */
+    @Test
+    void whatTheJournalKnowsOfSomeJobsIsReadInOneCall() {
+        Journal j = fenced("known", 0);
+        List<BrandedId> ids = j.ids().assign(List.of(b("1"), b("a:b:\u00e9"), b("3")));
+        Expectation e = new Expectation("pending", 0, "", "digest-of-1", "p1");
+        j.set(Map.of("r:" + ids.get(0), e.render(), "r:" + ids.get(2), new Expectation("dead", 2, "", "digest-of-3", "p3").render()));
+        j.known(List.of(b("1"))); // the server has the script from here on
+        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+        Journal.Known known = j.known(List.of(b("3"), b("none"), b("a:b:\u00e9"), b("1")));
+        assertEquals(List.of(Optional.of(ids.get(2)), Optional.empty(), Optional.of(ids.get(1)), Optional.of(ids.get(0))), known.ids());
+        assertEquals(Optional.of("digest-of-3"), known.expectation(0).map(Expectation::source));
+        assertEquals(Optional.empty(), known.expectation(1), "no id, no expectation");
+        assertEquals(Optional.empty(), known.expectation(2), "an id without an expectation");
+        assertEquals(Optional.of(e), known.expectation(3));
+        List<String> calls = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_"))
+                .map(l -> l.substring(0, l.indexOf(",usec"))).sorted().toList();
+        assertEquals(List.of("cmdstat_config|resetstat:calls=1", "cmdstat_evalsha:calls=1", "cmdstat_hmget:calls=2"), calls,
+                "one call, whose script reads the ids, then their expectations");
+        assertEquals(new Journal.Known(List.of(), Map.of()), j.known(List.of()));
+    }
+
     @Test
     void aBatchOfRowsIsWrittenAsIfOneByOneAndARerunLeavesTheSameRows() {
         Wire wire = Wire.open(SERVER.client());

@@ -37,8 +37,12 @@ class StepFilesTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
 
-    /** The journal's own scripts: the runner holds the lease and records history with them, for every step alike. */
-    private static final Set<String> RUNNER_SCRIPTS = Set.of("migrate_journal_lock", "migrate_journals", "migrate_journal_set", "migrate_journal_forget");
+    /**
+     * The journal's own scripts: the runner holds the lease and records history with them, and every step
+     * reads and writes the journal through them alike ({@link Journal}).
+     */
+    private static final Set<String> RUNNER_SCRIPTS = Set.of("migrate_journal_lock", "migrate_journals", "migrate_journal_set", "migrate_journal_forget",
+            "migrate_journal_known");
     private static final Pattern EVALSHA = Pattern.compile("\"(?:EVALSHA|evalsha)\" \"([0-9a-f]{40})\"");
     private static final Pattern DELETES_V1 = Pattern.compile("\"(?:DEL|UNLINK|del|unlink)\" \"bull:");
     private static final Pattern MARK = Pattern.compile("\"ECHO\" \"step (\\d+)\"", Pattern.CASE_INSENSITIVE);
