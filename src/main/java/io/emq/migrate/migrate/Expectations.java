@@ -104,9 +104,10 @@ public final class Expectations {
      * when the number found is not the journal's {@code expected_rows} (ids kept from v1 by
      * {@code --keep-branded-ids}, a journal begun before the counter) are the others found by
      * {@code HSCAN}, the minted ids read above skipped (a page may repeat a field, so one of those may
-     * come twice). {@code minted}: the journal's id base and high-water mark, as read by the caller.
+     * come twice). {@code minted} and {@code journaled}: the journal's id base and high-water mark, and its
+     * {@code expected_rows} (empty when it has none), as read by the caller.
      */
-    void forEach(int size, MintedRanks minted, Consumer<Map<BrandedId, Expectation>> batches) {
+    void forEach(int size, MintedRanks minted, Optional<String> journaled, Consumer<Map<BrandedId, Expectation>> batches) {
         Batches out = new Batches(size, batches);
         long found = 0;
         for (long from = 1; minted.base().isPresent() && from <= minted.hwm(); from += size) {
@@ -118,7 +119,7 @@ public final class Expectations {
             found += read.size();
             read.forEach(out::add);
         }
-        if (!journal.text(COUNT).equals(Optional.of(Long.toString(found)))) {
+        if (!journaled.equals(Optional.of(Long.toString(found)))) {
             journal.entriesStartingWith(PREFIX, page -> {
                 for (Map.Entry<byte[], byte[]> e : page) {
                     BrandedId id = BrandedId.of(Replies.asText(e.getKey()).substring(PREFIX.length()));

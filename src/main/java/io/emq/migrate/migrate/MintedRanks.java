@@ -11,13 +11,19 @@ import java.util.Optional;
  * ({@link Rebrand}); none without an id base.
  */
 record MintedRanks(Optional<Long> base, long hwm) {
-    private static final List<byte[]> FIELDS = List.of(Utf8.bytes(JournalHeader.ID_BASE.name()), Utf8.bytes(IdentityMap.HWM));
+    /** The journal fields that tell a journal's minted ids, in the order {@link #of(byte[], byte[])} takes them. */
+    static final List<byte[]> FIELDS = List.of(Utf8.bytes(JournalHeader.ID_BASE.name()), Utf8.bytes(IdentityMap.HWM));
 
     /** A journal's minted ids: its id base and high-water mark as they are now (one {@code HMGET} of both). */
     static MintedRanks of(Journal journal) {
         List<byte[]> read = journal.read(FIELDS);
-        return new MintedRanks(Optional.ofNullable(read.get(0)).flatMap(v -> JournalHeader.ID_BASE.parse().apply(Replies.asText(v))),
-                read.get(1) == null ? 0 : Long.parseLong(Replies.asText(read.get(1))));
+        return of(read.get(0), read.get(1));
+    }
+
+    /** The minted ids of a journal whose {@link #FIELDS} were read as these values (null where absent). */
+    static MintedRanks of(byte[] idBase, byte[] hwm) {
+        return new MintedRanks(Optional.ofNullable(idBase).flatMap(v -> JournalHeader.ID_BASE.parse().apply(Replies.asText(v))),
+                hwm == null ? 0 : Long.parseLong(Replies.asText(hwm)));
     }
 
     /** The rank of a minted {@code JOB} id, else 0. */

@@ -82,13 +82,14 @@ public final class Verifier {
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
-        MintedRanks minted = MintedRanks.of(journal);
+        List<byte[]> read = journal.read(List.of(MintedRanks.FIELDS.get(0), MintedRanks.FIELDS.get(1), Utf8.bytes(Expectations.COUNT)));
+        MintedRanks minted = MintedRanks.of(read.get(0), read.get(1));
         if (minted.base().isEmpty() && !journal.exists()) {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
         listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), minted, this::notListed);
-        checkJournaledRows(minted);
+        checkJournaledRows(minted, Optional.ofNullable(read.get(2)).map(Replies::asText));
         listings.finish();
         source.ifPresent(snap -> checkSource(snap, options));
         long keysChecked = checkKeys();
@@ -127,11 +128,12 @@ public final class Verifier {
 
     /**
      * Checks every journaled row, a batch at a time: a reader thread reads the journal's expectations
-     * and the rows (one batch ahead) while the batch before is compared here.
+     * and the rows (one batch ahead) while the batch before is compared here. {@code journaled}: the
+     * journal's {@code expected_rows}, read with {@code minted} (nothing writes expectations meanwhile).
      */
-    private void checkJournaledRows(MintedRanks minted) {
-        ReadAhead.<Rows>run("the rows of " + queue, ahead -> journal.expectations().forEach(BATCH, minted, want -> ahead.accept(read(want))),
-                this::checkRows);
+    private void checkJournaledRows(MintedRanks minted, Optional<String> journaled) {
+        ReadAhead.<Rows>run("the rows of " + queue, ahead -> journal.expectations().forEach(BATCH, minted, journaled,
+                want -> ahead.accept(read(want))), this::checkRows);
     }
 
     /** A batch of journaled rows: what the journal expects of each, and what each row holds ({@link #ROW_FIELDS}, in order). */

@@ -55,7 +55,7 @@ class VerifierTest {
     private static Map<String, List<BrandedId>> rowsByState(Wire wire, String queue) {
         Map<String, List<BrandedId>> out = new LinkedHashMap<>();
         Journal journal = new Journal(wire, queue);
-        journal.expectations().forEach(Verifier.BATCH, MintedRanks.of(journal), page ->
+        journal.expectations().forEach(Verifier.BATCH, MintedRanks.of(journal), journal.text(Expectations.COUNT), page ->
                 page.forEach((id, e) -> out.computeIfAbsent(e.state(), s -> new ArrayList<>()).add(id)));
         return out;
     }
