@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -25,8 +26,11 @@ final class CatchUp implements Step {
     static final int PASSES = 4;
     static final long SMALL = 1000;
 
-    /** What the passes of one catch-up did: their counts summed (and how many passes), every row they wrote. */
-    record Passes(Map<String, Long> counts, List<BrandedId> written) {
+    /**
+     * What the passes of one catch-up did: their counts summed (and how many passes), every row they wrote,
+     * and the journal's expectation count as the last one read it when it wrote and removed no row ({@link Resync.Pass#journaled}).
+     */
+    record Passes(Map<String, Long> counts, List<BrandedId> written, OptionalLong journaled) {
     }
 
     @Override
@@ -67,6 +71,6 @@ final class CatchUp implements Step {
             pass = Resync.run(m);
         }
         counts.put("passes", passes);
-        return new Passes(counts, new ArrayList<>(written));
+        return new Passes(counts, new ArrayList<>(written), pass.journaled());
     }
 }

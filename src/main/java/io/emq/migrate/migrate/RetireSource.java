@@ -124,7 +124,7 @@ final class RetireSource implements Step {
      */
     private static Map<String, Long> catchUpBeforeThePause(QueueMigration m) {
         CatchUp.Passes passes = CatchUp.run(m);
-        Verification.proveWritten(m, passes.written(), OptionalLong.empty());
+        Verification.proveWritten(m, passes.written(), passes.journaled());
         m.checkpoints.hit("caught up");
         return passes.counts();
     }
