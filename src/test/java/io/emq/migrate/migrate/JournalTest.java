@@ -225,9 +225,10 @@ class JournalTest {
         assertEquals(Optional.empty(), known.expectation(1), "no id, no expectation");
         assertEquals(Optional.empty(), known.expectation(2), "an id without an expectation");
         assertEquals(Optional.of(e), known.expectation(3));
-        List<String> calls = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_"))
+        List<String> calls = SERVER.client().info("commandstats").lines()
+                .filter(l -> l.startsWith("cmdstat_") && !l.startsWith("cmdstat_config")) // Redis 7 says config|resetstat, 6.2 config
                 .map(l -> l.substring(0, l.indexOf(",usec"))).sorted().toList();
-        assertEquals(List.of("cmdstat_config|resetstat:calls=1", "cmdstat_evalsha:calls=1", "cmdstat_hmget:calls=2"), calls,
+        assertEquals(List.of("cmdstat_evalsha:calls=1", "cmdstat_hmget:calls=2"), calls,
                 "one call, whose script reads the ids, then their expectations");
         assertEquals(new Journal.Known(List.of(), Map.of()), j.known(List.of()));
     }
