@@ -28,9 +28,8 @@ import java.util.stream.Stream;
  * digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
  * longer holds as rows (removed, completed, held by a worker) are removed from v2; logs, dedup keys,
  * schedulers and the completed count follow. The v2 queue is paused throughout, so a v1 worker's moves
- * are simply applied: v2 never served the job. A v2 row the v2 runtime claimed
- * meanwhile is never overwritten or removed: the queue is refused instead ({@code out-of-line}, with
- * {@code abandon} as the way back).
+ * are simply applied: v2 never served the job. A v2 row the v2 runtime claimed meanwhile is never
+ * overwritten or removed: the queue is refused instead ({@code out-of-line}, with {@code abandon} as the way back).
  *
  * <p>Under the pause a job still held under a live v1 lock (a worker took it just before) is waited
  * for up to {@code --wait-for-locks}, then refused ({@code live-lock}): the last pass must see where
@@ -38,12 +37,12 @@ import java.util.stream.Stream;
  */
 final class Resync {
     /**
-     * What one pass did: the rows it wrote,
-     * how many jobs it re-read (digested), how many it looked up in the journal, how many keys the change
-     * feed told were written since the pass before (-1 for a full pass, which re-reads every job), whether
-     * the source read under the pause refreshed the snapshot of the pass before ({@link QueueMigration#refreshSource})
-     * instead of reading it all, how many expectations the journal holds when the pass wrote and removed no row
-     * (the count it read; empty when it did either), and the jobs held under a live v1 lock.
+     * What one pass did: the rows it wrote, how many jobs it re-read (digested), how many it looked up in the
+     * journal, how many keys the change feed told were written since the pass before (-1 for a full pass, which
+     * re-reads every job), whether the source read under the pause refreshed the snapshot of the pass before
+     * ({@link QueueMigration#refreshSource}) instead of reading it all, how many expectations the journal holds
+     * when the pass wrote and removed no row (the count it read; empty when it did either), and the jobs held
+     * under a live v1 lock.
      */
     record Pass(long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
                 boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held) {

@@ -82,7 +82,9 @@ public final class Verifier {
     }
 
     public Report verify(Optional<QueueSnapshot> source, MigrationOptions options) {
-        List<byte[]> read = journal.read(List.of(MintedRanks.FIELDS.get(0), MintedRanks.FIELDS.get(1), Utf8.bytes(Expectations.COUNT)));
+        List<byte[]> fields = new ArrayList<>(MintedRanks.FIELDS);
+        fields.add(Utf8.bytes(Expectations.COUNT));
+        List<byte[]> read = journal.read(fields);
         MintedRanks minted = MintedRanks.of(read.get(0), read.get(1));
         if (minted.base().isEmpty() && !journal.exists()) {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");

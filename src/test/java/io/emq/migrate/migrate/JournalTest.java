@@ -231,6 +231,20 @@ class JournalTest {
         assertEquals(List.of("cmdstat_evalsha:calls=1", "cmdstat_hmget:calls=2"), calls,
                 "one call, whose script reads the ids, then their expectations");
         assertEquals(new Journal.Known(List.of(), Map.of()), j.known(List.of()));
+
+        // more jobs than Lua can unpack at once (about 8,000): the script reads a thousand fields an HMGET
+        List<byte[]> many = java.util.stream.IntStream.range(0, 9000).mapToObj(n -> b("many-" + n)).toList();
+        List<BrandedId> manyIds = j.ids().assign(many.subList(0, 8900));
+        Map<String, String> expectations = new java.util.HashMap<>();
+        manyIds.subList(1000, 8800).forEach(id -> expectations.put("r:" + id, e.render()));
+        j.set(expectations);
+        Journal.Known all = j.known(many);
+        assertEquals(9000, all.ids().size());
+        assertEquals(Optional.of(manyIds.get(8899)), all.ids().get(8899));
+        assertEquals(Optional.empty(), all.ids().get(8900), "past the ids assigned");
+        assertEquals(7800, all.expected().size());
+        assertEquals(Optional.of(e), all.expectation(8799));
+        assertEquals(Optional.empty(), all.expectation(8800));
     }
 
     @Test
