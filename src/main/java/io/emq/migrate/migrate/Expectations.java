@@ -87,8 +87,12 @@ public final class Expectations {
 
     /** The expectations of these jobs (jobs without one are left out). */
     public Map<BrandedId, Expectation> of(List<BrandedId> ids) {
+        return parsed(ids, journal.read(ids.stream().map(id -> Utf8.bytes(PREFIX + id)).toList()));
+    }
+
+    /** The expectations of these jobs whose fields were read as these values, in order (a nil value: none, left out). */
+    static Map<BrandedId, Expectation> parsed(List<BrandedId> ids, List<?> values) {
         Map<BrandedId, Expectation> out = new LinkedHashMap<>();
-        List<byte[]> values = journal.read(ids.stream().map(id -> Utf8.bytes(PREFIX + id)).toList());
         for (int i = 0; i < ids.size(); i++) {
             if (values.get(i) != null) {
                 out.put(ids.get(i), Expectation.parse(Replies.asText(values.get(i))));

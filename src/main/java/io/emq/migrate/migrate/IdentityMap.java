@@ -72,8 +72,13 @@ public final class IdentityMap {
 
     /** The branded ids of these v1 ids, without minting; empty entries for ids the journal lacks. */
     public List<Optional<BrandedId>> lookupV1(List<byte[]> v1Ids) {
-        List<Optional<BrandedId>> out = new ArrayList<>(v1Ids.size());
-        for (byte[] v : journal.read(v1Ids.stream().map(IdentityMap::v1Field).toList())) {
+        return brandedIds(journal.read(v1Ids.stream().map(IdentityMap::v1Field).toList()));
+    }
+
+    /** The branded ids the {@code v1:} fields of some v1 ids were read as (empty where a value is nil), in order. */
+    static List<Optional<BrandedId>> brandedIds(List<?> values) {
+        List<Optional<BrandedId>> out = new ArrayList<>(values.size());
+        for (Object v : values) {
             out.add(v == null ? Optional.empty() : Optional.of(BrandedId.of(Replies.asText(v))));
         }
         return out;

@@ -118,19 +118,8 @@ public final class Journal {
 
     private static Known known(Object reply) {
         List<Object> parts = Replies.asList(reply);
-        List<Optional<BrandedId>> found = new ArrayList<>();
-        for (Object id : Replies.asList(parts.get(0))) {
-            found.add(Optional.ofNullable(Replies.asText(id)).map(BrandedId::of));
-        }
-        Map<BrandedId, Expectation> expected = new LinkedHashMap<>();
-        List<Object> values = Replies.asList(parts.get(1));
-        List<BrandedId> ids = found.stream().flatMap(Optional::stream).toList();
-        for (int i = 0; i < ids.size(); i++) {
-            if (values.get(i) != null) {
-                expected.put(ids.get(i), Expectation.parse(Replies.asText(values.get(i))));
-            }
-        }
-        return new Known(found, expected);
+        List<Optional<BrandedId>> found = IdentityMap.brandedIds(Replies.asList(parts.get(0)));
+        return new Known(found, Expectations.parsed(found.stream().flatMap(Optional::stream).toList(), Replies.asList(parts.get(1))));
     }
 
     /** The lanes the queue's pending jobs were migrated into, as recorded ({@code lane:}); empty: the flat pending set. */
