@@ -11,12 +11,17 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ProgressTest {
+    /**
+     * Half of the work, a wait of several intervals, the rest. The interval is long beside the moment between
+     * the start and the first advance, so no line is printed before it (a 20 ms interval was once passed there
+     * on a loaded machine, and the first line read 0/10).
+     */
     private static String run(boolean terminal) throws InterruptedException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        try (Progress p = Progress.start("drain orders", 10, "jobs", out, terminal, Duration.ofMillis(20))) {
+        try (Progress p = Progress.start("drain orders", 10, "jobs", out, terminal, Duration.ofMillis(200))) {
             p.advance(5);
-            Thread.sleep(100);
+            Thread.sleep(500);
             p.advance(5);
         }
         return bytes.toString(StandardCharsets.UTF_8);
