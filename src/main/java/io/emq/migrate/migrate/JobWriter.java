@@ -55,7 +55,7 @@ final class JobWriter {
         }
         boolean expectedBefore = !m.journal.text(Expectations.COUNT).equals(Optional.of("0"));
         try (NewRows newRows = new NewRows(m); JournalTransaction journalTx = new JournalTransaction(m, "expectations watched")) {
-            ReadAhead.<Built>run("v1 jobs", ahead -> Migratable.inBatches(jobs, BATCH,
+            ReadAhead.<Built>run("v1 jobs", Migratable.atMost(jobs, BATCH), ahead -> Migratable.inBatches(jobs, BATCH,
                             batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore))),
                     built -> write(m, newRows, journalTx, built, counts));
         }

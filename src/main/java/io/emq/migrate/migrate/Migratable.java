@@ -108,7 +108,19 @@ final class Migratable {
         };
     }
 
-    /** Hands the items (jobs, queues, calls) on in lists of at most {@code size}; returns how many there were. */
+    /** Whether there are {@code n} items or fewer (it walks {@code n + 1} at most). */
+    static boolean atMost(Iterable<?> items, int n) {
+        Iterator<?> walk = items.iterator();
+        for (int i = 0; i <= n; i++) {
+            if (!walk.hasNext()) {
+                return true;
+            }
+            walk.next();
+        }
+        return false;
+    }
+
+        /** Hands the items (jobs, queues, calls) on in lists of at most {@code size}; returns how many there were. */
     static <T> long inBatches(Iterable<T> items, int size, Consumer<List<T>> each) {
         List<T> batch = new ArrayList<>(size);
         long n = 0;

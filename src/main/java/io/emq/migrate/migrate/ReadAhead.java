@@ -14,7 +14,10 @@ import java.util.function.Consumer;
  * server answers the next read while the caller works on the batch before. A failure on either side
  * stops both and is thrown to the caller. The reader threads are shared by every run of the process
  * and kept a minute when idle: a migration of many small queues reads ahead several times a queue,
- * and starting a thread each time cost more than the read it overlapped.
+ * and starting a thread each time cost more than the read it overlapped. A read the caller knows to
+ * yield one batch at most runs on the caller's thread: there is nothing to read ahead of, and handing
+ * that batch between two threads cost a small queue's run more than its reads (bench/RESULTS.md,
+ * session 16).
  */
 final class ReadAhead {
     private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
@@ -26,8 +29,15 @@ final class ReadAhead {
     private ReadAhead() {
     }
 
-    /** Runs {@code read} (which hands each batch it reads to its argument) on a reader thread; {@code take} gets the batches here. */
-    static <T> void run(String what, Consumer<Consumer<T>> read, Consumer<T> take) {
+    /**
+     * Runs {@code read} (which hands each batch it reads to its argument) on a reader thread; {@code take} gets the
+     * batches here. With {@code oneBatch} (the read yields one batch at most), both run here, one after the other.
+     */
+    static <T> void run(String what, boolean oneBatch, Consumer<Consumer<T>> read, Consumer<T> take) {
+        if (oneBatch) {
+            read.accept(take);
+            return;
+        }
         BlockingQueue<Optional<T>> ahead = new ArrayBlockingQueue<>(1); // empty: the reader is done
         Future<?> reading = READERS.submit(() -> {
             try {

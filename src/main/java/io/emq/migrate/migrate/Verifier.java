@@ -91,10 +91,11 @@ public final class Verifier {
             return report(Map.of(), 0);
         }
         listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), minted, this::notListed);
-        checkJournaledRows(minted, Optional.ofNullable(read.get(2)).map(Replies::asText));
+        boolean oneBatch = minted.hwm() <= BATCH; // and its keys fit one page of the key scan
+        checkJournaledRows(minted, Optional.ofNullable(read.get(2)).map(Replies::asText), oneBatch);
         listings.finish();
         source.ifPresent(snap -> checkSource(snap, options));
-        long keysChecked = checkKeys();
+        long keysChecked = checkKeys(oneBatch);
         Map<String, Long> found = new LinkedHashMap<>();
         Set<String> lanes = new TreeSet<>(groups.values());
         lanes.addAll(laneKeys);
@@ -130,11 +131,12 @@ public final class Verifier {
 
     /**
      * Checks every journaled row, a batch at a time: a reader thread reads the journal's expectations
-     * and the rows (one batch ahead) while the batch before is compared here. {@code journaled}: the
-     * journal's {@code expected_rows}, read with {@code minted} (nothing writes expectations meanwhile).
+     * and the rows (one batch ahead) while the batch before is compared here, unless {@code oneBatch}
+     * ({@link ReadAhead}). {@code journaled}: the journal's {@code expected_rows}, read with {@code minted}
+     * (nothing writes expectations meanwhile).
      */
-    private void checkJournaledRows(MintedRanks minted, Optional<String> journaled) {
-        ReadAhead.<Rows>run("the rows of " + queue, ahead -> journal.expectations().forEach(BATCH, minted, journaled,
+    private void checkJournaledRows(MintedRanks minted, Optional<String> journaled, boolean oneBatch) {
+        ReadAhead.<Rows>run("the rows of " + queue, oneBatch, ahead -> journal.expectations().forEach(BATCH, minted, journaled,
                 want -> ahead.accept(read(want))), this::checkRows);
     }
 
@@ -259,11 +261,11 @@ public final class Verifier {
     /**
      * Every key of the queue on the target parses under the v2 grammar as a key of this queue: a reader
      * thread walks the keys ({@link SharedScan}) while the page before is parsed here (a row's key judged
-     * on its bytes, {@link RowKeys#isRow}).
+     * on its bytes, {@link RowKeys#isRow}), unless {@code onePage} ({@link ReadAhead}).
      */
-    private long checkKeys() {
+    private long checkKeys(boolean onePage) {
         long[] n = {0};
-        ReadAhead.<List<Bytes>>run("the keys of " + queue, ahead -> keyScan.keysOf(queue, ahead), batch -> {
+        ReadAhead.<List<Bytes>>run("the keys of " + queue, onePage, ahead -> keyScan.keysOf(queue, ahead), batch -> {
             for (Bytes key : batch) {
                 n[0]++;
                 if (rowKeys.isRow(key.raw())) {

@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
@@ -17,7 +18,7 @@ import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The rows counted by state are the rows walked one by one, whatever the states, locks and anomalies. */
+/** The rows counted by state are the rows walked one by one, whatever the states, locks and anomalies; how many items there are at most. */
 class MigratableTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
@@ -45,5 +46,19 @@ class MigratableTest {
         }
         assertTrue(seen[0] && seen[1] && seen[2] && seen[3], "the fixtures hold held and unheld active jobs, completed ones and"
                 + " orphans: " + java.util.Arrays.toString(seen));
+    }
+
+    @Test
+    void atMostWalksOneItemPastTheBoundAndNoFurther() {
+        assertTrue(Migratable.atMost(List.of(), 0));
+        assertTrue(Migratable.atMost(List.of(1, 2, 3), 3));
+        assertFalse(Migratable.atMost(List.of(1, 2, 3), 2));
+        int[] walked = {0};
+        Iterable<Integer> endless = () -> java.util.stream.Stream.iterate(0, i -> {
+            walked[0]++;
+            return i + 1;
+        }).iterator();
+        assertFalse(Migratable.atMost(endless, 256));
+        assertTrue(walked[0] <= 257, walked[0] + " items walked to tell there are more than 256");
     }
 }

@@ -14,13 +14,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
-/** Batches read on a reader thread reach the caller in order; a failure on either side stops both. */
+/** Batches read on a reader thread reach the caller in order; a failure on either side stops both; one batch is read here. */
 class ReadAheadTest {
     @Test
     void everyBatchReachesTheCallerInTheOrderReadOnAnotherThread() {
         List<Integer> taken = new ArrayList<>();
         List<String> readers = new ArrayList<>();
-        ReadAhead.<Integer>run("numbers", ahead -> IntStream.range(0, 1000).forEach(i -> {
+        ReadAhead.<Integer>run("numbers", false, ahead -> IntStream.range(0, 1000).forEach(i -> {
             readers.add(Thread.currentThread().getName());
             ahead.accept(i);
         }), taken::add);
@@ -29,9 +29,26 @@ class ReadAheadTest {
     }
 
     @Test
+    void aReadOfOneBatchRunsOnTheCallersThread() {
+        List<Integer> taken = new ArrayList<>();
+        List<Thread> readers = new ArrayList<>();
+        ReadAhead.<Integer>run("numbers", true, ahead -> {
+            readers.add(Thread.currentThread());
+            ahead.accept(7);
+        }, taken::add);
+        assertEquals(List.of(7), taken);
+        assertEquals(List.of(Thread.currentThread()), readers, "read here: nothing to read ahead of");
+        IllegalStateException failed = assertThrows(IllegalStateException.class, () -> ReadAhead.<Integer>run("numbers", true,
+                ahead -> {
+                    throw new IllegalStateException("the source went away");
+                }, taken::add));
+        assertEquals("the source went away", failed.getMessage());
+    }
+
+    @Test
     void aReadFailureReachesTheCallerAfterEveryBatchReadBeforeIt() {
         List<Integer> taken = new ArrayList<>();
-        IllegalStateException failed = assertThrows(IllegalStateException.class, () -> ReadAhead.<Integer>run("numbers", ahead -> {
+        IllegalStateException failed = assertThrows(IllegalStateException.class, () -> ReadAhead.<Integer>run("numbers", false, ahead -> {
             for (int i = 0; i < 5; i++) {
                 ahead.accept(i);
             }
@@ -44,7 +61,7 @@ class ReadAheadTest {
     @Test
     void aFailureOfTheCallerStopsTheReader() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
-        assertThrows(IllegalArgumentException.class, () -> ReadAhead.<Integer>run("numbers", ahead -> {
+        assertThrows(IllegalArgumentException.class, () -> ReadAhead.<Integer>run("numbers", false, ahead -> {
             try {
                 for (int i = 0; ; i++) { // never ends by itself: only a stop ends it
                     ahead.accept(i);
@@ -64,7 +81,7 @@ class ReadAheadTest {
     void runsOneAfterAnotherReuseTheirReaderThreads() {
         Set<Thread> readers = new HashSet<>();
         for (int run = 0; run < 100; run++) {
-            ReadAhead.<Integer>run("numbers", ahead -> {
+            ReadAhead.<Integer>run("numbers", false, ahead -> {
                 readers.add(Thread.currentThread());
                 ahead.accept(1);
             }, i -> { });
