@@ -53,10 +53,11 @@ final class IdIndex {
      * inserts, which find those slots cached.
      */
     void putAllIfAbsent(int from, int to, Repeats repeats) {
-        int[] hashes = new int[BLOCK];
-        long[] landed = new long[BLOCK];
+        int block = Math.min(BLOCK, Math.max(0, to - from)); // a small queue's few ids take arrays of their size
+        int[] hashes = new int[block];
+        long[] landed = new long[block];
         for (int start = from; start < to; start += BLOCK) {
-            int n = Math.min(BLOCK, to - start);
+            int n = Math.min(block, to - start);
             for (int k = 0; k < n; k++) {
                 hashes[k] = mix(arena.hashAt(start + k));
             }

@@ -66,7 +66,9 @@ class ColumnarStoresTest {
         }
         IdIndex atOnce = new IdIndex(arena, 4); // grows while it fills, as the one alone
         java.util.List<String> toldAtOnce = new java.util.ArrayList<>();
-        atOnce.putAllIfAbsent(0, 1_000, (entry, first) -> toldAtOnce.add(entry + "<-" + first));
+        atOnce.putAllIfAbsent(0, 3, (entry, first) -> toldAtOnce.add(entry + "<-" + first)); // fewer than a block
+        atOnce.putAllIfAbsent(3, 3, (entry, first) -> toldAtOnce.add(entry + "<-" + first)); // none
+        atOnce.putAllIfAbsent(3, 1_000, (entry, first) -> toldAtOnce.add(entry + "<-" + first));
         atOnce.putAllIfAbsent(1_000, arena.size(), (entry, first) -> toldAtOnce.add(entry + "<-" + first));
         assertEquals(told, toldAtOnce);
         assertTrue(told.contains("3<-0") && told.contains("4<-2"), "the second Aa and the second empty id");
