@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 import redis.clients.jedis.AbstractPipeline;
@@ -565,14 +566,20 @@ public final class QueueSnapshotReader {
             }
         }
 
+        /**
+         * The type of every structure key and of the bare key, and {@code meta}'s fields, in one pipeline: the fields
+         * are taken only when {@code meta} is a hash (the reply to another type is an error, left unread).
+         */
         private void readStructureTypes() {
             Map<QueueStructure, Response<String>> types = new EnumMap<>(QueueStructure.class);
             Response<String> bare;
+            Response<Map<byte[], byte[]>> metaFields;
             try (AbstractPipeline p = jedis.pipelined()) {
                 for (QueueStructure s : QueueStructure.values()) {
                     types.put(s, p.type(queue.key(s).raw()));
                 }
                 bare = p.type(queue.bareKey().raw());
+                metaFields = p.hgetAll(queue.key(QueueStructure.META).raw());
                 p.sync();
             }
             types.forEach((s, t) -> structureTypes.put(s, KeyType.parse(t.get())));
@@ -585,8 +592,7 @@ public final class QueueSnapshotReader {
                 }
             }
             if (hasType(QueueStructure.META)) {
-                jedis.hgetAll(queue.key(QueueStructure.META).raw())
-                        .forEach((f, v) -> meta.put(Bytes.of(f).display(), Bytes.of(v).display()));
+                metaFields.get().forEach((f, v) -> meta.put(Bytes.of(f).display(), Bytes.of(v).display()));
             }
         }
 
@@ -636,11 +642,11 @@ public final class QueueSnapshotReader {
          * counted, not listed.
          */
         private void readList(Bytes key) {
-            listedIds.reserve(jedis.llen(key.raw()));
+            List<byte[]> first = head(key, (p, k) -> p.llen(k), (p, k) -> p.lrange(k, -ID_CHUNK, -1)).chunk();
             byte[] last = null;
             for (long fromTail = 0; ; ) {
                 long nearest = Math.max(1, fromTail + 1 - OVERLAP);
-                List<byte[]> chunk = jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -nearest);
+                List<byte[]> chunk = fromTail == 0 ? first : jedis.lrange(key.raw(), -(fromTail + ID_CHUNK), -nearest);
                 int after = after(chunk, last);
                 if (after < 0) {
                     nearest = 1;
@@ -677,13 +683,33 @@ public final class QueueSnapshotReader {
         }
 
         private void readZset(Bytes key) {
-            long n = jedis.zcard(key.raw());
-            listedIds.reserve(n);
-            for (long i = 0; i < n; i += ID_CHUNK) {
-                for (Tuple t : jedis.zrangeWithScores(key.raw(), i, i + ID_CHUNK - 1)) {
+            Head<Tuple> head = head(key, (p, k) -> p.zcard(k), (p, k) -> p.zrangeWithScores(k, 0, ID_CHUNK - 1));
+            for (long i = 0; i < head.length(); i += ID_CHUNK) {
+                for (Tuple t : i == 0 ? head.chunk() : jedis.zrangeWithScores(key.raw(), i, i + ID_CHUNK - 1)) {
                     listedIds.add(t.getBinaryElement(), t.getScore());
                 }
             }
+        }
+
+        /**
+         * A listing's length and its first chunk, asked in one pipeline (a listing of one chunk or less, which most
+         * are, is read in one round trip); room is made for that many ids.
+         */
+        private <T> Head<T> head(Bytes key, BiFunction<AbstractPipeline, byte[], Response<Long>> length,
+                                 BiFunction<AbstractPipeline, byte[], Response<List<T>>> firstChunk) {
+            Response<Long> n;
+            Response<List<T>> chunk;
+            try (AbstractPipeline p = jedis.pipelined()) {
+                n = length.apply(p, key.raw());
+                chunk = firstChunk.apply(p, key.raw());
+                p.sync();
+            }
+            listedIds.reserve(n.get());
+            return new Head<>(n.get(), chunk.get());
+        }
+
+        /** A listing's length and its first chunk, as {@link #head} read them. */
+        private record Head<T>(long length, List<T> chunk) {
         }
 
         private void readRepeatMembers() {
@@ -702,26 +728,37 @@ public final class QueueSnapshotReader {
         /**
          * The queue's keys (from its {@link KeySource}: its share of a scan that other queues' readers may
          * share, or of discovery's pass), classified in the order met: a listed job key is counted as a job
-         * hash and its place marked (its type is known once its facts are read), every other key is typed and
-         * classified.
+         * hash and its place marked (its type is known once its facts are read), a structure key takes the type
+         * {@link #readStructureTypes} read, every other key is typed and classified.
          */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
             KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+            Map<Bytes, KeyType> structures = new HashMap<>();
+            structureTypes.forEach((s, t) -> {
+                if (t != KeyType.NONE) {
+                    structures.put(queue.key(s), t);
+                }
+            });
             metAt = new int[listedIds.arena().size()];
             keySource.keysOf(queue, keys -> {
                 int[] listed = index.findAll(keys, base);
-                List<Bytes> others = new ArrayList<>();
+                KeyType[] known = new KeyType[keys.size()];
+                List<Bytes> untyped = new ArrayList<>();
                 for (int k = 0; k < keys.size(); k++) {
                     if (listed[k] < 0) {
-                        others.add(keys.get(k));
+                        known[k] = structures.get(keys.get(k));
+                        if (known[k] == null) {
+                            untyped.add(keys.get(k));
+                        }
                     }
                 }
-                Iterator<ScannedKey> typed = scanner.typed(others).iterator();
+                Iterator<ScannedKey> typed = untyped.isEmpty() ? Collections.emptyIterator() : scanner.typed(untyped).iterator();
                 long jobHashes = 0;
-                for (int entry : listed) {
+                for (int k = 0; k < keys.size(); k++) {
+                    int entry = listed[k];
                     if (entry < 0) {
-                        classified(classifier.classify(typed.next()));
+                        classified(classifier.classify(known[k] != null ? new ScannedKey(keys.get(k), known[k]) : typed.next()));
                     } else {
                         jobHashes++;
                         if (metAt[entry] == 0) {
