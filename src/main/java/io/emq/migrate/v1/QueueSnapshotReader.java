@@ -729,7 +729,7 @@ public final class QueueSnapshotReader {
          * The queue's keys (from its {@link KeySource}: its share of a scan that other queues' readers may
          * share, or of discovery's pass), classified in the order met: a listed job key is counted as a job
          * hash and its place marked (its type is known once its facts are read), a structure key takes the type
-         * {@link #readStructureTypes} read, every other key is typed and classified.
+         * {@link #readStructureTypes} read, every other key is typed and classified, unless it is gone by then.
          */
         private void scanQueueKeys() {
             KeyClassifier classifier = new KeyClassifier(queue, index::contains, repeatMembers::containsKey);
@@ -758,7 +758,10 @@ public final class QueueSnapshotReader {
                 for (int k = 0; k < keys.size(); k++) {
                     int entry = listed[k];
                     if (entry < 0) {
-                        classified(classifier.classify(known[k] != null ? new ScannedKey(keys.get(k), known[k]) : typed.next()));
+                        ScannedKey key = known[k] != null ? new ScannedKey(keys.get(k), known[k]) : typed.next();
+                        if (key.type() != KeyType.NONE) { // else gone since the scan met it (a lock lapsed): nothing to class
+                            classified(classifier.classify(key));
+                        }
                     } else {
                         jobHashes++;
                         if (metAt[entry] == 0) {
@@ -797,18 +800,26 @@ public final class QueueSnapshotReader {
 
         private static final byte[][] UNLISTED_FIELDS = fields("data", "name", "timestamp", "every", "pattern");
 
-        /** An unlisted hash is an orphan job (job fields), a stale scheduler record (every/pattern), or unknown. */
+        /**
+         * An unlisted hash is an orphan job (job fields), a stale scheduler record (every/pattern), or unknown; or gone
+         * since the scan met it (a job v1 finished and removed meanwhile), which is nothing.
+         */
         private void resolveUnlistedHashes() {
             for (int from = 0; from < unlistedHashes.size(); from += JOB_BATCH) {
                 List<Bytes> batch = unlistedHashes.subList(from, Math.min(unlistedHashes.size(), from + JOB_BATCH));
                 List<Response<List<byte[]>>> replies = new ArrayList<>();
+                List<Response<Boolean>> there = new ArrayList<>();
                 try (AbstractPipeline p = jedis.pipelined()) {
                     for (Bytes id : batch) {
                         replies.add(p.hmget(queue.jobKey(id).raw(), UNLISTED_FIELDS));
+                        there.add(p.exists(queue.jobKey(id).raw()));
                     }
                     p.sync();
                 }
                 for (int i = 0; i < batch.size(); i++) {
+                    if (!there.get(i).get()) {
+                        continue;
+                    }
                     List<byte[]> f = replies.get(i).get();
                     Bytes id = batch.get(i);
                     Bytes key = queue.jobKey(id);

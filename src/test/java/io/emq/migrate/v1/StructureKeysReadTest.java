@@ -16,7 +16,7 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * A queue's read asks the type of each structure key once (the scan that meets them again takes the types
  * read), reads {@code meta}'s fields beside those types when it is a hash, and a {@code meta} of another type
- * is a wrong-type key that gives no settings.
+ * is a wrong-type key that gives no settings; a key the scan met that is gone by the time it is read is no anomaly.
  */
 class StructureKeysReadTest {
     @RegisterExtension
@@ -67,6 +67,31 @@ class StructureKeysReadTest {
         assertTrue(snap.meta().isEmpty(), "no settings from a list: " + snap.meta());
         assertEquals(1, snap.anomalyCount(AnomalyKind.WRONG_TYPE));
         assertEquals(1, snap.jobCount(), "the queue is read all the same");
+    }
+
+    /**
+     * A plan reads a queue from the keys discovery's scan held: a job a v1 worker finished and removed since (its hash
+     * deleted, its id no longer listed) and a lock that lapsed since are keys that are gone, not unknown keys, and no
+     * anomaly.
+     */
+    @Test
+    void aKeyGoneSinceTheScanIsNoAnomaly() {
+        UnifiedJedis c = SERVER.client();
+        for (String id : List.of("1", "2")) {
+            c.hset("bull:q:" + id, Map.of("name", "n", "data", "{}", "timestamp", "1"));
+            c.rpush("bull:q:wait", id);
+        }
+        c.set("bull:q:2:lock", "token");
+        c.hset("bull:q:unknown", Map.of("colour", "red")); // a real unknown hash stays one
+        Discovery.Discovered scanned = new Discovery(c).discoverHoldingKeys(List.of("bull"), n -> { });
+        c.lrem("bull:q:wait", 0, "2"); // taken, finished and removed by a v1 worker after the scan
+        c.del("bull:q:2", "bull:q:2:lock");
+
+        QueueSnapshot snap = new QueueSnapshotReader(c, scanned.keys().orElseThrow()).read(Q);
+
+        assertEquals(1, snap.jobCount());
+        assertEquals(List.of("bull:q:unknown"), snap.anomalies().stream().map(a -> a.key().display()).toList());
+        assertEquals(1L, snap.keyClasses().get("anomaly"), "the unknown hash, not the key that is gone");
     }
 
     private static long calls(UnifiedJedis c, String stat) {
