@@ -120,7 +120,7 @@ final class Migratable {
         return false;
     }
 
-        /** Hands the items (jobs, queues, calls) on in lists of at most {@code size}; returns how many there were. */
+    /** Hands the items (jobs, queues, calls) on in lists of at most {@code size}; returns how many there were. */
     static <T> long inBatches(Iterable<T> items, int size, Consumer<List<T>> each) {
         List<T> batch = new ArrayList<>(size);
         long n = 0;

@@ -759,7 +759,7 @@ public final class QueueSnapshotReader {
                     int entry = listed[k];
                     if (entry < 0) {
                         ScannedKey key = known[k] != null ? new ScannedKey(keys.get(k), known[k]) : typed.next();
-                        if (key.type() != KeyType.NONE) { // else gone since the scan met it (a lock lapsed): nothing to class
+                        if (key.type() != KeyType.NONE) { // else gone since the scan met it (a lock lapsed): nothing to classify
                             classified(classifier.classify(key));
                         }
                     } else {
