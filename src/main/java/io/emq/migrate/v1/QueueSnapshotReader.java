@@ -17,7 +17,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
 import java.util.stream.IntStream;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
@@ -149,6 +151,8 @@ public final class QueueSnapshotReader {
         private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
+        /** The jobs of the state being read whose hash was missing when their facts were read ({@link #settleMissingHashes}). */
+        private final List<HashMissing> hashesMissing = new ArrayList<>();
         private long legacyMarkers;
         /**
          * The batches in flight, in the order they were made: the one whose payload lengths were asked for and
@@ -204,8 +208,71 @@ public final class QueueSnapshotReader {
             listOrphans();
             for (V1State state : V1State.RANK_ORDER) {
                 readFacts(state);
+                long left = settleMissingHashes(state);
+                if (left > 0) {
+                    listed.merge(state, -left, Long::sum);
+                }
             }
             return listed;
+        }
+
+        /** A listed job whose hash was missing when its facts were read, and the place in the anomalies where it was met. */
+        private record HashMissing(int entry, int place) {
+        }
+
+        private void hashMissing(int entry) {
+            hashesMissing.add(new HashMissing(entry, anomalies.mark()));
+        }
+
+        /**
+         * Settles the jobs of {@code state} whose hash was missing when their facts were read, against their listing
+         * now: a job still listed there is listed without a hash ({@code missing-hash}, at the place it was met); a job
+         * listed there no longer left the state since the listings were read (a v1 worker finished and removed it, a
+         * count trimmed it, an orphan hash was removed) and is no anomaly, and no longer counted as listed. A list is
+         * walked once however many of its jobs are settled ({@code LPOS} would walk it once a job); a zset is asked
+         * {@code ZSCORE} a job. Returns how many left.
+         */
+        private long settleMissingHashes(V1State state) {
+            if (hashesMissing.isEmpty()) {
+                return 0;
+            }
+            BitSet stillListed = new BitSet();
+            if (state.isList()) {
+                IdIndex sought = new IdIndex(listedIds.arena(), hashesMissing.size());
+                hashesMissing.forEach(m -> sought.putIfAbsent(m.entry()));
+                walkList(queue.key(QueueStructure.of(state)), length -> { }, id -> {
+                    int entry = sought.find(id);
+                    if (entry >= 0) {
+                        stillListed.set(entry);
+                    }
+                });
+            } else if (state != V1State.UNKNOWN) {
+                byte[] key = queue.key(QueueStructure.of(state)).raw();
+                for (int from = 0; from < hashesMissing.size(); from += JOB_BATCH) {
+                    List<HashMissing> chunk = hashesMissing.subList(from, Math.min(hashesMissing.size(), from + JOB_BATCH));
+                    List<Response<Double>> scores = new ArrayList<>(chunk.size());
+                    try (AbstractPipeline p = jedis.pipelined()) {
+                        chunk.forEach(m -> scores.add(p.zscore(key, listedIds.id(m.entry()).raw())));
+                        p.sync();
+                    }
+                    for (int k = 0; k < chunk.size(); k++) {
+                        if (scores.get(k).get() != null) {
+                            stillListed.set(chunk.get(k).entry());
+                        }
+                    }
+                }
+            }
+            long left = 0;
+            for (HashMissing m : hashesMissing) {
+                if (stillListed.get(m.entry())) {
+                    anomalies.addAt(m.place(), AnomalyKind.MISSING_HASH, queue.jobKey(listedIds.id(m.entry())),
+                            "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
+                } else {
+                    left++;
+                }
+            }
+            hashesMissing.clear();
+            return left;
         }
 
         /** See {@link QueueSnapshotReader#refresh}. */
@@ -642,7 +709,20 @@ public final class QueueSnapshotReader {
          * counted, not listed.
          */
         private void readList(Bytes key) {
-            List<byte[]> first = head(key, (p, k) -> p.llen(k), (p, k) -> p.lrange(k, -ID_CHUNK, -1)).chunk();
+            walkList(key, listedIds::reserve, id -> {
+                if (startsWith(id, ZERO_MARKER.raw())) {
+                    legacyMarkers++;
+                } else {
+                    listedIds.add(id);
+                }
+            });
+        }
+
+        /** Each entry of a list in serve order, as {@link #readList} reads them; {@code length} is told its length first. */
+        private void walkList(Bytes key, LongConsumer length, Consumer<byte[]> each) {
+            Head<byte[]> head = head(key, (p, k) -> p.llen(k), (p, k) -> p.lrange(k, -ID_CHUNK, -1));
+            length.accept(head.length());
+            List<byte[]> first = head.chunk();
             byte[] last = null;
             for (long fromTail = 0; ; ) {
                 long nearest = Math.max(1, fromTail + 1 - OVERLAP);
@@ -654,12 +734,7 @@ public final class QueueSnapshotReader {
                     after = Math.max(0, after(chunk, last));
                 }
                 for (int i = chunk.size() - 1 - after; i >= 0; i--) {
-                    byte[] id = chunk.get(i);
-                    if (startsWith(id, ZERO_MARKER.raw())) {
-                        legacyMarkers++;
-                    } else {
-                        listedIds.add(id);
-                    }
+                    each.accept(chunk.get(i));
                 }
                 if (chunk.size() < fromTail + ID_CHUNK - nearest + 1) {
                     return;
@@ -684,6 +759,7 @@ public final class QueueSnapshotReader {
 
         private void readZset(Bytes key) {
             Head<Tuple> head = head(key, (p, k) -> p.zcard(k), (p, k) -> p.zrangeWithScores(k, 0, ID_CHUNK - 1));
+            listedIds.reserve(head.length());
             for (long i = 0; i < head.length(); i += ID_CHUNK) {
                 for (Tuple t : i == 0 ? head.chunk() : jedis.zrangeWithScores(key.raw(), i, i + ID_CHUNK - 1)) {
                     listedIds.add(t.getBinaryElement(), t.getScore());
@@ -693,7 +769,7 @@ public final class QueueSnapshotReader {
 
         /**
          * A listing's length and its first chunk, asked in one pipeline (a listing of one chunk or less, which most
-         * are, is read in one round trip); room is made for that many ids.
+         * are, is read in one round trip).
          */
         private <T> Head<T> head(Bytes key, BiFunction<AbstractPipeline, byte[], Response<Long>> length,
                                  BiFunction<AbstractPipeline, byte[], Response<List<T>>> firstChunk) {
@@ -704,7 +780,6 @@ public final class QueueSnapshotReader {
                 chunk = firstChunk.apply(p, key.raw());
                 p.sync();
             }
-            listedIds.reserve(n.get());
             return new Head<>(n.get(), chunk.get());
         }
 
@@ -1181,8 +1256,7 @@ public final class QueueSnapshotReader {
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                 } else if (type == KeyType.NONE) {
-                    reading.anomaly(AnomalyKind.MISSING_HASH, jobKey(n),
-                            "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
+                    reading.hashMissing(entries[n]);
                 } else {
                     reading.wrongJobType(entries[n], jobKey(n), "job " + id(n).display()
                             + " is listed but its key is a " + type.wireName() + ", not a hash");

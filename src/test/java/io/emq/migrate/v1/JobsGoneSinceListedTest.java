@@ -1,0 +1,63 @@
+package io.emq.migrate.v1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.plan.PlanOptions;
+import io.emq.migrate.v1.plan.Planner;
+import io.emq.migrate.v1.plan.QueuePlan;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A job listed when the listings were read whose hash is gone when its facts are read is settled against its listing
+ * then: one a v1 worker finished and removed meanwhile (or a count trimmed) is listed there no longer, and is neither
+ * an anomaly nor counted as listed; one still listed without a hash is {@code missing-hash}, in the order met.
+ */
+class JobsGoneSinceListedTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    private static final QueueRef Q = QueueRef.of("bull", "q");
+
+    @BeforeEach
+    void clean() {
+        SERVER.client().flushAll();
+    }
+
+    @Test
+    void aJobThatLeftItsListingIsNoAnomalyAndOneStillListedIs() {
+        UnifiedJedis c = SERVER.client();
+        for (String id : List.of("1", "2", "3", "c1", "c2")) {
+            c.hset("bull:q:" + id, Map.of("name", "n", "data", "{}", "timestamp", "1"));
+        }
+        c.lpush("bull:q:wait", "1", "2", "9", "3"); // 9 is listed with no hash: damage
+        c.zadd("bull:q:completed", 1, "c1");
+        c.zadd("bull:q:completed", 2, "c2");
+        c.zadd("bull:q:failed", 1, "f1"); // listed with no hash: damage
+        KeySource<QueueRef> afterTheListings = (queue, batches) -> {
+            c.lrem("bull:q:wait", 0, "2"); // taken, finished and removed by a v1 worker (removeOnComplete)
+            c.del("bull:q:2");
+            c.zrem("bull:q:completed", "c2"); // trimmed by removeOnComplete's count
+            c.del("bull:q:c2");
+            SharedScan.v1(c, new QueueBases(Set.of(Q))).keysOf(queue, batches);
+        };
+
+        QueueSnapshot snap = new QueueSnapshotReader(c, afterTheListings).withoutPayloadHashes().read(Q);
+
+        assertEquals(List.of("missing-hash bull:q:9", "missing-hash bull:q:f1"),
+                snap.anomalies().stream().map(a -> a.kind().wireName() + " " + a.key().display()).toList());
+        assertEquals(3L, snap.listedCount(V1State.WAIT), "1, 9 and 3: 2 left");
+        assertEquals(1L, snap.listedCount(V1State.COMPLETED), "c1: c2 left");
+        assertEquals(1L, snap.listedCount(V1State.FAILED));
+        assertEquals(List.of("1", "3"), snap.jobs(V1State.WAIT).stream().map(j -> j.id().display()).toList());
+        QueuePlan plan = new Planner(PlanOptions.defaults()).plan(snap);
+        assertEquals(snap.listed().values().stream().mapToLong(Long::longValue).sum(),
+                plan.fates().values().stream().mapToLong(Long::longValue).sum(), "every job listed has one fate");
+    }
+}
