@@ -209,9 +209,7 @@ public final class QueueSnapshotReader {
             for (V1State state : V1State.RANK_ORDER) {
                 readFacts(state);
                 long left = settleMissingHashes(state);
-                if (left > 0) {
-                    listed.merge(state, -left, Long::sum);
-                }
+                listed.computeIfPresent(state, (s, n) -> n - left); // an orphan (unknown) was never counted as listed
             }
             return listed;
         }
@@ -228,8 +226,9 @@ public final class QueueSnapshotReader {
          * Settles the jobs of {@code state} whose hash was missing when their facts were read, against their listing
          * now: a job still listed there is listed without a hash ({@code missing-hash}, at the place it was met); a job
          * listed there no longer left the state since the listings were read (a v1 worker finished and removed it, a
-         * count trimmed it, an orphan hash was removed) and is no anomaly, and no longer counted as listed. A list is
-         * walked once however many of its jobs are settled ({@code LPOS} would walk it once a job); a zset is asked
+         * count trimmed it) and is no anomaly, and no longer counted as listed. An orphan ({@link V1State#UNKNOWN}, a
+         * hash listed nowhere) whose hash is gone left too, like an unlisted key gone since the scan. A list is walked
+         * once however many of its jobs are settled ({@code LPOS} would walk it once a job); a zset is asked
          * {@code ZSCORE} a job. Returns how many left.
          */
         private long settleMissingHashes(V1State state) {
