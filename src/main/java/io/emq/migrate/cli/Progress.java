@@ -21,7 +21,7 @@ public final class Progress implements AutoCloseable {
 
     private final PrintStream out;
     private final boolean terminal;
-    private final long total;
+    private volatile long total;
     private final String unit;
     private final long startNanos = System.nanoTime();
     private final AtomicLong done = new AtomicLong();
@@ -60,6 +60,15 @@ public final class Progress implements AutoCloseable {
         done.addAndGet(n);
     }
 
+    /**
+     * The work is complete: the final figures count what was done as all of it. For a total given as an upper bound
+     * (a scan's: every key of the database, where only those under the prefixes are counted), which would otherwise end
+     * below 100 % with an ETA.
+     */
+    public void complete() {
+        total = done.get();
+    }
+
     /** Renames the work in progress (the step or queue now running). */
     public void label(String text) {
         this.label = text;
@@ -71,9 +80,9 @@ public final class Progress implements AutoCloseable {
         ticker.shutdownNow();
         synchronized (this) {
             if (terminal) {
-                out.print("\r" + bar() + "\u001b[K\n");
+                out.print("\r" + bar(true) + "\u001b[K\n");
             } else {
-                out.println(line() + " (done)");
+                out.println(line(true) + " (done)");
             }
             out.flush();
         }
@@ -84,31 +93,32 @@ public final class Progress implements AutoCloseable {
             return;
         }
         if (terminal) {
-            out.print("\r" + bar() + "\u001b[K");
+            out.print("\r" + bar(false) + "\u001b[K");
         } else if (done.get() != printedAt) {
             printedAt = done.get();
-            out.println(line());
+            out.println(line(false));
         }
         out.flush();
     }
 
-    /** {@code label [######······] 1234/5000 jobs (24%), 812 jobs/s, ETA 5s} */
-    String bar() {
+    /** {@code label [######······] 1234/5000 jobs (24%), 812 jobs/s, ETA 5s}; once {@code ended}, the time taken instead of an ETA. */
+    String bar(boolean ended) {
         long n = done.get();
+        long total = this.total;
         StringBuilder s = new StringBuilder(label).append(' ');
         if (total > 0) {
             int filled = (int) Math.min(BAR_WIDTH, n * BAR_WIDTH / total);
             s.append('[').append("#".repeat(filled)).append("·".repeat(BAR_WIDTH - filled)).append("] ");
         }
-        return s.append(figures(n)).toString();
+        return s.append(figures(n, total, ended)).toString();
     }
 
-    /** {@code label: 1234/5000 jobs (24%), 812 jobs/s, ETA 5s} */
-    String line() {
-        return label + ": " + figures(done.get());
+    /** {@code label: 1234/5000 jobs (24%), 812 jobs/s, ETA 5s}; once {@code ended}, the time taken instead of an ETA. */
+    String line(boolean ended) {
+        return label + ": " + figures(done.get(), total, ended);
     }
 
-    private String figures(long n) {
+    private String figures(long n, long total, boolean ended) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double rate = seconds <= 0 ? 0 : n / seconds;
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%,d", n));
@@ -120,7 +130,7 @@ public final class Progress implements AutoCloseable {
             s.append(String.format(Locale.ROOT, " (%d%%)", Math.min(100, n * 100 / total)));
         }
         s.append(String.format(Locale.ROOT, ", %.0f %s/s", rate, unit));
-        if (total > 0 && n < total && rate > 0) {
+        if (!ended && total > 0 && n < total && rate > 0) {
             s.append(", ETA ").append(eta((long) Math.ceil((total - n) / rate)));
         } else {
             s.append(String.format(Locale.ROOT, ", %.1fs", seconds));

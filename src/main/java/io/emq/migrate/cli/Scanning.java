@@ -10,17 +10,24 @@ final class Scanning {
     private Scanning() {
     }
 
-    /** The total is an upper bound: every key of the database once per prefix (keys outside the prefixes are not counted). */
+    /**
+     * The total is an upper bound: every key of the database once per prefix (keys outside the prefixes are not counted);
+     * a scan that ends counts what it met as all of it ({@link Progress#complete}).
+     */
     static DiscoveryResult discover(UnifiedJedis jedis, List<String> prefixes, Invocation in) {
         try (Progress progress = progress(jedis, prefixes, in)) {
-            return new Discovery(jedis).discover(prefixes, progress::advance);
+            DiscoveryResult result = new Discovery(jedis).discover(prefixes, progress::advance);
+            progress.complete();
+            return result;
         }
     }
 
     /** As {@link #discover}, holding each queue's keys when they fit ({@link Discovery#discoverHoldingKeys}), for the dry run. */
     static Discovery.Discovered discoverHoldingKeys(UnifiedJedis jedis, List<String> prefixes, Invocation in) {
         try (Progress progress = progress(jedis, prefixes, in)) {
-            return new Discovery(jedis).discoverHoldingKeys(prefixes, progress::advance);
+            Discovery.Discovered discovered = new Discovery(jedis).discoverHoldingKeys(prefixes, progress::advance);
+            progress.complete();
+            return discovered;
         }
     }
 

@@ -58,6 +58,30 @@ class ProgressTest {
     }
 
     @Test
+    void aTotalGivenAsAnUpperBoundEndsAtAllOfItOnceComplete() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        try (Progress p = Progress.start("scan", 50_005, "keys", out, false, Duration.ofHours(1))) {
+            p.advance(2); // the keys under the prefix, of a database of 50,005
+            p.complete();
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("scan: 2/2 keys (100%), ") && text.strip().endsWith("s (done)"), text);
+        assertTrue(!text.contains("ETA"), text);
+    }
+
+    @Test
+    void theLastLineTellsTheTimeTakenNotAnEta() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        try (Progress p = Progress.start("drain q", 10, "jobs", out, false, Duration.ofHours(1))) {
+            p.advance(5); // stopped halfway (interrupted)
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("drain q: 5/10 jobs (50%), ") && !text.contains("ETA"), text);
+    }
+
+    @Test
     void etaReadsLikeAClock() {
         assertEquals("42s", Progress.eta(42));
         assertEquals("2m05s", Progress.eta(125));
