@@ -230,6 +230,27 @@ class LiveSourceTest {
         assertEquals(5L, Long.parseLong(client().hget(Keys.queue(QUEUE).metricsCompleted(), "count")), "counted once");
     }
 
+    /** The same with jobs added as {@code removeOnComplete}: the finished jobs vanish from v1 altogether, and from v2. */
+    @Test
+    void aV1WorkerRemovingFinishedJobsDuringTheLiveCopyLeavesNoV2RowOfThem() {
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written") && !once[0]) {
+                once[0] = true;
+                for (int i = 0; i < 5; i++) {
+                    String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
+                    assertTrue(LiveV1.completeAndRemove(client(), QUEUE, id));
+                    completed.add(id);
+                }
+            }
+        });
+        MigrationResult result = r.get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, result.outcome(), result.toString());
+        assertEquals(5, completed.size());
+        assertExactlyOnce(result);
+        assertEquals(JOBS - 5, client().zcard(Keys.queue(QUEUE).pending()), "the removed jobs are not served again");
+    }
+
     @Test
     void aJobAWorkerHoldsIsNeverPendingInV2AndWaitForLocksWaitsForTheWorker() {
         String[] held = {null};
@@ -390,6 +411,39 @@ class LiveSourceTest {
         stop.set(true);
         worker.join();
         assertFalse(completed.isEmpty(), "the worker ran");
+        finishAfterStopping(r);
+    }
+
+    @Test
+    void aV1WorkerRemovingFinishedJobsThroughTheRunDoublesNothing() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
+            if (LiveV1.completeAndRemove(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        Thread.sleep(30);
+        MigrationResult r = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(10)), (version, where) -> { }).get(0);
+        stop.set(true);
+        worker.join();
+        assertFalse(completed.isEmpty(), "the worker ran");
+        finishAfterStopping(r);
+    }
+
+    @Test
+    void aV1WorkerRemovingFinishedJobsAndIgnoringThePauseIsRefusedOrOutwaitedNeverDoubled() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
+            if (LiveV1.completeAndRemove(c, QUEUE, id)) {
+                completed.add(id);
+            }
+        }));
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        stop.set(true);
+        worker.join();
+        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.SOURCE_CHANGED,
+                MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(),
+                "retired, or refused for the worker: " + r);
         finishAfterStopping(r);
     }
 

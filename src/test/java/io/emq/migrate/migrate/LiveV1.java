@@ -64,6 +64,10 @@ public final class LiveV1 {
             end
             redis.call('DEL', job .. ':lock')
             redis.call('LREM', KEYS[1], -1, ARGV[2])
+            if ARGV[5] == '1' then
+              redis.call('DEL', job, job .. ':logs')
+              return 1
+            end
             redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
             redis.call('HSET', job, 'finishedOn', ARGV[4], 'returnvalue', 'null')
             redis.call('HINCRBY', job, 'atm', 1)
@@ -97,8 +101,20 @@ public final class LiveV1 {
 
     /** The worker finishes a job it holds into completed; false when it no longer holds the lock. */
     public static boolean complete(UnifiedJedis client, String queue, String id) {
+        return finish(client, queue, id, false);
+    }
+
+    /**
+     * The worker finishes a job it holds as a job added with {@code removeOnComplete: true} is finished:
+     * its hash and logs are deleted and it is in no set; false when it no longer holds the lock.
+     */
+    public static boolean completeAndRemove(UnifiedJedis client, String queue, String id) {
+        return finish(client, queue, id, true);
+    }
+
+    private static boolean finish(UnifiedJedis client, String queue, String id, boolean remove) {
         Object done = client.eval(COMPLETE, List.of(key(queue, "active"), key(queue, "completed")),
-                List.of(key(queue, ""), id, TOKEN, Long.toString(System.currentTimeMillis())));
+                List.of(key(queue, ""), id, TOKEN, Long.toString(System.currentTimeMillis()), remove ? "1" : "0"));
         return Long.valueOf(1).equals(done);
     }
 
@@ -141,7 +157,7 @@ public final class LiveV1 {
     /**
      * The verdict a live-source run must reach: every job added ({@code added}) is exactly once where it
      * belongs. Retired: each job v1 did not complete is exactly one v2 row, and none v1 completed is. Not
-     * retired (refused): v1 is intact, every added job still in v1, and no job is twice in v2 (the v2 queue
+     * retired (refused): v1 is intact, every added job still in v1 (or finished there by the worker), and no job is twice in v2 (the v2 queue
      * is paused until the migration ends, and a re-run brings it in line with what v1 did meanwhile).
      * Returns the problems (empty when the run kept its promise).
      */
@@ -154,7 +170,7 @@ public final class LiveV1 {
                 problems.add("doubled in v2: " + id + " x" + n);
             }
             if (retired && completedByWorker.contains(id)) {
-                problems.add("doubled: " + id + " completed in v1 and also a v2 row");
+                problems.add("doubled: " + id + " finished by the v1 worker and also a v2 row");
             }
         });
         if (retired) {
@@ -167,7 +183,7 @@ public final class LiveV1 {
             Set<String> inV1 = v1Movable(client, queue);
             Set<String> done = v1Completed(client, queue);
             for (String id : added) {
-                if (!inV1.contains(id) && !done.contains(id)) {
+                if (!inV1.contains(id) && !done.contains(id) && !completedByWorker.contains(id)) {
                     problems.add("lost: " + id + " left v1 though the queue was not retired");
                 }
             }
