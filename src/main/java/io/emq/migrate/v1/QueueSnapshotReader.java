@@ -143,7 +143,8 @@ public final class QueueSnapshotReader {
         private final Map<String, Long> keyClasses = new TreeMap<>();
         private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
-        private final Set<Bytes> orphans = new HashSet<>();
+        /** The orphans (unlisted job hashes), each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
+        private final Map<Bytes, OrphanMet> orphans = new HashMap<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
         private final List<Bytes> dedupIds = new ArrayList<>();
         private final Map<Bytes, Set<JobSubKind>> parentSubkeys = new HashMap<>();
@@ -211,11 +212,16 @@ public final class QueueSnapshotReader {
                 long left = settleMissingHashes(state);
                 listed.computeIfPresent(state, (s, n) -> n - left); // an orphan (unknown) was never counted as listed
             }
+            orphans.forEach((id, met) -> anomalies.addAt(met.place(), AnomalyKind.ORPHAN_HASH, queue.jobKey(id), met.reason()));
             return listed;
         }
 
         /** A listed job whose hash was missing when its facts were read, and the place in the anomalies where it was met. */
         private record HashMissing(int entry, int place) {
+        }
+
+        /** Where an orphan was met in the order of the anomalies, and why it is one. */
+        private record OrphanMet(int place, String reason) {
         }
 
         private void hashMissing(int entry) {
@@ -227,7 +233,8 @@ public final class QueueSnapshotReader {
          * now: a job still listed there is listed without a hash ({@code missing-hash}, at the place it was met); a job
          * listed there no longer left the state since the listings were read (a v1 worker finished and removed it, a
          * count trimmed it) and is no anomaly, and no longer counted as listed. An orphan ({@link V1State#UNKNOWN}, a
-         * hash listed nowhere) whose hash is gone left too, like an unlisted key gone since the scan. A list is walked
+         * hash listed nowhere) whose hash is gone left too, like an unlisted key gone since the scan: no {@code orphan-hash}
+         * is reported for it (one still there is reported at the place it was met, once the facts are read). A list is walked
          * once however many of its jobs are settled ({@code LPOS} would walk it once a job); a zset is asked
          * {@code ZSCORE} a job. Returns how many left.
          */
@@ -263,7 +270,10 @@ public final class QueueSnapshotReader {
             }
             long left = 0;
             for (HashMissing m : hashesMissing) {
-                if (stillListed.get(m.entry())) {
+                if (state == V1State.UNKNOWN) {
+                    orphans.remove(listedIds.id(m.entry()));
+                    left++;
+                } else if (stillListed.get(m.entry())) {
                     anomalies.addAt(m.place(), AnomalyKind.MISSING_HASH, queue.jobKey(listedIds.id(m.entry())),
                             "listed in " + state.wireName() + " but the job hash does not exist; nothing to migrate");
                 } else {
@@ -900,10 +910,9 @@ public final class QueueSnapshotReader {
                     boolean jobLike = f.get(0) != null || (f.get(1) != null && f.get(2) != null);
                     if (jobLike) {
                         count("job-hash");
-                        orphans.add(id);
-                        anomaly(AnomalyKind.ORPHAN_HASH, key, "job hash listed in no structure"
+                        orphans.put(id, new OrphanMet(anomalies.mark(), "job hash listed in no structure"
                                 + (f.get(0) == null ? " and without data" : "")
-                                + " (for example left by an add that failed WRONGTYPE after writing the hash)");
+                                + " (for example left by an add that failed WRONGTYPE after writing the hash)"));
                     } else if (f.get(3) != null || f.get(4) != null) {
                         count("scheduler");
                         schedulerRecords.add(id);
@@ -914,7 +923,7 @@ public final class QueueSnapshotReader {
                 }
             }
             unlistedStems.forEach((stem, key) -> {
-                if (!orphans.contains(stem)) {
+                if (!orphans.containsKey(stem)) {
                     anomaly(AnomalyKind.DANGLING_SUBKEY, key, "per-job key of " + stem.display() + ", which has no job hash");
                 }
             });
@@ -922,7 +931,7 @@ public final class QueueSnapshotReader {
 
         /** The orphans become the last entries, sorted by id. */
         private void listOrphans() {
-            List<Bytes> sorted = new ArrayList<>(orphans);
+            List<Bytes> sorted = new ArrayList<>(orphans.keySet());
             Collections.sort(sorted);
             listedIds.begin(V1State.UNKNOWN, false);
             sorted.forEach(id -> listedIds.add(id.raw()));
@@ -1096,7 +1105,7 @@ public final class QueueSnapshotReader {
             List<FlowParent> out = new ArrayList<>();
             for (Map.Entry<Bytes, Set<JobSubKind>> e : parentSubkeys.entrySet()) {
                 Bytes id = e.getKey();
-                if (!index.contains(id) && !orphans.contains(id)) {
+                if (!index.contains(id) && !orphans.containsKey(id)) {
                     continue;
                 }
                 Set<JobSubKind> subs = e.getValue();
