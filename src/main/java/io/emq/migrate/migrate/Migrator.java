@@ -380,7 +380,7 @@ public final class Migrator {
             } catch (JedisConnectionException dropped) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "step V" + step.version() + " (" + step.description() + ") lost its"
                         + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
-                        + "; nothing was deleted; re-run migrate once the server is reachable (steps resume where they were)");
+                        + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
                     record(step, t0, refused.getMessage());
@@ -389,8 +389,17 @@ public final class Migrator {
             } catch (RuntimeException e) {
                 record(step, t0, e.toString());
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + e
-                        + "; nothing was deleted; fix the cause, run `emq-migrate repair`, then migrate again");
+                        + "; " + sourceLeft(step) + "; fix the cause, run `emq-migrate repair`, then migrate again");
             }
+        }
+
+        /**
+         * What a step that stopped left of the v1 source: nothing deleted, but by the step that retires it, which may
+         * have stamped the tombstone (v1 refuses adds from then on) and deleted part of the source or all of it.
+         */
+        private static String sourceLeft(StepDefinition step) {
+            return step.destroys() ? "the v1 source may be partly or wholly retired already (once the tombstone is stamped, v1"
+                    + " refuses adds; a re-run finishes the retirement)" : "nothing was deleted";
         }
 
         /** The outcome of writing this run's history row: {@code error} null when written. */
@@ -402,7 +411,7 @@ public final class Migrator {
                         + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
             } else if (error != null) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of step V" + step.version() + " (" + step.description()
-                        + ") could not be written: " + error.getMessage() + "; nothing was deleted; re-run migrate (the"
+                        + ") could not be written: " + error.getMessage() + "; " + sourceLeft(step) + "; re-run migrate (the"
                         + " step runs again)");
             }
         }

@@ -27,7 +27,10 @@ import redis.clients.jedis.UnifiedJedis;
  * The migration benchmark (never run by the test suite; see bench/README.md): generates a v1 queue
  * of N waiting jobs with 200-byte payloads, measures a bare pipelined copy of the same jobs (read
  * the hash, write the row, add to the sorted set; no journal, no checks), then the full migration
- * (all twelve steps, retire included), and prints both with their ratio and the heap figures: the
+ * (all twelve steps, retire included), and prints both with their ratio, the server CPU seconds each took (the
+ * server does its work on one thread, so a run lasts at least its server CPU whatever the client does: with
+ * the bare copy keeping the server busy, a migration that costs the server more than twice as much cannot
+ * reach half the bare copy's rate), and the heap figures: the
  * pools' peaks, the most in use after any collection (garbage of the old generation included), and
  * the most in use after a full collection forced every {@value #FULL_GC_EVERY_SECONDS} s, per job above what
  * was in use before the migration started. Beside each step's time it prints the server's and this process's
@@ -53,9 +56,12 @@ public final class MigrationBench {
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
                     BenchSetup.generateWaiting(client, "bench", jobs), uri, BenchSetup.maxHeapMiB());
 
+            StepCpu bareCpu = new StepCpu(client);
+            bareCpu.start();
             long b0 = System.nanoTime();
             baselineCopy(client, jobs);
             double baseline = jobs / secs(b0);
+            double bareServer = bareCpu.serverSince();
             client.del(Keys.queue("baseline").pending());
             deleteBaselineRows(client, jobs);
 
@@ -85,6 +91,8 @@ public final class MigrationBench {
                         }
                     });
             System.out.println("load average before the migration: " + BenchSetup.loadAverage());
+            StepCpu wholeCpu = new StepCpu(client);
+            wholeCpu.start();
             long m0 = System.nanoTime();
             Producer producer = new Producer(uri, options.producer());
             List<MigrationResult> results;
@@ -94,6 +102,7 @@ public final class MigrationBench {
                 producer.stop();
             }
             double migrated = jobs / secs(m0);
+            double migrateServer = wholeCpu.serverSince();
             if (!results.get(0).ok()) {
                 throw new IllegalStateException("migration did not finish: " + results.get(0));
             }
@@ -115,6 +124,8 @@ public final class MigrationBench {
                     baseline, migrated / baseline);
             System.out.printf(Locale.ROOT, "%-44s %12.0f %12.0f %7.2f%n", "  of which V30 absorb pending (the copy)",
                     jobs * 1000.0 / Math.max(1, absorb), baseline, jobs * 1000.0 / Math.max(1, absorb) / baseline);
+            System.out.printf(Locale.ROOT, "%-44s %10.2f s %10.2f s %7.2f%n", "server CPU, migrate against the bare copy",
+                    migrateServer, bareServer, migrateServer / bareServer);
             long fence = stepMs.getOrDefault("V10 fence source", 0L);
             long catchUp = stepMs.getOrDefault("V100 catch up", 0L);
             System.out.printf(Locale.ROOT, "%-44s %9d ms %9d ms %7.2f%n", "V100 catch up beside V10 fence (a source read)",
@@ -181,8 +192,13 @@ public final class MigrationBench {
         }
 
         String since() {
-            return String.format(Locale.ROOT, "server cpu %6.2f s, client cpu %6.2f s", serverSeconds() - server,
+            return String.format(Locale.ROOT, "server cpu %6.2f s, client cpu %6.2f s", serverSince(),
                     (processNanos() - process) / 1e9);
+        }
+
+        /** The server's CPU seconds since {@link #start()}. */
+        double serverSince() {
+            return serverSeconds() - server;
         }
 
         private double serverSeconds() {

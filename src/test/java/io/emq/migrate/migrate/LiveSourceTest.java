@@ -11,6 +11,7 @@ import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
@@ -200,6 +201,84 @@ class LiveSourceTest {
         byte[] payload = client().hget(keys.job(five).getBytes(), "payload".getBytes());
         assertEquals("{\"edited\":true}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
         assertEquals(List.of("edited at the last moment"), client().lrange(keys.job(five, io.emq.migrate.keyspace.JobSub.LOGS), 0, -1));
+    }
+
+    /**
+     * A job edited after the tombstone, again after each time retirement copies it again: refused once it kept changing
+     * over five attempts, its v1 hash kept and its v2 row the last copy; a re-run, which has no read of the source from
+     * before the tombstone to copy it from, refuses it too. Every other job is retired, each one v2 row.
+     */
+    @Test
+    void aJobThatKeepsChangingAfterTheTombstoneIsRefusedWithItsHashKept() {
+        int[] edits = {0};
+        boolean[] tombstoned = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("structures deleted")) {
+                tombstoned[0] = true;
+            }
+            if (tombstoned[0] && (where.equals("structures deleted") || where.equals("expectations recorded"))) {
+                client().hset("bull:live:5", "data", "{\"edit\":" + ++edits[0] + "}");
+            }
+        }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.refusalKind(), r.toString());
+        assertTrue(r.message().contains("bull:live:5") && r.message().contains("kept changing over 5 attempts"), r.message());
+        assertEquals(5, edits[0], "edited after the tombstone, then after each of the four copies made again (the fifth attempt refuses)");
+        assertEquals(Set.of("bull:live:5", "bull:live:meta", "bull:live:id"), client().keys("bull:live:*"), "its hash is kept, the rest retired");
+        Map<String, Integer> rows = LiveV1.v2Rows(client(), QUEUE);
+        assertEquals(JOBS, rows.size());
+        assertTrue(rows.values().stream().allMatch(n -> n == 1), "one v2 row a job: " + rows);
+        io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(five).getBytes(), "payload".getBytes());
+        assertEquals("{\"edit\":4}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()),
+                "v2 holds the last copy");
+
+        client().hset("bull:live:5", "data", "{\"edit\":7}");
+        MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), again.refusalKind(), again.toString());
+        assertTrue(again.message().contains("cannot copy it again (an earlier run stamped it)"), again.message());
+        assertTrue(client().exists("bull:live:5"), "still kept");
+    }
+
+    /** A step that fails before retirement says so: v1 is whole; repair and a re-run finish the migration. */
+    @Test
+    void aStepFailingBeforeRetirementSaysNothingWasDeleted() {
+        MigrationResult failed = migrate(OPTIONS, failOnce(30, "rows written")).get(0);
+        assertEquals(MigrationResult.Outcome.FAILED, failed.outcome(), failed.toString());
+        assertTrue(failed.message().contains("the disk is full") && failed.message().contains("nothing was deleted"), failed.message());
+        assertEquals(JOBS, client().llen("bull:live:wait"), "v1 is whole");
+        finishAfterRepair();
+    }
+
+    /**
+     * A failure after the tombstone does not claim nothing was deleted: the source may be partly retired (here its
+     * structures are gone and v1 refuses adds); repair and a re-run finish the retirement, each job once.
+     */
+    @Test
+    void aFailureAfterTheTombstoneSaysV1MayBePartlyRetiredAndARerunFinishesIt() {
+        MigrationResult failed = migrate(OPTIONS, failOnce(120, "v2 resumed")).get(0);
+        assertEquals(MigrationResult.Outcome.FAILED, failed.outcome(), failed.toString());
+        assertTrue(failed.message().contains("the disk is full") && failed.message().contains("partly or wholly retired already")
+                && !failed.message().contains("nothing was deleted"), failed.message());
+        assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "the tombstone is stamped: v1 refuses adds");
+        assertFalse(client().exists("bull:live:wait"), "the structures are deleted");
+        finishAfterRepair();
+    }
+
+    private static Checkpoints.Observer failOnce(int version, String where) {
+        boolean[] once = {false};
+        return (v, w) -> {
+            if (v == version && w.equals(where) && !once[0]) {
+                once[0] = true;
+                throw new IllegalStateException("the disk is full");
+            }
+        };
+    }
+
+    private void finishAfterRepair() {
+        assertEquals(1, Journals.repair(Wire.open(client()), QUEUE, OPTIONS.lease()).size(), "the failed step is cleared");
+        MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        assertExactlyOnce(again);
     }
 
     @Test
