@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -119,16 +120,7 @@ class PauseWindowTest {
         assertEquals("1", client().hget("bull:window:meta", "paused"), "v1 is paused inside the window");
         assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "and its add counter frozen: an add fails loudly");
 
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            try {
-                Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, options.lease());
-                break;
-            } catch (io.emq.migrate.wire.EmqWireException.Lock locked) {
-                assertTrue(System.nanoTime() < deadline, "the crashed run's lease never lapsed");
-                Thread.sleep(100);
-            }
-        }
+        abandonOnceTheLeaseLapses(options);
         assertEquals(null, client().hget("bull:window:meta", "paused"), "abandon resumed v1");
         assertEquals(Long.toString(JOBS), client().get("bull:window:id"), "with its add counter");
         assertTrue(LiveV1.add(client(), QUEUE).map(added::add).orElse(false), "a v1 producer adds again");
@@ -138,6 +130,48 @@ class PauseWindowTest {
         assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, completed, true));
         assertEquals(LongStream.rangeClosed(1, JOBS + 1).boxed().toList(), servedOrder());
+    }
+
+    /**
+     * A v1 queue its operator paused before the migration: abandon after a crash inside the window gives the add
+     * counter back but leaves v1 paused (adds wait in paused, as BullMQ's do), a second abandon finds nothing more to
+     * undo, and a re-run retires it with the v2 queue left paused too: the operator's pause is kept on both sides.
+     */
+    @Test
+    void anAbandonOfAQueuePausedBeforeTheMigrationKeepsItPausedAndASecondAbandonUndoesNothing() throws Exception {
+        client().rename("bull:window:wait", "bull:window:paused"); // BullMQ's pause: wait becomes paused, meta.paused set
+        client().hset("bull:window:meta", "paused", "1");
+        MigrationOptions options = OPTIONS.withLease(Duration.ofMillis(300));
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(options, Checkpoints.throwingAt("120:v1 paused#1")));
+        assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "inside the window the add counter is frozen");
+
+        Map<String, Long> undone = abandonOnceTheLeaseLapses(options);
+        assertEquals(0L, undone.get("v1-resumed"), "v1 was paused before: it is not resumed");
+        assertEquals((long) JOBS, undone.get("rows"));
+        assertEquals("1", client().hget("bull:window:meta", "paused"), "v1 is still paused, as its operator left it");
+        assertTrue(LiveV1.add(client(), QUEUE).map(added::add).orElse(false), "but its add counter is back: adds are taken");
+        assertEquals(JOBS + 1, client().llen("bull:window:paused"), "every job waits in paused, the add last");
+        assertFalse(client().exists(Keys.queue(QUEUE).pending()), "v2 keeps no row");
+        assertEquals(Map.of("rows", 0L), Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, options.lease()),
+                "a second abandon has nothing to undo");
+
+        MigrationResult again = migrate(OPTIONS, Checkpoints.none()).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, completed, true));
+        assertEquals(LongStream.rangeClosed(1, JOBS + 1).boxed().toList(), servedOrder());
+        assertTrue(io.emq.migrate.runtime.Jobs.on(Wire.open(client()), QUEUE).isPaused(), "v2 is left paused: v1 was");
+    }
+
+    private Map<String, Long> abandonOnceTheLeaseLapses(MigrationOptions options) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                return Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, options.lease());
+            } catch (io.emq.migrate.wire.EmqWireException.Lock locked) {
+                assertTrue(System.nanoTime() < deadline, "the crashed run's lease never lapsed");
+                Thread.sleep(100);
+            }
+        }
     }
 
     @Test
