@@ -567,6 +567,40 @@ class LiveSourceTest {
         assertFalse(LiveV1.v2Rows(client(), "flows-child").containsKey(child), "the finished child is no v2 row");
     }
 
+    /**
+     * A flow added while v1 serves, after the bulk copy: a flow cannot be caught up piecemeal, so the catch-up refuses
+     * the queue naming abandon, with v1 serving; abandon and a re-run migrate the flow with the rest.
+     */
+    @Test
+    void aFlowAddedDuringTheMigrationIsRefusedNamingAbandonAndMigratesAfterIt() throws InterruptedException {
+        boolean[] once = {false};
+        MigrationResult refused = migrate(OPTIONS, (version, where) -> {
+            if (version == 100 && !once[0]) {
+                once[0] = true;
+                client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                        "priority", "0"));
+                client().sadd("bull:live:p1:dependencies", "bull:live:c1");
+                client().zadd("bull:live:waiting-children", 0, "p1");
+                client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                        "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
+                client().lpush("bull:live:wait", "c1");
+            }
+        }).get(0);
+        added.add("c1");
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), refused.refusalKind(), refused.toString());
+        assertTrue(refused.message().contains("a flow was added to bull:live") && refused.message().contains("emq-migrate abandon"),
+                refused.message());
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 serves");
+        assertExactlyOnce(refused);
+
+        Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, OPTIONS.lease());
+        MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        assertExactlyOnce(again);
+        assertTrue(new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("p1".getBytes())).get(0).isPresent(),
+                "the flow parent is migrated too");
+    }
+
     @Test
     void aLeaseShorterThanThreeRenewalsIsRefused() {
         MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
