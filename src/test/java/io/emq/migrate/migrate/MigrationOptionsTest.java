@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
 class MigrationOptionsTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    @BeforeEach
+    void clean() {
+        SERVER.client().flushAll();
+    }
 
     private static MigrationOptions options(boolean keep, Duration wait, Optional<Path> archive) {
         return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), keep, wait, archive, true, false, true, true,
@@ -78,6 +84,40 @@ class MigrationOptionsTest {
         List<MigrationResult> waited = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ofSeconds(5), Optional.empty()),
                 Checkpoints.none(), List.of("bull"), "orders");
         assertTrue(waited.get(0).ok(), waited.toString());
+    }
+
+    /**
+     * A re-run must choose what the run it resumes chose: another --payload, --lane or --lane-from is refused with
+     * the choice to repeat (half the rows in one form and half in another would be one queue of two shapes); the
+     * same choices finish it, and after abandon a new choice is free.
+     */
+    @Test
+    void aReRunWithAnotherPayloadOrLaneChoiceIsRefusedNamingTheOneToRepeat() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        MigrationOptions first = MigrationOptions.defaults().withRetire(false);
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(first).outcome());
+
+        MigrationResult payload = migrate(MigrationOptions.defaults().withPayload(PayloadPolicy.DATA));
+        assertEquals(Optional.of(MigrationRefused.Kind.PAYLOAD_POLICY), payload.refusalKind(), payload.toString());
+        assertTrue(payload.message().contains("re-run with --payload envelope or abandon it first"), payload.message());
+        MigrationResult lane = migrate(MigrationOptions.defaults().withLaneFrom(Optional.of("tenant")));
+        assertEquals(Optional.of(MigrationRefused.Kind.LANE), lane.refusalKind(), lane.toString());
+        assertTrue(lane.message().contains("started with no --lane and no --lane-from; re-run it the same way"), lane.message());
+
+        assertEquals(MigrationResult.Outcome.RETIRED, migrate(MigrationOptions.defaults()).outcome(), "the same choices finish it");
+    }
+
+    @Test
+    void afterAbandonARunMayChooseAnotherPayload() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(MigrationOptions.defaults().withRetire(false)).outcome());
+        Abandon.run(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), "emails", MigrationOptions.DEFAULT_LEASE);
+        MigrationResult data = migrate(MigrationOptions.defaults().withPayload(PayloadPolicy.DATA));
+        assertEquals(MigrationResult.Outcome.RETIRED, data.outcome(), data.toString());
+    }
+
+    private static MigrationResult migrate(MigrationOptions options) {
+        return MigrationHarness.migrate(SERVER, SERVER, options, Checkpoints.none(), List.of("bull"), "emails").get(0);
     }
 
     @Test
