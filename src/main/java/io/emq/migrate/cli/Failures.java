@@ -100,6 +100,11 @@ final class Failures {
         if (has(all, "UnknownHostException", "Name or service not known", "nodename nor servname")) {
             return "the host of " + where + " is unknown: check the host name in " + option;
         }
+        if (endpoint.tls() && has(all, "Read timed out")) {
+            return where + " took the connection but did not answer the TLS handshake within " + Endpoint.TIMEOUT_MS / 1000
+                    + " s, as a server without TLS on that port does: write the URI as redis://, or give the server's TLS port"
+                    + " (else check that the server is not overloaded)";
+        }
         if (has(all, "timed out", "Read timed out")) {
             return where + " did not answer within " + Endpoint.TIMEOUT_MS / 1000 + " s: check the address, firewalls,"
                     + " and that the server is not overloaded";

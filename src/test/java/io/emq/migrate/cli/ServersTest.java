@@ -11,6 +11,7 @@ import io.emq.migrate.v1.fixture.FixtureLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,6 +85,42 @@ class ServersTest {
         assertTrue(r.err().contains("nothing accepts connections at redis://127.0.0.1:" + port + " (connection refused)"),
                 r.err());
         assertFalse(r.err().toLowerCase().contains("password") || r.err().contains("credentials"), r.err());
+    }
+
+    /** rediss:// to a port without TLS: the server waits for a line the handshake never sends; the message says what to write. */
+    @Test
+    void aTlsUriForAPortWithoutTlsSaysToWriteRedis() {
+        CliRun r = CliRun.of("discover", "--source", "rediss://" + hostPort());
+        assertEquals(ExitCodes.USAGE, r.code(), r.all());
+        assertTrue(r.err().contains("did not answer the TLS handshake") && r.err().contains("write the URI as redis://"), r.err());
+    }
+
+    @Test
+    void anUnknownHostIsNamed() {
+        CliRun r = CliRun.of("discover", "--source", "redis://no-such-host.invalid:6379");
+        assertEquals(ExitCodes.USAGE, r.code(), r.all());
+        assertTrue(r.err().contains("the host of redis://no-such-host.invalid:6379 is unknown: check the host name in --source"), r.err());
+    }
+
+    /** A user that may only read runs migrate: the first write is refused, the message names the rules, v1 keeps every key. */
+    @Test
+    void aUserThatMayOnlyReadIsToldWhatAMigrationNeedsAndV1IsIntact() {
+        try (LocalServer server = LocalServer.start()) {
+            try (Jedis admin = new Jedis(server.hostAndPort())) {
+                admin.aclSetUser("reader", "on", ">pw", "~*", "&*", "+@read", "+@connection", "+info", "+scan", "+client");
+                admin.hset("bull:q:1", Map.of("name", "n", "data", "{}", "timestamp", "1"));
+                admin.lpush("bull:q:wait", "1");
+            }
+            String uri = "redis://reader:pw@127.0.0.1:" + server.port();
+            CliRun plan = CliRun.of("plan", "--source", uri, "--queue", "q");
+            assertEquals(0, plan.code(), "a dry run needs only reads: " + plan.all());
+            CliRun r = CliRun.of("migrate", "--yes", "--source", uri, "--target", uri, "--queue", "q");
+            assertEquals(ExitCodes.USAGE, r.code(), r.all());
+            assertTrue(r.err().contains("NOPERM") && r.err().contains("the rules in MIGRATION.md (least privilege)"), r.err());
+            try (Jedis admin = new Jedis(server.hostAndPort())) {
+                assertEquals(Set.of("bull:q:1", "bull:q:wait"), admin.keys("*"), "nothing written, nothing deleted");
+            }
+        }
     }
 
     @Test
