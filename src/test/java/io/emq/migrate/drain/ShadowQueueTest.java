@@ -103,4 +103,51 @@ class ShadowQueueTest {
         assertTrue(r.stats().orElseThrow().completed() > 0);
         assertEquals(Set.of(), changed(before, keyspace()), "the parent queue was not told of the copy's completions");
     }
+
+    /**
+     * The copy holds every key of the queue with its contents and whether it expires: small keys and ones past a chunk
+     * (a hash, a list and a zset of 1,500 entries, read and written a chunk at a time), a set, a string; a row whose
+     * parent_queue names the queue points at the copy, one naming another queue is kept. Closing it leaves none of its keys.
+     */
+    @Test
+    void aCopyHoldsEveryKeyOfTheQueueAndClosingItLeavesNone() {
+        var c = SERVER.client();
+        c.flushAll();
+        c.hset("emq:{q}:job:a", java.util.Map.of("state", "pending", "parent_queue", "q", "parent", "JOBp"));
+        c.hset("emq:{q}:job:b", java.util.Map.of("state", "pending", "parent_queue", "other"));
+        for (int i = 0; i < 1500; i++) {
+            c.hset("emq:{q}:big-hash", "f" + i, "v" + i);
+            c.rpush("emq:{q}:big-list", "i" + i);
+            c.zadd("emq:{q}:pending", i, "m" + i);
+        }
+        c.sadd("emq:{q}:job:a:deps", "x", "y");
+        c.set("emq:{q}:dedup:k", "JOBx");
+        c.pexpire("emq:{q}:dedup:k", 600_000);
+        c.rpush("emq:{q}:job:a:logs", "one", "two");
+        c.set("emq:{other}:meta", "not of the queue");
+        TreeMap<String, String> before = keyspace();
+        try (ShadowQueue copy = ShadowQueue.copyOf(c, "q")) {
+            TreeMap<String, String> after = keyspace();
+            String base = "emq:{" + copy.name() + "}:";
+            TreeMap<String, String> copied = new TreeMap<>();
+            after.forEach((k, v) -> {
+                if (k.startsWith(base)) {
+                    copied.put("emq:{q}:" + k.substring(base.length()), v);
+                }
+            });
+            TreeMap<String, String> expected = new TreeMap<>();
+            before.forEach((k, v) -> {
+                if (k.startsWith("emq:{q}:")) {
+                    expected.put(k, v);
+                }
+            });
+            String parentQueue = b64("parent_queue".getBytes(StandardCharsets.UTF_8)) + "=";
+            expected.put("emq:{q}:job:a", expected.get("emq:{q}:job:a").replace(parentQueue + b64("q".getBytes(StandardCharsets.UTF_8)),
+                    parentQueue + b64(copy.name().getBytes(StandardCharsets.UTF_8))));
+            assertEquals(Set.of(), changed(expected, copied), "every key copied as it is");
+            assertEquals(8, copy.keys());
+            assertTrue(copied.get("emq:{q}:dedup:k").endsWith("ttl=true"), "the TTL is copied");
+        }
+        assertEquals(before, keyspace(), "closing the copy leaves the server as it was");
+    }
 }
