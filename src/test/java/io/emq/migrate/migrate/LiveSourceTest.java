@@ -479,68 +479,54 @@ class LiveSourceTest {
 
     @Test
     void aV1WorkerThatHonoursThePauseRunningThroughTheRunDoublesNothing() throws InterruptedException {
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
-            if (LiveV1.complete(c, QUEUE, id)) {
-                completed.add(id);
-            }
-        }));
-        Thread.sleep(30);
-        MigrationResult r = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(10)), (version, where) -> { }).get(0);
-        stop.set(true);
-        worker.join();
+        MigrationResult r = migrateBesideAWorker(false, false, OPTIONS.withWaitForLocks(Duration.ofSeconds(10)));
         assertFalse(completed.isEmpty(), "the worker ran");
         finishAfterStopping(r);
     }
 
     @Test
     void aV1WorkerRemovingFinishedJobsThroughTheRunDoublesNothing() throws InterruptedException {
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
-            if (LiveV1.completeAndRemove(c, QUEUE, id)) {
-                completed.add(id);
-            }
-        }));
-        Thread.sleep(30);
-        MigrationResult r = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(10)), (version, where) -> { }).get(0);
-        stop.set(true);
-        worker.join();
+        MigrationResult r = migrateBesideAWorker(false, true, OPTIONS.withWaitForLocks(Duration.ofSeconds(10)));
         assertFalse(completed.isEmpty(), "the worker ran");
         finishAfterStopping(r);
     }
 
     @Test
     void aV1WorkerRemovingFinishedJobsAndIgnoringThePauseIsRefusedOrOutwaitedNeverDoubled() throws InterruptedException {
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
-            if (LiveV1.completeAndRemove(c, QUEUE, id)) {
-                completed.add(id);
-            }
-        }));
-        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
-        stop.set(true);
-        worker.join();
-        assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.SOURCE_CHANGED,
-                MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(),
-                "retired, or refused for the worker: " + r);
+        MigrationResult r = migrateBesideAWorker(true, true, OPTIONS);
+        assertRetiredOrRefusedForTheWorker(r);
         finishAfterStopping(r);
     }
 
     @Test
     void aV1WorkerThatIgnoresThePauseIsRefusedOrOutwaitedNeverDoubled() throws InterruptedException {
+        MigrationResult r = migrateBesideAWorker(true, false, OPTIONS);
+        assertRetiredOrRefusedForTheWorker(r);
+        finishAfterStopping(r);
+    }
+
+    /**
+     * Migrates with a v1 worker beside the whole run, taking jobs (honouring the pause or not) and finishing each into
+     * completed or removing it, stopped once the run ends; the run's result.
+     */
+    private MigrationResult migrateBesideAWorker(boolean ignoresPause, boolean removes, MigrationOptions options)
+            throws InterruptedException {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, true, 5_000).ifPresent(id -> {
-            if (LiveV1.complete(c, QUEUE, id)) {
+        Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 2, c -> LiveV1.take(c, QUEUE, ignoresPause, 5_000).ifPresent(id -> {
+            if (removes ? LiveV1.completeAndRemove(c, QUEUE, id) : LiveV1.complete(c, QUEUE, id)) {
                 completed.add(id);
             }
         }));
-        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        Thread.sleep(30);
+        MigrationResult r = migrate(options, (version, where) -> { }).get(0);
         stop.set(true);
         worker.join();
+        return r;
+    }
+
+    private static void assertRetiredOrRefusedForTheWorker(MigrationResult r) {
         assertTrue(r.outcome() == MigrationResult.Outcome.RETIRED || r.refusalKind().filter(Set.of(MigrationRefused.Kind.SOURCE_CHANGED,
-                MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(),
-                "retired, or refused for the worker: " + r);
-        finishAfterStopping(r);
+                MigrationRefused.Kind.LIVE_LOCK)::contains).isPresent(), "retired, or refused for the worker: " + r);
     }
 
     /** A flow child a v1 worker finishes after --no-retire: the flow cannot be re-synced piecemeal. */
