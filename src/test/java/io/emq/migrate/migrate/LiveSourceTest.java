@@ -292,18 +292,7 @@ class LiveSourceTest {
     /** v1 serves while the bulk is copied: a worker takes and completes jobs the copy already wrote; the passes apply it. */
     @Test
     void aV1WorkerDuringTheLiveCopyIsAppliedAndItsJobsCountedOnce() {
-        boolean[] once = {false};
-        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 30 && where.equals("rows written") && !once[0]) {
-                once[0] = true;
-                for (int i = 0; i < 5; i++) {
-                    String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
-                    assertTrue(LiveV1.complete(client(), QUEUE, id));
-                    completed.add(id);
-                }
-            }
-        });
-        MigrationResult result = r.get(0);
+        MigrationResult result = migrateWithFiveFinishedDuringTheCopy(false);
         assertEquals(MigrationResult.Outcome.RETIRED, result.outcome(), result.toString());
         assertExactlyOnce(result);
         assertEquals(5L, Long.parseLong(client().hget(Keys.queue(QUEUE).metricsCompleted(), "count")), "counted once");
@@ -312,22 +301,26 @@ class LiveSourceTest {
     /** The same with jobs added as {@code removeOnComplete}: the finished jobs vanish from v1 altogether, and from v2. */
     @Test
     void aV1WorkerRemovingFinishedJobsDuringTheLiveCopyLeavesNoV2RowOfThem() {
-        boolean[] once = {false};
-        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 30 && where.equals("rows written") && !once[0]) {
-                once[0] = true;
-                for (int i = 0; i < 5; i++) {
-                    String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
-                    assertTrue(LiveV1.completeAndRemove(client(), QUEUE, id));
-                    completed.add(id);
-                }
-            }
-        });
-        MigrationResult result = r.get(0);
+        MigrationResult result = migrateWithFiveFinishedDuringTheCopy(true);
         assertEquals(MigrationResult.Outcome.RETIRED, result.outcome(), result.toString());
         assertEquals(5, completed.size());
         assertExactlyOnce(result);
         assertEquals(JOBS - 5, client().zcard(Keys.queue(QUEUE).pending()), "the removed jobs are not served again");
+    }
+
+    /** Migrates while, once the copy has written its first rows, a v1 worker takes five jobs and completes (or removes) each. */
+    private MigrationResult migrateWithFiveFinishedDuringTheCopy(boolean removes) {
+        boolean[] once = {false};
+        return migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written") && !once[0]) {
+                once[0] = true;
+                for (int i = 0; i < 5; i++) {
+                    String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
+                    assertTrue(removes ? LiveV1.completeAndRemove(client(), QUEUE, id) : LiveV1.complete(client(), QUEUE, id));
+                    completed.add(id);
+                }
+            }
+        }).get(0);
     }
 
     @Test
