@@ -204,6 +204,30 @@ class LiveSourceTest {
     }
 
     /**
+     * Every job edited after the tombstone, before retirement deletes any: the change feed names them all, so no job is
+     * unlinked unread (every share of the first round has nothing left to watch); each goes to the digest check, is
+     * copied again with its edit, then retired.
+     */
+    @Test
+    void jobsAllEditedAfterTheTombstoneAreCopiedAgainWithTheirEditsBeforeRetiring() {
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("structures deleted")) {
+                for (int n = 1; n <= JOBS; n++) {
+                    client().hset("bull:live:" + n, "data", "{\"after\":" + n + "}");
+                }
+            }
+        }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        for (int n = 1; n <= JOBS; n++) {
+            io.emq.migrate.keyspace.BrandedId id = journal.ids().lookupV1(List.of(Integer.toString(n).getBytes())).get(0).orElseThrow();
+            byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
+            assertEquals("{\"after\":" + n + "}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+        }
+    }
+
+    /**
      * A job edited after the tombstone, again after each time retirement copies it again: refused once it kept changing
      * over five attempts, its v1 hash kept and its v2 row the last copy; a re-run, which has no read of the source from
      * before the tombstone to copy it from, refuses it too. Every other job is retired, each one v2 row.
