@@ -76,6 +76,25 @@ class MigrationCommandsTest {
         assertTrue(verify.out().contains("payload does not carry the v1 data"), verify.out());
     }
 
+    /** verify with the v1 source still there names each v1 job v2 does not hold as it is now: changed data, a job added since. */
+    @Test
+    void verifyAgainstTheSourceNamesAJobChangedAndOneAddedSinceTheMigration() throws Exception {
+        load("node-5.65.1");
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        SERVER.client().hset("bull:emails:1", "data", "{\"changed\":true}");
+        SERVER.client().hset("bull:emails:6", java.util.Map.of("name", "send", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().lpush("bull:emails:paused", "6");
+        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "emails", "--json");
+        assertEquals(3, verify.code(), verify.all());
+        JsonNode doc = Json.MAPPER.readTree(verify.out());
+        assertEquals(false, doc.get("passed").asBoolean());
+        assertEquals(true, doc.get("sourceChecked").asBoolean());
+        String problems = doc.get("problems").toString();
+        assertTrue(problems.contains("v1 job bull:emails:1: data changed since it was migrated"), problems);
+        assertTrue(problems.contains("v1 job bull:emails:6 (paused) has no migrated row"), problems);
+        assertEquals(2, doc.get("problemCount").asInt(), problems);
+    }
+
     @Test
     void refusalsNameTheOptionThatLiftsThemAndExitThree() {
         load("node-5.65.1");
