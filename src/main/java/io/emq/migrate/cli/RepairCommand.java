@@ -27,7 +27,7 @@ final class RepairCommand implements Command {
         } else {
             changed.forEach(in.out()::println);
             in.out().println(changed.isEmpty() ? "nothing to repair in " + queue
-                    : "repaired " + changed.size() + " steps of " + queue + "; run migrate again");
+                    : "repaired " + changed.size() + (changed.size() == 1 ? " step" : " steps") + " of " + queue + "; run migrate again");
         }
         return ExitCodes.OK;
     }

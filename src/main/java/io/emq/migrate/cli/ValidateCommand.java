@@ -43,7 +43,8 @@ final class ValidateCommand implements Command {
             in.out().println(queues.isEmpty() ? "no migration journals on this target: nothing to validate"
                     : differing.isEmpty() ? "validated " + queues.size() + " queue" + (queues.size() == 1 ? "" : "s")
                     + ": every applied step matches migrations/"
-                    : differing.size() + " steps differ from migrations/: if the change is intended, run `emq-migrate repair`");
+                    : differing.size() + (differing.size() == 1 ? " step differs" : " steps differ")
+                    + " from migrations/: if the change is intended, run `emq-migrate repair`");
         }
         return differing.isEmpty() ? ExitCodes.OK : ExitCodes.REFUSED;
     }

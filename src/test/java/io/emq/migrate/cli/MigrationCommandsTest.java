@@ -95,6 +95,33 @@ class MigrationCommandsTest {
         assertEquals(2, doc.get("problemCount").asInt(), problems);
     }
 
+    /** A recorded step checksum that differs from this release's migrations/ is named by validate (exit 3); repair realigns it. */
+    @Test
+    void validateNamesAStepWhoseChecksumDiffersAndRepairRealignsIt() throws Exception {
+        load("node-5.65.1");
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        String journal = "{emq}:migration:emails";
+        String row = SERVER.client().hget(journal, "history:30");
+        long checksum = Json.MAPPER.readTree(row).get("checksum").asLong();
+        SERVER.client().hset(journal, "history:30", row.replace("\"checksum\":" + checksum, "\"checksum\":" + (checksum + 1)));
+
+        CliRun validate = CliRun.of("validate", "--target", SERVER.uri());
+        assertEquals(3, validate.code(), validate.all());
+        assertTrue(validate.out().contains("emails V30 absorb pending: ") && validate.out().contains("(recorded checksum " + (checksum + 1) + ")")
+                && validate.out().contains("1 step differs from migrations/: if the change is intended, run `emq-migrate repair`"),
+                validate.out());
+        JsonNode doc = Json.MAPPER.readTree(CliRun.of("validate", "--target", SERVER.uri(), "--json").out());
+        assertEquals(false, doc.get("valid").asBoolean());
+        assertEquals(30, doc.get("differing").get(0).get("version").asInt(), doc.toString());
+
+        CliRun repair = CliRun.of("repair", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(0, repair.code(), repair.all());
+        assertTrue(repair.out().contains("repaired 1 step of emails; run migrate again"), repair.out());
+        CliRun again = CliRun.of("validate", "--target", SERVER.uri());
+        assertEquals(0, again.code(), again.all());
+        assertTrue(again.out().contains("validated 1 queue: every applied step matches migrations/"), again.out());
+    }
+
     @Test
     void refusalsNameTheOptionThatLiftsThemAndExitThree() {
         load("node-5.65.1");
