@@ -122,6 +122,38 @@ class MigrationCommandsTest {
         assertTrue(again.out().contains("validated 1 queue: every applied step matches migrations/"), again.out());
     }
 
+    /** lookup by branded id answers with the v1 id; an id not in the mapping, a malformed one, or two modes at once are told apart. */
+    @Test
+    void lookupByJobIdAndItsMistakes() throws Exception {
+        load("node-5.65.1");
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        JsonNode pairs = Json.MAPPER.readTree(CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--all", "--json").out());
+        String v1 = pairs.get(0).get("v1").asText();
+        String v2 = pairs.get(0).get("v2").asText();
+
+        CliRun byJobId = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", v2);
+        assertEquals(0, byJobId.code(), byJobId.all());
+        assertTrue(byJobId.out().contains("V1") && byJobId.out().contains(v1) && byJobId.out().contains(v2), byJobId.out());
+
+        String other = io.emq.migrate.v1.plan.Rebrand.jobId(io.emq.migrate.v1.plan.Rebrand.idBase("emails"), 999);
+        CliRun unknown = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", other);
+        assertEquals(3, unknown.code(), unknown.all());
+        assertTrue(unknown.out().contains("no mapping for that id in emails"), unknown.out());
+
+        CliRun malformed = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", "JOB-not-an-id");
+        assertEquals(ExitCodes.USAGE, malformed.code(), malformed.all());
+        assertTrue(malformed.err().contains("--job-id JOB-not-an-id is not a branded id ("), malformed.err());
+        CliRun both = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", v2, "--all");
+        assertEquals(ExitCodes.USAGE, both.code(), both.all());
+        assertTrue(both.err().contains("give exactly one of --v1-id ID, --job-id ID, --all"), both.err());
+
+        CliRun lease = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lease", "soon");
+        assertEquals(ExitCodes.USAGE, lease.code(), lease.all());
+        assertTrue(lease.err().contains("--lease takes a duration like 500ms, 30s or 2m, not 'soon'"), lease.err());
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lease", "PT20S", "--yes").code(),
+                "an ISO-8601 duration is taken too");
+    }
+
     @Test
     void refusalsNameTheOptionThatLiftsThemAndExitThree() {
         load("node-5.65.1");
