@@ -281,4 +281,38 @@ class V1DataEdgesTest {
                 claimed.stream().map(Claim::token).toList());
         assertEquals(0, SERVER.client().zcard(Keys.queue("counts").dead()));
     }
+
+    /**
+     * A job's progress reaches its row byte for byte (a number or an object, as updateProgress wrote it); a flow child
+     * whose parent opts say to ignore, continue or remove its dependency on failure keeps its parent on failure (policy
+     * {@code id}), one whose parent field is not JSON fails its parent as BullMQ's default does ({@code fp}).
+     */
+    @Test
+    void progressAndTheParentPolicyReachTheRows() {
+        job("rows", "1", "progress", "42");
+        job("rows", "2", "progress", "{\"pct\":50,\"step\":\"copy\"}");
+        job("rows", "p", "name", "parent");
+        SERVER.client().zadd("bull:rows:waiting-children", 0, "p");
+        SERVER.client().sadd("bull:rows:p:dependencies", "bull:rows:c1", "bull:rows:c2", "bull:rows:c3");
+        job("rows", "c1", "parentKey", "bull:rows:p", "parent", "{\"id\":\"p\",\"queueKey\":\"bull:rows\",\"idof\":true}");
+        job("rows", "c2", "parentKey", "bull:rows:p", "parent", "{\"id\":\"p\",\"queueKey\":\"bull:rows\",\"rdof\":true}");
+        job("rows", "c3", "parentKey", "bull:rows:p", "parent", "not json");
+        SERVER.client().lpush("bull:rows:wait", "1", "2", "c1", "c2", "c3");
+
+        MigrationResult r = migrate(MigrationOptions.defaults().withAcceptAnomalies(true), "rows");
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals("42", rowField("rows", "1", "progress"));
+        assertEquals("{\"pct\":50,\"step\":\"copy\"}", rowField("rows", "2", "progress"));
+        assertEquals(null, rowField("rows", "c1", "progress"), "no progress, no field");
+        assertEquals("id", rowField("rows", "c1", "parent_policy"));
+        assertEquals("id", rowField("rows", "c2", "parent_policy"));
+        assertEquals("fp", rowField("rows", "c3", "parent_policy"));
+    }
+
+    /** A field of the v2 row of a v1 job (null when the row has none). */
+    private static String rowField(String queue, String v1Id, String field) {
+        BrandedId id = new Journal(Wire.open(SERVER.client()), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8)))
+                .get(0).orElseThrow();
+        return SERVER.client().hget(Keys.queue(queue).job(id), field);
+    }
 }
