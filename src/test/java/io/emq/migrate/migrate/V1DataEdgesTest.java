@@ -309,6 +309,37 @@ class V1DataEdgesTest {
         assertEquals("fp", rowField("rows", "c3", "parent_policy"));
     }
 
+    /**
+     * A dedup key pointing at a waiting job points at its branded id in v2 with its TTL; one whose id v2 cannot name
+     * (a colon) and one pointing at a job v1 completed are not carried, each counted in V70's history row.
+     */
+    @Test
+    void dedupKeysAreCarriedForJobsThatGetRowsAndCountedWhereTheyCannotBe() {
+        job("dd", "1");
+        job("dd", "2");
+        job("dd", "9", "finishedOn", "1", "returnvalue", "null");
+        SERVER.client().lpush("bull:dd:wait", "1", "2");
+        SERVER.client().zadd("bull:dd:completed", 1, "9");
+        SERVER.client().set("bull:dd:de:good-1", "1");
+        SERVER.client().pexpire("bull:dd:de:good-1", 600_000);
+        SERVER.client().set("bull:dd:de:inv:7", "2");
+        SERVER.client().set("bull:dd:de:done", "9");
+
+        MigrationResult r = migrate(MigrationOptions.defaults().withAcceptAnomalies(true), "dd");
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        BrandedId one = new Journal(Wire.open(SERVER.client()), "dd").ids().lookupV1(List.of("1".getBytes(StandardCharsets.UTF_8)))
+                .get(0).orElseThrow();
+        assertEquals(one.toString(), SERVER.client().get(Keys.queue("dd").dedup("good-1")));
+        long ttl = SERVER.client().pttl(Keys.queue("dd").dedup("good-1"));
+        assertTrue(ttl > 0 && ttl <= 600_000, "its TTL is carried: " + ttl);
+        assertEquals(java.util.Set.of(Keys.queue("dd").dedup("good-1")), SERVER.client().keys("emq:{dd}:de:*"), "nothing else");
+        Map<String, Long> v70 = new Journal(Wire.open(SERVER.client()), "dd").history().rows().stream()
+                .filter(h -> h.version() == 70).findFirst().orElseThrow().counts();
+        assertEquals(1L, v70.get("dedup-invalid-id"), v70.toString());
+        assertEquals(1L, v70.get("dedup-finished-job"), v70.toString());
+        assertEquals(1L, v70.get("dedup-keys"), v70.toString());
+    }
+
     /** A field of the v2 row of a v1 job (null when the row has none). */
     private static String rowField(String queue, String v1Id, String field) {
         BrandedId id = new Journal(Wire.open(SERVER.client()), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8)))
