@@ -65,7 +65,7 @@ final class MigratedJobs {
     Optional<String> digestProblem(Expectation expected, byte[] payload) {
         Optional<byte[]> data = policy.v1Data(payload);
         if (data.isEmpty()) {
-            return Optional.of("payload is not a " + policy.wireName() + " payload; its v1 data cannot be recovered");
+            return Optional.of("payload is not in the " + policy.wireName() + " form; its v1 data cannot be recovered");
         }
         String sha = PayloadDigest.sha256(data.get());
         return sha.equals(expected.sha256()) ? Optional.empty()

@@ -82,6 +82,37 @@ class DrainCommandTest {
         assertTrue(r.out().contains("claimed in serve order, per worker") && r.out().contains("verdict: FAIL: 1 check"), r.out());
     }
 
+    /**
+     * The dry run names each way the queue differs from what was migrated (a payload, attempts, a job in neither set),
+     * counts a fresh v2 job without judging it, and claims nothing.
+     */
+    @Test
+    void theDryRunNamesATamperedRowAndAJobInNoSetAndCountsAFreshJob() throws Exception {
+        SERVER.client().flushAll();
+        migrateEmails();
+        Keys emails = Keys.queue("emails");
+        java.util.List<String> pending = SERVER.client().zrange(emails.pending(), 0, -1);
+        SERVER.client().hset(emails.base() + "job:" + pending.get(0), "payload", "not the v1 data");
+        SERVER.client().hset(emails.base() + "job:" + pending.get(1), "attempts", "7");
+        SERVER.client().zrem(emails.pending(), pending.get(2));
+        Jobs.on(Wire.open(SERVER.client()), "emails").enqueue("fresh".getBytes(StandardCharsets.UTF_8));
+
+        CliRun dry = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--dry-run", "--json");
+        assertEquals(ExitCodes.REFUSED, dry.code(), dry.all());
+        JsonNode doc = Json.MAPPER.readTree(dry.out());
+        String problems = doc.get("problems").toString();
+        assertTrue(problems.contains(pending.get(0) + " (v1 1, pending): payload is not in the envelope form; its v1 data cannot be"
+                + " recovered"), problems);
+        assertTrue(problems.contains(pending.get(1) + " (v1 ") && problems.contains("attempts 7, migrated with 0"), problems);
+        assertTrue(problems.contains(pending.get(2) + " (v1 ") && problems.contains("in neither pending nor schedule"), problems);
+        String checks = doc.get("checks").toString();
+        assertTrue(checks.contains("fresh v2 jobs (not migrated) queued"), checks);
+        assertEquals(1, java.util.stream.StreamSupport.stream(doc.get("checks").spliterator(), false)
+                .filter(c -> c.get("check").asText().equals("fresh v2 jobs (not migrated) queued")).findFirst().orElseThrow()
+                .get("found").asInt(), checks);
+        assertEquals(4, SERVER.client().zcard(emails.pending()), "nothing claimed: three migrated jobs and the fresh one wait");
+    }
+
     @Test
     void aQueueWithoutAJournalIsRefusedForValidationAndDrainedByExec() {
         Jobs jobs = Jobs.on(Wire.open(SERVER.client()), "plain");
