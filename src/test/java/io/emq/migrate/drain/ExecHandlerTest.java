@@ -48,4 +48,18 @@ class ExecHandlerTest {
                 () -> handler.handle(new io.emq.migrate.runtime.Delivery("q", "JOB00000000001", new byte[0], 1, 0, 1, "")));
         assertEquals("exit 4: two: why", e.getMessage());
     }
+
+    /**
+     * A command that never reads its payload (a megabyte: more than a pipe holds) is judged by its exit status alone; one
+     * that writes far more to standard error than is kept still fails with its last line.
+     */
+    @Test
+    void aCommandThatIgnoresItsInputOrFloodsStandardErrorIsJudgedByItsExit() throws Exception {
+        io.emq.migrate.runtime.Delivery big = new io.emq.migrate.runtime.Delivery("q", "JOB00000000001", new byte[1 << 20], 1, 0, 1, "");
+        new ExecHandler("exit 0").handle(big);
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> new ExecHandler("i=0; while [ $i -lt 2000 ]; do echo \"noise line $i\" >&2; i=$((i+1)); done;"
+                        + " echo 'the reason' >&2; exit 3").handle(big));
+        assertEquals("exit 3: the reason", e.getMessage());
+    }
 }
