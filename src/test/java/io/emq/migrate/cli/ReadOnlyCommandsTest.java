@@ -108,4 +108,24 @@ class ReadOnlyCommandsTest {
         }
         assertEquals(before, digest());
     }
+
+    /**
+     * A plan lists the first thousand anomalies of a kind and says how many more there are, so a badly damaged queue
+     * reads as one; a malformed --rename is a usage error naming the form.
+     */
+    @Test
+    void aPlanOfThousandsOfAnomaliesListsAThousandAndCountsTheRest() {
+        SERVER.client().flushAll();
+        SERVER.client().hset("bull:broken:meta", java.util.Map.of("version", "bullmq:5.65.1"));
+        String[] ids = java.util.stream.IntStream.rangeClosed(1, 1005).mapToObj(Integer::toString).toArray(String[]::new);
+        SERVER.client().lpush("bull:broken:wait", ids); // listed, without hashes: missing-hash each
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "broken");
+        assertEquals(0, plan.code(), "missing-hash migrates with a warning: " + plan.err());
+        List<String> rows = plan.out().lines().filter(l -> l.startsWith("missing-hash")).toList();
+        assertEquals(1001, rows.size());
+        assertTrue(rows.get(1000).matches("missing-hash\\s+\\(5 more\\)\\s+not listed: 1,005 in all\\s+migrate-with-warning"), rows.get(1000));
+        CliRun rename = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "broken", "--rename", "broken=");
+        assertEquals(ExitCodes.USAGE, rename.code(), rename.all());
+        assertTrue(rename.err().contains("--rename takes OLD=NEW, not 'broken='"), rename.err());
+    }
 }
