@@ -113,6 +113,27 @@ class DrainCommandTest {
         assertEquals(4, SERVER.client().zcard(emails.pending()), "nothing claimed: three migrated jobs and the fresh one wait");
     }
 
+    /** An exec handler that always fails dead-letters the job and exits 3; a handler named wrong, or given wrong, is a usage error. */
+    @Test
+    void anExecHandlerThatAlwaysFailsExitsThreeAndHandlerMistakesAreUsageErrors() {
+        SERVER.client().flushAll();
+        Jobs.on(Wire.open(SERVER.client()), "failing").enqueue("x".getBytes(StandardCharsets.UTF_8));
+        CliRun dead = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "failing", "--handler", "exec", "echo nope >&2; exit 1");
+        assertEquals(ExitCodes.REFUSED, dead.code(), dead.all());
+        assertTrue(dead.out().contains("0 completed") && dead.out().contains("1 dead"), dead.out());
+        assertEquals(1, SERVER.client().zcard(Keys.queue("failing").dead()));
+
+        CliRun unknown = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "failing", "--handler", "print");
+        assertEquals(ExitCodes.USAGE, unknown.code(), unknown.all());
+        assertTrue(unknown.err().contains("--handler must be validate, noop or exec CMD, not 'print'"), unknown.err());
+        CliRun noCommand = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "failing", "--handler", "exec");
+        assertEquals(ExitCodes.USAGE, noCommand.code(), noCommand.all());
+        assertTrue(noCommand.err().contains("--handler exec takes one command, quoted: --handler exec 'CMD ARGS'"), noCommand.err());
+        CliRun stray = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "failing", "--handler", "noop", "extra");
+        assertEquals(ExitCodes.USAGE, stray.code(), stray.all());
+        assertTrue(stray.err().contains("unexpected argument 'extra'"), stray.err());
+    }
+
     @Test
     void aQueueWithoutAJournalIsRefusedForValidationAndDrainedByExec() {
         Jobs jobs = Jobs.on(Wire.open(SERVER.client()), "plain");
