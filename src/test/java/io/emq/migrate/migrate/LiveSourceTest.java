@@ -110,6 +110,28 @@ class LiveSourceTest {
         assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
     }
 
+    /**
+     * More jobs added during the copy than a catch-up pass leaves for the pause (1,100 against 1,000): V100 passes again
+     * until the delta is small, and every job lands once, in serve order.
+     */
+    @Test
+    void aLargeDeltaDuringTheCopyTakesTheCatchUpASecondPass() {
+        boolean[] once = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written") && !once[0]) {
+                once[0] = true;
+                produce(1100);
+            }
+        }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(LongStream.rangeClosed(1, JOBS + 1100).boxed().toList(), servedOrder());
+        Map<String, Long> v100 = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(h -> h.version() == 100).findFirst().orElseThrow().counts();
+        assertEquals(2L, v100.get("passes"), v100.toString());
+        assertEquals(1100L, v100.get("added"), v100.toString());
+    }
+
     @Test
     void jobsWithCustomIdsAddedWhileV1ServesGetTheirReceipts() {
         List<String> custom = List.of("order-after-copy", "order-before-retire");
