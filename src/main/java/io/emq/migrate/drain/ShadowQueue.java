@@ -26,12 +26,15 @@ import redis.clients.jedis.resps.Tuple;
  * dedup keys, meta) is copied under {@code emq:{<q>-shadow-<hex>}:} with its TTL, a row's
  * {@code parent_queue} naming the queue itself is pointed at the copy (so same-queue flows stay in
  * it), and everything else is kept byte for byte. The real queue is only read, a page of the key scan at a time
- * in a few pipelines (not a round trip a key: a queue of a million jobs copies in seconds). {@link #close()}
+ * in a few pipelines (not a round trip a key), at most a few MiB of payloads at once. {@link #close()}
  * deletes the copy.
  */
 public final class ShadowQueue implements AutoCloseable {
     private static final int CHUNK = 1000;
     private static final byte[] PARENT_QUEUE = "parent_queue".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] PAYLOAD = "payload".getBytes(StandardCharsets.UTF_8);
+    /** Payload bytes read in one pipeline, as the plan's reader bounds its own: a few rows of megabytes, not a thousand. */
+    private static final long PIPELINE_BYTES = 4L << 20;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final UnifiedJedis client;
@@ -78,10 +81,19 @@ public final class ShadowQueue implements AutoCloseable {
         });
     }
 
+    /** What the first two pipelines tell of a key: its type, TTL, entries (hash, list, zset) and payload bytes (hash, string). */
+    private record Sized(String type, long ttl, long entries, long bytes) {
+        /** Whether its contents are read in one command (else a chunk at a time). */
+        boolean whole() {
+            return entries <= CHUNK;
+        }
+    }
+
     /**
-     * Copies these keys in four pipelines (their types and TTLs; the sizes of hashes, lists and zsets; the
-     * contents of those up to {@link #CHUNK} entries, of sets and of strings; the writes), a larger
-     * hash, list or zset read and written a chunk at a time. A key deleted since the scan saw it is skipped.
+     * Copies these keys: two pipelines tell each one's type and TTL, then its size; then the keys are read and written
+     * a group at a time, a pipeline each, each group at most {@link #PIPELINE_BYTES} of payloads (a row's
+     * {@code payload}, a string), so rows of megabytes are held a few at a time; a hash, list or zset of more than
+     * {@link #CHUNK} entries is read and written a chunk at a time. A key deleted since the scan saw it is skipped.
      */
     private void copyKeys(List<Bytes> page, byte[] from, byte[] to) {
         List<Response<String>> types = new ArrayList<>(page.size());
@@ -93,27 +105,48 @@ public final class ShadowQueue implements AutoCloseable {
             }
             p.sync();
         }
-        List<Response<Long>> sizes = new ArrayList<>(page.size());
+        List<Response<Long>> entries = new ArrayList<>(page.size());
+        List<Response<Long>> bytes = new ArrayList<>(page.size());
         try (AbstractPipeline p = client.pipelined()) {
             for (int i = 0; i < page.size(); i++) {
                 byte[] key = page.get(i).raw();
-                sizes.add(switch (types.get(i).get()) {
+                String type = types.get(i).get();
+                entries.add(switch (type) {
                     case "hash" -> p.hlen(key);
                     case "list" -> p.llen(key);
                     case "zset" -> p.zcard(key);
                     case "string", "set", "none" -> null;
-                    default -> throw new IllegalStateException("a shadow copy cannot hold " + page.get(i).display() + ", a "
-                            + types.get(i).get());
+                    default -> throw new IllegalStateException("a shadow copy cannot hold " + page.get(i).display() + ", a " + type);
                 });
+                bytes.add(type.equals("hash") ? p.hstrlen(key, PAYLOAD) : type.equals("string") ? p.strlen(key) : null);
             }
             p.sync();
         }
-        List<Response<?>> contents = new ArrayList<>(page.size());
+        List<Sized> sized = new ArrayList<>(page.size());
+        for (int i = 0; i < page.size(); i++) {
+            sized.add(new Sized(types.get(i).get(), ttls.get(i).get(), entries.get(i) == null ? 0 : entries.get(i).get(),
+                    bytes.get(i) == null ? 0 : bytes.get(i).get()));
+        }
+        int start = 0;
+        long held = 0;
+        for (int i = 0; i < page.size(); i++) {
+            if (i > start && held + sized.get(i).bytes() > PIPELINE_BYTES) {
+                copyGroup(page.subList(start, i), sized.subList(start, i), from, to);
+                start = i;
+                held = 0;
+            }
+            held += sized.get(i).bytes();
+        }
+        copyGroup(page.subList(start, page.size()), sized.subList(start, page.size()), from, to);
+    }
+
+    /** Reads these keys in one pipeline (each whole one's contents) and writes them in another. */
+    private void copyGroup(List<Bytes> group, List<Sized> sized, byte[] from, byte[] to) {
+        List<Response<?>> contents = new ArrayList<>(group.size());
         try (AbstractPipeline p = client.pipelined()) {
-            for (int i = 0; i < page.size(); i++) {
-                byte[] key = page.get(i).raw();
-                boolean whole = sizes.get(i) == null || sizes.get(i).get() <= CHUNK;
-                contents.add(!whole ? null : switch (types.get(i).get()) {
+            for (int i = 0; i < group.size(); i++) {
+                byte[] key = group.get(i).raw();
+                contents.add(!sized.get(i).whole() ? null : switch (sized.get(i).type()) {
                     case "hash" -> p.hgetAll(key);
                     case "list" -> p.lrange(key, 0, -1);
                     case "zset" -> p.zrangeWithScores(key, 0, -1);
@@ -125,9 +158,9 @@ public final class ShadowQueue implements AutoCloseable {
             p.sync();
         }
         try (AbstractPipeline p = client.pipelined()) {
-            for (int i = 0; i < page.size(); i++) {
-                byte[] key = page.get(i).raw();
-                String type = types.get(i).get();
+            for (int i = 0; i < group.size(); i++) {
+                byte[] key = group.get(i).raw();
+                String type = sized.get(i).type();
                 if (type.equals("none")) {
                     continue;
                 }
@@ -137,9 +170,8 @@ public final class ShadowQueue implements AutoCloseable {
                 } else {
                     write(p, type, target, contents.get(i).get());
                 }
-                long ttl = ttls.get(i).get();
-                if (ttl > 0) {
-                    p.pexpire(target, ttl);
+                if (sized.get(i).ttl() > 0) {
+                    p.pexpire(target, sized.get(i).ttl());
                 }
                 keys++;
             }

@@ -150,4 +150,30 @@ class ShadowQueueTest {
         }
         assertEquals(before, keyspace(), "closing the copy leaves the server as it was");
     }
+
+    /** Rows of megabytes are copied a few at a time (a group a pipeline), each whole, between small ones. */
+    @Test
+    void rowsOfMegabytesAreCopiedWhole() {
+        var c = SERVER.client();
+        c.flushAll();
+        byte[] big = new byte[3 << 20];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) ('a' + i % 26);
+        }
+        for (int n = 0; n < 5; n++) {
+            c.hset(("emq:{q}:job:big" + n).getBytes(StandardCharsets.UTF_8), java.util.Map.of("state".getBytes(StandardCharsets.UTF_8),
+                    "pending".getBytes(StandardCharsets.UTF_8), "payload".getBytes(StandardCharsets.UTF_8), big));
+            c.hset("emq:{q}:job:small" + n, java.util.Map.of("state", "pending", "payload", "{}"));
+        }
+        c.set("emq:{q}:dedup:big".getBytes(StandardCharsets.UTF_8), big);
+        try (ShadowQueue copy = ShadowQueue.copyOf(c, "q")) {
+            assertEquals(11, copy.keys());
+            for (int n = 0; n < 5; n++) {
+                assertTrue(java.util.Arrays.equals(big, c.hget(("emq:{" + copy.name() + "}:job:big" + n).getBytes(StandardCharsets.UTF_8),
+                        "payload".getBytes(StandardCharsets.UTF_8))), "row big" + n);
+                assertEquals("{}", c.hget("emq:{" + copy.name() + "}:job:small" + n, "payload"));
+            }
+            assertTrue(java.util.Arrays.equals(big, c.get(("emq:{" + copy.name() + "}:dedup:big").getBytes(StandardCharsets.UTF_8))));
+        }
+    }
 }
