@@ -74,9 +74,9 @@ public final class ShadowQueue implements AutoCloseable {
     private void copy() {
         byte[] from = base(queue);
         byte[] to = base(name);
-        scan(from, keys -> {
-            for (int i = 0; i < keys.size(); i += CHUNK) {
-                copyKeys(keys.subList(i, Math.min(keys.size(), i + CHUNK)), from, to);
+        scan(from, page -> {
+            for (int i = 0; i < page.size(); i += CHUNK) {
+                copyKeys(page.subList(i, Math.min(page.size(), i + CHUNK)), from, to);
             }
         });
     }
@@ -279,9 +279,9 @@ public final class ShadowQueue implements AutoCloseable {
      */
     @Override
     public void close() {
-        scan(base(name), keys -> {
-            for (int from = 0; from < keys.size(); from += CHUNK) {
-                client.unlink(keys.subList(from, Math.min(keys.size(), from + CHUNK)).stream().map(Bytes::raw).toArray(byte[][]::new));
+        scan(base(name), page -> {
+            for (int from = 0; from < page.size(); from += CHUNK) {
+                client.unlink(page.subList(from, Math.min(page.size(), from + CHUNK)).stream().map(Bytes::raw).toArray(byte[][]::new));
             }
         });
     }
