@@ -143,8 +143,8 @@ public final class QueueSnapshotReader {
         private final Map<String, Long> keyClasses = new TreeMap<>();
         private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
-        /** The orphans (unlisted job hashes), each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
-        private final Map<Bytes, OrphanMet> orphans = new HashMap<>();
+        /** The orphans (unlisted job hashes) in the order met, each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
+        private final Map<Bytes, OrphanMet> orphans = new LinkedHashMap<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
         private final List<Bytes> dedupIds = new ArrayList<>();
         private final Map<Bytes, Set<JobSubKind>> parentSubkeys = new HashMap<>();
