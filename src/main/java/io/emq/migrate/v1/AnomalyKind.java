@@ -34,6 +34,9 @@ public enum AnomalyKind {
                     + " that range (negative or unreadable: 0, fractions down, larger: 2^53-2), so every v2 claim can count it"),
     WRONG_JOB_TYPE("wrong-job-type", Disposition.REFUSE,
             "a listed id whose key is not a hash; refused until --accept-anomalies, which skips it"),
+    STALE_SCHEDULER("stale-scheduler", Disposition.DROP_WITH_SOURCE,
+            "a job scheduler record whose id the repeat zset no longer lists: v1 runs it no more; not migrated, dropped"
+                    + " with the source"),
     UNKNOWN_KEY("unknown-key", Disposition.DROP_WITH_SOURCE,
             "a key under the queue that matches no v1 shape; dropped with the source"),
     INVALID_QUEUE_NAME("invalid-queue-name", Disposition.REFUSE,

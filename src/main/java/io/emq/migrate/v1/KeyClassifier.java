@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * a suffix (a v1 id may equal {@code wait} or end in {@code :logs}).
  */
 public final class KeyClassifier {
-    private static final Bytes REPEAT = Bytes.utf8("repeat:");
+    static final Bytes REPEAT = Bytes.utf8("repeat:");
     private static final Bytes DEDUP = Bytes.utf8("de:");
 
     private final QueueRef queue;

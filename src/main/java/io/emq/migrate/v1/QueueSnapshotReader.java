@@ -885,8 +885,9 @@ public final class QueueSnapshotReader {
         private static final byte[][] UNLISTED_FIELDS = fields("data", "name", "timestamp", "every", "pattern");
 
         /**
-         * An unlisted hash is an orphan job (job fields), a stale scheduler record (every/pattern), or unknown; or gone
-         * since the scan met it (a job v1 finished and removed meanwhile), which is nothing.
+         * An unlisted hash is an orphan job (job fields), a stale scheduler record ({@code repeat:<sid>} with every or
+         * pattern, whose id the {@code repeat} zset no longer lists), or unknown; or gone since the scan met it (a job v1
+         * finished and removed meanwhile), which is nothing.
          */
         private void resolveUnlistedHashes() {
             for (int from = 0; from < unlistedHashes.size(); from += JOB_BATCH) {
@@ -913,9 +914,10 @@ public final class QueueSnapshotReader {
                         orphans.put(id, new OrphanMet(anomalies.mark(), "job hash listed in no structure"
                                 + (f.get(0) == null ? " and without data" : "")
                                 + " (for example left by an add that failed WRONGTYPE after writing the hash)"));
-                    } else if (f.get(3) != null || f.get(4) != null) {
-                        count("scheduler");
-                        schedulerRecords.add(id);
+                    } else if ((f.get(3) != null || f.get(4) != null) && id.startsWith(KeyClassifier.REPEAT)) {
+                        count("anomaly");
+                        anomaly(AnomalyKind.STALE_SCHEDULER, key, "job scheduler " + id.dropPrefix(KeyClassifier.REPEAT).display()
+                                + " has a record but no member in repeat: v1 creates no more iterations of it");
                     } else {
                         count("anomaly");
                         anomaly(AnomalyKind.UNKNOWN_KEY, key, "a hash under the queue that is neither a job nor a scheduler");

@@ -340,6 +340,34 @@ class V1DataEdgesTest {
         assertEquals(1L, v70.get("dedup-keys"), v70.toString());
     }
 
+    /**
+     * A job scheduler record whose id the repeat zset no longer lists (BullMQ creates no more iterations of it) is a
+     * {@code stale-scheduler}: reported, not migrated, deleted with the source; a registered one beside it migrates.
+     * A hash outside {@code repeat:} with an every field is no scheduler ({@code unknown-key}). Neither reads as a
+     * legacy repeatable (they did: the plan refused, naming --drop-legacy-repeatables).
+     */
+    @Test
+    void aSchedulerRecordNoLongerRegisteredIsStaleNotALegacyRepeatable() {
+        job("st", "1");
+        SERVER.client().lpush("bull:st:wait", "1");
+        SERVER.client().hset("bull:st:repeat:gone", Map.of("every", "60000", "name", "tick"));
+        SERVER.client().hset("bull:st:repeat:live", Map.of("every", "1000", "name", "tock"));
+        SERVER.client().zadd("bull:st:repeat", System.currentTimeMillis() + 1000, "live");
+        SERVER.client().hset("bull:st:odd", Map.of("every", "5"));
+
+        Plan plan = plan("st");
+        assertEquals(0, plan.code(), plan.text());
+        assertTrue(plan.text().contains("stale-scheduler") && plan.text().contains("bull:st:repeat:gone")
+                && plan.text().contains("job scheduler gone has a record but no member in repeat"), plan.text());
+        assertTrue(plan.text().contains("unknown-key") && plan.text().contains("bull:st:odd"), plan.text());
+        assertTrue(!plan.text().contains("legacy-repeatable"), plan.text());
+
+        MigrationResult r = migrate(MigrationOptions.defaults(), "st");
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of("live"), SERVER.client().zrange(Keys.queue("st").base() + "repeat", 0, -1), "only the registered one");
+        assertEquals(java.util.Set.of("bull:st:meta", "bull:st:id"), SERVER.client().keys("bull:st:*"), "the stale record is deleted");
+    }
+
     /** A field of the v2 row of a v1 job (null when the row has none). */
     private static String rowField(String queue, String v1Id, String field) {
         BrandedId id = new Journal(Wire.open(SERVER.client()), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8)))
