@@ -908,16 +908,17 @@ public final class QueueSnapshotReader {
                     List<byte[]> f = replies.get(i).get();
                     Bytes id = batch.get(i);
                     Bytes key = queue.jobKey(id);
+                    boolean schedulerLike = (f.get(3) != null || f.get(4) != null) && id.startsWith(KeyClassifier.REPEAT);
                     boolean jobLike = f.get(0) != null || (f.get(1) != null && f.get(2) != null);
-                    if (jobLike) {
+                    if (schedulerLike) { // first: a record keeps its template's data, as a job keeps its own
+                        count("anomaly");
+                        anomaly(AnomalyKind.STALE_SCHEDULER, key, "job scheduler " + id.dropPrefix(KeyClassifier.REPEAT).display()
+                                + " has a record but no member in repeat: v1 creates no more iterations of it");
+                    } else if (jobLike) {
                         count("job-hash");
                         orphans.put(id, new OrphanMet(anomalies.mark(), "job hash listed in no structure"
                                 + (f.get(0) == null ? " and without data" : "")
                                 + " (for example left by an add that failed WRONGTYPE after writing the hash)"));
-                    } else if ((f.get(3) != null || f.get(4) != null) && id.startsWith(KeyClassifier.REPEAT)) {
-                        count("anomaly");
-                        anomaly(AnomalyKind.STALE_SCHEDULER, key, "job scheduler " + id.dropPrefix(KeyClassifier.REPEAT).display()
-                                + " has a record but no member in repeat: v1 creates no more iterations of it");
                     } else {
                         count("anomaly");
                         anomaly(AnomalyKind.UNKNOWN_KEY, key, "a hash under the queue that is neither a job nor a scheduler");

@@ -351,6 +351,7 @@ class V1DataEdgesTest {
         job("st", "1");
         SERVER.client().lpush("bull:st:wait", "1");
         SERVER.client().hset("bull:st:repeat:gone", Map.of("every", "60000", "name", "tick"));
+        SERVER.client().hset("bull:st:repeat:templated", Map.of("pattern", "0 * * * *", "name", "tack", "data", "{\"n\":1}"));
         SERVER.client().hset("bull:st:repeat:live", Map.of("every", "1000", "name", "tock"));
         SERVER.client().zadd("bull:st:repeat", System.currentTimeMillis() + 1000, "live");
         SERVER.client().hset("bull:st:odd", Map.of("every", "5"));
@@ -359,6 +360,9 @@ class V1DataEdgesTest {
         assertEquals(0, plan.code(), plan.text());
         assertTrue(plan.text().contains("stale-scheduler") && plan.text().contains("bull:st:repeat:gone")
                 && plan.text().contains("job scheduler gone has a record but no member in repeat"), plan.text());
+        assertTrue(plan.text().contains("bull:st:repeat:templated") && plan.text().contains("job scheduler templated has a record"),
+                "a record with template data is a scheduler, not an orphan job: " + plan.text());
+        assertTrue(!plan.text().contains("orphan-hash"), plan.text());
         assertTrue(plan.text().contains("unknown-key") && plan.text().contains("bull:st:odd"), plan.text());
         assertTrue(!plan.text().contains("legacy-repeatable"), plan.text());
 
