@@ -184,7 +184,7 @@ public final class ShadowQueue implements AutoCloseable {
     private void write(AbstractPipeline p, String type, byte[] target, Object contents) {
         switch (type) {
             case "hash" -> {
-                Map<byte[], byte[]> fields = withParentQueue((Map<byte[], byte[]>) contents);
+                Map<byte[], byte[]> fields = withParentQueue(((Map<byte[], byte[]>) contents).entrySet());
                 if (!fields.isEmpty()) {
                     p.hset(target, fields);
                 }
@@ -226,13 +226,13 @@ public final class ShadowQueue implements AutoCloseable {
     }
 
     /** A row's fields, its {@code parent_queue} pointed at the copy where it names the queue itself. */
-    private Map<byte[], byte[]> withParentQueue(Map<byte[], byte[]> read) {
+    private Map<byte[], byte[]> withParentQueue(Iterable<Map.Entry<byte[], byte[]>> read) {
         byte[] self = queue.getBytes(StandardCharsets.UTF_8);
         Map<byte[], byte[]> fields = new LinkedHashMap<>();
-        read.forEach((field, value) -> {
-            boolean selfParent = Arrays.equals(field, PARENT_QUEUE) && Arrays.equals(value, self);
-            fields.put(field, selfParent ? name.getBytes(StandardCharsets.UTF_8) : value);
-        });
+        for (Map.Entry<byte[], byte[]> f : read) {
+            boolean selfParent = Arrays.equals(f.getKey(), PARENT_QUEUE) && Arrays.equals(f.getValue(), self);
+            fields.put(f.getKey(), selfParent ? name.getBytes(StandardCharsets.UTF_8) : f.getValue());
+        }
         return fields;
     }
 
@@ -240,9 +240,7 @@ public final class ShadowQueue implements AutoCloseable {
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
         do {
             ScanResult<Map.Entry<byte[], byte[]>> page = client.hscan(key, cursor, new ScanParams().count(CHUNK));
-            Map<byte[], byte[]> read = new LinkedHashMap<>();
-            page.getResult().forEach(f -> read.put(f.getKey(), f.getValue()));
-            Map<byte[], byte[]> fields = withParentQueue(read);
+            Map<byte[], byte[]> fields = withParentQueue(page.getResult());
             if (!fields.isEmpty()) {
                 client.hset(target, fields);
             }
