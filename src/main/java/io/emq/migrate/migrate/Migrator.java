@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
@@ -387,6 +388,15 @@ public final class Migrator {
                 }
                 stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(), refused.getMessage());
             } catch (RuntimeException e) {
+                Optional<String> outOfMemory = outOfMemory(e);
+                if (outOfMemory.isPresent()) {
+                    stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.OUT_OF_MEMORY, "step V" + step.version() + " (" + step.description()
+                            + ") of " + m.target + " stopped: a server refused a write for lack of memory (" + outOfMemory.get() + "); "
+                            + sourceLeft(step) + "; free memory on that server or raise its maxmemory (until retirement the target"
+                            + " holds the v2 copy beside the v1 queue, on one server twice the queue), then run migrate again:"
+                            + " the step resumes, nothing to repair");
+                    return;
+                }
                 record(step, t0, e.toString());
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + e
                         + "; " + sourceLeft(step) + "; fix the cause, run `emq-migrate repair`, then migrate again");
@@ -394,12 +404,24 @@ public final class Migrator {
         }
 
         /**
-         * What a step that stopped left of the v1 source: nothing deleted, but by the step that retires it, which may
-         * have stamped the tombstone (v1 refuses adds from then on) and deleted part of the source or all of it.
+         * What a step that stopped left of the v1 source: nothing deleted, but by the step that retires it, which
+         * gives v1 back when it stops before the tombstone (but for a lost connection), else leaves it paused, and
+         * may have stamped the tombstone (v1 refuses adds from then on) and deleted part of the source or all of it.
          */
-        private static String sourceLeft(StepDefinition step) {
-            return step.destroys() ? "the v1 source may be partly or wholly retired already (once the tombstone is stamped, v1"
-                    + " refuses adds; a re-run finishes the retirement)" : "nothing was deleted";
+        private String sourceLeft(StepDefinition step) {
+            if (!step.destroys()) {
+                return "nothing was deleted";
+            }
+            boolean live;
+            try {
+                live = m.v1Live();
+            } catch (RuntimeException unreadable) {
+                live = false;
+            }
+            return live ? "nothing was deleted, and the v1 queue serves as it did before the migration"
+                    : "the v1 queue is left paused (its workers fetch nothing) and may be partly or wholly retired already (once"
+                    + " the tombstone is stamped, v1 refuses adds); a re-run finishes the migration (before the tombstone,"
+                    + " `emq-migrate abandon` gives v1 back instead)";
         }
 
         /** The outcome of writing this run's history row: {@code error} null when written. */
@@ -490,5 +512,16 @@ public final class Migrator {
         }
         return System.getProperty("user.name", "emq") + "@" + host + ":" + ManagementFactory.getRuntimeMXBean().getPid()
                 + ":" + Long.toHexString(Double.doubleToLongBits(Math.random()) & 0xffffL);
+    }
+
+    /** The server's words when {@code failure} (or a cause of it) is a write refused for lack of memory ({@code OOM}, also inside an {@code EXECABORT}). */
+    static Optional<String> outOfMemory(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String said = t.getMessage();
+            if (t instanceof JedisDataException && said != null && (said.startsWith("OOM ") || said.contains("because of: OOM "))) {
+                return Optional.of(said);
+            }
+        }
+        return Optional.empty();
     }
 }

@@ -206,6 +206,11 @@ final class QueueMigration {
         v1Live = false;
     }
 
+    /** V120 gave v1 back after a failure before the tombstone: it serves again. */
+    void v1Resumed() {
+        v1Live = true;
+    }
+
     /**
      * Reads the source once, as it comes, while v1 producers and workers run: a job may be listed as it
      * was before or after a move, or be missing a moment; the passes after the pause settle every such

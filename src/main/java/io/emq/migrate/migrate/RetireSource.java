@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.OptionalLong;
 import java.util.stream.Stream;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * V120, the v1 pause window, then retirement, in five parts.
@@ -29,8 +30,8 @@ import java.util.stream.Stream;
  * <p>The pause: the instant is journaled ({@code v1_paused_at}), then the v1 queue is paused as
  * BullMQ's pause does (v1 workers fetch nothing more) and its add counter frozen (a v1 add fails
  * loudly from here on: the tombstone takes over from the freeze; see {@code migrate_v1_fence.lua}).
- * A refusal before the tombstone gives both back (v1 serves again, nothing deleted); so does
- * {@code abandon} after a crash mid-window.
+ * A refusal or a failure before the tombstone gives both back (v1 serves again, nothing deleted), but
+ * for a lost connection (the step runs again); so does {@code abandon} after a crash mid-window.
  *
  * <p>The structures: a re-sync pass ({@link Resync}: an exact read of the source, the catch-up's last
  * snapshot refreshed with the keys the change feed reports written since when it can prove the result
@@ -131,8 +132,11 @@ final class RetireSource implements Step {
 
     /**
      * Pauses v1 (journaled first, so a crash in between is undone by abandon) and retires its
-     * structures; a refusal before the tombstone resumes v1 (thaws its add counter only, when it was
-     * paused before the migration) and forgets the pause, v1 serving again as it did.
+     * structures. A refusal or a failure before the tombstone (a server out of memory, a bug) gives v1
+     * back: resumes it (thaws its add counter only, when it was paused before the migration) and forgets
+     * the pause, v1 serving again as it did; a failure of the give-back is added to the first one's
+     * (v1 then stays paused, which {@code abandon} undoes). Not a lost connection, after which the step
+     * runs again (pausing v1 again), nor an injected crash, which stands for a process that stopped.
      */
     private static Stamped pauseAndRetireStructures(QueueMigration m, JournalHeader header) {
         long pausedAt = header.get(JournalHeader.V1_PAUSED_AT).orElseGet(() -> {
@@ -146,14 +150,21 @@ final class RetireSource implements Step {
         m.checkpoints.hit("v1 paused");
         try {
             return retireStructures(m, pausedAt);
-        } catch (MigrationRefused refused) {
-            if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
-                SourceFence.thaw(m.sourceWire, m.source);
-            } else {
-                SourceFence.resume(m.sourceWire, m.source);
+        } catch (JedisConnectionException | Checkpoints.InjectedCrash stopped) {
+            throw stopped;
+        } catch (RuntimeException failed) {
+            try {
+                if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
+                    SourceFence.thaw(m.sourceWire, m.source);
+                } else {
+                    SourceFence.resume(m.sourceWire, m.source);
+                }
+                m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name())));
+                m.v1Resumed();
+            } catch (RuntimeException alsoFailed) {
+                failed.addSuppressed(alsoFailed);
             }
-            m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name())));
-            throw refused;
+            throw failed;
         }
     }
 

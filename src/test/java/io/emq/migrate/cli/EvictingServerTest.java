@@ -1,0 +1,82 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.server.LocalServer;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * {@code migrate} refuses a source or target that may evict keys without a TTL (an allkeys policy under a
+ * maxmemory) before it writes anything, naming the server and the setting to change; a server whose
+ * policy it may not read ({@code INFO} refused) is noted, and the migration goes on.
+ */
+class EvictingServerTest {
+    private static void v1Queue(LocalServer server) {
+        try (Jedis admin = new Jedis(server.hostAndPort())) {
+            admin.hset("bull:q:1", Map.of("name", "n", "data", "{}", "timestamp", "1"));
+            admin.lpush("bull:q:wait", "1");
+        }
+    }
+
+    private static void evicting(LocalServer server) {
+        try (Jedis admin = new Jedis(server.hostAndPort())) {
+            admin.configSet("maxmemory-policy", "allkeys-lru");
+            admin.configSet("maxmemory", "1gb");
+        }
+    }
+
+    private static Set<String> keys(LocalServer server) {
+        try (Jedis admin = new Jedis(server.hostAndPort())) {
+            return admin.keys("*");
+        }
+    }
+
+    @Test
+    void anEvictingTargetIsRefusedBeforeAnythingIsWritten() {
+        try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {
+            v1Queue(source);
+            evicting(target);
+            CliRun r = CliRun.of("migrate", "--yes", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains(target.uri() + " (the v2 server or cluster) may evict keys that have no TTL when it runs short"
+                    + " of memory ((maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes))") && r.err().contains("set its"
+                    + " maxmemory-policy to noeviction") && r.err().contains("nothing was written"), r.err());
+            assertEquals(Set.of(), keys(target), "nothing written to the target");
+            assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
+        }
+    }
+
+    @Test
+    void anEvictingSourceIsRefusedToo() {
+        try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {
+            v1Queue(source);
+            evicting(source);
+            CliRun r = CliRun.of("migrate", "--yes", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains(source.uri() + " (the v1 server) may evict keys"), r.err());
+            assertEquals(Set.of(), keys(target), "nothing written to the target");
+            assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
+        }
+    }
+
+    @Test
+    void aServerWhosePolicyCannotBeReadIsNotedAndMigrated() {
+        try (LocalServer server = LocalServer.start()) {
+            v1Queue(server);
+            try (Jedis admin = new Jedis(server.hostAndPort())) {
+                admin.aclSetUser("migrator", "on", ">pw", "~*", "&*", "+@all", "-info");
+            }
+            String uri = "redis://migrator:pw@127.0.0.1:" + server.port();
+            CliRun r = CliRun.of("migrate", "--yes", "--source", uri, "--target", uri, "--queue", "q");
+            assertEquals(0, r.code(), r.all());
+            assertTrue(r.err().contains("could not read the eviction policy of") && r.err().contains("INFO memory was refused (NOPERM"),
+                    r.err());
+            assertFalse(keys(server).contains("bull:q:1"), "migrated and retired: " + keys(server));
+        }
+    }
+}
