@@ -14,7 +14,6 @@ import io.emq.migrate.v1.QueueCounts;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Endpoint;
-import io.emq.migrate.wire.Eviction;
 import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
@@ -103,24 +102,13 @@ final class MigrateCommand implements Command {
         return results.stream().allMatch(MigrationResult::ok) ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 
-    /**
-     * Refuses a server that may evict keys without a TTL ({@link Eviction}) before anything is written;
-     * notes one whose policy it cannot read (an ACL without {@code INFO}) and goes on.
-     */
+    /** Refuses a server that may evict keys without a TTL ({@link ServerMemory}) before anything is written; notes one whose policy it cannot read. */
     private static void refuseEvicting(Invocation in, Endpoint endpoint, Side side, UnifiedJedis client) {
-        Eviction.Finding finding = Eviction.of(client);
-        if (finding instanceof Eviction.Evicting evicting) {
-            throw CliException.refused(endpoint.describe() + " (" + side.description() + ") may evict keys that have no TTL when"
-                    + " it runs short of memory (" + String.join(", ", evicting.nodes()) + "): it could drop jobs during the"
-                    + " migration, which adds a copy of each until retirement, and say nothing; set its maxmemory-policy to"
-                    + " noeviction (CONFIG SET maxmemory-policy noeviction, or your provider's parameter), then migrate;"
-                    + " nothing was written");
-        }
-        if (finding instanceof Eviction.Unknown unknown) {
-            in.note("emq-migrate migrate: could not read the eviction policy of " + endpoint.describe() + " (" + side.description()
-                    + "): INFO memory was refused (" + unknown.refusal() + "); make sure its maxmemory-policy is noeviction or"
-                    + " volatile-*: a server that evicts keys without a TTL can drop jobs during the migration");
-        }
+        ServerMemory memory = ServerMemory.of(endpoint, side, client);
+        memory.problem().ifPresent(problem -> {
+            throw CliException.refused(problem + ", then migrate; nothing was written");
+        });
+        memory.note().ifPresent(note -> in.note("emq-migrate migrate: " + note));
     }
 
     /** The v1 jobs the named queues list (completed ones aside), for the progress total; 0 (unknown) with --all. */

@@ -82,6 +82,7 @@ final class PlanCommand implements Command {
             }
         }
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
+        List<String> serverProblems = serverProblems(in, source, jedis, v2);
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
@@ -91,9 +92,12 @@ final class PlanCommand implements Command {
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
                 .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
         Planner planner = new Planner(planOptions, names);
-        boolean blocked = false;
+        boolean blocked = !serverProblems.isEmpty();
         List<Map<String, Object>> rendered = new ArrayList<>();
-        PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe());
+        PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe(), serverProblems);
+        if (!in.json()) {
+            serverProblems.forEach(problem -> in.out().println("BLOCKED: " + problem + "; migrate refuses it as it is"));
+        }
         for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
             QueuePlan plan = planner.plan(reader.read(q));
             blocked |= plan.blocked();
@@ -107,7 +111,7 @@ final class PlanCommand implements Command {
             }
         }
         if (in.json()) {
-            Json.print(PlanDocument.of(source.describe(), found, rendered, blocked), in.out());
+            Json.print(PlanDocument.of(source.describe(), found, rendered, serverProblems, blocked), in.out());
         } else {
             if (chosen.isEmpty()) {
                 in.out().println("no v1 queues under " + DiscoverCommand.under(prefixes) + "; check --prefix");
@@ -116,10 +120,23 @@ final class PlanCommand implements Command {
                     + " keys outside them: untouched. This was a dry run; nothing was written.");
         }
         if (html != null) {
-            html.write(htmlFile, blocked);
+            html.write(htmlFile);
             in.note("wrote " + htmlFile.toAbsolutePath());
         }
         return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
+    }
+
+    /**
+     * What blocks a migration between these servers whatever its queues hold: one that may evict keys
+     * without a TTL ({@link ServerMemory}), as migrate refuses; a server whose policy cannot be read is noted.
+     */
+    private static List<String> serverProblems(Invocation in, Endpoint source, UnifiedJedis sourceClient, Wire target) {
+        List<ServerMemory> memory = new ArrayList<>(List.of(ServerMemory.of(source, Side.SOURCE, sourceClient)));
+        if (!in.targetOrSource().equals(source)) {
+            memory.add(ServerMemory.of(in.targetOrSource(), Side.TARGET, target.client()));
+        }
+        memory.forEach(m -> m.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
+        return memory.stream().flatMap(m -> m.problem().stream()).toList();
     }
 
     private static PlanOptions planOptions(Invocation in) {

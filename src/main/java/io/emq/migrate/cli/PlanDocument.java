@@ -44,12 +44,14 @@ final class PlanDocument {
     }
 
     /** The whole document, from queues already rendered by {@link #queue}. */
-    static Map<String, Object> of(String source, DiscoveryResult found, List<Map<String, Object>> queues, boolean blocked) {
+    static Map<String, Object> of(String source, DiscoveryResult found, List<Map<String, Object>> queues, List<String> serverProblems,
+                                  boolean blocked) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("source", source);
         doc.put("prefixes", found.prefixes());
         doc.put("dryRun", true);
         doc.put("blocked", blocked);
+        doc.put("serverProblems", serverProblems);
         doc.put("queues", queues);
         doc.put("foreignKeys", found.foreignKeys());
         doc.put("foreignSample", found.foreignSample().stream().map(Bytes::display).toList());

@@ -27,15 +27,21 @@ final class PlanHtml {
     private final List<List<String>> verdicts = new ArrayList<>();
     private final Map<String, Long> v1Total = new LinkedHashMap<>();
     private final Map<String, Long> v2Total = new LinkedHashMap<>();
+    /** Whether a server may evict keys without a TTL; whether a queue added is blocked. */
+    private final boolean serversBlock;
+    private boolean queuesBlock;
 
     /** {@code source}: the server as {@code Endpoint.describe()} names it (never a password). */
-    PlanHtml(String source) {
+    PlanHtml(String source, List<String> serverProblems) {
         page = new HtmlReport("emq-migrate plan");
         page.paragraph("source " + source + "; a dry run: nothing was written.");
+        serverProblems.forEach(problem -> page.paragraph("BLOCKED: " + problem + "; migrate refuses it as it is"));
+        serversBlock = !serverProblems.isEmpty();
     }
 
     void add(QueuePlan plan) {
         QueueSnapshot snap = plan.snapshot();
+        queuesBlock |= plan.blocked();
         page.section(snap.queue().display() + " → " + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
                 + (snap.paused() ? " [paused]" : "") + (plan.blocked() ? ": BLOCKED" : ": ready"));
         page.chart(CHART, "v1 (listed)", v1AsV2(snap), "v2 (planned)", fates(plan));
@@ -102,12 +108,19 @@ final class PlanHtml {
                         : why + (plan.anomalies().isEmpty() ? "" : ", anomalies (--accept-anomalies)")) : "-"));
     }
 
-    void write(Path file, boolean blocked) {
+    void write(Path file) {
         page.atTop(top -> top.section("Summary")
                 .table(List.of("V1 QUEUE", "V2 QUEUE", "JOBS", "VERDICT", "BLOCKED BY (LIFTED BY)"), verdicts)
                 .chart(CHART, "v1 (listed), all queues", v1Total, "v2 (planned), all queues", v2Total));
-        page.verdict(blocked ? "BLOCKED: a queue above has anomalies or refusals; each names the option that lifts it"
-                : "ready: every queue above can be migrated as planned", !blocked);
+        List<String> why = new ArrayList<>();
+        if (serversBlock) {
+            why.add("a server above may evict jobs (set its maxmemory-policy to noeviction)");
+        }
+        if (queuesBlock) {
+            why.add("a queue above has anomalies or refusals; each names the option that lifts it");
+        }
+        page.verdict(why.isEmpty() ? "ready: every queue above can be migrated as planned" : "BLOCKED: " + String.join("; ", why),
+                why.isEmpty());
         page.write(file);
     }
 

@@ -51,6 +51,8 @@ public final class Migrator {
     static final int IN_FLIGHT = 1024;
     /** The most queues one script call (lease renewals, history rows) or one pipeline (name lookups) is about. */
     static final int PER_PIPELINE = 1000;
+    /** How Redis and Valkey begin the reply to a write refused for lack of memory. */
+    private static final String OOM = "OOM command not allowed";
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
@@ -514,12 +516,16 @@ public final class Migrator {
                 + ":" + Long.toHexString(Double.doubleToLongBits(Math.random()) & 0xffffL);
     }
 
-    /** The server's words when {@code failure} (or a cause of it) is a write refused for lack of memory ({@code OOM}, also inside an {@code EXECABORT}). */
+    /**
+     * The server's words from {@code OOM} on when {@code failure} (or a cause of it) is a write refused for lack of
+     * memory: a command's reply, a script's error (Redis 6.2 wraps it in its own), an {@code EXECABORT}'s reason.
+     */
     static Optional<String> outOfMemory(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             String said = t.getMessage();
-            if (t instanceof JedisDataException && said != null && (said.startsWith("OOM ") || said.contains("because of: OOM "))) {
-                return Optional.of(said);
+            int at = said == null ? -1 : said.indexOf(OOM);
+            if (t instanceof JedisDataException && at >= 0) {
+                return Optional.of(said.substring(at));
             }
         }
         return Optional.empty();

@@ -4,16 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.server.LocalServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 /**
  * {@code migrate} refuses a source or target that may evict keys without a TTL (an allkeys policy under a
- * maxmemory) before it writes anything, naming the server and the setting to change; a server whose
- * policy it may not read ({@code INFO} refused) is noted, and the migration goes on.
+ * maxmemory) before it writes anything, naming the server and the setting to change, and {@code plan} reports
+ * it blocked; a server whose policy it may not read ({@code INFO} refused) is noted, and the migration goes on.
  */
 class EvictingServerTest {
     private static void v1Queue(LocalServer server) {
@@ -77,6 +82,36 @@ class EvictingServerTest {
             assertTrue(r.err().contains("could not read the eviction policy of") && r.err().contains("INFO memory was refused (NOPERM"),
                     r.err());
             assertFalse(keys(server).contains("bull:q:1"), "migrated and retired: " + keys(server));
+        }
+    }
+
+    @Test
+    void planReportsAnEvictingServerAsBlocked(@TempDir Path dir) throws Exception {
+        try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {
+            v1Queue(source);
+            evicting(target);
+            CliRun text = CliRun.of("plan", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, text.code(), text.all());
+            assertTrue(text.out().startsWith("BLOCKED: " + target.uri() + " (the v2 server or cluster) may evict keys that have no TTL")
+                    && text.out().contains("; migrate refuses it as it is\n"), text.out());
+            assertTrue(text.out().contains("  ready"), "the queue itself is ready: " + text.out());
+            CliRun json = CliRun.of("plan", "--json", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, json.code(), json.all());
+            JsonNode doc = new ObjectMapper().readTree(json.out());
+            assertTrue(doc.get("blocked").asBoolean(), json.out());
+            assertEquals(1, doc.get("serverProblems").size(), json.out());
+            Path html = dir.resolve("plan.html");
+            CliRun page = CliRun.of("plan", "--html", html.toString(), "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, page.code(), page.all());
+            String written = Files.readString(html);
+            assertTrue(written.contains("BLOCKED: a server above may evict jobs") && !written.contains("a queue above has anomalies"),
+                    written);
+            try (Jedis admin = new Jedis(target.hostAndPort())) {
+                admin.configSet("maxmemory-policy", "noeviction");
+            }
+            CliRun ready = CliRun.of("plan", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(0, ready.code(), ready.all());
+            assertFalse(ready.out().contains("BLOCKED"), ready.out());
         }
     }
 }

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A target that runs out of memory (noeviction: its writes are refused with OOM) stops the step with
@@ -80,6 +82,27 @@ class TargetMemoryTest {
         assertStoppedForMemory(r, "; nothing was deleted;");
         assertTrue(r.message().startsWith("step V30 (absorb pending) of mem stopped"), r.message());
         assertTrue(TARGET.client().zcard(Keys.queue(QUEUE).pending()) > 0, "some rows were written before the refusal");
+        assertV1Serves();
+        assertRerunFinishes(JOBS + 1);
+    }
+
+    /**
+     * The target runs short between a transaction's {@code WATCH} and its writes (the rows' {@link NewRows}, the journal's
+     * expectations): each write is refused as it is queued, the {@code EXEC} aborts with nothing written, and the script
+     * the batch falls back to is refused too; the rows of a batch whose expectations were not recorded are found in line
+     * by the re-run.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"new rows watched", "expectations watched"})
+    void aTargetOutOfMemoryInsideATransactionOfTheCopyStopsWithV1ServingAndARerunFinishes(String checkpoint) {
+        int[] hits = {0};
+        MigrationResult r = migrate((version, where) -> {
+            if (version == 30 && where.equals(checkpoint) && hits[0]++ == 1) {
+                roomFor(0);
+            }
+        });
+        assertStoppedForMemory(r, "; nothing was deleted;");
+        assertEquals(2, hits[0], "stopped at the second batch's transaction");
         assertV1Serves();
         assertRerunFinishes(JOBS + 1);
     }
