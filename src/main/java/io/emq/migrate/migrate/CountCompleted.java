@@ -7,11 +7,8 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.V1State;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +17,8 @@ import java.util.Map;
  * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once
  * ({@link CompletedCount}).
  * With {@code --archive-completed FILE} each completed job is first written as one JSON line
- * (queue, id, name, data, returnvalue, finishedOn), the file replaced whole on a re-run.
+ * (queue, id, name, data, returnvalue, finishedOn, attemptsMade) into the file, beside the lines of the other
+ * queues archived there; a re-run replaces the queue's lines ({@link CompletedArchive}).
  */
 final class CountCompleted implements Step {
     private static final JsonFactory JSON = new JsonFactory();
@@ -43,27 +41,18 @@ final class CountCompleted implements Step {
         return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);
     }
 
+    /** Replaces this queue's lines in the archive ({@link CompletedArchive}) with one a completed job, read a batch at a time. */
     private static long archive(QueueMigration m, List<JobFacts> jobs, Path file) {
-        Path tmp = file.resolveSibling(file.getFileName() + ".partial");
-        long n = 0;
-        try (OutputStream out = Files.newOutputStream(tmp)) {
+        return CompletedArchive.replace(file, m.source.display(), out -> {
             for (int from = 0; from < jobs.size(); from += JobWriter.BATCH) {
                 List<JobFacts> batch = jobs.subList(from, Math.min(jobs.size(), from + JobWriter.BATCH));
                 List<Map<Bytes, Bytes>> hashes = JobWriter.readHashes(m, batch.stream().map(JobFacts::id).toList());
                 for (int i = 0; i < batch.size(); i++) {
                     writeLine(out, m, batch.get(i), hashes.get(i));
-                    n++;
                 }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the completed-jobs archive " + file, e);
-        }
-        try {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot move the archive into place at " + file, e);
-        }
-        return n;
+            return jobs.size();
+        });
     }
 
     private static void writeLine(OutputStream out, QueueMigration m, JobFacts job, Map<Bytes, Bytes> hash) throws IOException {

@@ -23,7 +23,9 @@ public final class MigrationRefused extends RuntimeException {
         OUT_OF_MEMORY,
         ERROR, INTERRUPTED, VERIFICATION,
         SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
-        LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL;
+        LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,
+        /** The completed-jobs archive cannot be written, or its file holds lines no migration wrote. */
+        ARCHIVE;
 
         /** The kind as the reports spell it: {@code source-changed}, {@code live-lock}, … */
         public String wireName() {
