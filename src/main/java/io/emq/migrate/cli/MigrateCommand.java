@@ -72,9 +72,9 @@ final class MigrateCommand implements Command {
         UnifiedJedis sourceClient = in.open(source, Side.SOURCE, connections);
         UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, connections);
         VersionFence.verify(targetClient, in.wireVersion());
-        refuseEvicting(in, source, Side.SOURCE, sourceClient);
+        refuseUnfit(in, source, Side.SOURCE, sourceClient);
         if (targetClient != sourceClient) {
-            refuseEvicting(in, target, Side.TARGET, targetClient);
+            refuseUnfit(in, target, Side.TARGET, targetClient);
         }
         if (options.retire()) {
             in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
@@ -102,13 +102,13 @@ final class MigrateCommand implements Command {
         return results.stream().allMatch(MigrationResult::ok) ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 
-    /** Refuses a server that may evict keys without a TTL ({@link ServerMemory}) before anything is written; notes one whose policy it cannot read. */
-    private static void refuseEvicting(Invocation in, Endpoint endpoint, Side side, UnifiedJedis client) {
-        ServerMemory memory = ServerMemory.of(endpoint, side, client);
-        memory.problem().ifPresent(problem -> {
-            throw CliException.refused(problem + ", then migrate; nothing was written");
-        });
-        memory.note().ifPresent(note -> in.note("emq-migrate migrate: " + note));
+    /** Refuses a server that may evict keys without a TTL, or a replica ({@link ServerChecks}), before anything is written; notes one it cannot read. */
+    private static void refuseUnfit(Invocation in, Endpoint endpoint, Side side, UnifiedJedis client) {
+        ServerChecks checks = ServerChecks.of(endpoint, side, client);
+        if (!checks.problems().isEmpty()) {
+            throw CliException.refused(String.join("; and ", checks.problems()) + "; then migrate: nothing was written");
+        }
+        checks.note().ifPresent(note -> in.note("emq-migrate migrate: " + note));
     }
 
     /** The v1 jobs the named queues list (completed ones aside), for the progress total; 0 (unknown) with --all. */

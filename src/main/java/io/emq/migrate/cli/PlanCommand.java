@@ -127,16 +127,16 @@ final class PlanCommand implements Command {
     }
 
     /**
-     * What blocks a migration between these servers whatever its queues hold: one that may evict keys
-     * without a TTL ({@link ServerMemory}), as migrate refuses; a server whose policy cannot be read is noted.
+     * What blocks a migration between these servers whatever its queues hold ({@link ServerChecks}: one that may evict
+     * keys without a TTL, a replica), as migrate refuses; a server whose state cannot be read is noted.
      */
     private static List<String> serverProblems(Invocation in, Endpoint source, UnifiedJedis sourceClient, Wire target) {
-        List<ServerMemory> memory = new ArrayList<>(List.of(ServerMemory.of(source, Side.SOURCE, sourceClient)));
+        List<ServerChecks> checks = new ArrayList<>(List.of(ServerChecks.of(source, Side.SOURCE, sourceClient)));
         if (!in.targetOrSource().equals(source)) {
-            memory.add(ServerMemory.of(in.targetOrSource(), Side.TARGET, target.client()));
+            checks.add(ServerChecks.of(in.targetOrSource(), Side.TARGET, target.client()));
         }
-        memory.forEach(m -> m.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
-        return memory.stream().flatMap(m -> m.problem().stream()).toList();
+        checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
+        return checks.stream().flatMap(c -> c.problems().stream()).toList();
     }
 
     private static PlanOptions planOptions(Invocation in) {

@@ -27,7 +27,7 @@ final class PlanHtml {
     private final List<List<String>> verdicts = new ArrayList<>();
     private final Map<String, Long> v1Total = new LinkedHashMap<>();
     private final Map<String, Long> v2Total = new LinkedHashMap<>();
-    /** Whether a server may evict keys without a TTL; whether a queue added is blocked. */
+    /** Whether a server blocks the migration (it may evict keys without a TTL, it is a replica); whether a queue added is blocked. */
     private final boolean serversBlock;
     private boolean queuesBlock;
 
@@ -114,7 +114,7 @@ final class PlanHtml {
                 .chart(CHART, "v1 (listed), all queues", v1Total, "v2 (planned), all queues", v2Total));
         List<String> why = new ArrayList<>();
         if (serversBlock) {
-            why.add("a server above may evict jobs (set its maxmemory-policy to noeviction)");
+            why.add("a server above is not fit for a migration (each says why)");
         }
         if (queuesBlock) {
             why.add("a queue above has anomalies or refusals; each names the option that lifts it");

@@ -31,7 +31,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
@@ -51,8 +50,6 @@ public final class Migrator {
     static final int IN_FLIGHT = 1024;
     /** The most queues one script call (lease renewals, history rows) or one pipeline (name lookups) is about. */
     static final int PER_PIPELINE = 1000;
-    /** How Redis and Valkey begin the reply to a write refused for lack of memory. */
-    private static final String OOM = "OOM command not allowed";
 
     /** Told about each step as it runs, for progress on a terminal; with {@link #parallel(int)} above 1, from several threads. */
     public interface Listener {
@@ -390,13 +387,12 @@ public final class Migrator {
                 }
                 stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(), refused.getMessage());
             } catch (RuntimeException e) {
-                Optional<String> outOfMemory = outOfMemory(e);
-                if (outOfMemory.isPresent()) {
-                    stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.OUT_OF_MEMORY, "step V" + step.version() + " (" + step.description()
-                            + ") of " + m.target + " stopped: a server refused a write for lack of memory (" + outOfMemory.get() + "); "
-                            + sourceLeft(step) + "; free memory on that server or raise its maxmemory (until retirement the target"
-                            + " holds the v2 copy beside the v1 queue, on one server twice the queue), then run migrate again:"
-                            + " the step resumes, nothing to repair");
+                Optional<WritesRefused.Found> refusal = WritesRefused.in(e);
+                if (refusal.isPresent()) {
+                    WritesRefused why = refusal.get().why();
+                    stop(MigrationResult.Outcome.FAILED, why.kind, "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                            + " stopped: a server refused a write " + why.because + " (" + refusal.get().said() + "); " + sourceLeft(step)
+                            + "; " + why.remedy + ", then run migrate again: the step resumes, nothing to repair");
                     return;
                 }
                 record(step, t0, e.toString());
@@ -516,18 +512,4 @@ public final class Migrator {
                 + ":" + Long.toHexString(Double.doubleToLongBits(Math.random()) & 0xffffL);
     }
 
-    /**
-     * The server's words from {@code OOM} on when {@code failure} (or a cause of it) is a write refused for lack of
-     * memory: a command's reply, a script's error (Redis 6.2 wraps it in its own), an {@code EXECABORT}'s reason.
-     */
-    static Optional<String> outOfMemory(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            String said = t.getMessage();
-            int at = said == null ? -1 : said.indexOf(OOM);
-            if (t instanceof JedisDataException && at >= 0) {
-                return Optional.of(said.substring(at));
-            }
-        }
-        return Optional.empty();
-    }
 }

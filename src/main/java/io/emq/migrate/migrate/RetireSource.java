@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.OptionalLong;
 import java.util.stream.Stream;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * V120, the v1 pause window, then retirement, in five parts.
@@ -146,7 +147,12 @@ final class RetireSource implements Step {
         });
         m.checkpoints.hit("pause recorded");
         m.v1Paused();
-        SourceFence.pause(m.sourceWire, m.source);
+        try {
+            SourceFence.pause(m.sourceWire, m.source);
+        } catch (JedisDataException refused) {
+            forgetThePause(m, refused); // the script refused its first write (a read-only replica...): v1 is as it was
+            throw refused;
+        }
         m.checkpoints.hit("v1 paused");
         try {
             return retireStructures(m, pausedAt);
@@ -159,12 +165,21 @@ final class RetireSource implements Step {
                 } else {
                     SourceFence.resume(m.sourceWire, m.source);
                 }
-                m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name())));
-                m.v1Resumed();
+                forgetThePause(m, failed);
             } catch (RuntimeException alsoFailed) {
                 failed.addSuppressed(alsoFailed);
             }
             throw failed;
+        }
+    }
+
+    /** Forgets the pause journaled, v1 serving as it did; a failure to is added to {@code failed}'s, v1 then counted paused. */
+    private static void forgetThePause(QueueMigration m, RuntimeException failed) {
+        try {
+            m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name())));
+            m.v1Resumed();
+        } catch (RuntimeException alsoFailed) {
+            failed.addSuppressed(alsoFailed);
         }
     }
 

@@ -17,10 +17,10 @@ import redis.clients.jedis.Jedis;
 
 /**
  * {@code migrate} refuses a source or target that may evict keys without a TTL (an allkeys policy under a
- * maxmemory) before it writes anything, naming the server and the setting to change, and {@code plan} reports
- * it blocked; a server whose policy it may not read ({@code INFO} refused) is noted, and the migration goes on.
+ * maxmemory), or that is a replica, before it writes anything, naming the server and what to change, and
+ * {@code plan} reports it blocked; a server it may not ask ({@code INFO} refused) is noted, and the migration goes on.
  */
-class EvictingServerTest {
+class UnfitServerTest {
     private static void v1Queue(LocalServer server) {
         try (Jedis admin = new Jedis(server.hostAndPort())) {
             admin.hset("bull:q:1", Map.of("name", "n", "data", "{}", "timestamp", "1"));
@@ -50,7 +50,7 @@ class EvictingServerTest {
             assertEquals(ExitCodes.REFUSED, r.code(), r.all());
             assertTrue(r.err().contains(target.uri() + " (the v2 server or cluster) may evict keys that have no TTL when it runs short"
                     + " of memory ((maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes))") && r.err().contains("set its"
-                    + " maxmemory-policy to noeviction") && r.err().contains("nothing was written"), r.err());
+                    + " maxmemory-policy to noeviction") && r.err().contains("; then migrate: nothing was written"), r.err());
             assertEquals(Set.of(), keys(target), "nothing written to the target");
             assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
         }
@@ -79,7 +79,7 @@ class EvictingServerTest {
             String uri = "redis://migrator:pw@127.0.0.1:" + server.port();
             CliRun r = CliRun.of("migrate", "--yes", "--source", uri, "--target", uri, "--queue", "q");
             assertEquals(0, r.code(), r.all());
-            assertTrue(r.err().contains("could not read the eviction policy of") && r.err().contains("INFO memory was refused (NOPERM"),
+            assertTrue(r.err().contains("could not read the eviction policy of") && r.err().contains("INFO was refused (NOPERM"),
                     r.err());
             assertFalse(keys(server).contains("bull:q:1"), "migrated and retired: " + keys(server));
         }
@@ -104,7 +104,7 @@ class EvictingServerTest {
             CliRun page = CliRun.of("plan", "--html", html.toString(), "--source", source.uri(), "--target", target.uri(), "--queue", "q");
             assertEquals(ExitCodes.REFUSED, page.code(), page.all());
             String written = Files.readString(html);
-            assertTrue(written.contains("BLOCKED: a server above may evict jobs") && !written.contains("a queue above has anomalies"),
+            assertTrue(written.contains("BLOCKED: a server above is not fit for a migration") && !written.contains("a queue above has anomalies"),
                     written);
             try (Jedis admin = new Jedis(target.hostAndPort())) {
                 admin.configSet("maxmemory-policy", "noeviction");
@@ -112,6 +112,28 @@ class EvictingServerTest {
             CliRun ready = CliRun.of("plan", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
             assertEquals(0, ready.code(), ready.all());
             assertFalse(ready.out().contains("BLOCKED"), ready.out());
+        }
+    }
+
+    @Test
+    void aReplicaIsRefusedByMigrateAndReportedByPlan() throws InterruptedException {
+        try (LocalServer master = LocalServer.start(); LocalServer replica = LocalServer.start(); LocalServer target = LocalServer.start()) {
+            v1Queue(master);
+            try (Jedis copy = new Jedis(replica.hostAndPort())) {
+                copy.replicaof(LocalServer.HOST, master.port());
+                for (int i = 0; i < 500 && !copy.exists("bull:q:wait"); i++) {
+                    Thread.sleep(20);
+                }
+            }
+            String problem = replica.uri() + " (the v1 server) is a read-only replica of " + LocalServer.HOST + ":" + master.port()
+                    + ": a migration writes to both servers; point --source at the master";
+            CliRun r = CliRun.of("migrate", "--yes", "--source", replica.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains(problem), r.err());
+            assertEquals(Set.of(), keys(target), "nothing written to the target");
+            CliRun plan = CliRun.of("plan", "--source", replica.uri(), "--target", target.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+            assertTrue(plan.out().startsWith("BLOCKED: " + problem + "; migrate refuses it as it is"), plan.out());
         }
     }
 }

@@ -1,0 +1,31 @@
+package io.emq.migrate.cli;
+
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.ServerState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * What a server's state ({@link ServerState}) means for a migration: one that may evict keys without a TTL, or
+ * that is a replica, blocks it (migrate refuses it before writing, plan reports it blocked); one whose state cannot
+ * be read ({@code INFO} refused) is noted, and the migration goes on.
+ */
+record ServerChecks(List<String> problems, Optional<String> note) {
+    static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client) {
+        ServerState.Readout state = ServerState.of(client);
+        String server = endpoint.describe() + " (" + side.description() + ")";
+        List<String> problems = new ArrayList<>();
+        if (!state.evicting().isEmpty()) {
+            problems.add(server + " may evict keys that have no TTL when it runs short of memory (" + String.join(", ", state.evicting())
+                    + "): it could drop jobs during the migration, which adds a copy of each until retirement, and say nothing; set"
+                    + " its maxmemory-policy to noeviction (CONFIG SET maxmemory-policy noeviction, or your provider's parameter)");
+        }
+        state.replicaOf().ifPresent(master -> problems.add(server + " is a read-only replica of " + master + ": a migration writes"
+                + " to both servers; point --" + side.word() + " at the master"));
+        return new ServerChecks(problems, state.unreadable().map(refusal -> "could not read the eviction policy of " + server
+                + ": INFO was refused (" + refusal + "); make sure its maxmemory-policy is noeviction or volatile-*: a server that"
+                + " evicts keys without a TTL can drop jobs during the migration"));
+    }
+}

@@ -1,0 +1,75 @@
+package io.emq.migrate.wire;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * What {@code INFO} tells of a server that a migration must know before it writes: whether it may evict keys
+ * that have no TTL (a {@code maxmemory} set and an {@code allkeys-*} policy: it drops a job, a v2 row or a
+ * journal when it runs short, and a migration adds a copy of every job until retirement; the {@code volatile-*}
+ * policies evict only keys with a TTL, which no job has, and {@code noeviction} refuses the write instead, which
+ * stops a migration with nothing lost), on a cluster every node (a replica becomes a master on failover); and
+ * whether a single server is a replica (it refuses every write; a cluster client writes to masters only).
+ */
+public final class ServerState {
+    /**
+     * What the server said: the nodes that may evict keys without a TTL, each as {@code host:port (policy, maxmemory
+     * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; or why it could
+     * not be asked ({@code INFO} refused: an ACL without it, a renamed command), the rest then unknown.
+     */
+    public record Readout(List<String> evicting, Optional<String> replicaOf, Optional<String> unreadable) {
+    }
+
+    private ServerState() {
+    }
+
+    /** Asks every node of {@code client} (one for a single server). */
+    public static Readout of(UnifiedJedis client) {
+        List<String> evicting = new ArrayList<>();
+        try {
+            if (client instanceof RedisClusterClient cluster) {
+                for (Map.Entry<String, ConnectionPool> node : cluster.getClusterNodes().entrySet()) {
+                    try (Connection c = node.getValue().getResource()) {
+                        c.sendCommand(Protocol.Command.INFO, "memory");
+                        evicting(node.getKey(), c.getBulkReply()).ifPresent(evicting::add);
+                    }
+                }
+                return new Readout(evicting, Optional.empty(), Optional.empty());
+            }
+            evicting("", client.info("memory")).ifPresent(evicting::add);
+            return new Readout(evicting, replicaOf(client.info("replication")), Optional.empty());
+        } catch (JedisDataException refused) {
+            return new Readout(List.of(), Optional.empty(), Optional.of(refused.getMessage()));
+        }
+    }
+
+    /** {@code node} as evicting, when the {@code INFO memory} text {@code info} tells a maxmemory and an allkeys policy. */
+    static Optional<String> evicting(String node, String info) {
+        String policy = field(info, "maxmemory_policy").orElse("noeviction");
+        long maxmemory = field(info, "maxmemory").map(Long::parseLong).orElse(0L);
+        if (maxmemory == 0 || !policy.startsWith("allkeys-")) {
+            return Optional.empty();
+        }
+        return Optional.of((node.isEmpty() ? "" : node + " ") + "(maxmemory-policy " + policy + ", maxmemory " + maxmemory + " bytes)");
+    }
+
+    /** The master ({@code host:port}) the {@code INFO replication} text {@code info} names, when the server is a replica. */
+    static Optional<String> replicaOf(String info) {
+        if (!field(info, "role").orElse("master").equals("slave")) {
+            return Optional.empty();
+        }
+        return Optional.of(field(info, "master_host").orElse("?") + ":" + field(info, "master_port").orElse("?"));
+    }
+
+    private static Optional<String> field(String info, String name) {
+        return info.lines().filter(l -> l.startsWith(name + ":")).findFirst().map(l -> l.substring(name.length() + 1).trim());
+    }
+}

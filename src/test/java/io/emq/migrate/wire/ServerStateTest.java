@@ -1,0 +1,82 @@
+package io.emq.migrate.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.server.LocalServer;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
+
+/** A server evicts keys without a TTL only with a maxmemory and an allkeys policy (on a cluster, every node is asked); a replica names its master. */
+class ServerStateTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+    @RegisterExtension
+    static final RealServerExtension CLUSTER = RealServerExtension.cluster();
+
+    private static void set(RealServerExtension server, HostAndPort node, String policy, String maxmemory) {
+        try (Jedis admin = server.node(node)) {
+            admin.configSet("maxmemory-policy", policy);
+            admin.configSet("maxmemory", maxmemory);
+        }
+    }
+
+    @AfterEach
+    void defaults() {
+        set(SERVER, SERVER.nodes().get(0), "noeviction", "0");
+        CLUSTER.nodes().forEach(node -> set(CLUSTER, node, "noeviction", "0"));
+    }
+
+    @Test
+    void onlyAnAllkeysPolicyUnderAMaxmemoryEvictsKeysWithoutATtl() {
+        HostAndPort node = SERVER.nodes().get(0);
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty()), ServerState.of(SERVER.client()), "the default: noeviction, no maxmemory, a master");
+        set(SERVER, node, "volatile-lru", "1gb");
+        assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "volatile-* evicts only keys with a TTL");
+        set(SERVER, node, "allkeys-lru", "0");
+        assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "no maxmemory: nothing is ever evicted");
+        set(SERVER, node, "allkeys-lfu", "1gb");
+        assertEquals(List.of("(maxmemory-policy allkeys-lfu, maxmemory 1073741824 bytes)"), ServerState.of(SERVER.client()).evicting());
+    }
+
+    @Test
+    void aUserWithoutInfoLeavesThePolicyUnknown() {
+        try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
+            admin.aclSetUser("noinfo", "on", ">pw", "~*", "+@all", "-info");
+        }
+        try (UnifiedJedis user = Endpoint.parse(SERVER.uri().replace("redis://", "redis://noinfo:pw@")).open()) {
+            ServerState.Readout state = ServerState.of(user);
+            assertTrue(state.unreadable().orElse("").startsWith("NOPERM"), state.toString());
+        } finally {
+            try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
+                admin.aclDelUser("noinfo");
+            }
+        }
+    }
+
+    @Test
+    void oneEvictingNodeOfAClusterIsNamed() {
+        HostAndPort node = CLUSTER.nodes().get(1);
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty()), ServerState.of(CLUSTER.client()),
+                "a cluster's replicas are not the client's to write to");
+        set(CLUSTER, node, "allkeys-random", "2gb");
+        assertEquals(List.of(node + " (maxmemory-policy allkeys-random, maxmemory 2147483648 bytes)"), ServerState.of(CLUSTER.client()).evicting());
+    }
+
+    @Test
+    void aReplicaNamesItsMaster() throws InterruptedException {
+        try (LocalServer master = LocalServer.start(); LocalServer replica = LocalServer.start();
+             UnifiedJedis copy = Endpoint.parse(replica.uri()).open()) {
+            copy.sendCommand(Protocol.Command.REPLICAOF, LocalServer.HOST, Integer.toString(master.port()));
+            assertEquals(Optional.of(LocalServer.HOST + ":" + master.port()), ServerState.of(copy).replicaOf());
+        }
+    }
+}
