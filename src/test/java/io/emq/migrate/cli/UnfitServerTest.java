@@ -41,18 +41,25 @@ class UnfitServerTest {
         }
     }
 
+    /** migrate from {@code source} to {@code target} is refused (exit 3) saying each of {@code said}, and writes nothing to either. */
+    private static void assertRefusedUntouched(LocalServer source, LocalServer target, String... said) {
+        CliRun r = CliRun.of("migrate", "--yes", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+        for (String words : said) {
+            assertTrue(r.err().contains(words), r.err());
+        }
+        assertEquals(Set.of(), keys(target), "nothing written to the target");
+        assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
+    }
+
     @Test
     void anEvictingTargetIsRefusedBeforeAnythingIsWritten() {
         try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {
             v1Queue(source);
             evicting(target);
-            CliRun r = CliRun.of("migrate", "--yes", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
-            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
-            assertTrue(r.err().contains(target.uri() + " (the v2 server or cluster) may evict keys that have no TTL when it runs short"
-                    + " of memory ((maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes))") && r.err().contains("set its"
-                    + " maxmemory-policy to noeviction") && r.err().contains("; then migrate: nothing was written"), r.err());
-            assertEquals(Set.of(), keys(target), "nothing written to the target");
-            assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
+            assertRefusedUntouched(source, target, target.uri() + " (the v2 server or cluster) may evict keys that have no TTL when it"
+                    + " runs short of memory ((maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes))",
+                    "set its maxmemory-policy to noeviction", "; then migrate: nothing was written");
         }
     }
 
@@ -61,11 +68,7 @@ class UnfitServerTest {
         try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {
             v1Queue(source);
             evicting(source);
-            CliRun r = CliRun.of("migrate", "--yes", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
-            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
-            assertTrue(r.err().contains(source.uri() + " (the v1 server) may evict keys"), r.err());
-            assertEquals(Set.of(), keys(target), "nothing written to the target");
-            assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
+            assertRefusedUntouched(source, target, source.uri() + " (the v1 server) may evict keys");
         }
     }
 
@@ -127,10 +130,7 @@ class UnfitServerTest {
             }
             String problem = replica.uri() + " (the v1 server) is a read-only replica of " + LocalServer.HOST + ":" + master.port()
                     + ": a migration writes to both servers; point --source at the master";
-            CliRun r = CliRun.of("migrate", "--yes", "--source", replica.uri(), "--target", target.uri(), "--queue", "q");
-            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
-            assertTrue(r.err().contains(problem), r.err());
-            assertEquals(Set.of(), keys(target), "nothing written to the target");
+            assertRefusedUntouched(replica, target, problem);
             CliRun plan = CliRun.of("plan", "--source", replica.uri(), "--target", target.uri(), "--queue", "q");
             assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
             assertTrue(plan.out().startsWith("BLOCKED: " + problem + "; migrate refuses it as it is"), plan.out());
