@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -82,7 +83,8 @@ final class PlanCommand implements Command {
             }
         }
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
-        List<String> serverProblems = serverProblems(in, source, jedis, v2);
+        List<ServerChecks> checks = serverChecks(in, source, jedis, v2);
+        List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
@@ -98,9 +100,11 @@ final class PlanCommand implements Command {
         if (!in.json()) {
             serverProblems.forEach(problem -> in.out().println("BLOCKED: " + problem + "; migrate refuses it as it is"));
         }
+        long estimated = 0;
         for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
             QueuePlan plan = planner.plan(reader.read(q));
             blocked |= plan.blocked();
+            estimated += plan.estimatedBytes();
             if (html != null) {
                 html.add(plan);
             }
@@ -110,9 +114,14 @@ final class PlanCommand implements Command {
                 text(plan, servedBy, in.out());
             }
         }
+        List<String> warnings = shortOfMemory(in.targetOrSource(), checks.get(checks.size() - 1), estimated).stream().toList();
+        if (html != null) {
+            warnings.forEach(html::warning);
+        }
         if (in.json()) {
-            Json.print(PlanDocument.of(source.describe(), found, rendered, serverProblems, blocked), in.out());
+            Json.print(PlanDocument.of(source.describe(), found, rendered, serverProblems, warnings, blocked), in.out());
         } else {
+            warnings.forEach(w -> in.out().println("WARNING: " + w));
             if (chosen.isEmpty()) {
                 in.out().println("no v1 queues under " + DiscoverCommand.under(prefixes) + "; check --prefix");
             }
@@ -127,16 +136,25 @@ final class PlanCommand implements Command {
     }
 
     /**
-     * What blocks a migration between these servers whatever its queues hold ({@link ServerChecks}: one that may evict
-     * keys without a TTL, a replica), as migrate refuses; a server whose state cannot be read is noted.
+     * The checks of the source and, when it is another server, of the target ({@link ServerChecks}: a server that may
+     * evict keys without a TTL, a replica), the target's last; a server whose state cannot be read is noted.
      */
-    private static List<String> serverProblems(Invocation in, Endpoint source, UnifiedJedis sourceClient, Wire target) {
+    private static List<ServerChecks> serverChecks(Invocation in, Endpoint source, UnifiedJedis sourceClient, Wire target) {
         List<ServerChecks> checks = new ArrayList<>(List.of(ServerChecks.of(source, Side.SOURCE, sourceClient)));
         if (!in.targetOrSource().equals(source)) {
             checks.add(ServerChecks.of(in.targetOrSource(), Side.TARGET, target.client()));
         }
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
-        return checks.stream().flatMap(c -> c.problems().stream()).toList();
+        return checks;
+    }
+
+    /** A warning when the target, a single server with a maxmemory, has less room left than the plan estimates the v2 keys take. */
+    private static Optional<String> shortOfMemory(Endpoint target, ServerChecks checks, long estimated) {
+        return checks.memory().filter(memory -> estimated > memory.room()).map(memory -> "the target " + target.describe()
+                + " may run short of memory: the plan estimates " + Sizes.bytes(estimated) + " for these queues' v2 keys and"
+                + " journals, and it has " + Sizes.bytes(memory.room()) + " left below its maxmemory (" + Sizes.bytes(memory.used())
+                + " of " + Sizes.bytes(memory.max()) + " used); raise its maxmemory first, or migrate fewer queues a run (a migration"
+                + " that runs short stops with nothing lost: out-of-memory)");
     }
 
     private static PlanOptions planOptions(Invocation in) {

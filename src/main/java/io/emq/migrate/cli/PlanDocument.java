@@ -45,13 +45,14 @@ final class PlanDocument {
 
     /** The whole document, from queues already rendered by {@link #queue}. */
     static Map<String, Object> of(String source, DiscoveryResult found, List<Map<String, Object>> queues, List<String> serverProblems,
-                                  boolean blocked) {
+                                  List<String> warnings, boolean blocked) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("source", source);
         doc.put("prefixes", found.prefixes());
         doc.put("dryRun", true);
         doc.put("blocked", blocked);
         doc.put("serverProblems", serverProblems);
+        doc.put("warnings", warnings);
         doc.put("queues", queues);
         doc.put("foreignKeys", found.foreignKeys());
         doc.put("foreignSample", found.foreignSample().stream().map(Bytes::display).toList());

@@ -39,6 +39,11 @@ final class PlanHtml {
         serversBlock = !serverProblems.isEmpty();
     }
 
+    /** A warning that blocks nothing (the target may run short of memory), as a paragraph where the page has come to. */
+    void warning(String text) {
+        page.paragraph("WARNING: " + text);
+    }
+
     void add(QueuePlan plan) {
         QueueSnapshot snap = plan.snapshot();
         queuesBlock |= plan.blocked();

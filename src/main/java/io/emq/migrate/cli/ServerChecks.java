@@ -10,9 +10,10 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * What a server's state ({@link ServerState}) means for a migration: one that may evict keys without a TTL, or
  * that is a replica, blocks it (migrate refuses it before writing, plan reports it blocked); one whose state cannot
- * be read ({@code INFO} refused) is noted, and the migration goes on.
+ * be read ({@code INFO} refused) is noted, and the migration goes on; a single server's memory under its limit is
+ * kept, for the plan to weigh its estimate against.
  */
-record ServerChecks(List<String> problems, Optional<String> note) {
+record ServerChecks(List<String> problems, Optional<String> note, Optional<ServerState.Memory> memory) {
     static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client) {
         ServerState.Readout state = ServerState.of(client);
         String server = endpoint.describe() + " (" + side.description() + ")";
@@ -26,6 +27,6 @@ record ServerChecks(List<String> problems, Optional<String> note) {
                 + " to both servers; point --" + side.word() + " at the master"));
         return new ServerChecks(problems, state.unreadable().map(refusal -> "could not read the eviction policy of " + server
                 + ": INFO was refused (" + refusal + "); make sure its maxmemory-policy is noeviction or volatile-*: a server that"
-                + " evicts keys without a TTL can drop jobs during the migration"));
+                + " evicts keys without a TTL can drop jobs during the migration"), state.memory());
     }
 }

@@ -17,15 +17,24 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * journal when it runs short, and a migration adds a copy of every job until retirement; the {@code volatile-*}
  * policies evict only keys with a TTL, which no job has, and {@code noeviction} refuses the write instead, which
  * stops a migration with nothing lost), on a cluster every node (a replica becomes a master on failover); and
- * whether a single server is a replica (it refuses every write; a cluster client writes to masters only).
+ * whether a single server is a replica (it refuses every write; a cluster client writes to masters only); and a
+ * single server's memory and its limit, against which a plan's estimate is weighed.
  */
 public final class ServerState {
     /**
      * What the server said: the nodes that may evict keys without a TTL, each as {@code host:port (policy, maxmemory
-     * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; or why it could
-     * not be asked ({@code INFO} refused: an ACL without it, a renamed command), the rest then unknown.
+     * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; a single server's
+     * memory when it has a {@code maxmemory}; or why it could not be asked ({@code INFO} refused: an ACL without it,
+     * a renamed command), the rest then unknown.
      */
-    public record Readout(List<String> evicting, Optional<String> replicaOf, Optional<String> unreadable) {
+    public record Readout(List<String> evicting, Optional<String> replicaOf, Optional<Memory> memory, Optional<String> unreadable) {
+    }
+
+    /** A single server's {@code used_memory} and its {@code maxmemory} (above 0): how much it can take before it refuses writes. */
+    public record Memory(long used, long max) {
+        public long room() {
+            return Math.max(0, max - used);
+        }
     }
 
     private ServerState() {
@@ -42,12 +51,16 @@ public final class ServerState {
                         evicting(node.getKey(), c.getBulkReply()).ifPresent(evicting::add);
                     }
                 }
-                return new Readout(evicting, Optional.empty(), Optional.empty());
+                return new Readout(evicting, Optional.empty(), Optional.empty(), Optional.empty());
             }
-            evicting("", client.info("memory")).ifPresent(evicting::add);
-            return new Readout(evicting, replicaOf(client.info("replication")), Optional.empty());
+            String memory = client.info("memory");
+            evicting("", memory).ifPresent(evicting::add);
+            long max = field(memory, "maxmemory").map(Long::parseLong).orElse(0L);
+            Optional<Memory> limit = max == 0 ? Optional.empty()
+                    : Optional.of(new Memory(field(memory, "used_memory").map(Long::parseLong).orElse(0L), max));
+            return new Readout(evicting, replicaOf(client.info("replication")), limit, Optional.empty());
         } catch (JedisDataException refused) {
-            return new Readout(List.of(), Optional.empty(), Optional.of(refused.getMessage()));
+            return new Readout(List.of(), Optional.empty(), Optional.empty(), Optional.of(refused.getMessage()));
         }
     }
 

@@ -38,9 +38,13 @@ class ServerStateTest {
     @Test
     void onlyAnAllkeysPolicyUnderAMaxmemoryEvictsKeysWithoutATtl() {
         HostAndPort node = SERVER.nodes().get(0);
-        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty()), ServerState.of(SERVER.client()), "the default: noeviction, no maxmemory, a master");
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty(), Optional.empty()), ServerState.of(SERVER.client()),
+                "the default: noeviction, no maxmemory, a master");
         set(SERVER, node, "volatile-lru", "1gb");
         assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "volatile-* evicts only keys with a TTL");
+        ServerState.Memory memory = ServerState.of(SERVER.client()).memory().orElseThrow();
+        assertEquals(1L << 30, memory.max(), "the limit read with the policy");
+        assertTrue(memory.used() > 0 && memory.room() == memory.max() - memory.used(), memory.toString());
         set(SERVER, node, "allkeys-lru", "0");
         assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "no maxmemory: nothing is ever evicted");
         set(SERVER, node, "allkeys-lfu", "1gb");
@@ -65,7 +69,7 @@ class ServerStateTest {
     @Test
     void oneEvictingNodeOfAClusterIsNamed() {
         HostAndPort node = CLUSTER.nodes().get(1);
-        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty()), ServerState.of(CLUSTER.client()),
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty(), Optional.empty()), ServerState.of(CLUSTER.client()),
                 "a cluster's replicas are not the client's to write to");
         set(CLUSTER, node, "allkeys-random", "2gb");
         assertEquals(List.of(node + " (maxmemory-policy allkeys-random, maxmemory 2147483648 bytes)"), ServerState.of(CLUSTER.client()).evicting());
