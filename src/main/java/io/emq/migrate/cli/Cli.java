@@ -34,7 +34,7 @@ final class Cli {
     static {
         for (Command c : List.of(new DemoCommand(), new FixtureCommand(), new KeyCommand(), new DiscoverCommand(),
                 new PlanCommand(), new MigrateCommand(), new InfoCommand(), new ValidateCommand(), new RepairCommand(),
-                new AbandonCommand(), new VerifyCommand(), new LookupCommand(), new DrainCommand(),
+                new AbandonCommand(), new ForgetCommand(), new VerifyCommand(), new LookupCommand(), new DrainCommand(),
                 new ConformanceCommand())) {
             COMMANDS.put(c.name(), c);
         }

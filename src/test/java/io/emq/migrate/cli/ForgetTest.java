@@ -1,0 +1,58 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.server.LocalServer;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/** {@code forget} deletes the journal of a retired queue, and only of one, leaving its v2 queue as it is. */
+class ForgetTest {
+    static final String JOURNAL = "{emq}:migration:q";
+
+    private static void v1Queue(Jedis server) {
+        for (int id = 1; id <= 3; id++) {
+            server.hset("bull:q:" + id, Map.of("name", "n", "data", "{}", "timestamp", Integer.toString(id)));
+            server.lpush("bull:q:wait", Integer.toString(id));
+        }
+    }
+
+    @Test
+    void theJournalOfARetiredQueueIsForgottenAndItsV2QueueKept() {
+        try (LocalServer server = LocalServer.start(); Jedis admin = new Jedis(server.hostAndPort())) {
+            v1Queue(admin);
+            assertEquals(0, CliRun.of("migrate", "--yes", "--source", server.uri(), "--queue", "q").code());
+            assertTrue(admin.exists(JOURNAL));
+            CliRun unconfirmed = CliRun.of("forget", "--target", server.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, unconfirmed.code(), "off a terminal without --yes: " + unconfirmed.all());
+            assertTrue(admin.exists(JOURNAL));
+
+            CliRun r = CliRun.of("forget", "--yes", "--target", server.uri(), "--queue", "q");
+            assertEquals(0, r.code(), r.all());
+            assertTrue(r.out().startsWith("forgot the journal of q ({emq}:migration:q, "), r.out());
+            assertFalse(admin.exists(JOURNAL));
+            assertEquals(3, admin.zcard("emq:{q}:pending"), "the v2 queue is untouched");
+            CliRun lookup = CliRun.of("lookup", "--target", server.uri(), "--queue", "q", "--all");
+            assertEquals(ExitCodes.REFUSED, lookup.code(), lookup.all());
+            assertTrue(lookup.err().contains("queue q was never migrated on this target"), lookup.err());
+            CliRun again = CliRun.of("forget", "--yes", "--target", server.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, again.code(), again.all());
+        }
+    }
+
+    @Test
+    void aJournalNotRetiredIsKept() {
+        try (LocalServer server = LocalServer.start(); Jedis admin = new Jedis(server.hostAndPort())) {
+            v1Queue(admin);
+            assertEquals(0, CliRun.of("migrate", "--no-retire", "--source", server.uri(), "--queue", "q").code());
+            CliRun r = CliRun.of("forget", "--yes", "--target", server.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains("the migration of q is verified, not retired: its journal is what a re-run and `abandon`"
+                    + " need"), r.err());
+            assertTrue(admin.exists(JOURNAL));
+        }
+    }
+}
