@@ -6,6 +6,7 @@ import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -137,7 +138,8 @@ final class RetireSource implements Step {
      * back: resumes it (thaws its add counter only, when it was paused before the migration) and forgets
      * the pause, v1 serving again as it did; a failure of the give-back is added to the first one's
      * (v1 then stays paused, which {@code abandon} undoes). Not a lost connection, after which the step
-     * runs again (pausing v1 again), nor an injected crash, which stands for a process that stopped.
+     * runs again (pausing v1 again), nor a lost lease (the migrator that took the queue over may be in its
+     * own window, v1 paused for it), nor an injected crash, which stands for a process that stopped.
      */
     private static Stamped pauseAndRetireStructures(QueueMigration m, JournalHeader header) {
         long pausedAt = header.get(JournalHeader.V1_PAUSED_AT).orElseGet(() -> {
@@ -156,8 +158,8 @@ final class RetireSource implements Step {
         m.checkpoints.hit("v1 paused");
         try {
             return retireStructures(m, pausedAt);
-        } catch (JedisConnectionException | Checkpoints.InjectedCrash stopped) {
-            throw stopped;
+        } catch (JedisConnectionException | EmqWireException.Lock | Checkpoints.InjectedCrash stopped) {
+            throw stopped; // the step runs again; or another migrator holds the queue now, v1's pause its own; or a crash
         } catch (RuntimeException failed) {
             try {
                 if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {

@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A target that runs out of memory (noeviction: its writes are refused with OOM) stops the step with
  * nothing lost: the run says so and what to do, v1 serves as before unless the tombstone was stamped,
- * and a re-run once the target has room resumes the step (nothing to repair) and ends exactly once.
+ * and a re-run once the target has room resumes the step (nothing to repair) and ends exactly once. (And where the
+ * window's give-back of v1 stops: a takeover.)
  */
 class TargetMemoryTest {
     @RegisterExtension
@@ -122,6 +123,26 @@ class TargetMemoryTest {
         Journal journal = new Journal(Wire.open(TARGET.client()), QUEUE);
         String row = Keys.queue(QUEUE).job(journal.ids().lookupV1(List.of("1".getBytes(StandardCharsets.UTF_8))).get(0).orElseThrow());
         assertTrue(TARGET.client().hget(row, "payload").contains("\"edited\":true"), TARGET.client().hget(row, "payload"));
+    }
+
+    /**
+     * Where the window's give-back stops: a run whose lease another migrator took over in the window does not resume v1
+     * (that migrator may be in its own window, v1 paused for it).
+     */
+    @Test
+    void aTakeoverInThePauseWindowLeavesV1PausedForTheMigratorThatTookItOver() {
+        MigrationResult r = migrate((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                SOURCE.client().hset("bull:" + QUEUE + ":1", "data", "{\"edited\":true}"); // the pass under the pause writes its row
+                TARGET.client().hset("{emq}:migration:" + QUEUE, "lock_token", "another migrator's token");
+                TARGET.client().hset(Keys.queue(QUEUE).meta(), "migration", "another migrator's token");
+            }
+        });
+        assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), r.refusalKind(), r.toString());
+        assertEquals("bullmq:5.65.1", SOURCE.client().hget("bull:" + QUEUE + ":meta", "version"), "refused before the tombstone");
+        assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":paused"), "v1 left paused");
+        assertEquals("1", SOURCE.client().hget("bull:" + QUEUE + ":meta", "paused"));
+        assertEquals(Optional.empty(), LiveV1.add(SOURCE.client(), QUEUE), "its add counter left frozen");
     }
 
     @Test
