@@ -19,6 +19,8 @@ import io.emq.migrate.wire.Wire;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.cli.Options;
 
 /**
@@ -29,6 +31,8 @@ import org.apache.commons.cli.Options;
  * usage or an unreachable server.
  */
 final class DrainCommand implements Command {
+    /** The most distinct errors a drain tells on standard error (each once). */
+    static final int MOST_ERRORS_TOLD = 5;
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue to drain"))
                 .addOption(Cli.valued("workers", "N", "worker threads (default 1; with 1, serve order is checked globally)"))
@@ -131,6 +135,20 @@ final class DrainCommand implements Command {
                 public void dead(Delivery job, Throwable cause) {
                     progress.advance(1);
                 }
+
+                @Override
+                public void error(Throwable error) {
+                    String said = String.valueOf(error.getMessage());
+                    // one script's refusal and another's differ only in the script's SHA-1 and line
+                    if (told.size() < MOST_ERRORS_TOLD && told.add(said.replaceAll("[0-9a-f]{40}", "").replaceAll("[0-9]+", ""))) {
+                        in.note("emq-migrate drain: the server refused a call, which the drain retries until it is taken (" + said
+                                + "); a server out of memory, a read-only replica or one that cannot save to disk refuses until it"
+                                + " is fixed; Ctrl-C stops the drain, and the jobs it holds go back to pending when their lease lapses");
+                    }
+                }
+
+                /** The errors told so far, each kind once: the consumer retries a refused call every beat. */
+                private final Set<String> told = ConcurrentHashMap.newKeySet();
             });
         }
     }
