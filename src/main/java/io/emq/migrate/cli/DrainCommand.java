@@ -33,6 +33,7 @@ import org.apache.commons.cli.Options;
 final class DrainCommand implements Command {
     /** The most distinct errors a drain tells on standard error (each once). */
     static final int MOST_ERRORS_TOLD = 5;
+
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue to drain"))
                 .addOption(Cli.valued("workers", "N", "worker threads (default 1; with 1, serve order is checked globally)"))
@@ -126,6 +127,9 @@ final class DrainCommand implements Command {
             throws InterruptedException {
         try (Progress progress = in.progress("drain " + drain.queue(), drain.backlog(options), "jobs")) {
             return drain.run(options, handler, new ConsumerListener() {
+                /** The errors told so far, each kind once: the consumer retries a refused call every beat. */
+                private final Set<String> told = ConcurrentHashMap.newKeySet();
+
                 @Override
                 public void completed(Delivery job) {
                     progress.advance(1);
@@ -146,9 +150,6 @@ final class DrainCommand implements Command {
                                 + " is fixed; Ctrl-C stops the drain, and the jobs it holds go back to pending when their lease lapses");
                     }
                 }
-
-                /** The errors told so far, each kind once: the consumer retries a refused call every beat. */
-                private final Set<String> told = ConcurrentHashMap.newKeySet();
             });
         }
     }

@@ -72,10 +72,7 @@ final class MigrateCommand implements Command {
         UnifiedJedis sourceClient = in.open(source, Side.SOURCE, connections);
         UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, connections);
         VersionFence.verify(targetClient, in.wireVersion());
-        refuseUnfit(in, source, Side.SOURCE, sourceClient);
-        if (targetClient != sourceClient) {
-            refuseUnfit(in, target, Side.TARGET, targetClient);
-        }
+        refuseUnfit(in, ServerChecks.of(source, sourceClient, target, targetClient));
         if (options.retire()) {
             in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
                     + " --no-retire to stop before that)");
@@ -102,13 +99,17 @@ final class MigrateCommand implements Command {
         return results.stream().allMatch(MigrationResult::ok) ? ExitCodes.OK : ExitCodes.REFUSED;
     }
 
-    /** Refuses a server that may evict keys without a TTL, or a replica ({@link ServerChecks}), before anything is written; notes one it cannot read. */
-    private static void refuseUnfit(Invocation in, Endpoint endpoint, Side side, UnifiedJedis client) {
-        ServerChecks checks = ServerChecks.of(endpoint, side, client);
-        if (!checks.problems().isEmpty()) {
-            throw CliException.refused(String.join("; and ", checks.problems()) + "; then migrate: nothing was written");
+    /**
+     * Refuses a server that may evict keys without a TTL, or a replica ({@link ServerChecks}), before anything is written;
+     * notes one it cannot read. The servers in turn: the source's problems before the target's note.
+     */
+    private static void refuseUnfit(Invocation in, List<ServerChecks> servers) {
+        for (ServerChecks checks : servers) {
+            if (!checks.problems().isEmpty()) {
+                throw CliException.refused(String.join("; and ", checks.problems()) + "; then migrate: nothing was written");
+            }
+            checks.note().ifPresent(note -> in.note("emq-migrate migrate: " + note));
         }
-        checks.note().ifPresent(note -> in.note("emq-migrate migrate: " + note));
     }
 
     /** The v1 jobs the named queues list (completed ones aside), for the progress total; 0 (unknown) with --all. */

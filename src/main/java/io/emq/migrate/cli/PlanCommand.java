@@ -83,7 +83,8 @@ final class PlanCommand implements Command {
             }
         }
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
-        List<ServerChecks> checks = serverChecks(in, source, jedis, v2);
+        List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
+        checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
@@ -133,19 +134,6 @@ final class PlanCommand implements Command {
             in.note("wrote " + htmlFile.toAbsolutePath());
         }
         return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
-    }
-
-    /**
-     * The checks of the source and, when it is another server, of the target ({@link ServerChecks}: a server that may
-     * evict keys without a TTL, a replica), the target's last; a server whose state cannot be read is noted.
-     */
-    private static List<ServerChecks> serverChecks(Invocation in, Endpoint source, UnifiedJedis sourceClient, Wire target) {
-        List<ServerChecks> checks = new ArrayList<>(List.of(ServerChecks.of(source, Side.SOURCE, sourceClient)));
-        if (!in.targetOrSource().equals(source)) {
-            checks.add(ServerChecks.of(in.targetOrSource(), Side.TARGET, target.client()));
-        }
-        checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
-        return checks;
     }
 
     /** A warning when the target, a single server with a maxmemory, has less room left than the plan estimates the v2 keys take. */

@@ -14,7 +14,13 @@ import redis.clients.jedis.UnifiedJedis;
  * kept, for the plan to weigh its estimate against.
  */
 record ServerChecks(List<String> problems, Optional<String> note, Optional<ServerState.Memory> memory) {
-    static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client) {
+    /** The checks of the source and, when the target is another server, of the target: in that order, the target's last. */
+    static List<ServerChecks> of(Endpoint source, UnifiedJedis sourceClient, Endpoint target, UnifiedJedis targetClient) {
+        ServerChecks sourceChecks = of(source, Side.SOURCE, sourceClient);
+        return target.equals(source) ? List.of(sourceChecks) : List.of(sourceChecks, of(target, Side.TARGET, targetClient));
+    }
+
+    private static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client) {
         ServerState.Readout state = ServerState.of(client);
         String server = endpoint.describe() + " (" + side.description() + ")";
         List<String> problems = new ArrayList<>();
