@@ -5,7 +5,9 @@
 -- ARGV[3] token (release; ignored by acquire)
 -- ARGV[4] lease in ms (acquire)
 -- A new journal starts with expected_rows 0 (migrate_journal_set and _forget keep it exact).
--- Reply:  acquire -> the new fencing token (an integer, HINCRBY lock_fence);
+-- Reply:  acquire -> {the new fencing token (an integer, HINCRBY lock_fence), the journal's uid}: lock_uid,
+--                    set (server time) when the journal first gets a lease, tells this journal's tokens
+--                    from another's (the v1 side is fenced with <uid>:<token>, see migrate_v1_fence);
 --         release -> 1.
 --         EMQLOCK when another live owner holds the lease, or the caller's token is not current.
 --- @include "server_time"
@@ -21,8 +23,10 @@ if op == 'acquire' then
     redis.call('HSET', KEYS[1], 'expected_rows', 0)
   end
   local token = redis.call('HINCRBY', KEYS[1], 'lock_fence', 1)
+  local t = redis.call('TIME')
+  redis.call('HSETNX', KEYS[1], 'lock_uid', t[1] .. '-' .. t[2])
   redis.call('HSET', KEYS[1], 'lock_owner', ARGV[2], 'lock_token', token, 'lock_until', now + tonumber(ARGV[4]))
-  return token
+  return {token, redis.call('HGET', KEYS[1], 'lock_uid')}
 end
 if not holds_lease(KEYS[1], 'lock_token', ARGV[3]) then
   return lease_lost()

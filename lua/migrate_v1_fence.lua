@@ -1,21 +1,51 @@
--- migrate_v1_fence: pause a v1 (BullMQ 5.x) queue for the migration's last pass, or undo it.
+-- migrate_v1_fence: take a v1 (BullMQ 5.x) queue for a migration, pause it for the last pass, or undo
+-- that; every op fenced by the caller's lease, so a migrator whose lease lapsed writes nothing to v1.
 -- KEYS[1] <prefix>:<q>:meta
 -- KEYS[2] <prefix>:<q>:wait
 -- KEYS[3] <prefix>:<q>:paused
 -- KEYS[4] <prefix>:<q>:id          the add counter: every v1 add INCRs it before it writes anything
--- ARGV[1] op: pause | thaw | resume
+-- ARGV[1] op: claim | pause | thaw | resume
 -- ARGV[2] the value the add counter holds while frozen
--- Reply:  pause  -> {was_paused (0|1), LLEN paused}: as BullMQ's pause does, meta.paused is set (v1
---                   workers then fetch nothing) and wait is handed to paused, oldest at the tail
---                   (RENAME, or RPOPLPUSH one by one behind jobs paused already holds), so the waiting
---                   jobs are one list in serve order. The add counter (an integer, or absent) is saved
---                   in meta field migrating-id and set to ARGV[2]: until retirement stamps the
---                   tombstone over it, or a resume gives it back, a v1 add fails loudly (INCR of a
---                   non-integer) instead of moving the source under the last pass.
+-- ARGV[3] the caller's token, <journal uid>:<fencing token> (its journal lease's)
+-- meta field migrating-token holds the token of whoever took the queue last (claim, pause). A caller whose
+-- token is of the same journal with a lower fencing token lost its lease to that one: every op refuses it
+-- (EMQLOCK), writing nothing. A token of another journal (another target's migration) is taken over. The
+-- field stays after an abandon, so a migrator of that journal that wakes up late is refused still; the
+-- tombstone's transaction drops it, and a pause refuses a queue that holds the tombstone.
+-- Reply:  claim  -> 1: the queue is the caller's (its token on meta); EMQSTATE retired, nothing written,
+--                   when meta holds the tombstone (retirement began: v1's structures may be gone).
+--         pause  -> {was_paused (0|1), LLEN paused}: the queue claimed (EMQLOCK, nothing written, when it
+--                   holds the tombstone: only a migrator that lost its lease finds one), then, as BullMQ's pause does,
+--                   meta.paused is set (v1 workers then fetch nothing) and wait is handed to paused,
+--                   oldest at the tail (RENAME, or RPOPLPUSH one by one behind jobs paused already
+--                   holds), so the waiting jobs are one list in serve order. The add counter (an
+--                   integer, or absent) is saved in meta field migrating-id and set to ARGV[2]: until
+--                   retirement stamps the tombstone over it, or a resume gives it back, a v1 add fails
+--                   loudly (INCR of a non-integer) instead of moving the source under the last pass.
 --         thaw   -> 1 when the add counter held ARGV[2] and got its saved value back (none when there
 --                   was none), else 0; the queue stays paused (it was paused before the migration).
 --         resume -> the number of jobs moved from paused back to wait: a thaw, HDEL meta.paused and,
 --                   as BullMQ's resume does, paused is handed back to wait oldest-first (RPOPLPUSH).
+local function parse(token)
+  local journal, fence = string.match(token or '', '^(.*):(%d+)$')
+  return journal, tonumber(fence)
+end
+local journal, mine = parse(ARGV[3])
+if not mine then
+  return redis.error_reply('EMQARGS migrate_v1_fence: the token ' .. tostring(ARGV[3]) .. ' is not <journal>:<fence>')
+end
+local held = redis.call('HGET', KEYS[1], 'migrating-token')
+local held_journal, held_fence = parse(held)
+if held_journal == journal and held_fence > mine then
+  return redis.error_reply('EMQLOCK lease lost: ' .. KEYS[1] .. ' was taken by the migration (or abandon) with token '
+      .. held .. ', this migrator holds ' .. ARGV[3] .. ': nothing written to v1')
+end
+local tombstoned = redis.call('HGET', KEYS[1], 'version') == 'echomq:2.0.0-migrated'
+local function claim()
+  if held ~= ARGV[3] then
+    redis.call('HSET', KEYS[1], 'migrating-token', ARGV[3])
+  end
+end
 local function thaw()
   local saved = redis.call('HGET', KEYS[1], 'migrating-id')
   redis.call('HDEL', KEYS[1], 'migrating-id')
@@ -29,7 +59,20 @@ local function thaw()
   end
   return 1
 end
+if ARGV[1] == 'claim' then
+  if tombstoned then
+    return redis.error_reply('EMQSTATE retired: ' .. KEYS[1] .. ' holds the tombstone: retirement began and may have'
+        .. ' deleted v1 structures already')
+  end
+  claim()
+  return 1
+end
 if ARGV[1] == 'pause' then
+  if tombstoned then
+    return redis.error_reply('EMQLOCK lease lost: ' .. KEYS[1] .. ' holds the tombstone: another migrator of this queue'
+        .. ' retired it')
+  end
+  claim()
   local was = redis.call('HEXISTS', KEYS[1], 'paused')
   -- (a wait or paused of a wrong type is left alone: the plan reports it, nothing here can fail)
   if was == 0 then

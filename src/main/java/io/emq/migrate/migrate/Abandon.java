@@ -4,6 +4,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
@@ -12,13 +13,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Undoes a migration that has not retired its source: deletes every row, set member, subkey,
  * dedup key and registration it wrote on the target, takes back its completed count, resumes
  * the v2 queue and the v1 queue as they were before the fence, and marks the journal
  * {@code abandoned} (the mapping and history are dropped; the high-water mark stays, so ids are
- * never reused by a later migration of the same queue).
+ * never reused by a later migration of the same queue). Before any write it takes the lease, then the v1
+ * queue ({@link SourceFence#claim}: its token on v1's meta, so a migrator whose lease lapsed can no longer
+ * pause v1 or stamp the tombstone); a v1 queue that holds the tombstone already (a run stopped inside
+ * retirement: v1's structures may be gone) is refused, nothing changed, as a retired journal is.
  */
 public final class Abandon {
     /** Rows deleted at once. */
@@ -39,6 +44,16 @@ public final class Abandon {
             return Map.of("rows", 0L);
         }
         journal.lease().acquire(Migrator.owner(), lease.toMillis());
+        Optional<QueueRef> v1Queue = sourceOf(journal.header());
+        try {
+            v1Queue.ifPresent(q -> SourceFence.claim(source, q, journal.sourceToken()));
+        } catch (EmqWireException.State retired) {
+            journal.lease().release();
+            throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + v1Queue.get().display() + " holds the tombstone:"
+                    + " a run of the migration of " + queue + " began retiring it and stopped before it finished, so v1's"
+                    + " structures may be gone and the v2 queue is the only whole copy; abandon would delete it. Nothing"
+                    + " was changed: run migrate again to finish the retirement");
+        }
         Keys keys = Keys.queue(queue);
         TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -85,7 +100,7 @@ public final class Abandon {
             TargetFence.resume(target, keys, journal);
         }
         TargetFence.release(target, keys, journal);
-        counts.put("v1-resumed", resumeSource(source, journal));
+        counts.put("v1-resumed", v1Queue.map(q -> resumeSource(source, q, journal)).orElse(0L));
         for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, IdentityMap.V2_BLOCK, Expectations.PREFIX, StepHistory.PREFIX,
                 Journal.SCHEDULER_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
                 JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.V1_PAUSED_AT.name(),
@@ -97,22 +112,26 @@ public final class Abandon {
         return counts;
     }
 
+    /** The v1 queue the journal migrates, once its fence step named it (nothing writes v1 before that). */
+    private static Optional<QueueRef> sourceOf(JournalHeader header) {
+        return header.get(JournalHeader.V1_PREFIX).map(prefix -> QueueRef.of(prefix, header.get(JournalHeader.V1_NAME).orElseThrow()));
+    }
+
     /**
      * Undoes the pause of the last pass, if the migration got that far (v1 is live until then): the add
      * counter gets its value back, and v1 is resumed unless it was paused before the migration (jobs
      * waiting in paused go back to wait in order).
      */
-    private static long resumeSource(Wire source, Journal journal) {
+    private static long resumeSource(Wire source, QueueRef q, Journal journal) {
         JournalHeader header = journal.header();
         if (header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
             return 0;
         }
-        QueueRef q = QueueRef.of(header.get(JournalHeader.V1_PREFIX).orElseThrow(), header.get(JournalHeader.V1_NAME).orElseThrow());
         if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
-            SourceFence.thaw(source, q);
+            SourceFence.thaw(source, q, journal.sourceToken());
             return 0;
         }
-        SourceFence.resume(source, q);
+        SourceFence.resume(source, q, journal.sourceToken());
         return 1;
     }
 

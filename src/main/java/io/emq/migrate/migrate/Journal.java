@@ -136,6 +136,11 @@ public final class Journal {
         return lease.token();
     }
 
+    /** The token of this journal's lease on the v1 side ({@link JournalLease#sourceToken}). */
+    String sourceToken() {
+        return lease.sourceToken();
+    }
+
     /** One field's text (for the field families; the header reads through {@link #header()}). */
     Optional<String> text(String field) {
         return Optional.ofNullable(read(List.of(Utf8.bytes(field))).get(0)).map(Replies::asText);

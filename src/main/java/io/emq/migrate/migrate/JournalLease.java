@@ -7,6 +7,7 @@ import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The lease on one queue's journal ({@code migrate_journal_lock}): one migrator at a time, and a
@@ -20,6 +21,7 @@ public final class JournalLease {
     private final Wire wire;
     private final byte[] key;
     private volatile String token = "";
+    private volatile String sourceToken = "";
 
     JournalLease(Wire wire, byte[] key) {
         this.wire = wire;
@@ -45,13 +47,15 @@ public final class JournalLease {
         problem(Duration.ofMillis(leaseMs)).ifPresent(problem -> {
             throw new MigrationRefused(MigrationRefused.Kind.LEASE_TOO_SHORT, problem);
         });
-        long reply = wire.eval(call("acquire", owner, "", leaseMs));
-        token = Long.toString(reply);
-        return reply;
+        List<?> reply = wire.eval(call("acquire", owner, "", leaseMs, Replies::asList));
+        long taken = Replies.asLong(reply.get(0));
+        token = Long.toString(taken);
+        sourceToken = Replies.asText(reply.get(1)) + ":" + taken;
+        return taken;
     }
 
     public void release() {
-        wire.eval(call("release", "", token, 0));
+        wire.eval(call("release", "", token, 0, Replies::asLong));
     }
 
     /** The fencing token of this lease ("" before {@link #acquire}). */
@@ -59,8 +63,16 @@ public final class JournalLease {
         return token;
     }
 
-    private ScriptCall<Long> call(String op, String owner, String token, long leaseMs) {
+    /**
+     * The token this lease fences the v1 side with ({@link SourceToken}): the journal's uid and the fencing
+     * token, so a token of this journal is told from one of another journal (another target) on v1's meta.
+     */
+    String sourceToken() {
+        return sourceToken;
+    }
+
+    private <T> ScriptCall<T> call(String op, String owner, String token, long leaseMs, Function<Object, T> reply) {
         return new ScriptCall<>(Script.MIGRATE_JOURNAL_LOCK, List.of(key),
-                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))), Replies::asLong);
+                List.of(Utf8.bytes(op), Utf8.bytes(owner), Utf8.bytes(token), Utf8.bytes(Long.toString(leaseMs))), reply);
     }
 }

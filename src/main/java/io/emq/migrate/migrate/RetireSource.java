@@ -150,7 +150,7 @@ final class RetireSource implements Step {
         m.checkpoints.hit("pause recorded");
         m.v1Paused();
         try {
-            SourceFence.pause(m.sourceWire, m.source);
+            SourceFence.pause(m.sourceWire, m.source, m.journal.sourceToken());
         } catch (JedisDataException refused) {
             forgetThePause(m, refused); // the script refused its first write (a read-only replica...): v1 is as it was
             throw refused;
@@ -163,9 +163,9 @@ final class RetireSource implements Step {
         } catch (RuntimeException failed) {
             try {
                 if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
-                    SourceFence.thaw(m.sourceWire, m.source);
+                    SourceFence.thaw(m.sourceWire, m.source, m.journal.sourceToken());
                 } else {
-                    SourceFence.resume(m.sourceWire, m.source);
+                    SourceFence.resume(m.sourceWire, m.source, m.journal.sourceToken());
                 }
                 forgetThePause(m, failed);
             } catch (RuntimeException alsoFailed) {
@@ -208,7 +208,7 @@ final class RetireSource implements Step {
                 QueueSnapshot snapshot = m.snapshot();
                 m.checkpoints.hit("before retire");
                 OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
-                        : m.takeGuard().orElseThrow().retire(queueLevelKeys(m));
+                        : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());
                 if (deleted.isPresent()) {
                     return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts(), Optional.of(pausedAt));
                 }

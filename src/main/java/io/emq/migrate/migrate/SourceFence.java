@@ -6,6 +6,7 @@ import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
+import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.Wire;
@@ -17,6 +18,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -36,25 +38,37 @@ final class SourceFence {
     }
 
     /**
-     * Pauses the v1 queue and freezes its add counter (see {@code migrate_v1_fence.lua}): v1 workers fetch
-     * nothing more and a v1 add fails loudly until retirement, so the last pass and the atomic retirement
-     * see a source that holds still however busy its producers are.
+     * Takes the v1 queue for the migration whose lease holds {@code token} (see {@code migrate_v1_fence.lua}):
+     * its token on meta, so a migrator whose lease lapsed (a lower token) can no longer pause, resume or
+     * retire it. Refused ({@link EmqWireException.Lock}) when a higher token took it; refused
+     * ({@link EmqWireException.State}) when meta holds the tombstone. Nothing written when refused.
      */
-    static List<?> pause(Wire source, QueueRef q) {
-        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("pause"),
-                Utf8.bytes(FROZEN)), Replies::asList));
+    static void claim(Wire source, QueueRef q, String token) {
+        fence(source, q, "claim", token, Replies::asLong);
+    }
+
+    /**
+     * Takes the v1 queue (as {@link #claim} does, but for the tombstone), pauses it and freezes its add counter:
+     * v1 workers fetch nothing more and a v1 add fails loudly until retirement, so the last pass and the atomic
+     * retirement see a source that holds still however busy its producers are.
+     */
+    static List<?> pause(Wire source, QueueRef q, String token) {
+        return fence(source, q, "pause", token, Replies::asList);
     }
 
     /** Gives a frozen add counter its value back; the queue stays paused (it was paused before the migration). */
-    static void thaw(Wire source, QueueRef q) {
-        source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("thaw"), Utf8.bytes(FROZEN)),
-                Replies::asLong));
+    static void thaw(Wire source, QueueRef q, String token) {
+        fence(source, q, "thaw", token, Replies::asLong);
     }
 
     /** Thaws the add counter and resumes the v1 queue; jobs added while it was paused go back to wait in order. */
-    static long resume(Wire source, QueueRef q) {
-        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes("resume"),
-                Utf8.bytes(FROZEN)), Replies::asLong));
+    static long resume(Wire source, QueueRef q, String token) {
+        return fence(source, q, "resume", token, Replies::asLong);
+    }
+
+    private static <T> T fence(Wire source, QueueRef q, String op, String token, Function<Object, T> reply) {
+        return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes(op), Utf8.bytes(FROZEN),
+                Utf8.bytes(token)), reply));
     }
 
     /**

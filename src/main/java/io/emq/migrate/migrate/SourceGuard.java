@@ -3,10 +3,12 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnections;
+import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
@@ -91,26 +93,34 @@ final class SourceGuard implements AutoCloseable {
 
     /**
      * Retires the queue's structures in one transaction, only if nothing watched was written since the
-     * watch began: unlinks the eight structures and {@code moreKeys} (queue-level keys; the server frees
+     * watch began and no token that supersedes {@code token} took the queue (meta's {@code migrating-token}, see
+     * {@link SourceToken}: refused then, {@link EmqWireException.Lock}, nothing deleted): unlinks the eight structures and {@code moreKeys} (queue-level keys; the server frees
      * their memory in the background, so a list of millions costs the transaction nothing), gives the add
      * counter and {@code meta.version} the tombstone, and drops {@code meta.migrating-id} (the saved value
-     * of the frozen counter): a v1 producer still adding then fails (INCR of a non-integer) instead of
+     * of the frozen counter) and {@code meta.migrating-token}: a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
      * already; empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
-     * check on, so the check and the transaction are one step. Three round trips: the watch with the check;
+     * and token check on, so the check and the transaction are one step. Three round trips: the watch with the check;
      * {@code MULTI} alone, so that a server refusing it has been sent nothing that deletes; then the
      * transaction's commands with its {@code EXEC} (a command the server refuses to queue aborts the
      * whole transaction). Spends the guard.
      */
-    OptionalLong retire(List<byte[]> moreKeys) {
+    OptionalLong retire(List<byte[]> moreKeys, String token) {
         boolean clean = false;
         try {
             byte[] meta = queue.key(QueueStructure.META).raw();
             connection.sendCommand(Protocol.Command.WATCH, meta);
-            connection.sendCommand(Protocol.Command.HGET, meta, Utf8.bytes("version"));
+            connection.sendCommand(Protocol.Command.HMGET, meta, Utf8.bytes("version"), Utf8.bytes("migrating-token"));
             connection.getStatusCodeReply();
-            if (SourceFence.TOMBSTONE.equals(Replies.asText(connection.getBinaryBulkReply()))) {
+            List<byte[]> fields = connection.getBinaryMultiBulkReply();
+            if (SourceFence.TOMBSTONE.equals(Replies.asText(fields.get(0)))) {
                 return OptionalLong.of(0);
+            }
+            Optional<SourceToken> held = SourceToken.parse(Replies.asText(fields.get(1)));
+            if (held.isPresent() && SourceToken.parse(token).map(mine -> held.get().supersedes(mine)).orElse(false)) {
+                throw new EmqWireException.Lock("EMQLOCK lease lost: " + queue.key(QueueStructure.META).display() + " was taken by"
+                        + " the migration (or abandon) with token " + Replies.asText(fields.get(1)) + ", this migrator holds "
+                        + token + ": nothing deleted");
             }
             List<byte[]> deleted = new ArrayList<>();
             SourceFence.STRUCTURES.forEach(s -> deleted.add(queue.key(s).raw()));
@@ -121,7 +131,7 @@ final class SourceGuard implements AutoCloseable {
             connection.sendCommand(Protocol.Command.UNLINK, deleted.toArray(byte[][]::new));
             connection.sendCommand(Protocol.Command.SET, queue.key("id").raw(), tombstone);
             connection.sendCommand(Protocol.Command.HSET, meta, Utf8.bytes("version"), tombstone);
-            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
+            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"), Utf8.bytes("migrating-token"));
             connection.sendCommand(Protocol.Command.EXEC);
             for (int queued = 0; queued < 4; queued++) {
                 connection.getStatusCodeReply();

@@ -64,9 +64,12 @@ public abstract sealed class EmqWireException extends RuntimeException {
         }
     }
 
-    /** {@code EMQLOCK}: a worker holds the job. */
+    /**
+     * {@code EMQLOCK}: a worker holds the job, or another migrator the queue; also raised by the migrator's
+     * own check of the token on a v1 queue's meta, read within its {@code WATCH}.
+     */
     public static final class Lock extends EmqWireException {
-        Lock(String message) {
+        public Lock(String message) {
             super("EMQLOCK", message);
         }
     }

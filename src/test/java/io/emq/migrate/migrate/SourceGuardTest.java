@@ -65,7 +65,7 @@ class SourceGuardTest {
             SourceGuard guard = SourceGuard.watch(connections, QUEUE);
             source.client().lpush(key("paused"), "5");
             source.client().lpop(key("paused"));
-            assertEquals(OptionalLong.empty(), guard.retire(List.of(QUEUE.key("stalled-check").raw())));
+            assertEquals(OptionalLong.empty(), guard.retire(List.of(QUEUE.key("stalled-check").raw()), "1"));
         }
         assertEquals(List.of("1", "2", "3"), source.client().lrange(key("paused"), 0, -1), "nothing deleted");
         assertEquals(1, source.client().zcard(key("delayed")));
@@ -81,7 +81,7 @@ class SourceGuardTest {
         DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1);
         SourceGuard guard = SourceGuard.watch(connections, QUEUE);
         source.client().hset(QUEUE.key("7").display(), "data", "{}");
-        assertEquals(OptionalLong.of(3), guard.retire(List.of(QUEUE.key("stalled-check").raw())),
+        assertEquals(OptionalLong.of(3), guard.retire(List.of(QUEUE.key("stalled-check").raw()), "1"),
                 "paused, delayed and stalled-check deleted (a job hash is no structure: its digest guards it)");
         assertFalse(source.client().exists(key("paused")) || source.client().exists(key("delayed"))
                 || source.client().exists(key("stalled-check")));
@@ -91,7 +91,7 @@ class SourceGuardTest {
         assertEquals("10000", source.client().hget(key("meta"), "opts.maxLenEvents"), "the rest of meta kept");
 
         source.client().lpush(key("paused"), "9");
-        assertEquals(OptionalLong.of(0), SourceGuard.watch(connections, QUEUE).retire(List.of()), "a stamped queue is left as it is");
+        assertEquals(OptionalLong.of(0), SourceGuard.watch(connections, QUEUE).retire(List.of(), "1"), "a stamped queue is left as it is");
         assertEquals(1, source.client().llen(key("paused")));
         connections.close();
     }

@@ -1,0 +1,151 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The v1 side is fenced as the target is: whoever takes a v1 queue (a migration's pause, an abandon) leaves its
+ * lease's fencing token on v1's meta, and a migrator whose lease lapsed (a lower token) can then neither pause v1,
+ * nor give it back, nor stamp the tombstone. And abandon, which deletes every v2 row, refuses a v1 queue that
+ * holds the tombstone already: a run that stopped inside retirement left v2 the only whole copy.
+ */
+class StaleMigratorTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    static final String QUEUE = "stale";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
+
+    @BeforeEach
+    void generate() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
+    }
+
+    private UnifiedJedis client() {
+        return SERVER.client();
+    }
+
+    private List<MigrationResult> migrate(Checkpoints checkpoints) {
+        return MigrationHarness.migrate(SERVER, SERVER, OPTIONS, checkpoints, List.of("bull"));
+    }
+
+    private Journal journal() {
+        return new Journal(Wire.open(client()), QUEUE);
+    }
+
+    /** Lets another owner take the journal's lease now, as if this run's lease had lapsed: its owner is forgotten. */
+    private void leaseLapses() {
+        client().hdel(journal().key(), "lock_owner");
+    }
+
+    private Map<String, Long> abandon() {
+        return Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, OPTIONS.lease());
+    }
+
+    @Test
+    void abandonAfterARunStoppedPastTheTombstoneIsRefusedWithNothingChangedAndARerunFinishes() throws Exception {
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(Checkpoints.throwingAt("120:structures deleted#1")));
+        assertEquals(SourceFence.TOMBSTONE, client().hget("bull:stale:meta", "version"), "the run stopped past the tombstone");
+        assertFalse(client().exists("bull:stale:paused"), "with v1's structures deleted");
+        leaseLapses();
+
+        MigrationRefused refused = assertThrows(MigrationRefused.class, this::abandon);
+        assertEquals(MigrationRefused.Kind.RETIRED, refused.kind(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("holds the tombstone") && refused.getMessage().contains("run migrate again"),
+                refused.getMessage());
+        assertEquals(JOBS, client().zcard(Keys.queue(QUEUE).pending()), "every v2 row kept");
+        assertEquals(Optional.of(MigrationState.VERIFIED), journal().header().get(JournalHeader.STATE), "the journal as it was");
+
+        MigrationResult again = migrate(Checkpoints.none()).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        assertEquals(List.of(), LiveV1.exactlyOnce(client(), QUEUE, JOBS));
+    }
+
+    @Test
+    void aMigratorThatLostTheQueueToAnAbandonBeforeItsPauseLeavesV1Serving() {
+        AtomicBoolean once = new AtomicBoolean();
+        MigrationResult result = migrate(Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("pause recorded") && once.compareAndSet(false, true)) {
+                leaseLapses();
+                abandon(); // while this migrator stalls between journaling its pause and pausing v1
+            }
+        })).get(0);
+
+        assertTrue(once.get(), "the abandon ran");
+        assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), result.refusalKind(), result.toString());
+        assertEquals(null, client().hget("bull:stale:meta", "paused"), "v1 is not paused");
+        assertEquals(Long.toString(JOBS), client().get("bull:stale:id"), "nor its add counter frozen");
+        assertEquals(JOBS, client().llen("bull:stale:wait"), "every job waits in v1");
+        assertTrue(LiveV1.add(client(), QUEUE).isPresent(), "a v1 producer adds");
+        assertFalse(client().exists(Keys.queue(QUEUE).pending()), "v2 keeps no row");
+        assertEquals(Optional.of(MigrationState.ABANDONED), journal().header().get(JournalHeader.STATE));
+
+        client().del(journal().key()); // as a migration into another target starts a journal of its own
+        MigrationResult elsewhere = migrate(Checkpoints.none()).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, elsewhere.outcome(), "another journal takes the queue over: " + elsewhere);
+        assertEquals(List.of(), LiveV1.exactlyOnce(client(), QUEUE, JOBS + 1));
+    }
+
+    @Test
+    void aMigratorThatLostTheQueueInsideTheWindowStampsNoTombstone() {
+        AtomicBoolean once = new AtomicBoolean();
+        MigrationResult result = migrate(Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("before retire") && once.compareAndSet(false, true)) {
+                leaseLapses(); // another migrator takes the queue over and claims v1, then stalls in its turn
+                JournalLease other = journal().lease();
+                other.acquire("other", 60_000);
+                SourceFence.claim(Wire.unfenced(client()), QueueRef.of("bull", QUEUE), other.sourceToken());
+            }
+        })).get(0);
+
+        assertTrue(once.get(), "the takeover happened");
+        assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), result.refusalKind(), result.toString());
+        assertEquals("bullmq:5.65.1", client().hget("bull:stale:meta", "version"), "no tombstone");
+        assertEquals(JOBS, client().llen("bull:stale:paused"), "v1's jobs still listed, paused for the other migrator");
+        assertEquals(SourceFence.FROZEN, client().get("bull:stale:id"), "its add counter still frozen");
+    }
+
+    @Test
+    void aLowerTokenOfTheSameJournalCanNeitherPauseNorGiveBackNorClaimWhileAnotherJournalsTakesTheQueueOver() {
+        Wire source = Wire.unfenced(client());
+        QueueRef q = QueueRef.of("bull", QUEUE);
+        SourceFence.pause(source, q, "j-1:5");
+        SourceFence.claim(source, q, "j-1:7");
+        assertThrows(EmqWireException.Lock.class, () -> SourceFence.resume(source, q, "j-1:5"));
+        assertThrows(EmqWireException.Lock.class, () -> SourceFence.thaw(source, q, "j-1:6"));
+        assertThrows(EmqWireException.Lock.class, () -> SourceFence.pause(source, q, "j-1:6"));
+        assertThrows(EmqWireException.Lock.class, () -> SourceFence.claim(source, q, "j-1:3"));
+        assertEquals("1", client().hget("bull:stale:meta", "paused"), "still paused");
+        assertEquals(SourceFence.FROZEN, client().get("bull:stale:id"), "its counter still frozen");
+        assertEquals("j-1:7", client().hget("bull:stale:meta", "migrating-token"), "a refused call writes nothing");
+
+        assertEquals(JOBS, SourceFence.resume(source, q, "j-2:1"), "another journal's migration takes the queue over");
+        assertEquals(Long.toString(JOBS), client().get("bull:stale:id"));
+        assertEquals("j-1:7", client().hget("bull:stale:meta", "migrating-token"), "a resume claims nothing");
+        SourceFence.claim(source, q, "j-2:1");
+        assertEquals("j-2:1", client().hget("bull:stale:meta", "migrating-token"));
+        client().hset("bull:stale:meta", "version", SourceFence.TOMBSTONE);
+        assertThrows(EmqWireException.State.class, () -> SourceFence.claim(source, q, "j-2:2"));
+        assertThrows(EmqWireException.Lock.class, () -> SourceFence.pause(source, q, "j-2:2"));
+        assertEquals("j-2:1", client().hget("bull:stale:meta", "migrating-token"), "a refused call writes nothing");
+    }
+}
