@@ -12,8 +12,9 @@
 -- (EMQLOCK), writing nothing. A token of another journal (another target's migration) is taken over. The
 -- field stays after an abandon, so a migrator of that journal that wakes up late is refused still; the
 -- tombstone's transaction drops it, and a pause refuses a queue that holds the tombstone.
--- Reply:  claim  -> 1: the queue is the caller's (its token on meta); EMQSTATE retired, nothing written,
---                   when meta holds the tombstone (retirement began: v1's structures may be gone).
+-- Reply:  claim  -> 1: the queue is the caller's (its token on meta); 0, nothing written, when there is no
+--                   meta (no pause made one: a claim creates no key on v1); EMQSTATE retired, nothing
+--                   written, when meta holds the tombstone (retirement began: v1's structures may be gone).
 --         pause  -> {was_paused (0|1), LLEN paused}: the queue claimed (EMQLOCK, nothing written, when it
 --                   holds the tombstone: only a migrator that lost its lease finds one), then, as BullMQ's pause does,
 --                   meta.paused is set (v1 workers then fetch nothing) and wait is handed to paused,
@@ -63,6 +64,9 @@ if ARGV[1] == 'claim' then
   if tombstoned then
     return redis.error_reply('EMQSTATE retired: ' .. KEYS[1] .. ' holds the tombstone: retirement began and may have'
         .. ' deleted v1 structures already')
+  end
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    return 0
   end
   claim()
   return 1

@@ -38,10 +38,11 @@ final class SourceFence {
     }
 
     /**
-     * Takes the v1 queue for the migration whose lease holds {@code token} (see {@code migrate_v1_fence.lua}):
-     * its token on meta, so a migrator whose lease lapsed (a lower token) can no longer pause, resume or
-     * retire it. Refused ({@link EmqWireException.Lock}) when a higher token took it; refused
-     * ({@link EmqWireException.State}) when meta holds the tombstone. Nothing written when refused.
+     * Takes the v1 queue for the migration (or abandon) whose lease holds {@code token} ({@link SourceToken}, see
+     * {@code migrate_v1_fence.lua}): the token goes on meta, so a migrator of that journal whose lease lapsed can
+     * no longer pause, resume or retire it (a queue without meta is left as it is: a claim creates no key). Refused ({@link EmqWireException.Lock}) when a token that supersedes
+     * {@code token} took it, and ({@link EmqWireException.State}) when meta holds the tombstone; nothing written then.
+     * Every op below is refused as a claim is, by a token that supersedes the caller's.
      */
     static void claim(Wire source, QueueRef q, String token) {
         fence(source, q, "claim", token, Replies::asLong);

@@ -93,11 +93,12 @@ final class SourceGuard implements AutoCloseable {
 
     /**
      * Retires the queue's structures in one transaction, only if nothing watched was written since the
-     * watch began and no token that supersedes {@code token} took the queue (meta's {@code migrating-token}, see
-     * {@link SourceToken}: refused then, {@link EmqWireException.Lock}, nothing deleted): unlinks the eight structures and {@code moreKeys} (queue-level keys; the server frees
-     * their memory in the background, so a list of millions costs the transaction nothing), gives the add
-     * counter and {@code meta.version} the tombstone, and drops {@code meta.migrating-id} (the saved value
-     * of the frozen counter) and {@code meta.migrating-token}: a v1 producer still adding then fails (INCR of a non-integer) instead of
+     * watch began and no token that supersedes {@code token} took the queue (meta's {@code migrating-token},
+     * see {@link SourceToken}: refused then, {@link EmqWireException.Lock}, nothing deleted): unlinks the eight
+     * structures and {@code moreKeys} (queue-level keys; the server frees their memory in the background, so a
+     * list of millions costs the transaction nothing), gives the add counter and {@code meta.version} the
+     * tombstone, and drops {@code meta.migrating-id} (the saved value of the frozen counter) and
+     * {@code meta.migrating-token}: a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
      * already; empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
      * and token check on, so the check and the transaction are one step. Three round trips: the watch with the check;

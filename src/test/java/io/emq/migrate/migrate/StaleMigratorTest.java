@@ -147,5 +147,9 @@ class StaleMigratorTest {
         assertThrows(EmqWireException.State.class, () -> SourceFence.claim(source, q, "j-2:2"));
         assertThrows(EmqWireException.Lock.class, () -> SourceFence.pause(source, q, "j-2:2"));
         assertEquals("j-2:1", client().hget("bull:stale:meta", "migrating-token"), "a refused call writes nothing");
+
+        QueueRef elsewhere = QueueRef.of("bull", "never-seen");
+        SourceFence.claim(source, elsewhere, "j-2:2");
+        assertFalse(client().exists("bull:never-seen:meta"), "a claim creates no key on v1 (a queue without meta, a wrong server)");
     }
 }
