@@ -12,9 +12,10 @@
 -- (EMQLOCK), writing nothing. A token of another journal (another target's migration) is taken over. The
 -- field stays after an abandon, so a migrator of that journal that wakes up late is refused still; the
 -- tombstone's transaction drops it, and a pause refuses a queue that holds the tombstone.
--- Reply:  claim  -> 1: the queue is the caller's (its token on meta); 0, nothing written, when there is no
---                   meta (no pause made one: a claim creates no key on v1); EMQSTATE retired, nothing
---                   written, when meta holds the tombstone (retirement began: v1's structures may be gone).
+-- Reply:  claim  -> the queue is the caller's (its token on meta): 2 when it shows a pause of this journal's
+--                   migrations (a token of this journal was there, or the add counter holds ARGV[2]), else
+--                   1; 0, nothing written, when there is no meta (a claim creates no key on v1); EMQSTATE
+--                   retired, nothing written, when meta holds the tombstone (v1's structures may be gone).
 --         pause  -> {was_paused (0|1), LLEN paused}: the queue claimed (EMQLOCK, nothing written, when it
 --                   holds the tombstone: only a migrator that lost its lease finds one), then, as BullMQ's pause does,
 --                   meta.paused is set (v1 workers then fetch nothing) and wait is handed to paused,
@@ -69,6 +70,9 @@ if ARGV[1] == 'claim' then
     return 0
   end
   claim()
+  if held_journal == journal or redis.call('GET', KEYS[4]) == ARGV[2] then
+    return 2
+  end
   return 1
 end
 if ARGV[1] == 'pause' then

@@ -39,8 +39,11 @@ final class AbandonCommand implements Command {
             doc.put("counts", new TreeMap<>(counts));
             Json.print(doc, in.out());
         } else {
-            in.out().println("abandoned " + queue + ": " + Table.counts(counts)
-                    + "; the v1 queue is as it was before the migration");
+            in.out().println("abandoned " + queue + ": " + Table.counts(counts) + (counts.containsKey("v1-not-paused-here")
+                    ? "; the v1 queue at " + source.describe() + " showed no pause of this migration (no token of its journal on"
+                    + " meta, its add counter not frozen) and was left as it is: if the migration paused it on another server,"
+                    + " give it back there by hand (MIGRATION.md, rollback)"
+                    : "; the v1 queue is as it was before the migration"));
         }
         return ExitCodes.OK;
     }

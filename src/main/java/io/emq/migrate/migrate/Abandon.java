@@ -20,10 +20,13 @@ import java.util.Optional;
  * dedup key and registration it wrote on the target, takes back its completed count, resumes
  * the v2 queue and the v1 queue as they were before the fence, and marks the journal
  * {@code abandoned} (the mapping and history are dropped; the high-water mark stays, so ids are
- * never reused by a later migration of the same queue). Before any write it takes the lease, then the v1
- * queue ({@link SourceFence#claim}: its token on v1's meta, so a migrator whose lease lapsed can no longer
- * pause v1 or stamp the tombstone); a v1 queue that holds the tombstone already (a run stopped inside
- * retirement: v1's structures may be gone) is refused, nothing changed, as a retired journal is.
+ * never reused by a later migration of the same queue). Before any write it takes the lease and, when the
+ * migration got as far as pausing v1, the v1 queue ({@link SourceFence#claim}: its token on v1's meta, so a
+ * migrator whose lease lapsed can no longer pause v1 or stamp the tombstone); a v1 queue that holds the
+ * tombstone already (a run stopped inside retirement: v1's structures may be gone) is refused, nothing changed,
+ * as a retired journal is. Only a pause v1 shows is undone (a token of this journal, a frozen add counter): a v1
+ * queue without one (the run stopped before it paused v1, or {@code --source} names another server) is left as
+ * it is, and told ({@code v1-not-paused-here}).
  */
 public final class Abandon {
     /** Rows deleted at once. */
@@ -44,12 +47,14 @@ public final class Abandon {
             return Map.of("rows", 0L);
         }
         journal.lease().acquire(Migrator.owner(), lease.toMillis());
-        Optional<QueueRef> v1Queue = sourceOf(journal.header());
+        JournalHeader header = journal.header();
+        Optional<QueueRef> paused = pausedSource(header);
+        boolean pausedHere;
         try {
-            v1Queue.ifPresent(q -> SourceFence.claim(source, q, journal.sourceToken()));
+            pausedHere = paused.map(q -> SourceFence.claim(source, q, journal.sourceToken())).orElse(false);
         } catch (EmqWireException.State retired) {
             journal.lease().release();
-            throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + v1Queue.get().display() + " holds the tombstone:"
+            throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + paused.get().display() + " holds the tombstone:"
                     + " a run of the migration of " + queue + " began retiring it and stopped before it finished, so v1's"
                     + " structures may be gone and the v2 queue is the only whole copy; abandon would delete it. Nothing"
                     + " was changed: run migrate again to finish the retirement");
@@ -96,11 +101,14 @@ public final class Abandon {
             }
         }
         w.flush();
-        if (!journal.header().get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
+        if (!header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
             TargetFence.resume(target, keys, journal);
         }
         TargetFence.release(target, keys, journal);
-        counts.put("v1-resumed", v1Queue.map(q -> resumeSource(source, q, journal)).orElse(0L));
+        counts.put("v1-resumed", pausedHere ? resumeSource(source, paused.get(), journal, header) : 0L);
+        if (paused.isPresent() && !pausedHere) {
+            counts.put("v1-not-paused-here", 1L);
+        }
         for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, IdentityMap.V2_BLOCK, Expectations.PREFIX, StepHistory.PREFIX,
                 Journal.SCHEDULER_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
                 JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.V1_PAUSED_AT.name(),
@@ -112,21 +120,23 @@ public final class Abandon {
         return counts;
     }
 
-    /** The v1 queue the journal migrates, once its fence step named it (nothing writes v1 before that). */
-    private static Optional<QueueRef> sourceOf(JournalHeader header) {
-        return header.get(JournalHeader.V1_PREFIX).map(prefix -> QueueRef.of(prefix, header.get(JournalHeader.V1_NAME).orElseThrow()));
+    /**
+     * The v1 queue, when the journal says the migration got as far as pausing it (v1 is live until then, and a
+     * migrator whose lease lapsed before cannot reach its pause: the journal's writes on the way are fenced).
+     */
+    private static Optional<QueueRef> pausedSource(JournalHeader header) {
+        if (header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(QueueRef.of(header.get(JournalHeader.V1_PREFIX).orElseThrow(), header.get(JournalHeader.V1_NAME).orElseThrow()));
     }
 
     /**
-     * Undoes the pause of the last pass, if the migration got that far (v1 is live until then): the add
-     * counter gets its value back, and v1 is resumed unless it was paused before the migration (jobs
-     * waiting in paused go back to wait in order).
+     * Undoes the migration's pause of a v1 queue that shows it ({@link SourceFence#claim}): the add counter gets
+     * its value back, and v1 is resumed unless it was paused before the migration (jobs waiting in paused go back
+     * to wait in order). The number of queues resumed: 1, or 0.
      */
-    private static long resumeSource(Wire source, QueueRef q, Journal journal) {
-        JournalHeader header = journal.header();
-        if (header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
-            return 0;
-        }
+    private static long resumeSource(Wire source, QueueRef q, Journal journal, JournalHeader header) {
         if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
             SourceFence.thaw(source, q, journal.sourceToken());
             return 0;

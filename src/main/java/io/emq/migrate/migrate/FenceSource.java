@@ -11,6 +11,7 @@ import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.Rebrand;
+import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.V1State;
 import java.time.Instant;
 import java.util.Collections;
@@ -37,6 +38,7 @@ final class FenceSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        refuseARetiredSource(m);
         m.watch = m.feed.watch(m.source);
         JournalHeader recorded = recordHeader(m);
         m.v1LiveAsIn(recorded);
@@ -60,6 +62,22 @@ final class FenceSource implements Step {
             counts.put(s.wireName(), (long) m.snapshot().jobs(s).size());
         }
         return counts;
+    }
+
+    /**
+     * Refuses a v1 queue whose meta holds the tombstone, before anything is written but the v2 fence (let go
+     * here): a migration retired it, and this target keeps no journal of it (this step runs only on a new or
+     * abandoned journal): it was forgotten, or the queue went into another target.
+     */
+    private static void refuseARetiredSource(QueueMigration m) {
+        byte[] version = m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(), List.of(Utf8.bytes("version"))).get(0);
+        if (version != null && SourceFence.TOMBSTONE.equals(Replies.asText(version))) {
+            TargetFence.release(m.targetWire, m.keys, m.journal);
+            throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + m.source.display() + " was retired by a"
+                    + " migration already (its meta holds the tombstone " + SourceFence.TOMBSTONE + ") and this target keeps"
+                    + " no journal of " + m.target + " (forgotten, or the queue went into another target): there is nothing left to migrate;"
+                    + " nothing was written");
+        }
     }
 
     /**

@@ -42,10 +42,12 @@ final class SourceFence {
      * {@code migrate_v1_fence.lua}): the token goes on meta, so a migrator of that journal whose lease lapsed can
      * no longer pause, resume or retire it (a queue without meta is left as it is: a claim creates no key). Refused ({@link EmqWireException.Lock}) when a token that supersedes
      * {@code token} took it, and ({@link EmqWireException.State}) when meta holds the tombstone; nothing written then.
+     * Whether the queue shows a pause of this journal's migrations (a token of the journal's was on meta, or the
+     * add counter is frozen): the one a give-back may undo.
      * Every op below is refused as a claim is, by a token that supersedes the caller's.
      */
-    static void claim(Wire source, QueueRef q, String token) {
-        fence(source, q, "claim", token, Replies::asLong);
+    static boolean claim(Wire source, QueueRef q, String token) {
+        return fence(source, q, "claim", token, Replies::asLong) == 2;
     }
 
     /**

@@ -9,7 +9,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
-/** {@code forget} deletes the journal of a retired queue, and only of one, leaving its v2 queue as it is. */
+/**
+ * {@code forget} deletes the journal of a retired queue, and only of one, leaving its v2 queue as it is; a migration
+ * of the retired v1 queue is then refused, nothing written.
+ */
 class ForgetTest {
     static final String JOURNAL = "{emq}:migration:q";
 
@@ -40,6 +43,16 @@ class ForgetTest {
             assertTrue(lookup.err().contains("queue q was never migrated on this target"), lookup.err());
             CliRun again = CliRun.of("forget", "--yes", "--target", server.uri(), "--queue", "q");
             assertEquals(ExitCodes.REFUSED, again.code(), again.all());
+
+            CliRun remigrate = CliRun.of("migrate", "--yes", "--source", server.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, remigrate.code(), remigrate.all());
+            assertTrue(remigrate.all().contains("the v1 queue bull:q was retired by a migration already") && remigrate.all()
+                    .contains("keeps no journal of q (forgotten, or the queue went into another target)"), remigrate.all());
+            assertEquals(3, admin.zcard("emq:{q}:pending"), "the v2 queue is untouched");
+            assertEquals(null, admin.hget("emq:{q}:meta", "migration"), "and not fenced");
+            CliRun abandon = CliRun.of("abandon", "--yes", "--source", server.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, abandon.code(), abandon.all());
+            assertEquals(3, admin.zcard("emq:{q}:pending"));
         }
     }
 

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Wire;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -82,15 +85,16 @@ class StaleMigratorTest {
 
     @Test
     void aMigratorThatLostTheQueueToAnAbandonBeforeItsPauseLeavesV1Serving() {
-        AtomicBoolean once = new AtomicBoolean();
+        AtomicReference<Map<String, Long>> undone = new AtomicReference<>();
         MigrationResult result = migrate(Checkpoints.observed((version, where) -> {
-            if (version == 120 && where.equals("pause recorded") && once.compareAndSet(false, true)) {
+            if (version == 120 && where.equals("pause recorded") && undone.get() == null) {
                 leaseLapses();
-                abandon(); // while this migrator stalls between journaling its pause and pausing v1
+                undone.set(abandon()); // while this migrator stalls between journaling its pause and pausing v1
             }
         })).get(0);
 
-        assertTrue(once.get(), "the abandon ran");
+        assertEquals(0L, undone.get().get("v1-resumed"), "abandon found no pause of this migration on v1: " + undone.get());
+        assertEquals(1L, undone.get().get("v1-not-paused-here"), "and says so");
         assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), result.refusalKind(), result.toString());
         assertEquals(null, client().hget("bull:stale:meta", "paused"), "v1 is not paused");
         assertEquals(Long.toString(JOBS), client().get("bull:stale:id"), "nor its add counter frozen");
@@ -122,6 +126,43 @@ class StaleMigratorTest {
         assertEquals("bullmq:5.65.1", client().hget("bull:stale:meta", "version"), "no tombstone");
         assertEquals(JOBS, client().llen("bull:stale:paused"), "v1's jobs still listed, paused for the other migrator");
         assertEquals(SourceFence.FROZEN, client().get("bull:stale:id"), "its add counter still frozen");
+    }
+
+    /**
+     * An abandon after a crash inside the window, its {@code --source} naming another server where a queue of the
+     * same name is paused by its own operator: that queue shows no pause of this migration and is left paused;
+     * the v1 queue the migration paused stays paused too, as abandon says, until given back by hand.
+     */
+    @Test
+    void anAbandonGivesBackNoQueueItDidNotPause() throws Exception {
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(Checkpoints.throwingAt("120:v1 paused#1")));
+        leaseLapses();
+        try (LocalServer other = LocalServer.start(); UnifiedJedis elsewhere = Endpoint.parse(other.uri()).open()) {
+            V1QueueGenerator.addWaiting(elsewhere, QUEUE, 1, 10, 100);
+            elsewhere.rename("bull:stale:wait", "bull:stale:paused");
+            elsewhere.hset("bull:stale:meta", "paused", "1");
+
+            Map<String, Long> undone = Abandon.run(Wire.unfenced(elsewhere), Wire.open(client()), QUEUE, OPTIONS.lease());
+            assertEquals(0L, undone.get("v1-resumed"), undone.toString());
+            assertEquals(1L, undone.get("v1-not-paused-here"), undone.toString());
+            assertEquals("1", elsewhere.hget("bull:stale:meta", "paused"), "the other server's queue is still paused");
+            assertEquals(10, elsewhere.llen("bull:stale:paused"), "its jobs still in paused");
+            assertEquals("10", elsewhere.get("bull:stale:id"));
+        }
+        assertEquals("1", client().hget("bull:stale:meta", "paused"), "the queue the migration paused stays paused");
+        assertEquals(SourceFence.FROZEN, client().get("bull:stale:id"));
+    }
+
+    /** A pause by the release before this one left no token: its frozen add counter shows it, and abandon gives it back. */
+    @Test
+    void anAbandonGivesBackAPauseThatLeftNoToken() {
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(Checkpoints.throwingAt("120:v1 paused#1")));
+        client().hdel("bull:stale:meta", "migrating-token");
+        leaseLapses();
+        assertEquals(1L, abandon().get("v1-resumed"));
+        assertEquals(null, client().hget("bull:stale:meta", "paused"));
+        assertEquals(Long.toString(JOBS), client().get("bull:stale:id"));
+        assertEquals(JOBS, client().llen("bull:stale:wait"));
     }
 
     @Test
