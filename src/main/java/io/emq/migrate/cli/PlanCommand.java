@@ -166,12 +166,21 @@ final class PlanCommand implements Command {
         return renames;
     }
 
+    /**
+     * What a migration of the queue would do: {@code BLOCKED} (refused until an option or a fix lifts it),
+     * {@code retired} (a migration retired it already: {@code migrate} has nothing to move), or {@code ready}.
+     */
+    static String verdict(QueuePlan plan) {
+        return plan.blocked() ? "BLOCKED" : plan.snapshot().retired() ? "retired (meta.version is the tombstone "
+                + QueueSnapshot.TOMBSTONE + "): a migration retired it already, nothing is left to migrate" : "ready";
+    }
+
     /** The report of one queue: rows that hold nothing are left out, sizes and counts read as people write them. */
     private static void text(QueuePlan plan, String servedBy, PrintStream out) {
         QueueSnapshot snap = plan.snapshot();
         out.println("== queue " + snap.queue().display() + " -> v2 "
                 + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
-                + (snap.paused() ? "  [paused]" : "") + (plan.blocked() ? "  BLOCKED" : "  ready"));
+                + (snap.paused() && !snap.retired() ? "  [paused]" : "") + "  " + verdict(plan));
         Table states = new Table("V1 STATE", "LISTED", "JOBS", "BECOMES");
         for (V1State s : V1State.LISTED) {
             if (snap.listedCount(s) > 0 || !snap.jobs(s).isEmpty()) {

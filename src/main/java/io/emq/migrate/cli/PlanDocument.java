@@ -68,6 +68,7 @@ final class PlanDocument {
         q.put("v2Name", plan.v2Name().orElse(null));
         q.put("blocked", plan.blocked());
         q.put("paused", snap.paused());
+        q.put("retired", snap.retired());
         q.put("version", snap.meta().get("version"));
         q.put("jobs", DiscoverCommand.jobs(snap.listed()));
         Map<String, Object> mapping = new LinkedHashMap<>();

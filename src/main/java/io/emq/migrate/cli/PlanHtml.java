@@ -48,7 +48,7 @@ final class PlanHtml {
         QueueSnapshot snap = plan.snapshot();
         queuesBlock |= plan.blocked();
         page.section(snap.queue().display() + " → " + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
-                + (snap.paused() ? " [paused]" : "") + (plan.blocked() ? ": BLOCKED" : ": ready"));
+                + (snap.paused() && !snap.retired() ? " [paused]" : "") + ": " + PlanCommand.verdict(plan));
         page.chart(CHART, "v1 (listed)", v1AsV2(snap), "v2 (planned)", fates(plan));
         v1AsV2(snap).forEach((state, n) -> v1Total.merge(state, n, Long::sum));
         fates(plan).forEach((state, n) -> v2Total.merge(state, n, Long::sum));

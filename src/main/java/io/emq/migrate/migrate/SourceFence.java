@@ -27,7 +27,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * retired under a {@link SourceGuard}).
  */
 final class SourceFence {
-    static final String TOMBSTONE = "echomq:2.0.0-migrated";
+    static final String TOMBSTONE = QueueSnapshot.TOMBSTONE;
     /** What the add counter holds while the migration's last pass runs: a v1 add fails until retirement or a resume. */
     static final String FROZEN = "echomq:2.0.0-migrating";
     /** The structures that list the queue's jobs: with the add counter, what {@link SourceGuard} watches (order matters to the script). */

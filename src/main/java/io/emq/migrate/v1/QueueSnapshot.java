@@ -28,6 +28,8 @@ import java.util.RandomAccess;
  * last the orphan hashes (state unknown) by id.
  */
 public final class QueueSnapshot {
+    /** What a migration stamps on {@code meta.version} (and the add counter) when it retires a v1 queue. */
+    public static final String TOMBSTONE = "echomq:2.0.0-migrated";
     private final QueueRef queue;
     private final Map<QueueStructure, KeyType> structures;
     private final Map<String, String> meta;
@@ -103,6 +105,11 @@ public final class QueueSnapshot {
     /** {@code meta.paused} is set: v1 considers the queue paused. */
     public boolean paused() {
         return meta.containsKey("paused");
+    }
+
+    /** {@code meta.version} is the tombstone: a migration retired the queue (its jobs and lists are gone). */
+    public boolean retired() {
+        return TOMBSTONE.equals(meta.get("version"));
     }
 
     /** How many ids the structure of a state lists (markers excluded), whether or not their hashes exist. */

@@ -11,7 +11,7 @@ import redis.clients.jedis.Jedis;
 
 /**
  * {@code forget} deletes the journal of a retired queue, and only of one, leaving its v2 queue as it is; a migration
- * of the retired v1 queue is then refused, nothing written.
+ * of the retired v1 queue is then refused, nothing written, and its plan says it is retired.
  */
 class ForgetTest {
     static final String JOURNAL = "{emq}:migration:q";
@@ -50,6 +50,11 @@ class ForgetTest {
                     .contains("keeps no journal of q (forgotten, or the queue went into another target)"), remigrate.all());
             assertEquals(3, admin.zcard("emq:{q}:pending"), "the v2 queue is untouched");
             assertEquals(null, admin.hget("emq:{q}:meta", "migration"), "and not fenced");
+            CliRun plan = CliRun.of("plan", "--source", server.uri(), "--queue", "q");
+            assertEquals(0, plan.code(), plan.all());
+            assertTrue(plan.out().contains("== queue bull:q -> v2 emq:{q}  retired (meta.version is the tombstone"), plan.out());
+            CliRun json = CliRun.of("plan", "--source", server.uri(), "--queue", "q", "--json");
+            assertTrue(json.out().contains("\"retired\":true") || json.out().contains("\"retired\" : true"), json.out());
             CliRun abandon = CliRun.of("abandon", "--yes", "--source", server.uri(), "--queue", "q");
             assertEquals(ExitCodes.REFUSED, abandon.code(), abandon.all());
             assertEquals(3, admin.zcard("emq:{q}:pending"));
