@@ -24,10 +24,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The v1 side is fenced as the target is: whoever takes a v1 queue (a migration's pause, an abandon) leaves its
- * lease's fencing token on v1's meta, and a migrator whose lease lapsed (a lower token) can then neither pause v1,
- * nor give it back, nor stamp the tombstone. And abandon, which deletes every v2 row, refuses a v1 queue that
- * holds the tombstone already: a run that stopped inside retirement left v2 the only whole copy.
+ * The v1 side is fenced as the target is: whoever takes a v1 queue (a migration's pause, an abandon of a
+ * migration that got that far) leaves its journal's token on v1's meta, and a migrator of that journal whose lease
+ * lapsed (a lower token) can then neither pause v1, nor give it back, nor stamp the tombstone. Abandon, which
+ * deletes every v2 row, refuses a v1 queue that holds the tombstone already (a run that stopped inside retirement
+ * left v2 the only whole copy), and gives back only a pause the v1 queue shows.
  */
 class StaleMigratorTest {
     @RegisterExtension
