@@ -10,8 +10,6 @@ import io.emq.migrate.v1.Refusal;
 import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
-import io.emq.migrate.v1.plan.Rebrand;
-import io.emq.migrate.wire.Replies;
 import io.emq.migrate.v1.V1State;
 import java.time.Instant;
 import java.util.Collections;
@@ -70,8 +68,7 @@ final class FenceSource implements Step {
      * abandoned journal): it was forgotten, or the queue went into another target.
      */
     private static void refuseARetiredSource(QueueMigration m) {
-        byte[] version = m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(), List.of(Utf8.bytes("version"))).get(0);
-        if (version != null && SourceFence.TOMBSTONE.equals(Replies.asText(version))) {
+        if (SourceFence.tombstoned(m.sourceWire, m.source)) {
             TargetFence.release(m.targetWire, m.keys, m.journal);
             throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + m.source.display() + " was retired by a"
                     + " migration already (its meta holds the tombstone " + SourceFence.TOMBSTONE + ") and this target keeps"

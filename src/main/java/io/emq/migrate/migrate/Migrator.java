@@ -476,6 +476,12 @@ public final class Migrator {
         /** Ends this run once every step ran: its outcome, as the journal tells it when no step stopped it, its lease released, its {@link #result}. */
         void finish() {
             Optional<JournalHeader> header = Optional.empty();
+            if (outcome == null && !options.retire() && retirementBegun(m)) {
+                stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.RETIRED, "the retirement of " + m.source.display()
+                        + " began in an earlier run (its meta holds the tombstone: v1's lists are gone, v1 refuses adds, and"
+                        + " the v2 queue stays paused until retirement ends), so --no-retire cannot stop short of it: run"
+                        + " migrate again without --no-retire to finish it");
+            }
             if (outcome == null) {
                 JournalHeader read = m.journal.header();
                 header = Optional.of(read);
@@ -498,6 +504,18 @@ public final class Migrator {
             long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
             result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
                     (System.nanoTime() - started) / 1_000_000, jobs, header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)));
+        }
+    }
+
+    /**
+     * Whether the v1 queue holds the tombstone while the journal is not retired: a run stopped inside retirement.
+     * Unknown (false) when the source cannot be read now; the run's report then stands as it is.
+     */
+    private boolean retirementBegun(QueueMigration m) {
+        try {
+            return SourceFence.tombstoned(m.sourceWire, m.source);
+        } catch (JedisConnectionException unreachable) {
+            return false;
         }
     }
 

@@ -7,7 +7,6 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.EmqWireException;
-import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -84,9 +83,7 @@ final class RetireSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        Optional<byte[]> version = Optional.ofNullable(m.sourceWire.hmget(m.source.key(QueueStructure.META).raw(),
-                List.of(Utf8.bytes("version"))).get(0));
-        boolean stamped = version.map(v -> SourceFence.TOMBSTONE.equals(Replies.asText(v))).orElse(false);
+        boolean stamped = SourceFence.tombstoned(m.sourceWire, m.source);
         // read once: of what this step reads, only the pause instant (recorded below when absent) and the window
         // (recorded after its last use) are written before the step ends
         JournalHeader header = m.journal.header();

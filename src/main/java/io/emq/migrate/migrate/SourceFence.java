@@ -37,6 +37,12 @@ final class SourceFence {
     private SourceFence() {
     }
 
+    /** Whether the v1 queue's meta holds the tombstone: a migration retired it, or began to. */
+    static boolean tombstoned(Wire source, QueueRef q) {
+        byte[] version = source.hmget(q.key(QueueStructure.META).raw(), List.of(Utf8.bytes("version"))).get(0);
+        return version != null && TOMBSTONE.equals(Replies.asText(version));
+    }
+
     /**
      * Takes the v1 queue for the migration (or abandon) whose lease holds {@code token} ({@link SourceToken}, see
      * {@code migrate_v1_fence.lua}): the token goes on meta, so a migrator of that journal whose lease lapsed can

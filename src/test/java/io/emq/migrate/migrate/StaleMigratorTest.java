@@ -66,7 +66,7 @@ class StaleMigratorTest {
     }
 
     @Test
-    void abandonAfterARunStoppedPastTheTombstoneIsRefusedWithNothingChangedAndARerunFinishes() throws Exception {
+    void abandonAndNoRetireAfterARunStoppedPastTheTombstoneAreRefusedWithNothingChangedAndARerunFinishes() throws Exception {
         assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(Checkpoints.throwingAt("120:structures deleted#1")));
         assertEquals(SourceFence.TOMBSTONE, client().hget("bull:stale:meta", "version"), "the run stopped past the tombstone");
         assertFalse(client().exists("bull:stale:paused"), "with v1's structures deleted");
@@ -78,6 +78,12 @@ class StaleMigratorTest {
                 refused.getMessage());
         assertEquals(JOBS, client().zcard(Keys.queue(QUEUE).pending()), "every v2 row kept");
         assertEquals(Optional.of(MigrationState.VERIFIED), journal().header().get(JournalHeader.STATE), "the journal as it was");
+
+        MigrationResult shortOfIt = MigrationHarness.migrate(SERVER, SERVER, OPTIONS.withRetire(false), Checkpoints.none(),
+                List.of("bull")).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.RETIRED), shortOfIt.refusalKind(), "--no-retire cannot stop a retirement"
+                + " begun: " + shortOfIt);
+        assertTrue(shortOfIt.message().contains("run migrate again without --no-retire to finish it"), shortOfIt.message());
 
         MigrationResult again = migrate(Checkpoints.none()).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
