@@ -66,12 +66,19 @@ public final class Drain {
         if (!jobs.isPaused()) {
             return Optional.empty();
         }
-        if (journal.header().get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()) {
+        JournalHeader header = journal.header();
+        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()
+                && header.get(JournalHeader.V1_PAUSED_AT).isPresent()) {
+            return Optional.of("its migration stopped inside its last step (retire source): the v1 queue was paused for it and"
+                    + " may be partly retired already, so neither side serves it; run migrate again (without --no-retire) to"
+                    + " finish the migration, or `emq-migrate abandon` to give v1 back while it holds no tombstone");
+        }
+        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()) {
             return Optional.of("its migration stopped at verified (migrate --no-retire), so the v1 source is still"
                     + " the truth: finish the migration (run migrate again without --no-retire) before serving v2,"
                     + " or drain a copy");
         }
-        if (journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
+        if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
             return Optional.of("the v1 queue was paused when it was migrated, and the migration kept the pause");
         }
         return Optional.of("meta.paused is set (an operator paused it)");

@@ -1,10 +1,14 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
@@ -12,6 +16,7 @@ import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -167,6 +172,23 @@ class DrainCommandTest {
                 "--handler", "exec cat >/dev/null");
         assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
         assertTrue(exec.out().contains("4 completed"), exec.out());
+    }
+
+    /** A migration that stopped inside retirement: v1 paused, maybe partly retired; drain does not call it the truth. */
+    @Test
+    void aMigrationStoppedInsideRetirementIsRefusedNamingTheWayToFinishIt() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        Wire wire = Wire.open(SERVER.client());
+        assertThrows(Checkpoints.InjectedCrash.class, () -> new Migrator(Wire.unfenced(SERVER.client()), wire, SERVER.uri(),
+                MigrationOptions.defaults(), Checkpoints.throwingAt("120:structures deleted")).migrate(List.of("bull"), List.of("emails")));
+        CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+        assertTrue(refused.err().contains("its migration stopped inside its last step (retire source)")
+                && refused.err().contains("run migrate again (without --no-retire)"), refused.err());
+        CliRun unconfirmed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume");
+        assertEquals(ExitCodes.REFUSED, unconfirmed.code(), unconfirmed.all());
+        assertTrue(unconfirmed.err().contains("a migration stopped inside its retirement"), unconfirmed.err());
+        assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
     }
 
     @Test
