@@ -7,6 +7,7 @@
 -- ARGV[1] op: claim | pause | thaw | resume
 -- ARGV[2] the value the add counter holds while frozen
 -- ARGV[3] the caller's token, <journal uid>:<fencing token> (its journal lease's)
+-- ARGV[4] the tombstone, echomq:2.0.0-migrated (what meta.version holds once retirement began)
 -- meta field migrating-token holds the token of whoever took the queue last (claim, pause). A caller whose
 -- token is of the same journal with a lower fencing token lost its lease to that one: every op refuses it
 -- (EMQLOCK), writing nothing. A token of another journal (another target's migration) is taken over. The
@@ -42,7 +43,7 @@ if held_journal == journal and held_fence > mine then
   return redis.error_reply('EMQLOCK lease lost: ' .. KEYS[1] .. ' was taken by the migration (or abandon) with token '
       .. held .. ', this migrator holds ' .. ARGV[3] .. ': nothing written to v1')
 end
-local tombstoned = redis.call('HGET', KEYS[1], 'version') == 'echomq:2.0.0-migrated'
+local tombstoned = redis.call('HGET', KEYS[1], 'version') == ARGV[4]
 local function claim()
   if held ~= ARGV[3] then
     redis.call('HSET', KEYS[1], 'migrating-token', ARGV[3])

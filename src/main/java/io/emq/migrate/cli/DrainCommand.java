@@ -8,8 +8,6 @@ import io.emq.migrate.drain.ShadowQueue;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Journal;
-import io.emq.migrate.migrate.JournalHeader;
-import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
 import io.emq.migrate.runtime.JobHandler;
@@ -85,13 +83,13 @@ final class DrainCommand implements Command {
                         + " claimed. Add --resume to resume it and drain it (or resume it yourself: HDEL "
                         + Keys.queue(queue).meta() + " paused).");
             }
-            JournalHeader header = new Journal(wire, queue).header();
-            if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()) {
-                in.confirm("drain --resume " + queue, header.get(JournalHeader.V1_PAUSED_AT).isPresent()
-                        ? "consumes the jobs of a migration stopped inside its retirement, before it finished (run migrate"
-                        + " again first: it ends the retirement and resumes the v2 queue itself)"
-                        : "consumes every job of a migration stopped at verified (--no-retire), whose v1 source still holds"
-                        + " the same jobs: v2 and v1 would both run them");
+            switch (drain.migrationStop()) {
+                case INSIDE_RETIREMENT -> in.confirm("drain --resume " + queue, "consumes the jobs of a migration stopped inside"
+                        + " its retirement, before it finished (run migrate again first: it ends the retirement and resumes the"
+                        + " v2 queue itself)");
+                case AT_VERIFIED -> in.confirm("drain --resume " + queue, "consumes every job of a migration stopped at verified"
+                        + " (--no-retire), whose v1 source still holds the same jobs: v2 and v1 would both run them");
+                case NONE -> { }
             }
             drain.resume();
             in.note("resumed queue '" + queue + "', which was paused: " + paused.get());

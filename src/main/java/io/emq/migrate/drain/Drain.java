@@ -61,27 +61,40 @@ public final class Drain {
         return journal.exists();
     }
 
+    /** Where the queue's migration stopped short of serving v2, as its journal tells. */
+    public enum MigrationStop {
+        /** It did not: no migration, or one that ran to its end (or was abandoned). */
+        NONE,
+        /** At verified ({@code migrate --no-retire}): the v1 source still holds every job. */
+        AT_VERIFIED,
+        /** Inside its last step (retire source): v1 was paused for it, and may be partly retired. */
+        INSIDE_RETIREMENT
+    }
+
+    public MigrationStop migrationStop() {
+        JournalHeader header = journal.header();
+        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isEmpty()) {
+            return MigrationStop.NONE;
+        }
+        return header.get(JournalHeader.V1_PAUSED_AT).isPresent() ? MigrationStop.INSIDE_RETIREMENT : MigrationStop.AT_VERIFIED;
+    }
+
     /** Why the queue is paused, in an operator's words; empty when it is not paused. */
     public Optional<String> pausedBecause() {
         if (!jobs.isPaused()) {
             return Optional.empty();
         }
-        JournalHeader header = journal.header();
-        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()
-                && header.get(JournalHeader.V1_PAUSED_AT).isPresent()) {
-            return Optional.of("its migration stopped inside its last step (retire source): the v1 queue was paused for it and"
-                    + " may be partly retired already, so neither side serves it; run migrate again (without --no-retire) to"
-                    + " finish the migration, or `emq-migrate abandon` to give v1 back while it holds no tombstone");
-        }
-        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isPresent()) {
-            return Optional.of("its migration stopped at verified (migrate --no-retire), so the v1 source is still"
+        return switch (migrationStop()) {
+            case INSIDE_RETIREMENT -> Optional.of("its migration stopped inside its last step (retire source): the v1 queue was"
+                    + " paused for it and may be partly retired already, so neither side serves it; run migrate again (without"
+                    + " --no-retire) to finish the migration, or `emq-migrate abandon` to give v1 back while it holds no tombstone");
+            case AT_VERIFIED -> Optional.of("its migration stopped at verified (migrate --no-retire), so the v1 source is still"
                     + " the truth: finish the migration (run migrate again without --no-retire) before serving v2,"
                     + " or drain a copy");
-        }
-        if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
-            return Optional.of("the v1 queue was paused when it was migrated, and the migration kept the pause");
-        }
-        return Optional.of("meta.paused is set (an operator paused it)");
+            case NONE -> Optional.of(journal.header().get(JournalHeader.V1_WAS_PAUSED).orElse(false)
+                    ? "the v1 queue was paused when it was migrated, and the migration kept the pause"
+                    : "meta.paused is set (an operator paused it)");
+        };
     }
 
     public void resume() {

@@ -46,11 +46,11 @@ final class SourceFence {
     /**
      * Takes the v1 queue for the migration (or abandon) whose lease holds {@code token} ({@link SourceToken}, see
      * {@code migrate_v1_fence.lua}): the token goes on meta, so a migrator of that journal whose lease lapsed can
-     * no longer pause, resume or retire it (a queue without meta is left as it is: a claim creates no key). Refused ({@link EmqWireException.Lock}) when a token that supersedes
-     * {@code token} took it, and ({@link EmqWireException.State}) when meta holds the tombstone; nothing written then.
-     * Whether the queue shows a pause of this journal's migrations (a token of the journal's was on meta, or the
-     * add counter is frozen): the one a give-back may undo.
-     * Every op below is refused as a claim is, by a token that supersedes the caller's.
+     * no longer pause, resume or retire the queue; a queue without meta is left as it is (a claim creates no key).
+     * Refused, nothing written, when a token that supersedes {@code token} took it ({@link EmqWireException.Lock})
+     * or meta holds the tombstone ({@link EmqWireException.State}); every op below is refused as a claim is, by a
+     * token that supersedes the caller's. Returns whether the queue shows a pause of this journal's migrations (a
+     * token of the journal's was on meta, or the add counter is frozen): the one a give-back may undo.
      */
     static boolean claim(Wire source, QueueRef q, String token) {
         return fence(source, q, "claim", token, Replies::asLong) == 2;
@@ -77,7 +77,7 @@ final class SourceFence {
 
     private static <T> T fence(Wire source, QueueRef q, String op, String token, Function<Object, T> reply) {
         return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes(op), Utf8.bytes(FROZEN),
-                Utf8.bytes(token)), reply));
+                Utf8.bytes(token), Utf8.bytes(TOMBSTONE)), reply));
     }
 
     /**
