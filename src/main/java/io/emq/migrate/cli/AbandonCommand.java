@@ -25,8 +25,10 @@ final class AbandonCommand implements Command {
         Endpoint source = in.require(Side.SOURCE);
         Endpoint target = in.targetOrSource();
         Wire sourceWire = Wire.unfenced(in.open(source, Side.SOURCE, 8));
-        boolean retired = Migrated.journal(in.readableTarget(target), queue).header().get(JournalHeader.STATE)
-                .filter(s -> s == MigrationState.RETIRED).isPresent();
+        JournalHeader header = Migrated.journal(in.readableTarget(target), queue).header();
+        boolean retired = header.get(JournalHeader.STATE).filter(s -> s == MigrationState.RETIRED).isPresent();
+        String began = header.get(JournalHeader.SOURCE).filter(s -> !s.equals(source.describe()))
+                .map(s -> " (the migration began from " + s + ")").orElse("");
         if (!retired) { // a retired migration is refused below, by Abandon, without asking
             in.confirm("abandon " + queue, "deletes every job the migration wrote on " + target.describe()
                     + " (v2 producers' jobs in that queue stay)");
@@ -40,7 +42,7 @@ final class AbandonCommand implements Command {
             Json.print(doc, in.out());
         } else {
             in.out().println("abandoned " + queue + ": " + Table.counts(counts) + (counts.containsKey("v1-not-paused-here")
-                    ? "; the v1 queue at " + source.describe() + " showed no pause of this migration (no token of its journal on"
+                    ? "; the v1 queue at " + source.describe() + began + " showed no pause of this migration (no token of its journal on"
                     + " meta, its add counter not frozen) and was left as it is: if the migration paused it on another server,"
                     + " give it back there by hand (MIGRATION.md, rollback)"
                     : "; the v1 queue is as it was before the migration"));

@@ -30,6 +30,7 @@ final class InfoCommand implements Command {
             doc.put("name", q);
             doc.put("state", journal.header().get(JournalHeader.STATE).map(MigrationState::wireName).orElse("none"));
             doc.put("source", journal.header().get(JournalHeader.V1_QUEUE).orElse(null));
+            doc.put("sourceServer", journal.header().get(JournalHeader.SOURCE).orElse(null));
             doc.put("policy", journal.header().get(JournalHeader.POLICY).map(PayloadPolicy::wireName).orElse(null));
             doc.put("hwm", journal.ids().highWaterMark());
             doc.put("steps", steps.stream().map(InfoCommand::step).toList());
@@ -66,8 +67,8 @@ final class InfoCommand implements Command {
     }
 
     private static void print(Map<String, Object> doc, List<StepStatus> steps, PrintStream out) {
-        out.printf("queue %s  state %s  source %s  payload %s  ids minted %s%n", doc.get("name"), doc.get("state"),
-                doc.get("source"), doc.get("policy"), doc.get("hwm"));
+        out.printf("queue %s  state %s  source %s on %s  payload %s  ids minted %s%n", doc.get("name"), doc.get("state"),
+                doc.get("source"), doc.get("sourceServer"), doc.get("policy"), doc.get("hwm"));
         Table t = new Table("VERSION", "DESCRIPTION", "STATUS", "INSTALLED ON", "MS", "COUNTS");
         for (StepStatus s : steps) {
             t.row("V" + s.version(), s.description(), s.status().wireName(), s.row().map(r -> r.installedOn()).orElse(null),

@@ -31,6 +31,8 @@ public final class JournalHeader {
     public static final Field<String> V1_NAME = text("v1_name");
     /** The source server's name. */
     public static final Field<String> SOURCE = text("source");
+    /** The source's replication id when the migration began ({@link io.emq.migrate.wire.ServerState#replicationIds}; none for a cluster). */
+    public static final Field<String> SOURCE_REPLID = text("source_replid");
     public static final Field<String> STARTED_ON = text("started_on");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */
     public static final Field<Long> ID_BASE = number("id_base");
@@ -51,7 +53,7 @@ public final class JournalHeader {
     public static final Field<Long> WINDOW_MS = number("window-ms");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
+            SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
 
     /** The header of a journal that holds none of these fields (a new one). */
     static final JournalHeader NONE = new JournalHeader(Map.of());

@@ -24,6 +24,8 @@ public final class MigrationRefused extends RuntimeException {
         ERROR, INTERRUPTED, VERIFICATION,
         SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,
+        /** A run names another v1 server than the one the migration it resumes began from. */
+        OTHER_SOURCE,
         /** The completed-jobs archive cannot be written, or its file holds lines no migration wrote. */
         ARCHIVE;
 

@@ -322,10 +322,12 @@ public final class Migrator {
                 applied.put(row.version(), row);
             }
             JournalHeader header = fresh ? JournalHeader.NONE : m.journal.header();
-            if (!applied.containsKey(catalog.steps().get(0).version())) {
+            boolean fenced = applied.containsKey(catalog.steps().get(0).version());
+            if (!fenced) {
                 m.begunWith(header); // for the fence step, next
             }
-            if (header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false)) {
+            boolean abandoned = header.get(JournalHeader.STATE).map(s -> s == MigrationState.ABANDONED).orElse(false);
+            if (abandoned) {
                 applied.clear();
             }
             for (HistoryRow row : applied.values()) {
@@ -342,7 +344,7 @@ public final class Migrator {
                     return;
                 }
             }
-            Optional<MigrationRefused> changed = m.changedChoice(header);
+            Optional<MigrationRefused> changed = m.changedChoice(header).or(() -> fenced && !abandoned ? m.otherSource(header) : Optional.empty());
             if (changed.isPresent()) {
                 stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage());
             }

@@ -9,6 +9,7 @@ import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.wire.ServerState;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
@@ -118,6 +119,34 @@ final class QueueMigration {
                     + "; re-run it the same way or abandon it first"));
         }
         return Optional.empty();
+    }
+
+    /**
+     * Refuses a run that names another v1 server than the one this migration began from (the journal's {@code source};
+     * an address differing only in its user or scheme names the same one, see {@link SourceAddress}), unless the server
+     * named shares the replication id recorded then ({@link ServerState#replicationIds}): it holds the same data (the
+     * master of the replica the migration began from, or the replica a failover promoted), and the journal then
+     * records its address. Resuming from another server's queue of the same name would bring v2 in line with that
+     * queue (rewriting rows, removing those whose v1 job it lacks) and retire it. Nothing is written when refused.
+     * Call only on a journal that recorded its fence step and holds the lease (not on an abandoned one, which begins
+     * again from the fence).
+     */
+    Optional<MigrationRefused> otherSource(JournalHeader header) {
+        Optional<String> recorded = header.get(JournalHeader.SOURCE);
+        if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceName))) {
+            return Optional.empty();
+        }
+        Optional<String> replid = header.get(JournalHeader.SOURCE_REPLID).filter(id -> !id.isEmpty());
+        List<String> named = ServerState.replicationIds(sourceWire.client());
+        if (replid.isPresent() && named.contains(replid.get())) {
+            journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceName).set(JournalHeader.SOURCE_REPLID, named.get(0)));
+            return Optional.empty();
+        }
+        return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, "the migration of '" + target + "' began from"
+                + " the v1 queue " + source.display() + " on " + recorded.get() + ", and this run names " + sourceName + ", which"
+                + " is neither that server, nor its master or replica, nor the replica that replaced it: re-run with --source "
+                + recorded.get() + "; if the queue was moved to that server some other way, `emq-migrate abandon` (it deletes"
+                + " only what the migration wrote on the target), then migrate again from there; nothing was written"));
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Protocol;
@@ -72,6 +73,26 @@ public final class ServerState {
             return Optional.empty();
         }
         return Optional.of((node.isEmpty() ? "" : node + " ") + "(maxmemory-policy " + policy + ", maxmemory " + maxmemory + " bytes)");
+    }
+
+    /**
+     * The replication ids of a single server's data ({@code INFO replication}): its {@code master_replid} (a replica
+     * shows its master's) and, when it took over from another master (a failover), that one's ({@code
+     * master_replid2}). Two servers sharing an id hold the same data history: a master and its replica, a promoted
+     * replica and the master it replaced. Empty for a cluster (its nodes each have their own) and a server that
+     * refuses {@code INFO}.
+     */
+    public static List<String> replicationIds(UnifiedJedis client) {
+        if (client instanceof RedisClusterClient) {
+            return List.of();
+        }
+        try {
+            String info = client.info("replication");
+            return Stream.of("master_replid", "master_replid2").map(name -> field(info, name)).flatMap(Optional::stream)
+                    .filter(id -> !id.chars().allMatch(c -> c == '0')).toList();
+        } catch (JedisDataException refused) {
+            return List.of();
+        }
     }
 
     /** The master ({@code host:port}) the {@code INFO replication} text {@code info} names, when the server is a replica. */

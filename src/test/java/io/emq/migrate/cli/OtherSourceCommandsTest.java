@@ -1,0 +1,63 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.Migrator;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The operator's side of a {@code --source} that names another server than the one a migration in flight began
+ * from: {@code migrate} refuses in one line (exit 3, the server it began from named), {@code abandon} says where
+ * the migration began when the queue it names shows no pause of it.
+ */
+class OtherSourceCommandsTest {
+    static final String JOURNAL = "{emq}:migration:q";
+
+    private static void v1Queue(Jedis server, int jobs) {
+        for (int id = 1; id <= jobs; id++) {
+            server.hset("bull:q:" + id, Map.of("name", "n", "data", "{}", "timestamp", Integer.toString(id)));
+            server.lpush("bull:q:wait", Integer.toString(id));
+        }
+    }
+
+    @Test
+    void migrateRefusesAnotherServersQueueAndAbandonNamesTheServerTheMigrationBeganFrom() {
+        try (LocalServer began = LocalServer.start(); Jedis first = new Jedis(began.hostAndPort());
+             LocalServer other = LocalServer.start(); Jedis second = new Jedis(other.hostAndPort());
+             UnifiedJedis source = Endpoint.parse(began.uri()).open()) {
+            v1Queue(first, 5);
+            v1Queue(second, 3);
+            MigrationOptions options = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
+            assertThrows(Checkpoints.InjectedCrash.class, () -> new Migrator(Wire.unfenced(source), Wire.open(source), began.uri(),
+                    options, Checkpoints.throwingAt("120:v1 paused#1")).migrate(List.of("bull"), List.of("q")));
+            first.hdel(JOURNAL, "lock_owner"); // the crashed run's lease lapses
+
+            CliRun refused = CliRun.of("migrate", "--yes", "--source", other.uri(), "--target", began.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+            String recorded = Endpoint.parse(began.uri()).describe();
+            assertTrue(refused.out().contains("refused (other-source)") && refused.out().contains("re-run with --source " + recorded),
+                    refused.all());
+            assertEquals(3, second.llen("bull:q:wait"), "the other server's queue is untouched");
+            CliRun info = CliRun.of("info", "--target", began.uri(), "--queue", "q");
+            assertTrue(info.out().contains("source bull:q on " + recorded + " "), info.all());
+            assertEquals(null, second.hget("bull:q:meta", "paused"));
+
+            CliRun abandon = CliRun.of("abandon", "--yes", "--source", other.uri(), "--target", began.uri(), "--queue", "q");
+            assertEquals(0, abandon.code(), abandon.all());
+            assertTrue(abandon.out().contains("the v1 queue at " + Endpoint.parse(other.uri()).describe() + " (the migration began from "
+                    + recorded + ") showed no pause of this migration"), abandon.out());
+        }
+    }
+}
