@@ -10,15 +10,21 @@
 -- ARGV[4] the tombstone, echomq:2.0.0-migrated (what meta.version holds once retirement began)
 -- meta field migrating-token holds the token of whoever took the queue last (claim, pause). A caller whose
 -- token is of the same journal with a lower fencing token lost its lease to that one: every op refuses it
--- (EMQLOCK), writing nothing. A token of another journal (another target's migration) is taken over. The
--- field stays after an abandon, so a migrator of that journal that wakes up late is refused still; the
--- tombstone's transaction drops it, and a pause refuses a queue that holds the tombstone.
--- Reply:  claim  -> the queue is the caller's (its token on meta): 2 when it shows a pause of this journal's
---                   migrations (a token of this journal was there, or the add counter holds ARGV[2]), else
---                   1; 0, nothing written, when there is no meta (a claim creates no key on v1); EMQSTATE
---                   retired, nothing written, when meta holds the tombstone (v1's structures may be gone).
+-- (EMQLOCK), writing nothing. A token of another journal (another target's migration, an abandoned one) is
+-- taken over, but by a pause while that one's pause window is open (meta.migrating-id: its add counter frozen).
+-- The field stays after an abandon, so a migrator of that journal that wakes up late is refused still, and
+-- after the tombstone, where it names the migration that retired the queue; a pause refuses a queue that holds
+-- the tombstone.
+-- Reply:  claim  -> 0, nothing written, when there is no meta (a claim creates no key on v1); 1, nothing written,
+--                   when another journal's migration holds the queue inside its pause window (left to it);
+--                   when meta holds the tombstone, nothing written: 3 when the token there is another
+--                   journal's (another migration retired the queue), else EMQSTATE retired (v1's structures
+--                   may be gone); otherwise the queue is the caller's (its token on meta): 2 when it shows a
+--                   pause of this journal's migrations (a token of this journal was there, or, with no token,
+--                   the add counter holds ARGV[2]: a pause by the release before tokens), else 1.
 --         pause  -> {was_paused (0|1), LLEN paused}: the queue claimed (EMQLOCK, nothing written, when it
---                   holds the tombstone: only a migrator that lost its lease finds one), then, as BullMQ's pause does,
+--                   holds the tombstone: only a migrator that lost its lease finds one; or when another
+--                   journal's migration holds its pause window open), then, as BullMQ's pause does,
 --                   meta.paused is set (v1 workers then fetch nothing) and wait is handed to paused,
 --                   oldest at the tail (RENAME, or RPOPLPUSH one by one behind jobs paused already
 --                   holds), so the waiting jobs are one list in serve order. The add counter (an
@@ -62,7 +68,15 @@ local function thaw()
   end
   return 1
 end
+local others = held_journal ~= nil and held_journal ~= journal
+-- whether another journal's migration holds the queue inside its pause window (it saved the add counter)
+local function others_window()
+  return others and redis.call('HEXISTS', KEYS[1], 'migrating-id') == 1
+end
 if ARGV[1] == 'claim' then
+  if tombstoned and others then
+    return 3
+  end
   if tombstoned then
     return redis.error_reply('EMQSTATE retired: ' .. KEYS[1] .. ' holds the tombstone: retirement began and may have'
         .. ' deleted v1 structures already')
@@ -70,8 +84,11 @@ if ARGV[1] == 'claim' then
   if redis.call('EXISTS', KEYS[1]) == 0 then
     return 0
   end
+  if others_window() then
+    return 1
+  end
   claim()
-  if held_journal == journal or redis.call('GET', KEYS[4]) == ARGV[2] then
+  if held_journal == journal or (not held_journal and redis.call('GET', KEYS[4]) == ARGV[2]) then
     return 2
   end
   return 1
@@ -80,6 +97,10 @@ if ARGV[1] == 'pause' then
   if tombstoned then
     return redis.error_reply('EMQLOCK lease lost: ' .. KEYS[1] .. ' holds the tombstone: another migrator of this queue'
         .. ' retired it')
+  end
+  if others_window() then
+    return redis.error_reply('EMQLOCK paused by another migration: ' .. KEYS[1] .. ' is inside the pause window of the'
+        .. ' migration with token ' .. held .. ' (its add counter frozen): nothing written to v1')
   end
   claim()
   local was = redis.call('HEXISTS', KEYS[1], 'paused')

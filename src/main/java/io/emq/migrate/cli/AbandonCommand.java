@@ -41,7 +41,10 @@ final class AbandonCommand implements Command {
             doc.put("counts", new TreeMap<>(counts));
             Json.print(doc, in.out());
         } else {
-            in.out().println("abandoned " + queue + ": " + Table.counts(counts) + (counts.containsKey("v1-not-paused-here")
+            in.out().println("abandoned " + queue + ": " + Table.counts(counts) + (counts.containsKey("v1-retired-by-another")
+                    ? "; the v1 queue at " + source.describe() + " was retired by another migration (its token on meta), whose"
+                    + " target holds its jobs now: it was left as it is"
+                    : counts.containsKey("v1-not-paused-here")
                     ? "; the v1 queue at " + source.describe() + began + " showed no pause of this migration (no token of its journal on"
                     + " meta, its add counter not frozen) and was left as it is: if the migration paused it on another server,"
                     + " give it back there by hand (MIGRATION.md, rollback)"

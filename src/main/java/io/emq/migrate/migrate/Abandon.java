@@ -26,7 +26,8 @@ import java.util.Optional;
  * tombstone already (a run stopped inside retirement: v1's structures may be gone) is refused, nothing changed,
  * as a retired journal is. Only a pause v1 shows is undone (a token of this journal, a frozen add counter): a v1
  * queue without one (the run stopped before it paused v1, or {@code --source} names another server) is left as
- * it is, and told ({@code v1-not-paused-here}).
+ * it is, and told ({@code v1-not-paused-here}); so is one another journal's migration retired (into another
+ * target: the tombstone with its token), whose copy here is the one to delete ({@code v1-retired-by-another}).
  */
 public final class Abandon {
     /** Rows deleted at once. */
@@ -49,9 +50,10 @@ public final class Abandon {
         journal.lease().acquire(Migrator.owner(), lease.toMillis());
         JournalHeader header = journal.header();
         Optional<QueueRef> paused = pausedSource(header);
-        boolean pausedHere;
+        SourceFence.Claim found;
         try {
-            pausedHere = paused.map(q -> SourceFence.claim(source, q, journal.sourceToken())).orElse(false);
+            found = paused.isPresent() ? SourceFence.claim(source, paused.get(), journal.sourceToken())
+                    : retiredByAnother(source, header, journal) ? SourceFence.Claim.RETIRED_BY_ANOTHER : SourceFence.Claim.NOT_PAUSED_HERE;
         } catch (EmqWireException.State retired) {
             journal.lease().release();
             throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + paused.get().display() + " holds the tombstone:"
@@ -105,8 +107,10 @@ public final class Abandon {
             TargetFence.resume(target, keys, journal);
         }
         TargetFence.release(target, keys, journal);
-        counts.put("v1-resumed", pausedHere ? resumeSource(source, paused.get(), journal, header) : 0L);
-        if (paused.isPresent() && !pausedHere) {
+        counts.put("v1-resumed", found == SourceFence.Claim.PAUSED_HERE ? resumeSource(source, paused.get(), journal, header) : 0L);
+        if (found == SourceFence.Claim.RETIRED_BY_ANOTHER) {
+            counts.put("v1-retired-by-another", 1L);
+        } else if (paused.isPresent() && found == SourceFence.Claim.NOT_PAUSED_HERE) {
             counts.put("v1-not-paused-here", 1L);
         }
         for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, IdentityMap.V2_BLOCK, Expectations.PREFIX, StepHistory.PREFIX,
@@ -124,11 +128,22 @@ public final class Abandon {
      * The v1 queue, when the journal says the migration got as far as pausing it (v1 is live until then, and a
      * migrator whose lease lapsed before cannot reach its pause: the journal's writes on the way are fenced).
      */
-    private static Optional<QueueRef> pausedSource(JournalHeader header) {
-        if (header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
-            return Optional.empty();
+    /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */
+    private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
+        Optional<QueueRef> q = v1Queue(header);
+        if (q.isEmpty()) {
+            return false;
         }
-        return Optional.of(QueueRef.of(header.get(JournalHeader.V1_PREFIX).orElseThrow(), header.get(JournalHeader.V1_NAME).orElseThrow()));
+        SourceFence.Holder holder = SourceFence.holder(source, q.get());
+        return holder.tombstoned() && holder.takenByAnother(journal.sourceToken());
+    }
+
+    private static Optional<QueueRef> v1Queue(JournalHeader header) {
+        return header.get(JournalHeader.V1_PREFIX).flatMap(prefix -> header.get(JournalHeader.V1_NAME).map(name -> QueueRef.of(prefix, name)));
+    }
+
+    private static Optional<QueueRef> pausedSource(JournalHeader header) {
+        return header.get(JournalHeader.V1_PAUSED_AT).flatMap(at -> v1Queue(header));
     }
 
     /**

@@ -37,7 +37,7 @@ final class FenceSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        refuseARetiredSource(m);
+        refuseAQueueHeldElsewhere(m);
         m.watch = m.feed.watch(m.source);
         JournalHeader recorded = recordHeader(m);
         m.v1LiveAsIn(recorded);
@@ -64,17 +64,27 @@ final class FenceSource implements Step {
     }
 
     /**
-     * Refuses a v1 queue whose meta holds the tombstone, before anything is written but the v2 fence (let go
-     * here): a migration retired it, and this target keeps no journal of it (this step runs only on a new or
-     * abandoned journal): it was forgotten, or the queue went into another target.
+     * Refuses, before anything is written but the v2 fence (let go here), a v1 queue whose meta holds the tombstone
+     * (a migration retired it, and this target keeps no journal of it: this step runs only on a new or abandoned
+     * journal, so it was forgotten, or the queue went into another target), and one inside the pause window of
+     * another migration (its add counter frozen: one into another target stopped there), which would otherwise be
+     * copied as that migration left it and retired under it, both targets then holding its jobs.
      */
-    private static void refuseARetiredSource(QueueMigration m) {
-        if (SourceFence.tombstoned(m.sourceWire, m.source)) {
+    private static void refuseAQueueHeldElsewhere(QueueMigration m) {
+        SourceFence.Holder holder = SourceFence.holder(m.sourceWire, m.source);
+        if (holder.tombstoned()) {
             TargetFence.release(m.targetWire, m.keys, m.journal);
             throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + m.source.display() + " was retired by a"
                     + " migration already (its meta holds the tombstone " + SourceFence.TOMBSTONE + ") and this target keeps"
                     + " no journal of " + m.target + " (forgotten, or the queue went into another target): there is nothing left to migrate;"
                     + " nothing was written");
+        }
+        if (holder.pauseWindowOpen() && (holder.token().isEmpty() || holder.takenByAnother(m.journal.sourceToken()))) {
+            TargetFence.release(m.targetWire, m.keys, m.journal);
+            throw new MigrationRefused(MigrationRefused.Kind.LOCKED, "the v1 queue " + m.source.display() + " is inside the pause"
+                    + " window of " + holder.describe() + " (its add counter frozen, meta.migrating-id saved), a migration into"
+                    + " another target that stopped there: run that migration again to finish it, or `emq-migrate abandon` it"
+                    + " there (it gives v1 back), then migrate this one; nothing was written");
         }
     }
 

@@ -134,19 +134,35 @@ final class QueueMigration {
     Optional<MigrationRefused> otherSource(JournalHeader header) {
         Optional<String> recorded = header.get(JournalHeader.SOURCE);
         if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceName))) {
-            return Optional.empty();
+            return retiredByAnother();
         }
         Optional<String> replid = header.get(JournalHeader.SOURCE_REPLID).filter(id -> !id.isEmpty());
         List<String> named = ServerState.replicationIds(sourceWire.client());
         if (replid.isPresent() && named.contains(replid.get())) {
             journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceName).set(JournalHeader.SOURCE_REPLID, named.get(0)));
-            return Optional.empty();
+            return retiredByAnother();
         }
         return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, "the migration of '" + target + "' began from"
                 + " the v1 queue " + source.display() + " on " + recorded.get() + ", and this run names " + sourceName + ", which"
                 + " is neither that server, nor its master or replica, nor the replica that replaced it: re-run with --source "
                 + recorded.get() + "; if the queue was moved to that server some other way, `emq-migrate abandon` (it deletes"
                 + " only what the migration wrote on the target), then migrate again from there; nothing was written"));
+    }
+
+    /**
+     * Refuses to go on with a v1 queue another journal's migration retired while this one was stopped (the tombstone
+     * with that migration's token): what v1 held went to that migration's target, and this one's copy must not be
+     * served (its v2 queue stays paused); {@code abandon} deletes it.
+     */
+    private Optional<MigrationRefused> retiredByAnother() {
+        SourceFence.Holder holder = SourceFence.holder(sourceWire, source);
+        if (!holder.tombstoned() || !holder.takenByAnother(journal.sourceToken())) {
+            return Optional.empty();
+        }
+        return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "
+                + holder.describe() + ", another migration than this one (into another target, or begun again after an abandon),"
+                + " while this one was stopped: that migration's target holds its jobs; this target's copy in '" + target + "' stays"
+                + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written"));
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.function.Function;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -44,16 +45,52 @@ final class SourceFence {
     }
 
     /**
+     * Who holds the v1 queue, as its meta tells: whether it holds the tombstone, the token of the migration (or abandon)
+     * that took it last ({@link SourceToken}; kept after the tombstone, naming the migration that retired it), and
+     * whether a migration's pause window is open (meta.migrating-id: its add counter frozen).
+     */
+    record Holder(boolean tombstoned, Optional<SourceToken> token, boolean pauseWindowOpen) {
+        /** Whether another journal than the one of {@code token} ({@link Journal#sourceToken}) took the queue last. */
+        boolean takenByAnother(String token) {
+            Optional<SourceToken> mine = SourceToken.parse(token);
+            return this.token.isPresent() && mine.isPresent() && !this.token.get().journal().equals(mine.get().journal());
+        }
+
+        String describe() {
+            return token.map(t -> "the migration with token " + t.journal() + ":" + t.fence()).orElse("a migration");
+        }
+    }
+
+    static Holder holder(Wire source, QueueRef q) {
+        List<byte[]> fields = source.hmget(q.key(QueueStructure.META).raw(),
+                List.of(Utf8.bytes("version"), Utf8.bytes("migrating-token"), Utf8.bytes("migrating-id")));
+        return new Holder(TOMBSTONE.equals(Replies.asText(fields.get(0))), SourceToken.parse(Replies.asText(fields.get(1))),
+                fields.get(2) != null);
+    }
+
+    /** What a claim found ({@link #claim}). */
+    enum Claim {
+        /** The queue shows no pause of this journal's migrations (or has no meta, or another migration holds its pause window): left as it was, but for the token. */
+        NOT_PAUSED_HERE,
+        /** The queue shows a pause of this journal's migrations: the one a give-back may undo. */
+        PAUSED_HERE,
+        /** Another journal's migration retired the queue (the tombstone with its token): nothing written. */
+        RETIRED_BY_ANOTHER
+    }
+
+    /**
      * Takes the v1 queue for the migration (or abandon) whose lease holds {@code token} ({@link SourceToken}, see
      * {@code migrate_v1_fence.lua}): the token goes on meta, so a migrator of that journal whose lease lapsed can
-     * no longer pause, resume or retire the queue; a queue without meta is left as it is (a claim creates no key).
+     * no longer pause, resume or retire the queue; a queue without meta is left as it is (a claim creates no key), and
+     * so is one inside another journal's pause window, or retired by another journal's migration.
      * Refused, nothing written, when a token that supersedes {@code token} took it ({@link EmqWireException.Lock})
-     * or meta holds the tombstone ({@link EmqWireException.State}); every op below is refused as a claim is, by a
-     * token that supersedes the caller's. Returns whether the queue shows a pause of this journal's migrations (a
-     * token of the journal's was on meta, or the add counter is frozen): the one a give-back may undo.
+     * or meta holds the tombstone of this journal's migration ({@link EmqWireException.State}); every op below is refused as a claim is, by a
+     * token that supersedes the caller's. Returns what it found ({@link Claim}): a pause of this journal's migrations
+     * (a token of the journal's was on meta, or, with no token, the add counter is frozen) is the one a give-back may undo.
      */
-    static boolean claim(Wire source, QueueRef q, String token) {
-        return fence(source, q, "claim", token, Replies::asLong) == 2;
+    static Claim claim(Wire source, QueueRef q, String token) {
+        long found = fence(source, q, "claim", token, Replies::asLong);
+        return found == 3 ? Claim.RETIRED_BY_ANOTHER : found == 2 ? Claim.PAUSED_HERE : Claim.NOT_PAUSED_HERE;
     }
 
     /**

@@ -93,12 +93,12 @@ final class SourceGuard implements AutoCloseable {
 
     /**
      * Retires the queue's structures in one transaction, only if nothing watched was written since the
-     * watch began and no token that supersedes {@code token} took the queue (meta's {@code migrating-token},
-     * see {@link SourceToken}: refused then, {@link EmqWireException.Lock}, nothing deleted): unlinks the eight
+     * watch began and no token that supersedes {@code token}, nor one of another journal, took the queue (meta's
+     * {@code migrating-token}, see {@link SourceToken}: refused then, {@link EmqWireException.Lock}, nothing deleted): unlinks the eight
      * structures and {@code moreKeys} (queue-level keys; the server frees their memory in the background, so a
      * list of millions costs the transaction nothing), gives the add counter and {@code meta.version} the
-     * tombstone, and drops {@code meta.migrating-id} (the saved value of the frozen counter) and
-     * {@code meta.migrating-token}: a v1 producer still adding then fails (INCR of a non-integer) instead of
+     * tombstone, and drops {@code meta.migrating-id} (the saved value of the frozen counter), keeping
+     * {@code meta.migrating-token} as the record of the migration that retired the queue: a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
      * already; empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
      * and token check on, so the check and the transaction are one step. Three round trips: the watch with the check;
@@ -118,7 +118,8 @@ final class SourceGuard implements AutoCloseable {
                 return OptionalLong.of(0);
             }
             Optional<SourceToken> held = SourceToken.parse(Replies.asText(fields.get(1)));
-            if (held.isPresent() && SourceToken.parse(token).map(mine -> held.get().supersedes(mine)).orElse(false)) {
+            if (held.isPresent() && SourceToken.parse(token).map(mine -> held.get().supersedes(mine)
+                    || !held.get().journal().equals(mine.journal())).orElse(false)) {
                 throw new EmqWireException.Lock("EMQLOCK lease lost: " + queue.key(QueueStructure.META).display() + " was taken by"
                         + " the migration (or abandon) with token " + Replies.asText(fields.get(1)) + ", this migrator holds "
                         + token + ": nothing deleted");
@@ -132,7 +133,7 @@ final class SourceGuard implements AutoCloseable {
             connection.sendCommand(Protocol.Command.UNLINK, deleted.toArray(byte[][]::new));
             connection.sendCommand(Protocol.Command.SET, queue.key("id").raw(), tombstone);
             connection.sendCommand(Protocol.Command.HSET, meta, Utf8.bytes("version"), tombstone);
-            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"), Utf8.bytes("migrating-token"));
+            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
             connection.sendCommand(Protocol.Command.EXEC);
             for (int queued = 0; queued < 4; queued++) {
                 connection.getStatusCodeReply();

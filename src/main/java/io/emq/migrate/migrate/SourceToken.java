@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * takes the queue: {@code <journal uid>:<fencing token>} ({@link JournalLease#sourceToken}). A token
  * supersedes one of the same journal with a lower fencing token, whose lease lapsed: that one may no longer
  * touch the queue. A token of another journal (a migration into another target, an abandoned one) supersedes
- * nothing. The rule {@code migrate_v1_fence.lua} applies too.
+ * nothing: a pause takes such a queue over (but while that journal holds its pause window open), and retirement
+ * refuses a queue such a token took from it. The rules {@code migrate_v1_fence.lua} applies too.
  */
 record SourceToken(String journal, long fence) {
     private static final Pattern TEXT = Pattern.compile("(.*):(\\d{1,18})");

@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
+import io.emq.migrate.wire.EmqWireException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -93,6 +95,21 @@ class SourceGuardTest {
         source.client().lpush(key("paused"), "9");
         assertEquals(OptionalLong.of(0), SourceGuard.watch(connections, QUEUE).retire(List.of(), "1"), "a stamped queue is left as it is");
         assertEquals(1, source.client().llen(key("paused")));
+        connections.close();
+    }
+
+    /** A queue another journal's migration took (its token on meta) is not retired; the tombstone keeps the retiring migration's token. */
+    @ParameterizedTest
+    @MethodSource("sources")
+    void aQueueAnotherJournalTookIsNotRetiredAndTheTombstoneKeepsTheToken(RealServerExtension source) {
+        DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1);
+        source.client().hset(key("meta"), "migrating-token", "j-2:1");
+        assertThrows(EmqWireException.Lock.class, () -> SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-1:5"));
+        assertTrue(source.client().exists(key("paused")), "nothing deleted");
+        assertEquals("4", source.client().hget(key("meta"), "migrating-id"));
+
+        assertEquals(OptionalLong.of(2), SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-2:1"));
+        assertEquals("j-2:1", source.client().hget(key("meta"), "migrating-token"), "the tombstone names who retired the queue");
         connections.close();
     }
 
