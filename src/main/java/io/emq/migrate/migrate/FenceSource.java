@@ -11,7 +11,6 @@ import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.wire.ServerState;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -114,8 +113,8 @@ final class FenceSource implements Step {
                 .set(JournalHeader.V1_QUEUE, m.source.display())
                 .set(JournalHeader.V1_PREFIX, m.source.prefix().display())
                 .set(JournalHeader.V1_NAME, m.source.name().display())
-                .set(JournalHeader.SOURCE, m.sourceName)
-                .set(JournalHeader.SOURCE_REPLID, ServerState.replicationIds(m.sourceWire.client()).stream().findFirst().orElse(""));
+                .set(JournalHeader.SOURCE, m.sourceServer.name())
+                .set(JournalHeader.SOURCE_REPLID, m.sourceServer.replicationId());
         if (recorded.get(JournalHeader.STARTED_ON).isEmpty()) {
             header.set(JournalHeader.STARTED_ON, Instant.now().toString());
         }

@@ -123,6 +123,7 @@ public final class Migrator {
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
                 .stepAsideWith(working);
         SourceFeed feed = new SourceFeed(source);
+        SourceServer sourceServer = SourceServer.of(source, sourceName);
         // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
         DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
         for (QueueRef q : selected) {
@@ -142,7 +143,7 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    r -> targetName(r).orElse(r.name().display()), sourceName, idBases, sourceKeys, targetKeys, feed,
+                    r -> targetName(r).orElse(r.name().display()), sourceServer, idBases, sourceKeys, targetKeys, feed,
                     guardConnections)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -344,7 +345,7 @@ public final class Migrator {
                     return;
                 }
             }
-            Optional<MigrationRefused> changed = m.changedChoice(header).or(() -> fenced && !abandoned ? m.otherSource(header) : Optional.empty());
+            Optional<MigrationRefused> changed = m.changedChoice(header).or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
             if (changed.isPresent()) {
                 stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage());
             }

@@ -9,7 +9,6 @@ import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.SharedScan;
-import io.emq.migrate.wire.ServerState;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
@@ -32,7 +31,7 @@ final class QueueMigration {
     final MigrationOptions options;
     final QueueBases bases;
     final Checkpoints checkpoints;
-    final String sourceName;
+    final SourceServer sourceServer;
     final IdBases idBases;
     /** The source's and the target's key scans, shared by the queues of a run (see {@link SharedScan}). */
     final SharedScan<QueueRef> sourceKeys;
@@ -73,12 +72,12 @@ final class QueueMigration {
     private SourceGuard guard;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
-                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, String sourceName,
+                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, SourceServer sourceServer,
                    IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys, SourceFeed feed,
                    DedicatedConnections guardConnections) {
         this.feed = feed;
         this.guardConnections = guardConnections;
-        this.sourceName = sourceName;
+        this.sourceServer = sourceServer;
         this.idBases = idBases;
         this.sourceKeys = sourceKeys;
         this.targetKeys = targetKeys;
@@ -124,26 +123,25 @@ final class QueueMigration {
     /**
      * Refuses a run that names another v1 server than the one this migration began from (the journal's {@code source};
      * an address differing only in its user or scheme names the same one, see {@link SourceAddress}), unless the server
-     * named shares the replication id recorded then ({@link ServerState#replicationIds}): it holds the same data (the
+     * named shares the replication id recorded then ({@link SourceServer}): it holds the same data (the
      * master of the replica the migration began from, or the replica a failover promoted), and the journal then
      * records its address. Resuming from another server's queue of the same name would bring v2 in line with that
-     * queue (rewriting rows, removing those whose v1 job it lacks) and retire it. Nothing is written when refused.
-     * Call only on a journal that recorded its fence step and holds the lease (not on an abandoned one, which begins
+     * queue (rewriting rows, removing those whose v1 job it lacks) and retire it. Then refuses a v1 queue another
+     * migration retired meanwhile ({@link #retiredByAnother}). Nothing is written when refused. Call only on a journal that recorded its fence step and holds the lease (not on an abandoned one, which begins
      * again from the fence).
      */
-    Optional<MigrationRefused> otherSource(JournalHeader header) {
+    Optional<MigrationRefused> sourceRefusal(JournalHeader header) {
         Optional<String> recorded = header.get(JournalHeader.SOURCE);
-        if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceName))) {
+        if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceServer.name()))) {
             return retiredByAnother();
         }
-        Optional<String> replid = header.get(JournalHeader.SOURCE_REPLID).filter(id -> !id.isEmpty());
-        List<String> named = ServerState.replicationIds(sourceWire.client());
-        if (replid.isPresent() && named.contains(replid.get())) {
-            journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceName).set(JournalHeader.SOURCE_REPLID, named.get(0)));
+        if (sourceServer.shares(header.get(JournalHeader.SOURCE_REPLID))) {
+            journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceServer.name())
+                    .set(JournalHeader.SOURCE_REPLID, sourceServer.replicationId()));
             return retiredByAnother();
         }
         return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, "the migration of '" + target + "' began from"
-                + " the v1 queue " + source.display() + " on " + recorded.get() + ", and this run names " + sourceName + ", which"
+                + " the v1 queue " + source.display() + " on " + recorded.get() + ", and this run names " + sourceServer.name() + ", which"
                 + " is neither that server, nor its master or replica, nor the replica that replaced it: re-run with --source "
                 + recorded.get() + "; if the queue was moved to that server some other way, `emq-migrate abandon` (it deletes"
                 + " only what the migration wrote on the target), then migrate again from there; nothing was written"));
