@@ -84,6 +84,8 @@ final class DrainCommand implements Command {
                         + Keys.queue(queue).meta() + " paused).");
             }
             switch (drain.migrationStop()) {
+                case BEFORE_VERIFIED -> throw CliException.refused("queue '" + queue + "' is paused: " + paused.get() + ". Nothing"
+                        + " was claimed: --resume would serve what was copied so far while v1 serves the same jobs");
                 case INSIDE_RETIREMENT -> in.confirm("drain --resume " + queue, "consumes the jobs of a migration stopped inside"
                         + " its retirement, before it finished (run migrate again first: it ends the retirement and resumes the"
                         + " v2 queue itself)");

@@ -65,6 +65,8 @@ public final class Drain {
     public enum MigrationStop {
         /** It did not: no migration, or one that ran to its end (or was abandoned). */
         NONE,
+        /** Before verified: in flight, or stopped there; v1 still serves every job, and this copy may be partial. */
+        BEFORE_VERIFIED,
         /** At verified ({@code migrate --no-retire}): the v1 source still holds every job. */
         AT_VERIFIED,
         /** Inside its last step (retire source): v1 was paused for it, and may be partly retired. */
@@ -73,6 +75,9 @@ public final class Drain {
 
     public MigrationStop migrationStop() {
         JournalHeader header = journal.header();
+        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.PLANNED || s == MigrationState.RUNNING).isPresent()) {
+            return MigrationStop.BEFORE_VERIFIED;
+        }
         if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isEmpty()) {
             return MigrationStop.NONE;
         }
@@ -85,6 +90,9 @@ public final class Drain {
             return Optional.empty();
         }
         return switch (migrationStop()) {
+            case BEFORE_VERIFIED -> Optional.of("its migration is in flight, or stopped before it verified (journal state running),"
+                    + " so the v1 source still serves every job and this copy may be partial: run migrate again to finish it, or"
+                    + " `emq-migrate abandon` it");
             case INSIDE_RETIREMENT -> Optional.of("its migration stopped inside its last step (retire source): the v1 queue was"
                     + " paused for it and may be partly retired already, so neither side serves it; run migrate again (without"
                     + " --no-retire) to finish the migration, or `emq-migrate abandon` to give v1 back while it holds no tombstone");

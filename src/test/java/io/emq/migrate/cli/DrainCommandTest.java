@@ -191,6 +191,24 @@ class DrainCommandTest {
         assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
     }
 
+    /** A migration before verified (in flight, or stopped there): v1 still serves; --resume is refused, not asked. */
+    @Test
+    void aMigrationBeforeVerifiedIsRefusedEvenWithResume() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        Wire wire = Wire.open(SERVER.client());
+        assertThrows(Checkpoints.InjectedCrash.class, () -> new Migrator(Wire.unfenced(SERVER.client()), wire, SERVER.uri(),
+                MigrationOptions.defaults(), Checkpoints.throwingAt("110:verified, not yet recorded")).migrate(List.of("bull"), List.of("emails")));
+        CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+        assertTrue(refused.err().contains("its migration is in flight, or stopped before it verified"), refused.err());
+        CliRun resumed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--yes",
+                "--handler", "exec cat >/dev/null");
+        assertEquals(ExitCodes.REFUSED, resumed.code(), resumed.all());
+        assertTrue(resumed.err().contains("--resume would serve what was copied so far while v1 serves the same jobs"), resumed.err());
+        assertEquals("1", SERVER.client().hget(Keys.queue("emails").meta(), "paused"), "still paused");
+        assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
+    }
+
     @Test
     void badUsageExitsTwo() {
         assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--queue", "q").code());
