@@ -134,8 +134,7 @@ public final class Abandon {
         if (q.isEmpty()) {
             return false;
         }
-        SourceFence.Holder holder = SourceFence.holder(source, q.get());
-        return holder.tombstoned() && holder.takenByAnother(journal.sourceToken());
+        return SourceFence.holder(source, q.get()).retiredByAnother(journal.sourceToken());
     }
 
     private static Optional<QueueRef> v1Queue(JournalHeader header) {

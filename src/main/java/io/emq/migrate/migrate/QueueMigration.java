@@ -127,8 +127,9 @@ final class QueueMigration {
      * master of the replica the migration began from, or the replica a failover promoted), and the journal then
      * records its address. Resuming from another server's queue of the same name would bring v2 in line with that
      * queue (rewriting rows, removing those whose v1 job it lacks) and retire it. Then refuses a v1 queue another
-     * migration retired meanwhile ({@link #retiredByAnother}). Nothing is written when refused. Call only on a journal that recorded its fence step and holds the lease (not on an abandoned one, which begins
-     * again from the fence).
+     * migration retired meanwhile ({@link #retiredByAnother}). Nothing is written when refused. Call only on a
+     * journal that recorded its fence step and holds the lease (not on an abandoned one, which begins again from the
+     * fence).
      */
     Optional<MigrationRefused> sourceRefusal(JournalHeader header) {
         Optional<String> recorded = header.get(JournalHeader.SOURCE);
@@ -154,7 +155,7 @@ final class QueueMigration {
      */
     private Optional<MigrationRefused> retiredByAnother() {
         SourceFence.Holder holder = SourceFence.holder(sourceWire, source);
-        if (!holder.tombstoned() || !holder.takenByAnother(journal.sourceToken())) {
+        if (!holder.retiredByAnother(journal.sourceToken())) {
             return Optional.empty();
         }
         return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "

@@ -56,6 +56,11 @@ final class SourceFence {
             return this.token.isPresent() && mine.isPresent() && !this.token.get().journal().equals(mine.get().journal());
         }
 
+        /** Whether another journal's migration retired the queue: the tombstone, with a token not of {@code token}'s journal. */
+        boolean retiredByAnother(String token) {
+            return tombstoned && takenByAnother(token);
+        }
+
         String describe() {
             return token.map(t -> "the migration with token " + t.journal() + ":" + t.fence()).orElse("a migration");
         }
