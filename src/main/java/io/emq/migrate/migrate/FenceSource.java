@@ -80,10 +80,7 @@ final class FenceSource implements Step {
         }
         if (holder.pauseWindowOpen() && (holder.token().isEmpty() || holder.takenByAnother(m.journal.sourceToken()))) {
             TargetFence.release(m.targetWire, m.keys, m.journal);
-            throw new MigrationRefused(MigrationRefused.Kind.LOCKED, "the v1 queue " + m.source.display() + " is inside the pause"
-                    + " window of " + holder.describe() + " (its add counter frozen, meta.migrating-id saved), a migration into"
-                    + " another target that stopped there: run that migration again to finish it, or `emq-migrate abandon` it"
-                    + " there (it gives v1 back), then migrate this one; nothing was written");
+            throw m.insideTheWindowOf(holder);
         }
     }
 

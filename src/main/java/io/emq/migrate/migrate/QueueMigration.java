@@ -127,19 +127,19 @@ final class QueueMigration {
      * master of the replica the migration began from, or the replica a failover promoted), and the journal then
      * records its address. Resuming from another server's queue of the same name would bring v2 in line with that
      * queue (rewriting rows, removing those whose v1 job it lacks) and retire it. Then refuses a v1 queue another
-     * migration retired meanwhile ({@link #retiredByAnother}). Nothing is written when refused. Call only on a
+     * migration holds ({@link #heldByAnother}). Nothing is written when refused. Call only on a
      * journal that recorded its fence step and holds the lease (not on an abandoned one, which begins again from the
      * fence).
      */
     Optional<MigrationRefused> sourceRefusal(JournalHeader header) {
         Optional<String> recorded = header.get(JournalHeader.SOURCE);
         if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceServer.name()))) {
-            return retiredByAnother();
+            return heldByAnother();
         }
         if (sourceServer.shares(header.get(JournalHeader.SOURCE_REPLID))) {
             journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceServer.name())
                     .set(JournalHeader.SOURCE_REPLID, sourceServer.replicationId()));
-            return retiredByAnother();
+            return heldByAnother();
         }
         return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, "the migration of '" + target + "' began from"
                 + " the v1 queue " + source.display() + " on " + recorded.get() + ", and this run names " + sourceServer.name() + ", which"
@@ -149,19 +149,29 @@ final class QueueMigration {
     }
 
     /**
-     * Refuses to go on with a v1 queue another journal's migration retired while this one was stopped (the tombstone
-     * with that migration's token): what v1 held went to that migration's target, and this one's copy must not be
-     * served (its v2 queue stays paused); {@code abandon} deletes it.
+     * Refuses to go on with a v1 queue another journal's migration holds ({@link SourceFence#holder}): it retired the
+     * queue while this one was stopped (the tombstone with its token: what v1 held went to that migration's target, and
+     * this one's copy must not be served; its v2 queue stays paused and {@code abandon} deletes it), or it holds the
+     * queue inside its pause window (this one may neither copy it as that one left it nor pause it).
      */
-    private Optional<MigrationRefused> retiredByAnother() {
+    Optional<MigrationRefused> heldByAnother() {
         SourceFence.Holder holder = SourceFence.holder(sourceWire, source);
-        if (!holder.retiredByAnother(journal.sourceToken())) {
-            return Optional.empty();
+        if (holder.retiredByAnother(journal.sourceToken())) {
+            return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "
+                    + holder.describe() + ", another migration than this one (into another target, or begun again after an abandon),"
+                    + " while this one was stopped: that migration's target holds its jobs; this target's copy in '" + target + "' stays"
+                    + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written"));
         }
-        return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "
-                + holder.describe() + ", another migration than this one (into another target, or begun again after an abandon),"
-                + " while this one was stopped: that migration's target holds its jobs; this target's copy in '" + target + "' stays"
-                + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written"));
+        return holder.pauseWindowOpen() && holder.takenByAnother(journal.sourceToken()) ? Optional.of(insideTheWindowOf(holder))
+                : Optional.empty();
+    }
+
+    /** The refusal of a v1 queue inside the pause window of another migration ({@code holder}'s). */
+    MigrationRefused insideTheWindowOf(SourceFence.Holder holder) {
+        return new MigrationRefused(MigrationRefused.Kind.LOCKED, "the v1 queue " + source.display() + " is inside the pause"
+                + " window of " + holder.describe() + " (its add counter frozen, meta.migrating-id saved), another migration (into"
+                + " another target, or under another v2 name) that stopped there: run that migration again to finish it, or"
+                + " `emq-migrate abandon` it there (it gives v1 back), then migrate this one; nothing was written to v1");
     }
 
     /**

@@ -151,6 +151,13 @@ final class RetireSource implements Step {
         } catch (JedisDataException refused) {
             forgetThePause(m, refused); // the script refused its first write (a read-only replica...): v1 is as it was
             throw refused;
+        } catch (EmqWireException.Lock refused) {
+            Optional<MigrationRefused> elsewhere = m.heldByAnother(); // else a migrator of this journal took the queue: lease lost
+            if (elsewhere.isEmpty()) {
+                throw refused;
+            }
+            forgetThePause(m, refused); // another migration's window, or its tombstone: this one paused nothing
+            throw elsewhere.get();
         }
         m.checkpoints.hit("v1 paused");
         try {

@@ -75,6 +75,32 @@ class TwoTargetsTest {
         }
     }
 
+    /**
+     * The first migration pauses v1 while the second is between journaling its own pause and making it: the second's
+     * pause writes nothing to v1, its journaled pause is forgotten and its copy stays paused; the first finishes alone.
+     */
+    @Test
+    void aMigrationWhosePauseFindsAnothersWindowIsRefusedWithNothingWrittenToV1() {
+        try (LocalServer second = LocalServer.start(); UnifiedJedis other = Endpoint.parse(second.uri()).open()) {
+            MigrationResult refused = migrate(other, Checkpoints.observed((version, where) -> {
+                if (version == 120 && where.equals("pause recorded")) {
+                    assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(SERVER.client(), Checkpoints.throwingAt("120:v1 paused#1")));
+                }
+            }));
+            String token = SERVER.client().hget(META, "migrating-token");
+            assertEquals(Optional.of(MigrationRefused.Kind.LOCKED), refused.refusalKind(), refused.message());
+            assertTrue(refused.message().contains("inside the pause window of the migration with token " + token), refused.message());
+            assertEquals(Optional.empty(), new Journal(Wire.open(other), QUEUE).header().get(JournalHeader.V1_PAUSED_AT),
+                    "its journaled pause forgotten: it paused nothing");
+            assertEquals("1", other.hget(Keys.queue(QUEUE).meta(), "paused"), "the second copy is not served");
+
+            leaseLapses(SERVER.client());
+            MigrationResult finished = migrate(SERVER.client(), Checkpoints.none());
+            assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.message());
+            assertEquals(List.of(), LiveV1.exactlyOnce(SERVER.client(), QUEUE, JOBS));
+        }
+    }
+
     /** Stopped while v1 served, and between journaling its pause and making it (abandon then finds the other's tombstone). */
     @ParameterizedTest
     @ValueSource(strings = {"110:verified, not yet recorded#1", "120:pause recorded#1"})
