@@ -27,7 +27,9 @@ import java.util.Optional;
  * as a retired journal is. Only a pause v1 shows is undone (a token of this journal, a frozen add counter): a v1
  * queue without one (the run stopped before it paused v1, or {@code --source} names another server) is left as
  * it is, and told ({@code v1-not-paused-here}); so is one another journal's migration retired (into another
- * target: the tombstone with its token), whose copy here is the one to delete ({@code v1-retired-by-another}).
+ * target: the tombstone with its token), whose copy here is the one to delete ({@code v1-retired-by-another}). A
+ * pause it would give back is refused, nothing changed, once the v2 copy served some of the jobs ({@code drain
+ * --resume}): v1 would run them again.
  */
 public final class Abandon {
     /** Rows deleted at once. */
@@ -62,6 +64,9 @@ public final class Abandon {
                     + " was changed: run migrate again to finish the retirement");
         }
         Keys keys = Keys.queue(queue);
+        if (found == SourceFence.Claim.PAUSED_HERE) {
+            refuseAServedCopy(target, keys, journal, queue);
+        }
         TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
         List<BrandedId> batch = new ArrayList<>(BATCH);
@@ -128,6 +133,36 @@ public final class Abandon {
      * The v1 queue, when the journal says the migration got as far as pausing it (v1 is live until then, and a
      * migrator whose lease lapsed before cannot reach its pause: the journal's writes on the way are fenced).
      */
+    /**
+     * Refuses, nothing changed on the target, to give v1 back when the v2 queue served some of the migration's jobs
+     * already (a {@code drain --resume} of a migration stopped inside its retirement): rows the journal expects that
+     * are gone (completed on v2), or jobs active on v2. v1 would run them again. Reads every journaled row's existence.
+     */
+    private static void refuseAServedCopy(Wire target, Keys keys, Journal journal, String queue) {
+        long[] gone = {0};
+        List<BrandedId> batch = new ArrayList<>(BATCH);
+        Runnable count = () -> {
+            List<byte[]> expected = journal.expectations().of(batch).keySet().stream().map(id -> Utf8.bytes(keys.job(id))).toList();
+            gone[0] += expected.isEmpty() ? 0 : expected.size() - target.existing(List.of(expected)).get(0);
+            batch.clear();
+        };
+        journal.ids().forEach((id, v1) -> {
+            batch.add(id);
+            if (batch.size() == BATCH) {
+                count.run();
+            }
+        });
+        count.run();
+        long active = target.zcards(List.of(Utf8.bytes(keys.active()))).get(0);
+        if (gone[0] > 0 || active > 0) {
+            journal.lease().release();
+            throw new MigrationRefused(MigrationRefused.Kind.OUT_OF_LINE, "the v2 queue " + queue + " served jobs of this migration"
+                    + " already (" + gone[0] + " of its rows gone, " + active + " jobs active): abandon would give the v1 queue back"
+                    + " and v1 would run them again. Nothing was changed: v1 still holds every job, paused; decide by hand which side"
+                    + " keeps them (MIGRATION.md, rollback: a copy served before its migration finished)");
+        }
+    }
+
     /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */
     private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
         Optional<QueueRef> q = v1Queue(header);

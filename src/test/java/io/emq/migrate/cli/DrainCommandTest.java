@@ -191,6 +191,34 @@ class DrainCommandTest {
         assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
     }
 
+    /** Once a drain served the copy of a migration stopped in its window, abandon does not give v1 back (v1 would run those jobs again). */
+    @Test
+    void abandonRefusesToGiveV1BackOnceADrainServedTheCopy() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        Wire wire = Wire.open(SERVER.client());
+        assertThrows(Checkpoints.InjectedCrash.class, () -> new Migrator(Wire.unfenced(SERVER.client()), wire, SERVER.uri(),
+                MigrationOptions.defaults().withLease(java.time.Duration.ofMillis(300)), Checkpoints.throwingAt("120:v1 paused"))
+                .migrate(List.of("bull"), List.of("emails")));
+        CliRun drained = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--yes",
+                "--handler", "exec cat >/dev/null");
+        assertEquals(ExitCodes.OK, drained.code(), drained.all());
+        SERVER.client().hdel("{emq}:migration:emails", "lock_owner"); // the crashed run's lease lapses
+
+        CliRun abandon = CliRun.of("abandon", "--yes", "--source", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, abandon.code(), abandon.all());
+        assertTrue(abandon.err().contains("served jobs of this migration already (4 of its rows gone, 0 jobs active)")
+                && abandon.err().contains("a copy served before its migration finished"), abandon.err());
+        assertEquals("echomq:2.0.0-migrating", SERVER.client().get("bull:emails:id"), "v1 not given back: its add counter still frozen");
+        assertEquals(4, SERVER.client().llen("bull:emails:paused"), "v1 holds every job, paused");
+
+        // the rollback by hand (MIGRATION.md §9): the counter's value back, the token dropped; then abandon deletes the copy's rest
+        SERVER.client().set("bull:emails:id", SERVER.client().hget("bull:emails:meta", "migrating-id"));
+        SERVER.client().hdel("bull:emails:meta", "migrating-id", "migrating-token");
+        CliRun abandoned = CliRun.of("abandon", "--yes", "--source", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.OK, abandoned.code(), abandoned.all());
+        assertTrue(abandoned.out().contains("v1-not-paused-here 1"), abandoned.out());
+    }
+
     /** A migration before verified (in flight, or stopped there): v1 still serves; --resume is refused, not asked. */
     @Test
     void aMigrationBeforeVerifiedIsRefusedEvenWithResume() {
