@@ -69,18 +69,12 @@ public final class Abandon {
         }
         TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
-        List<BrandedId> batch = new ArrayList<>(BATCH);
         long[] rows = {0};
         java.util.SortedSet<BrandedId> lanes = journal.lanes();
-        journal.ids().forEach((id, v1) -> {
-            batch.add(id);
-            rows[0]++;
-            if (batch.size() == BATCH) {
-                deleteRows(target, keys, journal, lanes, batch);
-                batch.clear();
-            }
+        inBatches(journal, batch -> {
+            rows[0] += batch.size();
+            deleteRows(target, keys, journal, lanes, batch);
         });
-        deleteRows(target, keys, journal, lanes, batch);
         counts.put("rows", rows[0]);
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         long schedulers = 0;
@@ -135,24 +129,15 @@ public final class Abandon {
      */
     /**
      * Refuses, nothing changed on the target, to give v1 back when the v2 queue served some of the migration's jobs
-     * already (a {@code drain --resume} of a migration stopped inside its retirement): rows the journal expects that
+     * already (a {@code drain --resume} of a migration stopped inside its pause window): rows the journal expects that
      * are gone (completed on v2), or jobs active on v2. v1 would run them again. Reads every journaled row's existence.
      */
     private static void refuseAServedCopy(Wire target, Keys keys, Journal journal, String queue) {
         long[] gone = {0};
-        List<BrandedId> batch = new ArrayList<>(BATCH);
-        Runnable count = () -> {
+        inBatches(journal, batch -> {
             List<byte[]> expected = journal.expectations().of(batch).keySet().stream().map(id -> Utf8.bytes(keys.job(id))).toList();
             gone[0] += expected.isEmpty() ? 0 : expected.size() - target.existing(List.of(expected)).get(0);
-            batch.clear();
-        };
-        journal.ids().forEach((id, v1) -> {
-            batch.add(id);
-            if (batch.size() == BATCH) {
-                count.run();
-            }
         });
-        count.run();
         long active = target.zcards(List.of(Utf8.bytes(keys.active()))).get(0);
         if (gone[0] > 0 || active > 0) {
             journal.lease().release();
@@ -160,6 +145,21 @@ public final class Abandon {
                     + " already (" + gone[0] + " of its rows gone, " + active + " jobs active): abandon would give the v1 queue back"
                     + " and v1 would run them again. Nothing was changed: v1 still holds every job, paused; decide by hand which side"
                     + " keeps them (MIGRATION.md, rollback: a copy served before its migration finished)");
+        }
+    }
+
+    /** Hands the journal's ids to {@code work}, {@link #BATCH} at a time (the last batch may be smaller; none is empty). */
+    private static void inBatches(Journal journal, java.util.function.Consumer<List<BrandedId>> work) {
+        List<BrandedId> batch = new ArrayList<>(BATCH);
+        journal.ids().forEach((id, v1) -> {
+            batch.add(id);
+            if (batch.size() == BATCH) {
+                work.accept(batch);
+                batch.clear();
+            }
+        });
+        if (!batch.isEmpty()) {
+            work.accept(batch);
         }
     }
 
