@@ -220,9 +220,10 @@ final class PlanDocument {
         return out;
     }
 
+    /** The dedup keys by id: the key scan meets them in an order of the server's (it moves as its table grows or shrinks). */
     private static List<Map<String, Object>> dedup(List<DedupEntry> entries) {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (DedupEntry d : entries) {
+        for (DedupEntry d : entries.stream().sorted(java.util.Comparator.comparing(DedupEntry::dedupId)).toList()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", d.dedupId().display());
             m.put("job", d.jobId().display());

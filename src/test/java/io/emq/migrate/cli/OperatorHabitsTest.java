@@ -87,6 +87,8 @@ class OperatorHabitsTest {
         Pattern ttl = Pattern.compile("(?mi)^.*ttl.*$"); // live lock and dedup TTLs tick between the runs
         assertEquals(ttl.matcher(first.out()).replaceAll(""), ttl.matcher(second.out()).replaceAll(""));
         assertTrue(first.out().indexOf("\"becomes\"") < first.out().indexOf("\"jobs\" : 4"), "maps built unordered print sorted");
+        assertTrue(first.out().indexOf("\"invoice-77\"") < first.out().indexOf("\"receipt-9\""),
+                "dedup keys print by id, in whatever order the key scan met them");
     }
 
     @Test
