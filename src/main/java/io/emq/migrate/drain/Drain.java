@@ -75,13 +75,11 @@ public final class Drain {
 
     public MigrationStop migrationStop() {
         JournalHeader header = journal.header();
-        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.PLANNED || s == MigrationState.RUNNING).isPresent()) {
-            return MigrationStop.BEFORE_VERIFIED;
-        }
-        if (header.get(JournalHeader.STATE).filter(s -> s == MigrationState.VERIFIED).isEmpty()) {
-            return MigrationStop.NONE;
-        }
-        return header.get(JournalHeader.V1_PAUSED_AT).isPresent() ? MigrationStop.INSIDE_RETIREMENT : MigrationStop.AT_VERIFIED;
+        return header.get(JournalHeader.STATE).map(state -> switch (state) {
+            case PLANNED, RUNNING -> MigrationStop.BEFORE_VERIFIED;
+            case VERIFIED -> header.get(JournalHeader.V1_PAUSED_AT).isPresent() ? MigrationStop.INSIDE_RETIREMENT : MigrationStop.AT_VERIFIED;
+            case RETIRED, ABANDONED -> MigrationStop.NONE;
+        }).orElse(MigrationStop.NONE);
     }
 
     /** Why the queue is paused, in an operator's words; empty when it is not paused. */

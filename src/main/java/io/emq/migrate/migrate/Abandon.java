@@ -124,10 +124,6 @@ public final class Abandon {
     }
 
     /**
-     * The v1 queue, when the journal says the migration got as far as pausing it (v1 is live until then, and a
-     * migrator whose lease lapsed before cannot reach its pause: the journal's writes on the way are fenced).
-     */
-    /**
      * Refuses, nothing changed on the target, to give v1 back when the v2 queue served some of the migration's jobs
      * already (a {@code drain --resume} of a migration stopped inside its pause window): rows the journal expects that
      * are gone (completed on v2), or jobs active on v2. v1 would run them again. Reads every journaled row's existence.
@@ -165,17 +161,17 @@ public final class Abandon {
 
     /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */
     private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
-        Optional<QueueRef> q = v1Queue(header);
-        if (q.isEmpty()) {
-            return false;
-        }
-        return SourceFence.holder(source, q.get()).retiredByAnother(journal.sourceToken());
+        return v1Queue(header).map(q -> SourceFence.holder(source, q).retiredByAnother(journal.sourceToken())).orElse(false);
     }
 
     private static Optional<QueueRef> v1Queue(JournalHeader header) {
         return header.get(JournalHeader.V1_PREFIX).flatMap(prefix -> header.get(JournalHeader.V1_NAME).map(name -> QueueRef.of(prefix, name)));
     }
 
+    /**
+     * The v1 queue, when the journal says the migration got as far as pausing it (v1 is live until then, and a
+     * migrator whose lease lapsed before cannot reach its pause: the journal's writes on the way are fenced).
+     */
     private static Optional<QueueRef> pausedSource(JournalHeader header) {
         return header.get(JournalHeader.V1_PAUSED_AT).flatMap(at -> v1Queue(header));
     }

@@ -40,8 +40,7 @@ final class SourceFence {
 
     /** Whether the v1 queue's meta holds the tombstone: a migration retired it, or began to. */
     static boolean tombstoned(Wire source, QueueRef q) {
-        byte[] version = source.hmget(q.key(QueueStructure.META).raw(), List.of(Utf8.bytes("version"))).get(0);
-        return version != null && TOMBSTONE.equals(Replies.asText(version));
+        return holder(source, q).tombstoned();
     }
 
     /**
@@ -52,8 +51,7 @@ final class SourceFence {
     record Holder(boolean tombstoned, Optional<SourceToken> token, boolean pauseWindowOpen) {
         /** Whether another journal than the one of {@code token} ({@link Journal#sourceToken}) took the queue last. */
         boolean takenByAnother(String token) {
-            Optional<SourceToken> mine = SourceToken.parse(token);
-            return this.token.isPresent() && mine.isPresent() && !this.token.get().journal().equals(mine.get().journal());
+            return this.token.isPresent() && SourceToken.parse(token).map(mine -> this.token.get().ofAnotherJournal(mine)).orElse(false);
         }
 
         /** Whether another journal's migration retired the queue: the tombstone, with a token not of {@code token}'s journal. */

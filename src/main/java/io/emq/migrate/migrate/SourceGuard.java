@@ -119,7 +119,7 @@ final class SourceGuard implements AutoCloseable {
             }
             Optional<SourceToken> held = SourceToken.parse(Replies.asText(fields.get(1)));
             if (held.isPresent() && SourceToken.parse(token).map(mine -> held.get().supersedes(mine)
-                    || !held.get().journal().equals(mine.journal())).orElse(false)) {
+                    || held.get().ofAnotherJournal(mine)).orElse(false)) {
                 throw new EmqWireException.Lock("EMQLOCK lease lost: " + queue.key(QueueStructure.META).display() + " was taken by"
                         + " the migration (or abandon) with token " + Replies.asText(fields.get(1)) + ", this migrator holds "
                         + token + ": nothing deleted");

@@ -24,4 +24,8 @@ record SourceToken(String journal, long fence) {
     boolean supersedes(SourceToken other) {
         return journal.equals(other.journal) && fence > other.fence;
     }
+
+    boolean ofAnotherJournal(SourceToken other) {
+        return !journal.equals(other.journal);
+    }
 }
