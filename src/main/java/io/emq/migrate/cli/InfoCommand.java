@@ -33,6 +33,7 @@ final class InfoCommand implements Command {
             doc.put("sourceServer", journal.header().get(JournalHeader.SOURCE).orElse(null));
             doc.put("policy", journal.header().get(JournalHeader.POLICY).map(PayloadPolicy::wireName).orElse(null));
             doc.put("hwm", journal.ids().highWaterMark());
+            doc.put("orderDrift", journal.header().get(JournalHeader.ORDER_DRIFT).orElse(null));
             doc.put("steps", steps.stream().map(InfoCommand::step).toList());
             docs.add(doc);
             if (!in.json()) {
@@ -76,6 +77,9 @@ final class InfoCommand implements Command {
                     s.row().map(r -> r.error() != null ? r.error() : Table.counts(r.counts())).orElse(null));
         }
         t.print(out);
+        if (doc.get("orderDrift") instanceof String drift && !drift.isEmpty()) {
+            out.println("v2 holds jobs v1 moved while it served in another order than v1's: " + drift);
+        }
         out.println();
     }
 }

@@ -51,9 +51,21 @@ public final class JournalHeader {
     public static final Field<Long> V1_PAUSED_AT = number("v1_paused_at");
     /** How long the v1 queue was paused (ms): from {@link #V1_PAUSED_AT} until the v2 queue serves. */
     public static final Field<Long> WINDOW_MS = number("window-ms");
+    /**
+     * Whether a re-sync pass wrote a row (a job added, or moved, since the ids were planned), set before it
+     * writes: only then can v2's order break v1's ({@link ServeOrder}).
+     */
+    public static final Field<Boolean> PASS_WROTE = flag("pass_wrote");
+    /**
+     * Where v2's order breaks v1's at the cutover ({@link ServeOrder}), checked once v2 serves: empty when
+     * nowhere; absent when unchecked (a pass wrote a row, and the run resumed past the tombstone: it has no
+     * source read to check against).
+     */
+    public static final Field<String> ORDER_DRIFT = text("order_drift");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS);
+            SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS,
+            PASS_WROTE, ORDER_DRIFT);
 
     /** The header of a journal that holds none of these fields (a new one). */
     static final JournalHeader NONE = new JournalHeader(Map.of());

@@ -133,13 +133,13 @@ public final class Migrator {
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
-                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0, Optional.empty()));
+                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0, Optional.empty(), Optional.empty()));
                 continue;
             }
             Optional<String> taken = v2Names.conflict(q);
             if (taken.isPresent()) {
                 results.add(new MigrationResult(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED, Map.of(),
-                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0, Optional.empty()));
+                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0, Optional.empty(), Optional.empty()));
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
@@ -506,7 +506,8 @@ public final class Migrator {
             }
             long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
             result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
-                    (System.nanoTime() - started) / 1_000_000, jobs, header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)));
+                    (System.nanoTime() - started) / 1_000_000, jobs, header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
+                    header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()));
         }
     }
 

@@ -182,6 +182,9 @@ final class Resync {
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
         }
         refuseMovedFlows(m, changed, gone);
+        if (!fresh.isEmpty() || !changed.isEmpty()) {
+            m.journal.record(JournalHeader.PASS_WROTE, true);
+        }
         IdMinter.mint(m, fresh);
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);

@@ -100,6 +100,11 @@ final class RetireSource implements Step {
             m.journal.record(windowMs);
         }
         m.checkpoints.hit("v2 resumed");
+        // re-read: this step's own passes may have set it; without a source read under the pause (a run resumed past
+        // the tombstone), the order is left unchecked unless no pass wrote
+        Optional<ServeOrder.Drift> drift = m.journal.header().get(JournalHeader.PASS_WROTE).orElse(false)
+                ? stamp.before().map(atPause -> ServeOrder.of(m, atPause)) : Optional.of(ServeOrder.Drift.NONE);
+        drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));
         Retired jobs = retireJobs(m, stamp.before());
         m.checkpoints.hit("jobs retired");
         long keys = deleteRemainingKeys(m);
@@ -110,6 +115,7 @@ final class RetireSource implements Step {
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
         counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs.deleted(), "unlinked", jobs.unlinked(), "keys", keys,
                 "window-ms", window));
+        drift.ifPresent(d -> d.breaks().forEach((set, n) -> counts.put(set.wireName() + "-order-breaks", n)));
         return counts;
     }
 

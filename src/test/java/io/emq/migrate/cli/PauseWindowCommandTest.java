@@ -12,7 +12,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** {@code plan} estimates each queue's v1 pause window; {@code migrate} prints and reports the window it journaled. */
+/**
+ * {@code plan} estimates each queue's v1 pause window; {@code migrate} prints and reports the window it journaled, and
+ * where v2's order breaks v1's at the cutover.
+ */
 class PauseWindowCommandTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
@@ -32,5 +35,32 @@ class PauseWindowCommandTest {
         assertTrue(printed.find(), m.out());
         assertEquals(SERVER.client().hget("{emq}:migration:emails", "window-ms"), printed.group(1), "the journaled window");
         assertTrue(SERVER.client().hexists("{emq}:migration:emails", "v1_paused_at"), "and the instant of the pause");
+        assertTrue(!m.out().contains("another order than v1's"), m.out());
+    }
+
+    @Test
+    void migratePrintsWhereV2sOrderBreaksV1sAfterAJobWasPutAheadWhileV1Served() throws Exception {
+        for (int id = 1; id <= 3; id++) {
+            SERVER.client().hset("bull:q:" + id, java.util.Map.of("name", "t", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0"));
+            SERVER.client().lpush("bull:q:wait", Integer.toString(id));
+        }
+        SERVER.client().set("bull:q:id", "3");
+        CliRun copied = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--no-retire", "--yes");
+        assertEquals(ExitCodes.OK, copied.code(), copied.all());
+        SERVER.client().hset("bull:q:4", java.util.Map.of("name", "t", "data", "{}", "opts", "{\"lifo\":true}", "timestamp", "2", "delay", "0"));
+        SERVER.client().rpush("bull:q:wait", "4"); // v1 serves it next
+        SERVER.client().set("bull:q:id", "4");
+
+        CliRun retired = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes");
+        assertEquals(ExitCodes.OK, retired.code(), retired.all());
+        assertTrue(retired.out().contains("bull:q: v2 holds jobs v1 moved while it served in another order than v1's: pending breaks"
+                + " v1's order once (v1 job 1 comes after v1 job 4 in v1, before it in v2)"), retired.out());
+        JsonNode doc = new ObjectMapper().readTree(CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes", "--json").out());
+        assertEquals("pending breaks v1's order once (v1 job 1 comes after v1 job 4 in v1, before it in v2)",
+                doc.path("queues").path(0).path("orderDrift").asText(), doc.toString());
+        CliRun info = CliRun.of("info", "--target", SERVER.uri(), "--queue", "q");
+        assertTrue(info.out().contains("v2 holds jobs v1 moved while it served in another order than v1's: pending breaks v1's order"
+                + " once (v1 job 1 comes after v1 job 4 in v1, before it in v2)"), info.out());
+        assertTrue(info.out().contains("pending-order-breaks 1"), "V120's counts: " + info.out());
     }
 }

@@ -94,6 +94,46 @@ class LiveSourceTest {
         assertTrue(header.get(JournalHeader.V1_PAUSED_AT).isPresent() && header.get(JournalHeader.WINDOW_MS).orElse(-1L) >= 0,
                 "the window is journaled");
         assertEquals(header.get(JournalHeader.WINDOW_MS).orElseThrow(), r.get(0).pauseWindowMs().orElseThrow(), "and reported");
+        assertEquals(Optional.of(""), header.get(JournalHeader.ORDER_DRIFT), "the order was checked at the cutover, and holds");
+        assertEquals(Optional.empty(), r.get(0).orderDrift());
+    }
+
+    /** A worker's failure as BullMQ records it: the job leaves active for failed, scored by its finishing instant. */
+    private void fail(String id, long finishedOn) {
+        client().lrem("bull:live:active", -1, id);
+        client().del("bull:live:" + id + ":lock");
+        client().hset("bull:live:" + id, Map.of("finishedOn", Long.toString(finishedOn), "failedReason", "boom"));
+        client().hincrBy("bull:live:" + id, "atm", 1);
+        client().zadd("bull:live:failed", finishedOn, id);
+    }
+
+    @Test
+    void jobsV1PutsAheadOfOthersWhileItServesAreReportedOutOfItsOrder() {
+        long now = System.currentTimeMillis();
+        for (int i = 1; i <= 2; i++) {
+            fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000 + i);
+        }
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written") && !once[0]) {
+                once[0] = true;
+                fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), System.currentTimeMillis()); // job 3: failed last
+                String lifo = Long.toString(client().incr("bull:live:id"));
+                client().hset("bull:live:" + lifo, Map.of("name", "send", "data", "{}", "opts", "{\"lifo\":true}",
+                        "timestamp", Long.toString(now), "delay", "0", "priority", "0"));
+                client().rpush("bull:live:wait", lifo); // served next, ahead of every job waiting
+                added.add(lifo);
+            }
+        });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        String drift = "pending breaks v1's order once (v1 job 4 comes after v1 job 301 in v1, before it in v2);"
+                + " dead breaks v1's order once (v1 job 3 comes after v1 job 2 in v1, before it in v2)";
+        assertEquals(Optional.of(drift), r.get(0).orderDrift(), "reported");
+        assertEquals(Optional.of(drift), new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.ORDER_DRIFT), "journaled");
+        List<Long> served = servedOrder();
+        assertEquals(List.of(4L, 301L), List.of(served.get(0), served.get(served.size() - 1)),
+                "the LIFO job keeps the id its pass minted after every other: v2 serves it last");
     }
 
     @Test
@@ -108,6 +148,7 @@ class LiveSourceTest {
         assertExactlyOnce(r.get(0));
         assertTrue(added.size() > JOBS + 30, "the producer added at many points: " + added.size());
         assertEquals(LongStream.rangeClosed(1, added.size()).boxed().toList(), servedOrder());
+        assertEquals(Optional.empty(), r.get(0).orderDrift(), "adds at the far end break no order");
     }
 
     /**
