@@ -47,6 +47,8 @@ final class MigrateCommand implements Command {
                 .addOption(Cli.valued("archive-completed", "FILE", "write completed v1 jobs to this JSON Lines FILE first"))
                 .addOption(null, "no-retire", false, "stop after verify; keep the v1 source")
                 .addOption(null, "accept-anomalies", false, "migrate queues with anomalies as the plan describes")
+                .addOption(null, "accept-order-drift", false, "retire a queue whose v2 order breaks v1's (jobs v1 moved ahead"
+                        + " while it served) instead of refusing it; migrate prints where")
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
                 .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"))
@@ -136,7 +138,8 @@ final class MigrateCommand implements Command {
         });
         return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
                 in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
-                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in), laneFrom(in));
+                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in), laneFrom(in),
+                in.has("accept-order-drift"));
     }
 
     /** {@code --lane GROUP}, shared by plan and migrate: a branded group id, or empty for the flat pending set. */

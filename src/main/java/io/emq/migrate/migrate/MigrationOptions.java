@@ -23,47 +23,49 @@ import java.util.Optional;
  * @param lane             the lane (a branded group id) the queue's jobs are migrated into; empty: the flat pending set
  * @param laneFrom         the job field ({@code name}, or {@code group} for opts.group.id) whose value picks each job's
  *                         lane (see {@link JobLanes}); {@code lane} then takes the jobs without a value
+ * @param acceptOrderDrift retire a queue whose v2 order breaks v1's (jobs v1 moved while it served: {@link ServeOrder})
+ *                         instead of refusing it before the pause ({@code out-of-order})
  */
 public record MigrationOptions(PayloadPolicy payload, Map<String, String> renames, boolean keepBrandedIds,
                                Duration waitForLocks, Optional<Path> archiveCompleted, boolean retire,
                                boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
                                Duration lease, Optional<BrandedId> lane,
-                               Optional<String> laneFrom) {
+                               Optional<String> laneFrom, boolean acceptOrderDrift) {
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(15);
 
     public static MigrationOptions defaults() {
         return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), false, Duration.ZERO, Optional.empty(), true,
-                false, false, false, DEFAULT_LEASE, Optional.empty(), Optional.empty());
+                false, false, false, DEFAULT_LEASE, Optional.empty(), Optional.empty(), false);
     }
 
     public MigrationOptions withWaitForLocks(Duration wait) {
         return new MigrationOptions(payload, renames, keepBrandedIds, wait, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withRetire(boolean retire) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withAcceptAnomalies(boolean accept) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                accept, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                accept, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withDropCronSchedulers(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, drop, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, drop, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withRenames(Map<String, String> renames) {
         return new MigrationOptions(payload, Map.copyOf(renames), keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withDropLegacyRepeatables(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, drop, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, drop, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     /** The same choices as the dry run sees them, so plan and migrate refuse alike. */
@@ -74,21 +76,26 @@ public record MigrationOptions(PayloadPolicy payload, Map<String, String> rename
 
     public MigrationOptions withPayload(PayloadPolicy policy) {
         return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withLaneFrom(Optional<String> field) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, field);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, field, acceptOrderDrift);
     }
 
     public MigrationOptions withLane(Optional<BrandedId> lane) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withLease(Duration lease) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+    }
+
+    public MigrationOptions withAcceptOrderDrift(boolean accept) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, accept);
     }
 }

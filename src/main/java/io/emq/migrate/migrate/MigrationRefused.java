@@ -26,6 +26,8 @@ public final class MigrationRefused extends RuntimeException {
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,
         /** A run names another v1 server than the one the migration it resumes began from. */
         OTHER_SOURCE,
+        /** v2 would serve or list jobs v1 moved while it served in another order than v1's ({@link ServeOrder}). */
+        OUT_OF_ORDER,
         /** The completed-jobs archive cannot be written, or its file holds lines no migration wrote. */
         ARCHIVE;
 

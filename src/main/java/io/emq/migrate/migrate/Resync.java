@@ -41,11 +41,11 @@ final class Resync {
      * journal, how many keys the change feed told were written since the pass before (-1 for a full pass, which
      * re-reads every job), whether the source read under the pause refreshed the snapshot of the pass before
      * ({@link QueueMigration#refreshSource}) instead of reading it all, how many expectations the journal holds
-     * when the pass wrote and removed no row (the count it read; empty when it did either), and the jobs held
-     * under a live v1 lock.
+     * when the pass wrote and removed no row (the count it read; empty when it did either), the jobs held
+     * under a live v1 lock, and the jobs whose rows it wrote (added or moved), as it read them.
      */
     record Pass(long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
-                boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held) {
+                boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held, List<JobFacts> moved) {
         long changed() {
             return added + rewritten + removed;
         }
@@ -199,7 +199,7 @@ final class Resync {
         m.inLine = Optional.of(inLine);
         return new Pass(fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
-                rows.isEmpty() && gone.isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held);
+                rows.isEmpty() && gone.isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows);
     }
 
     /**

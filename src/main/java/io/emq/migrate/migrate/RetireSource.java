@@ -88,6 +88,10 @@ final class RetireSource implements Step {
         // (recorded after its last use) are written before the step ends
         JournalHeader header = m.journal.header();
         Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
+        boolean inTheWindow = header.get(JournalHeader.V1_PAUSED_AT).isPresent(); // an earlier run paused v1 and checked first
+        if (!stamped && !inTheWindow && !m.options.acceptOrderDrift() && ServeOrder.canBreak(m.journal.header())) {
+            refuseAnOrderDrift(m, ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
+        }
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT))
                 : pauseAndRetireStructures(m, header);
         m.checkpoints.hit("structures deleted");
@@ -100,9 +104,9 @@ final class RetireSource implements Step {
             m.journal.record(windowMs);
         }
         m.checkpoints.hit("v2 resumed");
-        // re-read: this step's own passes may have set it; without a source read under the pause (a run resumed past
-        // the tombstone), the order is left unchecked unless no pass wrote
-        Optional<ServeOrder.Drift> drift = m.journal.header().get(JournalHeader.PASS_WROTE).orElse(false)
+        // refused before the tombstone unless accepted: then read what v2 holds (this step's own passes may have set
+        // pass_wrote: read again), unchecked without a source read under the pause (a run resumed past the tombstone)
+        Optional<ServeOrder.Drift> drift = m.options.acceptOrderDrift() && ServeOrder.canBreak(m.journal.header())
                 ? stamp.before().map(atPause -> ServeOrder.of(m, atPause)) : Optional.of(ServeOrder.Drift.NONE);
         drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));
         Retired jobs = retireJobs(m, stamp.before());
@@ -185,6 +189,12 @@ final class RetireSource implements Step {
         }
     }
 
+    private static void refuseAnOrderDrift(QueueMigration m, ServeOrder.Drift drift) {
+        if (!drift.none()) {
+            throw ServeOrder.refusal(m, drift);
+        }
+    }
+
     /** Forgets the pause journaled, v1 serving as it did; a failure to is added to {@code failed}'s, v1 then counted paused. */
     private static void forgetThePause(QueueMigration m, RuntimeException failed) {
         try {
@@ -216,6 +226,9 @@ final class RetireSource implements Step {
                 Resync.Pass synced = Resync.run(m);
                 Verification.proveWritten(m, synced.written(), synced.journaled());
                 QueueSnapshot snapshot = m.snapshot();
+                if (!m.options.acceptOrderDrift() && ServeOrder.canBreak(m.journal.header())) {
+                    refuseAnOrderDrift(m, ServeOrder.around(m, snapshot, synced.moved())); // the order held as last read
+                }
                 m.checkpoints.hit("before retire");
                 OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
                         : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());

@@ -114,6 +114,8 @@ public final class MigrationBench {
             List<String> problems = LiveV1.exactlyOnce(client, "bench", jobs + producer.added);
             System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
                     + (problems.isEmpty() ? "ok" : "FAILED " + problems));
+            System.out.println("v2 holds v1's order at the cutover: " + results.get(0).orderDrift().map(drift -> "no, " + drift)
+                    .orElse("yes"));
             System.out.println("load average after: " + BenchSetup.loadAverage());
             long peak = BenchSetup.peakHeapMiB();
             long live = LiveHeap.peakMiB();

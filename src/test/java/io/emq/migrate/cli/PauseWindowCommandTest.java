@@ -51,7 +51,15 @@ class PauseWindowCommandTest {
         SERVER.client().rpush("bull:q:wait", "4"); // v1 serves it next
         SERVER.client().set("bull:q:id", "4");
 
-        CliRun retired = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes");
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+        assertTrue(refused.out().contains("bull:q refused (out-of-order): v1 moved jobs of bull:q while it served through the copy,"
+                + " and v2 would hold them in another order than v1's: pending breaks v1's order once (v1 job 1 comes after v1 job 4"
+                + " in v1, before it in v2); stop what puts jobs ahead in v1"), refused.out());
+        assertEquals("4", SERVER.client().rpop("bull:q:wait"), "v1 serves on: job 4 next");
+        SERVER.client().rpush("bull:q:wait", "4");
+
+        CliRun retired = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes", "--accept-order-drift");
         assertEquals(ExitCodes.OK, retired.code(), retired.all());
         assertTrue(retired.out().contains("bull:q: v2 holds jobs v1 moved while it served in another order than v1's: pending breaks"
                 + " v1's order once (v1 job 1 comes after v1 job 4 in v1, before it in v2)"), retired.out());

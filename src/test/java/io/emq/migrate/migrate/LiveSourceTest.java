@@ -108,7 +108,7 @@ class LiveSourceTest {
     }
 
     @Test
-    void jobsV1PutsAheadOfOthersWhileItServesAreReportedOutOfItsOrder() {
+    void jobsV1PutsAheadOfOthersWhileItServesAreRefusedWithV1IntactUnlessTheDriftIsAccepted() {
         long now = System.currentTimeMillis();
         for (int i = 1; i <= 2; i++) {
             fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000 + i);
@@ -125,15 +125,44 @@ class LiveSourceTest {
                 added.add(lifo);
             }
         });
-        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        assertExactlyOnce(r.get(0));
         String drift = "pending breaks v1's order once (v1 job 4 comes after v1 job 301 in v1, before it in v2);"
                 + " dead breaks v1's order once (v1 job 3 comes after v1 job 2 in v1, before it in v2)";
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.get(0).refusalKind(), r.get(0).toString());
+        assertTrue(r.get(0).message().contains(drift) && r.get(0).message().contains("--accept-order-drift"), r.get(0).message());
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "refused before the pause: v1 serves on");
+        assertEquals(Long.valueOf(301), Long.valueOf(client().get("bull:live:id")), "its add counter untouched");
+        assertEquals(Long.valueOf(298), client().llen("bull:live:wait"), "every v1 job where it was");
+        assertExactlyOnce(r.get(0));
+
+        r = migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
         assertEquals(Optional.of(drift), r.get(0).orderDrift(), "reported");
         assertEquals(Optional.of(drift), new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.ORDER_DRIFT), "journaled");
         List<Long> served = servedOrder();
         assertEquals(List.of(4L, 301L), List.of(served.get(0), served.get(served.size() - 1)),
                 "the LIFO job keeps the id its pass minted after every other: v2 serves it last");
+    }
+
+    @Test
+    void aJobMovedAheadUnderThePauseIsRefusedAndV1GivenBack() {
+        long now = System.currentTimeMillis();
+        fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000); // job 1 failed before the migration
+        produce(1); // a pass writes a row: the order is checked
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("v1 paused") && !once[0]) {
+                once[0] = true; // a stray worker that ignores the pause fails job 2 now: after job 1, before it in v2
+                fail(LiveV1.take(client(), QUEUE, true, 60_000).orElseThrow(), System.currentTimeMillis());
+            }
+        });
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.get(0).refusalKind(), r.get(0).toString());
+        assertTrue(r.get(0).message().contains("dead breaks v1's order once (v1 job 2 comes after v1 job 1 in v1, before it in v2)"),
+                r.get(0).message());
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 given back: resumed");
+        assertEquals(Long.valueOf(301), Long.valueOf(client().get("bull:live:id")), "and its add counter thawed");
+        assertFalse(new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.V1_PAUSED_AT).isPresent(), "the pause forgotten");
+        assertExactlyOnce(r.get(0));
     }
 
     @Test
@@ -460,8 +489,13 @@ class LiveSourceTest {
         client().hset("bull:live:20", "data", "{\"updated\":true}");
         client().rpush("bull:live:20:logs", "a line after the copy");
 
-        MigrationResult second = migrate(OPTIONS, (version, where) -> { }).get(0);
+        MigrationResult refused = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), refused.refusalKind(), "the promoted job is served"
+                + " before every job of wait in v1, after them in v2 (its id was minted among the delayed): " + refused);
+        MigrationResult second = migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { }).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, second.outcome(), second.toString());
+        assertTrue(second.orderDrift().orElseThrow().startsWith("pending breaks v1's order once (v1 job 1 comes after v1 job 301"),
+                second.toString());
         assertExactlyOnce(second);
         Keys keys = Keys.queue(QUEUE);
         assertEquals(0, client().zcard(keys.schedule()), "the promoted job left schedule");

@@ -100,7 +100,8 @@ class StepFilesTest {
         StepCatalog catalog = StepCatalog.load();
         try (Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
             List<MigrationResult> results = new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(),
-                    MigrationOptions.defaults().withAcceptAnomalies(true).withDropCronSchedulers(true), observed)
+                    MigrationOptions.defaults().withAcceptAnomalies(true).withDropCronSchedulers(true)
+                            .withAcceptOrderDrift(true), observed) // the late adds into wait go before orders' prioritized jobs
                     .listener(new Migrator.Listener() {
                         @Override
                         public void stepStarted(String queue, StepDefinition step) {
