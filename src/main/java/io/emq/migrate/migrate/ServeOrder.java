@@ -84,14 +84,26 @@ final class ServeOrder {
      */
     static Drift around(QueueMigration m, QueueSnapshot snap, List<JobFacts> moved) {
         Map<V2State, Walk> walks = walks(m);
+        List<List<JobFacts>> runs = new ArrayList<>();
         for (JobFacts job : moved) {
             Optional<V2State> set = job.state().becomes().filter(walks::containsKey);
             if (set.isPresent() && Migratable.getsIdentity(job, m.options)) {
-                List<JobFacts> three = new ArrayList<>(3);
-                neighbour(m, snap, job, set.get(), -1).ifPresent(three::add);
-                three.add(job);
-                neighbour(m, snap, job, set.get(), 1).ifPresent(three::add);
-                walk(m, Map.of(set.get(), walks.get(set.get()).restart()), three);
+                List<JobFacts> run = new ArrayList<>(3);
+                neighbour(m, snap, job, set.get(), -1).ifPresent(run::add);
+                run.add(job);
+                neighbour(m, snap, job, set.get(), 1).ifPresent(run::add);
+                runs.add(run);
+            }
+        }
+        List<Optional<BrandedId>> ids = new ArrayList<>();
+        Migratable.inBatches(runs.stream().flatMap(List::stream).toList(), LOOKUP,
+                batch -> ids.addAll(m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList())));
+        int at = 0;
+        for (List<JobFacts> run : runs) {
+            Walk walk = walks.get(run.get(0).state().becomes().orElseThrow()).restart();
+            for (JobFacts job : run) {
+                Optional<BrandedId> id = ids.get(at++);
+                id.ifPresent(v2 -> walk.next(job.id(), v2));
             }
         }
         return drift(walks);
@@ -130,6 +142,7 @@ final class ServeOrder {
         return Optional.empty();
     }
 
+    /** Looks up a batch's ids and walks each job of a checked set on in its set's walk. */
     private static void walk(QueueMigration m, Map<V2State, Walk> walks, List<JobFacts> batch) {
         List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
         for (int i = 0; i < batch.size(); i++) {

@@ -148,7 +148,6 @@ class LiveSourceTest {
     void aJobMovedAheadUnderThePauseIsRefusedAndV1GivenBack() {
         long now = System.currentTimeMillis();
         fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000); // job 1 failed before the migration
-        produce(1); // a pass writes a row: the order is checked
         boolean[] once = {false};
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
             if (version == 120 && where.equals("v1 paused") && !once[0]) {
@@ -160,8 +159,32 @@ class LiveSourceTest {
         assertTrue(r.get(0).message().contains("dead breaks v1's order once (v1 job 2 comes after v1 job 1 in v1, before it in v2)"),
                 r.get(0).message());
         assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 given back: resumed");
-        assertEquals(Long.valueOf(301), Long.valueOf(client().get("bull:live:id")), "and its add counter thawed");
+        assertEquals(Long.valueOf(300), Long.valueOf(client().get("bull:live:id")), "and its add counter thawed");
         assertFalse(new Journal(Wire.open(client()), QUEUE).header().get(JournalHeader.V1_PAUSED_AT).isPresent(), "the pause forgotten");
+        assertExactlyOnce(r.get(0));
+    }
+
+    @Test
+    void aJobPutAtTheServedEndUnderThePauseIsRefusedByTheJobItPassed() {
+        client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
+        client().hset("bull:live:301", Map.of("name", "later", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "3600000",
+                "priority", "0"));
+        client().set("bull:live:id", "301");
+        added.add("301");
+        boolean[] once = {false};
+        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("v1 paused") && !once[0]) {
+                once[0] = true; // a stray client promotes it to be served next (LIFO), under the pause: into paused
+                client().zrem("bull:live:delayed", "301");
+                client().hset("bull:live:301", "delay", "0");
+                client().rpush("bull:live:paused", "301");
+            }
+        });
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.get(0).refusalKind(), r.get(0).toString());
+        assertTrue(r.get(0).message().contains("pending breaks v1's order once (v1 job 1 comes after v1 job 301 in v1, before it in v2)"),
+                r.get(0).message());
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 given back: resumed");
+        assertEquals("301", client().lindex("bull:live:wait", -1), "and serves the promoted job next");
         assertExactlyOnce(r.get(0));
     }
 
