@@ -88,9 +88,8 @@ final class RetireSource implements Step {
         // (recorded after its last use) are written before the step ends
         JournalHeader header = m.journal.header();
         Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
-        boolean inTheWindow = header.get(JournalHeader.V1_PAUSED_AT).isPresent(); // an earlier run paused v1 and checked first
-        if (!stamped && !inTheWindow && !m.options.acceptOrderDrift() && ServeOrder.canBreak(m.journal.header())) {
-            refuseAnOrderDrift(m, ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
+        if (!stamped && header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) { // else an earlier run paused v1, and checked first
+            ServeOrder.refuseADrift(m, () -> ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
         }
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT))
                 : pauseAndRetireStructures(m, header);
@@ -104,10 +103,7 @@ final class RetireSource implements Step {
             m.journal.record(windowMs);
         }
         m.checkpoints.hit("v2 resumed");
-        // refused before the tombstone unless accepted: then read what v2 holds (this step's own passes may have set
-        // pass_wrote: read again), unchecked without a source read under the pause (a run resumed past the tombstone)
-        Optional<ServeOrder.Drift> drift = m.options.acceptOrderDrift() && ServeOrder.canBreak(m.journal.header())
-                ? stamp.before().map(atPause -> ServeOrder.of(m, atPause)) : Optional.of(ServeOrder.Drift.NONE);
+        Optional<ServeOrder.Drift> drift = ServeOrder.accepted(m, stamp.before());
         drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));
         Retired jobs = retireJobs(m, stamp.before());
         m.checkpoints.hit("jobs retired");
@@ -189,12 +185,6 @@ final class RetireSource implements Step {
         }
     }
 
-    private static void refuseAnOrderDrift(QueueMigration m, ServeOrder.Drift drift) {
-        if (!drift.none()) {
-            throw ServeOrder.refusal(m, drift);
-        }
-    }
-
     /** Forgets the pause journaled, v1 serving as it did; a failure to is added to {@code failed}'s, v1 then counted paused. */
     private static void forgetThePause(QueueMigration m, RuntimeException failed) {
         try {
@@ -226,9 +216,7 @@ final class RetireSource implements Step {
                 Resync.Pass synced = Resync.run(m);
                 Verification.proveWritten(m, synced.written(), synced.journaled());
                 QueueSnapshot snapshot = m.snapshot();
-                if (!m.options.acceptOrderDrift() && ServeOrder.canBreak(m.journal.header())) {
-                    refuseAnOrderDrift(m, ServeOrder.around(m, snapshot, synced.moved())); // the order held as last read
-                }
+                ServeOrder.refuseADrift(m, () -> ServeOrder.around(m, snapshot, synced.moved())); // it held as last read
                 m.checkpoints.hit("before retire");
                 OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
                         : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());

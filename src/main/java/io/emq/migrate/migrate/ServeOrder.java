@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Whether v2 holds the migrated jobs in v1's order (migration contract §3). v2 serves {@code pending} and
@@ -54,15 +55,34 @@ final class ServeOrder {
     }
 
     /**
-     * Whether v2's order can break v1's: a re-sync pass wrote a row ({@link JournalHeader#PASS_WROTE}), and no v1
-     * id was kept as its branded id (those sort by their own mint time, as the plan says).
+     * Whether v2's order can break v1's: a re-sync pass wrote a row ({@link JournalHeader#PASS_WROTE}: read now,
+     * as a pass of this step may have set it), and no v1 id was kept as its branded id (those sort by their own
+     * mint time, as the plan says).
      */
-    static boolean canBreak(JournalHeader header) {
+    private static boolean canBreak(QueueMigration m) {
+        JournalHeader header = m.journal.header();
         return header.get(JournalHeader.PASS_WROTE).orElse(false) && !header.get(JournalHeader.KEPT_IDS).orElse(false);
     }
 
-    /** The refusal of a queue whose v2 order breaks v1's, v1 intact (given back when paused). */
-    static MigrationRefused refusal(QueueMigration m, Drift drift) {
+    /** Refuses the queue ({@code out-of-order}) when {@code check} finds v2's order breaking v1's, unless the drift is accepted. */
+    static void refuseADrift(QueueMigration m, Supplier<Drift> check) {
+        if (!m.options.acceptOrderDrift() && canBreak(m)) {
+            Drift drift = check.get();
+            if (!drift.none()) {
+                throw refusal(m, drift);
+            }
+        }
+    }
+
+    /**
+     * Once v2 serves: with the drift accepted, where v2's order breaks v1's as the pass under the pause read it
+     * ({@code atPause}; empty, unchecked, without it: a run resumed past the tombstone); else none (refused before).
+     */
+    static Optional<Drift> accepted(QueueMigration m, Optional<QueueSnapshot> atPause) {
+        return m.options.acceptOrderDrift() && canBreak(m) ? atPause.map(snap -> of(m, snap)) : Optional.of(Drift.NONE);
+    }
+
+    private static MigrationRefused refusal(QueueMigration m, Drift drift) {
         return new MigrationRefused(MigrationRefused.Kind.OUT_OF_ORDER, "v1 moved jobs of " + m.source.display() + " while it"
                 + " served through the copy, and v2 would hold them in another order than v1's: " + drift.describe() + "; stop what"
                 + " puts jobs ahead in v1 (LIFO or prioritized adds, promote, retry, workers that fail or retry jobs), then"
