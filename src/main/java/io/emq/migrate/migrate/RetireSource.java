@@ -91,13 +91,14 @@ final class RetireSource implements Step {
         if (!stamped && header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) { // else an earlier run paused v1, and checked first
             ServeOrder.refuseADrift(m, () -> ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
         }
-        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT))
+        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT), Optional.empty())
                 : pauseAndRetireStructures(m, header);
         m.checkpoints.hit("structures deleted");
         long window = header.get(JournalHeader.WINDOW_MS).orElseGet(() ->
                 System.currentTimeMillis() - stamp.pausedAt().orElseThrow());
         JournalHeader.Write windowMs = new JournalHeader.Write().set(JournalHeader.WINDOW_MS, window);
-        if (!header.get(JournalHeader.V1_WAS_PAUSED).orElse(false) && !header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
+        boolean v1WasPaused = stamp.v1WasPaused().orElseGet(() -> header.get(JournalHeader.V1_WAS_PAUSED).orElse(false));
+        if (!v1WasPaused && !header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
             TargetFence.resumeAndRecord(m.targetWire, m.keys, m.journal, windowMs);
         } else {
             m.journal.record(windowMs);
@@ -138,7 +139,7 @@ final class RetireSource implements Step {
     /**
      * Pauses v1 (journaled first, so a crash in between is undone by abandon) and retires its
      * structures. A refusal or a failure before the tombstone (a server out of memory, a bug) gives v1
-     * back: resumes it (thaws its add counter only, when it was paused before the migration) and forgets
+     * back: resumes it (thaws its add counter only, when it was paused before the migration or since its fence, by an operator) and forgets
      * the pause, v1 serving again as it did; a failure of the give-back is added to the first one's
      * (v1 then stays paused, which {@code abandon} undoes). Not a lost connection, after which the step
      * runs again (pausing v1 again), nor a lost lease (the migrator that took the queue over may be in its
@@ -152,8 +153,15 @@ final class RetireSource implements Step {
         });
         m.checkpoints.hit("pause recorded");
         m.v1Paused();
+        boolean v1WasPaused = header.get(JournalHeader.V1_WAS_PAUSED).orElse(false);
         try {
-            SourceFence.pause(m.sourceWire, m.source, m.journal.sourceToken());
+            boolean pausedAlready = Long.valueOf(1).equals(SourceFence.pause(m.sourceWire, m.source, m.journal.sourceToken()).get(0));
+            if (pausedAlready && !v1WasPaused && header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
+                // paused since the fence, by an operator (not by an earlier run of this step: it journaled the instant
+                // first): it stays paused if this run gives v1 back, and the v2 queue starts paused
+                m.journal.record(JournalHeader.V1_WAS_PAUSED, true);
+                v1WasPaused = true;
+            }
         } catch (JedisDataException refused) {
             forgetThePause(m, refused); // the script refused its first write (a read-only replica...): v1 is as it was
             throw refused;
@@ -167,12 +175,12 @@ final class RetireSource implements Step {
         }
         m.checkpoints.hit("v1 paused");
         try {
-            return retireStructures(m, pausedAt);
+            return retireStructures(m, pausedAt, v1WasPaused);
         } catch (JedisConnectionException | EmqWireException.Lock | Checkpoints.InjectedCrash stopped) {
             throw stopped; // the step runs again; or another migrator holds the queue now, v1's pause its own; or a crash
         } catch (RuntimeException failed) {
             try {
-                if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(false)) {
+                if (v1WasPaused) {
                     SourceFence.thaw(m.sourceWire, m.source, m.journal.sourceToken());
                 } else {
                     SourceFence.resume(m.sourceWire, m.source, m.journal.sourceToken());
@@ -197,9 +205,11 @@ final class RetireSource implements Step {
 
     /**
      * What stamping the tombstone deleted, the source as read by the pass it stamped after, and the
-     * counts of that pass (empty when an earlier run stamped it); and the instant v1 was paused, as journaled.
+     * counts of that pass (empty when an earlier run stamped it); the instant v1 was paused, as journaled; and
+     * whether v1 was paused before this migration paused it (empty when an earlier run stamped it: the journal says).
      */
-    private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass, Optional<Long> pausedAt) {
+    private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass, Optional<Long> pausedAt,
+                           Optional<Boolean> v1WasPaused) {
     }
 
     /**
@@ -209,7 +219,7 @@ final class RetireSource implements Step {
      * again from). The source's {@link SourceFence#sizes} are taken when it is first found moved, so a
      * refusal tells what moved since; a retirement that holds at once takes none.
      */
-    private static Stamped retireStructures(QueueMigration m, long pausedAt) {
+    private static Stamped retireStructures(QueueMigration m, long pausedAt, boolean v1WasPaused) {
         String first = null;
         try {
             for (int pass = 0; pass < PASSES; pass++) {
@@ -221,7 +231,8 @@ final class RetireSource implements Step {
                 OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
                         : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());
                 if (deleted.isPresent()) {
-                    return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts(), Optional.of(pausedAt));
+                    return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts(), Optional.of(pausedAt),
+                            Optional.of(v1WasPaused));
                 }
                 m.checkpoints.hit("source moved at retire");
                 if (first == null) {

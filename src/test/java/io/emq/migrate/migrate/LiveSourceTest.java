@@ -164,6 +164,32 @@ class LiveSourceTest {
         assertExactlyOnce(r.get(0));
     }
 
+    /** BullMQ's pause of the v1 queue, as an operator gives it. */
+    private void pauseV1() {
+        client().hset("bull:live:meta", "paused", "1");
+        client().rename("bull:live:wait", "bull:live:paused");
+    }
+
+    @Test
+    void anOperatorsPauseSinceTheFenceOutlivesARefusalAndTheCutover() {
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0).outcome());
+        String held = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(); // a worker holds a job
+        pauseV1(); // then the operator pauses v1 (an incident), after the fence recorded it serving
+
+        MigrationResult refused = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.LIVE_LOCK), refused.refusalKind(), refused.toString());
+        assertEquals("1", client().hget("bull:live:meta", "paused"), "the give-back keeps the operator's pause");
+        assertEquals(Long.valueOf(JOBS - 1), client().llen("bull:live:paused"), "its jobs where the pause put them");
+        assertEquals(Long.valueOf(JOBS), Long.valueOf(client().get("bull:live:id")), "the add counter thawed");
+
+        assertTrue(LiveV1.complete(client(), QUEUE, held));
+        completed.add(held);
+        MigrationResult retired = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, retired.outcome(), retired.toString());
+        assertExactlyOnce(retired);
+        assertEquals("1", client().hget(Keys.queue(QUEUE).meta(), "paused"), "v1 was paused at the cutover: the v2 queue starts paused");
+    }
+
     @Test
     void aJobPutAtTheServedEndUnderThePauseIsRefusedByTheJobItPassed() {
         client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
