@@ -139,8 +139,9 @@ final class RetireSource implements Step {
     /**
      * Pauses v1 (journaled first, so a crash in between is undone by abandon) and retires its
      * structures. A refusal or a failure before the tombstone (a server out of memory, a bug) gives v1
-     * back: resumes it (thaws its add counter only, when it was paused before the migration or since its fence, by an operator) and forgets
-     * the pause, v1 serving again as it did; a failure of the give-back is added to the first one's
+     * back: resumes it (thaws its add counter only, when it was paused before the migration, or since its
+     * fence by an operator: the pause finds it paused) and forgets the pause, v1 serving again as it did; a
+     * failure of the give-back is added to the first one's
      * (v1 then stays paused, which {@code abandon} undoes). Not a lost connection, after which the step
      * runs again (pausing v1 again), nor a lost lease (the migrator that took the queue over may be in its
      * own window, v1 paused for it), nor an injected crash, which stands for a process that stopped.
