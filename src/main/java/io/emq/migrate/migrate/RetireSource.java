@@ -116,7 +116,7 @@ final class RetireSource implements Step {
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
         counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs.deleted(), "unlinked", jobs.unlinked(), "keys", keys,
                 "window-ms", window));
-        drift.ifPresent(d -> d.breaks().forEach((set, n) -> counts.put(set.wireName() + "-order-breaks", n)));
+        drift.ifPresent(d -> d.sets().forEach((set, broken) -> counts.put(set.wireName() + "-order-breaks", broken.times())));
         return counts;
     }
 

@@ -30,23 +30,24 @@ import java.util.function.Supplier;
 final class ServeOrder {
     private static final int LOOKUP = 1000;
 
-    /** Where v2's order breaks v1's: how many times in {@code pending} and in {@code dead}, and the first break of each. */
-    record Drift(Map<V2State, Long> breaks, List<String> first) {
+    /** How often one v2 set breaks v1's order, and its first break. */
+    record Broken(long times, String first) {
+    }
+
+    /** Where v2's order breaks v1's: in {@code pending} and in {@code dead}, each set only when it does. */
+    record Drift(Map<V2State, Broken> sets) {
         /** No break: what a queue no re-sync pass wrote a row of holds (its rows are those minted in v1's order). */
-        static final Drift NONE = new Drift(Map.of(), List.of());
+        static final Drift NONE = new Drift(Map.of());
 
         boolean none() {
-            return breaks.isEmpty();
+            return sets.isEmpty();
         }
 
         /** One line: the breaks of each set and the first of each. */
         String describe() {
             List<String> parts = new ArrayList<>();
-            int i = 0;
-            for (Map.Entry<V2State, Long> set : breaks.entrySet()) {
-                parts.add(set.getKey().wireName() + " breaks v1's order " + (set.getValue() == 1 ? "once" : set.getValue() + " times")
-                        + " (" + first.get(i++) + ")");
-            }
+            sets.forEach((set, broken) -> parts.add(set.wireName() + " breaks v1's order "
+                    + (broken.times() == 1 ? "once" : broken.times() + " times") + " (" + broken.first() + ")"));
             return String.join("; ", parts);
         }
     }
@@ -93,7 +94,16 @@ final class ServeOrder {
     /** Compares v1's order in {@code snap} (the source as last read) with the ids v2 holds, job by job. */
     static Drift of(QueueMigration m, QueueSnapshot snap) {
         Map<V2State, Walk> walks = walks(m);
-        Migratable.inBatches(Migratable.identities(snap, m.options), LOOKUP, batch -> walk(m, walks, batch));
+        Migratable.inBatches(Migratable.identities(snap, m.options), LOOKUP, batch -> {
+            List<Optional<BrandedId>> ids = ids(m, batch);
+            for (int i = 0; i < batch.size(); i++) {
+                JobFacts job = batch.get(i);
+                Walk walk = job.state().becomes().map(walks::get).orElse(null);
+                if (walk != null && ids.get(i).isPresent()) {
+                    walk.next(job.id(), ids.get(i).get());
+                }
+            }
+        });
         return drift(walks);
     }
 
@@ -115,9 +125,7 @@ final class ServeOrder {
                 runs.add(run);
             }
         }
-        List<Optional<BrandedId>> ids = new ArrayList<>();
-        Migratable.inBatches(runs.stream().flatMap(List::stream).toList(), LOOKUP,
-                batch -> ids.addAll(m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList())));
+        List<Optional<BrandedId>> ids = ids(m, runs.stream().flatMap(List::stream).toList());
         int at = 0;
         for (List<JobFacts> run : runs) {
             Walk walk = walks.get(run.get(0).state().becomes().orElseThrow()).restart();
@@ -162,28 +170,21 @@ final class ServeOrder {
         return Optional.empty();
     }
 
-    /** Looks up a batch's ids and walks each job of a checked set on in its set's walk. */
-    private static void walk(QueueMigration m, Map<V2State, Walk> walks, List<JobFacts> batch) {
-        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
-        for (int i = 0; i < batch.size(); i++) {
-            JobFacts job = batch.get(i);
-            Walk walk = job.state().becomes().map(walks::get).orElse(null);
-            if (walk != null && ids.get(i).isPresent()) {
-                walk.next(job.id(), ids.get(i).get());
-            }
-        }
+    /** The branded ids of these jobs, in order (empty where the journal maps none), looked up {@link #LOOKUP} at a time. */
+    private static List<Optional<BrandedId>> ids(QueueMigration m, List<JobFacts> jobs) {
+        List<Optional<BrandedId>> ids = new ArrayList<>(jobs.size());
+        Migratable.inBatches(jobs, LOOKUP, batch -> ids.addAll(m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList())));
+        return ids;
     }
 
     private static Drift drift(Map<V2State, Walk> walks) {
-        Map<V2State, Long> breaks = new EnumMap<>(V2State.class);
-        List<String> first = new ArrayList<>();
+        Map<V2State, Broken> sets = new EnumMap<>(V2State.class);
         walks.forEach((set, walk) -> {
             if (walk.breaks > 0) {
-                breaks.put(set, walk.breaks);
-                first.add(walk.first);
+                sets.put(set, new Broken(walk.breaks, walk.first));
             }
         });
-        return new Drift(breaks, first);
+        return new Drift(sets);
     }
 
     /** One v2 set's jobs in v1's order: a break wherever a job's id sorts before the id of the job v1 has just before it. */
