@@ -22,7 +22,11 @@
 --                   may be gone); otherwise the queue is the caller's (its token on meta): 2 when it shows a
 --                   pause of this journal's migrations (a token of this journal was there, or, with no token,
 --                   the add counter holds ARGV[2]: a pause by the release before tokens), else 1.
---         pause  -> {was_paused (0|1), LLEN paused}: the queue claimed (EMQLOCK, nothing written, when it
+--         pause  -> {was_paused (0|1), LLEN paused}: was_paused tells whether the queue was paused when the
+--                   window opened: on the window's first pause, whether meta.paused was set (saved in meta
+--                   field migrating-was-paused with the counter), on a later one (a re-run inside the
+--                   window) what was saved then (0 when nothing was: a window opened by the release
+--                   before this field). The queue claimed (EMQLOCK, nothing written, when it
 --                   holds the tombstone: only a migrator that lost its lease finds one; or when another
 --                   journal's migration holds its pause window open), then, as BullMQ's pause does,
 --                   meta.paused is set (v1 workers then fetch nothing) and wait is handed to paused,
@@ -34,7 +38,9 @@
 --         thaw   -> 1 when the add counter held ARGV[2] and got its saved value back (none when there
 --                   was none), else 0; the queue stays paused (it was paused before the migration).
 --         resume -> the number of jobs moved from paused back to wait: a thaw, HDEL meta.paused and,
---                   as BullMQ's resume does, paused is handed back to wait oldest-first (RPOPLPUSH).
+--                   as BullMQ's resume does, paused is handed back to wait oldest-first (RPOPLPUSH);
+--                   -1, a thaw only, when the queue was paused when the window opened (an operator's pause
+--                   outlives the migration's, whatever the caller's journal recorded of it).
 local function parse(token)
   local journal, fence = string.match(token or '', '^(.*):(%d+)$')
   return journal, tonumber(fence)
@@ -57,7 +63,7 @@ local function claim()
 end
 local function thaw()
   local saved = redis.call('HGET', KEYS[1], 'migrating-id')
-  redis.call('HDEL', KEYS[1], 'migrating-id')
+  redis.call('HDEL', KEYS[1], 'migrating-id', 'migrating-was-paused')
   if not saved or redis.call('GET', KEYS[4]) ~= ARGV[2] then
     return 0
   end
@@ -103,9 +109,13 @@ if ARGV[1] == 'pause' then
         .. ' migration with token ' .. held .. ' (its add counter frozen): nothing written to v1')
   end
   claim()
-  local was = redis.call('HEXISTS', KEYS[1], 'paused')
+  local paused_now = redis.call('HEXISTS', KEYS[1], 'paused')
+  local was = paused_now
+  if redis.call('HEXISTS', KEYS[1], 'migrating-id') == 1 then -- this journal's window, opened by an earlier pause
+    was = tonumber(redis.call('HGET', KEYS[1], 'migrating-was-paused') or '0')
+  end
   -- (a wait or paused of a wrong type is left alone: the plan reports it, nothing here can fail)
-  if was == 0 then
+  if paused_now == 0 then
     redis.call('HSET', KEYS[1], 'paused', '1')
   end
   local waiting = redis.call('TYPE', KEYS[2])['ok']
@@ -119,7 +129,7 @@ if ARGV[1] == 'pause' then
   local t = redis.call('TYPE', KEYS[4])['ok']
   local counter = t == 'string' and redis.call('GET', KEYS[4])
   if t == 'none' or (counter and string.match(counter, '^%d+$')) then
-    redis.call('HSET', KEYS[1], 'migrating-id', counter or '')
+    redis.call('HSET', KEYS[1], 'migrating-id', counter or '', 'migrating-was-paused', was)
     redis.call('SET', KEYS[4], ARGV[2])
   end
   return {was, redis.call('LLEN', KEYS[3])}
@@ -128,7 +138,11 @@ if ARGV[1] == 'thaw' then
   return thaw()
 end
 if ARGV[1] == 'resume' then
+  local was = redis.call('HGET', KEYS[1], 'migrating-was-paused')
   thaw()
+  if was == '1' then
+    return -1
+  end
   redis.call('HDEL', KEYS[1], 'paused')
   local moved = 0
   while redis.call('RPOPLPUSH', KEYS[3], KEYS[2]) do

@@ -178,16 +178,15 @@ public final class Abandon {
 
     /**
      * Undoes the migration's pause of a v1 queue that shows it ({@link SourceFence#claim}): the add counter gets
-     * its value back, and v1 is resumed unless it was paused before the migration (jobs waiting in paused go back
-     * to wait in order). The number of queues resumed: 1, or 0.
+     * its value back, and v1 is resumed unless it was paused before the migration or when its pause window opened
+     * (jobs waiting in paused go back to wait in order). The number of queues resumed: 1, or 0.
      */
     private static long resumeSource(Wire source, QueueRef q, Journal journal, JournalHeader header) {
         if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
             SourceFence.thaw(source, q, journal.sourceToken());
             return 0;
         }
-        SourceFence.resume(source, q, journal.sourceToken());
-        return 1;
+        return SourceFence.resume(source, q, journal.sourceToken()) < 0 ? 0 : 1;
     }
 
     private static void deleteRows(Wire target, Keys keys, Journal journal, java.util.Set<BrandedId> lanes,

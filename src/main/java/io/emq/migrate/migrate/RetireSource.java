@@ -88,11 +88,12 @@ final class RetireSource implements Step {
         // (recorded after its last use) are written before the step ends
         JournalHeader header = m.journal.header();
         Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
-        if (!stamped && header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) { // else an earlier run paused v1, and checked first
+        boolean inWindow = header.get(JournalHeader.V1_PAUSED_AT).isPresent(); // an earlier run paused v1 (and may have stopped anywhere)
+        if (!stamped && !inWindow) {
             ServeOrder.refuseADrift(m, () -> ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
         }
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT), Optional.empty())
-                : pauseAndRetireStructures(m, header);
+                : pauseAndRetireStructures(m, header, inWindow);
         m.checkpoints.hit("structures deleted");
         long window = header.get(JournalHeader.WINDOW_MS).orElseGet(() ->
                 System.currentTimeMillis() - stamp.pausedAt().orElseThrow());
@@ -139,14 +140,15 @@ final class RetireSource implements Step {
     /**
      * Pauses v1 (journaled first, so a crash in between is undone by abandon) and retires its
      * structures. A refusal or a failure before the tombstone (a server out of memory, a bug) gives v1
-     * back: resumes it (thaws its add counter only, when it was paused before the migration, or since its
-     * fence by an operator: the pause finds it paused) and forgets the pause, v1 serving again as it did; a
+     * back: resumes it (thaws its add counter only, when it was paused before the migration, or when the window
+     * opened, by an operator since the fence: the pause says so, on every run inside the window) and forgets the
+     * pause, v1 serving again as it did; a
      * failure of the give-back is added to the first one's
      * (v1 then stays paused, which {@code abandon} undoes). Not a lost connection, after which the step
      * runs again (pausing v1 again), nor a lost lease (the migrator that took the queue over may be in its
      * own window, v1 paused for it), nor an injected crash, which stands for a process that stopped.
      */
-    private static Stamped pauseAndRetireStructures(QueueMigration m, JournalHeader header) {
+    private static Stamped pauseAndRetireStructures(QueueMigration m, JournalHeader header, boolean inWindow) {
         long pausedAt = header.get(JournalHeader.V1_PAUSED_AT).orElseGet(() -> {
             long now = System.currentTimeMillis();
             m.journal.record(JournalHeader.V1_PAUSED_AT, now);
@@ -156,10 +158,11 @@ final class RetireSource implements Step {
         m.v1Paused();
         boolean v1WasPaused = header.get(JournalHeader.V1_WAS_PAUSED).orElse(false);
         try {
-            boolean pausedAlready = Long.valueOf(1).equals(SourceFence.pause(m.sourceWire, m.source, m.journal.sourceToken()).get(0));
-            if (pausedAlready && !v1WasPaused && header.get(JournalHeader.V1_PAUSED_AT).isEmpty()) {
-                // paused since the fence, by an operator (not by an earlier run of this step: it journaled the instant
-                // first): it stays paused if this run gives v1 back, and the v2 queue starts paused
+            boolean pausedWhenOpened = Long.valueOf(1).equals(SourceFence.pause(m.sourceWire, m.source, m.journal.sourceToken()).get(0));
+            m.checkpoints.hit("v1 paused");
+            if (pausedWhenOpened && !v1WasPaused) {
+                // paused since the fence, by an operator: it stays paused if this run gives v1 back, and the v2 queue
+                // starts paused (v1 keeps the fact until the window closes: a run stopped before this record finds it)
                 m.journal.record(JournalHeader.V1_WAS_PAUSED, true);
                 v1WasPaused = true;
             }
@@ -174,9 +177,8 @@ final class RetireSource implements Step {
             forgetThePause(m, refused); // another migration's window, or its tombstone: this one paused nothing
             throw elsewhere.get();
         }
-        m.checkpoints.hit("v1 paused");
         try {
-            return retireStructures(m, pausedAt, v1WasPaused);
+            return retireStructures(m, pausedAt, v1WasPaused, inWindow);
         } catch (JedisConnectionException | EmqWireException.Lock | Checkpoints.InjectedCrash stopped) {
             throw stopped; // the step runs again; or another migrator holds the queue now, v1's pause its own; or a crash
         } catch (RuntimeException failed) {
@@ -218,16 +220,19 @@ final class RetireSource implements Step {
      * that has watched the source since the pass read it (a re-run takes a pass: a watch does not
      * outlive its run), keeping the source as that pass read it (what a job edited later is copied
      * again from). The source's {@link SourceFence#sizes} are taken when it is first found moved, so a
-     * refusal tells what moved since; a retirement that holds at once takes none.
+     * refusal tells what moved since; a retirement that holds at once takes none. The order is checked around the
+     * jobs each pass moved, but on the first pass of a run resumed {@code inWindow}: the whole order then, as a run
+     * that stopped there may have written a moved job and not checked it.
      */
-    private static Stamped retireStructures(QueueMigration m, long pausedAt, boolean v1WasPaused) {
+    private static Stamped retireStructures(QueueMigration m, long pausedAt, boolean v1WasPaused, boolean inWindow) {
         String first = null;
         try {
             for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
                 Verification.proveWritten(m, synced.written(), synced.journaled());
                 QueueSnapshot snapshot = m.snapshot();
-                ServeOrder.refuseADrift(m, () -> ServeOrder.around(m, snapshot, synced.moved())); // it held as last read
+                boolean whole = inWindow && pass == 0;
+                ServeOrder.refuseADrift(m, () -> whole ? ServeOrder.of(m, snapshot) : ServeOrder.around(m, snapshot, synced.moved()));
                 m.checkpoints.hit("before retire");
                 OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
                         : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());

@@ -110,7 +110,11 @@ final class SourceFence {
         fence(source, q, "thaw", token, Replies::asLong);
     }
 
-    /** Thaws the add counter and resumes the v1 queue; jobs added while it was paused go back to wait in order. */
+    /**
+     * Thaws the add counter and resumes the v1 queue (jobs added while it was paused go back to wait in order), unless
+     * it was paused when the migration's pause window opened (an operator's pause): then a thaw only. The number of
+     * jobs handed back to wait, or -1 when the queue stays paused.
+     */
     static long resume(Wire source, QueueRef q, String token) {
         return fence(source, q, "resume", token, Replies::asLong);
     }

@@ -97,7 +97,8 @@ final class SourceGuard implements AutoCloseable {
      * {@code migrating-token}, see {@link SourceToken}: refused then, {@link EmqWireException.Lock}, nothing deleted): unlinks the eight
      * structures and {@code moreKeys} (queue-level keys; the server frees their memory in the background, so a
      * list of millions costs the transaction nothing), gives the add counter and {@code meta.version} the
-     * tombstone, and drops {@code meta.migrating-id} (the saved value of the frozen counter), keeping
+     * tombstone, and drops {@code meta.migrating-id} (the saved value of the frozen counter) and
+     * {@code meta.migrating-was-paused} (whether v1 was paused when the window opened), keeping
      * {@code meta.migrating-token} as the record of the migration that retired the queue: a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
      * already; empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
@@ -133,7 +134,7 @@ final class SourceGuard implements AutoCloseable {
             connection.sendCommand(Protocol.Command.UNLINK, deleted.toArray(byte[][]::new));
             connection.sendCommand(Protocol.Command.SET, queue.key("id").raw(), tombstone);
             connection.sendCommand(Protocol.Command.HSET, meta, Utf8.bytes("version"), tombstone);
-            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"));
+            connection.sendCommand(Protocol.Command.HDEL, meta, Utf8.bytes("migrating-id"), Utf8.bytes("migrating-was-paused"));
             connection.sendCommand(Protocol.Command.EXEC);
             for (int queued = 0; queued < 4; queued++) {
                 connection.getStatusCodeReply();

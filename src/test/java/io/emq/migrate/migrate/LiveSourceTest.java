@@ -190,6 +190,69 @@ class LiveSourceTest {
         assertEquals("1", client().hget(Keys.queue(QUEUE).meta(), "paused"), "v1 was paused at the cutover: the v2 queue starts paused");
     }
 
+    /** Lets a re-run take the journal's lease now, as if the stopped run's lease had lapsed. */
+    private void leaseLapses() {
+        client().hdel(new Journal(Wire.open(client()), QUEUE).key(), "lock_owner");
+    }
+
+    /** A run that stops right after it paused v1, before it journaled what the pause found. */
+    private void stopRightAfterThePause() {
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER, SERVER,
+                OPTIONS, Checkpoints.throwingAt("120:v1 paused#1"), List.of("bull")));
+        leaseLapses();
+    }
+
+    @Test
+    void anOperatorsPauseFoundByARunThatStoppedBeforeJournalingItOutlivesTheCutover() {
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0).outcome());
+        pauseV1();
+        stopRightAfterThePause();
+
+        MigrationResult retired = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, retired.outcome(), retired.toString());
+        assertExactlyOnce(retired);
+        assertEquals("1", client().hget(Keys.queue(QUEUE).meta(), "paused"), "v1 was paused at the cutover: the v2 queue starts paused");
+        assertEquals(null, client().hget("bull:live:meta", "migrating-was-paused"), "the tombstone keeps no window's record");
+    }
+
+    @Test
+    void anAbandonAfterARunStoppedBeforeJournalingAnOperatorsPauseKeepsIt() {
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0).outcome());
+        pauseV1();
+        stopRightAfterThePause();
+
+        Map<String, Long> undone = Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, OPTIONS.lease());
+        assertEquals(0L, undone.get("v1-resumed"), undone.toString());
+        assertEquals("1", client().hget("bull:live:meta", "paused"), "the operator's pause kept");
+        assertEquals(Long.valueOf(JOBS), client().llen("bull:live:paused"), "its jobs where the pause put them");
+        assertEquals(Long.toString(JOBS), client().get("bull:live:id"), "the add counter thawed");
+        assertEquals(List.of(), client().hmget("bull:live:meta", "migrating-id", "migrating-was-paused").stream()
+                .filter(java.util.Objects::nonNull).toList(), "the window's record gone with it");
+    }
+
+    @Test
+    void aJobMovedAheadUnderThePauseByARunThatStoppedBeforeCheckingItIsRefusedOnTheReRun() {
+        long now = System.currentTimeMillis();
+        fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000); // job 1 failed before the migration
+        boolean[] failed = {false};
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("v1 paused") && !failed[0]) {
+                failed[0] = true; // a stray worker that ignores the pause fails job 2 now: after job 1, before it in v2
+                fail(LiveV1.take(client(), QUEUE, true, 60_000).orElseThrow(), System.currentTimeMillis());
+            } else if (version == 120 && where.equals("pass recorded") && failed[0]) {
+                throw new Checkpoints.InjectedCrash("120:pass recorded"); // the pass wrote job 2's row as dead, unchecked
+            }
+        }));
+        leaseLapses();
+
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.refusalKind(), r.toString());
+        assertTrue(r.message().contains("dead breaks v1's order once (v1 job 2 comes after v1 job 1 in v1, before it in v2)"),
+                r.message());
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 given back: resumed");
+        assertExactlyOnce(r);
+    }
+
     @Test
     void aJobPutAtTheServedEndUnderThePauseIsRefusedByTheJobItPassed() {
         client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
