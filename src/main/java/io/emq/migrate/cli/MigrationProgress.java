@@ -1,11 +1,8 @@
 package io.emq.migrate.cli;
 
-import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.StepDefinition;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * What {@code migrate} shows on standard error while it runs: a {@link Progress} over the jobs
@@ -13,9 +10,6 @@ import java.util.stream.Collectors;
  * rate), labelled with the step in flight; off a terminal also one line per finished step.
  */
 final class MigrationProgress implements Migrator.Listener, AutoCloseable {
-    /** The counts a moving step reports that are jobs moved into a v2 state. */
-    private static final Set<String> MOVED = V2State.MIGRATED.stream().map(V2State::wireName).collect(Collectors.toSet());
-
     private final Invocation in;
     private final Progress bar;
     /** Each queue's step in flight (several with {@code --parallel}), and the last one started. */
@@ -40,15 +34,9 @@ final class MigrationProgress implements Migrator.Listener, AutoCloseable {
     }
 
     @Override
-    public synchronized void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+    public synchronized void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis) {
         inFlight.remove(queue);
-        if (step.moves()) { // its counts are jobs moved, as the Migrator sums them for its summary
-            counts.forEach((what, n) -> {
-                if (MOVED.contains(what)) {
-                    bar.advance(n);
-                }
-            });
-        }
+        bar.advance(jobs);
         if (!in.environment().stderrTerminal() && in.progressShown()) {
             in.note(String.format("%-20s V%-3d %-32s %6d ms  %s", queue, step.version(), step.description(), millis,
                     Table.counts(counts)));

@@ -6,11 +6,8 @@ import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.payload.PayloadPolicy;
-import io.emq.migrate.migrate.RowBuilder;
 import io.emq.migrate.v1.PayloadDigest;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -36,15 +33,7 @@ final class MigratedJobs {
     static MigratedJobs load(Journal journal) {
         PayloadPolicy policy = journal.header().get(JournalHeader.POLICY).orElse(PayloadPolicy.ENVELOPE);
         Map<String, Expectation> byId = new HashMap<>();
-        List<BrandedId> batch = new ArrayList<>(BATCH);
-        journal.ids().forEach((id, v1) -> {
-            batch.add(id);
-            if (batch.size() == BATCH) {
-                journal.expectations().of(batch).forEach((k, v) -> byId.put(k.toString(), v));
-                batch.clear();
-            }
-        });
-        journal.expectations().of(batch).forEach((k, v) -> byId.put(k.toString(), v));
+        journal.ids().inBatches(BATCH, (id, v1) -> id, batch -> journal.expectations().of(batch).forEach((k, v) -> byId.put(k.toString(), v)));
         return new MigratedJobs(journal, policy, byId);
     }
 

@@ -71,7 +71,7 @@ public final class Abandon {
         Map<String, Long> counts = new LinkedHashMap<>();
         long[] rows = {0};
         java.util.SortedSet<BrandedId> lanes = journal.lanes();
-        inBatches(journal, batch -> {
+        journal.ids().inBatches(BATCH, (id, v1) -> id, batch -> {
             rows[0] += batch.size();
             deleteRows(target, keys, journal, lanes, batch);
         });
@@ -130,7 +130,7 @@ public final class Abandon {
      */
     private static void refuseAServedCopy(Wire target, Keys keys, Journal journal, String queue) {
         long[] gone = {0};
-        inBatches(journal, batch -> {
+        journal.ids().inBatches(BATCH, (id, v1) -> id, batch -> {
             List<byte[]> expected = journal.expectations().of(batch).keySet().stream().map(id -> Utf8.bytes(keys.job(id))).toList();
             gone[0] += expected.isEmpty() ? 0 : expected.size() - target.existing(List.of(expected)).get(0);
         });
@@ -144,20 +144,6 @@ public final class Abandon {
         }
     }
 
-    /** Hands the journal's ids to {@code work}, {@link #BATCH} at a time (the last batch may be smaller; none is empty). */
-    private static void inBatches(Journal journal, java.util.function.Consumer<List<BrandedId>> work) {
-        List<BrandedId> batch = new ArrayList<>(BATCH);
-        journal.ids().forEach((id, v1) -> {
-            batch.add(id);
-            if (batch.size() == BATCH) {
-                work.accept(batch);
-                batch.clear();
-            }
-        });
-        if (!batch.isEmpty()) {
-            work.accept(batch);
-        }
-    }
 
     /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */
     private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {

@@ -9,6 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.ObjIntConsumer;
 
 /**
@@ -148,6 +150,24 @@ public final class IdentityMap {
                     });
                 }
             }
+        }
+    }
+
+    /**
+     * Every mapping as {@link #forEach} visits them, each as {@code pick} makes it of its v2 and v1 ids, handed to
+     * {@code work} {@code size} at a time (the last batch may be smaller; none is empty; a batch is valid during its call only).
+     */
+    public <T> void inBatches(int size, BiFunction<BrandedId, byte[], T> pick, Consumer<List<T>> work) {
+        List<T> batch = new ArrayList<>(size);
+        forEach((id, v1) -> {
+            batch.add(pick.apply(id, v1));
+            if (batch.size() == size) {
+                work.accept(batch);
+                batch.clear();
+            }
+        });
+        if (!batch.isEmpty()) {
+            work.accept(batch);
         }
     }
 

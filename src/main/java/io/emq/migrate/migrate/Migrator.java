@@ -55,13 +55,14 @@ public final class Migrator {
     public interface Listener {
         void stepStarted(String queue, StepDefinition step);
 
-        void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis);
+        /** {@code jobs}: those the step moved into v2 (a copy step's, or those a re-sync pass added). */
+        void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis);
 
         Listener NONE = new Listener() {
             public void stepStarted(String queue, StepDefinition step) {
             }
 
-            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis) {
             }
         };
     }
@@ -264,6 +265,11 @@ public final class Migrator {
         return V2Names.unchecked(options.renames()).v2Name(q);
     }
 
+    /** The jobs moved into v2 states in {@code moved} (its other counts are other records: child links, receipts...). */
+    private static long jobs(Map<String, Long> moved) {
+        return V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
+    }
+
     private static List<QueueRef> select(List<QueueRef> queues, List<String> names) {
         if (names.isEmpty()) {
             return queues;
@@ -369,10 +375,7 @@ public final class Migrator {
                         owner, Instant.now().toString(), ms, true, counts, null);
                 unrecorded = row;
                 applied.put(step.version(), row);
-                if (step.moves()) {
-                    counts.forEach((k, v) -> moved.merge(k, v, Long::sum));
-                }
-                listener.stepFinished(m.target, step, counts, ms);
+                listener.stepFinished(m.target, step, counts, tally(step.moves() ? counts : Map.of()), ms);
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
             } catch (EmqWireException.Lock lost) {
@@ -401,7 +404,20 @@ public final class Migrator {
                 record(step, t0, e.toString());
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + e
                         + "; " + sourceLeft(step) + "; fix the cause, run `emq-migrate repair`, then migrate again");
+            } finally {
+                tally(Map.of()); // the jobs passes of a step that stopped added: v2 holds them
             }
+        }
+
+        /**
+         * Adds to the run's tally what a step moved into v2: {@code copied} (a copy step's counts) and the jobs its
+         * re-sync passes added ({@link QueueMigration#takeAdded}). The number of jobs among them.
+         */
+        private long tally(Map<String, Long> copied) {
+            Map<String, Long> now = new LinkedHashMap<>(copied);
+            m.takeAdded().forEach((state, n) -> now.merge(state.wireName(), n, Long::sum));
+            now.forEach((k, v) -> moved.merge(k, v, Long::sum));
+            return jobs(now);
         }
 
         /**
@@ -504,9 +520,8 @@ public final class Migrator {
             if (header.isEmpty()) {
                 header = header();
             }
-            long jobs = V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
             result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
-                    (System.nanoTime() - started) / 1_000_000, jobs, header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
+                    (System.nanoTime() - started) / 1_000_000, jobs(moved), header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
                     header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()));
         }
     }

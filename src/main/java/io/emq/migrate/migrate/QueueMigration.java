@@ -2,7 +2,9 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.payload.PayloadPolicy;
@@ -13,6 +15,7 @@ import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +49,8 @@ final class QueueMigration {
     boolean noExtrasAtFence;
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
+    /** The jobs re-sync passes added since the Migrator last took them ({@link #takeAdded}), by the v2 state of their rows. */
+    private final Map<V2State, Long> added = new EnumMap<>(V2State.class);
     /** The v1 completed count this run last folded into v2's metrics ({@link CompletedCount}); -1 before the first fold. */
     long completedFolded = -1;
     /**
@@ -446,5 +451,17 @@ final class QueueMigration {
             r.get();
         }
         return replies;
+    }
+
+    /** Counts jobs a re-sync pass added (each with a row of the v2 state its v1 state becomes). */
+    void added(List<JobFacts> fresh) {
+        fresh.forEach(j -> j.state().becomes().ifPresent(state -> added.merge(state, 1L, Long::sum)));
+    }
+
+    /** The jobs re-sync passes added since the last call, by v2 state; forgets them. */
+    Map<V2State, Long> takeAdded() {
+        Map<V2State, Long> taken = new EnumMap<>(added);
+        added.clear();
+        return taken;
     }
 }

@@ -189,6 +189,7 @@ final class Resync {
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);
         JobWriter.write(m, rows);
+        m.added(fresh);
         List<BrandedId> written = m.journal.ids().lookupV1(rows.stream().map(j -> j.id().raw()).toList()).stream()
                 .flatMap(Optional::stream).toList();
         remove(m, gone);

@@ -355,15 +355,7 @@ final class RetireSource implements Step {
     /** Retires the journal's jobs, a batch at a time, each only while its digest is the one v2 holds. */
     private static long retireJournaled(QueueMigration m) {
         long[] deleted = {0};
-        List<Bytes> v1Ids = new ArrayList<>(BATCH);
-        m.journal.ids().forEach((id, v1) -> {
-            v1Ids.add(Bytes.of(v1));
-            if (v1Ids.size() == BATCH) {
-                deleted[0] += retireBatch(m, Optional.empty(), v1Ids);
-                v1Ids.clear();
-            }
-        });
-        deleted[0] += retireBatch(m, Optional.empty(), v1Ids);
+        m.journal.ids().inBatches(BATCH, (id, v1) -> Bytes.of(v1), batch -> deleted[0] += retireBatch(m, Optional.empty(), batch));
         return deleted[0];
     }
 

@@ -80,7 +80,7 @@ public final class MigrationBench {
                             cpu.start();
                         }
 
-                        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
+                        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long ms) {
                             String name = "V" + step.version() + " " + step.description();
                             stepMs.put(name, ms);
                             System.out.printf(Locale.ROOT, "  %-36s %8d ms  %s%s%n", name, ms, cpu.since(), step.version() == 100 || step.version() == 120

@@ -105,7 +105,7 @@ public final class ScaleBench {
                                             .accumulate(System.nanoTime());
                                 }
 
-                                public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long ms) {
+                                public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long ms) {
                                     stepMs.computeIfAbsent(stepName(step), k -> new LongAdder()).add(ms);
                                     lastEnd.computeIfAbsent(stepName(step), k -> new LongAccumulator(Math::max, Long.MIN_VALUE))
                                             .accumulate(System.nanoTime());

@@ -581,6 +581,22 @@ class LiveSourceTest {
     }
 
     @Test
+    void theJobsReSyncPassesAddAreCountedAsMovedByTheRunThatAddedThem() {
+        MigrationResult copied = migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0);
+        assertEquals(JOBS, copied.jobs(), copied.toString());
+        produce(5);
+        client().zadd("bull:live:failed", 1, "9"); // moved, not added: counted by neither run again
+        client().lrem("bull:live:paused", 0, "9");
+        client().hset("bull:live:9", "failedReason", "boom");
+
+        MigrationResult retired = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, retired.outcome(), retired.toString());
+        assertEquals(5, retired.moved(io.emq.migrate.keyspace.V2State.PENDING), retired.toString());
+        assertEquals(5, retired.jobs(), "the jobs v1 took in since the copy, which this run moved: " + retired);
+        assertExactlyOnce(retired);
+    }
+
+    @Test
     void aReSyncAfterNoRetireAppliesRemovalsPromotionsAndFailuresAndNeverResurrects() {
         client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
         client().hset("bull:live:301", java.util.Map.of("name", "later", "data", "{}", "opts", "{}", "timestamp", "1",

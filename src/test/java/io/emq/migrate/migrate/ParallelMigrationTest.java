@@ -64,7 +64,7 @@ class ParallelMigrationTest {
                 }
             }
 
-            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis) {
             }
         };
         List<MigrationResult> results = new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()),
@@ -123,7 +123,7 @@ class ParallelMigrationTest {
                 }
             }
 
-            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+            public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis) {
             }
         };
         new Migrator(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), SERVER.uri(), MigrationOptions.defaults(),

@@ -125,7 +125,7 @@ class StepFilesTest {
                         }
 
                         @Override
-                        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+                        public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis) {
                         }
                     }).migrate(List.of("bull"), List.of());
             results.forEach(r -> assertTrue(r.ok(), r.toString()));

@@ -253,7 +253,7 @@ class VerifierTest {
                     }
 
                     @Override
-                    public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long millis) {
+                    public void stepFinished(String queue, StepDefinition step, Map<String, Long> counts, long jobs, long millis) {
                     }
                 });
         MigrationResult result = migrator.migrate(List.of("bull"), List.of("orders")).get(0);
