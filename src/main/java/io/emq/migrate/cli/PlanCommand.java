@@ -21,16 +21,19 @@ import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.ServerState;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * {@code emq-migrate plan --source URI [--queue Q]... [--all]}: the dry run. Per queue: jobs per
@@ -101,11 +104,11 @@ final class PlanCommand implements Command {
         if (!in.json()) {
             serverProblems.forEach(problem -> in.out().println("BLOCKED: " + problem + "; migrate refuses it as it is"));
         }
-        long estimated = 0;
+        Map<Integer, Long> bySlot = new HashMap<>(); // the estimate by the cluster slot its keys hash to
         for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
             QueuePlan plan = planner.plan(reader.read(q));
             blocked |= plan.blocked();
-            estimated += plan.estimatedBytes();
+            plan.v2Keys().forEach(k -> bySlot.merge(JedisClusterCRC16.getSlot(k.key()), k.bytes(), Long::sum));
             if (html != null) {
                 html.add(plan);
             }
@@ -115,7 +118,7 @@ final class PlanCommand implements Command {
                 text(plan, servedBy, in.out());
             }
         }
-        List<String> warnings = shortOfMemory(in.targetOrSource(), checks.get(checks.size() - 1), estimated).stream().toList();
+        List<String> warnings = shortOfMemory(in.targetOrSource(), checks.get(checks.size() - 1), bySlot);
         if (html != null) {
             warnings.forEach(html::warning);
         }
@@ -136,13 +139,24 @@ final class PlanCommand implements Command {
         return blocked ? ExitCodes.REFUSED : ExitCodes.OK;
     }
 
-    /** A warning when the target, a single server with a maxmemory, has less room left than the plan estimates the v2 keys take. */
-    private static Optional<String> shortOfMemory(Endpoint target, ServerChecks checks, long estimated) {
-        return checks.memory().filter(memory -> estimated > memory.room()).map(memory -> "the target " + target.describe()
-                + " may run short of memory: the plan estimates " + Sizes.bytes(estimated) + " for these queues' v2 keys and"
-                + " journals, and it has " + Sizes.bytes(memory.room()) + " left below its maxmemory (" + Sizes.bytes(memory.used())
-                + " of " + Sizes.bytes(memory.max()) + " used); raise its maxmemory first, or migrate fewer queues a run (a migration"
-                + " that runs short stops with nothing lost: out-of-memory)");
+    /**
+     * A warning for each server of the target with a maxmemory (a single server, or a cluster master) that has less room
+     * left than the plan estimates the v2 keys and journals it would hold take ({@code bySlot}: the estimate by slot).
+     */
+    private static List<String> shortOfMemory(Endpoint target, ServerChecks checks, Map<Integer, Long> bySlot) {
+        List<String> warnings = new ArrayList<>();
+        for (ServerState.Memory memory : checks.memory()) {
+            long estimated = bySlot.entrySet().stream().filter(e -> memory.serves(e.getKey())).mapToLong(Map.Entry::getValue).sum();
+            if (estimated > memory.room()) {
+                warnings.add("the target " + target.describe() + (memory.node().isEmpty() ? "" : " (its master " + memory.node() + ")")
+                        + " may run short of memory: the plan estimates " + Sizes.bytes(estimated) + " for these queues' v2 keys and"
+                        + " journals" + (memory.node().isEmpty() ? "" : " in its slots") + ", and it has " + Sizes.bytes(memory.room())
+                        + " left below its maxmemory (" + Sizes.bytes(memory.used()) + " of " + Sizes.bytes(memory.max()) + " used); raise"
+                        + " its maxmemory first, or migrate fewer queues a run (a migration that runs short stops with nothing lost:"
+                        + " out-of-memory)");
+            }
+        }
+        return warnings;
     }
 
     private static PlanOptions planOptions(Invocation in) {

@@ -10,10 +10,10 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * What a server's state ({@link ServerState}) means for a migration: one that may evict keys without a TTL, or
  * that is a replica, blocks it (migrate refuses it before writing, plan reports it blocked); one whose state cannot
- * be read ({@code INFO} refused) is noted, and the migration goes on; a single server's memory under its limit is
- * kept, for the plan to weigh its estimate against.
+ * be read ({@code INFO} refused) is noted, and the migration goes on; the memory under its limit of a single server,
+ * or of each cluster master, is kept, for the plan to weigh its estimate against.
  */
-record ServerChecks(List<String> problems, Optional<String> note, Optional<ServerState.Memory> memory) {
+record ServerChecks(List<String> problems, Optional<String> note, List<ServerState.Memory> memory) {
     /** The checks of the source and, when the target is another server, of the target: in that order, the target's last. */
     static List<ServerChecks> of(Endpoint source, UnifiedJedis sourceClient, Endpoint target, UnifiedJedis targetClient) {
         ServerChecks sourceChecks = of(source, Side.SOURCE, sourceClient);

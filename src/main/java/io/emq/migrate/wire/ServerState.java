@@ -1,6 +1,7 @@
 package io.emq.migrate.wire;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,23 +19,35 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * journal when it runs short, and a migration adds a copy of every job until retirement; the {@code volatile-*}
  * policies evict only keys with a TTL, which no job has, and {@code noeviction} refuses the write instead, which
  * stops a migration with nothing lost), on a cluster every node (a replica becomes a master on failover); and
- * whether a single server is a replica (it refuses every write; a cluster client writes to masters only); and a
- * single server's memory and its limit, against which a plan's estimate is weighed.
+ * whether a single server is a replica (it refuses every write; a cluster client writes to masters only); and the
+ * memory and limit of a single server, or of each master of a cluster with the slots it serves, against which a plan's
+ * estimate is weighed.
  */
 public final class ServerState {
     /**
      * What the server said: the nodes that may evict keys without a TTL, each as {@code host:port (policy, maxmemory
-     * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; a single server's
-     * memory when it has a {@code maxmemory}; or why it could not be asked ({@code INFO} refused: an ACL without it,
-     * a renamed command), the rest then unknown.
+     * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; the memory of a
+     * single server, or of each master of a cluster, that has a {@code maxmemory}; or why it could not be asked
+     * ({@code INFO} refused: an ACL without it, a renamed command), the rest then unknown.
      */
-    public record Readout(List<String> evicting, Optional<String> replicaOf, Optional<Memory> memory, Optional<String> unreadable) {
+    public record Readout(List<String> evicting, Optional<String> replicaOf, List<Memory> memory, Optional<String> unreadable) {
     }
 
-    /** A single server's {@code used_memory} and its {@code maxmemory} (above 0): how much it can take before it refuses writes. */
-    public record Memory(long used, long max) {
+    /** Slots {@code from} to {@code to}, both included. */
+    public record SlotRange(int from, int to) {
+    }
+
+    /**
+     * A server's {@code used_memory} and its {@code maxmemory} (above 0): how much it can take before it refuses writes;
+     * for a cluster master, its {@code host:port} and the slots it serves (a single server: no node, every slot).
+     */
+    public record Memory(String node, List<SlotRange> slots, long used, long max) {
         public long room() {
             return Math.max(0, max - used);
+        }
+
+        public boolean serves(int slot) {
+            return node.isEmpty() || slots.stream().anyMatch(r -> slot >= r.from() && slot <= r.to());
         }
     }
 
@@ -44,25 +57,53 @@ public final class ServerState {
     /** Asks every node of {@code client} (one for a single server). */
     public static Readout of(UnifiedJedis client) {
         List<String> evicting = new ArrayList<>();
+        List<Memory> limits = new ArrayList<>();
         try {
             if (client instanceof RedisClusterClient cluster) {
+                Map<String, List<SlotRange>> masters = null;
                 for (Map.Entry<String, ConnectionPool> node : cluster.getClusterNodes().entrySet()) {
                     try (Connection c = node.getValue().getResource()) {
+                        if (masters == null) {
+                            masters = masterSlots(c);
+                        }
                         c.sendCommand(Protocol.Command.INFO, "memory");
-                        evicting(node.getKey(), c.getBulkReply()).ifPresent(evicting::add);
+                        String memory = c.getBulkReply();
+                        evicting(node.getKey(), memory).ifPresent(evicting::add);
+                        List<SlotRange> slots = masters.get(node.getKey());
+                        if (slots != null) {
+                            limit(node.getKey(), slots, memory).ifPresent(limits::add);
+                        }
                     }
                 }
-                return new Readout(evicting, Optional.empty(), Optional.empty(), Optional.empty());
+                return new Readout(evicting, Optional.empty(), limits, Optional.empty());
             }
             String memory = client.info("memory");
             evicting("", memory).ifPresent(evicting::add);
-            long max = field(memory, "maxmemory").map(Long::parseLong).orElse(0L);
-            Optional<Memory> limit = max == 0 ? Optional.empty()
-                    : Optional.of(new Memory(field(memory, "used_memory").map(Long::parseLong).orElse(0L), max));
-            return new Readout(evicting, replicaOf(client.info("replication")), limit, Optional.empty());
+            limit("", List.of(), memory).ifPresent(limits::add);
+            return new Readout(evicting, replicaOf(client.info("replication")), limits, Optional.empty());
         } catch (JedisDataException refused) {
-            return new Readout(List.of(), Optional.empty(), Optional.empty(), Optional.of(refused.getMessage()));
+            return new Readout(List.of(), Optional.empty(), List.of(), Optional.of(refused.getMessage()));
         }
+    }
+
+    /** The memory the {@code INFO memory} text {@code info} tells, when it names a {@code maxmemory}. */
+    private static Optional<Memory> limit(String node, List<SlotRange> slots, String info) {
+        long max = field(info, "maxmemory").map(Long::parseLong).orElse(0L);
+        return max == 0 ? Optional.empty() : Optional.of(new Memory(node, slots, field(info, "used_memory").map(Long::parseLong).orElse(0L), max));
+    }
+
+    /** Each master's {@code host:port} and the slots it serves, as {@code CLUSTER SLOTS} on {@code c} tells them. */
+    private static Map<String, List<SlotRange>> masterSlots(Connection c) {
+        c.sendCommand(Protocol.Command.CLUSTER, "SLOTS");
+        Map<String, List<SlotRange>> masters = new HashMap<>();
+        for (Object entry : c.getObjectMultiBulkReply()) {
+            List<?> range = (List<?>) entry;
+            List<?> master = (List<?>) range.get(2);
+            String node = Replies.asText((byte[]) master.get(0)) + ":" + master.get(1);
+            masters.computeIfAbsent(node, n -> new ArrayList<>()).add(new SlotRange(((Long) range.get(0)).intValue(),
+                    ((Long) range.get(1)).intValue()));
+        }
+        return masters;
     }
 
     /** {@code node} as evicting, when the {@code INFO memory} text {@code info} tells a maxmemory and an allkeys policy. */

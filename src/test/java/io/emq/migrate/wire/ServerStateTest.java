@@ -38,12 +38,15 @@ class ServerStateTest {
     @Test
     void onlyAnAllkeysPolicyUnderAMaxmemoryEvictsKeysWithoutATtl() {
         HostAndPort node = SERVER.nodes().get(0);
-        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty(), Optional.empty()), ServerState.of(SERVER.client()),
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty()), ServerState.of(SERVER.client()),
                 "the default: noeviction, no maxmemory, a master");
         set(SERVER, node, "volatile-lru", "1gb");
         assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "volatile-* evicts only keys with a TTL");
-        ServerState.Memory memory = ServerState.of(SERVER.client()).memory().orElseThrow();
+        List<ServerState.Memory> memories = ServerState.of(SERVER.client()).memory();
+        assertEquals(1, memories.size(), memories.toString());
+        ServerState.Memory memory = memories.get(0);
         assertEquals(1L << 30, memory.max(), "the limit read with the policy");
+        assertTrue(memory.serves(0) && memory.serves(16383), "a single server holds every slot");
         assertTrue(memory.used() > 0 && memory.room() == memory.max() - memory.used(), memory.toString());
         set(SERVER, node, "allkeys-lru", "0");
         assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "no maxmemory: nothing is ever evicted");
@@ -69,10 +72,24 @@ class ServerStateTest {
     @Test
     void oneEvictingNodeOfAClusterIsNamed() {
         HostAndPort node = CLUSTER.nodes().get(1);
-        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), Optional.empty(), Optional.empty()), ServerState.of(CLUSTER.client()),
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty()), ServerState.of(CLUSTER.client()),
                 "a cluster's replicas are not the client's to write to");
         set(CLUSTER, node, "allkeys-random", "2gb");
-        assertEquals(List.of(node + " (maxmemory-policy allkeys-random, maxmemory 2147483648 bytes)"), ServerState.of(CLUSTER.client()).evicting());
+        ServerState.Readout state = ServerState.of(CLUSTER.client());
+        assertEquals(List.of(node + " (maxmemory-policy allkeys-random, maxmemory 2147483648 bytes)"), state.evicting());
+        assertEquals(1, state.memory().size(), "the one master with a maxmemory: " + state.memory());
+        ServerState.Memory memory = state.memory().get(0);
+        assertEquals(node.toString(), memory.node());
+        assertEquals(2L << 30, memory.max());
+        try (Jedis n = CLUSTER.node(node)) {
+            for (int i = 0; i < 30; i++) { // the slots it serves, as CLUSTER SLOTS tells them: where keys land
+                String key = "{tag" + i + "}:probe";
+                CLUSTER.client().set(key, "1");
+                int slot = redis.clients.jedis.util.JedisClusterCRC16.getSlot(key);
+                assertEquals(n.clusterCountKeysInSlot(slot) > 0, memory.serves(slot), key + " " + memory);
+                CLUSTER.client().del(key);
+            }
+        }
     }
 
     @Test
