@@ -463,6 +463,7 @@ public final class Migrator {
                     if (attempt >= CONNECTION_RETRIES) {
                         throw dropped;
                     }
+                    m.unjournaledRows = true; // the try may have stopped between rows and their expectations
                     Sleep.millis(50L * attempt);
                 }
             }

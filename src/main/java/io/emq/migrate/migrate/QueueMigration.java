@@ -49,6 +49,13 @@ final class QueueMigration {
     boolean noExtrasAtFence;
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
+    /**
+     * Whether v2 may hold rows of this migration the journal does not know of: rows are written before their
+     * expectations are recorded, and a run (or a try of a step) that stopped in between leaves them. True until V20
+     * mints in this run (no earlier run wrote one), or until a re-sync pass looked for them ({@link Resync}); again
+     * when a step is tried again in this run.
+     */
+    boolean unjournaledRows = true;
     /** The jobs re-sync passes added since the Migrator last took them ({@link #takeAdded}), by the v2 state of their rows. */
     private final Map<V2State, Long> added = new EnumMap<>(V2State.class);
     /** The v1 completed count this run last folded into v2's metrics ({@link CompletedCount}); -1 before the first fold. */
@@ -217,9 +224,10 @@ final class QueueMigration {
         return snapshot;
     }
 
-    /** V20 minted ids from the snapshot held ({@link #takeMintedSnapshot}). */
+    /** V20 minted ids from the snapshot held ({@link #takeMintedSnapshot}): no earlier run wrote a row. */
     void mintedFromSnapshot() {
         mintedFrom = snapshot;
+        unjournaledRows = false;
     }
 
     /**

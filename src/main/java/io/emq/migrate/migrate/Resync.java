@@ -8,6 +8,7 @@ import io.emq.migrate.v1.IdSet;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -71,6 +72,8 @@ final class Resync {
             DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
     /** Jobs looked up in the journal at once. */
     private static final int LOOKUP = 1000;
+    /** What is read of a row the journal does not know of. */
+    private static final List<byte[]> UNJOURNALED_FIELDS = List.of(Utf8.bytes("state"), Utf8.bytes("attempts"), Utf8.bytes("parent"));
     /** Rows removed at once. */
     private static final int REMOVALS = 256;
 
@@ -176,12 +179,12 @@ final class Resync {
         });
         List<String> held = snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).map(j -> j.id().display() + " (locked)").toList();
         long journaled = m.journal.expectations().count();
-        Map<BrandedId, Expectation> gone = gone(m, snap, matched[0], journaled);
+        Gone gone = gone(m, snap, matched[0], journaled);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
         }
-        refuseMovedFlows(m, changed, gone);
+        refuseMovedFlows(m, changed, gone.flows());
         if (!fresh.isEmpty() || !changed.isEmpty()) {
             m.journal.record(JournalHeader.PASS_WROTE, true);
         }
@@ -192,15 +195,16 @@ final class Resync {
         m.added(fresh);
         List<BrandedId> written = m.journal.ids().lookupV1(rows.stream().map(j -> j.id().raw()).toList()).stream()
                 .flatMap(Optional::stream).toList();
-        remove(m, gone);
+        remove(m, gone.rows());
+        m.unjournaledRows = false; // looked for, and removed, when they could be there
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);
-        return new Pass(fresh.size(), changed.size(), gone.size(), reread[0], lookedUp[0],
+        return new Pass(fresh.size(), changed.size(), gone.rows().size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
-                rows.isEmpty() && gone.isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows);
+                rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows);
     }
 
     /**
@@ -250,11 +254,11 @@ final class Resync {
      * records) or a child that moved or left would leave the v2 parent counting the wrong children.
      * Such a queue is refused before anything of the pass is written, with {@code abandon} as the way back.
      */
-    private static void refuseMovedFlows(QueueMigration m, List<JobFacts> changed, Map<BrandedId, Expectation> gone) {
+    private static void refuseMovedFlows(QueueMigration m, List<JobFacts> changed, List<String> goneFlows) {
         List<String> moved = new ArrayList<>();
         changed.stream().filter(j -> j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
                 .forEach(j -> moved.add(j.id().display()));
-        gone.values().stream().filter(e -> e.is(V2State.AWAITING_CHILDREN)).forEach(e -> moved.add("a flow parent"));
+        moved.addAll(goneFlows);
         if (!moved.isEmpty()) {
             throw new MigrationRefused(MigrationRefused.Kind.OUT_OF_LINE, "flow jobs of " + m.source.display() + " moved after they were"
                     + " migrated (" + String.join(", ", moved.subList(0, Math.min(5, moved.size()))) + "): a flow cannot"
@@ -263,12 +267,21 @@ final class Resync {
     }
 
     /**
-     * The journaled rows whose v1 job no longer gets a row (removed, completed, held by a worker). Only
-     * looked for when fewer of the snapshot's rows matched an expectation than the journal holds ({@code journaled}).
+     * The rows to remove, each with the attempts it holds (the removal is guarded by them: never a row the v2 runtime
+     * claimed), and the flow jobs among them (refused: {@link #refuseMovedFlows}).
      */
-    private static Map<BrandedId, Expectation> gone(QueueMigration m, QueueSnapshot snap, long matched, long journaled) {
-        Map<BrandedId, Expectation> gone = new LinkedHashMap<>();
-        if (journaled <= matched) {
+    private record Gone(Map<BrandedId, Long> rows, List<String> flows) {
+    }
+
+    /**
+     * The rows whose v1 job no longer gets a row (removed, completed, held by a worker): the journaled ones, looked for
+     * when fewer of the snapshot's rows matched an expectation than the journal holds ({@code journaled}); and, when v2
+     * may hold rows the journal does not know of ({@link QueueMigration#unjournaledRows}), the rows of such jobs that
+     * are there without an expectation (read: state, attempts, parent).
+     */
+    private static Gone gone(QueueMigration m, QueueSnapshot snap, long matched, long journaled) {
+        Gone gone = new Gone(new LinkedHashMap<>(), new ArrayList<>());
+        if (journaled <= matched && !m.unjournaledRows) {
             return gone;
         }
         IdSet rows = new IdSet();
@@ -279,17 +292,36 @@ final class Resync {
                 candidates.add(id);
             }
         });
-        for (int from = 0; from < candidates.size(); from += LOOKUP) {
-            gone.putAll(m.journal.expectations().of(candidates.subList(from, Math.min(candidates.size(), from + LOOKUP))));
-        }
+        RowKeys rowKeys = new RowKeys(m.keys);
+        Migratable.inBatches(candidates, LOOKUP, batch -> {
+            Map<BrandedId, Expectation> journaledRows = m.journal.expectations().of(batch);
+            journaledRows.forEach((id, e) -> {
+                gone.rows().put(id, e.attempts());
+                if (e.is(V2State.AWAITING_CHILDREN)) {
+                    gone.flows().add("a flow parent");
+                }
+            });
+            List<BrandedId> unjournaled = m.unjournaledRows ? batch.stream().filter(id -> !journaledRows.containsKey(id)).toList() : List.of();
+            List<List<byte[]>> read = unjournaled.isEmpty() ? List.of()
+                    : m.targetWire.hmget(unjournaled.stream().map(rowKeys::of).toList(), UNJOURNALED_FIELDS);
+            for (int i = 0; i < read.size(); i++) {
+                List<byte[]> row = read.get(i);
+                if (row.get(0) != null) {
+                    gone.rows().put(unjournaled.get(i), Long.parseLong(Replies.asText(row.get(1))));
+                    if (V2State.AWAITING_CHILDREN.wireName().equals(Replies.asText(row.get(0))) || row.get(2) != null) {
+                        gone.flows().add(unjournaled.get(i) + " (a flow job's row the journal does not know of)");
+                    }
+                }
+            }
+        });
         return gone;
     }
 
-    /** Removes rows (guarded: never one the v2 runtime claimed), their subkeys, then their expectations. */
-    private static void remove(QueueMigration m, Map<BrandedId, Expectation> gone) {
+    /** Removes rows (guarded by the attempts each holds: never one the v2 runtime claimed), their subkeys, then their expectations. */
+    private static void remove(QueueMigration m, Map<BrandedId, Long> gone) {
         List<BrandedId> ids = new ArrayList<>(gone.keySet());
         for (int from = 0; from < ids.size(); from += REMOVALS) {
-            Map<BrandedId, Expectation> batch = new LinkedHashMap<>();
+            Map<BrandedId, Long> batch = new LinkedHashMap<>();
             ids.subList(from, Math.min(ids.size(), from + REMOVALS)).forEach(id -> batch.put(id, gone.get(id)));
             Rows.write(m, RowBuilder.removeCall(m, batch));
             TargetWrites w = new TargetWrites(m);

@@ -73,17 +73,17 @@ public final class RowBuilder {
         return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);
     }
 
-    /** A {@code migrate_write_jobs} call that removes these rows, each guarded by what the journal expected of it. */
-    static ScriptCall<Void> removeCall(QueueMigration m, Map<BrandedId, Expectation> rows) {
+    /** A {@code migrate_write_jobs} call that removes these rows, each only while it holds the attempts given (or is gone). */
+    static ScriptCall<Void> removeCall(QueueMigration m, Map<BrandedId, Long> rows) {
         List<byte[]> keys = callKeys(m, rows.size());
         List<byte[]> args = new ArrayList<>(rows.size() * 5);
         args.add(Utf8.bytes(m.journal.token()));
-        rows.forEach((id, e) -> {
+        rows.forEach((id, attempts) -> {
             keys.add(Utf8.bytes(m.keys.job(id)));
             args.add(Utf8.bytes(id.toString()));
             args.add(SET_REMOVE);
             args.add(SET_INDEX[SET_NONE]);
-            args.add(guard(Optional.of(e), e.attempts()));
+            args.add(Utf8.bytes("k" + attempts));
             args.add(SET_INDEX[SET_NONE]);
         });
         return new ScriptCall<>(Script.MIGRATE_WRITE_JOBS, keys, args, Replies::ignored);

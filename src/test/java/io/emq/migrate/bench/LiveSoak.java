@@ -28,9 +28,11 @@ import redis.clients.jedis.UnifiedJedis;
  * The live-source soak (never run by the test suite; see bench/README.md): many randomized
  * interleavings of a migration with a BullMQ-shaped v1 producer and a v1 worker (both at random
  * checkpoints of the migrator, and as threads started at random moments), sometimes a second
- * migrator racing the first. Each run migrates until retired (re-running after refusals, as an
- * operator would, once the producer and worker were stopped), and is then checked: every job added
- * and not completed by the v1 worker is exactly one v2 row. Prints {@code N runs, L lost, D doubled}.
+ * migrator racing the first, sometimes a crash of the first at a random checkpoint (its lease then
+ * lapses, and it is run again at once, the v1 side still live). Each run migrates until retired
+ * (re-running after refusals, as an operator would, once the producer and worker were stopped), and is
+ * then checked: every job added and not completed by the v1 worker is exactly one v2 row. Prints
+ * {@code N runs, L lost, D doubled}.
  */
 public final class LiveSoak {
     static final String QUEUE = "soak";
@@ -54,6 +56,7 @@ public final class LiveSoak {
         long lost = 0;
         long doubled = 0;
         long refusals = 0;
+        long crashes = 0;
         long exitZeroWithoutRetire = 0;
         System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri);
         try {
@@ -63,6 +66,7 @@ public final class LiveSoak {
                 lost += r.lost;
                 doubled += r.doubled;
                 refusals += r.refusals;
+                crashes += r.crashes;
                 exitZeroWithoutRetire += r.exitZeroWithoutRetire;
                 System.out.printf("run %2d: %s%n", run, r.summary());
             }
@@ -71,7 +75,8 @@ public final class LiveSoak {
                 server.close();
             }
         }
-        System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped)"
+        System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped), " + crashes
+                + " crashes (each run again at once)"
                 + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : ""));
         System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled");
         if (lost + doubled + exitZeroWithoutRetire > 0) {
@@ -93,6 +98,7 @@ public final class LiveSoak {
         long lost;
         long doubled;
         long refusals;
+        long crashes;
         long exitZeroWithoutRetire;
         int passes;
 
@@ -110,8 +116,11 @@ public final class LiveSoak {
                     added.add(Integer.toString(n));
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
+                long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
                 Checkpoints checkpoints = Checkpoints.observed((version, where) -> {
-                    hits.incrementAndGet();
+                    if (hits.incrementAndGet() == crashAt) {
+                        throw new Checkpoints.InjectedCrash(version + ":" + where);
+                    }
                     if (!stop.get() && random.nextDouble() < pAct) {
                         act(client, version + ":" + where);
                     }
@@ -131,7 +140,9 @@ public final class LiveSoak {
                 if (rival != null) {
                     rival.start();
                 }
-                migrateOnce(options, checkpoints);
+                if (!migrateOnce(options, checkpoints)) {
+                    migrateOnce(options, checkpoints);
+                }
                 if (rival != null) {
                     rival.join();
                 }
@@ -224,7 +235,8 @@ public final class LiveSoak {
             return new Journal(Wire.open(client), QUEUE).header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
         }
 
-        private void migrateOnce(MigrationOptions options, Checkpoints checkpoints) {
+        /** One migrate run; false when it crashed (injected), its lease then made to lapse. */
+        private boolean migrateOnce(MigrationOptions options, Checkpoints checkpoints) {
             passes++;
             try (UnifiedJedis client = Endpoint.parse(uri).open()) {
                 List<MigrationResult> results = new Migrator(Wire.unfenced(client), Wire.open(client), uri, options, checkpoints)
@@ -238,6 +250,14 @@ public final class LiveSoak {
                     refusals++;
                     events.add(r.outcome().wireName() + "/" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse(""));
                 }
+                return true;
+            } catch (Checkpoints.InjectedCrash crash) {
+                crashes++;
+                events.add(crash.getMessage());
+                try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+                    client.hdel(new Journal(Wire.open(client), QUEUE).key(), "lock_owner");
+                }
+                return false;
             }
         }
 

@@ -580,6 +580,46 @@ class LiveSourceTest {
         assertExactlyOnce(waited);
     }
 
+    /**
+     * A run stops between a batch's rows and their expectations (a crash; a lease lost is the same), and a v1 worker
+     * finishes one of those jobs meanwhile: the row the journal does not know of is found by the re-run and removed.
+     */
+    @Test
+    void aRowWrittenByARunThatStoppedBeforeJournalingItIsRemovedWhenV1FinishesItsJob() {
+        String[] done = {null};
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written")) {
+                throw new Checkpoints.InjectedCrash("30:rows written"); // the batch's rows are in v2, not yet journaled
+            }
+        }));
+        leaseLapses();
+        String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(); // a v1 worker finishes a job of that batch
+        assertTrue(LiveV1.complete(client(), QUEUE, id));
+        completed.add(id);
+
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+    }
+
+    /** As above, in one run: the connection drops at the same point, the step is tried again, and the job is gone by then. */
+    @Test
+    void aRowWrittenByATryOfAStepThatLostItsConnectionIsRemovedWhenV1RemovesItsJob() {
+        boolean[] dropped = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written") && !dropped[0]) {
+                dropped[0] = true; // a v1 worker finishes a job of the batch (removeOnComplete), then the connection drops
+                String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow();
+                assertTrue(LiveV1.completeAndRemove(client(), QUEUE, id));
+                completed.add(id);
+                throw new redis.clients.jedis.exceptions.JedisConnectionException("dropped between the rows and their expectations");
+            }
+        }).get(0);
+        assertTrue(dropped[0]);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+    }
+
     @Test
     void theJobsReSyncPassesAddAreCountedAsMovedByTheRunThatAddedThem() {
         MigrationResult copied = migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0);
