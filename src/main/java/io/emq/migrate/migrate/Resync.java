@@ -307,7 +307,7 @@ final class Resync {
             for (int i = 0; i < read.size(); i++) {
                 List<byte[]> row = read.get(i);
                 if (row.get(0) != null) {
-                    gone.rows().put(unjournaled.get(i), Long.parseLong(Replies.asText(row.get(1))));
+                    gone.rows().put(unjournaled.get(i), attempts(row.get(1)));
                     if (V2State.AWAITING_CHILDREN.wireName().equals(Replies.asText(row.get(0))) || row.get(2) != null) {
                         gone.flows().add(unjournaled.get(i) + " (a flow job's row the journal does not know of)");
                     }
@@ -315,6 +315,12 @@ final class Resync {
             }
         });
         return gone;
+    }
+
+    /** A row's attempts as read; -1 for none or no number (its removal is then refused: out-of-line, the row kept). */
+    private static long attempts(byte[] read) {
+        String text = read == null ? "" : Replies.asText(read);
+        return text.matches("\\d{1,18}") ? Long.parseLong(text) : -1;
     }
 
     /** Removes rows (guarded by the attempts each holds: never one the v2 runtime claimed), their subkeys, then their expectations. */

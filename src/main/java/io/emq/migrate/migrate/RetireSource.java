@@ -142,9 +142,8 @@ final class RetireSource implements Step {
      * structures. A refusal or a failure before the tombstone (a server out of memory, a bug) gives v1
      * back: resumes it (thaws its add counter only, when it was paused before the migration, or when the window
      * opened, by an operator since the fence: the pause says so, on every run inside the window) and forgets the
-     * pause, v1 serving again as it did; a
-     * failure of the give-back is added to the first one's
-     * (v1 then stays paused, which {@code abandon} undoes). Not a lost connection, after which the step
+     * pause, v1 serving again as it did; a failure of the give-back is added to the first one's (v1 then stays
+     * paused, which {@code abandon} undoes). Not a lost connection, after which the step
      * runs again (pausing v1 again), nor a lost lease (the migrator that took the queue over may be in its
      * own window, v1 paused for it), nor an injected crash, which stands for a process that stopped.
      */

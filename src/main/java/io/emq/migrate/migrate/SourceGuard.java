@@ -5,7 +5,6 @@ import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
-import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

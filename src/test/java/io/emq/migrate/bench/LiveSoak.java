@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,8 +30,10 @@ import redis.clients.jedis.UnifiedJedis;
  * interleavings of a migration with a BullMQ-shaped v1 producer and a v1 worker (both at random
  * checkpoints of the migrator, and as threads started at random moments), sometimes a second
  * migrator racing the first, sometimes a crash of the first at a random checkpoint (its lease then
- * lapses, and it is run again at once, the v1 side still live). Each run migrates until retired
- * (re-running after refusals, as an operator would, once the producer and worker were stopped), and is
+ * lapses, and it is run again at once, the v1 side still live); some adds at a checkpoint are LIFO (v1 serves
+ * them next: an out-of-order refusal, unless v1 served them before the copy). Each run migrates until retired
+ * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
+ * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row. Prints
  * {@code N runs, L lost, D doubled}.
  */
@@ -101,6 +104,8 @@ public final class LiveSoak {
         long crashes;
         long exitZeroWithoutRetire;
         int passes;
+        /** Whether a run was refused out-of-order: the operator's re-runs then accept the drift. */
+        volatile boolean outOfOrder;
 
         Run(String uri, Random random, int jobs) {
             this.uri = uri;
@@ -154,7 +159,7 @@ public final class LiveSoak {
                 releaseHeldJobs(client);
                 for (int again = 0; again < 4 && !retired; again++) {
                     check(client, false);
-                    migrateOnce(options, Checkpoints.none());
+                    migrateOnce(outOfOrder ? options.withAcceptOrderDrift(true) : options, Checkpoints.none());
                     retired = retired(client);
                 }
                 check(client, retired);
@@ -173,7 +178,7 @@ public final class LiveSoak {
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
         private void act(UnifiedJedis client, String where) {
-            switch (random.nextInt(4)) {
+            switch (random.nextInt(5)) {
                 case 0, 1 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
@@ -187,8 +192,12 @@ public final class LiveSoak {
                         events.add("done " + id + "@" + where);
                     }
                 });
-                default -> LiveV1.take(client, QUEUE, true, 200 + random.nextInt(600)).ifPresent(id ->
+                case 3 -> LiveV1.take(client, QUEUE, true, 200 + random.nextInt(600)).ifPresent(id ->
                         events.add("held " + id + "@" + where));
+                default -> LiveV1.addAhead(client, QUEUE).ifPresent(id -> {
+                    added.add(id);
+                    events.add("lifo " + id + "@" + where);
+                });
             }
         }
 
@@ -249,6 +258,7 @@ public final class LiveSoak {
                 if (!retired) {
                     refusals++;
                     events.add(r.outcome().wireName() + "/" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse(""));
+                    outOfOrder |= r.refusalKind().equals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER));
                 }
                 return true;
             } catch (Checkpoints.InjectedCrash crash) {

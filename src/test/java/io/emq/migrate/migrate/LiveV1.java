@@ -33,10 +33,11 @@ public final class LiveV1 {
             local job = ARGV[1] .. id
             redis.call('HSET', job, 'name', 'send', 'data', ARGV[2], 'opts', '{"attempts":3}', 'timestamp', ARGV[3],
               'delay', '0', 'priority', '0')
+            local push = ARGV[4] == 'lifo' and 'RPUSH' or 'LPUSH'
             if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
-              redis.call('LPUSH', KEYS[2], id)
+              redis.call(push, KEYS[2], id)
             else
-              redis.call('LPUSH', KEYS[1], id)
+              redis.call(push, KEYS[1], id)
               redis.call('ZADD', KEYS[5], 0, '0')
             end
             return id
@@ -83,9 +84,18 @@ public final class LiveV1 {
 
     /** One producer add; its id, or empty when v1 refused it (a retired queue's counter holds the tombstone). */
     public static Optional<String> add(UnifiedJedis client, String queue) {
+        return add(client, queue, "fifo");
+    }
+
+    /** One producer add with {@code lifo: true}: v1 serves it next. */
+    public static Optional<String> addAhead(UnifiedJedis client, String queue) {
+        return add(client, queue, "lifo");
+    }
+
+    private static Optional<String> add(UnifiedJedis client, String queue, String order) {
         try {
             Object id = client.eval(ADD, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta"), key(queue, "id"),
-                    key(queue, "marker")), List.of(key(queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis())));
+                    key(queue, "marker")), List.of(key(queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis()), order));
             return Optional.of(id.toString());
         } catch (JedisDataException refused) {
             return Optional.empty();
