@@ -30,8 +30,10 @@ import redis.clients.jedis.UnifiedJedis;
  * interleavings of a migration with a BullMQ-shaped v1 producer and a v1 worker (both at random
  * checkpoints of the migrator, and as threads started at random moments), sometimes a second
  * migrator racing the first, sometimes a crash of the first at a random checkpoint (its lease then
- * lapses, and it is run again at once, the v1 side still live); some adds at a checkpoint are LIFO (v1 serves
- * them next: an out-of-order refusal, unless v1 served them before the copy). Each run migrates until retired
+ * lapses, and it is run again at once, the v1 side still live); at a checkpoint some adds are LIFO (v1 serves
+ * them next: an out-of-order refusal, unless v1 served them before the copy), some jobs are finished with
+ * removeOnComplete (hash gone), and an operator pauses or resumes the v1 queue (inside the migration's pause
+ * window too). Each run migrates until retired
  * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
  * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row. Prints
@@ -178,7 +180,7 @@ public final class LiveSoak {
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
         private void act(UnifiedJedis client, String where) {
-            switch (random.nextInt(5)) {
+            switch (random.nextInt(8)) {
                 case 0, 1 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
@@ -194,10 +196,24 @@ public final class LiveSoak {
                 });
                 case 3 -> LiveV1.take(client, QUEUE, true, 200 + random.nextInt(600)).ifPresent(id ->
                         events.add("held " + id + "@" + where));
-                default -> LiveV1.addAhead(client, QUEUE).ifPresent(id -> {
+                case 4 -> LiveV1.addAhead(client, QUEUE).ifPresent(id -> {
                     added.add(id);
                     events.add("lifo " + id + "@" + where);
                 });
+                case 5 -> LiveV1.take(client, QUEUE, true, 30_000).ifPresent(id -> {
+                    if (LiveV1.completeAndRemove(client, QUEUE, id)) {
+                        completed.add(id);
+                        events.add("removed " + id + "@" + where);
+                    }
+                });
+                case 6 -> {
+                    LiveV1.pause(client, QUEUE);
+                    events.add("operator pause@" + where);
+                }
+                default -> {
+                    LiveV1.resume(client, QUEUE);
+                    events.add("operator resume@" + where);
+                }
             }
         }
 

@@ -128,6 +128,32 @@ public final class LiveV1 {
         return Long.valueOf(1).equals(done);
     }
 
+    private static final String OPERATOR = """
+            local from, to = KEYS[1], KEYS[2]
+            if ARGV[1] == 'pause' then
+              redis.call('HSET', KEYS[3], 'paused', '1')
+            else
+              from, to = KEYS[2], KEYS[1]
+              redis.call('HDEL', KEYS[3], 'paused')
+            end
+            while redis.call('RPOPLPUSH', from, to) do
+            end
+            """;
+
+    /** An operator pauses the queue (BullMQ's {@code queue.pause()}): workers fetch nothing, wait handed to paused in order. */
+    public static void pause(UnifiedJedis client, String queue) {
+        operator(client, queue, "pause");
+    }
+
+    /** An operator resumes the queue (BullMQ's {@code queue.resume()}): paused handed back to wait in order. */
+    public static void resume(UnifiedJedis client, String queue) {
+        operator(client, queue, "resume");
+    }
+
+    private static void operator(UnifiedJedis client, String queue, String op) {
+        client.eval(OPERATOR, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta")), List.of(op));
+    }
+
     /** v2 rows (pending, schedule, dead, or in no set) of the queue, as v1 id -> how many rows name it. */
     public static Map<String, Integer> v2Rows(UnifiedJedis client, String queue) {
         Keys keys = Keys.queue(queue);
