@@ -253,6 +253,26 @@ class LiveSourceTest {
         assertExactlyOnce(r);
     }
 
+    /** An operator resumes v1 inside the migration's pause window and a worker finishes a job: the pass brings v2 in line. */
+    @Test
+    void anOperatorsResumeInsideThePauseWindowIsCaughtByThePassUnderIt() {
+        boolean[] once = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("v1 paused") && !once[0]) {
+                once[0] = true;
+                LiveV1.resume(client(), QUEUE); // BullMQ's queue.resume(): the add counter stays frozen
+                String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(); // a worker that honours the pause
+                assertTrue(LiveV1.complete(client(), QUEUE, id));
+                completed.add(id);
+                assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "a producer's add still fails");
+            }
+        }).get(0);
+        assertTrue(once[0]);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(null, client().hget(Keys.queue(QUEUE).meta(), "paused"), "v1 was not paused when the window opened");
+    }
+
     @Test
     void aJobPutAtTheServedEndUnderThePauseIsRefusedByTheJobItPassed() {
         client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
