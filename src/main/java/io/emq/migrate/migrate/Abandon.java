@@ -144,7 +144,6 @@ public final class Abandon {
         }
     }
 
-
     /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */
     private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
         return v1Queue(header).map(q -> SourceFence.holder(source, q).retiredByAnother(journal.sourceToken())).orElse(false);
@@ -168,11 +167,7 @@ public final class Abandon {
      * (jobs waiting in paused go back to wait in order). The number of queues resumed: 1, or 0.
      */
     private static long resumeSource(Wire source, QueueRef q, Journal journal, JournalHeader header) {
-        if (header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) {
-            SourceFence.thaw(source, q, journal.sourceToken());
-            return 0;
-        }
-        return SourceFence.resume(source, q, journal.sourceToken()) < 0 ? 0 : 1;
+        return SourceFence.giveBack(source, q, journal.sourceToken(), header.get(JournalHeader.V1_WAS_PAUSED).orElse(true)) ? 1 : 0;
     }
 
     private static void deleteRows(Wire target, Keys keys, Journal journal, java.util.Set<BrandedId> lanes,

@@ -182,11 +182,7 @@ final class RetireSource implements Step {
             throw stopped; // the step runs again; or another migrator holds the queue now, v1's pause its own; or a crash
         } catch (RuntimeException failed) {
             try {
-                if (v1WasPaused) {
-                    SourceFence.thaw(m.sourceWire, m.source, m.journal.sourceToken());
-                } else {
-                    SourceFence.resume(m.sourceWire, m.source, m.journal.sourceToken());
-                }
+                SourceFence.giveBack(m.sourceWire, m.source, m.journal.sourceToken(), v1WasPaused);
                 forgetThePause(m, failed);
             } catch (RuntimeException alsoFailed) {
                 failed.addSuppressed(alsoFailed);

@@ -119,6 +119,19 @@ final class SourceFence {
         return fence(source, q, "resume", token, Replies::asLong);
     }
 
+    /**
+     * Gives the v1 queue back after the migration's pause: a thaw only when it was paused before the migration
+     * ({@code pausedBefore}), else a {@link #resume} (itself a thaw only when the queue was paused as the window
+     * opened). Whether the queue serves again.
+     */
+    static boolean giveBack(Wire source, QueueRef q, String token, boolean pausedBefore) {
+        if (pausedBefore) {
+            thaw(source, q, token);
+            return false;
+        }
+        return resume(source, q, token) >= 0;
+    }
+
     private static <T> T fence(Wire source, QueueRef q, String op, String token, Function<Object, T> reply) {
         return source.eval(new ScriptCall<>(Script.MIGRATE_V1_FENCE, fenceKeys(q), List.of(Utf8.bytes(op), Utf8.bytes(FROZEN),
                 Utf8.bytes(token), Utf8.bytes(TOMBSTONE)), reply));
