@@ -6,7 +6,8 @@
 --           the queue settings a migration carries over)
 -- ARGV[1] the caller's fencing token
 -- ARGV[2..] commands, one after the other: name, key index (into KEYS), n, then n arguments:
---           DEL (n=0) | SET value px nx (n=3; px '0' = no expiry, nx '1' = only if absent)
+--           DEL (n=0) | DELEQ value (n=1: DEL only while the key is a string holding value)
+--           | SET value px nx (n=3; px '0' = no expiry, nx '1' = only if absent)
 --           | HSET field value ... | HDEL field ... | HINCRBY field by (n=2) | RPUSH value ...
 --           | ZADD score member ... | ZREM member ...
 -- Reply:  the number of commands run. EMQLOCK (nothing written) when the token is not the one held:
@@ -16,7 +17,7 @@
 if not holds_lease(KEYS[1], 'migration', ARGV[1]) then
   return lease_lost()
 end
-local arity = {DEL = 0, SET = 3, HSET = -2, HDEL = -1, HINCRBY = 2, RPUSH = -1, ZADD = -2, ZREM = -1}
+local arity = {DEL = 0, DELEQ = 1, SET = 3, HSET = -2, HDEL = -1, HINCRBY = 2, RPUSH = -1, ZADD = -2, ZREM = -1}
 local a = 2
 local commands = 0
 while a <= #ARGV do
@@ -46,6 +47,10 @@ while a <= #ARGV do
   local name, key, n = ARGV[a], KEYS[tonumber(ARGV[a + 1])], tonumber(ARGV[a + 2])
   if name == 'DEL' then
     redis.call('DEL', key)
+  elseif name == 'DELEQ' then
+    if redis.call('TYPE', key).ok == 'string' and redis.call('GET', key) == ARGV[a + 3] then
+      redis.call('DEL', key)
+    end
   elseif name == 'SET' then
     local args = {key, ARGV[a + 3]}
     if ARGV[a + 4] ~= '0' then

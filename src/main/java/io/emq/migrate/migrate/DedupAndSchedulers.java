@@ -10,28 +10,34 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.plan.Planner;
+import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
  * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
  * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
- * iteration v1 already created (that iteration migrated as an ordinary job), each recorded in the
- * journal before it is written, so {@code abandon} finds every registration a crash left behind; the v1 queue settings
- * the v2 gates read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}).
- * Composed by the V70 step and by the re-sync, from the source as last read.
+ * iteration v1 already created (that iteration migrated as an ordinary job); each dedup key and
+ * registration recorded in the journal before it is written ({@code dedup:}, {@code scheduler:}), so
+ * {@code abandon} finds every registration a crash left behind, and a later call drops from v2 those
+ * v1 dropped since (a dedup key deleted when its job finished, a scheduler removed): when the journal
+ * counts more of them ({@code carried_records}) than v1 holds now. The v1 queue settings the v2 gates
+ * read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}). Composed by the
+ * V70 step and by the re-sync, from the source as last read.
  */
 final class DedupAndSchedulers {
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
 
     static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
-            "scheduler written", "schedulers written");
-    /** Receipts written at once. */
+            "scheduler written", "schedulers written", "dropped records deleted");
+    /** Receipts written at once; dedup keys too. */
     private static final int RECEIPTS = 1000;
 
     private DedupAndSchedulers() {
@@ -41,18 +47,25 @@ final class DedupAndSchedulers {
     static Map<String, Long> absorb(QueueMigration m) {
         QueueSnapshot snap = m.snapshot();
         Map<String, Long> counts = new LinkedHashMap<>();
-        counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts));
+        Set<String> carried = new HashSet<>();
+        counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts, carried));
         m.checkpoints.hit("dedup keys written");
         counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
                 j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id()))));
         m.checkpoints.hit("receipts written");
-        counts.put("schedulers", schedulers(m, snap));
+        Set<String> names = new HashSet<>();
+        counts.put("schedulers", schedulers(m, snap, carried, names));
         m.checkpoints.hit("schedulers written");
+        long dropped = dropDropped(m, carried, names);
+        if (dropped > 0) {
+            counts.put("dropped-records", dropped);
+        }
         counts.put("settings", CarrySettings.write(m));
         return counts;
     }
 
-    private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts) {
+    /** Writes the dedup keys whose job gets a row, each journaled first; adds their journal fields to {@code carried}. */
+    private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts, Set<String> carried) {
         List<DedupEntry> valid = new ArrayList<>();
         for (DedupEntry e : entries) {
             if (e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8())) {
@@ -61,20 +74,69 @@ final class DedupAndSchedulers {
                 counts.merge("dedup-invalid-id", 1L, Long::sum);
             }
         }
-        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(valid.stream().map(e -> e.jobId().raw()).toList());
-        long written = 0;
-        TargetWrites w = new TargetWrites(m);
-        for (int i = 0; i < valid.size(); i++) {
-            if (ids.get(i).isEmpty()) {
-                counts.merge("dedup-finished-job", 1L, Long::sum);
-                continue;
+        long[] written = {0};
+        Migratable.inBatches(valid, RECEIPTS, batch -> {
+            List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(e -> e.jobId().raw()).toList());
+            Map<String, String> records = new LinkedHashMap<>();
+            TargetWrites w = new TargetWrites(m);
+            for (int i = 0; i < batch.size(); i++) {
+                if (ids.get(i).isEmpty()) {
+                    counts.merge("dedup-finished-job", 1L, Long::sum);
+                    continue;
+                }
+                DedupEntry e = batch.get(i);
+                String branded = ids.get(i).get().toString();
+                records.put(Journal.DEDUP_PREFIX + e.dedupId().utf8(), branded);
+                w.set(m.keys.dedup(e.dedupId().utf8()), Utf8.bytes(branded), e.pttlMs(), false);
             }
-            DedupEntry e = valid.get(i);
-            w.set(m.keys.dedup(e.dedupId().utf8()), Utf8.bytes(ids.get(i).get().toString()), e.pttlMs(), false);
-            written++;
+            if (!records.isEmpty()) {
+                m.journal.set(records);
+            }
+            w.flush();
+            carried.addAll(records.keySet());
+            written[0] += records.size();
+        });
+        return written[0];
+    }
+
+    /**
+     * Drops from v2 what the journal records as carried ({@code dedup:}, {@code scheduler:}) but is not in
+     * {@code carried} (what v1 holds now): each dedup key only while it holds the branded id it was written with;
+     * each registration unless a scheduler v1 holds now has its name ({@code names}); then forgets the record.
+     * Looked for only when the journal counts more records than {@code carried}. Returns how many were dropped.
+     */
+    private static long dropDropped(QueueMigration m, Set<String> carried, Set<String> names) {
+        long journaled = m.journal.text(Journal.CARRIED_COUNT).map(Long::parseLong).orElse(0L);
+        if (journaled <= carried.size()) {
+            return 0;
         }
-        w.flush();
-        return written;
+        long[] dropped = {0};
+        for (String prefix : List.of(Journal.DEDUP_PREFIX, Journal.SCHEDULER_PREFIX)) {
+            m.journal.entriesStartingWith(prefix, page -> {
+                List<byte[]> gone = new ArrayList<>();
+                TargetWrites w = new TargetWrites(m);
+                for (Map.Entry<byte[], byte[]> record : page) {
+                    String field = Replies.asText(record.getKey());
+                    if (carried.contains(field)) {
+                        continue;
+                    }
+                    String value = Replies.asText(record.getValue());
+                    if (prefix.equals(Journal.DEDUP_PREFIX)) {
+                        w.delEq(m.keys.dedup(field.substring(prefix.length())), record.getValue());
+                    } else if (!names.contains(value)) {
+                        w.del(m.keys.repeat(value)).zrem(m.keys.base() + "repeat", value);
+                    }
+                    gone.add(record.getKey());
+                }
+                w.flush();
+                m.checkpoints.hit("dropped records deleted");
+                if (!gone.isEmpty()) {
+                    m.journal.forget(gone);
+                    dropped[0] += gone.size();
+                }
+            });
+        }
+        return dropped[0];
     }
 
     /** Receipts for the jobs with a custom id that satisfies the dedup-id rule. */
@@ -95,7 +157,7 @@ final class DedupAndSchedulers {
      * The {@code every} schedulers as v2 registrations, each next run after the last iteration v1 created
      * (the jobs are walked for those iterations only when there is such a scheduler).
      */
-    private static long schedulers(QueueMigration m, QueueSnapshot snap) {
+    private static long schedulers(QueueMigration m, QueueSnapshot snap, Set<String> carried, Set<String> names) {
         List<Scheduler> every = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY).toList();
         Map<Bytes, Long> lastIteration = new HashMap<>();
         for (JobFacts j : every.isEmpty() ? List.<JobFacts>of() : snap.jobsInRankOrder()) {
@@ -111,6 +173,8 @@ final class DedupAndSchedulers {
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
             String key = m.keys.repeat(name);
             m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
+            carried.add(Journal.SCHEDULER_PREFIX + s.id().display());
+            names.add(name);
             m.checkpoints.hit("scheduler recorded");
             new TargetWrites(m).del(key)
                     .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), Utf8.bytes("template"), template))

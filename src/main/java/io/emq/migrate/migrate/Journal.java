@@ -22,13 +22,17 @@ import java.util.function.Consumer;
  * the typed {@link JournalHeader header}, the {@link IdentityMap identity map}, the
  * {@link StepHistory step history} and the {@link Expectations expectations}; besides them the
  * families of fields a migration records to undo or re-find what it wrote ({@code lane:},
- * {@code scheduler:}, {@code setting:}).
+ * {@code scheduler:}, {@code dedup:}, {@code setting:}).
  */
 public final class Journal {
     /** {@code lane:<group>} = the job-field value a lane was minted from ("" for a fixed lane). */
     static final String LANE_PREFIX = "lane:";
     /** {@code scheduler:<v1 scheduler id>} = the name of the v2 repeat registration it became. */
     static final String SCHEDULER_PREFIX = "scheduler:";
+    /** {@code dedup:<dedup id>} = the branded id the v2 dedup key was written with. */
+    static final String DEDUP_PREFIX = "dedup:";
+    /** How many {@code dedup:} and {@code scheduler:} fields the journal holds, kept by its fenced writes. */
+    static final String CARRIED_COUNT = "carried_records";
 
     private final Wire wire;
     private final String queue;

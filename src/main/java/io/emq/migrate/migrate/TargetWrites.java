@@ -43,6 +43,11 @@ final class TargetWrites {
         return command("DEL", key, List.of());
     }
 
+    /** DEL only while the key is a string holding {@code value}. */
+    TargetWrites delEq(String key, byte[] value) {
+        return command("DELEQ", key, List.of(value));
+    }
+
     /** SET, with a PX expiry when {@code pxMs > 0}, only if absent when {@code nx}. */
     TargetWrites set(String key, byte[] value, long pxMs, boolean nx) {
         return command("SET", key, List.of(value, Utf8.bytes(Long.toString(Math.max(0, pxMs))), Utf8.bytes(nx ? "1" : "0")));

@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -205,6 +206,40 @@ class JournalTest {
         j.expectations().forget(List.of(BrandedId.job(2)));
         assertEquals(1, j.expectations().count());
         assertEquals(1, SERVER.client().hkeys(j.key()).stream().filter(f -> f.startsWith("r:")).count());
+    }
+
+    /** The carried records (dedup:, scheduler:) are counted by the same fenced writes: a field new to the journal once. */
+    @Test
+    void theCarriedRecordsAreCountedExactlyByTheScriptsThatWriteAndForget() {
+        Journal j = new Journal(Wire.open(SERVER.client()), "carried");
+        j.lease().acquire("m1", 10_000);
+        j.set(Map.of("dedup:a", "JOB1", "scheduler:tick", "tick", "lane:x", ""));
+        assertEquals(Optional.of("2"), j.text(Journal.CARRIED_COUNT));
+        j.set(Map.of("dedup:a", "JOB2", "dedup:b", "JOB3"));
+        assertEquals(Optional.of("3"), j.text(Journal.CARRIED_COUNT), "a record written again is not counted again");
+        j.forget(List.of(b("dedup:a"), b("dedup:a"), b("dedup:gone"), b("lane:x")));
+        assertEquals(Optional.of("2"), j.text(Journal.CARRIED_COUNT), "a field forgotten twice, or absent, counts once or not at all");
+        assertEquals(2, SERVER.client().hkeys(j.key()).stream().filter(f -> f.startsWith("dedup:") || f.startsWith("scheduler:")).count());
+    }
+
+    /** DELEQ deletes a key only while it is a string holding the value; a key of another type is left, with no error. */
+    @Test
+    void aGuardedDeleteTakesOnlyAStringHoldingTheValue() {
+        Wire wire = Wire.open(SERVER.client());
+        io.emq.migrate.keyspace.Keys keys = io.emq.migrate.keyspace.Keys.queue("guarded");
+        SERVER.client().hset(keys.meta(), "migration", "8");
+        SERVER.client().set(keys.dedup("same"), "JOB1");
+        SERVER.client().set(keys.dedup("other"), "JOB2");
+        SERVER.client().hset(keys.dedup("hash"), "f", "JOB1");
+        List<byte[]> args = new java.util.ArrayList<>(List.of(b("8")));
+        for (int k = 2; k <= 4; k++) {
+            args.addAll(List.of(b("DELEQ"), b(Integer.toString(k)), b("1"), b("JOB1")));
+        }
+        assertEquals(3L, wire.eval(new ScriptCall<>(io.emq.migrate.wire.Script.MIGRATE_WRITE, List.of(b(keys.meta()),
+                b(keys.dedup("same")), b(keys.dedup("other")), b(keys.dedup("hash"))), args, Replies::asLong)));
+        assertFalse(SERVER.client().exists(keys.dedup("same")));
+        assertEquals("JOB2", SERVER.client().get(keys.dedup("other")), "another value is kept");
+        assertEquals("JOB1", SERVER.client().hget(keys.dedup("hash"), "f"), "another type is kept");
     }
 
     /**

@@ -889,6 +889,72 @@ class LiveSourceTest {
                 "the flow parent is migrated too");
     }
 
+    /**
+     * What v1 drops while it serves, beside its jobs: a dedup key (BullMQ deletes one when its job finishes, or on
+     * removeDeduplicationKey) and a job scheduler (removeJobScheduler). Both were copied by V70; the passes drop
+     * them from v2 too: no dedup key left pointing at a job v2 does not hold, no registration v1 no longer runs.
+     */
+    @Test
+    void aDedupKeyAndASchedulerV1DropsAfterTheyWereCopiedAreDroppedFromV2() {
+        client().set("bull:live:de:once-7", "7");
+        client().set("bull:live:de:kept-8", "8");
+        client().hset("bull:live:repeat:tick", Map.of("every", "60000", "name", "tick"));
+        client().zadd("bull:live:repeat", 1, "tick");
+        client().hset("bull:live:repeat:tock", Map.of("every", "30000", "name", "tock"));
+        client().zadd("bull:live:repeat", 2, "tock");
+        Keys keys = Keys.queue(QUEUE);
+        boolean[] once = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 100 && !once[0]) {
+                once[0] = true;
+                assertEquals(keys.dedup("once-7"), client().keys(keys.dedup("once-7")).stream().findFirst().orElse(""),
+                        "V70 copied the dedup key");
+                client().del("bull:live:de:once-7");
+                client().del("bull:live:repeat:tick");
+                client().zrem("bull:live:repeat", "tick");
+            }
+        }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(Set.of(keys.dedup("kept-8")), client().keys(keys.base() + "de:*"), "only the dedup key v1 still held");
+        assertEquals(List.of("tock"), client().zrange(keys.base() + "repeat", 0, -1), "only the scheduler v1 still runs");
+        assertFalse(client().exists(keys.repeat("tick")), "the dropped scheduler's registration is gone");
+    }
+
+    /**
+     * A dedup key v1 dropped is deleted from v2 only while it holds the branded id the migration wrote (another
+     * writer's value is kept), and a run that stopped after deleting it, before its record was forgotten, leaves
+     * the re-run to forget it: the journal counts no record left.
+     */
+    @Test
+    void aDroppedDedupKeyIsDeletedOnlyWhileItHoldsWhatTheMigrationWroteAndARunStoppedBeforeForgettingItIsFinished() {
+        client().set("bull:live:de:mine-7", "7");
+        client().set("bull:live:de:theirs-8", "8");
+        Keys keys = Keys.queue(QUEUE);
+        boolean[] once = {false};
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
+            if (version == 110 && !once[0]) { // after the last pass that read them: the next one drops both
+                once[0] = true;
+                client().del("bull:live:de:mine-7", "bull:live:de:theirs-8");
+                client().set(keys.dedup("theirs-8"), "JOB00000000000");
+            }
+            if (where.equals("dropped records deleted")) {
+                assertFalse(client().exists(keys.dedup("mine-7")), "deleted before its record is forgotten");
+                assertEquals("JOB00000000000", client().get(keys.dedup("theirs-8")), "kept");
+                throw new Checkpoints.InjectedCrash("100:dropped records deleted");
+            }
+        }));
+        leaseLapses();
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(Set.of(keys.dedup("theirs-8")), client().keys(keys.base() + "de:*"));
+        assertEquals("JOB00000000000", client().get(keys.dedup("theirs-8")), "another writer's value is kept");
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        assertEquals(List.of(), journal.fieldsStartingWith(Journal.DEDUP_PREFIX), "both records forgotten");
+        assertEquals(Optional.of("0"), journal.text(Journal.CARRIED_COUNT));
+    }
+
     @Test
     void aLeaseShorterThanThreeRenewalsIsRefused() {
         MigrationRefused refused = org.junit.jupiter.api.Assertions.assertThrows(MigrationRefused.class,
