@@ -89,6 +89,9 @@ final class MigrateCommand implements Command {
             Runtime.getRuntime().addShutdownHook(interrupted);
             try {
                 results = migrator.listener(progress).migrate(prefixes, queues);
+                if (results.stream().allMatch(MigrationResult::ok)) {
+                    progress.finished();
+                }
             } finally {
                 Runtime.getRuntime().removeShutdownHook(interrupted);
             }

@@ -91,6 +91,19 @@ class OperatorHabitsTest {
                 "dedup keys print by id, in whatever order the key scan met them");
     }
 
+    /** The run that retires after --no-retire moves only what v1 took in since: its progress ends at those, as all of its work. */
+    @Test
+    void aRunResumedAfterNoRetireEndsItsProgressAtTheJobsItMoved() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        io.emq.migrate.migrate.LiveV1.add(SERVER.client(), "emails").orElseThrow();
+        io.emq.migrate.migrate.LiveV1.add(SERVER.client(), "emails").orElseThrow();
+        CliRun r = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--yes");
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.err().contains("migrate: 2/2 jobs (100%)") && r.err().contains("(done)"), r.err());
+        assertTrue(r.out().contains("1 of 1 queues done; 2 jobs moved"), r.out());
+    }
+
     @Test
     void migrateShowsJobsNotStepsOnStandardErrorAndTheReportOnStandardOut() {
         new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
