@@ -33,11 +33,12 @@ import redis.clients.jedis.UnifiedJedis;
  * lapses, and it is run again at once, the v1 side still live); at a checkpoint some adds are LIFO (v1 serves
  * them next: an out-of-order refusal, unless v1 served them before the copy), some jobs are finished with
  * removeOnComplete (hash gone), and an operator pauses or resumes the v1 queue (inside the migration's pause
- * window too). Each run migrates until retired
+ * window too); about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
  * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
  * order's drift after an out-of-order refusal), and is
- * then checked: every job added and not completed by the v1 worker is exactly one v2 row. Prints
- * {@code N runs, L lost, D doubled}.
+ * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
+ * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold. Prints
+ * {@code N runs, L lost, D doubled, S stale dedup keys}.
  */
 public final class LiveSoak {
     static final String QUEUE = "soak";
@@ -60,6 +61,7 @@ public final class LiveSoak {
         String uri = target == null ? server.uri() : target;
         long lost = 0;
         long doubled = 0;
+        long stale = 0;
         long refusals = 0;
         long crashes = 0;
         long exitZeroWithoutRetire = 0;
@@ -70,6 +72,7 @@ public final class LiveSoak {
                 r.execute();
                 lost += r.lost;
                 doubled += r.doubled;
+                stale += r.stale;
                 refusals += r.refusals;
                 crashes += r.crashes;
                 exitZeroWithoutRetire += r.exitZeroWithoutRetire;
@@ -83,8 +86,8 @@ public final class LiveSoak {
         System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped), " + crashes
                 + " crashes (each run again at once)"
                 + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : ""));
-        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled");
-        if (lost + doubled + exitZeroWithoutRetire > 0) {
+        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys");
+        if (lost + doubled + stale + exitZeroWithoutRetire > 0) {
             System.exit(1);
         }
     }
@@ -96,12 +99,14 @@ public final class LiveSoak {
         final int jobs;
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
+        final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong hits = new AtomicLong();
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
         final List<String> problems = new ArrayList<>();
         long lost;
         long doubled;
+        long stale;
         long refusals;
         long crashes;
         long exitZeroWithoutRetire;
@@ -121,6 +126,11 @@ public final class LiveSoak {
                 V1QueueGenerator.addWaiting(client, QUEUE, 1, jobs, 100);
                 for (int n = 1; n <= jobs; n++) {
                     added.add(Integer.toString(n));
+                    if (n % 3 == 0) { // deduplicated as LiveV1.addDeduplicated adds: the worker that finishes it deletes the key
+                        client.hset("bull:" + QUEUE + ":" + n, "deid", "d" + n);
+                        client.set("bull:" + QUEUE + ":de:d" + n, Integer.toString(n));
+                        deduplicated.add(Integer.toString(n));
+                    }
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
@@ -181,12 +191,19 @@ public final class LiveSoak {
         /** One action of the live v1 side at a checkpoint of the migrator. */
         private void act(UnifiedJedis client, String where) {
             switch (random.nextInt(8)) {
-                case 0, 1 -> {
+                case 0 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
                         LiveV1.add(client, QUEUE).ifPresent(added::add);
                     }
                     events.add("+" + n + "@" + where);
+                }
+                case 1 -> {
+                    int n = 1 + random.nextInt(5);
+                    for (int i = 0; i < n; i++) {
+                        addDeduplicated(client);
+                    }
+                    events.add("+" + n + " dedup@" + where);
                 }
                 case 2 -> LiveV1.take(client, QUEUE, true, 30_000).ifPresent(id -> {
                     if (LiveV1.complete(client, QUEUE, id)) {
@@ -222,11 +239,22 @@ public final class LiveSoak {
                 sleep(startMs);
                 while (!stop.get()) {
                     for (int i = 0; i < perBurst; i++) {
-                        LiveV1.add(client, QUEUE).ifPresent(added::add);
+                        if (random.nextBoolean()) {
+                            addDeduplicated(client);
+                        } else {
+                            LiveV1.add(client, QUEUE).ifPresent(added::add);
+                        }
                     }
                     sleep(5 + random.nextInt(20));
                 }
             }
+        }
+
+        private void addDeduplicated(UnifiedJedis client) {
+            LiveV1.addDeduplicated(client, QUEUE).ifPresent(id -> {
+                deduplicated.add(id);
+                added.add(id);
+            });
         }
 
         private void worker(int startMs) {
@@ -288,9 +316,15 @@ public final class LiveSoak {
         }
 
         private void check(UnifiedJedis client, boolean retired) {
-            for (String problem : LiveV1.problems(client, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired)) {
-                if (problem.startsWith("lost")) {
+            List<String> found = new ArrayList<>(LiveV1.problems(client, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
+            if (retired) {
+                found.addAll(LiveV1.dedupProblems(client, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
+            }
+            for (String problem : found) {
+                if (problem.startsWith("lost") || problem.startsWith("dedup key lost")) {
                     lost++;
+                } else if (problem.startsWith("stale")) {
+                    stale++;
                 } else {
                     doubled++;
                 }

@@ -33,6 +33,10 @@ public final class LiveV1 {
             local job = ARGV[1] .. id
             redis.call('HSET', job, 'name', 'send', 'data', ARGV[2], 'opts', '{"attempts":3}', 'timestamp', ARGV[3],
               'delay', '0', 'priority', '0')
+            if ARGV[5] == '1' then
+              redis.call('HSET', job, 'deid', 'd' .. id)
+              redis.call('SET', ARGV[1] .. 'de:d' .. id, id)
+            end
             local push = ARGV[4] == 'lifo' and 'RPUSH' or 'LPUSH'
             if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then
               redis.call(push, KEYS[2], id)
@@ -65,6 +69,10 @@ public final class LiveV1 {
             end
             redis.call('DEL', job .. ':lock')
             redis.call('LREM', KEYS[1], -1, ARGV[2])
+            local deid = redis.call('HGET', job, 'deid')
+            if deid and redis.call('GET', ARGV[1] .. 'de:' .. deid) == ARGV[2] then
+              redis.call('DEL', ARGV[1] .. 'de:' .. deid)
+            end
             if ARGV[5] == '1' then
               redis.call('DEL', job, job .. ':logs')
               return 1
@@ -84,18 +92,27 @@ public final class LiveV1 {
 
     /** One producer add; its id, or empty when v1 refused it (a retired queue's counter holds the tombstone). */
     public static Optional<String> add(UnifiedJedis client, String queue) {
-        return add(client, queue, "fifo");
+        return add(client, queue, "fifo", false);
     }
 
     /** One producer add with {@code lifo: true}: v1 serves it next. */
     public static Optional<String> addAhead(UnifiedJedis client, String queue) {
-        return add(client, queue, "lifo");
+        return add(client, queue, "lifo", false);
     }
 
-    private static Optional<String> add(UnifiedJedis client, String queue, String order) {
+    /**
+     * One producer add with {@code deduplication: {id: "d<job id>"}}: the dedup key {@code de:d<id>} holds the job's id
+     * (and its hash {@code deid}) until a worker finishes it, as BullMQ 5's deduplication without a TTL does.
+     */
+    public static Optional<String> addDeduplicated(UnifiedJedis client, String queue) {
+        return add(client, queue, "fifo", true);
+    }
+
+    private static Optional<String> add(UnifiedJedis client, String queue, String order, boolean deduplicated) {
         try {
             Object id = client.eval(ADD, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta"), key(queue, "id"),
-                    key(queue, "marker")), List.of(key(queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis()), order));
+                    key(queue, "marker")), List.of(key(queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis()), order,
+                    deduplicated ? "1" : "0"));
             return Optional.of(id.toString());
         } catch (JedisDataException refused) {
             return Optional.empty();
@@ -222,6 +239,30 @@ public final class LiveV1 {
                 if (!inV1.contains(id) && !done.contains(id) && !completedByWorker.contains(id)) {
                     problems.add("lost: " + id + " left v1 though the queue was not retired");
                 }
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * The dedup keys of a retired queue: each job added deduplicated ({@link #addDeduplicated}) that v1 did not
+     * finish has its v2 dedup key pointing at its row, and no v2 dedup key points at a job v2 does not hold.
+     */
+    public static List<String> dedupProblems(UnifiedJedis client, String queue, Set<String> deduplicated, Set<String> completedByWorker) {
+        Keys keys = Keys.queue(queue);
+        Journal journal = new Journal(Wire.open(client), queue);
+        List<String> problems = new ArrayList<>();
+        for (String id : deduplicated) {
+            Optional<BrandedId> branded = journal.ids().lookupV1(List.of(id.getBytes(StandardCharsets.UTF_8))).get(0);
+            String held = client.get(keys.dedup("d" + id));
+            if (!completedByWorker.contains(id) && (branded.isEmpty() || !branded.get().toString().equals(held))) {
+                problems.add("dedup key lost: de:d" + id + " holds " + held + ", its job's row is " + branded.orElse(null));
+            }
+        }
+        for (String key : client.keys(keys.base() + "de:*")) {
+            String id = client.get(key);
+            if (!BrandedId.isValid(id) || !client.exists(keys.job(BrandedId.of(id)))) {
+                problems.add("stale dedup key: " + key + " points at " + id + ", which v2 does not hold");
             }
         }
         return problems;
