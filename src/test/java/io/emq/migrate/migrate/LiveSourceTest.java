@@ -74,14 +74,13 @@ class LiveSourceTest {
 
     @Test
     void jobsAddedWhileV1ServesAreMigratedInServeOrderAndAddsInThePauseWindowFailLoudly() {
-        boolean[] once = {false};
         List<Boolean> addsInTheWindow = new java.util.ArrayList<>();
+        Checkpoints.Observer copying = atFirst(10, "v2 paused", () -> {
+            assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 serves through the copy");
+            produce(40);
+        });
         List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 10 && where.equals("v2 paused") && !once[0]) {
-                once[0] = true;
-                assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 serves through the copy");
-                produce(40);
-            }
+            copying.at(version, where);
             if (version == 120 && where.equals("v1 paused")) {
                 addsInTheWindow.add(LiveV1.add(client(), QUEUE).isPresent());
             }
@@ -113,18 +112,14 @@ class LiveSourceTest {
         for (int i = 1; i <= 2; i++) {
             fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000 + i);
         }
-        boolean[] once = {false};
-        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 30 && where.equals("rows written") && !once[0]) {
-                once[0] = true;
-                fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), System.currentTimeMillis()); // job 3: failed last
-                String lifo = Long.toString(client().incr("bull:live:id"));
-                client().hset("bull:live:" + lifo, Map.of("name", "send", "data", "{}", "opts", "{\"lifo\":true}",
-                        "timestamp", Long.toString(now), "delay", "0", "priority", "0"));
-                client().rpush("bull:live:wait", lifo); // served next, ahead of every job waiting
-                added.add(lifo);
-            }
-        });
+        List<MigrationResult> r = migrate(OPTIONS, atFirst(30, "rows written", () -> {
+            fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), System.currentTimeMillis()); // job 3: failed last
+            String lifo = Long.toString(client().incr("bull:live:id"));
+            client().hset("bull:live:" + lifo, Map.of("name", "send", "data", "{}", "opts", "{\"lifo\":true}",
+                    "timestamp", Long.toString(now), "delay", "0", "priority", "0"));
+            client().rpush("bull:live:wait", lifo); // served next, ahead of every job waiting
+            added.add(lifo);
+        }));
         String drift = "pending breaks v1's order once (v1 job 4 comes after v1 job 301 in v1, before it in v2);"
                 + " dead breaks v1's order once (v1 job 3 comes after v1 job 2 in v1, before it in v2)";
         assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.get(0).refusalKind(), r.get(0).toString());
@@ -148,13 +143,10 @@ class LiveSourceTest {
     void aJobMovedAheadUnderThePauseIsRefusedAndV1GivenBack() {
         long now = System.currentTimeMillis();
         fail(LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(), now - 10_000); // job 1 failed before the migration
-        boolean[] once = {false};
-        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 120 && where.equals("v1 paused") && !once[0]) {
-                once[0] = true; // a stray worker that ignores the pause fails job 2 now: after job 1, before it in v2
-                fail(LiveV1.take(client(), QUEUE, true, 60_000).orElseThrow(), System.currentTimeMillis());
-            }
-        });
+        // a stray worker that ignores the pause fails job 2 now: after job 1, before it in v2
+        List<MigrationResult> r = migrate(OPTIONS, atFirst(120, "v1 paused", () -> {
+            fail(LiveV1.take(client(), QUEUE, true, 60_000).orElseThrow(), System.currentTimeMillis());
+        }));
         assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.get(0).refusalKind(), r.get(0).toString());
         assertTrue(r.get(0).message().contains("dead breaks v1's order once (v1 job 2 comes after v1 job 1 in v1, before it in v2)"),
                 r.get(0).message());
@@ -256,18 +248,14 @@ class LiveSourceTest {
     /** An operator resumes v1 inside the migration's pause window and a worker finishes a job: the pass brings v2 in line. */
     @Test
     void anOperatorsResumeInsideThePauseWindowIsCaughtByThePassUnderIt() {
-        boolean[] once = {false};
-        MigrationResult r = migrate(OPTIONS, (version, where) -> {
-            if (version == 120 && where.equals("v1 paused") && !once[0]) {
-                once[0] = true;
-                LiveV1.resume(client(), QUEUE); // BullMQ's queue.resume(): the add counter stays frozen
-                String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(); // a worker that honours the pause
-                assertTrue(LiveV1.complete(client(), QUEUE, id));
-                completed.add(id);
-                assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "a producer's add still fails");
-            }
-        }).get(0);
-        assertTrue(once[0]);
+        MigrationResult r = migrate(OPTIONS, atFirst(120, "v1 paused", () -> {
+            LiveV1.resume(client(), QUEUE); // BullMQ's queue.resume(): the add counter stays frozen
+            String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(); // a worker that honours the pause
+            assertTrue(LiveV1.complete(client(), QUEUE, id));
+            completed.add(id);
+            assertTrue(LiveV1.add(client(), QUEUE).isEmpty(), "a producer's add still fails");
+        })).get(0);
+        assertEquals(1, completed.size(), "the worker finished a job in the window");
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
         assertEquals(null, client().hget(Keys.queue(QUEUE).meta(), "paused"), "v1 was not paused when the window opened");
@@ -280,15 +268,12 @@ class LiveSourceTest {
                 "priority", "0"));
         client().set("bull:live:id", "301");
         added.add("301");
-        boolean[] once = {false};
-        List<MigrationResult> r = migrate(OPTIONS, (version, where) -> {
-            if (version == 120 && where.equals("v1 paused") && !once[0]) {
-                once[0] = true; // a stray client promotes it to be served next (LIFO), under the pause: into paused
-                client().zrem("bull:live:delayed", "301");
-                client().hset("bull:live:301", "delay", "0");
-                client().rpush("bull:live:paused", "301");
-            }
-        });
+        // a stray client promotes it to be served next (LIFO), under the pause: into paused
+        List<MigrationResult> r = migrate(OPTIONS, atFirst(120, "v1 paused", () -> {
+            client().zrem("bull:live:delayed", "301");
+            client().hset("bull:live:301", "delay", "0");
+            client().rpush("bull:live:paused", "301");
+        }));
         assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER), r.get(0).refusalKind(), r.get(0).toString());
         assertTrue(r.get(0).message().contains("pending breaks v1's order once (v1 job 1 comes after v1 job 301 in v1, before it in v2)"),
                 r.get(0).message());
@@ -318,13 +303,9 @@ class LiveSourceTest {
      */
     @Test
     void aLargeDeltaDuringTheCopyTakesTheCatchUpASecondPass() {
-        boolean[] once = {false};
-        MigrationResult r = migrate(OPTIONS, (version, where) -> {
-            if (version == 30 && where.equals("rows written") && !once[0]) {
-                once[0] = true;
-                produce(1100);
-            }
-        }).get(0);
+        MigrationResult r = migrate(OPTIONS, atFirst(30, "rows written", () -> {
+            produce(1100);
+        })).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
         assertEquals(LongStream.rangeClosed(1, JOBS + 1100).boxed().toList(), servedOrder());
@@ -406,17 +387,16 @@ class LiveSourceTest {
 
     @Test
     void anEditOfACopiedJobInTheLastInstantBeforeDeletionIsCaughtByRetirementAndCopiedAgain() {
-        boolean[] once = {false};
         List<String> seen = new java.util.ArrayList<>();
+        Checkpoints.Observer edit = atFirst(120, "before retire", () -> {
+            client().hset("bull:live:5", "data", "{\"edited\":true}");
+            client().rpush("bull:live:5:logs", "edited at the last moment");
+        });
         MigrationResult r = migrate(OPTIONS, (version, where) -> {
             if (version == 120) {
                 seen.add(where);
             }
-            if (version == 120 && where.equals("before retire") && !once[0]) {
-                once[0] = true;
-                client().hset("bull:live:5", "data", "{\"edited\":true}");
-                client().rpush("bull:live:5:logs", "edited at the last moment");
-            }
+            edit.at(version, where);
         }).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertTrue(seen.contains("source moved at retire"), "the atomic step saw the edit: " + seen);
@@ -513,11 +493,18 @@ class LiveSourceTest {
     }
 
     private static Checkpoints.Observer failOnce(int version, String where) {
-        boolean[] once = {false};
+        return atFirst(version, where, () -> {
+            throw new IllegalStateException("the disk is full");
+        });
+    }
+
+    /** Acts once: at the first time step {@code version} passes checkpoint {@code where} (any of its checkpoints when null). */
+    private static Checkpoints.Observer atFirst(int version, String where, Runnable act) {
+        boolean[] done = {false};
         return (v, w) -> {
-            if (v == version && w.equals(where) && !once[0]) {
-                once[0] = true;
-                throw new IllegalStateException("the disk is full");
+            if (v == version && (where == null || w.equals(where)) && !done[0]) {
+                done[0] = true;
+                act.run();
             }
         };
     }
@@ -558,17 +545,13 @@ class LiveSourceTest {
 
     /** Migrates while, once the copy has written its first rows, a v1 worker takes five jobs and completes (or removes) each. */
     private MigrationResult migrateWithFiveFinishedDuringTheCopy(boolean removes) {
-        boolean[] once = {false};
-        return migrate(OPTIONS, (version, where) -> {
-            if (version == 30 && where.equals("rows written") && !once[0]) {
-                once[0] = true;
-                for (int i = 0; i < 5; i++) {
-                    String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
-                    assertTrue(removes ? LiveV1.completeAndRemove(client(), QUEUE, id) : LiveV1.complete(client(), QUEUE, id));
-                    completed.add(id);
-                }
+        return migrate(OPTIONS, atFirst(30, "rows written", () -> {
+            for (int i = 0; i < 5; i++) {
+                String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
+                assertTrue(removes ? LiveV1.completeAndRemove(client(), QUEUE, id) : LiveV1.complete(client(), QUEUE, id));
+                completed.add(id);
             }
-        }).get(0);
+        })).get(0);
     }
 
     @Test
@@ -861,19 +844,15 @@ class LiveSourceTest {
      */
     @Test
     void aFlowAddedDuringTheMigrationIsRefusedNamingAbandonAndMigratesAfterIt() throws InterruptedException {
-        boolean[] once = {false};
-        MigrationResult refused = migrate(OPTIONS, (version, where) -> {
-            if (version == 100 && !once[0]) {
-                once[0] = true;
-                client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
-                        "priority", "0"));
-                client().sadd("bull:live:p1:dependencies", "bull:live:c1");
-                client().zadd("bull:live:waiting-children", 0, "p1");
-                client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
-                        "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
-                client().lpush("bull:live:wait", "c1");
-            }
-        }).get(0);
+        MigrationResult refused = migrate(OPTIONS, atFirst(100, null, () -> {
+            client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                    "priority", "0"));
+            client().sadd("bull:live:p1:dependencies", "bull:live:c1");
+            client().zadd("bull:live:waiting-children", 0, "p1");
+            client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                    "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
+            client().lpush("bull:live:wait", "c1");
+        })).get(0);
         added.add("c1");
         assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), refused.refusalKind(), refused.toString());
         assertTrue(refused.message().contains("a flow was added to bull:live") && refused.message().contains("emq-migrate abandon"),
@@ -903,17 +882,13 @@ class LiveSourceTest {
         client().hset("bull:live:repeat:tock", Map.of("every", "30000", "name", "tock"));
         client().zadd("bull:live:repeat", 2, "tock");
         Keys keys = Keys.queue(QUEUE);
-        boolean[] once = {false};
-        MigrationResult r = migrate(OPTIONS, (version, where) -> {
-            if (version == 100 && !once[0]) {
-                once[0] = true;
-                assertEquals(keys.dedup("once-7"), client().keys(keys.dedup("once-7")).stream().findFirst().orElse(""),
-                        "V70 copied the dedup key");
-                client().del("bull:live:de:once-7");
-                client().del("bull:live:repeat:tick");
-                client().zrem("bull:live:repeat", "tick");
-            }
-        }).get(0);
+        MigrationResult r = migrate(OPTIONS, atFirst(100, null, () -> {
+            assertEquals(keys.dedup("once-7"), client().keys(keys.dedup("once-7")).stream().findFirst().orElse(""),
+                    "V70 copied the dedup key");
+            client().del("bull:live:de:once-7");
+            client().del("bull:live:repeat:tick");
+            client().zrem("bull:live:repeat", "tick");
+        })).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
         assertEquals(Set.of(keys.dedup("kept-8")), client().keys(keys.base() + "de:*"), "only the dedup key v1 still held");
@@ -931,13 +906,12 @@ class LiveSourceTest {
         client().set("bull:live:de:mine-7", "7");
         client().set("bull:live:de:theirs-8", "8");
         Keys keys = Keys.queue(QUEUE);
-        boolean[] once = {false};
+        Checkpoints.Observer dropped = atFirst(110, null, () -> { // after the last pass that read them: the next one drops both
+            client().del("bull:live:de:mine-7", "bull:live:de:theirs-8");
+            client().set(keys.dedup("theirs-8"), "JOB00000000000");
+        });
         org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
-            if (version == 110 && !once[0]) { // after the last pass that read them: the next one drops both
-                once[0] = true;
-                client().del("bull:live:de:mine-7", "bull:live:de:theirs-8");
-                client().set(keys.dedup("theirs-8"), "JOB00000000000");
-            }
+            dropped.at(version, where);
             if (where.equals("dropped records deleted")) {
                 assertFalse(client().exists(keys.dedup("mine-7")), "deleted before its record is forgotten");
                 assertEquals("JOB00000000000", client().get(keys.dedup("theirs-8")), "kept");
