@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Writes migrated jobs in pipelined batches: read the v1 jobs, each hash with its digest
@@ -94,7 +95,25 @@ final class JobWriter {
             rows.add(row);
             expectations.put(id, row.expected());
         }
-        return new Built(rows, expectations, expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of());
+        Map<BrandedId, Expectation> known = expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of();
+        return new Built(rows, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known);
+    }
+
+    /**
+     * {@code known}, with what each of these rows the journal expects nothing of holds, when v2 holds it
+     * ({@link Rows#unjournaled}: written by a run that stopped before journaling it, or by a try of a step that lost its
+     * connection): its rewrite is guarded by the attempts it was first written with, as a journaled row's by those the
+     * journal expects, though v1 changed the job since (a retry, a failure).
+     */
+    private static Map<BrandedId, Expectation> withUnjournaledRows(QueueMigration m, Map<BrandedId, Expectation> known,
+                                                                   Set<BrandedId> ids) {
+        Map<BrandedId, Rows.Held> held = Rows.unjournaled(m, ids.stream().filter(id -> !known.containsKey(id)).toList());
+        if (held.isEmpty()) {
+            return known;
+        }
+        Map<BrandedId, Expectation> out = new HashMap<>(known);
+        held.forEach((id, row) -> out.put(id, row.asExpected()));
+        return out;
     }
 
     private static void write(QueueMigration m, NewRows newRows, JournalTransaction journalTx, Built built, Map<String, Long> counts) {

@@ -8,7 +8,6 @@ import io.emq.migrate.v1.IdSet;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
-import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -72,8 +71,6 @@ final class Resync {
             DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
     /** Jobs looked up in the journal at once. */
     private static final int LOOKUP = 1000;
-    /** What is read of a row the journal does not know of. */
-    private static final List<byte[]> UNJOURNALED_FIELDS = List.of(Utf8.bytes("state"), Utf8.bytes("attempts"), Utf8.bytes("parent"));
     /** Rows removed at once. */
     private static final int REMOVALS = 256;
 
@@ -292,7 +289,6 @@ final class Resync {
                 candidates.add(id);
             }
         });
-        RowKeys rowKeys = new RowKeys(m.keys);
         Migratable.inBatches(candidates, LOOKUP, batch -> {
             Map<BrandedId, Expectation> journaledRows = m.journal.expectations().of(batch);
             journaledRows.forEach((id, e) -> {
@@ -301,26 +297,16 @@ final class Resync {
                     gone.flows().add("a flow parent");
                 }
             });
-            List<BrandedId> unjournaled = m.unjournaledRows ? batch.stream().filter(id -> !journaledRows.containsKey(id)).toList() : List.of();
-            List<List<byte[]>> read = unjournaled.isEmpty() ? List.of()
-                    : m.targetWire.hmget(unjournaled.stream().map(rowKeys::of).toList(), UNJOURNALED_FIELDS);
-            for (int i = 0; i < read.size(); i++) {
-                List<byte[]> row = read.get(i);
-                if (row.get(0) != null) {
-                    gone.rows().put(unjournaled.get(i), attempts(row.get(1)));
-                    if (V2State.AWAITING_CHILDREN.wireName().equals(Replies.asText(row.get(0))) || row.get(2) != null) {
-                        gone.flows().add(unjournaled.get(i) + " (a flow job's row the journal does not know of)");
+            if (m.unjournaledRows) {
+                Rows.unjournaled(m, batch.stream().filter(id -> !journaledRows.containsKey(id)).toList()).forEach((id, row) -> {
+                    gone.rows().put(id, row.attempts());
+                    if (row.flow()) {
+                        gone.flows().add(id + " (a flow job's row the journal does not know of)");
                     }
-                }
+                });
             }
         });
         return gone;
-    }
-
-    /** A row's attempts as read; -1 for none or no number (its removal is then refused: out-of-line, the row kept). */
-    private static long attempts(byte[] read) {
-        String text = read == null ? "" : Replies.asText(read);
-        return text.matches("\\d{1,18}") ? Long.parseLong(text) : -1;
     }
 
     /** Removes rows (guarded by the attempts each holds: never one the v2 runtime claimed), their subkeys, then their expectations. */

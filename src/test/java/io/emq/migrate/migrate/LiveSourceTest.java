@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
@@ -603,6 +604,29 @@ class LiveSourceTest {
         MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
+    }
+
+    /**
+     * As above, but v1 fails the job instead (its attempts move, it becomes a dead row): the re-run finds the row the
+     * journal does not know of with the attempts it was first written with, and rewrites it (the guard: those attempts,
+     * as read) instead of taking it for a row the v2 runtime claimed: retired, exactly once, the job dead in v2.
+     */
+    @Test
+    void aRowWrittenByARunThatStoppedBeforeJournalingItIsRewrittenWhenV1RetriesItsJob() {
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
+            if (version == 30 && where.equals("rows written")) {
+                throw new Checkpoints.InjectedCrash("30:rows written"); // the batch's rows are in v2, not yet journaled
+            }
+        }));
+        leaseLapses();
+        String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow(); // a job of that batch, failed by a v1 worker
+        fail(id, System.currentTimeMillis());
+
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        BrandedId branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(id.getBytes())).get(0).orElseThrow();
+        assertEquals(List.of(branded.toString()), client().zrange(Keys.queue(QUEUE).dead(), 0, -1), "the failed job is dead in v2");
     }
 
     /** As above, in one run: the connection drops at the same point, the step is tried again, and the job is gone by then. */
