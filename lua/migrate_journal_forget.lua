@@ -3,7 +3,7 @@
 -- ARGV[1] the caller's fencing token
 -- ARGV[2..] fields to delete (history rows on repair; the identity mapping on abandon)
 -- Reply:  the number of fields deleted; EMQLOCK when the token is not the current one.
--- Keeps expected_rows and carried_records exact: each r: (dedup:, scheduler:) field deleted counts one off
+-- Keeps expected_rows and carried_records exact: each r: (dedup:, receipt:, scheduler:) field deleted counts one off
 -- (see migrate_journal_set).
 --- @include "lease"
 --- @include "expected_rows"

@@ -5,7 +5,7 @@
 -- Reply:  1; EMQLOCK when the token is not the current one (a zombie migrator).
 -- Keeps expected_rows (the number of r: fields) exact: each r: field this call adds counts one, when
 -- the journal has the counter (a journal begun before it had none until Expectations.count records it);
--- keeps carried_records (the number of dedup: and scheduler: fields) exact the same way.
+-- keeps carried_records (the number of dedup:, receipt: and scheduler: fields) exact the same way.
 --- @include "lease"
 --- @include "expected_rows"
 --- @include "carried_records"

@@ -24,11 +24,12 @@ import java.util.Set;
  * Dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
  * that satisfy the dedup-id rule become receipts {@code de:<v1 id>} (never over a real dedup key);
  * {@code every} schedulers become v2 registrations whose next run is the occurrence after the
- * iteration v1 already created (that iteration migrated as an ordinary job); each dedup key and
- * registration recorded in the journal before it is written ({@code dedup:}, {@code scheduler:}), so
- * {@code abandon} finds every registration a crash left behind, and a later call drops from v2 those
- * v1 dropped since (a dedup key deleted when its job finished, a scheduler removed): when the journal
- * counts more of them ({@code carried_records}) than v1 holds now. The v1 queue settings the v2 gates
+ * iteration v1 already created (that iteration migrated as an ordinary job); each dedup key, receipt and
+ * registration recorded in the journal before it is written ({@code dedup:}, {@code receipt:},
+ * {@code scheduler:}), so {@code abandon} finds every registration a crash left behind, and a later call
+ * drops from v2 those v1 dropped since (a dedup key deleted when its job finished, the receipt of a job
+ * finished or removed, a scheduler removed): when the journal counts more of them ({@code carried_records})
+ * than v1 holds now. The v1 queue settings the v2 gates
  * read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}). Composed by the
  * V70 step and by the re-sync, from the source as last read.
  */
@@ -51,7 +52,7 @@ final class DedupAndSchedulers {
         counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts, carried));
         m.checkpoints.hit("dedup keys written");
         counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
-                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id()))));
+                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())), carried));
         m.checkpoints.hit("receipts written");
         Set<String> names = new HashSet<>();
         counts.put("schedulers", schedulers(m, snap, carried, names));
@@ -100,8 +101,9 @@ final class DedupAndSchedulers {
     }
 
     /**
-     * Drops from v2 what the journal records as carried ({@code dedup:}, {@code scheduler:}) but is not in
-     * {@code carried} (what v1 holds now): each dedup key only while it holds the branded id it was written with;
+     * Drops from v2 what the journal records as carried ({@code dedup:}, {@code receipt:}, {@code scheduler:}) but is
+     * not in {@code carried} (what v1 holds now): each dedup key or receipt only while it holds the branded id it was
+     * written with (a receipt never written, a real dedup key holding its name, is kept so);
      * each registration unless a scheduler v1 holds now has its name ({@code names}); then forgets the record.
      * Looked for only when the journal counts more records than {@code carried}. Returns how many were dropped.
      */
@@ -111,7 +113,7 @@ final class DedupAndSchedulers {
             return 0;
         }
         long[] dropped = {0};
-        for (String prefix : List.of(Journal.DEDUP_PREFIX, Journal.SCHEDULER_PREFIX)) {
+        for (String prefix : List.of(Journal.DEDUP_PREFIX, Journal.RECEIPT_PREFIX, Journal.SCHEDULER_PREFIX)) {
             m.journal.entriesStartingWith(prefix, page -> {
                 List<byte[]> gone = new ArrayList<>();
                 TargetWrites w = new TargetWrites(m);
@@ -121,7 +123,7 @@ final class DedupAndSchedulers {
                         continue;
                     }
                     String value = Replies.asText(record.getValue());
-                    if (prefix.equals(Journal.DEDUP_PREFIX)) {
+                    if (!prefix.equals(Journal.SCHEDULER_PREFIX)) {
                         w.delEq(m.keys.dedup(field.substring(prefix.length())), record.getValue());
                     } else if (!names.contains(value)) {
                         w.del(m.keys.repeat(value)).zrem(m.keys.base() + "repeat", value);
@@ -139,17 +141,24 @@ final class DedupAndSchedulers {
         return dropped[0];
     }
 
-    /** Receipts for the jobs with a custom id that satisfies the dedup-id rule. */
-    private static long receipts(QueueMigration m, Iterable<JobFacts> custom) {
+    /** Receipts for the jobs with a custom id that satisfies the dedup-id rule, each journaled first; adds their records to {@code carried}. */
+    private static long receipts(QueueMigration m, Iterable<JobFacts> custom, Set<String> carried) {
         return Migratable.inBatches(custom, RECEIPTS, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
+            Map<String, String> records = new LinkedHashMap<>();
             TargetWrites w = new TargetWrites(m);
             for (int i = 0; i < batch.size(); i++) {
                 if (ids.get(i).isPresent()) { // none yet: added after the ids were minted (v1 live), left to the re-sync
-                    w.set(m.keys.dedup(batch.get(i).id().utf8()), Utf8.bytes(ids.get(i).get().toString()), 0, true);
+                    String name = batch.get(i).id().utf8();
+                    records.put(Journal.RECEIPT_PREFIX + name, ids.get(i).get().toString());
+                    w.set(m.keys.dedup(name), Utf8.bytes(ids.get(i).get().toString()), 0, true);
                 }
             }
+            if (!records.isEmpty()) {
+                m.journal.set(records);
+            }
             w.flush();
+            carried.addAll(records.keySet());
         });
     }
 

@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * the typed {@link JournalHeader header}, the {@link IdentityMap identity map}, the
  * {@link StepHistory step history} and the {@link Expectations expectations}; besides them the
  * families of fields a migration records to undo or re-find what it wrote ({@code lane:},
- * {@code scheduler:}, {@code dedup:}, {@code setting:}).
+ * {@code scheduler:}, {@code dedup:}, {@code receipt:}, {@code setting:}).
  */
 public final class Journal {
     /** {@code lane:<group>} = the job-field value a lane was minted from ("" for a fixed lane). */
@@ -31,7 +31,9 @@ public final class Journal {
     static final String SCHEDULER_PREFIX = "scheduler:";
     /** {@code dedup:<dedup id>} = the branded id the v2 dedup key was written with. */
     static final String DEDUP_PREFIX = "dedup:";
-    /** How many {@code dedup:} and {@code scheduler:} fields the journal holds, kept by its fenced writes. */
+    /** {@code receipt:<custom v1 id>} = the branded id the v2 receipt {@code de:<custom v1 id>} was written with. */
+    static final String RECEIPT_PREFIX = "receipt:";
+    /** How many {@code dedup:}, {@code receipt:} and {@code scheduler:} fields the journal holds, kept by its fenced writes. */
     static final String CARRIED_COUNT = "carried_records";
 
     private final Wire wire;

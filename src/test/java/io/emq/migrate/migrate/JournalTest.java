@@ -208,18 +208,19 @@ class JournalTest {
         assertEquals(1, SERVER.client().hkeys(j.key()).stream().filter(f -> f.startsWith("r:")).count());
     }
 
-    /** The carried records (dedup:, scheduler:) are counted by the same fenced writes: a field new to the journal once. */
+    /** The carried records (dedup:, receipt:, scheduler:) are counted by the same fenced writes: a field new to the journal once. */
     @Test
     void theCarriedRecordsAreCountedExactlyByTheScriptsThatWriteAndForget() {
         Journal j = new Journal(Wire.open(SERVER.client()), "carried");
         j.lease().acquire("m1", 10_000);
         j.set(Map.of("dedup:a", "JOB1", "scheduler:tick", "tick", "lane:x", ""));
         assertEquals(Optional.of("2"), j.text(Journal.CARRIED_COUNT));
-        j.set(Map.of("dedup:a", "JOB2", "dedup:b", "JOB3"));
-        assertEquals(Optional.of("3"), j.text(Journal.CARRIED_COUNT), "a record written again is not counted again");
+        j.set(Map.of("dedup:a", "JOB2", "dedup:b", "JOB3", "receipt:order-1", "JOB4"));
+        assertEquals(Optional.of("4"), j.text(Journal.CARRIED_COUNT), "a record written again is not counted again");
         j.forget(List.of(b("dedup:a"), b("dedup:a"), b("dedup:gone"), b("lane:x")));
-        assertEquals(Optional.of("2"), j.text(Journal.CARRIED_COUNT), "a field forgotten twice, or absent, counts once or not at all");
-        assertEquals(2, SERVER.client().hkeys(j.key()).stream().filter(f -> f.startsWith("dedup:") || f.startsWith("scheduler:")).count());
+        assertEquals(Optional.of("3"), j.text(Journal.CARRIED_COUNT), "a field forgotten twice, or absent, counts once or not at all");
+        assertEquals(3, SERVER.client().hkeys(j.key()).stream()
+                .filter(f -> f.startsWith("dedup:") || f.startsWith("receipt:") || f.startsWith("scheduler:")).count());
     }
 
     /** DELEQ deletes a key only while it is a string holding the value; a key of another type is left, with no error. */

@@ -336,6 +336,35 @@ class LiveSourceTest {
         }
     }
 
+    /**
+     * The receipts of custom-id jobs follow their jobs: one v1 finished with removeOnComplete after V70 wrote its receipt,
+     * and one that left between V10's read and the copy (it never got a row, only a receipt from that read), have their
+     * receipts dropped from v2; a job still there keeps its own.
+     */
+    @Test
+    void theReceiptsOfCustomIdJobsV1RemovesAreDroppedFromV2() {
+        List.of("order-7", "order-8", "order-9").forEach(this::addCustom);
+        Checkpoints.Observer beforeTheCopy = atFirst(20, null, () -> removeCustom("order-7"));
+        Checkpoints.Observer afterThePass = atFirst(110, null, () -> removeCustom("order-9"));
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            beforeTheCopy.at(version, where);
+            afterThePass.at(version, where);
+        }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        Keys keys = Keys.queue(QUEUE);
+        String branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("order-8".getBytes())).get(0).orElseThrow().toString();
+        assertEquals(Set.of(keys.dedup("order-8")), client().keys(keys.base() + "de:*"), "only the receipt of the job v1 still held");
+        assertEquals(branded, client().get(keys.dedup("order-8")));
+    }
+
+    /** A v1 worker finishes a custom-id job with removeOnComplete: it is in no list and its hash is gone. */
+    private void removeCustom(String id) {
+        client().lrem("bull:" + QUEUE + ":wait", 0, id);
+        client().del("bull:" + QUEUE + ":" + id);
+        completed.add(id);
+    }
+
     /** A producer adds a job under an id of its own choosing, as BullMQ's add with a jobId does. */
     private void addCustom(String id) {
         client().hset("bull:" + QUEUE + ":" + id, java.util.Map.of("name", "send", "data", "{}", "opts", "{\"jobId\":\"" + id
