@@ -90,14 +90,19 @@ final class DedupAndSchedulers {
                 records.put(Journal.DEDUP_PREFIX + e.dedupId().utf8(), branded);
                 w.set(m.keys.dedup(e.dedupId().utf8()), Utf8.bytes(branded), e.pttlMs(), false);
             }
-            if (!records.isEmpty()) {
-                m.journal.set(records);
-            }
-            w.flush();
-            carried.addAll(records.keySet());
+            recordThenWrite(m, records, w, carried);
             written[0] += records.size();
         });
         return written[0];
+    }
+
+    /** Journals these records, then sends the v2 writes they stand for, then counts them as what v1 holds now ({@code carried}). */
+    private static void recordThenWrite(QueueMigration m, Map<String, String> records, TargetWrites w, Set<String> carried) {
+        if (!records.isEmpty()) {
+            m.journal.set(records);
+        }
+        w.flush();
+        carried.addAll(records.keySet());
     }
 
     /**
@@ -154,11 +159,7 @@ final class DedupAndSchedulers {
                     w.set(m.keys.dedup(name), Utf8.bytes(ids.get(i).get().toString()), 0, true);
                 }
             }
-            if (!records.isEmpty()) {
-                m.journal.set(records);
-            }
-            w.flush();
-            carried.addAll(records.keySet());
+            recordThenWrite(m, records, w, carried);
         });
     }
 
@@ -181,8 +182,9 @@ final class DedupAndSchedulers {
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
             String key = m.keys.repeat(name);
-            m.journal.set(Map.of(Journal.SCHEDULER_PREFIX + s.id().display(), name));
-            carried.add(Journal.SCHEDULER_PREFIX + s.id().display());
+            String record = Journal.SCHEDULER_PREFIX + s.id().display();
+            m.journal.set(Map.of(record, name));
+            carried.add(record);
             names.add(name);
             m.checkpoints.hit("scheduler recorded");
             new TargetWrites(m).del(key)
