@@ -6,19 +6,24 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.DedupEntry;
+import io.emq.migrate.v1.IdSet;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * Dedup keys {@code de:<did>} point at the branded id with their PTTL re-applied; custom v1 ids
@@ -29,11 +34,13 @@ import java.util.Set;
  * {@code scheduler:}), so {@code abandon} finds every registration a crash left behind, and a later call
  * drops from v2 those v1 dropped since (a dedup key deleted when its job finished, the receipt of a job
  * finished or removed, a scheduler removed): when the journal counts more of them ({@code carried_records})
- * than v1 holds now. The v1 queue settings the v2 gates
+ * than v1 holds now, or, in a pass that follows the change feed, those the feed tells may have changed. A receipt
+ * a dedup key of its name kept out is written once that key is dropped. The v1 queue settings the v2 gates
  * read (concurrency, rate limit) go into the v2 {@code meta} ({@link CarrySettings}). Composed by the
  * V70 step and by the re-sync, from the source as last read.
  */
 final class DedupAndSchedulers {
+    private static final Bytes DEDUP = Bytes.utf8("de:");
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
 
     static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
@@ -44,37 +51,127 @@ final class DedupAndSchedulers {
     private DedupAndSchedulers() {
     }
 
-    /** The dedup keys, receipts and schedulers of the source as last read (a re-sync calls it again). */
+    /** The dedup keys, receipts and schedulers of the source as last read, all of them (V70). */
     static Map<String, Long> absorb(QueueMigration m) {
+        return absorb(m, Optional.empty(), List.of());
+    }
+
+    /**
+     * The dedup keys, receipts and schedulers of the source as last read, for a re-sync pass: {@code since}, the keys
+     * the feed tells written since the source read before (the pass's changes), {@code rows}, the jobs the pass gave a
+     * row. When the absorb before in this run carried every record ({@link QueueMigration#recordsCarried}) and the feed
+     * tells every key written, only the records that may have changed are written and dropped ({@link Changed}): a
+     * million dedup keys or custom ids cost a pass nothing while v1 leaves them be.
+     */
+    static Map<String, Long> absorb(QueueMigration m, Optional<SourceFeed.Changes> since, List<JobFacts> rows) {
+        Optional<Changed> changed = since.filter(c -> m.recordsCarried && c.complete()).map(c -> new Changed(m.source.base(), c, rows));
+        m.recordsCarried = false;
         QueueSnapshot snap = m.snapshot();
         Map<String, Long> counts = new LinkedHashMap<>();
-        Set<String> carried = new HashSet<>();
-        counts.put("dedup-keys", dedupKeys(m, snap.dedupKeys(), counts, carried));
+        Carried carried = new Carried();
+        List<DedupEntry> entries = changed.map(c -> snap.dedupKeys().stream().filter(c::mayHaveChanged).toList()).orElse(snap.dedupKeys());
+        counts.put("dedup-keys", dedupKeys(m, entries, counts, carried));
         m.checkpoints.hit("dedup keys written");
         counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
-                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())), carried));
+                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())
+                        && changed.map(c -> c.mayHaveChanged(j.id())).orElse(true)), carried));
         m.checkpoints.hit("receipts written");
         Set<String> names = new HashSet<>();
         counts.put("schedulers", schedulers(m, snap, carried, names));
         m.checkpoints.hit("schedulers written");
-        long dropped = dropDropped(m, carried, names);
+        long dropped = changed.isPresent() ? dropChanged(m, changed.get(), entries, carried, names) : dropDropped(m, carried, names);
         if (dropped > 0) {
             counts.put("dropped-records", dropped);
         }
         counts.put("settings", CarrySettings.write(m));
+        m.recordsCarried = true;
         return counts;
     }
 
+    /**
+     * What may have changed since the absorb before: a dedup key the feed tells written, and the records of a job
+     * whose keys it tells written (a job added, moved, finished or removed) or that the pass gave a row (a job given
+     * its id now, one whose lock ran out without a write). Every other record is as that absorb left it in v2.
+     */
+    private static final class Changed {
+        private final Bytes base;
+        /** {@code base + "de:"}, which every dedup key of the queue begins with. */
+        private final Bytes dedupBase;
+        private final SourceFeed.Changes since;
+        private final Set<Bytes> rows = new HashSet<>();
+
+        Changed(Bytes base, SourceFeed.Changes since, List<JobFacts> rows) {
+            this.base = base;
+            this.dedupBase = base.concat(DEDUP);
+            this.since = since;
+            rows.forEach(j -> this.rows.add(j.id()));
+        }
+
+        boolean mayHaveChanged(DedupEntry e) {
+            return since.touchedJob(dedupBase, e.dedupId()) || mayHaveChanged(e.jobId());
+        }
+
+        boolean mayHaveChanged(Bytes jobId) {
+            return since.touchedJob(base, jobId) || rows.contains(jobId);
+        }
+
+        /** The dedup ids under {@code de:} the feed tells written. */
+        Set<Bytes> dedupIdsWritten() {
+            Set<Bytes> ids = new HashSet<>();
+            since.written().stream().filter(k -> k.startsWith(dedupBase) && k.length() > dedupBase.length())
+                    .forEach(k -> ids.add(k.dropPrefix(dedupBase)));
+            return ids;
+        }
+
+        /** The ids of the jobs whose keys the feed tells written (a key's text under the base up to its first colon) and of the pass's rows. */
+        Set<Bytes> jobIds() {
+            Set<Bytes> ids = new HashSet<>(rows);
+            for (Bytes k : since.written()) {
+                if (k.startsWith(base) && k.length() > base.length()) {
+                    byte[] rest = k.dropPrefix(base).raw();
+                    int colon = 0;
+                    while (colon < rest.length && rest[colon] != ':') {
+                        colon++;
+                    }
+                    ids.add(Bytes.of(Arrays.copyOf(rest, colon)));
+                }
+            }
+            return ids;
+        }
+
+        /** Whether the feed tells the v1 schedulers written ({@code repeat}, {@code repeat:<sid>}). */
+        boolean schedulersWritten() {
+            Bytes repeat = base.concat(Bytes.utf8("repeat"));
+            return since.written().stream().anyMatch(k -> k.startsWith(repeat));
+        }
+    }
+
+    /** The journal fields of the records written by one call: held compactly ({@link IdSet}), a million dedup keys among them. */
+    private static final class Carried {
+        private final IdSet fields = new IdSet();
+
+        void add(String field) {
+            fields.add(Bytes.utf8(field));
+        }
+
+        boolean contains(String field) {
+            return fields.contains(Bytes.utf8(field));
+        }
+
+        int size() {
+            return fields.size();
+        }
+    }
+
     /** Writes the dedup keys whose job gets a row, each journaled first; adds their journal fields to {@code carried}. */
-    private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts, Set<String> carried) {
-        List<DedupEntry> valid = new ArrayList<>();
-        for (DedupEntry e : entries) {
-            if (e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8())) {
-                valid.add(e);
-            } else {
+    private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts, Carried carried) {
+        Iterable<DedupEntry> valid = () -> entries.stream().filter(e -> {
+            boolean ok = e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8());
+            if (!ok) {
                 counts.merge("dedup-invalid-id", 1L, Long::sum);
             }
-        }
+            return ok;
+        }).iterator(); // one batch at a time: a snapshot holds its dedup keys compactly, not as entries
         long[] written = {0};
         Migratable.inBatches(valid, RECEIPTS, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(e -> e.jobId().raw()).toList());
@@ -97,57 +194,119 @@ final class DedupAndSchedulers {
     }
 
     /** Journals these records, then sends the v2 writes they stand for, then counts them as what v1 holds now ({@code carried}). */
-    private static void recordThenWrite(QueueMigration m, Map<String, String> records, TargetWrites w, Set<String> carried) {
+    private static void recordThenWrite(QueueMigration m, Map<String, String> records, TargetWrites w, Carried carried) {
         if (!records.isEmpty()) {
             m.journal.set(records);
         }
         w.flush();
-        carried.addAll(records.keySet());
+        records.keySet().forEach(carried::add);
     }
 
     /**
      * Drops from v2 what the journal records as carried ({@code dedup:}, {@code receipt:}, {@code scheduler:}) but is
-     * not in {@code carried} (what v1 holds now): each dedup key or receipt only while it holds the branded id it was
-     * written with (a receipt never written, a real dedup key holding its name, is kept so);
-     * each registration unless a scheduler v1 holds now has its name ({@code names}); then forgets the record.
-     * Looked for only when the journal counts more records than {@code carried}. Returns how many were dropped.
+     * not in {@code carried} (what v1 holds now). Looked for only when the journal counts more records than
+     * {@code carried}. Returns how many were dropped.
      */
-    private static long dropDropped(QueueMigration m, Set<String> carried, Set<String> names) {
+    private static long dropDropped(QueueMigration m, Carried carried, Set<String> names) {
         long journaled = m.journal.text(Journal.CARRIED_COUNT).map(Long::parseLong).orElse(0L);
         if (journaled <= carried.size()) {
             return 0;
         }
         long[] dropped = {0};
         for (String prefix : List.of(Journal.DEDUP_PREFIX, Journal.RECEIPT_PREFIX, Journal.SCHEDULER_PREFIX)) {
-            m.journal.entriesStartingWith(prefix, page -> {
-                List<byte[]> gone = new ArrayList<>();
-                TargetWrites w = new TargetWrites(m);
-                for (Map.Entry<byte[], byte[]> record : page) {
-                    String field = Replies.asText(record.getKey());
-                    if (carried.contains(field)) {
-                        continue;
-                    }
-                    String value = Replies.asText(record.getValue());
-                    if (!prefix.equals(Journal.SCHEDULER_PREFIX)) {
-                        w.delEq(m.keys.dedup(field.substring(prefix.length())), record.getValue());
-                    } else if (!names.contains(value)) {
-                        w.del(m.keys.repeat(value)).zrem(m.keys.base() + "repeat", value);
-                    }
-                    gone.add(record.getKey());
-                }
-                w.flush();
-                m.checkpoints.hit("dropped records deleted");
-                if (!gone.isEmpty()) {
-                    m.journal.forget(gone);
-                    dropped[0] += gone.size();
-                }
-            });
+            m.journal.entriesStartingWith(prefix, page -> dropped[0] += drop(m, page, carried::contains, names));
         }
         return dropped[0];
     }
 
+    /**
+     * As {@link #dropDropped}, of the records that may have changed only ({@code changed}): those of the dedup keys the
+     * feed tells written or of {@code entries} (the dedup keys this call wrote, or found without a job), the receipts of
+     * the jobs whose keys it tells written or that the pass gave a row, and the schedulers when it tells them written;
+     * of them, those journaled and not in {@code carried} (each that may have changed and is still in v1 was written).
+     */
+    private static long dropChanged(QueueMigration m, Changed changed, List<DedupEntry> entries, Carried carried, Set<String> names) {
+        Set<String> fields = new LinkedHashSet<>();
+        Stream.concat(changed.dedupIdsWritten().stream(), entries.stream().map(DedupEntry::dedupId)).filter(Bytes::isUtf8)
+                .forEach(did -> fields.add(Journal.DEDUP_PREFIX + did.utf8()));
+        changed.jobIds().stream().filter(Planner::isCustomId).forEach(id -> fields.add(Journal.RECEIPT_PREFIX + id.utf8()));
+        fields.removeIf(carried::contains);
+        Predicate<String> current = field -> carried.contains(field) || !fields.contains(field);
+        long[] dropped = {0};
+        Migratable.inBatches(new ArrayList<>(fields), RECEIPTS, batch -> {
+            List<byte[]> values = m.journal.read(batch.stream().map(Utf8::bytes).toList());
+            List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
+            for (int i = 0; i < batch.size(); i++) {
+                if (values.get(i) != null) {
+                    journaled.add(Map.entry(Utf8.bytes(batch.get(i)), values.get(i)));
+                }
+            }
+            dropped[0] += drop(m, journaled, current, names);
+        });
+        if (changed.schedulersWritten()) {
+            m.journal.entriesStartingWith(Journal.SCHEDULER_PREFIX, page -> dropped[0] += drop(m, page, carried::contains, names));
+        }
+        return dropped[0];
+    }
+
+    /**
+     * Drops these journaled records but those {@code current}: each dedup key or receipt from v2 only while it holds the
+     * branded id it was written with (a receipt never written, a real dedup key holding its name, is kept so), then the
+     * receipt of a job v1 holds whose name a dropped dedup key held, written now (it was refused while the key held it);
+     * each registration unless a scheduler v1 holds now has its name ({@code names}); then forgets them. Returns how many.
+     */
+    private static long drop(QueueMigration m, List<Map.Entry<byte[], byte[]>> records, Predicate<String> current, Set<String> names) {
+        List<byte[]> gone = new ArrayList<>();
+        List<String> freed = new ArrayList<>();
+        TargetWrites w = new TargetWrites(m);
+        for (Map.Entry<byte[], byte[]> record : records) {
+            String field = Replies.asText(record.getKey());
+            if (current.test(field)) {
+                continue;
+            }
+            String value = Replies.asText(record.getValue());
+            if (field.startsWith(Journal.SCHEDULER_PREFIX)) {
+                if (!names.contains(value)) {
+                    w.del(m.keys.repeat(value)).zrem(m.keys.base() + "repeat", value);
+                }
+            } else {
+                String name = field.substring(field.indexOf(':') + 1);
+                w.delEq(m.keys.dedup(name), record.getValue());
+                if (field.startsWith(Journal.DEDUP_PREFIX)) {
+                    freed.add(name);
+                }
+            }
+            gone.add(record.getKey());
+        }
+        w.flush();
+        writeFreedReceipts(m, freed, current);
+        m.checkpoints.hit("dropped records deleted");
+        if (!gone.isEmpty()) {
+            m.journal.forget(gone);
+        }
+        return gone.size();
+    }
+
+    /**
+     * The receipts journaled under these names (of dedup keys just dropped) that are not being dropped themselves,
+     * written again ({@code NX}, as every receipt): the dedup key that held the name kept the first write out.
+     */
+    private static void writeFreedReceipts(QueueMigration m, List<String> names, Predicate<String> current) {
+        if (names.isEmpty()) {
+            return;
+        }
+        List<byte[]> receipts = m.journal.read(names.stream().map(n -> Utf8.bytes(Journal.RECEIPT_PREFIX + n)).toList());
+        TargetWrites w = new TargetWrites(m);
+        for (int i = 0; i < names.size(); i++) {
+            if (receipts.get(i) != null && current.test(Journal.RECEIPT_PREFIX + names.get(i))) {
+                w.set(m.keys.dedup(names.get(i)), receipts.get(i), 0, true);
+            }
+        }
+        w.flush();
+    }
+
     /** Receipts for the jobs with a custom id that satisfies the dedup-id rule, each journaled first; adds their records to {@code carried}. */
-    private static long receipts(QueueMigration m, Iterable<JobFacts> custom, Set<String> carried) {
+    private static long receipts(QueueMigration m, Iterable<JobFacts> custom, Carried carried) {
         return Migratable.inBatches(custom, RECEIPTS, batch -> {
             List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<String, String> records = new LinkedHashMap<>();
@@ -167,7 +326,7 @@ final class DedupAndSchedulers {
      * The {@code every} schedulers as v2 registrations, each next run after the last iteration v1 created
      * (the jobs are walked for those iterations only when there is such a scheduler).
      */
-    private static long schedulers(QueueMigration m, QueueSnapshot snap, Set<String> carried, Set<String> names) {
+    private static long schedulers(QueueMigration m, QueueSnapshot snap, Carried carried, Set<String> names) {
         List<Scheduler> every = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY).toList();
         Map<Bytes, Long> lastIteration = new HashMap<>();
         for (JobFacts j : every.isEmpty() ? List.<JobFacts>of() : snap.jobsInRankOrder()) {

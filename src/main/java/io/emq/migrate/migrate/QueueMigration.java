@@ -47,6 +47,11 @@ final class QueueMigration {
     Optional<SourceFeed.Watch> watch = Optional.empty();
     /** Whether this run's fence read (V10's key scan, after the watch began) met no job's logs list or flow key ({@link SourceFence#noExtrasScanned}). */
     boolean noExtrasAtFence;
+    /**
+     * Whether the last absorb of dedup keys, receipts and schedulers in this run wrote all of them from the source as last
+     * read, and none has started since: the next pass writes and drops only what the feed tells changed ({@link DedupAndSchedulers}).
+     */
+    boolean recordsCarried;
     /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
     Optional<InLine> inLine = Optional.empty();
     /**

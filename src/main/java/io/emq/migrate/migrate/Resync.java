@@ -195,7 +195,7 @@ final class Resync {
         remove(m, gone.rows());
         m.unjournaledRows = false; // looked for, and removed, when they could be there
         LogCopier.copy(m, rows);
-        DedupAndSchedulers.absorb(m);
+        DedupAndSchedulers.absorb(m, changes, rows);
         CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);

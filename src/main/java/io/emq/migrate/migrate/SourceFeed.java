@@ -292,6 +292,11 @@ final class SourceFeed implements AutoCloseable {
             unknown = true;
         }
 
+        /** Whether {@link #written} is every key written (false once the feed broke before the next drain: see {@link #lost}). */
+        boolean complete() {
+            return !unknown;
+        }
+
         /** How many keys were written. */
         int keys() {
             return written.size();

@@ -12,7 +12,6 @@ import java.util.function.Predicate;
  */
 public final class KeyClassifier {
     static final Bytes REPEAT = Bytes.utf8("repeat:");
-    private static final Bytes DEDUP = Bytes.utf8("de:");
 
     private final QueueRef queue;
     private final Predicate<Bytes> listedIds;
@@ -58,8 +57,8 @@ public final class KeyClassifier {
         if (rest.startsWith(REPEAT) && type == KeyType.HASH && schedulerIds.test(rest.dropPrefix(REPEAT))) {
             return new KeyClass.SchedulerRecord(queue, rest.dropPrefix(REPEAT));
         }
-        if (rest.startsWith(DEDUP) && rest.length() > DEDUP.length() && type == KeyType.STRING) {
-            return new KeyClass.DedupKey(queue, rest.dropPrefix(DEDUP));
+        if (rest.startsWith(KeyClass.DedupKey.PREFIX) && rest.length() > KeyClass.DedupKey.PREFIX.length() && type == KeyType.STRING) {
+            return new KeyClass.DedupKey(queue, rest.dropPrefix(KeyClass.DedupKey.PREFIX));
         }
         for (JobSubKind sub : JobSubKind.values()) {
             Bytes suffix = sub.colonSuffix();

@@ -70,7 +70,7 @@ public final class QueueSnapshot {
         this.anomalies = List.copyOf(anomalies.kept());
         this.anomalyCounts = Collections.unmodifiableMap(new EnumMap<>(anomalies.counts()));
         this.schedulers = List.copyOf(schedulers);
-        this.dedupKeys = List.copyOf(dedupKeys);
+        this.dedupKeys = Collections.unmodifiableList(dedupKeys); // a reader's are held compactly (DedupKeys), not copied
         this.flowLinks = List.copyOf(flowLinks);
         this.flowParents = List.copyOf(flowParents);
         this.keyClasses = Collections.unmodifiableMap(keyClasses);
@@ -209,12 +209,12 @@ public final class QueueSnapshot {
 
     /**
      * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
-     * no scheduler, dedup key, flow, per-job key, legacy marker or anomaly but orphan hashes (a read of
-     * a live source meets the hash of a job added after it read the listings).
+     * no scheduler, flow, per-job key, legacy marker or anomaly but orphan hashes (a read of
+     * a live source meets the hash of a job added after it read the listings); dedup keys it may hold.
      */
     boolean plain() {
         return anomalyCounts.keySet().stream().allMatch(k -> k == AnomalyKind.ORPHAN_HASH) && schedulers.isEmpty()
-                && dedupKeys.isEmpty() && flowLinks.isEmpty() && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
+                && flowLinks.isEmpty() && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
     }
 
     /** The columns of one state's jobs; null when it holds none. */

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -115,10 +116,12 @@ public final class QueueSnapshotReader {
      * {@code wait} or {@code paused} that is the one before entry for entry, none of its jobs written (as after the
      * pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
-     * structures and listed job hashes (an anomaly, a scheduler, a dedup key, a flow, a per-job key, a
+     * structures, listed job hashes and dedup keys (an anomaly, a scheduler, a flow, a per-job key, a
      * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
-     * read), a written key is neither a structure nor a job hash listed before or now, or an unlisted
-     * job's hash is still there; then read the queue in full.
+     * read), a written key is neither a structure, a job hash listed before or now nor a dedup key, or an unlisted
+     * job's hash is still there; then read the queue in full. The dedup keys of {@code previous} are kept but for
+     * those written since and those with a TTL (which runs out without a write), which are read again, as is every
+     * dedup key written since.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
         if (!previous.plain() || previous.payloadRead() != payloadRead) {
@@ -147,6 +150,8 @@ public final class QueueSnapshotReader {
         private final Map<Bytes, OrphanMet> orphans = new LinkedHashMap<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
         private final List<Bytes> dedupIds = new ArrayList<>();
+        /** The dedup keys read; in a refresh, first those of the snapshot before kept as it read them (see {@link #refreshDedupKeys}). */
+        private final DedupKeys dedupKeys = new DedupKeys();
         private final Map<Bytes, Set<JobSubKind>> parentSubkeys = new HashMap<>();
         private final Map<Bytes, Bytes> unlistedStems = new LinkedHashMap<>();
         private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
@@ -313,7 +318,12 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten(writtenIds, listedNow) || !orphansWritten()) {
+            Long dedupKeys = previous.keyClasses().get(KeyClass.DedupKey.KIND); // read again below
+            if (dedupKeys != null) {
+                expected.put(KeyClass.DedupKey.KIND, dedupKeys);
+            }
+            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten(writtenIds, listedNow) || !orphansWritten()
+                    || !refreshDedupKeys()) {
                 return Optional.empty();
             }
             structureTypes.forEach((s, t) -> {
@@ -506,6 +516,47 @@ public final class QueueSnapshotReader {
          * Whether every written key is a queue structure, or the hash of a job listed now ({@code listedNow}:
          * which of {@code writtenIds} are) or before (the rest looked up along the listings before).
          */
+        /**
+         * The dedup keys of a refresh: those of the snapshot before neither written since nor with a TTL are kept as read
+         * ({@link #dedupKeys}); the others, and every key under {@code de:} written since, are typed now: a string
+         * is a dedup key read again ({@link #dedupIds}), a key gone is left out. False when one is something else.
+         */
+        private boolean refreshDedupKeys() {
+            Bytes under = base.concat(KeyClass.DedupKey.PREFIX);
+            Set<Bytes> again = new LinkedHashSet<>();
+            for (Bytes key : written) {
+                if (key.startsWith(under) && key.length() > under.length()) {
+                    again.add(key.dropPrefix(under));
+                }
+            }
+            for (DedupEntry e : previous.dedupKeys()) {
+                if (e.pttlMs() != -1 || again.contains(e.dedupId())) {
+                    again.add(e.dedupId());
+                } else {
+                    dedupKeys.add(e.dedupId(), e.jobId(), e.pttlMs());
+                }
+            }
+            List<Bytes> ids = new ArrayList<>(again);
+            List<Response<String>> types = new ArrayList<>(ids.size());
+            try (AbstractPipeline p = jedis.pipelined()) {
+                ids.forEach(did -> types.add(p.type(under.concat(did).raw())));
+                p.sync();
+            }
+            for (int i = 0; i < ids.size(); i++) {
+                KeyType type = KeyType.parse(types.get(i).get());
+                if (type == KeyType.STRING) {
+                    dedupIds.add(ids.get(i));
+                } else if (type != KeyType.NONE) {
+                    return false;
+                }
+            }
+            long held = dedupKeys.size() + dedupIds.size();
+            if (held > 0) {
+                keyClasses.put(KeyClass.DedupKey.KIND, held);
+            }
+            return true;
+        }
+
         private boolean onlyStructuresAndJobsWritten(ByteArena writtenIds, BitSet listedNow) {
             Set<Bytes> structureKeys = new HashSet<>();
             for (QueueStructure s : QueueStructure.values()) {
@@ -515,7 +566,8 @@ public final class QueueSnapshotReader {
                 return false;
             }
             int[] notNow = IntStream.range(0, writtenIds.size())
-                    .filter(k -> !listedNow.get(k) && !structureKeys.contains(base.concat(writtenIds.get(k)))).toArray();
+                    .filter(k -> !listedNow.get(k) && !structureKeys.contains(base.concat(writtenIds.get(k)))
+                            && !writtenIds.get(k).startsWith(KeyClass.DedupKey.PREFIX)).toArray();
             return notNow.length == 0 || previousIds != null
                     && listedAmong(writtenIds, notNow, previousIds.arena(), entry -> { }).cardinality() == notNow.length;
         }
@@ -1084,7 +1136,6 @@ public final class QueueSnapshotReader {
         }
 
         private List<DedupEntry> readDedupKeys() {
-            List<DedupEntry> out = new ArrayList<>();
             for (int from = 0; from < dedupIds.size(); from += JOB_BATCH) {
                 List<Bytes> batch = dedupIds.subList(from, Math.min(dedupIds.size(), from + JOB_BATCH));
                 List<Response<byte[]>> values = new ArrayList<>();
@@ -1098,10 +1149,11 @@ public final class QueueSnapshotReader {
                     p.sync();
                 }
                 for (int i = 0; i < batch.size(); i++) {
-                    out.add(new DedupEntry(batch.get(i), Bytes.of(values.get(i).get()), ttls.get(i).get()));
+                    dedupKeys.add(batch.get(i), Bytes.of(values.get(i).get()), ttls.get(i).get());
                 }
             }
-            return out;
+            dedupKeys.trim();
+            return dedupKeys;
         }
 
         private List<FlowParent> readFlowParents() {

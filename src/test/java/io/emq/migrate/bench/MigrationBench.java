@@ -5,6 +5,7 @@ import static io.emq.migrate.bench.BenchSetup.secs;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
@@ -38,7 +39,8 @@ import redis.clients.jedis.UnifiedJedis;
  * time in it ({@code INFO commandstats}: calls/ms, the commands scripts call included).
  * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
  * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
- * refused (from the pause on), and checks every job exactly once in v2.
+ * refused (from the pause on), and checks every job exactly once in v2. With {@code --dedup} every v1 job (generated
+ * or added) carries a BullMQ 5 dedup key, which the migration carries into v2 and the bench checks there.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
@@ -47,14 +49,14 @@ public final class MigrationBench {
     static final int FULL_GC_EVERY_SECONDS = 5;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer"), 1_000_000, 0);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
             client.flushAll();
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
-                    BenchSetup.generateWaiting(client, "bench", jobs), uri, BenchSetup.maxHeapMiB());
+                    BenchSetup.generateWaiting(client, "bench", jobs, options.dedup()), uri, BenchSetup.maxHeapMiB());
 
             StepCpu bareCpu = new StepCpu(client);
             bareCpu.start();
@@ -94,7 +96,7 @@ public final class MigrationBench {
             StepCpu wholeCpu = new StepCpu(client);
             wholeCpu.start();
             long m0 = System.nanoTime();
-            Producer producer = new Producer(uri, options.producer());
+            Producer producer = new Producer(uri, options.producer(), options.dedup());
             List<MigrationResult> results;
             try {
                 results = migrator.migrate(List.of("bull"), List.of("bench"));
@@ -114,6 +116,10 @@ public final class MigrationBench {
             List<String> problems = LiveV1.exactlyOnce(client, "bench", jobs + producer.added);
             System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
                     + (problems.isEmpty() ? "ok" : "FAILED " + problems));
+            if (options.dedup()) {
+                List<String> dedup = dedupKeysLost(client, jobs + producer.added);
+                System.out.println("dedup keys (one a job, each pointing at its job's v2 id): " + (dedup.isEmpty() ? "ok" : "FAILED " + dedup));
+            }
             System.out.println("v2 holds v1's order at the cutover: " + results.get(0).orderDrift().map(drift -> "no, " + drift)
                     .orElse("yes"));
             System.out.println("load average after: " + BenchSetup.loadAverage());
@@ -227,6 +233,29 @@ public final class MigrationBench {
         return out;
     }
 
+    /** The jobs 1..{@code ids} whose v2 dedup key {@code de:d<id>} does not hold their branded id (at most ten named). */
+    static List<String> dedupKeysLost(UnifiedJedis client, long ids) {
+        Journal journal = new Journal(Wire.open(client), "bench");
+        Keys keys = Keys.queue("bench");
+        List<String> problems = new ArrayList<>();
+        for (long from = 1; from <= ids && problems.size() < 10; from += CHUNK) {
+            List<byte[]> batch = new ArrayList<>();
+            List<String> dedup = new ArrayList<>();
+            for (long n = from; n < from + CHUNK && n <= ids; n++) {
+                batch.add(Long.toString(n).getBytes(StandardCharsets.UTF_8));
+                dedup.add(keys.dedup("d" + n));
+            }
+            List<java.util.Optional<BrandedId>> branded = journal.ids().lookupV1(batch);
+            List<String> held = client.mget(dedup.toArray(String[]::new));
+            for (int i = 0; i < batch.size(); i++) {
+                if (branded.get(i).isEmpty() || !branded.get(i).get().toString().equals(held.get(i))) {
+                    problems.add(dedup.get(i) + " holds " + held.get(i) + ", its job " + branded.get(i).orElse(null));
+                }
+            }
+        }
+        return problems;
+    }
+
     /** A v1 producer adding {@code rate} jobs a second on its own connection until stopped; counts adds taken and refused. */
     static final class Producer {
         private final Thread thread;
@@ -234,7 +263,7 @@ public final class MigrationBench {
         volatile long added;
         volatile long refused;
 
-        Producer(String uri, int rate) {
+        Producer(String uri, int rate, boolean dedup) {
             thread = new Thread(() -> {
                 try (UnifiedJedis c = Endpoint.parse(uri).open()) {
                     long t0 = System.nanoTime();
@@ -244,7 +273,7 @@ public final class MigrationBench {
                         if (wait > 0) {
                             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                         }
-                        if (LiveV1.add(c, "bench").isPresent()) {
+                        if ((dedup ? LiveV1.addDeduplicated(c, "bench") : LiveV1.add(c, "bench")).isPresent()) {
                             added++;
                         } else {
                             refused++;

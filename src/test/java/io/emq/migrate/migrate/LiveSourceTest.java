@@ -358,6 +358,99 @@ class LiveSourceTest {
         assertEquals(branded, client().get(keys.dedup("order-8")));
     }
 
+    /**
+     * Once V70 carried every dedup key and receipt, a pass writes only those whose v1 side the change feed tells may have
+     * changed: a million of them cost a pass (and the pause window) nothing while v1 leaves them be.
+     */
+    @Test
+    void aPassWritesOnlyTheDedupKeysAndReceiptsWhoseV1SideTheFeedTellsWritten() {
+        List.of("order-1", "order-2").forEach(this::addCustom);
+        client().set("bull:live:de:a-1", "1");
+        client().set("bull:live:de:a-2", "2");
+        Map<String, Long> set = new java.util.HashMap<>();
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 70 && where.equals("schedulers written")) { // V70 carried them all; the passes follow
+                assertEquals(4, client().keys(Keys.queue(QUEUE).base() + "de:*").size(), "V70 wrote the four");
+                set.put("before", setCalls());
+                client().set("bull:live:de:a-2", "2"); // written again, as it was
+                client().hset("bull:live:order-2", "progress", "5");
+            }
+            if (version == 110 && !set.containsKey("after")) {
+                set.put("after", setCalls());
+            }
+        }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(1 + 2, set.get("after") - set.get("before"), "the v1 write, then v2's dedup key a-2 and receipt order-2 once");
+        Keys keys = Keys.queue(QUEUE);
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        for (String[] key : List.of(new String[] {"a-1", "1"}, new String[] {"a-2", "2"}, new String[] {"order-1", "order-1"},
+                new String[] {"order-2", "order-2"})) {
+            assertEquals(journal.ids().lookupV1(List.of(key[1].getBytes())).get(0).orElseThrow().toString(), client().get(keys.dedup(key[0])));
+        }
+    }
+
+    /**
+     * A custom-id job a v1 worker took after V20 minted, held by its lock through the first passes, gets its id once the
+     * lock ran out and its receipt in the same pass (the pass counts the jobs it gives a row among those that may have
+     * changed: a lock that runs out as the pass reads it is told by the feed only after the pass drained it).
+     */
+    @Test
+    void aJobWhoseLockRanOutGetsItsReceiptInThePassThatGivesItARow() {
+        long[] taken = {0};
+        MigrationResult r = migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { // a stalled job is served first
+            if (version == 70 && where.equals("schedulers written") && taken[0] == 0) {
+                client().hset("bull:live:order-6", Map.of("name", "send", "data", "{}", "opts", "{\"jobId\":\"order-6\"}",
+                        "timestamp", "1700000000000", "delay", "0", "priority", "0"));
+                client().rpush("bull:live:wait", "order-6"); // served next
+                added.add("order-6");
+                assertEquals(Optional.of("order-6"), LiveV1.take(client(), QUEUE, false, 300));
+                taken[0] = System.nanoTime();
+            }
+            if (version == 110 && taken[0] > 0) {
+                Sleep.millis(Math.max(0, 400 - (System.nanoTime() - taken[0]) / 1_000_000)); // its lock has run out
+                taken[0] = -1;
+            }
+        }).get(0);
+        assertReceipt(r, "order-6");
+    }
+
+    /** Calls of {@code SET} the server has served (those of scripts among them). */
+    private long setCalls() {
+        String stats = client().info("commandstats");
+        int at = stats.indexOf("cmdstat_set:calls=");
+        return at < 0 ? 0 : Long.parseLong(stats.substring(at + "cmdstat_set:calls=".length(), stats.indexOf(',', at)));
+    }
+
+    /**
+     * A custom-id job whose name a dedup key of another job held gets its receipt in v2 once v1 drops that key, however
+     * late: here in the pass under the pause, the last one, of a run that follows the feed and of one that cannot.
+     */
+    @Test
+    void aReceiptKeptOutByADedupKeyOfItsNameIsWrittenInThePassThatDropsTheKey() {
+        addCustom("order-5");
+        client().set("bull:live:de:order-5", "3");
+        Runnable dropped = () -> client().del("bull:live:de:order-5");
+        MigrationResult r = migrate(OPTIONS, atFirst(120, "v1 paused", dropped)).get(0);
+        assertReceipt(r, "order-5");
+
+        generate();
+        addCustom("order-5");
+        client().set("bull:live:de:order-5", "3");
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER, SERVER,
+                OPTIONS, Checkpoints.throwingAt("70:schedulers written#1"), List.of("bull")));
+        leaseLapses();
+        r = migrate(OPTIONS, atFirst(120, "v1 paused", dropped)).get(0); // a re-run: no feed since its fence, every pass whole
+        assertReceipt(r, "order-5");
+    }
+
+    private void assertReceipt(MigrationResult r, String id) {
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        String branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(id.getBytes())).get(0).orElseThrow().toString();
+        assertEquals(branded, client().get(Keys.queue(QUEUE).dedup(id)), "the job's receipt: its name, holding its branded id");
+    }
+
     /** A v1 worker finishes a custom-id job with removeOnComplete: it is in no list and its hash is gone. */
     private void removeCustom(String id) {
         client().lrem("bull:" + QUEUE + ":wait", 0, id);

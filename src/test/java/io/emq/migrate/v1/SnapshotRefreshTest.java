@@ -134,6 +134,34 @@ class SnapshotRefreshTest {
     }
 
     @Test
+    void dedupKeysAreCarriedThroughARefreshAndOnlyThoseWrittenSinceOrWithATtlAreReadAgain() {
+        client().set("bull:fresh:de:kept", "1");
+        client().set("bull:fresh:de:changed", "2");
+        client().set("bull:fresh:de:gone", "3");
+        client().psetex("bull:fresh:de:ttl", 60_000, "4");
+        QueueSnapshot before = reader().read(Q);
+        client().set("bull:fresh:de:changed", "5");
+        client().del("bull:fresh:de:gone");
+        client().set("bull:fresh:de:new", "6");
+        List.of("de:changed", "de:gone", "de:new").forEach(this::wrote);
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertEquals(3L, commandCalls().getOrDefault("get", 0L), "the keys written since, and the one with a TTL");
+        assertSameSource(reader().read(Q), refreshed);
+        assertEquals(Set.of("kept=1", "changed=5", "new=6", "ttl=4"), Set.copyOf(refreshed.dedupKeys().stream()
+                .map(e -> e.dedupId().utf8() + "=" + e.jobId().utf8()).toList()));
+    }
+
+    @Test
+    void aWrittenKeyUnderTheDedupPrefixThatIsNoStringIsReadInFull() {
+        client().set("bull:fresh:de:kept", "1");
+        QueueSnapshot before = reader().read(Q);
+        client().hset("bull:fresh:de:odd", "a", "b");
+        wrote("de:odd");
+        assertTrue(reader().refresh(before, written).isEmpty(), "not a dedup key: only a scan classifies it as a full read does");
+    }
+
+    @Test
     void aJobUnlistedWhileItsHashStaysIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
         client().lrem("bull:fresh:wait", 0, "12");
@@ -214,7 +242,14 @@ class SnapshotRefreshTest {
         assertEquals(full.subkeys(), refreshed.subkeys());
         assertEquals(full.anomalyCounts(), refreshed.anomalyCounts());
         assertEquals(full.legacyMarkers(), refreshed.legacyMarkers());
+        assertEquals(dedupKeys(full), dedupKeys(refreshed), "the dedup keys, each with its job and whether it has a TTL");
         assertEquals(List.copyOf(full.jobsInRankOrder()), List.copyOf(refreshed.jobsInRankOrder()), "every job's facts, in rank order");
+    }
+
+    /** Each dedup key as its id, its job's id and its TTL (-1: none; 0 for any TTL, which runs on between two reads). */
+    private static Set<String> dedupKeys(QueueSnapshot s) {
+        return Set.copyOf(s.dedupKeys().stream().map(e -> e.dedupId().display() + " " + e.jobId().display() + " "
+                + Math.min(0, e.pttlMs())).toList());
     }
 
     /** Calls per command since the last CONFIG RESETSTAT ({@code INFO commandstats}). */
