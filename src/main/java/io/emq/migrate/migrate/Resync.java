@@ -67,7 +67,7 @@ final class Resync {
 
     /** The checkpoints of a pass, its services' too. */
     static final List<String> CHECKPOINTS = Stream.of(List.of("source read"), IdMinter.CHECKPOINTS,
-            JobWriter.CHECKPOINTS, List.of("rows removed"), LogCopier.CHECKPOINTS,
+            JobWriter.CHECKPOINTS, List.of("removed rows forgotten", "rows removed"), LogCopier.CHECKPOINTS,
             DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
     /** Jobs looked up in the journal at once. */
     private static final int LOOKUP = 1000;
@@ -309,12 +309,20 @@ final class Resync {
         return gone;
     }
 
-    /** Removes rows (guarded by the attempts each holds: never one the v2 runtime claimed), their subkeys, then their expectations. */
+    /**
+     * Forgets rows' expectations, then removes the rows (guarded by the attempts each holds: never one the v2 runtime
+     * claimed) and their subkeys: the mirror of a write, which writes rows before their expectations. A run stopped in
+     * between leaves rows the journal does not know of, which the next pass looks for ({@link QueueMigration#unjournaledRows})
+     * and removes, or rewrites once their job is a row again (a worker's lock ran out); never an expectation of a row
+     * gone, which that pass would take for a row the v2 runtime finished (refused out-of-line), and abandon for a copy served.
+     */
     private static void remove(QueueMigration m, Map<BrandedId, Long> gone) {
         List<BrandedId> ids = new ArrayList<>(gone.keySet());
         for (int from = 0; from < ids.size(); from += REMOVALS) {
             Map<BrandedId, Long> batch = new LinkedHashMap<>();
             ids.subList(from, Math.min(ids.size(), from + REMOVALS)).forEach(id -> batch.put(id, gone.get(id)));
+            m.journal.expectations().forget(batch.keySet());
+            m.checkpoints.hit("removed rows forgotten");
             Rows.write(m, RowBuilder.removeCall(m, batch));
             TargetWrites w = new TargetWrites(m);
             batch.keySet().forEach(id -> {
@@ -324,7 +332,6 @@ final class Resync {
             });
             w.flush();
             m.checkpoints.hit("rows removed");
-            m.journal.expectations().forget(batch.keySet());
         }
     }
 }

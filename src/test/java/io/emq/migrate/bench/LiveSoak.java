@@ -113,6 +113,8 @@ public final class LiveSoak {
         int passes;
         /** Whether a run was refused out-of-order: the operator's re-runs then accept the drift. */
         volatile boolean outOfOrder;
+        /** The message of the last run that did not retire the queue (printed when none ever does). */
+        volatile String lastRefusal = "";
 
         Run(String uri, Random random, int jobs) {
             this.uri = uri;
@@ -176,7 +178,7 @@ public final class LiveSoak {
                 }
                 check(client, retired);
                 if (!retired) {
-                    problems.add("never retired");
+                    problems.add("never retired: " + lastRefusal);
                     lost += 1;
                 }
             }
@@ -302,6 +304,7 @@ public final class LiveSoak {
                 if (!retired) {
                     refusals++;
                     events.add(r.outcome().wireName() + "/" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse(""));
+                    lastRefusal = r.message();
                     outOfOrder |= r.refusalKind().equals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER));
                 }
                 return true;

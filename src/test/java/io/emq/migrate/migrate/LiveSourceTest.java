@@ -415,6 +415,30 @@ class LiveSourceTest {
         assertReceipt(r, "order-6");
     }
 
+    /**
+     * A run that stops as a pass removes the row of a job a v1 worker took (after the row went and before its
+     * expectation was forgotten, or after both) is finished by the re-run once the worker's lock ran out: the job is a row again.
+     */
+    @Test
+    void aRunStoppedAsAPassRemovedTheRowOfATakenJobIsFinishedByTheReRunOnceTheJobIsBack() {
+        for (String stop : List.of("rows removed", "removed rows forgotten")) {
+            generate();
+            Checkpoints.Observer taken = atFirst(70, "schedulers written",
+                    () -> assertEquals(Optional.of("1"), LiveV1.take(client(), QUEUE, false, 60_000)));
+            org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
+                taken.at(version, where);
+                if (version == 100 && where.equals(stop)) {
+                    throw new Checkpoints.InjectedCrash("100:" + stop);
+                }
+            }), stop);
+            leaseLapses();
+            client().del("bull:live:1:lock"); // the worker's lock runs out: job 1 is v1's to serve again
+            MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), stop + ": " + r);
+            assertExactlyOnce(r);
+        }
+    }
+
     /** Calls of {@code SET} the server has served (those of scripts among them). */
     private long setCalls() {
         String stats = client().info("commandstats");
