@@ -68,11 +68,27 @@ class PauseWindowTest {
                 .toList();
     }
 
+    /** Every third job, generated or added, carries a dedup key (BullMQ 5's, deleted by the worker that finishes it). */
     @Test
     void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder() throws Exception {
+        Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
+        for (int n = 3; n <= JOBS; n += 3) {
+            client().hset("bull:window:" + n, "deid", "d" + n);
+            client().set("bull:window:de:d" + n, Integer.toString(n));
+            deduplicated.add(Integer.toString(n));
+        }
         AtomicBoolean stop = new AtomicBoolean();
         long[] refusedAdds = {0};
-        Thread producer = LiveV1.beside(SERVER.endpoint(), stop, 1, c -> LiveV1.add(c, QUEUE).ifPresentOrElse(added::add, () -> refusedAdds[0]++));
+        long[] adds = {0};
+        Thread producer = LiveV1.beside(SERVER.endpoint(), stop, 1, c -> {
+            boolean dedup = ++adds[0] % 3 == 0;
+            (dedup ? LiveV1.addDeduplicated(c, QUEUE) : LiveV1.add(c, QUEUE)).ifPresentOrElse(id -> {
+                added.add(id);
+                if (dedup) {
+                    deduplicated.add(id);
+                }
+            }, () -> refusedAdds[0]++);
+        });
         Thread worker = LiveV1.beside(SERVER.endpoint(), stop, 1, c -> LiveV1.take(c, QUEUE, false, 5_000).ifPresent(id -> {
             if (LiveV1.complete(c, QUEUE, id)) {
                 completed.add(id);
@@ -102,6 +118,7 @@ class PauseWindowTest {
         assertTrue(added.size() > JOBS && !completed.isEmpty(), "the producer and the worker ran: " + added.size() + " added, "
                 + completed.size() + " completed");
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, completed, true), "every job exactly once");
+        assertEquals(List.of(), LiveV1.dedupProblems(client(), QUEUE, deduplicated, completed), "each dedup key v1 held, none stale");
         List<Long> served = servedOrder();
         assertEquals(served.stream().sorted().toList(), served, "waiting jobs keep v1's serve order");
         assertEquals(added.size() - completed.size(), served.size());
