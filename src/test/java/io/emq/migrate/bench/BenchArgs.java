@@ -5,17 +5,20 @@ import java.util.Set;
 /**
  * The options the bench mains share: {@code --target URI} (a server to use instead of one the bench
  * starts), {@code --jobs N}, {@code --rounds R}, {@code --producer RATE} (v1 adds a second during the
- * run, 0: none), {@code --dedup} (a switch: every v1 job, generated or added, carries a BullMQ 5 dedup key); each
- * main names the ones it takes, anything else is refused.
+ * run, 0: none), and two switches: {@code --dedup} (every v1 job, generated or added, carries a BullMQ 5 dedup key),
+ * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}); each main names the ones it takes,
+ * anything else is refused.
  */
-record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup) {
+record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup, boolean customIds) {
+    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids");
+
     static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
         String target = null;
         int producer = 0;
-        boolean dedup = false;
+        Set<String> on = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
-            if (taken.contains(args[i]) && args[i].equals("--dedup")) {
-                dedup = true;
+            if (taken.contains(args[i]) && SWITCHES.contains(args[i])) {
+                on.add(args[i]);
                 continue;
             }
             if (!taken.contains(args[i]) || i + 1 == args.length) {
@@ -29,6 +32,6 @@ record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedu
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        return new BenchArgs(target, jobs, rounds, producer, dedup);
+        return new BenchArgs(target, jobs, rounds, producer, on.contains("--dedup"), on.contains("--custom-ids"));
     }
 }

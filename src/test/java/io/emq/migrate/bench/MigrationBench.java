@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongFunction;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -40,23 +41,26 @@ import redis.clients.jedis.UnifiedJedis;
  * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
  * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
  * refused (from the pause on), and checks every job exactly once in v2. With {@code --dedup} every v1 job (generated
- * or added) carries a BullMQ 5 dedup key, which the migration carries into v2 and the bench checks there.
+ * or added) carries a BullMQ 5 dedup key, which the migration carries into v2 and the bench checks there; with
+ * {@code --custom-ids} the generated jobs have ids of their own ({@code c<n>}), whose receipts the bench checks in v2.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
     static final int CHUNK = 1000;
+    /** What the generated jobs' ids begin with under {@code --custom-ids}. */
+    static final String CUSTOM = "c";
     /** How often the live heap is sampled after a forced full collection (each costs the run a pause). */
     static final int FULL_GC_EVERY_SECONDS = 5;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup"), 1_000_000, 0);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--custom-ids"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
             client.flushAll();
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
-                    BenchSetup.generateWaiting(client, "bench", jobs, options.dedup()), uri, BenchSetup.maxHeapMiB());
+                    BenchSetup.generateWaiting(client, "bench", jobs, options.dedup(), options.customIds() ? CUSTOM : ""), uri, BenchSetup.maxHeapMiB());
 
             StepCpu bareCpu = new StepCpu(client);
             bareCpu.start();
@@ -113,12 +117,17 @@ public final class MigrationBench {
                     + " taken, %d refused (frozen from the pause, then the tombstone)%n", window, results.get(0).millis(),
                     window / (double) results.get(0).millis(), options.producer(), producer.added, producer.refused);
             System.out.println("  inside V120, ms from the v1 pause to the first hit of each checkpoint: " + sincePause(windowAt));
-            List<String> problems = LiveV1.exactlyOnce(client, "bench", jobs + producer.added);
+            LongFunction<String> v1Id = n -> options.customIds() && n <= jobs ? CUSTOM + n : Long.toString(n); // the producer's ids count on
+            List<String> problems = LiveV1.exactlyOnce(client, "bench", v1Id, jobs + producer.added);
             System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
                     + (problems.isEmpty() ? "ok" : "FAILED " + problems));
             if (options.dedup()) {
-                List<String> dedup = dedupKeysLost(client, jobs + producer.added);
+                List<String> dedup = dedupKeysLost(client, jobs + producer.added, n -> "d" + n, v1Id);
                 System.out.println("dedup keys (one a job, each pointing at its job's v2 id): " + (dedup.isEmpty() ? "ok" : "FAILED " + dedup));
+            }
+            if (options.customIds()) {
+                List<String> receipts = dedupKeysLost(client, jobs, v1Id, v1Id);
+                System.out.println("receipts (one a custom id, each pointing at its job's v2 id): " + (receipts.isEmpty() ? "ok" : "FAILED " + receipts));
             }
             System.out.println("v2 holds v1's order at the cutover: " + results.get(0).orderDrift().map(drift -> "no, " + drift)
                     .orElse("yes"));
@@ -233,8 +242,11 @@ public final class MigrationBench {
         return out;
     }
 
-    /** The jobs 1..{@code ids} whose v2 dedup key {@code de:d<id>} does not hold their branded id (at most ten named). */
-    static List<String> dedupKeysLost(UnifiedJedis client, long ids) {
+    /**
+     * The jobs 1..{@code ids} whose v2 dedup key {@code de:<name(n)>} does not hold the branded id of the v1 job
+     * {@code v1Id(n)} (at most ten named): their dedup keys, or the receipts of their custom ids.
+     */
+    static List<String> dedupKeysLost(UnifiedJedis client, long ids, LongFunction<String> name, LongFunction<String> v1Id) {
         Journal journal = new Journal(Wire.open(client), "bench");
         Keys keys = Keys.queue("bench");
         List<String> problems = new ArrayList<>();
@@ -242,8 +254,8 @@ public final class MigrationBench {
             List<byte[]> batch = new ArrayList<>();
             List<String> dedup = new ArrayList<>();
             for (long n = from; n < from + CHUNK && n <= ids; n++) {
-                batch.add(Long.toString(n).getBytes(StandardCharsets.UTF_8));
-                dedup.add(keys.dedup("d" + n));
+                batch.add(v1Id.apply(n).getBytes(StandardCharsets.UTF_8));
+                dedup.add(keys.dedup(name.apply(n)));
             }
             List<java.util.Optional<BrandedId>> branded = journal.ids().lookupV1(batch);
             List<String> held = client.mget(dedup.toArray(String[]::new));
@@ -309,7 +321,7 @@ public final class MigrationBench {
             }
             try (AbstractPipeline p = client.pipelined()) {
                 for (int i = ids.size() - 1; i >= 0; i--) {
-                    BrandedId id = BrandedId.job(Long.parseLong(new String(ids.get(i), StandardCharsets.US_ASCII)));
+                    BrandedId id = BrandedId.job(Long.parseLong(new String(ids.get(i), StandardCharsets.US_ASCII).replace(CUSTOM, "")));
                     byte[] row = keys.job(id).getBytes(StandardCharsets.UTF_8);
                     Map<byte[], byte[]> h = hashes.get(i).get();
                     p.hset(row, Map.of("state".getBytes(), "pending".getBytes(), "attempts".getBytes(), "0".getBytes(),

@@ -274,13 +274,18 @@ public final class LiveV1 {
      * else. Read in batches (a million jobs check in seconds); returns the problems.
      */
     public static List<String> exactlyOnce(UnifiedJedis client, String queue, long ids) {
+        return exactlyOnce(client, queue, Long::toString, ids);
+    }
+
+    /** As {@link #exactlyOnce(UnifiedJedis, String, long)}, the v1 id of the {@code n}th job {@code v1Id.apply(n)}. */
+    public static List<String> exactlyOnce(UnifiedJedis client, String queue, java.util.function.LongFunction<String> v1Id, long ids) {
         Journal journal = new Journal(Wire.open(client), queue);
         String pending = Keys.queue(queue).pending();
         List<String> problems = new ArrayList<>();
         for (long from = 1; from <= ids && problems.size() < 10; from += 1000) {
             List<byte[]> batch = new ArrayList<>();
             for (long n = from; n < from + 1000 && n <= ids; n++) {
-                batch.add(Long.toString(n).getBytes(StandardCharsets.UTF_8));
+                batch.add(v1Id.apply(n).getBytes(StandardCharsets.UTF_8));
             }
             List<java.util.Optional<BrandedId>> branded = journal.ids().lookupV1(batch);
             List<String> members = new ArrayList<>();

@@ -18,14 +18,17 @@ public final class V1QueueGenerator {
 
     /** Adds jobs {@code from..to} (inclusive) to the queue, with payloads of {@code payloadBytes}. */
     public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes) {
-        addWaiting(jedis, queue, from, to, payloadBytes, false);
+        addWaiting(jedis, queue, from, to, payloadBytes, false, "");
     }
 
     /**
-     * As {@link #addWaiting(UnifiedJedis, String, long, long, int)}; {@code deduplicated}: each job also carries a BullMQ 5
-     * dedup key without a TTL, {@code de:d<id>} holding its id (and its hash {@code deid}), as {@link LiveV1#addDeduplicated} adds.
+     * As {@link #addWaiting(UnifiedJedis, String, long, long, int)}, job {@code n}'s id {@code idPrefix + n} (a custom id
+     * as BullMQ's add with a {@code jobId} leaves it, when the prefix is not empty; the add counter still ends at
+     * {@code to}); {@code deduplicated}: each job also carries a BullMQ 5 dedup key without a TTL, {@code de:d<n>}
+     * holding its id (and its hash {@code deid}), as {@link LiveV1#addDeduplicated} adds.
      */
-    public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes, boolean deduplicated) {
+    public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes, boolean deduplicated,
+                                  String idPrefix) {
         String base = "bull:" + queue + ":";
         for (long start = from; start <= to; start += 1000) {
             long end = Math.min(to, start + 999);
@@ -38,12 +41,13 @@ public final class V1QueueGenerator {
                     hash.put("timestamp", Long.toString(1_700_000_000_000L + n));
                     hash.put("delay", "0");
                     hash.put("priority", "0");
+                    String id = idPrefix + n;
                     if (deduplicated) {
                         hash.put("deid", "d" + n);
-                        p.set(base + "de:d" + n, Long.toString(n));
+                        p.set(base + "de:d" + n, id);
                     }
-                    p.hset(base + n, hash);
-                    p.lpush(base + "wait", Long.toString(n));
+                    p.hset(base + id, hash);
+                    p.lpush(base + "wait", id);
                 }
                 p.set(base + "id", Long.toString(end));
                 p.hset(base + "meta", Map.of("opts.maxLenEvents", "10000", "version", "bullmq:5.65.1"));
