@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The dedup keys of a snapshot, held compactly: their ids and job ids each in a {@link ByteArena}, their TTLs in
- * chunks of {@link HeapChunks}' size; an entry is materialised as a {@link DedupEntry} on demand. About 30 bytes a
+ * The dedup keys of a snapshot, held compactly: their ids and job ids each in a {@link ByteArena}, when each TTL runs
+ * out (this process's clock; -1 for none, -2 for a key gone when read) in chunks of {@link HeapChunks}' size; an entry
+ * is materialised as a {@link DedupEntry} on demand, its TTL what is left of it then (at least 1 ms). About 30 bytes a
  * key of short ids, where a list of entries costs about 110: a queue whose million jobs each carry a dedup key keeps
  * its snapshot, and the one a re-sync reads beside it, inside a heap of 256 MiB. Append-only.
  */
@@ -15,16 +16,17 @@ final class DedupKeys extends AbstractList<DedupEntry> {
 
     private final ByteArena dedupIds = new ByteArena(16);
     private final ByteArena jobIds = new ByteArena(16);
-    private final List<long[]> pttls = new ArrayList<>();
+    private final List<long[]> runsOut = new ArrayList<>();
 
-    void add(Bytes dedupId, Bytes jobId, long pttlMs) {
+    /** Adds a key as read at {@code readAtMs} (this process's clock), {@code pttlMs} its TTL then (-1: none; -2: gone). */
+    void add(Bytes dedupId, Bytes jobId, long pttlMs, long readAtMs) {
         int i = dedupIds.size();
         if (i % TTLS == 0) {
-            pttls.add(new long[TTLS]);
+            runsOut.add(new long[TTLS]);
         }
         dedupIds.add(dedupId.raw());
         jobIds.add(jobId.raw());
-        pttls.get(i / TTLS)[i % TTLS] = pttlMs;
+        runsOut.get(i / TTLS)[i % TTLS] = pttlMs < 0 ? pttlMs : readAtMs + pttlMs;
     }
 
     @Override
@@ -32,7 +34,8 @@ final class DedupKeys extends AbstractList<DedupEntry> {
         if (i < 0 || i >= size()) {
             throw new IndexOutOfBoundsException(i);
         }
-        return new DedupEntry(dedupIds.get(i), jobIds.get(i), pttls.get(i / TTLS)[i % TTLS]);
+        long at = runsOut.get(i / TTLS)[i % TTLS];
+        return new DedupEntry(dedupIds.get(i), jobIds.get(i), at < 0 ? at : Math.max(1, at - System.currentTimeMillis()));
     }
 
     @Override

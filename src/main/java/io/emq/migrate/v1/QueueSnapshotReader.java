@@ -513,13 +513,10 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether every written key is a queue structure, or the hash of a job listed now ({@code listedNow}:
-         * which of {@code writtenIds} are) or before (the rest looked up along the listings before).
-         */
-        /**
-         * The dedup keys of a refresh: those of the snapshot before neither written since nor with a TTL are kept as read
-         * ({@link #dedupKeys}); the others, and every key under {@code de:} written since, are typed now: a string
-         * is a dedup key read again ({@link #dedupIds}), a key gone is left out. False when one is something else.
+         * The dedup keys of a refresh: those of the snapshot before not written since are kept as read ({@link #dedupKeys}:
+         * a TTL that ran out since is a write the feed tells, and what is left of one is kept as when it runs out), but
+         * for those gone when read; every key under {@code de:} written since is typed now: a string is a dedup key read
+         * again ({@link #dedupIds}), a key gone is left out. False when one is something else.
          */
         private boolean refreshDedupKeys() {
             Bytes under = base.concat(KeyClass.DedupKey.PREFIX);
@@ -529,11 +526,10 @@ public final class QueueSnapshotReader {
                     again.add(key.dropPrefix(under));
                 }
             }
+            long now = System.currentTimeMillis();
             for (DedupEntry e : previous.dedupKeys()) {
-                if (e.pttlMs() != -1 || again.contains(e.dedupId())) {
-                    again.add(e.dedupId());
-                } else {
-                    dedupKeys.add(e.dedupId(), e.jobId(), e.pttlMs());
+                if (e.pttlMs() != -2 && !again.contains(e.dedupId())) {
+                    dedupKeys.add(e.dedupId(), e.jobId(), e.pttlMs(), now);
                 }
             }
             List<Bytes> ids = new ArrayList<>(again);
@@ -557,6 +553,10 @@ public final class QueueSnapshotReader {
             return true;
         }
 
+        /**
+         * Whether every written key is a queue structure, or the hash of a job listed now ({@code listedNow}:
+         * which of {@code writtenIds} are) or before (the rest looked up along the listings before).
+         */
         private boolean onlyStructuresAndJobsWritten(ByteArena writtenIds, BitSet listedNow) {
             Set<Bytes> structureKeys = new HashSet<>();
             for (QueueStructure s : QueueStructure.values()) {
@@ -1148,8 +1148,9 @@ public final class QueueSnapshotReader {
                     }
                     p.sync();
                 }
+                long readAt = System.currentTimeMillis();
                 for (int i = 0; i < batch.size(); i++) {
-                    dedupKeys.add(batch.get(i), Bytes.of(values.get(i).get()), ttls.get(i).get());
+                    dedupKeys.add(batch.get(i), Bytes.of(values.get(i).get()), ttls.get(i).get(), readAt);
                 }
             }
             dedupKeys.trim();

@@ -2,23 +2,41 @@ package io.emq.migrate.v1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The compact list of a snapshot's dedup keys gives back every key as added, past the end of a chunk of TTLs. */
+/**
+ * The compact list of a snapshot's dedup keys gives back every key as added, past the end of a chunk of TTLs, each TTL
+ * as what is left of it (a key without one, or gone, as read).
+ */
 class DedupKeysTest {
     @Test
-    void everyKeyComesBackAsAddedAcrossChunks() {
+    void everyKeyComesBackAsAddedAcrossChunksItsTtlRunningOn() {
         DedupKeys keys = new DedupKeys();
         int n = 2 * HeapChunks.of(Long.BYTES) + 5;
+        long readAt = System.currentTimeMillis() - 1_000; // read a second ago
         for (int i = 0; i < n; i++) {
-            keys.add(Bytes.utf8("d" + i), Bytes.utf8(Integer.toString(i)), i % 3 == 0 ? -1 : i);
+            keys.add(Bytes.utf8("d" + i), Bytes.utf8(Integer.toString(i)), pttl(i), readAt);
         }
         keys.trim();
         assertEquals(n, keys.size());
         for (int i = 0; i < n; i++) {
-            assertEquals(new DedupEntry(Bytes.utf8("d" + i), Bytes.utf8(Integer.toString(i)), i % 3 == 0 ? -1 : i), keys.get(i));
+            DedupEntry e = keys.get(i);
+            assertEquals(Bytes.utf8("d" + i), e.dedupId());
+            assertEquals(Bytes.utf8(Integer.toString(i)), e.jobId());
+            if (pttl(i) < 0) {
+                assertEquals(pttl(i), e.pttlMs(), "as read: " + i);
+            } else {
+                long left = Math.max(1, pttl(i) - 1_000); // at most what was left a second after the read
+                assertTrue(e.pttlMs() <= left && e.pttlMs() > left - 5_000, i + ": " + e.pttlMs() + " against " + left);
+            }
         }
         assertThrows(IndexOutOfBoundsException.class, () -> keys.get(n));
+    }
+
+    /** Every third key without a TTL, every seventh gone; the others with TTLs of 0.5 to 10 s. */
+    private static long pttl(int i) {
+        return i % 3 == 0 ? -1 : i % 7 == 0 ? -2 : 500 + i % 9_500;
     }
 }
