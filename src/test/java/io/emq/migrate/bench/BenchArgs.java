@@ -6,15 +6,17 @@ import java.util.Set;
  * The options the bench mains share: {@code --target URI} (a server to use instead of one the bench
  * starts), {@code --jobs N}, {@code --rounds R}, {@code --producer RATE} (v1 adds a second during the
  * run, 0: none), and two switches: {@code --dedup} (every v1 job, generated or added, carries a BullMQ 5 dedup key),
- * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}); each main names the ones it takes,
- * anything else is refused.
+ * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}); {@code --dedup-ttl MS} (with
+ * {@code --dedup}: the generated jobs' dedup keys expire after MS, as BullMQ's throttled deduplication's); each main
+ * names the ones it takes, anything else is refused.
  */
-record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup, boolean customIds) {
+record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup, boolean customIds, long dedupTtlMs) {
     private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids");
 
     static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
         String target = null;
         int producer = 0;
+        long dedupTtlMs = -1;
         Set<String> on = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
             if (taken.contains(args[i]) && SWITCHES.contains(args[i])) {
@@ -29,9 +31,10 @@ record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedu
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--producer" -> producer = Integer.parseInt(args[++i]);
+                case "--dedup-ttl" -> dedupTtlMs = Long.parseLong(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        return new BenchArgs(target, jobs, rounds, producer, on.contains("--dedup"), on.contains("--custom-ids"));
+        return new BenchArgs(target, jobs, rounds, producer, on.contains("--dedup"), on.contains("--custom-ids"), dedupTtlMs);
     }
 }

@@ -60,12 +60,12 @@ final class BenchSetup {
 
     /** Adds {@code jobs} waiting v1 jobs ({@value #PAYLOAD_BYTES}-byte payloads) to queue {@code bull:queue}; the seconds it took. */
     static double generateWaiting(UnifiedJedis client, String queue, int jobs) {
-        return generateWaiting(client, queue, jobs, false, "");
+        return generateWaiting(client, queue, jobs, false, -1, "");
     }
 
-    static double generateWaiting(UnifiedJedis client, String queue, int jobs, boolean deduplicated, String idPrefix) {
+    static double generateWaiting(UnifiedJedis client, String queue, int jobs, boolean deduplicated, long dedupTtlMs, String idPrefix) {
         long t0 = System.nanoTime();
-        V1QueueGenerator.addWaiting(client, queue, 1, jobs, PAYLOAD_BYTES, deduplicated, idPrefix);
+        V1QueueGenerator.addWaiting(client, queue, 1, jobs, PAYLOAD_BYTES, deduplicated, dedupTtlMs, idPrefix);
         return secs(t0);
     }
 

@@ -53,14 +53,15 @@ public final class MigrationBench {
     static final int FULL_GC_EVERY_SECONDS = 5;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--custom-ids"), 1_000_000, 0);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--dedup-ttl", "--custom-ids"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
             client.flushAll();
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
-                    BenchSetup.generateWaiting(client, "bench", jobs, options.dedup(), options.customIds() ? CUSTOM : ""), uri, BenchSetup.maxHeapMiB());
+                    BenchSetup.generateWaiting(client, "bench", jobs, options.dedup(), options.dedupTtlMs(),
+                            options.customIds() ? CUSTOM : ""), uri, BenchSetup.maxHeapMiB());
 
             StepCpu bareCpu = new StepCpu(client);
             bareCpu.start();

@@ -18,17 +18,17 @@ public final class V1QueueGenerator {
 
     /** Adds jobs {@code from..to} (inclusive) to the queue, with payloads of {@code payloadBytes}. */
     public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes) {
-        addWaiting(jedis, queue, from, to, payloadBytes, false, "");
+        addWaiting(jedis, queue, from, to, payloadBytes, false, -1, "");
     }
 
     /**
      * As {@link #addWaiting(UnifiedJedis, String, long, long, int)}, job {@code n}'s id {@code idPrefix + n} (a custom id
      * as BullMQ's add with a {@code jobId} leaves it, when the prefix is not empty; the add counter still ends at
-     * {@code to}); {@code deduplicated}: each job also carries a BullMQ 5 dedup key without a TTL, {@code de:d<n>}
-     * holding its id (and its hash {@code deid}), as {@link LiveV1#addDeduplicated} adds.
+     * {@code to}); {@code deduplicated}: each job also carries a BullMQ 5 dedup key, {@code de:d<n>} holding its id (and
+     * its hash {@code deid}), as {@link LiveV1#addDeduplicated} adds, expiring after {@code dedupTtlMs} (-1: never).
      */
     public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes, boolean deduplicated,
-                                  String idPrefix) {
+                                  long dedupTtlMs, String idPrefix) {
         String base = "bull:" + queue + ":";
         for (long start = from; start <= to; start += 1000) {
             long end = Math.min(to, start + 999);
@@ -45,6 +45,9 @@ public final class V1QueueGenerator {
                     if (deduplicated) {
                         hash.put("deid", "d" + n);
                         p.set(base + "de:d" + n, id);
+                        if (dedupTtlMs > 0) {
+                            p.pexpire(base + "de:d" + n, dedupTtlMs);
+                        }
                     }
                     p.hset(base + id, hash);
                     p.lpush(base + "wait", id);
