@@ -7,6 +7,7 @@ import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.DedupEntry;
 import io.emq.migrate.v1.IdSet;
+import io.emq.migrate.v1.KeyClass;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.Scheduler;
@@ -40,7 +41,6 @@ import java.util.stream.Stream;
  * V70 step and by the re-sync, from the source as last read.
  */
 final class DedupAndSchedulers {
-    private static final Bytes DEDUP = Bytes.utf8("de:");
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
 
     static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
@@ -102,7 +102,7 @@ final class DedupAndSchedulers {
 
         Changed(Bytes base, SourceFeed.Changes since, List<JobFacts> rows) {
             this.base = base;
-            this.dedupBase = base.concat(DEDUP);
+            this.dedupBase = base.concat(KeyClass.DedupKey.PREFIX);
             this.since = since;
             rows.forEach(j -> this.rows.add(j.id()));
         }

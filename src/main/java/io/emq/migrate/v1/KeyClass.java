@@ -40,7 +40,7 @@ public sealed interface KeyClass {
     /** A deduplication key {@code P:Q:de:<did>} (a STRING). */
     record DedupKey(QueueRef queue, Bytes dedupId) implements KeyClass {
         /** What a dedup key's id follows under its queue's base. */
-        static final Bytes PREFIX = Bytes.utf8("de:");
+        public static final Bytes PREFIX = Bytes.utf8("de:");
         static final String KIND = "dedup";
 
         public String kindName() {

@@ -119,9 +119,9 @@ public final class QueueSnapshotReader {
      * structures, listed job hashes and dedup keys (an anomaly, a scheduler, a flow, a per-job key, a
      * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
      * read), a written key is neither a structure, a job hash listed before or now nor a dedup key, or an unlisted
-     * job's hash is still there; then read the queue in full. The dedup keys of {@code previous} are kept but for
-     * those written since and those with a TTL (which runs out without a write), which are read again, as is every
-     * dedup key written since.
+     * job's hash is still there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is
+     * left of a TTL: one that runs out is told as a write) but for those written since, which are read again, as is
+     * every dedup key written since.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
         if (!previous.plain() || previous.payloadRead() != payloadRead) {
@@ -318,9 +318,9 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            Long dedupKeys = previous.keyClasses().get(KeyClass.DedupKey.KIND); // read again below
-            if (dedupKeys != null) {
-                expected.put(KeyClass.DedupKey.KIND, dedupKeys);
+            Long previousDedupKeys = previous.keyClasses().get(KeyClass.DedupKey.KIND); // counted again by refreshDedupKeys
+            if (previousDedupKeys != null) {
+                expected.put(KeyClass.DedupKey.KIND, previousDedupKeys);
             }
             if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten(writtenIds, listedNow) || !orphansWritten()
                     || !refreshDedupKeys()) {
@@ -1136,13 +1136,14 @@ public final class QueueSnapshotReader {
         }
 
         private List<DedupEntry> readDedupKeys() {
+            Bytes under = base.concat(KeyClass.DedupKey.PREFIX);
             for (int from = 0; from < dedupIds.size(); from += JOB_BATCH) {
                 List<Bytes> batch = dedupIds.subList(from, Math.min(dedupIds.size(), from + JOB_BATCH));
                 List<Response<byte[]>> values = new ArrayList<>();
                 List<Response<Long>> ttls = new ArrayList<>();
                 try (AbstractPipeline p = jedis.pipelined()) {
                     for (Bytes did : batch) {
-                        byte[] key = queue.key("de:").concat(did).raw();
+                        byte[] key = under.concat(did).raw();
                         values.add(p.get(key));
                         ttls.add(p.pttl(key));
                     }
