@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
@@ -371,12 +372,12 @@ class LiveSourceTest {
         MigrationResult r = migrate(OPTIONS, (version, where) -> {
             if (version == 70 && where.equals("schedulers written")) { // V70 carried them all; the passes follow
                 assertEquals(4, client().keys(Keys.queue(QUEUE).base() + "de:*").size(), "V70 wrote the four");
-                set.put("before", setCalls());
+                set.put("before", CommandStats.calls(client(), "set"));
                 client().set("bull:live:de:a-2", "2"); // written again, as it was
                 client().hset("bull:live:order-2", "progress", "5");
             }
             if (version == 110 && !set.containsKey("after")) {
-                set.put("after", setCalls());
+                set.put("after", CommandStats.calls(client(), "set"));
             }
         }).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
@@ -437,13 +438,6 @@ class LiveSourceTest {
             assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), stop + ": " + r);
             assertExactlyOnce(r);
         }
-    }
-
-    /** Calls of {@code SET} the server has served (those of scripts among them). */
-    private long setCalls() {
-        String stats = client().info("commandstats");
-        int at = stats.indexOf("cmdstat_set:calls=");
-        return at < 0 ? 0 : Long.parseLong(stats.substring(at + "cmdstat_set:calls=".length(), stats.indexOf(',', at)));
     }
 
     /**

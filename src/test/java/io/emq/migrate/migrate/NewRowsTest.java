@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -130,16 +131,10 @@ class NewRowsTest {
         assertV1Intact(r);
     }
 
-    /** How many times the server ran {@code command} since it started ({@code INFO commandstats}). */
-    private static long calls(RealServerExtension server, String command) {
-        return server.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_" + command + ":")).findFirst()
-                .map(l -> Long.parseLong(l.substring(l.indexOf(":calls=") + 7, l.indexOf(',')))).orElse(0L);
-    }
-
     @Test
     void aShareWithARowPresentTakesTheScriptAndTheOthersTheirTransactions() {
-        long execs = calls(TARGET, "exec");
-        long discards = calls(TARGET, "discard");
+        long execs = CommandStats.calls(TARGET.client(), "exec");
+        long discards = CommandStats.calls(TARGET.client(), "discard");
         AtomicInteger watched = new AtomicInteger();
         boolean[] written = {false};
         MigrationResult r = migrate(TARGET, watched, (version, where) -> {
@@ -150,8 +145,8 @@ class NewRowsTest {
         });
         assertMigrated(TARGET.client(), r);
         assertEquals(BATCHES, watched.get(), "transactions of V30");
-        assertEquals(1, calls(TARGET, "discard") - discards, "the share with a row present took the script");
-        assertEquals(BATCHES * NewRows.SHARES - 1 + 1 + BATCHES, calls(TARGET, "exec") - execs,
+        assertEquals(1, CommandStats.calls(TARGET.client(), "discard") - discards, "the share with a row present took the script");
+        assertEquals(BATCHES * NewRows.SHARES - 1 + 1 + BATCHES, CommandStats.calls(TARGET.client(), "exec") - execs,
                 "the other shares took their transactions (besides V20's and V30's journal transactions, one a batch)");
         assertTrue(rowsByV1Id(TARGET.client()).get(1L).containsKey("payload"), "the row present was replaced whole");
     }

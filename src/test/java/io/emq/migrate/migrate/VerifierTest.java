@@ -9,6 +9,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
@@ -131,8 +132,9 @@ class VerifierTest {
         Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         assertTrue(report.passed(), report.problems().toString());
         assertEquals(Long.parseLong(SERVER.client().hget(Keys.migrationJournal("orders"), Expectations.COUNT)), report.jobsChecked());
-        assertEquals(0L, callsOf("hscan"), "no HSCAN of the journal");
-        assertEquals(0L, callsOf("evalsha") + callsOf("eval"), "no script: the rows are read with plain reads");
+        assertEquals(0L, CommandStats.calls(SERVER.client(), "hscan"), "no HSCAN of the journal");
+        assertEquals(0L, CommandStats.calls(SERVER.client(), "evalsha") + CommandStats.calls(SERVER.client(), "eval"),
+                "no script: the rows are read with plain reads");
     }
 
     @Test
@@ -176,8 +178,8 @@ class VerifierTest {
         Verifier.Report clean = new Verifier(wire, "flat").verify(Optional.empty(), options);
         assertTrue(clean.passed(), clean.problems().toString());
         assertEquals(40, clean.jobsChecked());
-        assertEquals(0L, callsOf("zmscore"), "no row asked about");
-        assertTrue(callsOf("zrange") >= 1, "pending walked");
+        assertEquals(0L, CommandStats.calls(SERVER.client(), "zmscore"), "no row asked about");
+        assertTrue(CommandStats.calls(SERVER.client(), "zrange") >= 1, "pending walked");
 
         BrandedId moved = rowsByState(wire, "flat").get(V2State.PENDING.wireName()).get(7);
         SERVER.client().zrem(flat.pending(), moved.toString());
@@ -186,7 +188,7 @@ class VerifierTest {
         Verifier.Report report = new Verifier(wire, "flat").verify(Optional.empty(), options);
         assertEquals(List.of(flat.job(moved) + ": not a member of " + flat.pending(),
                 "pending holds 39 jobs, the journal expects at least 40"), report.problems());
-        assertEquals(1L, callsOf("zmscore"), "the row the walk did not find, asked about");
+        assertEquals(1L, CommandStats.calls(SERVER.client(), "zmscore"), "the row the walk did not find, asked about");
     }
 
     @Test
@@ -227,13 +229,6 @@ class VerifierTest {
             assertEquals(1, report.problems().stream().filter(p -> p.startsWith("key " + key + " does not parse as a key of orders")).count(),
                     key + " in " + report.problems());
         }
-    }
-
-    /** Calls of one command since the last CONFIG RESETSTAT ({@code INFO commandstats}). */
-    private static long callsOf(String command) {
-        return SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_" + command + ":"))
-                .map(l -> l.substring(l.indexOf("calls=") + "calls=".length(), l.indexOf(','))).mapToLong(Long::parseLong)
-                .findFirst().orElse(0L);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.emq.migrate.v1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +52,8 @@ class StructureKeysReadTest {
         assertEquals(2, snap.jobCount());
         assertEquals(1, snap.anomalyCount(AnomalyKind.UNKNOWN_KEY), "the stray string");
         // every structure key and the bare key, then the one key that is neither a structure nor a listed job
-        assertEquals(QueueStructure.values().length + 1 + 1, calls(c, "cmdstat_type:"));
-        assertEquals(1, calls(c, "cmdstat_hgetall:"), "meta's fields, read once");
+        assertEquals(QueueStructure.values().length + 1 + 1, CommandStats.calls(c, "type"));
+        assertEquals(1, CommandStats.calls(c, "hgetall"), "meta's fields, read once");
     }
 
     @Test
@@ -92,11 +93,5 @@ class StructureKeysReadTest {
         assertEquals(1, snap.jobCount());
         assertEquals(List.of("bull:q:unknown"), snap.anomalies().stream().map(a -> a.key().display()).toList());
         assertEquals(1L, snap.keyClasses().get("anomaly"), "the unknown hash, not the key that is gone");
-    }
-
-    private static long calls(UnifiedJedis c, String stat) {
-        return c.info("commandstats").lines().filter(l -> l.startsWith(stat)).findFirst()
-                .map(l -> Long.parseLong(l.substring(stat.length() + "calls=".length(), l.indexOf(','))))
-                .orElse(0L);
     }
 }
