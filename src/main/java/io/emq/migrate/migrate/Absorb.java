@@ -29,6 +29,6 @@ final class Absorb implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         QueueSnapshot snapshot = m.snapshot();
-        return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot));
+        return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot), m.freshIds());
     }
 }

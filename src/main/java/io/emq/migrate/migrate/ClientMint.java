@@ -33,6 +33,9 @@ final class ClientMint {
     private final JournalTransaction tx;
     /** The high-water mark as this minter's last transaction left it; -1 when it is to be read. */
     private long hwm = -1;
+    /** The id base and the first rank its first transaction minted; -1 before that. */
+    private long base = -1;
+    private long firstRank = -1;
 
     ClientMint(Journal journal, JournalTransaction tx) {
         this.journal = journal;
@@ -47,6 +50,7 @@ final class ClientMint {
         long before = hwm >= 0 ? hwm : journal.ids().highWaterMark();
         long first = before + 1;
         long block = (first - 1) / IdentityMap.BLOCK;
+        long[] idBase = {-1};
         List<byte[]> fields = new ArrayList<>(v1Ids.size() + 4);
         fields.addAll(List.of(ID_BASE, HWM, KEPT, Utf8.bytes(IdentityMap.V2_BLOCK + block)));
         for (byte[] id : v1Ids) {
@@ -59,10 +63,10 @@ final class ClientMint {
                     || values.subList(4, values.size()).stream().anyMatch(v -> v != null)) {
                 return List.of();
             }
-            long base = Long.parseLong(Replies.asText(values.get(0)));
+            idBase[0] = Long.parseLong(Replies.asText(values.get(0)));
             byte[][] hset = new byte[2 * v1Ids.size() + 2 * (v1Ids.size() / IdentityMap.BLOCK + 2) + 2][];
             int at = 0;
-            byte[] id = Utf8.bytes(BrandedId.job(base << Rebrand.RANK_BITS | first).toString());
+            byte[] id = Utf8.bytes(BrandedId.job(idBase[0] << Rebrand.RANK_BITS | first).toString());
             for (int i = 0; i < v1Ids.size(); i++) {
                 hset[at++] = fields.get(i + 4);
                 hset[at++] = id;
@@ -74,7 +78,22 @@ final class ClientMint {
             return List.of(new JournalTransaction.Write(Protocol.Command.HSET, Arrays.copyOf(hset, at)));
         });
         hwm = done.isPresent() ? before + v1Ids.size() : -1;
+        if (done.isPresent() && firstRank < 0) {
+            base = idBase[0];
+            firstRank = first;
+        }
         return done.isPresent();
+    }
+
+    /**
+     * The ids of its first {@code minted} ids, when they are one run of ranks from its first transaction's first
+     * (every batch of them minted here, one after the other: each transaction minted from the mark the one before left).
+     */
+    FreshIds fresh(long minted) {
+        if (firstRank < 0) {
+            throw new IllegalStateException("nothing was minted in the client");
+        }
+        return new FreshIds(base, firstRank, minted);
     }
 
     /** Whether no two of these ids are equal (sorted, then each beside the next). */

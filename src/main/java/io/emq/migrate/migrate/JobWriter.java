@@ -23,7 +23,9 @@ import java.util.Set;
  * are recorded, and whatever writes the journal in between (a takeover) makes that {@code EXEC} write nothing. Idempotent: a batch written twice leaves the same rows. A row the
  * journal expected before is rewritten only while the v2 runtime has not claimed it (see {@link Rows}); what
  * the journal expected of a batch's rows is read only when it held expectations as the write began (a
- * write's jobs are distinct, so with none then, none of its rows was expected before).
+ * write's jobs are distinct, so with none then, none of its rows was expected before). The absorb steps' batches whose
+ * ids follow from the jobs' ranks ({@link FreshIds}) are neither looked up in the journal nor guarded against a row or
+ * a listing the target cannot hold.
  * While v1 is live a job with no id yet (added after V20 minted) or no hash any more (finished or
  * removed) is left to the re-sync passes; once v1 is paused, either is refused.
  */
@@ -41,15 +43,17 @@ final class JobWriter {
 
     /** Writes the rows of these jobs, each read with its logs and flow keys checked ({@link SourceFence#read}); returns how many rows each v2 state received. */
     static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs) {
-        return write(m, jobs, true);
+        return write(m, jobs, true, Optional.empty());
     }
 
     /**
      * Writes the rows of these jobs; returns how many rows each v2 state received. With {@code checkExtras}
      * false, no job is checked for logs or flow keys ({@link SourceFence#readWithoutExtras}: the caller's
-     * key scan met none).
+     * key scan met none). {@code fresh}: the ids that follow from the rank of a job given ({@link QueueMigration#freshIds},
+     * the jobs of the snapshot V20 minted from): a batch of those is not looked up in the journal, and its rows, new, are
+     * written without the guards of a row the target may hold ({@link NewRows}).
      */
-    static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs, boolean checkExtras) {
+    static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs, boolean checkExtras, Optional<FreshIds> fresh) {
         Map<String, Long> counts = new HashMap<>();
         if (!jobs.iterator().hasNext()) {
             return counts; // nothing asked of the journal either (a run of many small queues writes none in most passes)
@@ -57,23 +61,29 @@ final class JobWriter {
         boolean expectedBefore = !m.journal.text(Expectations.COUNT).equals(Optional.of("0"));
         try (NewRows newRows = new NewRows(m); JournalTransaction journalTx = new JournalTransaction(m, "expectations watched")) {
             ReadAhead.<Built>run("v1 jobs", Migratable.atMost(jobs, BATCH), ahead -> Migratable.inBatches(jobs, BATCH,
-                            batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore))),
+                            batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore, fresh))),
                     built -> write(m, newRows, journalTx, built, counts));
         }
         return counts;
     }
 
-    /** One batch ready to write: its rows, what each is expected to be, and what the journal expected of those written before. */
-    private record Built(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> expectations, Map<BrandedId, Expectation> known) {
+    /**
+     * One batch ready to write: its rows, what each is expected to be, what the journal expected of those written
+     * before, and whether every row's id is fresh ({@link FreshIds}).
+     */
+    private record Built(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> expectations, Map<BrandedId, Expectation> known,
+                         boolean fresh) {
     }
 
     /**
      * Reads a batch from the source and builds its rows, with what the journal expected of them when
      * {@code expectedBefore} (else none); only reads (it runs ahead, while the batch before is written).
      */
-    private static Built build(QueueMigration m, List<JobFacts> batch, boolean checkExtras, boolean expectedBefore) {
+    private static Built build(QueueMigration m, List<JobFacts> batch, boolean checkExtras, boolean expectedBefore,
+                               Optional<FreshIds> fresh) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
-        List<Optional<BrandedId>> ids = m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList());
+        Optional<List<Optional<BrandedId>>> ranked = fresh.flatMap(f -> f.of(batch));
+        List<Optional<BrandedId>> ids = ranked.orElseGet(() -> m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList()));
         List<SourceFence.Job> read = checkExtras ? SourceFence.read(m.sourceWire, m.source, v1Ids)
                 : SourceFence.readWithoutExtras(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
@@ -96,7 +106,8 @@ final class JobWriter {
             expectations.put(id, row.expected());
         }
         Map<BrandedId, Expectation> known = expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of();
-        return new Built(rows, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known);
+        return new Built(rows, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known,
+                ranked.isPresent());
     }
 
     /**
@@ -120,7 +131,7 @@ final class JobWriter {
         m.checkpoints.hit("rows built");
         boolean allNew = built.known().isEmpty();
         Expectations.watch(journalTx, built.expectations(), allNew); // beside the rows' round trips; completed after them
-        List<RowBuilder.Row> unwritten = built.rows().isEmpty() ? List.of() : newRows.write(built.rows(), built.known());
+        List<RowBuilder.Row> unwritten = built.rows().isEmpty() ? List.of() : newRows.write(built.rows(), built.known(), built.fresh());
         if (!unwritten.isEmpty()) {
             Rows.write(m, RowBuilder.writeCall(m, unwritten, built.known()));
         }

@@ -31,6 +31,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * The rows of a share it did not write go back to the caller, for the script, whose guards then decide:
  * {@code EMQLOCK}, {@code EMQSTATE}, or the writes.
  *
+ * <p>A batch of fresh rows ({@link FreshIds}: ids V20 minted in this run, no row of which this run wrote yet)
+ * cannot meet a row or a listing of its ids, so it is written in one transaction that watches the meta alone,
+ * with no {@code EXISTS} and no {@code ZREM}: the token, then the rows and their {@code ZADD}s.
+ *
  * <p>It takes only a batch of at least {@link #LEAST} rows, every one new (the journal expected none of
  * them: guard {@code n}), in no lane (a lane needs the script's ring logic), its ids distinct; it hands
  * any other batch back whole. A server that refuses {@code WATCH} or {@code MULTI} (an ACL without
@@ -64,8 +68,11 @@ final class NewRows implements AutoCloseable {
         this.sets = new byte[][] {null, Utf8.bytes(m.keys.pending()), Utf8.bytes(m.keys.schedule()), Utf8.bytes(m.keys.dead())};
     }
 
-    /** Writes what it can of these rows (see the class comment); returns, in order, those it did not write, which the script must. */
-    List<RowBuilder.Row> write(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> known) {
+    /**
+     * Writes what it can of these rows (see the class comment), {@code fresh} when every one's id is
+     * ({@link FreshIds}); returns, in order, those it did not write, which the script must.
+     */
+    List<RowBuilder.Row> write(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> known, boolean fresh) {
         if (refused || rows.size() < LEAST || !known.isEmpty() || !takes(rows)) {
             return rows;
         }
@@ -75,7 +82,7 @@ final class NewRows implements AutoCloseable {
             return rows;
         }
         try {
-            return unwritten(rows);
+            return unwritten(rows, fresh);
         } catch (JedisException failed) {
             refused = true; // whatever a transaction wrote, the script finds in line (present, with the attempts it writes)
             close();
@@ -128,18 +135,21 @@ final class NewRows implements AutoCloseable {
         }
     }
 
-    private List<RowBuilder.Row> unwritten(List<RowBuilder.Row> rows) {
-        List<Share> shares = new ArrayList<>(SHARES);
-        int size = (rows.size() + SHARES - 1) / SHARES;
+    private List<RowBuilder.Row> unwritten(List<RowBuilder.Row> rows, boolean fresh) {
+        int count = fresh ? 1 : SHARES; // the shares spread the watched rows' keys; fresh rows are not watched
+        List<Share> shares = new ArrayList<>(count);
+        int size = (rows.size() + count - 1) / count;
         for (int from = 0; from < rows.size(); from += size) {
             shares.add(Share.of(m, rows.subList(from, Math.min(rows.size(), from + size))));
         }
         for (int i = 0; i < shares.size(); i++) {
             Connection c = connections.get(i);
             List<byte[]> keys = shares.get(i).keys();
-            c.sendCommand(new RawArguments(Protocol.Command.WATCH, meta, keys));
+            c.sendCommand(new RawArguments(Protocol.Command.WATCH, meta, fresh ? List.of() : keys));
             c.sendCommand(Protocol.Command.HGET, meta, MIGRATION);
-            c.sendCommand(new RawArguments(Protocol.Command.EXISTS, keys.get(0), keys.subList(1, keys.size())));
+            if (!fresh) {
+                c.sendCommand(new RawArguments(Protocol.Command.EXISTS, keys.get(0), keys.subList(1, keys.size())));
+            }
             c.sendCommand(Protocol.Command.MULTI);
             c.getMany(0); // flushed: every share's round trip is on its way before any reply is read
         }
@@ -147,13 +157,13 @@ final class NewRows implements AutoCloseable {
         boolean[] open = new boolean[shares.size()];
         boolean anyOpen = false;
         for (int i = 0; i < shares.size(); i++) {
-            List<Object> read = connections.get(i).getMany(4);
-            if (read.get(0) instanceof JedisDataException || read.get(3) instanceof JedisDataException) {
+            List<Object> read = connections.get(i).getMany(fresh ? 3 : 4);
+            if (read.get(0) instanceof JedisDataException || read.get(read.size() - 1) instanceof JedisDataException) {
                 refused = true; // WATCH or MULTI refused (no @transaction): nothing is queued, and closing drops what the connections hold
                 close();
                 return rows;
             }
-            open[i] = read.get(1) instanceof byte[] held && Arrays.equals(held, token) && Long.valueOf(0).equals(read.get(2));
+            open[i] = read.get(1) instanceof byte[] held && Arrays.equals(held, token) && (fresh || Long.valueOf(0).equals(read.get(2)));
             anyOpen |= open[i];
         }
         if (anyOpen) {
@@ -163,7 +173,7 @@ final class NewRows implements AutoCloseable {
         for (int i = 0; i < shares.size(); i++) {
             Connection c = connections.get(i);
             if (open[i]) {
-                queued[i] = queue(c, shares.get(i));
+                queued[i] = queue(c, shares.get(i), fresh);
             }
             c.sendCommand(open[i] ? Protocol.Command.EXEC : Protocol.Command.DISCARD); // DISCARD also ends the WATCH
             c.getMany(0);
@@ -188,8 +198,11 @@ final class NewRows implements AutoCloseable {
         return left;
     }
 
-    /** Queues a share's writes after its MULTI: what the script's all-new path writes; returns how many commands it queued. */
-    private int queue(Connection c, Share share) {
+    /**
+     * Queues a share's writes after its MULTI: what the script's all-new path writes (but the {@code ZREM}s when
+     * the rows are fresh: no set lists their ids); returns how many commands it queued.
+     */
+    private int queue(Connection c, Share share, boolean fresh) {
         int queued = 0;
         Map<Integer, List<byte[]>> members = new LinkedHashMap<>();
         for (int i = 0; i < share.rows().size(); i++) {
@@ -202,7 +215,7 @@ final class NewRows implements AutoCloseable {
                 into.add(share.ids().get(i));
             }
         }
-        for (int set : List.of(RowBuilder.SET_PENDING, RowBuilder.SET_SCHEDULE, RowBuilder.SET_DEAD)) {
+        for (int set : fresh ? List.<Integer>of() : List.of(RowBuilder.SET_PENDING, RowBuilder.SET_SCHEDULE, RowBuilder.SET_DEAD)) {
             c.sendCommand(new RawArguments(Protocol.Command.ZREM, sets[set], share.ids()));
             queued++;
         }

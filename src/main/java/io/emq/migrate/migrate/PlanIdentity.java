@@ -7,7 +7,8 @@ import java.util.Map;
  * V20: mint one branded id per job in rank order (v1 serve order per state), in journal batches
  * ({@link IdMinter}); ids already in the journal are kept, so a crashed run resumes with the same ids.
  * Records which snapshot it minted from ({@link QueueMigration#mintedFromSnapshot}): the absorb steps after it
- * copy that snapshot, so the first re-sync pass need not look up the jobs still listed as it read them.
+ * copy that snapshot, so the first re-sync pass need not look up the jobs still listed as it read them, and the ids
+ * that follow from a job's rank ({@link FreshIds}), which they need not look up either.
  */
 final class PlanIdentity implements Step {
     @Override
@@ -17,8 +18,8 @@ final class PlanIdentity implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        long ids = IdMinter.mint(m, Migratable.identities(m.snapshot(), m.options));
-        m.mintedFromSnapshot();
-        return Map.of("ids", ids, "hwm", m.journal.ids().highWaterMark());
+        IdMinter.Minted minted = IdMinter.mint(m, Migratable.identities(m.snapshot(), m.options));
+        m.mintedFromSnapshot(minted.fresh());
+        return Map.of("ids", minted.jobs(), "hwm", m.journal.ids().highWaterMark());
     }
 }

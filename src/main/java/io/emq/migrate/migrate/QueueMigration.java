@@ -70,6 +70,8 @@ final class QueueMigration {
      * copied every row-bearing job of it as it read it (see {@link Resync}); null when V20 did not run in this run.
      */
     private QueueSnapshot mintedFrom;
+    /** The ids V20 minted in this run that follow from a job's rank in {@link #mintedFrom} (see {@link #freshIds}). */
+    private Optional<FreshIds> freshIds = Optional.empty();
     private final Function<QueueRef, String> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
@@ -229,10 +231,20 @@ final class QueueMigration {
         return snapshot;
     }
 
-    /** V20 minted ids from the snapshot held ({@link #takeMintedSnapshot}): no earlier run wrote a row. */
-    void mintedFromSnapshot() {
+    /** V20 minted ids from the snapshot held ({@link #takeMintedSnapshot}), these from ranks: no earlier run wrote a row. */
+    void mintedFromSnapshot(Optional<FreshIds> fresh) {
         mintedFrom = snapshot;
+        freshIds = fresh;
         unjournaledRows = false;
+    }
+
+    /**
+     * The ids V20 minted in this run that follow from a job's rank in the snapshot held ({@link FreshIds}), while
+     * that is the snapshot it minted from and no try of a step has stopped since ({@link #unjournaledRows} false):
+     * the row of such a job exists only if this run wrote it, which the journal's expectation of it then tells.
+     */
+    Optional<FreshIds> freshIds() {
+        return mintedFrom != null && mintedFrom == snapshot && !unjournaledRows ? freshIds : Optional.empty();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
@@ -27,7 +28,9 @@ import redis.clients.jedis.resps.AccessControlLogEntry;
 /**
  * V30 writes a batch of new rows in one transaction ({@link NewRows}) and leaves every other batch, and
  * every batch whose transaction a takeover, a write to a row or a refusing ACL stops, to the
- * {@code migrate_write_jobs} script, whose guards then decide: same rows, same refusals.
+ * {@code migrate_write_jobs} script, whose guards then decide: same rows, same refusals. In the run that minted
+ * their ids, rows are fresh ({@link FreshIds}): their ids follow from their ranks and nothing guards them against a
+ * row or a listing that cannot be there; the guards are for a run that resumes.
  */
 class NewRowsTest {
     @RegisterExtension
@@ -56,6 +59,28 @@ class NewRowsTest {
             }
             observer.at(version, where);
         }), List.of("bull")).get(0);
+    }
+
+    /** A run that stops once V20 minted the ids, before V30 writes (the lease then lapses): the run after it resumes at V30. */
+    private static void stopAfterMintingIds(RealServerExtension target) {
+        assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SOURCE, target, MigrationOptions.defaults(),
+                Checkpoints.throwingAt("30:rows built#1"), List.of("bull")));
+        target.client().hdel(Keys.migrationJournal(QUEUE), "lock_owner");
+    }
+
+    /** The target's calls of each command from V30's first batch built to its last batch's expectations recorded. */
+    private static Map<String, Long> v30Calls(RealServerExtension target, List<String> commands, Runnable run, Checkpoints.Observer[] hook) {
+        Map<String, Long> at = new TreeMap<>();
+        Map<String, Long> calls = new TreeMap<>();
+        hook[0] = (version, where) -> {
+            if (version == 30 && where.equals("rows built") && at.isEmpty()) {
+                commands.forEach(c -> at.put(c, CommandStats.calls(target.client(), c)));
+            } else if (version == 30 && where.equals("expectations recorded")) {
+                commands.forEach(c -> calls.put(c, CommandStats.calls(target.client(), c) - at.get(c)));
+            }
+        };
+        run.run();
+        return calls;
     }
 
     private static BrandedId brandedId(UnifiedJedis target, long v1Id) {
@@ -113,7 +138,114 @@ class NewRowsTest {
     }
 
     @Test
+    void theRunThatMintedTheIdsWritesItsRowsWithoutLookingThemUpOrGuardingThemAndAResumedRunGuardsThem() {
+        List<String> commands = List.of("exists", "hmget", "zrem");
+        Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
+        AtomicInteger watched = new AtomicInteger();
+        MigrationResult[] r = new MigrationResult[1];
+        Map<String, Long> fresh = v30Calls(TARGET, commands, () -> r[0] = migrate(TARGET, watched, (v, w) -> hook[0].at(v, w)), hook);
+        assertMigrated(TARGET.client(), r[0]);
+        assertEquals(BATCHES, watched.get(), "one transaction a batch");
+        Map<Long, Map<String, String>> freshRows = rowsByV1Id(TARGET.client());
+
+        SOURCE.client().flushAll();
+        TARGET.client().flushAll();
+        V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
+        stopAfterMintingIds(TARGET);
+        watched.set(0);
+        Map<String, Long> resumed = v30Calls(TARGET, commands, () -> r[0] = migrate(TARGET, watched, (v, w) -> hook[0].at(v, w)), hook);
+        assertMigrated(TARGET.client(), r[0]);
+        assertEquals(BATCHES, watched.get(), "one watched round a batch");
+        assertEquals(Map.of("exists", 0L, "hmget", (long) BATCHES, "zrem", 0L), fresh,
+                "fresh rows: no id looked up (the reads are the expectations' transactions', one a batch), no row or listing checked");
+        assertEquals((long) BATCHES * NewRows.SHARES, resumed.get("exists"), "resumed: each share's rows checked");
+        assertEquals(3L * BATCHES * NewRows.SHARES, resumed.get("zrem"), "resumed: each share's ids taken out of the three sets");
+        assertTrue(resumed.get("hmget") >= 2L * BATCHES - 1, "resumed: the ids looked up (the first batch's before its rows"
+                + " were built), besides the rows the journal does not know of: " + resumed);
+        assertEquals(freshRows, rowsByV1Id(TARGET.client()), "the same rows");
+    }
+
+    @Test
+    void aStepTriedAgainAfterItsConnectionDroppedGuardsTheRowsItWrites() {
+        Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
+        boolean[] dropped = {false};
+        MigrationResult[] r = new MigrationResult[1];
+        Map<String, Long> calls = v30Calls(TARGET, List.of("exists"), () -> r[0] = migrate(TARGET, new AtomicInteger(), (v, w) -> {
+            hook[0].at(v, w);
+            if (v == 30 && w.equals("rows written") && !dropped[0]) {
+                dropped[0] = true;
+                throw new redis.clients.jedis.exceptions.JedisConnectionException("dropped between the rows and their expectations");
+            }
+        }), hook);
+        assertTrue(dropped[0]);
+        assertMigrated(TARGET.client(), r[0]);
+        assertEquals(Map.of("exists", (BATCHES - 1L) * NewRows.SHARES), calls,
+                "the try after the drop checked each share's rows (the first batch's, written unjournaled, went to the script)");
+    }
+
+    @Test
+    void idsTheScriptMintedAreLookedUpAndTheirRowsGuarded() {
+        int jobs = IdMinter.BATCH + 30; // V20's second batch is below ClientMint.LEAST: the script mints it
+        V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, JOBS + 1, jobs, 100);
+        Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
+        AtomicInteger watched = new AtomicInteger();
+        MigrationResult[] r = new MigrationResult[1];
+        Map<String, Long> calls = v30Calls(TARGET, List.of("exists", "hmget"),
+                () -> r[0] = migrate(TARGET, watched, (v, w) -> hook[0].at(v, w)), hook);
+        assertEquals(MigrationResult.Outcome.RETIRED, r[0].outcome(), r[0].toString());
+        assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, jobs), r[0].toString());
+        assertEquals(4, watched.get(), "V30's batches of at least NewRows.LEAST rows: 4 of 256, then 6 rows for the script");
+        assertEquals(Map.of("exists", NewRows.SHARES + 1L, "hmget", 4L + 2L), calls, "the batch reaching past rank 1000 (the"
+                + " client's last) looked up and its shares checked, and the last 6 rows (the script's one EXISTS); besides, the"
+                + " expectations' transactions of the 4 batches of 256 read the journal");
+    }
+
+    @Test
+    void jobsRankedAfterAJobThatGetsNoIdAreLookedUp() {
+        for (int n = JOBS + 1; n <= JOBS + 10; n++) { // completed jobs get no id, and rank before the orphans
+            SOURCE.client().hset("bull:" + QUEUE + ":" + n, Map.of("name", "send", "data", "{}", "finishedOn", "1700000000000",
+                    "returnvalue", "1"));
+            SOURCE.client().zadd("bull:" + QUEUE + ":completed", n, Integer.toString(n));
+        }
+        for (int n = JOBS + 11; n <= JOBS + 310; n++) { // orphan hashes, listed nowhere: rows once anomalies are accepted
+            SOURCE.client().hset("bull:" + QUEUE + ":" + n, Map.of("name", "send", "data", "{\"orphan\":" + n + "}",
+                    "timestamp", "1700000000000"));
+        }
+        Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
+        MigrationResult[] r = new MigrationResult[1];
+        Map<String, Long> calls = v30Calls(TARGET, List.of("exists"), () -> r[0] = MigrationHarness.migrate(SOURCE, TARGET,
+                MigrationOptions.defaults().withAcceptAnomalies(true), Checkpoints.observed((v, w) -> hook[0].at(v, w)),
+                List.of("bull")).get(0), hook);
+        assertMigrated(TARGET.client(), r[0]);
+        assertEquals(Map.of("exists", 0L), calls, "V30's rows (ranks 1 to 600, each its place among the ids) fresh");
+        for (int n = JOBS + 11; n <= JOBS + 310; n++) { // ranks 611 to 910, places 601 to 900 among the ids (V50: 256, then 44)
+            String id = brandedId(TARGET.client(), n).toString();
+            assertTrue(TARGET.client().hget(Keys.queue(QUEUE).job(BrandedId.of(id)), "payload").contains("{\"orphan\":" + n + "}"),
+                    "orphan " + n + " under its journaled id");
+            assertTrue(TARGET.client().zscore(Keys.queue(QUEUE).dead(), id) != null, "orphan " + n + " dead in v2");
+        }
+    }
+
+    @Test
+    void aRunThatFindsIdsAnEarlierRunMintedLooksEveryIdUp() {
+        int jobs = 2 * IdMinter.BATCH + 100;
+        V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, JOBS + 1, jobs, 100);
+        assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SOURCE, TARGET, MigrationOptions.defaults(),
+                Checkpoints.throwingAt("20:ids minted#1"), List.of("bull")));
+        TARGET.client().hdel(Keys.migrationJournal(QUEUE), "lock_owner");
+        Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
+        MigrationResult[] r = new MigrationResult[1];
+        Map<String, Long> calls = v30Calls(TARGET, List.of("exists"),
+                () -> r[0] = migrate(TARGET, new AtomicInteger(), (v, w) -> hook[0].at(v, w)), hook);
+        assertEquals(MigrationResult.Outcome.RETIRED, r[0].outcome(), r[0].toString());
+        assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, jobs), r[0].toString());
+        assertEquals(Map.of("exists", jobs / JobWriter.BATCH * (long) NewRows.SHARES + 1), calls, "V20 kept the first 1000 ids"
+                + " (the script) and the client minted the rest from rank 1001: no id follows from its rank, every row guarded");
+    }
+
+    @Test
     void aRowWrittenByTheRuntimeBetweenTheWatchAndTheExecSendsTheBatchToTheScriptsGuards() {
+        stopAfterMintingIds(TARGET); // a fresh run's rows cannot meet one: their ids are not there for a runtime to write
         AtomicInteger watched = new AtomicInteger();
         String[] claimed = new String[1];
         MigrationResult r = migrate(TARGET, watched, (version, where) -> {
@@ -133,6 +265,7 @@ class NewRowsTest {
 
     @Test
     void aShareWithARowPresentTakesTheScriptAndTheOthersTheirTransactions() {
+        stopAfterMintingIds(TARGET);
         long execs = CommandStats.calls(TARGET.client(), "exec");
         long discards = CommandStats.calls(TARGET.client(), "discard");
         AtomicInteger watched = new AtomicInteger();
@@ -146,8 +279,8 @@ class NewRowsTest {
         assertMigrated(TARGET.client(), r);
         assertEquals(BATCHES, watched.get(), "transactions of V30");
         assertEquals(1, CommandStats.calls(TARGET.client(), "discard") - discards, "the share with a row present took the script");
-        assertEquals(BATCHES * NewRows.SHARES - 1 + 1 + BATCHES, CommandStats.calls(TARGET.client(), "exec") - execs,
-                "the other shares took their transactions (besides V20's and V30's journal transactions, one a batch)");
+        assertEquals(BATCHES * NewRows.SHARES - 1 + BATCHES, CommandStats.calls(TARGET.client(), "exec") - execs,
+                "the other shares took their transactions (besides V30's journal transactions, one a batch)");
         assertTrue(rowsByV1Id(TARGET.client()).get(1L).containsKey("payload"), "the row present was replaced whole");
     }
 
