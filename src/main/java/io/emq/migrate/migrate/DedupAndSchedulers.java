@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -69,12 +70,12 @@ final class DedupAndSchedulers {
         QueueSnapshot snap = m.snapshot();
         Map<String, Long> counts = new LinkedHashMap<>();
         Carried carried = new Carried();
-        List<DedupEntry> entries = changed.map(c -> snap.dedupKeys().stream().filter(c::mayHaveChanged).toList()).orElse(snap.dedupKeys());
+        List<DedupEntry> entries = changed.map(c -> c.dedupKeys(snap)).orElse(snap.dedupKeys());
         counts.put("dedup-keys", dedupKeys(m, entries, counts, carried));
         m.checkpoints.hit("dedup keys written");
-        counts.put("receipts", receipts(m, Migratable.select(List.of(snap.jobsInRankOrder()),
-                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())
-                        && changed.map(c -> c.mayHaveChanged(j.id())).orElse(true)), carried));
+        List<List<JobFacts>> custom = changed.map(c -> List.of(c.customIdJobs(snap))).orElse(List.of(snap.jobsInRankOrder()));
+        counts.put("receipts", receipts(m, Migratable.select(custom,
+                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())), carried));
         m.checkpoints.hit("receipts written");
         Set<String> names = new HashSet<>();
         counts.put("schedulers", schedulers(m, snap, carried, names));
@@ -99,20 +100,26 @@ final class DedupAndSchedulers {
         private final Bytes dedupBase;
         private final SourceFeed.Changes since;
         private final Set<Bytes> rows = new HashSet<>();
+        /** The ids of the jobs whose records may have changed: those whose keys the feed tells written, and the pass's rows. */
+        private final Set<Bytes> jobsTouched;
 
         Changed(Bytes base, SourceFeed.Changes since, List<JobFacts> rows) {
             this.base = base;
             this.dedupBase = base.concat(KeyClass.DedupKey.PREFIX);
             this.since = since;
             rows.forEach(j -> this.rows.add(j.id()));
+            this.jobsTouched = new HashSet<>(since.touchedUnder(base));
+            jobsTouched.addAll(this.rows);
         }
 
-        boolean mayHaveChanged(DedupEntry e) {
-            return since.touchedJob(dedupBase, e.dedupId()) || mayHaveChanged(e.jobId());
+        /** The dedup keys that may have changed: one the feed tells written (or a key under it), or one of a job that may have. */
+        List<DedupEntry> dedupKeys(QueueSnapshot snap) {
+            return snap.dedupKeysNaming(since.touchedUnder(dedupBase), jobsTouched);
         }
 
-        boolean mayHaveChanged(Bytes jobId) {
-            return since.touchedJob(base, jobId) || rows.contains(jobId);
+        /** The jobs with a custom id (a receipt) that may have changed, in rank order; every other receipt is as v2 holds it. */
+        List<JobFacts> customIdJobs(QueueSnapshot snap) {
+            return snap.jobsWithIds(jobsTouched.stream().filter(Planner::isCustomId).collect(Collectors.toSet()));
         }
 
         /** The dedup ids under {@code de:} the feed tells written. */

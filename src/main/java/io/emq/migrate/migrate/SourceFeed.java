@@ -314,15 +314,22 @@ final class SourceFeed implements AutoCloseable {
 
         /** As {@link #touched} of the job hash {@code base + id}, without building the key. */
         boolean touchedJob(Bytes base, Bytes id) {
+            return unknown || touchedUnder(base).contains(id);
+        }
+
+        /**
+         * The ids {@link #touchedJob} is true of under {@code base}, when the feed is {@link #complete}: each key written
+         * and each of its stems (up to a colon) that begins with the base, the base taken off.
+         */
+        Set<Bytes> touchedUnder(Bytes base) {
             if (unknown) {
-                return true;
+                throw new IllegalStateException("the feed cannot tell what was written");
             }
-            Set<Bytes> ids = idStems.computeIfAbsent(base, b -> {
+            return Collections.unmodifiableSet(idStems.computeIfAbsent(base, b -> {
                 Set<Bytes> under = new HashSet<>();
                 stems.stream().filter(k -> k.startsWith(b)).forEach(k -> under.add(k.dropPrefix(b)));
                 return under;
-            });
-            return ids.contains(id);
+            }));
         }
     }
 

@@ -2,6 +2,7 @@ package io.emq.migrate.v1;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Many short byte strings in chunks of at most {@value #CHUNK} bytes, with the end of each entry in chunks of
@@ -144,6 +145,13 @@ final class ByteArena {
     int hashAt(int i) {
         long span = span(i);
         return hash(chunkAt(span), from(span), to(span));
+    }
+
+    /** The hashes of these ids ({@link Bytes#hashCode()}, which {@link #hashAt} gives of an entry), sorted for a binary search. */
+    static int[] hashesOf(Set<Bytes> ids) {
+        int[] hashes = ids.stream().mapToInt(Bytes::hashCode).toArray();
+        Arrays.sort(hashes);
+        return hashes;
     }
 
     static int hash(byte[] b, int from, int to) {

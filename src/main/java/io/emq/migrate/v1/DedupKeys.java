@@ -2,7 +2,9 @@ package io.emq.migrate.v1;
 
 import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The dedup keys of a snapshot, held compactly: their ids and job ids each in a {@link ByteArena}, when each TTL runs
@@ -41,6 +43,23 @@ final class DedupKeys extends AbstractList<DedupEntry> {
     @Override
     public int size() {
         return dedupIds.size();
+    }
+
+    /**
+     * The keys whose id is one of {@code ids} or whose job's id is one of {@code jobs}, in order: a walk of the ids
+     * held, each one's hash compared first, no entry built but those.
+     */
+    List<DedupEntry> naming(Set<Bytes> ids, Set<Bytes> jobs) {
+        int[] idHashes = ByteArena.hashesOf(ids);
+        int[] jobHashes = ByteArena.hashesOf(jobs);
+        List<DedupEntry> found = new ArrayList<>();
+        for (int i = 0; i < size() && !(ids.isEmpty() && jobs.isEmpty()); i++) {
+            if (Arrays.binarySearch(idHashes, dedupIds.hashAt(i)) >= 0 && ids.contains(dedupIds.get(i))
+                    || Arrays.binarySearch(jobHashes, jobIds.hashAt(i)) >= 0 && jobs.contains(jobIds.get(i))) {
+                found.add(get(i));
+            }
+        }
+        return found;
     }
 
     /** Drops spare capacity once every key is added. */

@@ -1,12 +1,15 @@
 package io.emq.migrate.v1;
 
 import java.util.AbstractList;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.RandomAccess;
+import java.util.Set;
 
 /**
  * One v1 queue as read at one moment: every job's small facts in v1 serve order per state, the
@@ -40,7 +43,7 @@ public final class QueueSnapshot {
     private final List<Anomaly> anomalies;
     private final Map<AnomalyKind, Long> anomalyCounts;
     private final List<Scheduler> schedulers;
-    private final List<DedupEntry> dedupKeys;
+    private final DedupKeys dedupKeys;
     private final List<FlowLink> flowLinks;
     private final List<FlowParent> flowParents;
     private final Map<String, Long> keyClasses;
@@ -49,7 +52,7 @@ public final class QueueSnapshot {
 
     QueueSnapshot(QueueRef queue, Map<QueueStructure, KeyType> structures, Map<String, String> meta,
                   Map<V1State, Long> listed, Map<V1State, StateJobs> jobs, PayloadRead payloadRead, AnomalyLog anomalies,
-                  List<Scheduler> schedulers, List<DedupEntry> dedupKeys, List<FlowLink> flowLinks,
+                  List<Scheduler> schedulers, DedupKeys dedupKeys, List<FlowLink> flowLinks,
                   List<FlowParent> flowParents, Map<String, Long> keyClasses, Map<JobSubKind, Long> subkeys,
                   long legacyMarkers) {
         this.queue = queue;
@@ -70,7 +73,7 @@ public final class QueueSnapshot {
         this.anomalies = List.copyOf(anomalies.kept());
         this.anomalyCounts = Collections.unmodifiableMap(new EnumMap<>(anomalies.counts()));
         this.schedulers = List.copyOf(schedulers);
-        this.dedupKeys = Collections.unmodifiableList(dedupKeys); // a reader's are held compactly (DedupKeys), not copied
+        this.dedupKeys = dedupKeys; // held compactly, not copied
         this.flowLinks = List.copyOf(flowLinks);
         this.flowParents = List.copyOf(flowParents);
         this.keyClasses = Collections.unmodifiableMap(keyClasses);
@@ -160,6 +163,24 @@ public final class QueueSnapshot {
         return Optional.empty();
     }
 
+    /**
+     * The jobs with one of these ids, in rank order: a walk of the ids held, each id's hash compared first, no job
+     * built but those (a pass asks for the few a million-job queue's change feed names).
+     */
+    public List<JobFacts> jobsWithIds(Set<Bytes> ids) {
+        List<JobFacts> found = new ArrayList<>();
+        int[] hashes = ByteArena.hashesOf(ids);
+        for (V1State state : V1State.RANK_ORDER) {
+            StateJobs s = jobs.get(state);
+            for (int i = 0; s != null && !ids.isEmpty() && i < s.size(); i++) {
+                if (Arrays.binarySearch(hashes, s.idHash(i)) >= 0 && ids.contains(s.id(i))) {
+                    found.add(s.facts(i, rankBase[state.ordinal()] + i + 1));
+                }
+            }
+        }
+        return found;
+    }
+
     /** The anomalies found: all of them, or the first {@value AnomalyLog#KEPT_PER_KIND} of each kind when more. */
     public List<Anomaly> anomalies() {
         return anomalies;
@@ -185,6 +206,11 @@ public final class QueueSnapshot {
 
     public List<DedupEntry> dedupKeys() {
         return dedupKeys;
+    }
+
+    /** The dedup keys whose id is one of {@code ids} or whose job's id is one of {@code jobs}, in order ({@link DedupKeys#naming}). */
+    public List<DedupEntry> dedupKeysNaming(Set<Bytes> ids, Set<Bytes> jobs) {
+        return dedupKeys.naming(ids, jobs);
     }
 
     public List<FlowLink> flowLinks() {

@@ -149,7 +149,8 @@ public final class QueueSnapshotReader {
         /** The orphans (unlisted job hashes) in the order met, each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
         private final Map<Bytes, OrphanMet> orphans = new LinkedHashMap<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
-        private final List<Bytes> dedupIds = new ArrayList<>();
+        /** The ids of the dedup keys to read ({@link #readDedupKeys}), packed: a queue may hold a million. */
+        private final ByteArena dedupIds = new ByteArena(16);
         /** The dedup keys read; in a refresh, first those of the snapshot before kept as it read them (see {@link #refreshDedupKeys}). */
         private final DedupKeys dedupKeys = new DedupKeys();
         private final Map<Bytes, Set<JobSubKind>> parentSubkeys = new HashMap<>();
@@ -541,7 +542,7 @@ public final class QueueSnapshotReader {
             for (int i = 0; i < ids.size(); i++) {
                 KeyType type = KeyType.parse(types.get(i).get());
                 if (type == KeyType.STRING) {
-                    dedupIds.add(ids.get(i));
+                    dedupIds.add(ids.get(i).raw());
                 } else if (type != KeyType.NONE) {
                     return false;
                 }
@@ -922,7 +923,7 @@ public final class QueueSnapshotReader {
             } else if (c instanceof KeyClass.SchedulerRecord s) {
                 schedulerRecords.add(s.schedulerId());
             } else if (c instanceof KeyClass.DedupKey d) {
-                dedupIds.add(d.dedupId());
+                dedupIds.add(d.dedupId().raw());
             } else if (c instanceof KeyClass.JobSubkey j) {
                 subkeys.merge(j.sub(), 1L, Long::sum);
                 if (!index.contains(j.id())) {
@@ -1135,10 +1136,13 @@ public final class QueueSnapshotReader {
             return out;
         }
 
-        private List<DedupEntry> readDedupKeys() {
+        private DedupKeys readDedupKeys() {
             Bytes under = base.concat(KeyClass.DedupKey.PREFIX);
             for (int from = 0; from < dedupIds.size(); from += JOB_BATCH) {
-                List<Bytes> batch = dedupIds.subList(from, Math.min(dedupIds.size(), from + JOB_BATCH));
+                List<Bytes> batch = new ArrayList<>(JOB_BATCH);
+                for (int i = from; i < Math.min(dedupIds.size(), from + JOB_BATCH); i++) {
+                    batch.add(dedupIds.get(i));
+                }
                 List<Response<byte[]>> values = new ArrayList<>();
                 List<Response<Long>> ttls = new ArrayList<>();
                 try (AbstractPipeline p = jedis.pipelined()) {

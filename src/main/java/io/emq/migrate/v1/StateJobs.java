@@ -158,6 +158,11 @@ final class StateJobs {
         return ids.id(entryOf(i));
     }
 
+    /** The hash of job {@code i}'s id ({@link Bytes#hashCode()} of {@link #id}). */
+    int idHash(int i) {
+        return ids.arena().hashAt(entryOf(i));
+    }
+
     boolean hasId(int i, byte[] id) {
         return ids.arena().equalsAt(entryOf(i), id);
     }

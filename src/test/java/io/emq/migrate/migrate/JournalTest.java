@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.payload.PayloadPolicy;
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
@@ -171,13 +172,7 @@ class JournalTest {
 
     /** The calls of HMGET and HSET the server counted so far. */
     private static long[] calls() {
-        String stats = SERVER.client().info("commandstats");
-        return new long[] {count(stats, "cmdstat_hmget:"), count(stats, "cmdstat_hset:")};
-    }
-
-    private static long count(String stats, String command) {
-        return stats.lines().filter(l -> l.startsWith(command)).map(l -> Long.parseLong(l.substring(command.length() + "calls=".length(),
-                l.indexOf(',')))).findFirst().orElse(0L);
+        return new long[] {CommandStats.calls(SERVER.client(), "hmget"), CommandStats.calls(SERVER.client(), "hset")};
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ScriptReply;
@@ -70,8 +71,7 @@ class ManyJournalsTest {
         List<MigrationResult> results = new Migrator(Wire.unfenced(SERVER.client()), target, SERVER.uri(),
                 MigrationOptions.defaults(), Checkpoints.none()).parallel(4).migrate(List.of("bull"), List.of());
         results.forEach(r -> assertTrue(r.ok(), r.toString()));
-        long evalsha = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_evalsha:")).findFirst()
-                .map(l -> Long.parseLong(l.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L);
+        long evalsha = CommandStats.calls(SERVER.client(), "evalsha");
         assertTrue(evalsha <= 30L * queues + 12 + 10, "EVALSHA calls for " + queues + " queues of 4 jobs: " + evalsha);
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.AbstractPipeline;
@@ -54,6 +55,11 @@ class ColumnarSnapshotTest {
         for (JobFacts j : all) {
             assertEquals(j, snap.job(j.id()).orElseThrow());
         }
+        assertEquals(List.of(all.get(2), all.get(5), all.get(9)), snap.jobsWithIds(Set.of(Bytes.utf8("o2"), Bytes.utf8("2"),
+                Bytes.utf8("t"), Bytes.utf8("gone"))), "the jobs of those ids, in rank order (gone has no hash)");
+        Bytes likeTwo = Bytes.of(new byte[] {(byte) 0xE4, (byte) 0xF4});
+        assertEquals(Bytes.utf8("2").hashCode(), likeTwo.hashCode());
+        assertEquals(List.of(), snap.jobsWithIds(Set.of(likeTwo)), "an id whose hash is a job's is not that job");
 
         assertEquals(Map.of(AnomalyKind.LISTED_TWICE, 3L, AnomalyKind.MISSING_HASH, 1L, AnomalyKind.EXPIRED_LOCK, 1L,
                 AnomalyKind.ORPHAN_HASH, 2L, AnomalyKind.NON_JSON_DATA, 1L), snap.anomalyCounts());

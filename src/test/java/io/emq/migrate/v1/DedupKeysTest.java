@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +35,23 @@ class DedupKeysTest {
             }
         }
         assertThrows(IndexOutOfBoundsException.class, () -> keys.get(n));
+    }
+
+    @Test
+    void theKeysNamingSomeIdsOrJobsAreThoseInOrderNotThoseOfTheSameHash() {
+        DedupKeys keys = new DedupKeys();
+        for (String[] k : new String[][] {{"Aa", "1"}, {"BB", "2"}, {"c", "Aa"}, {"d", "BB"}, {"e", "3"}}) {
+            keys.add(Bytes.utf8(k[0]), Bytes.utf8(k[1]), -1, 0);
+        }
+        assertEquals(Bytes.utf8("Aa").hashCode(), Bytes.utf8("BB").hashCode());
+        assertEquals(List.of("BB", "d"), names(keys.naming(Set.of(Bytes.utf8("BB")), Set.of(Bytes.utf8("BB")))),
+                "the key named BB and the key of job BB, not those of Aa");
+        assertEquals(List.of("Aa", "e"), names(keys.naming(Set.of(Bytes.utf8("Aa")), Set.of(Bytes.utf8("3")))));
+        assertEquals(List.of(), names(keys.naming(Set.of(), Set.of())));
+    }
+
+    private static List<String> names(List<DedupEntry> entries) {
+        return entries.stream().map(e -> e.dedupId().utf8()).toList();
     }
 
     /** Every third key without a TTL, every seventh gone; the others with TTLs of 0.5 to 10 s. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Discovery holding every key of its pass ({@link Discovery#discoverHoldingKeys}, the dry run's): the same
@@ -69,7 +69,7 @@ class HeldKeysTest {
         Discovery.Discovered onlyForeignFit = new Discovery(SERVER.client(), foreignWeight).discoverHoldingKeys(prefixes, n -> { });
         assertEquals(found, onlyForeignFit.result());
         assertFalse(onlyForeignFit.keys().isPresent(), "every key does not fit");
-        assertEquals(prefixes.size(), scans(SERVER.client()), "one page a prefix, no second pass: the foreign keys were still held");
+        assertEquals(prefixes.size(), CommandStats.calls(SERVER.client(), "scan"), "one page a prefix, no second pass: the foreign keys were still held");
 
         Discovery.Discovered nothingFits = new Discovery(SERVER.client(), 1).discoverHoldingKeys(prefixes, n -> { });
         assertEquals(found, nothingFits.result());
@@ -87,10 +87,4 @@ class HeldKeysTest {
         return snap.jobsInRankOrder().stream().map(JobFacts::id).toList();
     }
 
-    /** SCAN calls since the last CONFIG RESETSTAT. */
-    static long scans(UnifiedJedis client) {
-        return client.info("commandstats").lines().filter(l -> l.startsWith("cmdstat_scan:"))
-                .mapToLong(l -> Long.parseLong(l.substring("cmdstat_scan:calls=".length(), l.indexOf(','))))
-                .sum();
-    }
 }

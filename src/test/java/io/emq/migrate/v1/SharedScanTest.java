@@ -3,6 +3,7 @@ package io.emq.migrate.v1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,7 +132,7 @@ class SharedScanTest {
     void aQueueAloneInAskingScansAloneHoldingNoShareAndFindsItsKeys() {
         SERVER.client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         assertTrue(sharing(6).share(q("plain")).isEmpty(), "no other queue asked: no round is run for one");
-        assertTrue(SERVER.client().info("commandstats").lines().noneMatch(l -> l.startsWith("cmdstat_scan:")), "no scan ran");
+        assertEquals(0, CommandStats.calls(SERVER.client(), "scan"), "no scan ran");
         for (String name : NAMES) {
             assertEquals(expected(name), keys(sharing(6), q(name)), name);
         }
@@ -204,9 +205,7 @@ class SharedScanTest {
         } finally {
             pool.shutdownNow();
         }
-        String scans = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_scan:"))
-                .findFirst().orElseThrow();
-        assertTrue(scans.startsWith("cmdstat_scan:calls=1,"), "one scan for the seven queues: " + scans);
+        assertEquals(1, CommandStats.calls(SERVER.client(), "scan"), "one scan for the seven queues");
     }
 
     @Test
@@ -252,9 +251,7 @@ class SharedScanTest {
     /** Whether the server has had {@code calls} SCANs since the last RESETSTAT within a few seconds. */
     private static boolean scansSoon(long calls) {
         for (int i = 0; i < 100; i++) {
-            long now = SERVER.client().info("commandstats").lines().filter(l -> l.startsWith("cmdstat_scan:"))
-                    .map(l -> Long.parseLong(l.substring("cmdstat_scan:calls=".length(), l.indexOf(',')))).findFirst().orElse(0L);
-            if (now >= calls) {
+            if (CommandStats.calls(SERVER.client(), "scan") >= calls) {
                 return true;
             }
             try {
