@@ -462,6 +462,45 @@ class LiveSourceTest {
         assertReceipt(r, "order-5");
     }
 
+    /**
+     * A dedup key with a TTL (BullMQ's throttle mode) outlives its job: a v1 worker that finishes the job with
+     * removeOnComplete leaves the key to run out, and v1 refuses the dedup id until then. So does v2 after the cutover:
+     * its dedup key keeps the finished job's branded id, with what is left of the TTL, whether a pass told by the feed
+     * (the job's keys written, the dedup key not) or a re-run's whole pass (no feed) settles it.
+     */
+    @Test
+    void aThrottlingDedupKeyOutlivesItsJobInV2AsInV1() {
+        for (boolean rerun : new boolean[] {false, true}) {
+            generate();
+            completed.clear();
+            String next = client().lindex("bull:live:wait", -1); // the job a v1 worker takes next
+            client().set("bull:live:de:t-1", next, redis.clients.jedis.params.SetParams.setParams().px(600_000));
+            client().hset("bull:live:" + next, "deid", "t-1");
+            if (rerun) {
+                org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER,
+                        SERVER, OPTIONS, Checkpoints.throwingAt("70:schedulers written#1"), List.of("bull")));
+                leaseLapses();
+            }
+            boolean[] finished = {false};
+            Runnable finish = () -> {
+                assertEquals(Optional.of(next), LiveV1.take(client(), QUEUE, false, 60_000));
+                assertTrue(LiveV1.completeAndRemove(client(), QUEUE, next));
+                completed.add(next);
+                assertTrue(client().pttl("bull:live:de:t-1") > 0, "the dedup key outlives its job");
+                finished[0] = true;
+            };
+            MigrationResult r = migrate(OPTIONS, rerun ? atFirst(110, null, finish) : atFirst(70, "schedulers written", finish)).get(0);
+            assertTrue(finished[0]);
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+            assertExactlyOnce(r);
+            String branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(next.getBytes())).get(0).orElseThrow().toString();
+            String key = Keys.queue(QUEUE).dedup("t-1");
+            assertEquals(branded, client().get(key), (rerun ? "re-run: " : "") + "v2's dedup key holds the finished job's id");
+            long ttl = client().pttl(key);
+            assertTrue(ttl > 0 && ttl <= 600_000, (rerun ? "re-run: " : "") + "with what is left of its TTL: " + ttl);
+        }
+    }
+
     private void assertReceipt(MigrationResult r, String id) {
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);

@@ -70,8 +70,12 @@ public final class LiveV1 {
             redis.call('DEL', job .. ':lock')
             redis.call('LREM', KEYS[1], -1, ARGV[2])
             local deid = redis.call('HGET', job, 'deid')
-            if deid and redis.call('GET', ARGV[1] .. 'de:' .. deid) == ARGV[2] then
-              redis.call('DEL', ARGV[1] .. 'de:' .. deid)
+            if deid then -- as BullMQ 5 finalizes: a key with a TTL (throttle mode) is left to run out
+              local de = ARGV[1] .. 'de:' .. deid
+              local pttl = redis.call('PTTL', de)
+              if pttl == 0 or (pttl == -1 and redis.call('GET', de) == ARGV[2]) then
+                redis.call('DEL', de)
+              end
             end
             if ARGV[5] == '1' then
               redis.call('DEL', job, job .. ':logs')

@@ -156,12 +156,11 @@ class NewRowsTest {
         Map<String, Long> resumed = v30Calls(TARGET, commands, () -> r[0] = migrate(TARGET, watched, (v, w) -> hook[0].at(v, w)), hook);
         assertMigrated(TARGET.client(), r[0]);
         assertEquals(BATCHES, watched.get(), "one watched round a batch");
-        assertEquals(Map.of("exists", 0L, "hmget", (long) BATCHES, "zrem", 0L), fresh,
-                "fresh rows: no id looked up (the reads are the expectations' transactions', one a batch), no row or listing checked");
+        assertEquals(Map.of("exists", 0L, "hmget", (long) BATCHES, "zrem", 0L), fresh, "fresh rows: no id looked up (the"
+                + " reads are the expectations' transactions', one a batch), no row or listing checked (a resumed run's lookups"
+                + " run ahead of its writes, so they are not counted here)");
         assertEquals((long) BATCHES * NewRows.SHARES, resumed.get("exists"), "resumed: each share's rows checked");
         assertEquals(3L * BATCHES * NewRows.SHARES, resumed.get("zrem"), "resumed: each share's ids taken out of the three sets");
-        assertTrue(resumed.get("hmget") >= 2L * BATCHES - 1, "resumed: the ids looked up (the first batch's before its rows"
-                + " were built), besides the rows the journal does not know of: " + resumed);
         assertEquals(freshRows, rowsByV1Id(TARGET.client()), "the same rows");
     }
 
