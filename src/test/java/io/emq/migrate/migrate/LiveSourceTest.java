@@ -501,6 +501,33 @@ class LiveSourceTest {
         }
     }
 
+    /**
+     * A worker that ignores the pause finishes a deduplicated job (its dedup key deleted with it) right after the pass
+     * under the pause read the source: the guard refuses the retirement, and the next pass, told by the feed that the
+     * dedup key was written, drops v2's.
+     */
+    @Test
+    void aDedupKeyWhoseJobAWorkerFinishesRightAfterThePassUnderThePauseReadIsDropped() {
+        String next = client().lindex("bull:live:wait", -1);
+        client().set("bull:live:de:d" + next, next);
+        client().hset("bull:live:" + next, "deid", "d" + next);
+        boolean[] paused = {false};
+        boolean[] done = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            paused[0] |= version == 120 && where.equals("v1 paused");
+            if (paused[0] && where.equals("source read") && !done[0]) {
+                done[0] = true;
+                assertEquals(Optional.of(next), LiveV1.take(client(), QUEUE, true, 60_000));
+                assertTrue(LiveV1.completeAndRemove(client(), QUEUE, next));
+                completed.add(next);
+            }
+        }).get(0);
+        assertTrue(done[0]);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(null, client().get(Keys.queue(QUEUE).dedup("d" + next)), "no v2 dedup key of the finished job");
+    }
+
     private void assertReceipt(MigrationResult r, String id) {
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
