@@ -14,7 +14,6 @@ import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -73,7 +72,7 @@ final class DedupAndSchedulers {
         List<DedupEntry> entries = changed.map(c -> c.dedupKeys(snap)).orElse(snap.dedupKeys());
         counts.put("dedup-keys", dedupKeys(m, entries, counts, carried));
         m.checkpoints.hit("dedup keys written");
-        List<List<JobFacts>> custom = changed.map(c -> List.of(c.customIdJobs(snap))).orElse(List.of(snap.jobsInRankOrder()));
+        List<List<JobFacts>> custom = changed.map(c -> List.of(snap.jobsWithIds(c.customIds()))).orElse(List.of(snap.jobsInRankOrder()));
         counts.put("receipts", receipts(m, Migratable.select(custom,
                 j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())), carried));
         m.checkpoints.hit("receipts written");
@@ -99,7 +98,6 @@ final class DedupAndSchedulers {
         /** {@code base + "de:"}, which every dedup key of the queue begins with. */
         private final Bytes dedupBase;
         private final SourceFeed.Changes since;
-        private final Set<Bytes> rows = new HashSet<>();
         /** The ids of the jobs whose records may have changed: those whose keys the feed tells written, and the pass's rows. */
         private final Set<Bytes> jobsTouched;
 
@@ -107,9 +105,8 @@ final class DedupAndSchedulers {
             this.base = base;
             this.dedupBase = base.concat(KeyClass.DedupKey.PREFIX);
             this.since = since;
-            rows.forEach(j -> this.rows.add(j.id()));
             this.jobsTouched = new HashSet<>(since.touchedUnder(base));
-            jobsTouched.addAll(this.rows);
+            rows.forEach(j -> jobsTouched.add(j.id()));
         }
 
         /** The dedup keys that may have changed: one the feed tells written (or a key under it), or one of a job that may have. */
@@ -117,9 +114,9 @@ final class DedupAndSchedulers {
             return snap.dedupKeysNaming(since.touchedUnder(dedupBase), jobsTouched);
         }
 
-        /** The jobs with a custom id (a receipt) that may have changed, in rank order; every other receipt is as v2 holds it. */
-        List<JobFacts> customIdJobs(QueueSnapshot snap) {
-            return snap.jobsWithIds(jobsTouched.stream().filter(Planner::isCustomId).collect(Collectors.toSet()));
+        /** The custom ids (receipts) among the jobs that may have changed; every other receipt is as v2 holds it. */
+        Set<Bytes> customIds() {
+            return jobsTouched.stream().filter(Planner::isCustomId).collect(Collectors.toSet());
         }
 
         /** The dedup ids under {@code de:} the feed tells written. */
@@ -127,22 +124,6 @@ final class DedupAndSchedulers {
             Set<Bytes> ids = new HashSet<>();
             since.written().stream().filter(k -> k.startsWith(dedupBase) && k.length() > dedupBase.length())
                     .forEach(k -> ids.add(k.dropPrefix(dedupBase)));
-            return ids;
-        }
-
-        /** The ids of the jobs whose keys the feed tells written (a key's text under the base up to its first colon) and of the pass's rows. */
-        Set<Bytes> jobIds() {
-            Set<Bytes> ids = new HashSet<>(rows);
-            for (Bytes k : since.written()) {
-                if (k.startsWith(base) && k.length() > base.length()) {
-                    byte[] rest = k.dropPrefix(base).raw();
-                    int colon = 0;
-                    while (colon < rest.length && rest[colon] != ':') {
-                        colon++;
-                    }
-                    ids.add(Bytes.of(Arrays.copyOf(rest, colon)));
-                }
-            }
             return ids;
         }
 
@@ -236,7 +217,7 @@ final class DedupAndSchedulers {
         Set<String> fields = new LinkedHashSet<>();
         Stream.concat(changed.dedupIdsWritten().stream(), entries.stream().map(DedupEntry::dedupId)).filter(Bytes::isUtf8)
                 .forEach(did -> fields.add(Journal.DEDUP_PREFIX + did.utf8()));
-        changed.jobIds().stream().filter(Planner::isCustomId).forEach(id -> fields.add(Journal.RECEIPT_PREFIX + id.utf8()));
+        changed.customIds().forEach(id -> fields.add(Journal.RECEIPT_PREFIX + id.utf8()));
         fields.removeIf(carried::contains);
         Predicate<String> current = field -> carried.contains(field) || !fields.contains(field);
         long[] dropped = {0};

@@ -150,17 +150,9 @@ public final class QueueSnapshot {
         return jobs.values().stream().findFirst().map(s -> (long) s.ids().arena().bytes()).orElse(0L);
     }
 
-    /** The job with this id, searched state by state in rank order (linear: for reports and tests). */
+    /** The job with this id ({@link #jobsWithIds}: a walk of every id held, for reports, retirement's copies again and tests). */
     public Optional<JobFacts> job(Bytes id) {
-        for (V1State state : V1State.RANK_ORDER) {
-            StateJobs s = jobs.get(state);
-            for (int i = 0; s != null && i < s.size(); i++) {
-                if (s.hasId(i, id.raw())) {
-                    return Optional.of(s.facts(i, rankBase[state.ordinal()] + i + 1));
-                }
-            }
-        }
-        return Optional.empty();
+        return jobsWithIds(Set.of(id)).stream().findFirst();
     }
 
     /**

@@ -163,10 +163,6 @@ final class StateJobs {
         return ids.arena().hashAt(entryOf(i));
     }
 
-    boolean hasId(int i, byte[] id) {
-        return ids.arena().equalsAt(entryOf(i), id);
-    }
-
     private int entryOf(int i) {
         return (int) entry.get(i) + i;
     }
