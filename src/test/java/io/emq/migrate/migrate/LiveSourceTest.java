@@ -191,9 +191,30 @@ class LiveSourceTest {
 
     /** A run that stops right after it paused v1, before it journaled what the pause found. */
     private void stopRightAfterThePause() {
+        stopAt("120:v1 paused#1");
+    }
+
+    /** A run that stops at this checkpoint ({@link Checkpoints#throwingAt}); its lease then lapses. */
+    private void stopAt(String checkpoint) {
         org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER, SERVER,
-                OPTIONS, Checkpoints.throwingAt("120:v1 paused#1"), List.of("bull")));
+                OPTIONS, Checkpoints.throwingAt(checkpoint), List.of("bull")));
         leaseLapses();
+    }
+
+    /** A v1 worker takes the job at the tail of wait and finishes it with removeOnComplete; its id. */
+    private String finishNextRemoving(boolean ignorePause) {
+        String id = LiveV1.take(client(), QUEUE, ignorePause, 60_000).orElseThrow();
+        assertTrue(LiveV1.completeAndRemove(client(), QUEUE, id));
+        completed.add(id);
+        return id;
+    }
+
+    /** Gives the job a v1 worker takes next a dedup key {@code did} (set with {@code params}), as BullMQ's add does; its id. */
+    private String deduplicateNext(String did, redis.clients.jedis.params.SetParams params) {
+        String next = client().lindex("bull:live:wait", -1);
+        client().set("bull:live:de:" + did, next, params);
+        client().hset("bull:live:" + next, "deid", did);
+        return next;
     }
 
     @Test
@@ -455,9 +476,7 @@ class LiveSourceTest {
         generate();
         addCustom("order-5");
         client().set("bull:live:de:order-5", "3");
-        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER, SERVER,
-                OPTIONS, Checkpoints.throwingAt("70:schedulers written#1"), List.of("bull")));
-        leaseLapses();
+        stopAt("70:schedulers written#1");
         r = migrate(OPTIONS, atFirst(120, "v1 paused", dropped)).get(0); // a re-run: no feed since its fence, every pass whole
         assertReceipt(r, "order-5");
     }
@@ -473,19 +492,13 @@ class LiveSourceTest {
         for (boolean rerun : new boolean[] {false, true}) {
             generate();
             completed.clear();
-            String next = client().lindex("bull:live:wait", -1); // the job a v1 worker takes next
-            client().set("bull:live:de:t-1", next, redis.clients.jedis.params.SetParams.setParams().px(600_000));
-            client().hset("bull:live:" + next, "deid", "t-1");
+            String next = deduplicateNext("t-1", redis.clients.jedis.params.SetParams.setParams().px(600_000));
             if (rerun) {
-                org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SERVER,
-                        SERVER, OPTIONS, Checkpoints.throwingAt("70:schedulers written#1"), List.of("bull")));
-                leaseLapses();
+                stopAt("70:schedulers written#1");
             }
             boolean[] finished = {false};
             Runnable finish = () -> {
-                assertEquals(Optional.of(next), LiveV1.take(client(), QUEUE, false, 60_000));
-                assertTrue(LiveV1.completeAndRemove(client(), QUEUE, next));
-                completed.add(next);
+                assertEquals(next, finishNextRemoving(false));
                 assertTrue(client().pttl("bull:live:de:t-1") > 0, "the dedup key outlives its job");
                 finished[0] = true;
             };
@@ -508,18 +521,14 @@ class LiveSourceTest {
      */
     @Test
     void aDedupKeyWhoseJobAWorkerFinishesRightAfterThePassUnderThePauseReadIsDropped() {
-        String next = client().lindex("bull:live:wait", -1);
-        client().set("bull:live:de:d" + next, next);
-        client().hset("bull:live:" + next, "deid", "d" + next);
+        String next = deduplicateNext("d" + client().lindex("bull:live:wait", -1), new redis.clients.jedis.params.SetParams());
         boolean[] paused = {false};
         boolean[] done = {false};
         MigrationResult r = migrate(OPTIONS, (version, where) -> {
             paused[0] |= version == 120 && where.equals("v1 paused");
             if (paused[0] && where.equals("source read") && !done[0]) {
                 done[0] = true;
-                assertEquals(Optional.of(next), LiveV1.take(client(), QUEUE, true, 60_000));
-                assertTrue(LiveV1.completeAndRemove(client(), QUEUE, next));
-                completed.add(next);
+                assertEquals(next, finishNextRemoving(true));
             }
         }).get(0);
         assertTrue(done[0]);
@@ -842,9 +851,7 @@ class LiveSourceTest {
         MigrationResult r = migrate(OPTIONS, (version, where) -> {
             if (version == 30 && where.equals("rows written") && !dropped[0]) {
                 dropped[0] = true; // a v1 worker finishes a job of the batch (removeOnComplete), then the connection drops
-                String id = LiveV1.take(client(), QUEUE, false, 60_000).orElseThrow();
-                assertTrue(LiveV1.completeAndRemove(client(), QUEUE, id));
-                completed.add(id);
+                finishNextRemoving(false);
                 throw new redis.clients.jedis.exceptions.JedisConnectionException("dropped between the rows and their expectations");
             }
         }).get(0);

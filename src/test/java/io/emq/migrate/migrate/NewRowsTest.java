@@ -61,10 +61,15 @@ class NewRowsTest {
         }), List.of("bull")).get(0);
     }
 
-    /** A run that stops once V20 minted the ids, before V30 writes (the lease then lapses): the run after it resumes at V30. */
+    /** A run that stops once V20 minted the ids, before V30 writes: the run after it resumes at V30. */
     private static void stopAfterMintingIds(RealServerExtension target) {
+        stopAt(target, "30:rows built#1");
+    }
+
+    /** A run that stops at this checkpoint ({@link Checkpoints#throwingAt}); its lease then lapses. */
+    private static void stopAt(RealServerExtension target, String checkpoint) {
         assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SOURCE, target, MigrationOptions.defaults(),
-                Checkpoints.throwingAt("30:rows built#1"), List.of("bull")));
+                Checkpoints.throwingAt(checkpoint), List.of("bull")));
         target.client().hdel(Keys.migrationJournal(QUEUE), "lock_owner");
     }
 
@@ -229,9 +234,7 @@ class NewRowsTest {
     void aRunThatFindsIdsAnEarlierRunMintedLooksEveryIdUp() {
         int jobs = 2 * IdMinter.BATCH + 100;
         V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, JOBS + 1, jobs, 100);
-        assertThrows(Checkpoints.InjectedCrash.class, () -> MigrationHarness.migrate(SOURCE, TARGET, MigrationOptions.defaults(),
-                Checkpoints.throwingAt("20:ids minted#1"), List.of("bull")));
-        TARGET.client().hdel(Keys.migrationJournal(QUEUE), "lock_owner");
+        stopAt(TARGET, "20:ids minted#1");
         Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
         MigrationResult[] r = new MigrationResult[1];
         Map<String, Long> calls = v30Calls(TARGET, List.of("exists"),
