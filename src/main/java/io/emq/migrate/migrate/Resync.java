@@ -109,7 +109,9 @@ final class Resync {
      * new ones, are looked up in the journal: the others still match the expectations that pass left them.
      * The first pass of a run whose V20 minted from the snapshot held ({@link QueueMigration#takeMintedSnapshot}), when
      * it refreshes that snapshot, looks up only the jobs the feed tells touched and those of a listing the feed
-     * tells written ({@link #asCopied}). Without the feed (none, a broken one, a re-run) every job is looked up
+     * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote since
+     * the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile is gone
+     * from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken one, a re-run) every job is looked up
      * and re-read. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
@@ -131,7 +133,8 @@ final class Resync {
         if (!refreshed && m.v1Live()) {
             m.readLiveSource();
         } else if (!refreshed) {
-            m.readSource();
+            m.readSource(); // the source as it is now, the changes as they were at the drain: what v1 wrote between joins them
+            changes.ifPresent(c -> m.watch.orElseThrow().peek().ifPresentOrElse(c::absorb, c::lost));
         }
         QueueSnapshot snap = m.snapshot();
         InLine inLine = before.orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));

@@ -206,6 +206,24 @@ final class SourceFeed implements AutoCloseable {
             return drainKeys().map(Changes::new);
         }
 
+        /**
+         * As {@link #drain}, the keys left for the next drain to tell again: a pass's read of the whole source takes
+         * what v1 wrote since the pass drained (not in its changes, maybe not as its read saw it), and the next pass
+         * or the retirement is still told it.
+         */
+        Optional<Changes> peek() {
+            Optional<Set<Bytes>> keys = drainKeys();
+            keys.ifPresent(told -> {
+                synchronized (written) {
+                    written.computeIfPresent(prefix, (p, since) -> {
+                        since.addAll(told);
+                        return since;
+                    });
+                }
+            });
+            return keys.map(Changes::new);
+        }
+
         /** As {@link #drain}, the keys alone, in a set of the caller's own (no {@link Changes} built of them). */
         Optional<Set<Bytes>> drainKeys() {
             if (spoiled || !barrier()) {

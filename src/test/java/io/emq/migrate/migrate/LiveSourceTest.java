@@ -537,6 +537,62 @@ class LiveSourceTest {
         assertEquals(null, client().get(Keys.queue(QUEUE).dedup("d" + next)), "no v2 dedup key of the finished job");
     }
 
+    /**
+     * As above, in a queue no refresh stands for (a job holds a logs list), so every pass under the pause reads the
+     * whole source: the worker finishes the job as the first read ends (and a custom-id job goes too), that read is taken
+     * again, and the keys v1 wrote since the pass drained the feed are the pass's changes too: v2's dedup key and receipt
+     * of those jobs are dropped.
+     */
+    @Test
+    void aDedupKeyAndAReceiptWhoseJobsV1FinishesAsAWholeReadUnderThePauseEndsAreDropped() {
+        client().rpush("bull:live:7:logs", "a line");
+        addCustom("order-3");
+        String next = deduplicateNext("d" + client().lindex("bull:live:wait", -1), new redis.clients.jedis.params.SetParams());
+        boolean[] paused = {false};
+        boolean[] done = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            paused[0] |= version == 120 && where.equals("v1 paused");
+            if (paused[0] && where.equals("source read") && !done[0]) {
+                done[0] = true;
+                assertEquals(next, finishNextRemoving(true));
+                removeCustom("order-3");
+            }
+        }).get(0);
+        assertTrue(done[0]);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(null, client().get(Keys.queue(QUEUE).dedup("d" + next)), "no v2 dedup key of the finished job");
+        assertEquals(null, client().get(Keys.queue(QUEUE).dedup("order-3")), "no v2 receipt of the removed job");
+    }
+
+    /**
+     * A dedup key v1 deletes alone (BullMQ's removeDeduplicationKey: no structure moves, so the guard holds) right after
+     * a whole read under the pause read it: that pass, told of it, keeps v2's as it read it; the retirement is refused
+     * (a worker finishes another job), and the next pass, told of it again, drops v2's.
+     */
+    @Test
+    void aDedupKeyV1DeletesAsAWholeReadUnderThePauseEndsIsToldAgainToTheNextPass() {
+        client().rpush("bull:live:7:logs", "a line");
+        client().set("bull:live:de:k5", "5");
+        client().hset("bull:live:5", "deid", "k5");
+        boolean[] paused = {false};
+        int[] step = {0};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            paused[0] |= version == 120 && where.equals("v1 paused");
+            if (paused[0] && where.equals("source read") && step[0] == 0) {
+                step[0] = 1;
+                client().del("bull:live:de:k5");
+            } else if (step[0] == 1 && where.equals("before retire")) {
+                step[0] = 2;
+                finishNextRemoving(true);
+            }
+        }).get(0);
+        assertEquals(2, step[0]);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(null, client().get(Keys.queue(QUEUE).dedup("k5")), "no v2 dedup key v1 deleted before the cutover");
+    }
+
     private void assertReceipt(MigrationResult r, String id) {
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
