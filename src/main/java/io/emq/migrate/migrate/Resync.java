@@ -109,10 +109,10 @@ final class Resync {
      * new ones, are looked up in the journal: the others still match the expectations that pass left them.
      * The first pass of a run whose V20 minted from the snapshot held ({@link QueueMigration#takeMintedSnapshot}), when
      * it refreshes that snapshot, looks up only the jobs the feed tells touched and those of a listing the feed
-     * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote since
-     * the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile is gone
-     * from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken one, a re-run) every job is looked up
-     * and re-read. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
+     * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote
+     * since the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile
+     * is gone from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken
+     * one, a re-run) every job is looked up and re-read. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);

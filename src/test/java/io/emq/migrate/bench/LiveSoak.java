@@ -134,6 +134,9 @@ public final class LiveSoak {
                         deduplicated.add(Integer.toString(n));
                     }
                 }
+                if (random.nextInt(4) == 0) { // a job with a logs list: no refresh stands for it, every pass under the pause reads it all
+                    client.rpush("bull:" + QUEUE + ":" + (1 + random.nextInt(jobs)) + ":logs", "a line");
+                }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
                 Checkpoints checkpoints = Checkpoints.observed((version, where) -> {

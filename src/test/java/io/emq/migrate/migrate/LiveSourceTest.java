@@ -438,6 +438,35 @@ class LiveSourceTest {
     }
 
     /**
+     * As above for a dedup key: the job a worker held when the pass after V70 met its key (no id then, so no v2 key) gets
+     * its id once the lock ran out, and its dedup key in that pass, though v1 never wrote the key again: a pass takes
+     * the dedup keys of the jobs it gives a row among those that may have changed.
+     */
+    @Test
+    void aJobWhoseLockRanOutGetsItsDedupKeyInThePassThatGivesItARow() {
+        long[] taken = {0};
+        MigrationResult r = migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { // a stalled job is served first
+            if (version == 70 && where.equals("schedulers written") && taken[0] == 0) {
+                client().hset("bull:live:301", Map.of("name", "send", "data", "{}", "opts", "{}", "timestamp", "1700000000000",
+                        "delay", "0", "priority", "0", "deid", "x-301"));
+                client().set("bull:live:de:x-301", "301");
+                client().rpush("bull:live:wait", "301"); // served next
+                added.add("301");
+                assertEquals(Optional.of("301"), LiveV1.take(client(), QUEUE, false, 300));
+                taken[0] = System.nanoTime();
+            }
+            if (version == 110 && taken[0] > 0) {
+                Sleep.millis(Math.max(0, 400 - (System.nanoTime() - taken[0]) / 1_000_000)); // its lock has run out
+                taken[0] = -1;
+            }
+        }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        String branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("301".getBytes())).get(0).orElseThrow().toString();
+        assertEquals(branded, client().get(Keys.queue(QUEUE).dedup("x-301")), "the job's dedup key, holding its branded id");
+    }
+
+    /**
      * A run that stops as a pass removes the row of a job a v1 worker took (after the row went and before its
      * expectation was forgotten, or after both) is finished by the re-run once the worker's lock ran out: the job is a row again.
      */
