@@ -16,8 +16,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * An optimistic lock on a v1 queue: a connection of its own to the source (taken from the run's
- * {@link DedicatedConnections}) {@code WATCH}es the add counter and the eight structures
- * ({@link SourceFence#STRUCTURES}), and the server marks the watch dirty on any write to any of them by
+ * {@link DedicatedConnections}) {@code WATCH}es the add counter, the eight structures
+ * ({@link SourceFence#STRUCTURES}) and the schedulers' zset {@code repeat} (BullMQ writes it to add, move or remove a
+ * scheduler, which may list no job), and the server marks the watch dirty on any write to any of them by
  * anyone (a v1 client, a script, a flush), so its {@code EXEC} then does nothing and answers null. O(1)
  * on the server whatever the queue holds, where the fingerprint it replaces read every member in one
  * script (seconds at millions of jobs, answering BUSY to every client meanwhile).
@@ -42,13 +43,14 @@ final class SourceGuard implements AutoCloseable {
     }
 
     /**
-     * Starts watching the queue's add counter and structures from now on; on a connection taken idle that
+     * Starts watching the queue's add counter, structures and schedulers from now on; on a connection taken idle that
      * turns out dropped (the server restarted, or closed it), once more on a new one.
      */
     static SourceGuard watch(DedicatedConnections connections, QueueRef q) {
         List<byte[]> watched = new ArrayList<>();
         watched.add(q.key("id").raw());
         SourceFence.STRUCTURES.forEach(s -> watched.add(q.key(s).raw()));
+        watched.add(q.key(QueueStructure.REPEAT).raw());
         byte[][] keys = watched.toArray(byte[][]::new);
         Connection taken = connections.take(keys[0]);
         Connection c;

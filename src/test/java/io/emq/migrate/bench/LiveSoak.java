@@ -37,8 +37,9 @@ import redis.clients.jedis.UnifiedJedis;
  * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
  * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
- * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold. Prints
- * {@code N runs, L lost, D doubled, S stale dedup keys}.
+ * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold; v2 registers
+ * exactly the schedulers v1 held at its tombstone (half the runs have some, added and removed at checkpoints). Prints
+ * {@code N runs, L lost, D doubled, S stale dedup keys or schedulers}.
  */
 public final class LiveSoak {
     static final String QUEUE = "soak";
@@ -86,7 +87,7 @@ public final class LiveSoak {
         System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped), " + crashes
                 + " crashes (each run again at once)"
                 + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : ""));
-        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys");
+        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys or schedulers");
         if (lost + doubled + stale + exitZeroWithoutRetire > 0) {
             System.exit(1);
         }
@@ -100,6 +101,8 @@ public final class LiveSoak {
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
+        /** The v1 queue's schedulers, as the soak added and removed them before the tombstone. */
+        final Set<String> schedulers = Collections.synchronizedSet(new TreeSet<>());
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong hits = new AtomicLong();
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -132,6 +135,12 @@ public final class LiveSoak {
                         client.hset("bull:" + QUEUE + ":" + n, "deid", "d" + n);
                         client.set("bull:" + QUEUE + ":de:d" + n, Integer.toString(n));
                         deduplicated.add(Integer.toString(n));
+                    }
+                }
+                if (random.nextBoolean()) { // schedulers: no refresh stands for them either
+                    for (String sid : List.of("s1", "s2")) {
+                        LiveV1.schedule(client, QUEUE, sid, true);
+                        schedulers.add(sid);
                     }
                 }
                 if (random.nextInt(4) == 0) { // a job with a logs list: no refresh stands for it, every pass under the pause reads it all
@@ -195,7 +204,7 @@ public final class LiveSoak {
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
         private void act(UnifiedJedis client, String where) {
-            switch (random.nextInt(8)) {
+            switch (random.nextInt(9)) {
                 case 0 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
@@ -231,6 +240,18 @@ public final class LiveSoak {
                 case 6 -> {
                     LiveV1.pause(client, QUEUE);
                     events.add("operator pause@" + where);
+                }
+                case 7 -> { // a scheduler added or removed, unless the tombstone is there
+                    String sid = "s" + (1 + random.nextInt(3));
+                    boolean add = !schedulers.contains(sid);
+                    if (LiveV1.schedule(client, QUEUE, sid, add)) {
+                        if (add) {
+                            schedulers.add(sid);
+                        } else {
+                            schedulers.remove(sid);
+                        }
+                        events.add((add ? "scheduled " : "unscheduled ") + sid + "@" + where);
+                    }
                 }
                 default -> {
                     LiveV1.resume(client, QUEUE);
@@ -325,6 +346,7 @@ public final class LiveSoak {
             List<String> found = new ArrayList<>(LiveV1.problems(client, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(client, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
+                found.addAll(LiveV1.schedulerProblems(client, QUEUE, Set.copyOf(schedulers)));
             }
             for (String problem : found) {
                 if (problem.startsWith("lost") || problem.startsWith("dedup key lost")) {

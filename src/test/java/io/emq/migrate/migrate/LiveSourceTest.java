@@ -419,40 +419,39 @@ class LiveSourceTest {
      */
     @Test
     void aJobWhoseLockRanOutGetsItsReceiptInThePassThatGivesItARow() {
-        long[] taken = {0};
-        MigrationResult r = migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { // a stalled job is served first
-            if (version == 70 && where.equals("schedulers written") && taken[0] == 0) {
-                client().hset("bull:live:order-6", Map.of("name", "send", "data", "{}", "opts", "{\"jobId\":\"order-6\"}",
-                        "timestamp", "1700000000000", "delay", "0", "priority", "0"));
-                client().rpush("bull:live:wait", "order-6"); // served next
-                added.add("order-6");
-                assertEquals(Optional.of("order-6"), LiveV1.take(client(), QUEUE, false, 300));
-                taken[0] = System.nanoTime();
-            }
-            if (version == 110 && taken[0] > 0) {
-                Sleep.millis(Math.max(0, 400 - (System.nanoTime() - taken[0]) / 1_000_000)); // its lock has run out
-                taken[0] = -1;
-            }
-        }).get(0);
+        MigrationResult r = migrateWithAJobWhoseLockRunsOut("order-6", Map.of("name", "send", "data", "{}", "opts",
+                "{\"jobId\":\"order-6\"}", "timestamp", "1700000000000", "delay", "0", "priority", "0"));
         assertReceipt(r, "order-6");
     }
 
     /**
-     * As above for a dedup key: the job a worker held when the pass after V70 met its key (no id then, so no v2 key) gets
+     * As above for a dedup key: the job a worker held when the passes before met its key (no id then, so no v2 key) gets
      * its id once the lock ran out, and its dedup key in that pass, though v1 never wrote the key again: a pass takes
      * the dedup keys of the jobs it gives a row among those that may have changed.
      */
     @Test
     void aJobWhoseLockRanOutGetsItsDedupKeyInThePassThatGivesItARow() {
+        client().set("bull:live:de:x-301", "301");
+        MigrationResult r = migrateWithAJobWhoseLockRunsOut("301", Map.of("name", "send", "data", "{}", "opts", "{}",
+                "timestamp", "1700000000000", "delay", "0", "priority", "0", "deid", "x-301"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        String branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("301".getBytes())).get(0).orElseThrow().toString();
+        assertEquals(branded, client().get(Keys.queue(QUEUE).dedup("x-301")), "the job's dedup key, holding its branded id");
+    }
+
+    /**
+     * Migrates while a job of this id and hash, added once V70 wrote and served next, is taken by a v1 worker under a
+     * 300 ms lock that runs out unwritten by V110: the passes before meet it held, the catch-up before the pause free.
+     */
+    private MigrationResult migrateWithAJobWhoseLockRunsOut(String id, Map<String, String> hash) {
         long[] taken = {0};
-        MigrationResult r = migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { // a stalled job is served first
+        return migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { // a stalled job is served first
             if (version == 70 && where.equals("schedulers written") && taken[0] == 0) {
-                client().hset("bull:live:301", Map.of("name", "send", "data", "{}", "opts", "{}", "timestamp", "1700000000000",
-                        "delay", "0", "priority", "0", "deid", "x-301"));
-                client().set("bull:live:de:x-301", "301");
-                client().rpush("bull:live:wait", "301"); // served next
-                added.add("301");
-                assertEquals(Optional.of("301"), LiveV1.take(client(), QUEUE, false, 300));
+                client().hset("bull:live:" + id, hash);
+                client().rpush("bull:live:wait", id); // served next
+                added.add(id);
+                assertEquals(Optional.of(id), LiveV1.take(client(), QUEUE, false, 300));
                 taken[0] = System.nanoTime();
             }
             if (version == 110 && taken[0] > 0) {
@@ -460,10 +459,6 @@ class LiveSourceTest {
                 taken[0] = -1;
             }
         }).get(0);
-        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
-        assertExactlyOnce(r);
-        String branded = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("301".getBytes())).get(0).orElseThrow().toString();
-        assertEquals(branded, client().get(Keys.queue(QUEUE).dedup("x-301")), "the job's dedup key, holding its branded id");
     }
 
     /**
@@ -551,16 +546,7 @@ class LiveSourceTest {
     @Test
     void aDedupKeyWhoseJobAWorkerFinishesRightAfterThePassUnderThePauseReadIsDropped() {
         String next = deduplicateNext("d" + client().lindex("bull:live:wait", -1), new redis.clients.jedis.params.SetParams());
-        boolean[] paused = {false};
-        boolean[] done = {false};
-        MigrationResult r = migrate(OPTIONS, (version, where) -> {
-            paused[0] |= version == 120 && where.equals("v1 paused");
-            if (paused[0] && where.equals("source read") && !done[0]) {
-                done[0] = true;
-                assertEquals(next, finishNextRemoving(true));
-            }
-        }).get(0);
-        assertTrue(done[0]);
+        MigrationResult r = migrateActingUnderThePauseAt("source read", () -> assertEquals(next, finishNextRemoving(true)));
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
         assertEquals(null, client().get(Keys.queue(QUEUE).dedup("d" + next)), "no v2 dedup key of the finished job");
@@ -577,21 +563,29 @@ class LiveSourceTest {
         client().rpush("bull:live:7:logs", "a line");
         addCustom("order-3");
         String next = deduplicateNext("d" + client().lindex("bull:live:wait", -1), new redis.clients.jedis.params.SetParams());
-        boolean[] paused = {false};
-        boolean[] done = {false};
-        MigrationResult r = migrate(OPTIONS, (version, where) -> {
-            paused[0] |= version == 120 && where.equals("v1 paused");
-            if (paused[0] && where.equals("source read") && !done[0]) {
-                done[0] = true;
-                assertEquals(next, finishNextRemoving(true));
-                removeCustom("order-3");
-            }
-        }).get(0);
-        assertTrue(done[0]);
+        MigrationResult r = migrateActingUnderThePauseAt("source read", () -> {
+            assertEquals(next, finishNextRemoving(true));
+            removeCustom("order-3");
+        });
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
         assertEquals(null, client().get(Keys.queue(QUEUE).dedup("d" + next)), "no v2 dedup key of the finished job");
         assertEquals(null, client().get(Keys.queue(QUEUE).dedup("order-3")), "no v2 receipt of the removed job");
+    }
+
+    /** Migrates, running {@code act} once at the first hit of {@code checkpoint} after v1 was paused (asserted to have run). */
+    private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act) {
+        boolean[] paused = {false};
+        boolean[] done = {false};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            paused[0] |= version == 120 && where.equals("v1 paused");
+            if (paused[0] && where.equals(checkpoint) && !done[0]) {
+                done[0] = true;
+                act.run();
+            }
+        }).get(0);
+        assertTrue(done[0], "v1 was paused and " + checkpoint + " hit");
+        return r;
     }
 
     /**
@@ -1216,6 +1210,30 @@ class LiveSourceTest {
         assertEquals(Set.of(keys.dedup("kept-8")), client().keys(keys.base() + "de:*"), "only the dedup key v1 still held");
         assertEquals(List.of("tock"), client().zrange(keys.base() + "repeat", 0, -1), "only the scheduler v1 still runs");
         assertFalse(client().exists(keys.repeat("tick")), "the dropped scheduler's registration is gone");
+    }
+
+    /**
+     * A scheduler v1 removes under the pause (its iteration job not in delayed, so no structure moves) as the first read
+     * ends (a queue with schedulers is always read whole), or right before the retirement: the guard, which watches
+     * the schedulers' zset, takes the read again or refuses the retirement, and the pass, told that v1 wrote the
+     * schedulers since it drained, drops the registration from v2.
+     */
+    @Test
+    void aSchedulerV1RemovesUnderThePauseIsDroppedFromV2() {
+        for (String checkpoint : List.of("source read", "before retire")) {
+            generate();
+            client().hset("bull:live:repeat:tick", Map.of("every", "60000", "name", "tick"));
+            client().zadd("bull:live:repeat", 1, "tick");
+            MigrationResult r = migrateActingUnderThePauseAt(checkpoint, () -> {
+                client().del("bull:live:repeat:tick");
+                client().zrem("bull:live:repeat", "tick");
+            });
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), checkpoint + ": " + r);
+            assertExactlyOnce(r);
+            Keys keys = Keys.queue(QUEUE);
+            assertEquals(List.of(), client().zrange(keys.base() + "repeat", 0, -1), checkpoint + ": no scheduler v1 no longer runs");
+            assertFalse(client().exists(keys.repeat("tick")), checkpoint + ": the dropped scheduler's registration is gone");
+        }
     }
 
     /**

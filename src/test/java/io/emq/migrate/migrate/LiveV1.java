@@ -272,6 +272,45 @@ public final class LiveV1 {
         return problems;
     }
 
+    private static final String SCHEDULE = """
+            if redis.call('HGET', KEYS[1], 'version') == ARGV[3] then
+              return 0
+            end
+            if ARGV[2] == 'add' then
+              redis.call('HSET', KEYS[2], 'every', '60000', 'name', ARGV[1])
+              redis.call('ZADD', KEYS[3], 1, ARGV[1])
+            else
+              redis.call('DEL', KEYS[2])
+              redis.call('ZREM', KEYS[3], ARGV[1])
+            end
+            return 1
+            """;
+
+    /**
+     * An {@code every} scheduler {@code sid} added to the queue (or removed from it: {@code add} false) as BullMQ's
+     * upsertJobScheduler and removeJobScheduler write its record and the {@code repeat} zset, its iteration job aside;
+     * false, nothing written, once the queue holds the migration's tombstone (a v1 client writes there no more).
+     */
+    public static boolean schedule(UnifiedJedis client, String queue, String sid, boolean add) {
+        Object done = client.eval(SCHEDULE, List.of(key(queue, "meta"), key(queue, "repeat:" + sid), key(queue, "repeat")),
+                List.of(sid, add ? "add" : "remove", io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
+        return Long.valueOf(1).equals(done);
+    }
+
+    /** The schedulers of a retired queue: v2 registers exactly those v1 held when it was retired ({@code held}), each with its record. */
+    public static List<String> schedulerProblems(UnifiedJedis client, String queue, Set<String> held) {
+        Keys keys = Keys.queue(queue);
+        Set<String> registered = new java.util.TreeSet<>(client.zrange(keys.base() + "repeat", 0, -1));
+        List<String> problems = new ArrayList<>();
+        if (!registered.equals(new java.util.TreeSet<>(held))) {
+            problems.add((registered.containsAll(held) ? "stale" : "lost") + " schedulers: v2 registers " + registered
+                    + ", v1 held " + new java.util.TreeSet<>(held));
+        }
+        registered.stream().filter(name -> !client.exists(keys.repeat(name)))
+                .forEach(name -> problems.add("lost scheduler record: " + keys.repeat(name)));
+        return problems;
+    }
+
     /**
      * Exactly once at scale, for a retired queue nothing completed: the v1 ids 1..{@code ids} each have one
      * branded id in the journal, each of those is in the pending set, and the pending set holds nothing
