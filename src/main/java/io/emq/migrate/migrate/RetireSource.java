@@ -41,8 +41,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * jobs and jobs moved since the catch-up's pass are looked up in the journal) brings v2 in line with the paused
  * source, waiting for jobs v1 workers still hold (up to {@code --wait-for-locks}); the rows it wrote are verified (the rest
  * were proven at V110 and by the catch-up while v1 served; see {@link Verification#proveWritten}); then one transaction deletes
- * the v1 structures and stamps the tombstone only if nothing wrote the add counter or any structure
- * since that pass read them: a {@link SourceGuard} has watched them since ({@code WATCH}, O(1) on the
+ * the v1 structures and stamps the tombstone only if nothing wrote the add counter, any structure or the schedulers'
+ * zset since that pass read them: a {@link SourceGuard} has watched them since ({@code WATCH}, O(1) on the
  * server whatever the queue holds; the transaction is its {@code EXEC}). The guard, not the feed,
  * guards this instant: the server checks it in the same step as the deletion, where a feed drain and
  * the deletion would be two. With v1 paused and its add counter frozen, the source is written only when
