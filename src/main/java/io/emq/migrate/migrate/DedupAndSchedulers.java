@@ -121,10 +121,7 @@ final class DedupAndSchedulers {
 
         /** The dedup ids under {@code de:} the feed tells written. */
         Set<Bytes> dedupIdsWritten() {
-            Set<Bytes> ids = new HashSet<>();
-            since.written().stream().filter(k -> k.startsWith(dedupBase) && k.length() > dedupBase.length())
-                    .forEach(k -> ids.add(k.dropPrefix(dedupBase)));
-            return ids;
+            return dedupIds(dedupBase, since);
         }
 
         /** Whether the feed tells the v1 schedulers written ({@code repeat}, {@code repeat:<sid>}). */
@@ -132,6 +129,47 @@ final class DedupAndSchedulers {
             Bytes repeat = base.concat(Bytes.utf8("repeat"));
             return since.written().stream().anyMatch(k -> k.startsWith(repeat));
         }
+    }
+
+    /** The ids of the dedup keys ({@code dedupBase} + id) among the keys {@code since} tells written. */
+    private static Set<Bytes> dedupIds(Bytes dedupBase, SourceFeed.Changes since) {
+        Set<Bytes> ids = new HashSet<>();
+        since.written().stream().filter(k -> k.startsWith(dedupBase) && k.length() > dedupBase.length())
+                .forEach(k -> ids.add(k.dropPrefix(dedupBase)));
+        return ids;
+    }
+
+    /**
+     * Once the tombstone is stamped: drops from v2 the dedup keys v1 deleted on their own since the last pass read the
+     * source ({@code told}, the feed's keys since that pass drained): BullMQ's removeDeduplicationKey moves no
+     * structure, so the guard held through it. Of the dedup keys told, those journaled whose v1 key is gone now are
+     * dropped as a pass drops them ({@link #drop}: only while v2's key holds the id written; a receipt of that name,
+     * kept out by the key, written then). Returns how many.
+     */
+    static long dropDeletedAlone(QueueMigration m, SourceFeed.Changes told) {
+        Bytes dedupBase = m.source.base().concat(KeyClass.DedupKey.PREFIX);
+        List<Bytes> ids = new ArrayList<>(dedupIds(dedupBase, told));
+        ids.removeIf(id -> !id.isUtf8());
+        List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
+        List<byte[]> fields = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            if (inV1.get(i) == 0) {
+                fields.add(Utf8.bytes(Journal.DEDUP_PREFIX + ids.get(i).utf8()));
+            }
+        }
+        if (fields.isEmpty()) {
+            return 0;
+        }
+        List<byte[]> values = m.journal.read(fields);
+        List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
+        Set<String> gone = new HashSet<>();
+        for (int i = 0; i < fields.size(); i++) {
+            if (values.get(i) != null) {
+                journaled.add(Map.entry(fields.get(i), values.get(i)));
+                gone.add(Replies.asText(fields.get(i)));
+            }
+        }
+        return journaled.isEmpty() ? 0 : drop(m, journaled, field -> !gone.contains(field), Set.of());
     }
 
     /** The journal fields of the records written by one call: held compactly ({@link IdSet}), a million dedup keys among them. */

@@ -51,7 +51,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * re-run after a crash in the window takes a pass first (a watch does not outlive its connection).
  *
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
- * ({@code window-ms}): v2 serves from here.
+ * ({@code window-ms}): v2 serves from here. With the change feed, the dedup keys v1 deleted on their own since the
+ * pass read them (no structure moved, so the guard held) are dropped from v2 ({@link DedupAndSchedulers#dropDeletedAlone}).
  *
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
  * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
@@ -105,6 +106,8 @@ final class RetireSource implements Step {
             m.journal.record(windowMs);
         }
         m.checkpoints.hit("v2 resumed");
+        long droppedAlone = stamp.before().isEmpty() ? 0 // an earlier run stamped it: its watch is gone
+                : m.watch.flatMap(SourceFeed.Watch::peek).map(told -> DedupAndSchedulers.dropDeletedAlone(m, told)).orElse(0L);
         Optional<ServeOrder.Drift> drift = ServeOrder.accepted(m, stamp.before());
         drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));
         Retired jobs = retireJobs(m, stamp.before());
@@ -117,6 +120,9 @@ final class RetireSource implements Step {
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
         counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs.deleted(), "unlinked", jobs.unlinked(), "keys", keys,
                 "window-ms", window));
+        if (droppedAlone > 0) {
+            counts.put("dedup-keys-deleted-alone", droppedAlone);
+        }
         drift.ifPresent(d -> d.sets().forEach((set, broken) -> counts.put(set.wireName() + "-order-breaks", broken.times())));
         return counts;
     }

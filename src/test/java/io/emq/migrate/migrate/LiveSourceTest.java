@@ -616,6 +616,31 @@ class LiveSourceTest {
         assertEquals(null, client().get(Keys.queue(QUEUE).dedup("k5")), "no v2 dedup key v1 deleted before the cutover");
     }
 
+    /**
+     * A dedup key v1 deletes alone right before the retirement (BullMQ's removeDeduplicationKey: no structure moves, the
+     * guard holds and the queue retires at once) is dropped from v2 once the tombstone is stamped: the feed told it; the
+     * receipt a dropped key of its name kept out is written then. One written again as it was, told too, stays.
+     */
+    @Test
+    void aDedupKeyV1DeletesAloneRightBeforeTheRetirementIsDroppedFromV2() {
+        for (String n : List.of("5", "6")) {
+            client().set("bull:live:de:k" + n, n);
+            client().hset("bull:live:" + n, "deid", "k" + n);
+        }
+        addCustom("order-5");
+        client().set("bull:live:de:order-5", "3");
+        MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
+            client().del("bull:live:de:k5", "bull:live:de:order-5");
+            client().set("bull:live:de:k6", "6");
+        });
+        assertReceipt(r, "order-5");
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        assertEquals(null, client().get(Keys.queue(QUEUE).dedup("k5")), "no v2 dedup key v1 deleted before the cutover");
+        assertEquals(Optional.empty(), journal.text("dedup:k5"), "its record forgotten");
+        String six = journal.ids().lookupV1(List.of("6".getBytes())).get(0).orElseThrow().toString();
+        assertEquals(six, client().get(Keys.queue(QUEUE).dedup("k6")), "the dedup key v1 still held");
+    }
+
     private void assertReceipt(MigrationResult r, String id) {
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);
