@@ -14,6 +14,7 @@ import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -42,6 +43,7 @@ import java.util.stream.Stream;
  */
 final class DedupAndSchedulers {
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
+    private static final byte[] TEMPLATE = Utf8.bytes("template");
 
     static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
             "scheduler written", "schedulers written", "dropped records deleted");
@@ -170,6 +172,32 @@ final class DedupAndSchedulers {
             }
         }
         return journaled.isEmpty() ? 0 : drop(m, journaled, field -> !gone.contains(field), Set.of());
+    }
+
+    /**
+     * Once the tombstone is stamped: rewrites the v2 template of each {@code every} scheduler of {@code before} (the
+     * source as the last pass read it) whose v1 record now makes another template than v2 holds. An upsert that keeps a
+     * scheduler's next run writes its record alone ({@code repeat}'s score unchanged: no watched key moves), so the
+     * guard held through it; one that moves or removes a scheduler moved {@code repeat}, and a pass followed. Two reads
+     * a scheduler (a queue has few). Returns how many it rewrote.
+     */
+    static long rewriteEditedTemplates(QueueMigration m, QueueSnapshot before) {
+        long rewritten = 0;
+        for (Scheduler s : before.schedulers()) {
+            Optional<String> name = s.kind() == Scheduler.Kind.EVERY
+                    ? m.journal.text(Journal.SCHEDULER_PREFIX + s.id().display()) : Optional.empty();
+            List<byte[]> record = m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS);
+            if (name.isEmpty() || record.stream().allMatch(v -> v == null)) {
+                continue;
+            }
+            byte[] template = template(m, s.id(), record);
+            String key = m.keys.repeat(name.get());
+            if (!Arrays.equals(template, m.targetWire.hmget(Utf8.bytes(key), List.of(TEMPLATE)).get(0))) {
+                new TargetWrites(m).hset(key, Map.of(TEMPLATE, template)).flush();
+                rewritten++;
+            }
+        }
+        return rewritten;
     }
 
     /** The journal fields of the records written by one call: held compactly ({@link IdSet}), a million dedup keys among them. */
@@ -363,7 +391,7 @@ final class DedupAndSchedulers {
         long written = 0;
         for (Scheduler s : every) {
             String name = v2Name(s.id());
-            byte[] template = template(m, s, m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS));
+            byte[] template = template(m, s.id(), m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS));
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
             String key = m.keys.repeat(name);
@@ -373,7 +401,7 @@ final class DedupAndSchedulers {
             names.add(name);
             m.checkpoints.hit("scheduler recorded");
             new TargetWrites(m).del(key)
-                    .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), Utf8.bytes("template"), template))
+                    .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), TEMPLATE, template))
                     .zadd(m.keys.base() + "repeat", next, name)
                     .flush();
             m.checkpoints.hit("scheduler written");
@@ -402,13 +430,13 @@ final class DedupAndSchedulers {
         }
     }
 
-    /** The v2 template of a scheduler from its v1 record's {@link #TEMPLATE_FIELDS} (name, data, opts; null where absent). */
-    private static byte[] template(QueueMigration m, Scheduler s, List<byte[]> record) {
+    /** The v2 template of scheduler {@code sid} from its v1 record's {@link #TEMPLATE_FIELDS} (name, data, opts; null where absent). */
+    private static byte[] template(QueueMigration m, Bytes sid, List<byte[]> record) {
         byte[] data = record.get(1) == null ? Utf8.bytes("{}") : record.get(1);
         if (m.options.payload() == PayloadPolicy.DATA) {
             return data;
         }
-        return Envelope.wrap(data, new Envelope.Provenance(m.source.display(), Bytes.utf8("repeat:").concat(s.id()).raw(),
+        return Envelope.wrap(data, new Envelope.Provenance(m.source.display(), Bytes.utf8("repeat:").concat(sid).raw(),
                 record.get(0), null, record.get(2)));
     }
 }

@@ -51,8 +51,10 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * re-run after a crash in the window takes a pass first (a watch does not outlive its connection).
  *
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
- * ({@code window-ms}): v2 serves from here. With the change feed, the dedup keys v1 deleted on their own since the
- * pass read them (no structure moved, so the guard held) are dropped from v2 ({@link DedupAndSchedulers#dropDeletedAlone}).
+ * ({@code window-ms}): v2 serves from here. What v1 wrote since the pass read it without moving a watched key follows:
+ * with the change feed, the dedup keys it deleted on their own are dropped from v2
+ * ({@link DedupAndSchedulers#dropDeletedAlone}); the templates of schedulers it upserted keeping their next run are
+ * rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}).
  *
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
  * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
@@ -108,6 +110,7 @@ final class RetireSource implements Step {
         m.checkpoints.hit("v2 resumed");
         long droppedAlone = stamp.before().isEmpty() ? 0 // an earlier run stamped it: its watch is gone
                 : m.watch.flatMap(SourceFeed.Watch::peek).map(told -> DedupAndSchedulers.dropDeletedAlone(m, told)).orElse(0L);
+        long templates = stamp.before().map(before -> DedupAndSchedulers.rewriteEditedTemplates(m, before)).orElse(0L);
         Optional<ServeOrder.Drift> drift = ServeOrder.accepted(m, stamp.before());
         drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));
         Retired jobs = retireJobs(m, stamp.before());
@@ -122,6 +125,9 @@ final class RetireSource implements Step {
                 "window-ms", window));
         if (droppedAlone > 0) {
             counts.put("dedup-keys-deleted-alone", droppedAlone);
+        }
+        if (templates > 0) {
+            counts.put("scheduler-templates-edited", templates);
         }
         drift.ifPresent(d -> d.sets().forEach((set, broken) -> counts.put(set.wireName() + "-order-breaks", broken.times())));
         return counts;

@@ -17,9 +17,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +40,8 @@ import redis.clients.jedis.UnifiedJedis;
  * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
  * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold; v2 registers
- * exactly the schedulers v1 held at its tombstone (half the runs have some, added and removed at checkpoints). Prints
+ * exactly the schedulers v1 held at its tombstone, each with the template v1 held then (half the runs have some, added,
+ * edited and removed at checkpoints). Prints
  * {@code N runs, L lost, D doubled, S stale dedup keys or schedulers}.
  */
 public final class LiveSoak {
@@ -101,8 +104,8 @@ public final class LiveSoak {
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
-        /** The v1 queue's schedulers, as the soak added and removed them before the tombstone. */
-        final Set<String> schedulers = Collections.synchronizedSet(new TreeSet<>());
+        /** The v1 queue's schedulers and their data versions, as the soak upserted and removed them before the tombstone. */
+        final Map<String, Integer> schedulers = Collections.synchronizedMap(new TreeMap<>());
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong hits = new AtomicLong();
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -139,8 +142,8 @@ public final class LiveSoak {
                 }
                 if (random.nextBoolean()) { // schedulers: no refresh stands for them either
                     for (String sid : List.of("s1", "s2")) {
-                        LiveV1.schedule(client, QUEUE, sid, true);
-                        schedulers.add(sid);
+                        LiveV1.schedule(client, QUEUE, sid, 1);
+                        schedulers.put(sid, 1);
                     }
                 }
                 if (random.nextInt(4) == 0) { // a job with a logs list: no refresh stands for it, every pass under the pause reads it all
@@ -241,16 +244,17 @@ public final class LiveSoak {
                     LiveV1.pause(client, QUEUE);
                     events.add("operator pause@" + where);
                 }
-                case 7 -> { // a scheduler added or removed, unless the tombstone is there
+                case 7 -> { // a scheduler added, its template edited (its next run kept) or removed, unless the tombstone is there
                     String sid = "s" + (1 + random.nextInt(3));
-                    boolean add = !schedulers.contains(sid);
-                    if (LiveV1.schedule(client, QUEUE, sid, add)) {
-                        if (add) {
-                            schedulers.add(sid);
-                        } else {
+                    Integer had = schedulers.get(sid);
+                    int version = had == null ? 1 : random.nextBoolean() ? had + 1 : 0;
+                    if (LiveV1.schedule(client, QUEUE, sid, version)) {
+                        if (version == 0) {
                             schedulers.remove(sid);
+                        } else {
+                            schedulers.put(sid, version);
                         }
-                        events.add((add ? "scheduled " : "unscheduled ") + sid + "@" + where);
+                        events.add((version == 0 ? "unscheduled " : "scheduled v" + version + " ") + sid + "@" + where);
                     }
                 }
                 default -> {
@@ -346,7 +350,7 @@ public final class LiveSoak {
             List<String> found = new ArrayList<>(LiveV1.problems(client, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(client, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
-                found.addAll(LiveV1.schedulerProblems(client, QUEUE, Set.copyOf(schedulers)));
+                found.addAll(LiveV1.schedulerProblems(client, QUEUE, Map.copyOf(schedulers)));
             }
             for (String problem : found) {
                 if (problem.startsWith("lost") || problem.startsWith("dedup key lost")) {

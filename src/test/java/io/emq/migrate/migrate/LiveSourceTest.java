@@ -1262,6 +1262,31 @@ class LiveSourceTest {
     }
 
     /**
+     * A scheduler v1 upserts right before the retirement keeping its next run (its record rewritten, {@code repeat}'s
+     * score unchanged: no watched key moves, the queue retires at once) has its v2 template rewritten from the new record
+     * once the tombstone is stamped, in a run that follows the feed and in a re-run that has none.
+     */
+    @Test
+    void aSchedulerTemplateV1EditsRightBeforeTheRetirementIsCarried() {
+        for (boolean rerun : new boolean[] {false, true}) {
+            generate();
+            client().hset("bull:live:repeat:tick", Map.of("every", "60000", "name", "tick", "data", "{\"v\":1}"));
+            client().zadd("bull:live:repeat", 1, "tick");
+            if (rerun) {
+                stopAt("70:schedulers written#1");
+            }
+            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
+                client().hset("bull:live:repeat:tick", "data", "{\"v\":2}");
+                client().zadd("bull:live:repeat", 1, "tick");
+            });
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+            assertExactlyOnce(r);
+            String template = client().hget(Keys.queue(QUEUE).repeat("tick"), "template");
+            assertTrue(template.contains("{\"v\":2}"), (rerun ? "re-run: " : "") + "the template v1 held at the cutover: " + template);
+        }
+    }
+
+    /**
      * A dedup key v1 dropped is deleted from v2 only while it holds the branded id the migration wrote (another
      * writer's value is kept), and a run that stopped after deleting it, before its record was forgotten, leaves
      * the re-run to forget it: the journal counts no record left.

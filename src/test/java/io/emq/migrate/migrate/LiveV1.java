@@ -276,8 +276,8 @@ public final class LiveV1 {
             if redis.call('HGET', KEYS[1], 'version') == ARGV[3] then
               return 0
             end
-            if ARGV[2] == 'add' then
-              redis.call('HSET', KEYS[2], 'every', '60000', 'name', ARGV[1])
+            if ARGV[2] ~= '0' then
+              redis.call('HSET', KEYS[2], 'every', '60000', 'name', ARGV[1], 'data', '{"v":' .. ARGV[2] .. '}')
               redis.call('ZADD', KEYS[3], 1, ARGV[1])
             else
               redis.call('DEL', KEYS[2])
@@ -287,27 +287,37 @@ public final class LiveV1 {
             """;
 
     /**
-     * An {@code every} scheduler {@code sid} added to the queue (or removed from it: {@code add} false) as BullMQ's
-     * upsertJobScheduler and removeJobScheduler write its record and the {@code repeat} zset, its iteration job aside;
-     * false, nothing written, once the queue holds the migration's tombstone (a v1 client writes there no more).
+     * An {@code every} scheduler {@code sid} upserted with data {@code {"v":version}} (its next run kept), or removed
+     * ({@code version} 0), as BullMQ's upsertJobScheduler and removeJobScheduler write its record and the {@code repeat}
+     * zset, its iteration job aside; false, nothing written, once the queue holds the migration's tombstone (a v1
+     * client writes there no more).
      */
-    public static boolean schedule(UnifiedJedis client, String queue, String sid, boolean add) {
+    public static boolean schedule(UnifiedJedis client, String queue, String sid, int version) {
         Object done = client.eval(SCHEDULE, List.of(key(queue, "meta"), key(queue, "repeat:" + sid), key(queue, "repeat")),
-                List.of(sid, add ? "add" : "remove", io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
+                List.of(sid, Integer.toString(version), io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
         return Long.valueOf(1).equals(done);
     }
 
-    /** The schedulers of a retired queue: v2 registers exactly those v1 held when it was retired ({@code held}), each with its record. */
-    public static List<String> schedulerProblems(UnifiedJedis client, String queue, Set<String> held) {
+    /**
+     * The schedulers of a retired queue: v2 registers exactly those v1 held when it was retired ({@code held}: each
+     * scheduler's data version, see {@link #schedule}), each with its record and the template of that version.
+     */
+    public static List<String> schedulerProblems(UnifiedJedis client, String queue, Map<String, Integer> held) {
         Keys keys = Keys.queue(queue);
         Set<String> registered = new java.util.TreeSet<>(client.zrange(keys.base() + "repeat", 0, -1));
         List<String> problems = new ArrayList<>();
-        if (!registered.equals(new java.util.TreeSet<>(held))) {
-            problems.add((registered.containsAll(held) ? "stale" : "lost") + " schedulers: v2 registers " + registered
-                    + ", v1 held " + new java.util.TreeSet<>(held));
+        if (!registered.equals(held.keySet())) {
+            problems.add((registered.containsAll(held.keySet()) ? "stale" : "lost") + " schedulers: v2 registers " + registered
+                    + ", v1 held " + new java.util.TreeSet<>(held.keySet()));
         }
-        registered.stream().filter(name -> !client.exists(keys.repeat(name)))
-                .forEach(name -> problems.add("lost scheduler record: " + keys.repeat(name)));
+        for (String name : registered) {
+            String template = client.hget(keys.repeat(name), "template");
+            if (template == null) {
+                problems.add("lost scheduler record: " + keys.repeat(name));
+            } else if (held.containsKey(name) && !template.contains("{\"v\":" + held.get(name) + "}")) {
+                problems.add("stale scheduler template: " + keys.repeat(name) + " holds " + template + ", v1 held version " + held.get(name));
+            }
+        }
         return problems;
     }
 
