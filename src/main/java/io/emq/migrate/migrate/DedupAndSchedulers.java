@@ -143,35 +143,40 @@ final class DedupAndSchedulers {
 
     /**
      * Once the tombstone is stamped: drops from v2 the dedup keys v1 deleted on their own since the last pass read the
-     * source ({@code told}, the feed's keys since that pass drained): BullMQ's removeDeduplicationKey moves no
-     * structure, so the guard held through it. Of the dedup keys told, those journaled whose v1 key is gone now are
-     * dropped as a pass drops them ({@link #drop}: only while v2's key holds the id written; a receipt of that name,
-     * kept out by the key, written then). Returns how many.
+     * source ({@code before}): BullMQ's removeDeduplicationKey moves no structure, so the guard held through it. The
+     * candidates are the dedup keys the feed tells written since that pass drained ({@code told}), or without the feed
+     * every dedup key {@code before} holds; of them, those journaled whose v1 key is gone now are dropped as a pass
+     * drops them ({@link #drop}: only while v2's key holds the id written; a receipt of that name, kept out by the key,
+     * written then), {@link #RECEIPTS} at a time. Returns how many.
      */
-    static long dropDeletedAlone(QueueMigration m, SourceFeed.Changes told) {
+    static long dropDeletedAlone(QueueMigration m, QueueSnapshot before, Optional<SourceFeed.Changes> told) {
         Bytes dedupBase = m.source.base().concat(KeyClass.DedupKey.PREFIX);
-        List<Bytes> ids = new ArrayList<>(dedupIds(dedupBase, told));
-        ids.removeIf(id -> !id.isUtf8());
-        List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
-        List<byte[]> fields = new ArrayList<>();
-        for (int i = 0; i < ids.size(); i++) {
-            if (inV1.get(i) == 0) {
-                fields.add(Utf8.bytes(Journal.DEDUP_PREFIX + ids.get(i).utf8()));
+        Iterable<Bytes> candidates = told.<Iterable<Bytes>>map(t -> dedupIds(dedupBase, t))
+                .orElseGet(() -> () -> before.dedupKeys().stream().map(DedupEntry::dedupId).iterator());
+        Iterable<Bytes> utf8 = () -> java.util.stream.StreamSupport.stream(candidates.spliterator(), false).filter(Bytes::isUtf8).iterator();
+        long[] dropped = {0};
+        Migratable.inBatches(utf8, RECEIPTS, ids -> {
+            List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
+            List<byte[]> fields = new ArrayList<>();
+            for (int i = 0; i < ids.size(); i++) {
+                if (inV1.get(i) == 0) {
+                    fields.add(Utf8.bytes(Journal.DEDUP_PREFIX + ids.get(i).utf8()));
+                }
             }
-        }
-        if (fields.isEmpty()) {
-            return 0;
-        }
-        List<byte[]> values = m.journal.read(fields);
-        List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
-        Set<String> gone = new HashSet<>();
-        for (int i = 0; i < fields.size(); i++) {
-            if (values.get(i) != null) {
-                journaled.add(Map.entry(fields.get(i), values.get(i)));
-                gone.add(Replies.asText(fields.get(i)));
+            List<byte[]> values = fields.isEmpty() ? List.of() : m.journal.read(fields);
+            List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
+            Set<String> gone = new HashSet<>();
+            for (int i = 0; i < values.size(); i++) {
+                if (values.get(i) != null) {
+                    journaled.add(Map.entry(fields.get(i), values.get(i)));
+                    gone.add(Replies.asText(fields.get(i)));
+                }
             }
-        }
-        return journaled.isEmpty() ? 0 : drop(m, journaled, field -> !gone.contains(field), Set.of());
+            if (!journaled.isEmpty()) {
+                dropped[0] += drop(m, journaled, field -> !gone.contains(field), Set.of());
+            }
+        });
+        return dropped[0];
     }
 
     /**

@@ -52,9 +52,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  *
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
  * ({@code window-ms}): v2 serves from here. What v1 wrote since the pass read it without moving a watched key follows:
- * with the change feed, the dedup keys it deleted on their own are dropped from v2
- * ({@link DedupAndSchedulers#dropDeletedAlone}); the templates of schedulers it upserted keeping their next run are
- * rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}).
+ * the dedup keys it deleted on their own are dropped from v2 ({@link DedupAndSchedulers#dropDeletedAlone}: those the
+ * change feed tells, or without it every one the pass read), the templates of schedulers it upserted keeping their
+ * next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}).
  *
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
  * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
@@ -108,8 +108,9 @@ final class RetireSource implements Step {
             m.journal.record(windowMs);
         }
         m.checkpoints.hit("v2 resumed");
-        long droppedAlone = stamp.before().isEmpty() ? 0 // an earlier run stamped it: its watch is gone
-                : m.watch.flatMap(SourceFeed.Watch::peek).map(told -> DedupAndSchedulers.dropDeletedAlone(m, told)).orElse(0L);
+        // (when an earlier run stamped it, that run's read is gone with it: neither follows)
+        long droppedAlone = stamp.before().map(before -> DedupAndSchedulers.dropDeletedAlone(m, before,
+                m.watch.flatMap(SourceFeed.Watch::peek))).orElse(0L);
         long templates = stamp.before().map(before -> DedupAndSchedulers.rewriteEditedTemplates(m, before)).orElse(0L);
         Optional<ServeOrder.Drift> drift = ServeOrder.accepted(m, stamp.before());
         drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));

@@ -1,5 +1,6 @@
 package io.emq.migrate.bench;
 
+import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Checkpoints;
@@ -104,6 +105,8 @@ public final class LiveSoak {
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
+        /** The jobs whose dedup key v1 deleted alone before the tombstone: v2 must not hold it. */
+        final Set<String> dedupDeletedAlone = Collections.synchronizedSet(new TreeSet<>());
         /** The v1 queue's schedulers and their data versions, as the soak upserted and removed them before the tombstone. */
         final Map<String, Integer> schedulers = Collections.synchronizedMap(new TreeMap<>());
         final AtomicBoolean stop = new AtomicBoolean();
@@ -156,7 +159,7 @@ public final class LiveSoak {
                         throw new Checkpoints.InjectedCrash(version + ":" + where);
                     }
                     if (!stop.get() && random.nextDouble() < pAct) {
-                        act(client, version + ":" + where);
+                        act(client, version, version + ":" + where);
                     }
                 });
                 List<Thread> threads = new ArrayList<>();
@@ -206,8 +209,8 @@ public final class LiveSoak {
         }
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
-        private void act(UnifiedJedis client, String where) {
-            switch (random.nextInt(9)) {
+        private void act(UnifiedJedis client, int version, String where) {
+            switch (random.nextInt(10)) {
                 case 0 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
@@ -244,17 +247,27 @@ public final class LiveSoak {
                     LiveV1.pause(client, QUEUE);
                     events.add("operator pause@" + where);
                 }
+                case 8 -> { // a dedup key deleted alone (removeDeduplicationKey) before V120: in its last instant, a run stopped
+                    // after the tombstone leaves it to a re-run that cannot tell it from the retirement's own deletions
+                    List<String> ids = version >= 120 ? List.of() : new ArrayList<>(deduplicated);
+                    String id = ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
+                    if (id != null && LiveV1.deleteDedupKey(client, QUEUE, "d" + id)) {
+                        deduplicated.remove(id);
+                        dedupDeletedAlone.add(id);
+                        events.add("undedup d" + id + "@" + where);
+                    }
+                }
                 case 7 -> { // a scheduler added, its template edited (its next run kept) or removed, unless the tombstone is there
                     String sid = "s" + (1 + random.nextInt(3));
                     Integer had = schedulers.get(sid);
-                    int version = had == null ? 1 : random.nextBoolean() ? had + 1 : 0;
-                    if (LiveV1.schedule(client, QUEUE, sid, version)) {
-                        if (version == 0) {
+                    int data = had == null ? 1 : random.nextBoolean() ? had + 1 : 0;
+                    if (LiveV1.schedule(client, QUEUE, sid, data)) {
+                        if (data == 0) {
                             schedulers.remove(sid);
                         } else {
-                            schedulers.put(sid, version);
+                            schedulers.put(sid, data);
                         }
-                        events.add((version == 0 ? "unscheduled " : "scheduled v" + version + " ") + sid + "@" + where);
+                        events.add((data == 0 ? "unscheduled " : "scheduled v" + data + " ") + sid + "@" + where);
                     }
                 }
                 default -> {
@@ -351,6 +364,12 @@ public final class LiveSoak {
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(client, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(client, QUEUE, Map.copyOf(schedulers)));
+                for (String id : Set.copyOf(dedupDeletedAlone)) {
+                    String held = client.get(Keys.queue(QUEUE).dedup("d" + id));
+                    if (held != null) {
+                        found.add("stale dedup key: de:d" + id + " holds " + held + ", though v1 deleted it before its tombstone");
+                    }
+                }
             }
             for (String problem : found) {
                 if (problem.startsWith("lost") || problem.startsWith("dedup key lost")) {

@@ -248,6 +248,23 @@ public final class LiveV1 {
         return problems;
     }
 
+    private static final String DELETE_DEDUP_KEY = """
+            if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+              return 0
+            end
+            return redis.call('DEL', KEYS[2])
+            """;
+
+    /**
+     * BullMQ's removeDeduplicationKey: the dedup key {@code de:<did>} deleted alone, its job kept; false when there was
+     * none, or once the queue holds the migration's tombstone (nothing written then).
+     */
+    public static boolean deleteDedupKey(UnifiedJedis client, String queue, String did) {
+        Object done = client.eval(DELETE_DEDUP_KEY, List.of(key(queue, "meta"), key(queue, "de:" + did)),
+                List.of(io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
+        return Long.valueOf(1).equals(done);
+    }
+
     /**
      * The dedup keys of a retired queue: each job added deduplicated ({@link #addDeduplicated}) that v1 did not
      * finish has its v2 dedup key pointing at its row, and no v2 dedup key points at a job v2 does not hold.
