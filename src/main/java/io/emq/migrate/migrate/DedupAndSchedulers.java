@@ -153,9 +153,9 @@ final class DedupAndSchedulers {
         Bytes dedupBase = m.source.base().concat(KeyClass.DedupKey.PREFIX);
         Iterable<Bytes> candidates = told.<Iterable<Bytes>>map(t -> dedupIds(dedupBase, t))
                 .orElseGet(() -> () -> before.dedupKeys().stream().map(DedupEntry::dedupId).iterator());
-        Iterable<Bytes> utf8 = () -> java.util.stream.StreamSupport.stream(candidates.spliterator(), false).filter(Bytes::isUtf8).iterator();
         long[] dropped = {0};
-        Migratable.inBatches(utf8, RECEIPTS, ids -> {
+        Migratable.inBatches(candidates, RECEIPTS, batch -> {
+            List<Bytes> ids = batch.stream().filter(Bytes::isUtf8).toList();
             List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
             List<byte[]> fields = new ArrayList<>();
             for (int i = 0; i < ids.size(); i++) {

@@ -112,7 +112,8 @@ final class Resync {
      * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote
      * since the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile
      * is gone from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken
-     * one, a re-run) every job is looked up and re-read. A pass that fails spoils the watch: what it drained was not acted on, so only full passes follow.
+     * one, a re-run) every job is looked up and re-read. A pass that fails spoils the watch: what it drained was not
+     * acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
