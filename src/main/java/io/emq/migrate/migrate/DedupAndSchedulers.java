@@ -157,26 +157,32 @@ final class DedupAndSchedulers {
         Migratable.inBatches(candidates, RECEIPTS, batch -> {
             List<Bytes> ids = batch.stream().filter(Bytes::isUtf8).toList();
             List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
-            List<byte[]> fields = new ArrayList<>();
+            List<String> gone = new ArrayList<>();
             for (int i = 0; i < ids.size(); i++) {
                 if (inV1.get(i) == 0) {
-                    fields.add(Utf8.bytes(Journal.DEDUP_PREFIX + ids.get(i).utf8()));
+                    gone.add(Journal.DEDUP_PREFIX + ids.get(i).utf8());
                 }
             }
-            List<byte[]> values = fields.isEmpty() ? List.of() : m.journal.read(fields);
-            List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
-            Set<String> gone = new HashSet<>();
-            for (int i = 0; i < values.size(); i++) {
-                if (values.get(i) != null) {
-                    journaled.add(Map.entry(fields.get(i), values.get(i)));
-                    gone.add(Replies.asText(fields.get(i)));
-                }
-            }
+            List<Map.Entry<byte[], byte[]>> journaled = gone.isEmpty() ? List.of() : journaled(m, gone);
             if (!journaled.isEmpty()) {
-                dropped[0] += drop(m, journaled, field -> !gone.contains(field), Set.of());
+                Set<String> dropping = new HashSet<>(gone);
+                dropped[0] += drop(m, journaled, field -> !dropping.contains(field), Set.of());
             }
         });
         return dropped[0];
+    }
+
+    /** The records the journal holds of these fields, as field and value, in order. */
+    private static List<Map.Entry<byte[], byte[]>> journaled(QueueMigration m, List<String> fields) {
+        List<byte[]> names = fields.stream().map(Utf8::bytes).toList();
+        List<byte[]> values = m.journal.read(names);
+        List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            if (values.get(i) != null) {
+                journaled.add(Map.entry(names.get(i), values.get(i)));
+            }
+        }
+        return journaled;
     }
 
     /**
@@ -191,9 +197,9 @@ final class DedupAndSchedulers {
         for (Scheduler s : before.schedulers()) {
             Optional<String> name = s.kind() == Scheduler.Kind.EVERY
                     ? m.journal.text(Journal.SCHEDULER_PREFIX + s.id().display()) : Optional.empty();
-            List<byte[]> record = m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS);
-            if (name.isEmpty() || record.stream().allMatch(v -> v == null)) {
-                continue;
+            List<byte[]> record = name.isEmpty() ? List.of() : templateFields(m, s.id());
+            if (record.stream().allMatch(v -> v == null)) {
+                continue; // not registered, or its record gone (a removal moved repeat: the pass before carried it)
             }
             byte[] template = template(m, s.id(), record);
             String key = m.keys.repeat(name.get());
@@ -292,16 +298,7 @@ final class DedupAndSchedulers {
         fields.removeIf(carried::contains);
         Predicate<String> current = field -> carried.contains(field) || !fields.contains(field);
         long[] dropped = {0};
-        Migratable.inBatches(new ArrayList<>(fields), RECEIPTS, batch -> {
-            List<byte[]> values = m.journal.read(batch.stream().map(Utf8::bytes).toList());
-            List<Map.Entry<byte[], byte[]>> journaled = new ArrayList<>();
-            for (int i = 0; i < batch.size(); i++) {
-                if (values.get(i) != null) {
-                    journaled.add(Map.entry(Utf8.bytes(batch.get(i)), values.get(i)));
-                }
-            }
-            dropped[0] += drop(m, journaled, current, names);
-        });
+        Migratable.inBatches(new ArrayList<>(fields), RECEIPTS, batch -> dropped[0] += drop(m, journaled(m, batch), current, names));
         if (changed.schedulersWritten()) {
             m.journal.entriesStartingWith(Journal.SCHEDULER_PREFIX, page -> dropped[0] += drop(m, page, carried::contains, names));
         }
@@ -396,7 +393,7 @@ final class DedupAndSchedulers {
         long written = 0;
         for (Scheduler s : every) {
             String name = v2Name(s.id());
-            byte[] template = template(m, s.id(), m.sourceWire.hmget(m.source.key("repeat:").concat(s.id()).raw(), TEMPLATE_FIELDS));
+            byte[] template = template(m, s.id(), templateFields(m, s.id()));
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
             String key = m.keys.repeat(name);
@@ -433,6 +430,11 @@ final class DedupAndSchedulers {
         } catch (NumberFormatException e) {
             return Optional.empty();
         }
+    }
+
+    /** The {@link #TEMPLATE_FIELDS} of scheduler {@code sid}'s v1 record, in order, null where absent (all, when it has none). */
+    private static List<byte[]> templateFields(QueueMigration m, Bytes sid) {
+        return m.sourceWire.hmget(m.source.key("repeat:").concat(sid).raw(), TEMPLATE_FIELDS);
     }
 
     /** The v2 template of scheduler {@code sid} from its v1 record's {@link #TEMPLATE_FIELDS} (name, data, opts; null where absent). */
