@@ -150,26 +150,47 @@ final class DedupAndSchedulers {
      * written then), {@link #RECEIPTS} at a time. Returns how many.
      */
     static long dropDeletedAlone(QueueMigration m, QueueSnapshot before, Optional<SourceFeed.Changes> told) {
-        Bytes dedupBase = m.source.base().concat(KeyClass.DedupKey.PREFIX);
+        Bytes dedupBase = dedupBase(m);
         Iterable<Bytes> candidates = told.<Iterable<Bytes>>map(t -> dedupIds(dedupBase, t))
                 .orElseGet(() -> () -> before.dedupKeys().stream().map(DedupEntry::dedupId).iterator());
         long[] dropped = {0};
-        Migratable.inBatches(candidates, RECEIPTS, batch -> {
-            List<Bytes> ids = batch.stream().filter(Bytes::isUtf8).toList();
-            List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
-            List<String> gone = new ArrayList<>();
-            for (int i = 0; i < ids.size(); i++) {
-                if (inV1.get(i) == 0) {
-                    gone.add(Journal.DEDUP_PREFIX + ids.get(i).utf8());
-                }
-            }
-            List<Map.Entry<byte[], byte[]>> journaled = gone.isEmpty() ? List.of() : journaled(m, gone);
-            if (!journaled.isEmpty()) {
-                Set<String> dropping = new HashSet<>(gone);
-                dropped[0] += drop(m, journaled, field -> !dropping.contains(field), Set.of());
-            }
-        });
+        Migratable.inBatches(candidates, RECEIPTS, batch -> dropped[0] += dropGone(m, batch));
         return dropped[0];
+    }
+
+    /**
+     * As above, in a run resumed past the tombstone, which holds no read of the source: the candidates are every dedup
+     * key the journal records (v1 deletes none of its own keys before {@link RetireSource} journals that it followed
+     * v1, so each journaled key gone from v1 was deleted by a v1 client), a page of the journal at a time.
+     */
+    static long dropDeletedAlone(QueueMigration m) {
+        long[] dropped = {0};
+        m.journal.fieldsStartingWith(Journal.DEDUP_PREFIX, page -> dropped[0] += dropGone(m, page.stream()
+                .map(field -> Bytes.of(Arrays.copyOfRange(field, Journal.DEDUP_PREFIX.length(), field.length))).toList()));
+        return dropped[0];
+    }
+
+    /** Drops the journaled dedup keys among these ids (UTF-8 ones: the journal's fields) whose v1 key is gone; how many. */
+    private static long dropGone(QueueMigration m, List<Bytes> candidates) {
+        Bytes dedupBase = dedupBase(m);
+        List<Bytes> ids = candidates.stream().filter(Bytes::isUtf8).toList();
+        List<Long> inV1 = m.sourceWire.existing(ids.stream().map(id -> List.of(dedupBase.concat(id).raw())).toList());
+        List<String> gone = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            if (inV1.get(i) == 0) {
+                gone.add(Journal.DEDUP_PREFIX + ids.get(i).utf8());
+            }
+        }
+        List<Map.Entry<byte[], byte[]>> journaled = gone.isEmpty() ? List.of() : journaled(m, gone);
+        if (journaled.isEmpty()) {
+            return 0;
+        }
+        Set<String> dropping = new HashSet<>(gone);
+        return drop(m, journaled, field -> !dropping.contains(field), Set.of());
+    }
+
+    private static Bytes dedupBase(QueueMigration m) {
+        return m.source.base().concat(KeyClass.DedupKey.PREFIX);
     }
 
     /** The records the journal holds of these fields, as field and value, in order. */
@@ -197,18 +218,41 @@ final class DedupAndSchedulers {
         for (Scheduler s : before.schedulers()) {
             Optional<String> name = s.kind() == Scheduler.Kind.EVERY
                     ? m.journal.text(Journal.SCHEDULER_PREFIX + s.id().display()) : Optional.empty();
-            List<byte[]> record = name.isEmpty() ? List.of() : templateFields(m, s.id());
-            if (record.stream().allMatch(v -> v == null)) {
-                continue; // not registered, or its record gone (a removal moved repeat: the pass before carried it)
-            }
-            byte[] template = template(m, s.id(), record);
-            String key = m.keys.repeat(name.get());
-            if (!Arrays.equals(template, m.targetWire.hmget(Utf8.bytes(key), List.of(TEMPLATE)).get(0))) {
-                new TargetWrites(m).hset(key, Map.of(TEMPLATE, template)).flush();
+            if (name.isPresent() && rewroteIfEdited(m, s.id(), name.get())) {
                 rewritten++;
             }
         }
         return rewritten;
+    }
+
+    /**
+     * As above, in a run resumed past the tombstone: of every scheduler the journal registers (its v1 id read back from
+     * the record's name, so one whose id is not UTF-8 is not followed; BullMQ's ids are text).
+     */
+    static long rewriteEditedTemplates(QueueMigration m) {
+        long[] rewritten = {0};
+        m.journal.entriesStartingWith(Journal.SCHEDULER_PREFIX, page -> page.forEach(record -> {
+            String field = Replies.asText(record.getKey());
+            if (rewroteIfEdited(m, Bytes.utf8(field.substring(Journal.SCHEDULER_PREFIX.length())), Replies.asText(record.getValue()))) {
+                rewritten[0]++;
+            }
+        }));
+        return rewritten[0];
+    }
+
+    /** Rewrites the template of v1 scheduler {@code sid}, registered in v2 as {@code name}, when its v1 record now makes another. */
+    private static boolean rewroteIfEdited(QueueMigration m, Bytes sid, String name) {
+        List<byte[]> record = templateFields(m, sid);
+        if (record.stream().allMatch(v -> v == null)) {
+            return false; // its record gone (a removal moved repeat: the pass before carried it)
+        }
+        byte[] template = template(m, sid, record);
+        String key = m.keys.repeat(name);
+        if (Arrays.equals(template, m.targetWire.hmget(Utf8.bytes(key), List.of(TEMPLATE)).get(0))) {
+            return false;
+        }
+        new TargetWrites(m).hset(key, Map.of(TEMPLATE, template)).flush();
+        return true;
     }
 
     /** The journal fields of the records written by one call: held compactly ({@link IdSet}), a million dedup keys among them. */

@@ -49,6 +49,13 @@ public final class JournalHeader {
 
     /** The instant (epoch ms) this migration paused the v1 queue for its last pass (the pause window starts). */
     public static final Field<Long> V1_PAUSED_AT = number("v1_paused_at");
+    /**
+     * Whether the retirement followed what v1 wrote after the last pass read it without moving a watched key (dedup
+     * keys deleted alone, scheduler templates edited): recorded false with {@link #V1_PAUSED_AT}, true once followed, before
+     * any v1 job or key is deleted; so a run resumed past the tombstone follows it when an earlier run could not. A
+     * journal paused by a release before this field has it absent: a run resumed past that tombstone does not follow.
+     */
+    public static final Field<Boolean> V1_FOLLOWED = flag("v1_followed");
     /** How long the v1 queue was paused (ms): from {@link #V1_PAUSED_AT} until the v2 queue serves. */
     public static final Field<Long> WINDOW_MS = number("window-ms");
     /**
@@ -64,7 +71,7 @@ public final class JournalHeader {
     public static final Field<String> ORDER_DRIFT = text("order_drift");
 
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
-            SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, WINDOW_MS,
+            SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, V1_FOLLOWED, WINDOW_MS,
             PASS_WROTE, ORDER_DRIFT);
 
     /** The header of a journal that holds none of these fields (a new one). */

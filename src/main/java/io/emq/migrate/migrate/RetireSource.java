@@ -54,7 +54,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * ({@code window-ms}): v2 serves from here. What v1 wrote since the pass read it without moving a watched key follows:
  * the dedup keys it deleted on their own are dropped from v2 ({@link DedupAndSchedulers#dropDeletedAlone}: those the
  * change feed tells, or without it every one the pass read), the templates of schedulers it upserted keeping their
- * next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}).
+ * next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}); a run resumed past the tombstone whose
+ * journal says an earlier run did not get to it follows from the journal (every dedup key and scheduler it records),
+ * as nothing of v1 is deleted before the journal says it followed ({@code v1_followed}).
  *
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
  * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
@@ -79,7 +81,7 @@ final class RetireSource implements Step {
     @Override
     public List<String> checkpoints() {
         return Stream.of(Resync.CHECKPOINTS, List.of("verified, not yet recorded", "caught up", "pause recorded", "v1 paused",
-                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "jobs watched", "job keys deleted",
+                "before retire", "source moved at retire", "structures deleted", "v2 resumed", "v1 followed", "jobs watched", "job keys deleted",
                 "jobs retired",
                 "source deleted")).flatMap(List::stream).toList();
     }
@@ -87,8 +89,9 @@ final class RetireSource implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         boolean stamped = SourceFence.tombstoned(m.sourceWire, m.source);
-        // read once: of what this step reads, only the pause instant (recorded below when absent) and the window
-        // (recorded after its last use) are written before the step ends
+        // read once: of what this step reads, only the pause instant (recorded below when absent, with v1_followed
+        // false: read only when an earlier run stamped the tombstone) and the window (recorded after its last use) are
+        // written before the step ends
         JournalHeader header = m.journal.header();
         Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
         boolean inWindow = header.get(JournalHeader.V1_PAUSED_AT).isPresent(); // an earlier run paused v1 (and may have stopped anywhere)
@@ -108,10 +111,8 @@ final class RetireSource implements Step {
             m.journal.record(windowMs);
         }
         m.checkpoints.hit("v2 resumed");
-        // (when an earlier run stamped it, that run's read is gone with it: neither follows)
-        long droppedAlone = stamp.before().map(before -> DedupAndSchedulers.dropDeletedAlone(m, before,
-                m.watch.flatMap(SourceFeed.Watch::peek))).orElse(0L);
-        long templates = stamp.before().map(before -> DedupAndSchedulers.rewriteEditedTemplates(m, before)).orElse(0L);
+        Followed followed = followV1(m, stamp.before(), header);
+        m.checkpoints.hit("v1 followed");
         Optional<ServeOrder.Drift> drift = ServeOrder.accepted(m, stamp.before());
         drift.ifPresent(d -> m.journal.record(JournalHeader.ORDER_DRIFT, d.describe()));
         Retired jobs = retireJobs(m, stamp.before());
@@ -124,11 +125,11 @@ final class RetireSource implements Step {
         stamp.pass().forEach((k, v) -> counts.put("pass-" + k, v));
         counts.putAll(Map.of("structures", stamp.structures(), "jobs", jobs.deleted(), "unlinked", jobs.unlinked(), "keys", keys,
                 "window-ms", window));
-        if (droppedAlone > 0) {
-            counts.put("dedup-keys-deleted-alone", droppedAlone);
+        if (followed.dedupKeys() > 0) {
+            counts.put("dedup-keys-deleted-alone", followed.dedupKeys());
         }
-        if (templates > 0) {
-            counts.put("scheduler-templates-edited", templates);
+        if (followed.templates() > 0) {
+            counts.put("scheduler-templates-edited", followed.templates());
         }
         drift.ifPresent(d -> d.sets().forEach((set, broken) -> counts.put(set.wireName() + "-order-breaks", broken.times())));
         return counts;
@@ -150,6 +151,30 @@ final class RetireSource implements Step {
         return passes.counts();
     }
 
+    /** What the retirement followed of v1: the dedup keys it deleted alone, dropped from v2, and the scheduler templates it edited. */
+    private record Followed(long dedupKeys, long templates) {
+    }
+
+    /**
+     * Once v2 serves, before any v1 job or key is deleted: follows what v1 wrote since the last pass read it without
+     * moving a watched key ({@link DedupAndSchedulers#dropDeletedAlone}, {@link DedupAndSchedulers#rewriteEditedTemplates}),
+     * from {@code before} (that pass's read, the feed's keys since) when this run stamped the tombstone, else from the
+     * journal when the run that stamped it stopped before it followed ({@link JournalHeader#V1_FOLLOWED} false); then
+     * journals it followed. Nothing when an earlier run followed, or its release journaled no such fact.
+     */
+    private static Followed followV1(QueueMigration m, Optional<QueueSnapshot> before, JournalHeader header) {
+        boolean due = header.get(JournalHeader.V1_FOLLOWED).equals(Optional.of(false));
+        if (before.isEmpty() && !due) {
+            return new Followed(0, 0);
+        }
+        Followed followed = before.map(read -> new Followed(
+                        DedupAndSchedulers.dropDeletedAlone(m, read, m.watch.flatMap(SourceFeed.Watch::peek)),
+                        DedupAndSchedulers.rewriteEditedTemplates(m, read)))
+                .orElseGet(() -> new Followed(DedupAndSchedulers.dropDeletedAlone(m), DedupAndSchedulers.rewriteEditedTemplates(m)));
+        m.journal.record(JournalHeader.V1_FOLLOWED, true);
+        return followed;
+    }
+
     /**
      * Pauses v1 (journaled first, so a crash in between is undone by abandon) and retires its
      * structures. A refusal or a failure before the tombstone (a server out of memory, a bug) gives v1
@@ -163,7 +188,7 @@ final class RetireSource implements Step {
     private static Stamped pauseAndRetireStructures(QueueMigration m, JournalHeader header, boolean inWindow) {
         long pausedAt = header.get(JournalHeader.V1_PAUSED_AT).orElseGet(() -> {
             long now = System.currentTimeMillis();
-            m.journal.record(JournalHeader.V1_PAUSED_AT, now);
+            m.journal.record(new JournalHeader.Write().set(JournalHeader.V1_PAUSED_AT, now).set(JournalHeader.V1_FOLLOWED, false));
             return now;
         });
         m.checkpoints.hit("pause recorded");
@@ -207,7 +232,7 @@ final class RetireSource implements Step {
     /** Forgets the pause journaled, v1 serving as it did; a failure to is added to {@code failed}'s, v1 then counted paused. */
     private static void forgetThePause(QueueMigration m, RuntimeException failed) {
         try {
-            m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name())));
+            m.journal.forget(List.of(Utf8.bytes(JournalHeader.V1_PAUSED_AT.name()), Utf8.bytes(JournalHeader.V1_FOLLOWED.name())));
             m.v1Resumed();
         } catch (RuntimeException alsoFailed) {
             failed.addSuppressed(alsoFailed);

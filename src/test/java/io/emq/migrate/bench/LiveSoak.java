@@ -159,7 +159,7 @@ public final class LiveSoak {
                         throw new Checkpoints.InjectedCrash(version + ":" + where);
                     }
                     if (!stop.get() && random.nextDouble() < pAct) {
-                        act(client, version, version + ":" + where);
+                        act(client, version + ":" + where);
                     }
                 });
                 List<Thread> threads = new ArrayList<>();
@@ -209,7 +209,7 @@ public final class LiveSoak {
         }
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
-        private void act(UnifiedJedis client, int version, String where) {
+        private void act(UnifiedJedis client, String where) {
             switch (random.nextInt(10)) {
                 case 0 -> {
                     int n = 1 + random.nextInt(5);
@@ -247,9 +247,8 @@ public final class LiveSoak {
                     LiveV1.pause(client, QUEUE);
                     events.add("operator pause@" + where);
                 }
-                case 8 -> { // a dedup key deleted alone (removeDeduplicationKey) before V120: in its last instant, a run stopped
-                    // after the tombstone leaves it to a re-run that cannot tell it from the retirement's own deletions
-                    List<String> ids = version >= 120 ? List.of() : new ArrayList<>(deduplicated);
+                case 8 -> { // a dedup key deleted alone (removeDeduplicationKey), unless the tombstone is there
+                    List<String> ids = new ArrayList<>(deduplicated);
                     String id = ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
                     if (id != null && LiveV1.deleteDedupKey(client, QUEUE, "d" + id)) {
                         deduplicated.remove(id);

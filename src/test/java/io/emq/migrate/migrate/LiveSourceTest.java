@@ -575,18 +575,36 @@ class LiveSourceTest {
 
     /** Migrates, running {@code act} once at the first hit of {@code checkpoint} after v1 was paused (asserted to have run). */
     private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act) {
+        return migrateActingUnderThePauseAt(checkpoint, act, false);
+    }
+
+    /** As above; {@code stopAfterTheTombstone}: that run stops right after it stamped the tombstone, and a re-run finishes. */
+    private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act, boolean stopAfterTheTombstone) {
         boolean[] paused = {false};
         boolean[] done = {false};
-        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+        Checkpoints.Observer acting = (version, where) -> {
             paused[0] |= version == 120 && where.equals("v1 paused");
             if (paused[0] && where.equals(checkpoint) && !done[0]) {
                 done[0] = true;
                 act.run();
             }
-        }).get(0);
+            if (stopAfterTheTombstone && version == 120 && where.equals("structures deleted")) {
+                throw new Checkpoints.InjectedCrash("120:structures deleted");
+            }
+        };
+        if (!stopAfterTheTombstone) {
+            MigrationResult r = migrate(OPTIONS, acting).get(0);
+            assertTrue(done[0], "v1 was paused and " + checkpoint + " hit");
+            return r;
+        }
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, acting));
         assertTrue(done[0], "v1 was paused and " + checkpoint + " hit");
-        return r;
+        leaseLapses();
+        return migrate(OPTIONS, (version, where) -> { }).get(0);
     }
+
+    /** How the tests of what v1 writes right before the retirement run: in one run, in a re-run (no change feed), or stopped right after the tombstone. */
+    private static final List<String> RUNS = List.of("one run", "re-run", "stopped after the tombstone");
 
     /**
      * A dedup key v1 deletes alone (BullMQ's removeDeduplicationKey: no structure moves, so the guard holds) right after
@@ -619,12 +637,13 @@ class LiveSourceTest {
     /**
      * A dedup key v1 deletes alone right before the retirement (BullMQ's removeDeduplicationKey: no structure moves, the
      * guard holds and the queue retires at once) is dropped from v2 once the tombstone is stamped, told by the feed or,
-     * in a re-run that has none, found gone among the dedup keys the last pass read; the receipt a dropped key of its
-     * name kept out is written then. One written again as it was stays.
+     * in a re-run that has none, found gone among the dedup keys the last pass read, or, when the run stopped right after
+     * the tombstone, by the re-run among every dedup key the journal records; the receipt a dropped key of its name kept
+     * out is written then. One written again as it was stays.
      */
     @Test
     void aDedupKeyV1DeletesAloneRightBeforeTheRetirementIsDroppedFromV2() {
-        for (boolean rerun : new boolean[] {false, true}) {
+        for (String runs : RUNS) {
             generate();
             for (String n : List.of("5", "6")) {
                 client().set("bull:live:de:k" + n, n);
@@ -632,16 +651,16 @@ class LiveSourceTest {
             }
             addCustom("order-5");
             client().set("bull:live:de:order-5", "3");
-            if (rerun) {
+            if (runs.equals("re-run")) {
                 stopAt("70:schedulers written#1");
             }
             MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
                 client().del("bull:live:de:k5", "bull:live:de:order-5");
                 client().set("bull:live:de:k6", "6");
-            });
+            }, runs.equals("stopped after the tombstone"));
             assertReceipt(r, "order-5");
             Journal journal = new Journal(Wire.open(client()), QUEUE);
-            String run = rerun ? "re-run: " : "";
+            String run = runs + ": ";
             assertEquals(null, client().get(Keys.queue(QUEUE).dedup("k5")), run + "no v2 dedup key v1 deleted before the cutover");
             assertEquals(Optional.empty(), journal.text("dedup:k5"), run + "its record forgotten");
             String six = journal.ids().lookupV1(List.of("6".getBytes())).get(0).orElseThrow().toString();
@@ -1272,25 +1291,26 @@ class LiveSourceTest {
     /**
      * A scheduler v1 upserts right before the retirement keeping its next run (its record rewritten, {@code repeat}'s
      * score unchanged: no watched key moves, the queue retires at once) has its v2 template rewritten from the new record
-     * once the tombstone is stamped, in a run that follows the feed and in a re-run that has none.
+     * once the tombstone is stamped, in a run that follows the feed, in a re-run that has none, and by the re-run of a run
+     * that stopped right after the tombstone (from the schedulers the journal registers).
      */
     @Test
     void aSchedulerTemplateV1EditsRightBeforeTheRetirementIsCarried() {
-        for (boolean rerun : new boolean[] {false, true}) {
+        for (String runs : RUNS) {
             generate();
             client().hset("bull:live:repeat:tick", Map.of("every", "60000", "name", "tick", "data", "{\"v\":1}"));
             client().zadd("bull:live:repeat", 1, "tick");
-            if (rerun) {
+            if (runs.equals("re-run")) {
                 stopAt("70:schedulers written#1");
             }
             MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
                 client().hset("bull:live:repeat:tick", "data", "{\"v\":2}");
                 client().zadd("bull:live:repeat", 1, "tick");
-            });
+            }, runs.equals("stopped after the tombstone"));
             assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
             assertExactlyOnce(r);
             String template = client().hget(Keys.queue(QUEUE).repeat("tick"), "template");
-            assertTrue(template.contains("{\"v\":2}"), (rerun ? "re-run: " : "") + "the template v1 held at the cutover: " + template);
+            assertTrue(template.contains("{\"v\":2}"), runs + ": the template v1 held at the cutover: " + template);
         }
     }
 
