@@ -154,8 +154,19 @@ public final class LiveSoak {
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
+                // one run in eight: a dedup key deleted alone in the last instant before the tombstone, the run stopped
+                // right after it (the re-run follows it from the journal)
+                boolean lastInstant = random.nextInt(8) == 0;
+                AtomicBoolean deletedLast = new AtomicBoolean();
+                AtomicBoolean stoppedAfterTheTombstone = new AtomicBoolean();
                 Checkpoints checkpoints = Checkpoints.observed((version, where) -> {
                     if (hits.incrementAndGet() == crashAt) {
+                        throw new Checkpoints.InjectedCrash(version + ":" + where);
+                    }
+                    if (lastInstant && version == 120 && where.equals("before retire") && !deletedLast.getAndSet(true)) {
+                        deleteADedupKeyAlone(client, version + ":" + where);
+                    }
+                    if (lastInstant && version == 120 && where.equals("structures deleted") && !stoppedAfterTheTombstone.getAndSet(true)) {
                         throw new Checkpoints.InjectedCrash(version + ":" + where);
                     }
                     if (!stop.get() && random.nextDouble() < pAct) {
@@ -177,8 +188,7 @@ public final class LiveSoak {
                 if (rival != null) {
                     rival.start();
                 }
-                if (!migrateOnce(options, checkpoints)) {
-                    migrateOnce(options, checkpoints);
+                for (int attempt = 0; attempt < 3 && !migrateOnce(options, checkpoints); attempt++) { // each crash (at most two) run again at once
                 }
                 if (rival != null) {
                     rival.join();
@@ -199,6 +209,17 @@ public final class LiveSoak {
                     problems.add("never retired: " + lastRefusal);
                     lost += 1;
                 }
+            }
+        }
+
+        /** A dedup key deleted alone (BullMQ's removeDeduplicationKey), unless the tombstone is there. */
+        private void deleteADedupKeyAlone(UnifiedJedis client, String where) {
+            List<String> ids = new ArrayList<>(deduplicated);
+            String id = ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
+            if (id != null && LiveV1.deleteDedupKey(client, QUEUE, "d" + id)) {
+                deduplicated.remove(id);
+                dedupDeletedAlone.add(id);
+                events.add("undedup d" + id + "@" + where);
             }
         }
 
@@ -247,15 +268,7 @@ public final class LiveSoak {
                     LiveV1.pause(client, QUEUE);
                     events.add("operator pause@" + where);
                 }
-                case 8 -> { // a dedup key deleted alone (removeDeduplicationKey), unless the tombstone is there
-                    List<String> ids = new ArrayList<>(deduplicated);
-                    String id = ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
-                    if (id != null && LiveV1.deleteDedupKey(client, QUEUE, "d" + id)) {
-                        deduplicated.remove(id);
-                        dedupDeletedAlone.add(id);
-                        events.add("undedup d" + id + "@" + where);
-                    }
-                }
+                case 8 -> deleteADedupKeyAlone(client, where);
                 case 7 -> { // a scheduler added, its template edited (its next run kept) or removed, unless the tombstone is there
                     String sid = "s" + (1 + random.nextInt(3));
                     Integer had = schedulers.get(sid);
