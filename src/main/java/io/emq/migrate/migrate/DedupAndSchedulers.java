@@ -85,7 +85,7 @@ final class DedupAndSchedulers {
         if (dropped > 0) {
             counts.put("dropped-records", dropped);
         }
-        counts.put("settings", CarrySettings.write(m));
+        counts.put("settings", CarrySettings.write(m, snap.meta()));
         m.recordsCarried = true;
         return counts;
     }

@@ -51,7 +51,7 @@ public final class JournalHeader {
     public static final Field<Long> V1_PAUSED_AT = number("v1_paused_at");
     /**
      * Whether the retirement followed what v1 wrote after the last pass read it without moving a watched key (dedup
-     * keys deleted alone, scheduler templates edited): recorded false with {@link #V1_PAUSED_AT}, true once followed, before
+     * keys deleted alone, scheduler templates edited, queue settings): recorded false with {@link #V1_PAUSED_AT}, true once followed, before
      * any v1 job or key is deleted; so a run resumed past the tombstone follows it when an earlier run could not. A
      * journal paused by a release before this field has it absent: a run resumed past that tombstone does not follow.
      */

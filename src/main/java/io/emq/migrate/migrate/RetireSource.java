@@ -54,7 +54,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * ({@code window-ms}): v2 serves from here. What v1 wrote since the pass read it without moving a watched key follows:
  * the dedup keys it deleted on their own are dropped from v2 ({@link DedupAndSchedulers#dropDeletedAlone}: those the
  * change feed tells, or without it every one the pass read), the templates of schedulers it upserted keeping their
- * next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}); a run resumed past the tombstone whose
+ * next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}), the queue settings v1's {@code meta} holds now
+ * are carried ({@link CarrySettings#followV1}: {@code meta} is not watched); a run resumed past the tombstone whose
  * journal says an earlier run did not get to it follows from the journal (every dedup key and scheduler it records),
  * as nothing of v1 is deleted before the journal says it followed ({@code v1_followed}).
  *
@@ -159,8 +160,9 @@ final class RetireSource implements Step {
      * Once v2 serves, before any v1 job or key is deleted: follows what v1 wrote since the last pass read it without
      * moving a watched key ({@link DedupAndSchedulers#dropDeletedAlone}, {@link DedupAndSchedulers#rewriteEditedTemplates}),
      * from {@code before} (that pass's read, the feed's keys since) when this run stamped the tombstone, else from the
-     * journal when the run that stamped it stopped before it followed ({@link JournalHeader#V1_FOLLOWED} false); then
-     * journals it followed. Nothing when an earlier run followed, or its release journaled no such fact.
+     * journal when the run that stamped it stopped before it followed ({@link JournalHeader#V1_FOLLOWED} false), and the
+     * queue settings from v1's {@code meta} as it is now ({@link CarrySettings#followV1}); then journals it followed.
+     * Nothing when an earlier run followed, or its release journaled no such fact.
      */
     private static Followed followV1(QueueMigration m, Optional<QueueSnapshot> before, JournalHeader header) {
         boolean due = header.get(JournalHeader.V1_FOLLOWED).equals(Optional.of(false));
@@ -171,6 +173,7 @@ final class RetireSource implements Step {
                         DedupAndSchedulers.dropDeletedAlone(m, read, m.watch.flatMap(SourceFeed.Watch::peek)),
                         DedupAndSchedulers.rewriteEditedTemplates(m, read)))
                 .orElseGet(() -> new Followed(DedupAndSchedulers.dropDeletedAlone(m), DedupAndSchedulers.rewriteEditedTemplates(m)));
+        CarrySettings.followV1(m);
         m.journal.record(JournalHeader.V1_FOLLOWED, true);
         return followed;
     }

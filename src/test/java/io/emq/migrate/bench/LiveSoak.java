@@ -43,7 +43,7 @@ import redis.clients.jedis.UnifiedJedis;
  * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold; v2 registers
  * exactly the schedulers v1 held at its tombstone, each with the template v1 held then (half the runs have some, added,
  * edited and removed at checkpoints). Prints
- * {@code N runs, L lost, D doubled, S stale dedup keys or schedulers}.
+ * {@code N runs, L lost, D doubled, S stale dedup keys, schedulers or settings}.
  */
 public final class LiveSoak {
     static final String QUEUE = "soak";
@@ -91,7 +91,7 @@ public final class LiveSoak {
         System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped), " + crashes
                 + " crashes (each run again at once)"
                 + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : ""));
-        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys or schedulers");
+        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys, schedulers or settings");
         if (lost + doubled + stale + exitZeroWithoutRetire > 0) {
             System.exit(1);
         }
@@ -107,6 +107,8 @@ public final class LiveSoak {
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
         /** The jobs whose dedup key v1 deleted alone before the tombstone: v2 must not hold it. */
         final Set<String> dedupDeletedAlone = Collections.synchronizedSet(new TreeSet<>());
+        /** The v1 queue's global concurrency as the soak last set it before the tombstone (0: none). */
+        volatile int concurrency;
         /** The v1 queue's schedulers and their data versions, as the soak upserted and removed them before the tombstone. */
         final Map<String, Integer> schedulers = Collections.synchronizedMap(new TreeMap<>());
         final AtomicBoolean stop = new AtomicBoolean();
@@ -142,6 +144,9 @@ public final class LiveSoak {
                         client.set("bull:" + QUEUE + ":de:d" + n, Integer.toString(n));
                         deduplicated.add(Integer.toString(n));
                     }
+                }
+                if (random.nextBoolean() && LiveV1.setConcurrency(client, QUEUE, 5)) {
+                    concurrency = 5;
                 }
                 if (random.nextBoolean()) { // schedulers: no refresh stands for them either
                     for (String sid : List.of("s1", "s2")) {
@@ -231,7 +236,7 @@ public final class LiveSoak {
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
         private void act(UnifiedJedis client, String where) {
-            switch (random.nextInt(10)) {
+            switch (random.nextInt(11)) {
                 case 0 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
@@ -280,6 +285,13 @@ public final class LiveSoak {
                             schedulers.put(sid, data);
                         }
                         events.add((data == 0 ? "unscheduled " : "scheduled v" + data + " ") + sid + "@" + where);
+                    }
+                }
+                case 9 -> { // the global concurrency set or removed (meta is not watched), unless the tombstone is there
+                    int limit = random.nextInt(4);
+                    if (LiveV1.setConcurrency(client, QUEUE, limit)) {
+                        concurrency = limit;
+                        events.add("concurrency " + limit + "@" + where);
                     }
                 }
                 default -> {
@@ -376,6 +388,7 @@ public final class LiveSoak {
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(client, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(client, QUEUE, Map.copyOf(schedulers)));
+                found.addAll(LiveV1.concurrencyProblems(client, QUEUE, concurrency));
                 for (String id : Set.copyOf(dedupDeletedAlone)) {
                     String held = client.get(Keys.queue(QUEUE).dedup("d" + id));
                     if (held != null) {

@@ -580,9 +580,16 @@ class LiveSourceTest {
 
     /** As above; {@code stopAfterTheTombstone}: that run stops right after it stamped the tombstone, and a re-run finishes. */
     private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act, boolean stopAfterTheTombstone) {
+        return migrateActingUnderThePauseAt(checkpoint, act, stopAfterTheTombstone, (version, where) -> { });
+    }
+
+    /** As above, {@code before} also seeing every checkpoint of the first run (v1 acting while it serves). */
+    private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act, boolean stopAfterTheTombstone,
+                                                        Checkpoints.Observer before) {
         boolean[] paused = {false};
         boolean[] done = {false};
         Checkpoints.Observer acting = (version, where) -> {
+            before.at(version, where);
             paused[0] |= version == 120 && where.equals("v1 paused");
             if (paused[0] && where.equals(checkpoint) && !done[0]) {
                 done[0] = true;
@@ -1311,6 +1318,36 @@ class LiveSourceTest {
             assertExactlyOnce(r);
             String template = client().hget(Keys.queue(QUEUE).repeat("tick"), "template");
             assertTrue(template.contains("{\"v\":2}"), runs + ": the template v1 held at the cutover: " + template);
+        }
+    }
+
+    /**
+     * The queue settings v2's gates read start as v1 holds them at the cutover: one v1 changes while it serves through
+     * the copy is carried by the passes, one it changes or removes right before the retirement (its {@code meta} is not
+     * watched) once the tombstone is stamped, in one run, in a re-run, and by the re-run of a run stopped right after the
+     * tombstone; the journal records the values carried, and no longer the one taken back.
+     */
+    @Test
+    void theQueueSettingsV1HoldsAtTheCutoverAreTheOnesV2StartsWith() {
+        for (String runs : RUNS) {
+            generate();
+            client().hset("bull:live:meta", Map.of("concurrency", "5", "max", "10", "duration", "1000"));
+            if (runs.equals("re-run")) {
+                stopAt("70:schedulers written#1");
+            }
+            String[] live = {null};
+            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
+                live[0] = client().hget(Keys.queue(QUEUE).meta(), "max");
+                client().hset("bull:live:meta", "concurrency", "3");
+                client().hdel("bull:live:meta", "max", "duration");
+            }, runs.equals("stopped after the tombstone"), atFirst(110, null, () -> client().hset("bull:live:meta", "max", "20")));
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+            assertEquals("20", live[0], runs + ": a change while v1 served, carried by a pass before the pause");
+            assertEquals(java.util.Arrays.asList("3", null, null), client().hmget(Keys.queue(QUEUE).meta(), "concurrency", "max", "duration"),
+                    runs + ": v2 starts with v1's settings at the cutover");
+            Journal journal = new Journal(Wire.open(client()), QUEUE);
+            assertEquals(Optional.of("3"), journal.text("setting:concurrency"), runs);
+            assertEquals(Optional.empty(), journal.text("setting:max"), runs + ": the setting taken back is forgotten");
         }
     }
 

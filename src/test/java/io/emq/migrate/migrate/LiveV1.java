@@ -315,6 +315,36 @@ public final class LiveV1 {
         return Long.valueOf(1).equals(done);
     }
 
+    private static final String SET_CONCURRENCY = """
+            if redis.call('HGET', KEYS[1], 'version') == ARGV[2] then
+              return 0
+            end
+            if ARGV[1] == '0' then
+              redis.call('HDEL', KEYS[1], 'concurrency')
+            else
+              redis.call('HSET', KEYS[1], 'concurrency', ARGV[1])
+            end
+            return 1
+            """;
+
+    /**
+     * BullMQ's setGlobalConcurrency ({@code concurrency} in {@code meta}), or removeGlobalConcurrency ({@code limit} 0);
+     * false, nothing written, once the queue holds the migration's tombstone.
+     */
+    public static boolean setConcurrency(UnifiedJedis client, String queue, int limit) {
+        Object done = client.eval(SET_CONCURRENCY, List.of(key(queue, "meta")),
+                List.of(Integer.toString(limit), io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
+        return Long.valueOf(1).equals(done);
+    }
+
+    /** The global concurrency of a retired queue: v2's {@code meta} holds the one v1 held when it was retired ({@code held}: 0 for none). */
+    public static List<String> concurrencyProblems(UnifiedJedis client, String queue, int held) {
+        String inV2 = client.hget(Keys.queue(queue).meta(), "concurrency");
+        String expected = held == 0 ? null : Integer.toString(held);
+        return java.util.Objects.equals(inV2, expected) ? List.of()
+                : List.of("stale concurrency: v2's meta holds " + inV2 + ", v1 held " + expected + " at its tombstone");
+    }
+
     /**
      * The schedulers of a retired queue: v2 registers exactly those v1 held when it was retired ({@code held}: each
      * scheduler's data version, see {@link #schedule}), each with its record and the template of that version.

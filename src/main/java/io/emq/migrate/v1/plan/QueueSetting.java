@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
  * @param note    where it goes, or why it is dropped
  */
 public record QueueSetting(String field, String v1Value, boolean carried, String note) {
+    /** The {@code meta} fields a setting may be, in the order {@link #of} lists them. */
+    public static final List<String> FIELDS = List.of("concurrency", "max", "duration");
     /** A count v1 and the v2 gates both read as a positive integer (at most 2^53-1, exact in Lua). */
     private static final Pattern POSITIVE = Pattern.compile("[1-9][0-9]{0,15}");
     private static final long MAX_EXACT = (1L << 53) - 1;
