@@ -42,6 +42,9 @@ final class CarrySettings {
         QueueSetting.of(v1Meta).stream().filter(QueueSetting::carried).forEach(s -> inV1.put(s.field(), s.v1Value()));
         List<byte[]> records = QueueSetting.FIELDS.stream().map(f -> Utf8.bytes(JOURNAL_PREFIX + f)).toList();
         List<byte[]> recorded = m.journal.read(records);
+        if (inV1.isEmpty() && recorded.stream().allMatch(r -> r == null)) {
+            return 0; // none in v1, none carried before: the v2 meta is not read
+        }
         byte[] meta = Utf8.bytes(m.keys.meta());
         List<byte[]> present = m.targetWire.hmget(meta, QueueSetting.FIELDS.stream().map(Utf8::bytes).toList());
         TargetWrites writes = new TargetWrites(m);

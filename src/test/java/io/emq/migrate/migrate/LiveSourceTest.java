@@ -1351,6 +1351,20 @@ class LiveSourceTest {
         }
     }
 
+    /** A queue whose every setting v1 removes (while it serves, or right before the retirement) starts v2 with none. */
+    @Test
+    void aQueueV1TakesEverySettingFromStartsV2WithNone() {
+        for (int version : new int[] {110, 120}) {
+            generate();
+            client().hset("bull:live:meta", Map.of("concurrency", "5"));
+            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> { }, false,
+                    atFirst(version, version == 120 ? "before retire" : null, () -> client().hdel("bull:live:meta", "concurrency")));
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+            assertEquals(null, client().hget(Keys.queue(QUEUE).meta(), "concurrency"), "removed at V" + version);
+            assertEquals(Optional.empty(), new Journal(Wire.open(client()), QUEUE).text("setting:concurrency"), "removed at V" + version);
+        }
+    }
+
     /**
      * A dedup key v1 dropped is deleted from v2 only while it holds the branded id the migration wrote (another
      * writer's value is kept), and a run that stopped after deleting it, before its record was forgotten, leaves
