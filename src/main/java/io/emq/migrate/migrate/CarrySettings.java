@@ -20,13 +20,17 @@ import java.util.Map;
  */
 final class CarrySettings {
     static final String JOURNAL_PREFIX = "setting:";
+    /** The settings' {@code meta} fields ({@link QueueSetting#FIELDS}), as v1's and v2's {@code meta} are asked for them. */
+    private static final List<byte[]> FIELDS = QueueSetting.FIELDS.stream().map(Utf8::bytes).toList();
+    /** Their journal records, in the same order. */
+    private static final List<byte[]> RECORDS = QueueSetting.FIELDS.stream().map(f -> Utf8.bytes(JOURNAL_PREFIX + f)).toList();
 
     private CarrySettings() {
     }
 
     /** As {@link #write}, from the settings v1's {@code meta} holds now (read again: after the tombstone, which keeps it). */
     static long followV1(QueueMigration m) {
-        List<byte[]> values = m.sourceWire.hmget(m.source.key("meta").raw(), QueueSetting.FIELDS.stream().map(Utf8::bytes).toList());
+        List<byte[]> values = m.sourceWire.hmget(m.source.key("meta").raw(), FIELDS);
         Map<String, String> v1Meta = new HashMap<>();
         for (int i = 0; i < values.size(); i++) {
             if (values.get(i) != null) {
@@ -40,13 +44,11 @@ final class CarrySettings {
     static long write(QueueMigration m, Map<String, String> v1Meta) {
         Map<String, String> inV1 = new HashMap<>();
         QueueSetting.of(v1Meta).stream().filter(QueueSetting::carried).forEach(s -> inV1.put(s.field(), s.v1Value()));
-        List<byte[]> records = QueueSetting.FIELDS.stream().map(f -> Utf8.bytes(JOURNAL_PREFIX + f)).toList();
-        List<byte[]> recorded = m.journal.read(records);
+        List<byte[]> recorded = m.journal.read(RECORDS);
         if (inV1.isEmpty() && recorded.stream().allMatch(r -> r == null)) {
             return 0; // none in v1, none carried before: the v2 meta is not read
         }
-        byte[] meta = Utf8.bytes(m.keys.meta());
-        List<byte[]> present = m.targetWire.hmget(meta, QueueSetting.FIELDS.stream().map(Utf8::bytes).toList());
+        List<byte[]> present = m.targetWire.hmget(Utf8.bytes(m.keys.meta()), FIELDS);
         TargetWrites writes = new TargetWrites(m);
         List<byte[]> takenBack = new ArrayList<>();
         long carried = 0;
@@ -57,7 +59,7 @@ final class CarrySettings {
             if (value == null) {
                 if (journaled != null) {
                     writes.hdel(m.keys.meta(), field);
-                    takenBack.add(records.get(i));
+                    takenBack.add(RECORDS.get(i));
                 }
                 continue;
             }
@@ -68,7 +70,7 @@ final class CarrySettings {
                 m.journal.set(Map.of(JOURNAL_PREFIX + field, value)); // first carried, or changed in v1 since
             }
             if (!Arrays.equals(present.get(i), Utf8.bytes(value))) {
-                writes.hset(m.keys.meta(), Map.of(Utf8.bytes(field), Utf8.bytes(value)));
+                writes.hset(m.keys.meta(), Map.of(FIELDS.get(i), Utf8.bytes(value)));
             }
             carried++;
         }
