@@ -575,15 +575,22 @@ class LiveSourceTest {
 
     /** Migrates, running {@code act} once at the first hit of {@code checkpoint} after v1 was paused (asserted to have run). */
     private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act) {
-        return migrateActingUnderThePauseAt(checkpoint, act, false);
+        return migrateActingUnderThePauseAt(checkpoint, act, false, (version, where) -> { });
     }
 
-    /** As above; {@code stopAfterTheTombstone}: that run stops right after it stamped the tombstone, and a re-run finishes. */
-    private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act, boolean stopAfterTheTombstone) {
-        return migrateActingUnderThePauseAt(checkpoint, act, stopAfterTheTombstone, (version, where) -> { });
+    /**
+     * As above, right before the retirement, run as {@code runs} says ({@link #RUNS}): in one run; after a run that
+     * stopped at V70 (the re-run has no change feed); or in a run that stops right after it stamped the tombstone, a
+     * re-run finishing. {@code before} also sees every checkpoint of the acting run (v1 acting while it serves).
+     */
+    private MigrationResult migrateActingRightBeforeTheRetirement(String runs, Runnable act, Checkpoints.Observer before) {
+        if (runs.equals("re-run")) {
+            stopAt("70:schedulers written#1");
+        }
+        return migrateActingUnderThePauseAt("before retire", act, runs.equals("stopped after the tombstone"), before);
     }
 
-    /** As above, {@code before} also seeing every checkpoint of the first run (v1 acting while it serves). */
+    /** The run of both above: {@code stopAfterTheTombstone}, it stops right after the tombstone and a re-run finishes. */
     private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act, boolean stopAfterTheTombstone,
                                                         Checkpoints.Observer before) {
         boolean[] paused = {false};
@@ -658,13 +665,10 @@ class LiveSourceTest {
             }
             addCustom("order-5");
             client().set("bull:live:de:order-5", "3");
-            if (runs.equals("re-run")) {
-                stopAt("70:schedulers written#1");
-            }
-            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
+            MigrationResult r = migrateActingRightBeforeTheRetirement(runs, () -> {
                 client().del("bull:live:de:k5", "bull:live:de:order-5");
                 client().set("bull:live:de:k6", "6");
-            }, runs.equals("stopped after the tombstone"));
+            }, (version, where) -> { });
             assertReceipt(r, "order-5");
             Journal journal = new Journal(Wire.open(client()), QUEUE);
             String run = runs + ": ";
@@ -1307,13 +1311,10 @@ class LiveSourceTest {
             generate();
             client().hset("bull:live:repeat:tick", Map.of("every", "60000", "name", "tick", "data", "{\"v\":1}"));
             client().zadd("bull:live:repeat", 1, "tick");
-            if (runs.equals("re-run")) {
-                stopAt("70:schedulers written#1");
-            }
-            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
+            MigrationResult r = migrateActingRightBeforeTheRetirement(runs, () -> {
                 client().hset("bull:live:repeat:tick", "data", "{\"v\":2}");
                 client().zadd("bull:live:repeat", 1, "tick");
-            }, runs.equals("stopped after the tombstone"));
+            }, (version, where) -> { });
             assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
             assertExactlyOnce(r);
             String template = client().hget(Keys.queue(QUEUE).repeat("tick"), "template");
@@ -1332,15 +1333,12 @@ class LiveSourceTest {
         for (String runs : RUNS) {
             generate();
             client().hset("bull:live:meta", Map.of("concurrency", "5", "max", "10", "duration", "1000"));
-            if (runs.equals("re-run")) {
-                stopAt("70:schedulers written#1");
-            }
             String[] live = {null};
-            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> {
+            MigrationResult r = migrateActingRightBeforeTheRetirement(runs, () -> {
                 live[0] = client().hget(Keys.queue(QUEUE).meta(), "max");
                 client().hset("bull:live:meta", "concurrency", "3");
                 client().hdel("bull:live:meta", "max", "duration");
-            }, runs.equals("stopped after the tombstone"), atFirst(110, null, () -> client().hset("bull:live:meta", "max", "20")));
+            }, atFirst(110, null, () -> client().hset("bull:live:meta", "max", "20")));
             assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
             assertEquals("20", live[0], runs + ": a change while v1 served, carried by a pass before the pause");
             assertEquals(java.util.Arrays.asList("3", null, null), client().hmget(Keys.queue(QUEUE).meta(), "concurrency", "max", "duration"),
@@ -1357,7 +1355,7 @@ class LiveSourceTest {
         for (int version : new int[] {110, 120}) {
             generate();
             client().hset("bull:live:meta", Map.of("concurrency", "5"));
-            MigrationResult r = migrateActingUnderThePauseAt("before retire", () -> { }, false,
+            MigrationResult r = migrateActingRightBeforeTheRetirement("one run", () -> { },
                     atFirst(version, version == 120 ? "before retire" : null, () -> client().hdel("bull:live:meta", "concurrency")));
             assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
             assertEquals(null, client().hget(Keys.queue(QUEUE).meta(), "concurrency"), "removed at V" + version);
