@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -179,6 +180,15 @@ public final class Journal {
         args.add(Utf8.bytes(token()));
         args.addAll(fields);
         eval(Script.MIGRATE_JOURNAL_FORGET, args, Replies::ignored);
+    }
+
+    /**
+     * Unlinks the journal when it records the migration retired, in one step with that read ({@code emq-migrate forget}):
+     * the number of fields it held, or empty when it was kept (missing, or not retired).
+     */
+    public OptionalLong unlinkIfRetired() {
+        long fields = eval(Script.MIGRATE_JOURNAL_UNLINK, List.of(), Replies::asLong);
+        return fields < 0 ? OptionalLong.empty() : OptionalLong.of(fields);
     }
 
     <T> T eval(Script script, List<byte[]> args, java.util.function.Function<Object, T> decoder) {

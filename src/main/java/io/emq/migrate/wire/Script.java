@@ -66,6 +66,7 @@ public enum Script {
     MIGRATE_JOURNAL_LOCK("migrate_journal_lock"),
     MIGRATE_JOURNAL_SET("migrate_journal_set"),
     MIGRATE_JOURNAL_FORGET("migrate_journal_forget"),
+    MIGRATE_JOURNAL_UNLINK("migrate_journal_unlink"),
     MIGRATE_JOURNAL_KNOWN("migrate_journal_known"),
     MIGRATE_JOURNALS("migrate_journals"),
     MIGRATE_ASSIGN_IDS("migrate_assign_ids"),

@@ -61,6 +61,22 @@ class ForgetTest {
         }
     }
 
+    /** A target user without {@code @transaction} (optional on the target, MIGRATION.md) forgets alike. */
+    @Test
+    void aTargetUserWithoutTransactionsForgetsTheRetiredJournal() {
+        try (LocalServer server = LocalServer.start(); Jedis admin = new Jedis(server.hostAndPort())) {
+            v1Queue(admin);
+            assertEquals(0, CliRun.of("migrate", "--yes", "--source", server.uri(), "--queue", "q").code());
+            admin.aclSetUser("forgetter", "on", ">s3cret", "~emq:*", "~{emq}:*", "resetchannels", "+@read", "+@write", "+@scripting",
+                    "+@connection", "-@dangerous", "+scan", "+type", "+time");
+            String asForgetter = "redis://forgetter:s3cret@" + server.uri().substring("redis://".length());
+            CliRun r = CliRun.of("forget", "--yes", "--target", asForgetter, "--queue", "q");
+            assertEquals(0, r.code(), r.all());
+            assertFalse(admin.exists(JOURNAL));
+            assertEquals(3, admin.zcard("emq:{q}:pending"), "the v2 queue is untouched");
+        }
+    }
+
     @Test
     void aJournalNotRetiredIsKept() {
         try (LocalServer server = LocalServer.start(); Jedis admin = new Jedis(server.hostAndPort())) {

@@ -42,6 +42,23 @@ class JournalTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** {@code forget}'s unlink reads the state in the same script: a journal missing, or in any state but retired, is kept. */
+    @Test
+    void onlyAJournalThatRecordsItsMigrationRetiredIsUnlinked() {
+        Journal j = fenced("forgotten", 0);
+        for (MigrationState state : List.of(MigrationState.RUNNING, MigrationState.VERIFIED, MigrationState.ABANDONED)) {
+            j.record(JournalHeader.STATE, state);
+            Map<String, String> before = SERVER.client().hgetAll(j.key());
+            assertEquals(java.util.OptionalLong.empty(), j.unlinkIfRetired(), state.wireName());
+            assertEquals(before, SERVER.client().hgetAll(j.key()), state.wireName() + ": kept as it was");
+        }
+        j.record(JournalHeader.STATE, MigrationState.RETIRED);
+        long fields = SERVER.client().hlen(j.key());
+        assertEquals(java.util.OptionalLong.of(fields), j.unlinkIfRetired());
+        assertFalse(SERVER.client().exists(j.key()));
+        assertEquals(java.util.OptionalLong.empty(), j.unlinkIfRetired(), "a missing journal: nothing to unlink");
+    }
+
     @Test
     void idsAreMintedInTheOrderGivenAndARerunGivesTheSameAnswer() {
         Journal j = journal();
