@@ -111,7 +111,7 @@ final class FenceSource implements Step {
                 .set(JournalHeader.V1_PREFIX, m.source.prefix().display())
                 .set(JournalHeader.V1_NAME, m.source.name().display())
                 .set(JournalHeader.SOURCE, m.sourceServer.name())
-                .set(JournalHeader.SOURCE_REPLID, m.sourceServer.replicationId());
+                .set(JournalHeader.SOURCE_REPLID, m.sourceServer.replicationId(m.source));
         if (recorded.get(JournalHeader.STARTED_ON).isEmpty()) {
             header.set(JournalHeader.STARTED_ON, Instant.now().toString());
         }

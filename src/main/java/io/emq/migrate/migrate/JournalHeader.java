@@ -31,7 +31,7 @@ public final class JournalHeader {
     public static final Field<String> V1_NAME = text("v1_name");
     /** The source server's name. */
     public static final Field<String> SOURCE = text("source");
-    /** The source's replication id when the migration began ({@link io.emq.migrate.wire.ServerState#replicationIds}; none for a cluster). */
+    /** The replication id of the data the v1 queue lived in when the migration began ({@link io.emq.migrate.wire.ServerState#replicationIds}). */
     public static final Field<String> SOURCE_REPLID = text("source_replid");
     public static final Field<String> STARTED_ON = text("started_on");
     /** The queue's id base ({@code migrate_assign_ids} mints from it). */

@@ -155,9 +155,9 @@ final class QueueMigration {
         if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceServer.name()))) {
             return heldByAnother();
         }
-        if (sourceServer.shares(header.get(JournalHeader.SOURCE_REPLID))) {
+        if (sourceServer.shares(source, header.get(JournalHeader.SOURCE_REPLID))) {
             journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceServer.name())
-                    .set(JournalHeader.SOURCE_REPLID, sourceServer.replicationId()));
+                    .set(JournalHeader.SOURCE_REPLID, sourceServer.replicationId(source)));
             return heldByAnother();
         }
         return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, "the migration of '" + target + "' began from"

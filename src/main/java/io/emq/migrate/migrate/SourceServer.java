@@ -1,26 +1,52 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.Slots;
+import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.ServerState;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import redis.clients.jedis.RedisClusterClient;
 
 /**
  * The v1 server a run reads, as the journal records it: its name ({@link io.emq.migrate.wire.Endpoint#describe})
- * and the replication ids of its data ({@link ServerState#replicationIds}; none for a cluster), read once a run.
+ * and the replication ids of the data a queue lives in ({@link ServerState#replicationIds}): a single server's, or on
+ * a cluster those of the master serving the queue's slot (BullMQ keeps a queue's keys in one), read once a run a slot.
  */
-record SourceServer(String name, List<String> replicationIds) {
+final class SourceServer {
+    private final Wire source;
+    private final String name;
+    private final Map<Integer, List<String>> idsBySlot = new ConcurrentHashMap<>();
+
+    private SourceServer(Wire source, String name) {
+        this.source = source;
+        this.name = name;
+    }
+
     static SourceServer of(Wire source, String name) {
-        return new SourceServer(name, ServerState.replicationIds(source.client()));
+        return new SourceServer(source, name);
     }
 
-    /** The id recorded at the fence: the server's own ({@code master_replid}); empty when it has none to tell. */
-    String replicationId() {
-        return replicationIds.stream().findFirst().orElse("");
+    String name() {
+        return name;
     }
 
-    /** Whether this server holds the data history {@code recorded} names (the same id, or the one it took over from). */
-    boolean shares(Optional<String> recorded) {
-        return recorded.filter(id -> !id.isEmpty()).map(replicationIds::contains).orElse(false);
+    /** The id recorded at the fence: that of the data {@code queue} lives in ({@code master_replid}); empty when the server tells none. */
+    String replicationId(QueueRef queue) {
+        return replicationIds(queue).stream().findFirst().orElse("");
+    }
+
+    /** Whether {@code queue} lives in the data history {@code recorded} names here (the same id, or the one its server took over from). */
+    boolean shares(QueueRef queue, Optional<String> recorded) {
+        return recorded.filter(id -> !id.isEmpty()).map(replicationIds(queue)::contains).orElse(false);
+    }
+
+    private List<String> replicationIds(QueueRef queue) {
+        byte[] meta = queue.key(QueueStructure.META).raw();
+        int slot = source.client() instanceof RedisClusterClient ? Slots.slot(meta) : 0;
+        return idsBySlot.computeIfAbsent(slot, s -> ServerState.replicationIds(source.client(), meta));
     }
 }

@@ -117,18 +117,23 @@ public final class ServerState {
     }
 
     /**
-     * The replication ids of a single server's data ({@code INFO replication}): its {@code master_replid} (a replica
-     * shows its master's) and, when it took over from another master (a failover), that one's ({@code
-     * master_replid2}). Two servers sharing an id hold the same data history: a master and its replica, a promoted
-     * replica and the master it replaced. Empty for a cluster (its nodes each have their own) and a server that
+     * The replication ids of the data {@code key} lives in ({@code INFO replication} of the server, or of the cluster master
+     * that serves the key's slot): its {@code master_replid} (a replica shows its master's) and, when it took over from
+     * another master (a failover), that one's ({@code master_replid2}). Two servers sharing an id hold the same data
+     * history: a master and its replica, a promoted replica and the master it replaced. Empty for a server that
      * refuses {@code INFO}.
      */
-    public static List<String> replicationIds(UnifiedJedis client) {
-        if (client instanceof RedisClusterClient) {
-            return List.of();
-        }
+    public static List<String> replicationIds(UnifiedJedis client, byte[] key) {
         try {
-            String info = client.info("replication");
+            String info;
+            if (client instanceof RedisClusterClient) {
+                try (Connection c = DedicatedConnection.serverOf(client, key).getResource()) {
+                    c.sendCommand(Protocol.Command.INFO, "replication");
+                    info = c.getBulkReply();
+                }
+            } else {
+                info = client.info("replication");
+            }
             return Stream.of("master_replid", "master_replid2").map(name -> field(info, name)).flatMap(Optional::stream)
                     .filter(id -> !id.chars().allMatch(c -> c == '0')).toList();
         } catch (JedisDataException refused) {

@@ -1,0 +1,133 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.KeyspaceDump;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A v1 queue on a three-master cluster (its keys share a slot through the hash-tagged prefix, as BullMQ on a cluster
+ * requires) migrates as one on a single server does: every job once into v2, the v1 queue retired. A run stopped
+ * midway resumes through any node of that cluster, also one the address it began from does not name (the journal
+ * records the replication id of the master that serves the queue's slot), and a server that merely holds a queue of
+ * the same name is refused with nothing written.
+ */
+class ClusterSourceTest {
+    @RegisterExtension
+    static final RealServerExtension SOURCE = RealServerExtension.cluster();
+    @RegisterExtension
+    static final RealServerExtension TARGET = RealServerExtension.standalone();
+
+    static final String PREFIX = "{v1}";
+    static final String QUEUE = "orders";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
+
+    @BeforeEach
+    void clean() {
+        SOURCE.nodes().forEach(node -> {
+            try (var n = SOURCE.node(node)) {
+                n.flushAll();
+            }
+        });
+        TARGET.client().flushAll();
+    }
+
+    /** Jobs 1..{@code jobs} waiting in {@code {v1}:orders}, as BullMQ 5 leaves them. */
+    static void seed(UnifiedJedis v1, int jobs) {
+        String base = PREFIX + ":" + QUEUE + ":";
+        try (AbstractPipeline p = v1.pipelined()) {
+            for (int n = 1; n <= jobs; n++) {
+                p.hset(base + n, Map.of("name", "send", "data", "{\"n\":" + n + "}", "opts", "{\"attempts\":3}",
+                        "timestamp", Long.toString(1_700_000_000_000L + n), "delay", "0", "priority", "0"));
+                p.lpush(base + "wait", Integer.toString(n));
+            }
+            p.set(base + "id", Integer.toString(jobs));
+            p.hset(base + "meta", Map.of("opts.maxLenEvents", "10000", "version", "bullmq:5.65.1"));
+            p.sync();
+        }
+    }
+
+    /** The address of the cluster as {@code --source} would name it through these seeds alone. */
+    private static String through(List<HostAndPort> seeds) {
+        StringBuilder uri = new StringBuilder("redis+cluster://");
+        for (int i = 0; i < seeds.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());
+        }
+        return Endpoint.parse(uri.toString()).describe();
+    }
+
+    private static List<MigrationResult> migrate(UnifiedJedis source, String sourceName, Checkpoints checkpoints) {
+        return new Migrator(Wire.unfenced(source), Wire.open(TARGET.client()), sourceName, OPTIONS, checkpoints)
+                .migrate(List.of(PREFIX), List.of(QUEUE));
+    }
+
+    private static Journal journal() {
+        return new Journal(Wire.open(TARGET.client()), QUEUE);
+    }
+
+    private static void assertRetired(MigrationResult r) {
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
+        assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, JOBS), "every job once");
+        assertEquals(JOBS, TARGET.client().zcard(Keys.queue(QUEUE).pending()));
+        assertEquals(SourceFence.TOMBSTONE, SOURCE.client().hget(PREFIX + ":" + QUEUE + ":meta", "version"));
+        assertFalse(SOURCE.client().exists(PREFIX + ":" + QUEUE + ":1"), "the v1 job hashes retired");
+    }
+
+    @Test
+    void aQueueOnAClusterMigratesEveryJobOnceAndIsRetired() {
+        seed(SOURCE.client(), JOBS);
+        assertRetired(migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.none()).get(0));
+    }
+
+    @Test
+    void aRunStoppedMidwayResumesThroughAnotherNodeOfTheClusterAndTheJournalRecordsItsAddress() {
+        seed(SOURCE.client(), JOBS);
+        List<HostAndPort> nodes = SOURCE.nodes();
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(SOURCE.client(), through(nodes.subList(0, 1)),
+                Checkpoints.throwingAt("110:verified, not yet recorded#1")));
+        assertFalse(journal().header().get(JournalHeader.SOURCE_REPLID).orElse("").isEmpty(),
+                "the replication id of the master serving the queue's slot is recorded");
+        TARGET.client().hdel(journal().key(), "lock_owner"); // the stopped run's lease lapses
+
+        String anotherNode = through(nodes.subList(1, 2));
+        MigrationResult resumed = migrate(SOURCE.client(), anotherNode, Checkpoints.none()).get(0);
+        assertRetired(resumed);
+        assertEquals(Optional.of(anotherNode), journal().header().get(JournalHeader.SOURCE));
+    }
+
+    @Test
+    void aServerHoldingAQueueOfTheSameNameIsRefusedWithNothingWritten() {
+        seed(SOURCE.client(), JOBS);
+        List<HostAndPort> nodes = SOURCE.nodes();
+        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(SOURCE.client(), through(nodes.subList(0, 1)),
+                Checkpoints.throwingAt("110:verified, not yet recorded#1")));
+        TARGET.client().hdel(journal().key(), "lock_owner");
+        try (LocalServer other = LocalServer.start(); UnifiedJedis elsewhere = Endpoint.parse(other.uri()).open()) {
+            seed(elsewhere, JOBS - 10);
+            String before = new KeyspaceDump(elsewhere).digest();
+            MigrationResult refused = migrate(elsewhere, Endpoint.parse(other.uri()).describe(), Checkpoints.none()).get(0);
+            assertEquals(Optional.of(MigrationRefused.Kind.OTHER_SOURCE), refused.refusalKind(), refused.message());
+            assertTrue(refused.message().contains("re-run with --source " + through(nodes.subList(0, 1))), refused.message());
+            assertEquals(before, new KeyspaceDump(elsewhere).digest(), "the other server's queue untouched");
+        }
+        assertRetired(migrate(SOURCE.client(), through(nodes), Checkpoints.none()).get(0));
+    }
+}
