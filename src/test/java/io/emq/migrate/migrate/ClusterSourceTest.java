@@ -5,22 +5,31 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.KeyspaceDump;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.SetParams;
 
 /**
  * A v1 queue on a three-master cluster (its keys share a slot through the hash-tagged prefix, as BullMQ on a cluster
@@ -84,9 +93,13 @@ class ClusterSourceTest {
     }
 
     private static void assertRetired(MigrationResult r) {
-        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
+        assertRetired(r, JOBS);
         assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, JOBS), "every job once");
-        assertEquals(JOBS, TARGET.client().zcard(Keys.queue(QUEUE).pending()));
+    }
+
+    private static void assertRetired(MigrationResult r, int pending) {
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
+        assertEquals(pending, TARGET.client().zcard(Keys.queue(QUEUE).pending()));
         assertEquals(SourceFence.TOMBSTONE, SOURCE.client().hget(PREFIX + ":" + QUEUE + ":meta", "version"));
         assertFalse(SOURCE.client().exists(PREFIX + ":" + QUEUE + ":1"), "the v1 job hashes retired");
     }
@@ -95,6 +108,68 @@ class ClusterSourceTest {
     void aQueueOnAClusterMigratesEveryJobOnceAndIsRetired() {
         seed(SOURCE.client(), JOBS);
         assertRetired(migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.none()).get(0));
+    }
+
+    /**
+     * A v1 producer adds and a v1 worker takes and completes jobs while v1 serves (the copy, V110); an add inside the
+     * pause window fails. The cluster source has no change feed: every re-sync pass reads the whole queue again.
+     */
+    @Test
+    void jobsAddedAndCompletedWhileV1ServesOnAClusterEndExactlyOnce() {
+        seed(SOURCE.client(), JOBS);
+        Set<String> waiting = new TreeSet<>();
+        LongStream.rangeClosed(1, JOBS).forEach(n -> waiting.add(Long.toString(n)));
+        List<Boolean> addsInTheWindow = new ArrayList<>();
+        Set<String> acted = new HashSet<>();
+        MigrationResult r = migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
+            String at = version + ":" + where;
+            if (List.of("10:v2 paused", "30:rows written", "110:verified, not yet recorded").contains(at) && acted.add(at)) {
+                for (int i = 0; i < 20; i++) {
+                    waiting.add(add(SOURCE.client()).orElseThrow());
+                }
+                for (int i = 0; i < 5; i++) {
+                    waiting.remove(takeAndComplete(SOURCE.client()));
+                }
+            } else if (at.equals("120:v1 paused") && acted.add(at)) {
+                addsInTheWindow.add(add(SOURCE.client()).isPresent());
+            }
+        })).get(0);
+        assertEquals(4, acted.size(), "the producer and the worker acted at every checkpoint named");
+        assertRetired(r, waiting.size());
+        assertEquals(List.of(false), addsInTheWindow, "the add counter is frozen from the pause: the add fails");
+        Journal journal = journal();
+        List<String> pending = TARGET.client().zrange(Keys.queue(QUEUE).pending(), 0, -1).stream()
+                .map(id -> new String(journal.ids().lookupV2(BrandedId.of(id)).orElseThrow(), StandardCharsets.UTF_8)).toList();
+        assertEquals(waiting, new TreeSet<>(pending), "every job v1 held waiting at the cutover, none it completed");
+        assertEquals(waiting.size(), pending.size(), "each once");
+    }
+
+    /** A producer's add as BullMQ makes it; empty when v1 refused it (its add counter frozen or tombstoned). */
+    private static Optional<String> add(UnifiedJedis v1) {
+        String base = PREFIX + ":" + QUEUE + ":";
+        try {
+            String id = Long.toString(v1.incr(base + "id"));
+            v1.hset(base + id, Map.of("name", "send", "data", "{\"live\":true}", "opts", "{}",
+                    "timestamp", Long.toString(System.currentTimeMillis()), "delay", "0", "priority", "0"));
+            v1.lpush(base + "wait", id);
+            return Optional.of(id);
+        } catch (JedisDataException refused) {
+            return Optional.empty();
+        }
+    }
+
+    /** A worker takes the job at the tail of wait under a lock and completes it, as BullMQ does; its id. */
+    private static String takeAndComplete(UnifiedJedis v1) {
+        String base = PREFIX + ":" + QUEUE + ":";
+        String id = v1.rpoplpush(base + "wait", base + "active");
+        v1.set(base + id + ":lock", "worker", SetParams.setParams().px(60_000));
+        long now = System.currentTimeMillis();
+        v1.lrem(base + "active", -1, id);
+        v1.del(base + id + ":lock");
+        v1.hset(base + id, Map.of("finishedOn", Long.toString(now), "returnvalue", "null"));
+        v1.hincrBy(base + id, "atm", 1);
+        v1.zadd(base + "completed", now, id);
+        return id;
     }
 
     @Test
