@@ -104,17 +104,19 @@ final class PlanCommand implements Command {
             serverProblems.forEach(problem -> in.out().println("BLOCKED: " + problem + "; migrate refuses it as it is"));
         }
         Map<Integer, Long> bySlot = new HashMap<>(); // the estimate by the cluster slot its keys hash to
+        PauseWindow windows = chosen.isEmpty() ? null : PauseWindow.of(Wire.unfenced(jedis), chosen.get(0));
         for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
             QueuePlan plan = planner.plan(reader.read(q));
+            PauseWindow.Estimate window = windows.next(plan.snapshot());
             blocked |= plan.blocked();
             plan.v2Keys().forEach(k -> bySlot.merge(JedisClusterCRC16.getSlot(k.key()), k.bytes(), Long::sum));
             if (html != null) {
                 html.add(plan);
             }
             if (in.json()) {
-                rendered.add(PlanDocument.queue(plan, servedBy));
+                rendered.add(PlanDocument.queue(plan, window, servedBy));
             } else {
-                text(plan, servedBy, in.out());
+                text(plan, window, servedBy, in.out());
             }
         }
         List<String> warnings = shortOfMemory(in.targetOrSource(), checks.get(checks.size() - 1), bySlot);
@@ -189,7 +191,7 @@ final class PlanCommand implements Command {
     }
 
     /** The report of one queue: rows that hold nothing are left out, sizes and counts read as people write them. */
-    private static void text(QueuePlan plan, String servedBy, PrintStream out) {
+    private static void text(QueuePlan plan, PauseWindow.Estimate window, String servedBy, PrintStream out) {
         QueueSnapshot snap = plan.snapshot();
         out.println("== queue " + snap.queue().display() + " -> v2 "
                 + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
@@ -272,8 +274,9 @@ final class PlanCommand implements Command {
         }
         out.println("estimated v2 memory: " + Sizes.bytes(plan.estimatedBytes()) + "; dropped with the source: "
                 + Table.counts(plan.dropped()));
-        out.println("estimated v1 pause window: " + PauseWindow.estimateMs(snap) + " ms (v1 serves through the copy; it is"
-                + " paused from the last re-sync pass until the v2 queue serves)");
+        out.println("estimated v1 pause window: " + window.ms() + " ms (v1 serves through the copy; it is paused from the last"
+                + " re-sync pass until the v2 queue serves" + window.withoutFeed().map(why -> "; without the change feed (" + why
+                + "), that pass reads every job again").orElse("") + ")");
         out.println();
     }
 }

@@ -60,7 +60,7 @@ final class PlanDocument {
         return doc;
     }
 
-    static Map<String, Object> queue(QueuePlan plan, String servedBy) {
+    static Map<String, Object> queue(QueuePlan plan, PauseWindow.Estimate window, String servedBy) {
         QueueSnapshot snap = plan.snapshot();
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("name", snap.queue().name().display());
@@ -104,7 +104,9 @@ final class PlanDocument {
         q.put("rebrandPreview", preview(plan.preview()));
         q.put("v2Keys", v2Keys(plan.v2Keys()));
         q.put("estimatedBytes", plan.estimatedBytes());
-        q.put("estimatedPauseMs", PauseWindow.estimateMs(snap));
+        q.put("estimatedPauseMs", window.ms());
+        q.put("changeFeed", window.withoutFeed().isEmpty());
+        window.withoutFeed().ifPresent(why -> q.put("withoutChangeFeed", why));
         q.put("dropped", plan.dropped());
         q.put("activeLocks", locks(snap));
         q.put("schedulers", schedulers(snap.schedulers()));

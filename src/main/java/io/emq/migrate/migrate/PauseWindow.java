@@ -1,6 +1,9 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.wire.Wire;
+import java.util.Optional;
 
 /**
  * The estimate {@code plan} gives of a queue's pause window: how long its v1 queue stays paused, from
@@ -9,23 +12,49 @@ import io.emq.migrate.v1.QueueSnapshot;
  * last pass still walks the listings of every job and checks each against what the pass before read
  * ({@link InLine}), and looks up in the journal only the jobs touched or added since (every job when the
  * change feed broke), so the window still grows with the queue, slowly (the guard of that read and the
- * retirement of the structures are O(1): {@link SourceGuard}). The estimate is the jobs times the cost
- * per job {@code bench/run-migration} measured (bench/RESULTS.md).
+ * retirement of the structures are O(1): {@link SourceGuard}). Without the change feed that pass reads every job
+ * again. The estimate is the jobs times the cost per job {@code bench/run-migration} measured either way
+ * (bench/RESULTS.md).
  */
 public final class PauseWindow {
     /**
-     * The window per job, rounded up from what {@code bench/run-migration --jobs 1000000 --producer 1000}
+     * The window per job with the change feed, rounded up from what {@code bench/run-migration --jobs 1000000 --producer 1000}
      * measured on the tree that caught up before the pause: 997 ms for 1,079,560 jobs at load average 1.2
      * (0.92 µs a job) and 1,702 ms for 1,123,913 jobs at load average 8 (1.5 µs a job). A producer adds the
      * jobs it added during the last live pass to the window (about a second's worth), which the estimate
      * does not foresee.
      */
     static final double MICROS_PER_JOB = 1.5;
+    /**
+     * The window per job without it (a cluster source, a source user without the feed's commands, a queue past the
+     * {@link SourceFeed#MOST_WATCHED} a run watches): the pass under the pause reads every job again and looks each up in
+     * the journal. Rounded up from {@code bench/run-migration --without-feed} (bench/RESULTS.md, session 29): 20,321 ms for
+     * 1,000,000 jobs (20.3 µs a job), 25,352 ms for 1,110,835 with {@code --producer 1000} (22.8 µs a job).
+     */
+    static final double MICROS_PER_JOB_WITHOUT_FEED = 23;
 
-    private PauseWindow() {
+    /** Why the queues of this plan would be re-synced without the change feed; empty when a run would have it. */
+    private final Optional<String> withoutFeed;
+    private int estimated;
+
+    private PauseWindow(Optional<String> withoutFeed) {
+        this.withoutFeed = withoutFeed;
     }
 
-    public static long estimateMs(QueueSnapshot snap) {
-        return Math.round(snap.jobCount() * MICROS_PER_JOB / 1000);
+    /** The estimates of one plan's queues from {@code source}, whose change feed is tried on the first, {@code queue} (see {@link SourceFeed#refusal}). */
+    public static PauseWindow of(Wire source, QueueRef queue) {
+        return new PauseWindow(SourceFeed.refusal(source, queue));
+    }
+
+    /** A queue's estimate, and why its run would re-sync it without the change feed (then its last pass reads every job again). */
+    public record Estimate(long ms, Optional<String> withoutFeed) {
+    }
+
+    /** The estimate of the plan's next queue: a run watches its first {@link SourceFeed#MOST_WATCHED} queues through the feed. */
+    public Estimate next(QueueSnapshot snap) {
+        Optional<String> without = withoutFeed.isEmpty() && estimated++ >= SourceFeed.MOST_WATCHED
+                ? Optional.of("a run's change feed watches its first " + SourceFeed.MOST_WATCHED + " queues") : withoutFeed;
+        double micros = without.isEmpty() ? MICROS_PER_JOB : MICROS_PER_JOB_WITHOUT_FEED;
+        return new Estimate(Math.round(snap.jobCount() * micros / 1000), without);
     }
 }

@@ -130,6 +130,21 @@ final class SourceFeed implements AutoCloseable {
         return Optional.of(new Watch(prefix));
     }
 
+    /**
+     * Why a run reading {@code source} would re-sync {@code queue} without the feed (it cannot start, or the server
+     * refuses to track the queue's prefix); empty when it would watch it. Opens a feed, watches the queue and closes it:
+     * no key is written.
+     */
+    static Optional<String> refusal(Wire source, QueueRef queue) {
+        try (SourceFeed feed = new SourceFeed(source)) {
+            if (feed.watch(queue).isPresent()) {
+                return Optional.empty();
+            }
+            return Optional.of(feed.broken != null ? feed.broken
+                    : "the source refuses CLIENT TRACKING of the queue's prefix (its ACL, or a queue nested in another)");
+        }
+    }
+
     private void breaks(String why) {
         if (broken == null) {
             broken = why;

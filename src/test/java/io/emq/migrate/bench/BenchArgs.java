@@ -5,13 +5,15 @@ import java.util.Set;
 /**
  * The options the bench mains share: {@code --target URI} (a server to use instead of one the bench
  * starts), {@code --jobs N}, {@code --rounds R}, {@code --producer RATE} (v1 adds a second during the
- * run, 0: none), and two switches: {@code --dedup} (every v1 job, generated or added, carries a BullMQ 5 dedup key),
- * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}); {@code --dedup-ttl MS} (with
+ * run, 0: none), and three switches: {@code --dedup} (every v1 job, generated or added, carries a BullMQ 5 dedup key),
+ * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}), {@code --without-feed} (the migration reads
+ * v1 as a user the change feed's commands are refused to); {@code --dedup-ttl MS} (with
  * {@code --dedup}: the generated jobs' dedup keys expire after MS, as BullMQ's throttled deduplication's); each main
  * names the ones it takes, anything else is refused.
  */
-record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup, boolean customIds, long dedupTtlMs) {
-    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids");
+record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup, boolean customIds, boolean withoutFeed,
+                 long dedupTtlMs) {
+    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids", "--without-feed");
 
     static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
         String target = null;
@@ -35,6 +37,7 @@ record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedu
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        return new BenchArgs(target, jobs, rounds, producer, on.contains("--dedup"), on.contains("--custom-ids"), dedupTtlMs);
+        return new BenchArgs(target, jobs, rounds, producer, on.contains("--dedup"), on.contains("--custom-ids"),
+                on.contains("--without-feed"), dedupTtlMs);
     }
 }

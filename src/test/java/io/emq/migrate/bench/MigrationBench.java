@@ -6,6 +6,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.LeastPrivilegeTest;
 import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.function.LongFunction;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -53,10 +55,12 @@ public final class MigrationBench {
     static final int FULL_GC_EVERY_SECONDS = 5;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--dedup-ttl", "--custom-ids"), 1_000_000, 0);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--dedup-ttl", "--custom-ids",
+                "--without-feed"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
-        try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
+        try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
+             UnifiedJedis source = options.withoutFeed() ? userWithoutFeed(client, server.uri()) : Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
             client.flushAll();
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
@@ -77,7 +81,7 @@ public final class MigrationBench {
             Map<String, Long> stepMs = new LinkedHashMap<>();
             Map<String, Long> windowAt = new LinkedHashMap<>();
             StepCpu cpu = new StepCpu(client);
-            Migrator migrator = new Migrator(Wire.unfenced(client), Wire.open(client), uri, MigrationOptions.defaults(),
+            Migrator migrator = new Migrator(Wire.unfenced(source), Wire.open(client), uri, MigrationOptions.defaults(),
                     Checkpoints.observed((version, where) -> {
                         if (version == 120 && (where.equals("v1 paused") || windowAt.containsKey("v1 paused"))) {
                             windowAt.putIfAbsent(where, System.nanoTime());
@@ -305,6 +309,15 @@ public final class MigrationBench {
             stop = true;
             thread.join();
         }
+    }
+
+    /** A client of the server as a v1 user without the change feed's commands ({@code --without-feed}): every re-sync pass reads the whole queue. */
+    private static UnifiedJedis userWithoutFeed(UnifiedJedis admin, String uri) {
+        admin.sendCommand(Protocol.Command.ACL, "DELUSER", "bench-without-feed");
+        List<String> setUser = new ArrayList<>(List.of("SETUSER", "bench-without-feed"));
+        setUser.addAll(List.of((LeastPrivilegeTest.SOURCE_ACL_WITHOUT_FEED + " +info").split(" ")));
+        admin.sendCommand(Protocol.Command.ACL, setUser.toArray(String[]::new));
+        return Endpoint.parse(uri.replace("redis://", "redis://bench-without-feed:s3cret@")).open();
     }
 
     /** Read each hash, write a v2 row, add it to pending: pipelined, nothing else. */

@@ -1,16 +1,22 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.emq.migrate.migrate.LeastPrivilegeTest;
+import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
 
 /**
  * {@code plan} estimates each queue's v1 pause window; {@code migrate} prints and reports the window it journaled, and
@@ -36,6 +42,57 @@ class PauseWindowCommandTest {
         assertEquals(SERVER.client().hget("{emq}:migration:emails", "window-ms"), printed.group(1), "the journaled window");
         assertTrue(SERVER.client().hexists("{emq}:migration:emails", "v1_paused_at"), "and the instant of the pause");
         assertTrue(!m.out().contains("another order than v1's"), m.out());
+    }
+
+    /**
+     * A source user without the change feed's commands (MIGRATION.md §10 names them) gets the window of a pass that reads
+     * every job again; the plan says why, in its text and its JSON.
+     */
+    @Test
+    void planEstimatesTheLongerWindowOfASourceUserWithoutTheChangeFeedAndSaysWhy() throws Exception {
+        V1QueueGenerator.addWaiting(SERVER.client(), "big", 1, 2000, 20);
+        JsonNode fed = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "big", "--json").out())
+                .path("queues").path(0);
+        assertTrue(fed.path("changeFeed").asBoolean() && fed.path("withoutChangeFeed").isMissingNode(), fed.toString());
+        assertEquals(3, fed.path("estimatedPauseMs").asLong(), "2,000 jobs at 1.5 µs");
+
+        try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
+            admin.aclDelUser("planner");
+            admin.aclSetUser("planner", (LeastPrivilegeTest.SOURCE_ACL_WITHOUT_FEED + " +info").split(" "));
+        }
+        // the source as a user of its own; the target (the same server) as the admin: the user may read bull:* alone
+        String asPlanner = "redis://planner:s3cret@" + SERVER.uri().substring("redis://".length());
+        JsonNode unfed = new ObjectMapper().readTree(CliRun.of("plan", "--source", asPlanner, "--target", SERVER.uri(), "--queue", "big",
+                "--json").out())
+                .path("queues").path(0);
+        assertFalse(unfed.path("changeFeed").asBoolean(), unfed.toString());
+        assertTrue(unfed.path("withoutChangeFeed").asText().contains("NOPERM"), unfed.toString());
+        assertEquals(46, unfed.path("estimatedPauseMs").asLong(), "2,000 jobs at 23 µs");
+        CliRun text = CliRun.of("plan", "--source", asPlanner, "--target", SERVER.uri(), "--queue", "big");
+        assertTrue(Pattern.compile("(?m)^estimated v1 pause window: 46 ms \\(v1 serves through the copy; it is paused from the last"
+                + " re-sync pass until the v2 queue serves; without the change feed \\(.*NOPERM.*\\), that pass reads every job"
+                + " again\\)$").matcher(text.out()).find(), text.out());
+    }
+
+    /** A run's change feed watches its first 64 queues: the plan of 65 estimates the last one's window without it. */
+    @Test
+    void planEstimatesTheQueuesPastTheFeedsFirst64WithoutIt() throws Exception {
+        SERVER.client().flushAll();
+        for (int q = 0; q < 65; q++) {
+            V1QueueGenerator.addWaiting(SERVER.client(), String.format("t%02d", q), 1, 1, 20);
+        }
+        JsonNode queues = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--all", "--prefix", "bull", "--json")
+                .out()).path("queues");
+        List<String> fed = new ArrayList<>();
+        queues.forEach(q -> {
+            if (q.path("changeFeed").asBoolean()) {
+                fed.add(q.path("name").asText());
+            }
+        });
+        assertEquals(64, fed.size(), fed.toString());
+        JsonNode last = queues.path(queues.size() - 1);
+        assertEquals("t64", last.path("name").asText(), last.toString());
+        assertEquals("a run's change feed watches its first 64 queues", last.path("withoutChangeFeed").asText(), last.toString());
     }
 
     @Test

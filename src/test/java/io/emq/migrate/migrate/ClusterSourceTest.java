@@ -9,6 +9,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.fixture.KeyspaceDump;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -170,6 +171,13 @@ class ClusterSourceTest {
         v1.hincrBy(base + id, "atm", 1);
         v1.zadd(base + "completed", now, id);
         return id;
+    }
+
+    /** A cluster source has no change feed: the plan's estimate of the window says so ({@link PauseWindow}). */
+    @Test
+    void aClusterSourceHasNoChangeFeed() {
+        assertEquals(Optional.of("a cluster source has no single change feed"),
+                SourceFeed.refusal(Wire.unfenced(SOURCE.client()), QueueRef.of(PREFIX, QUEUE)));
     }
 
     @Test

@@ -21,13 +21,14 @@ import redis.clients.jedis.UnifiedJedis;
  * under the v1 prefix, on the target only {@code emq:*} and {@code {emq}:*}, and no dangerous or
  * admin commands on either.
  */
-class LeastPrivilegeTest {
+public class LeastPrivilegeTest {
     @RegisterExtension
     static final RealServerExtension SOURCE = RealServerExtension.standalone();
     @RegisterExtension
     static final RealServerExtension TARGET = RealServerExtension.standalone();
 
-    static final String SOURCE_ACL_WITHOUT_FEED = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time"
+    /** The source user MIGRATION.md gives without the change feed's five rules (the bench's {@code --without-feed} too). */
+    public static final String SOURCE_ACL_WITHOUT_FEED = "on >s3cret ~bull:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time"
             + " +@transaction";
     /** With the change feed's commands (Redis 6.2 counts CLIENT among the dangerous ones, 7.0 does not). */
     static final String SOURCE_ACL = SOURCE_ACL_WITHOUT_FEED
