@@ -52,8 +52,9 @@ public final class PauseWindow {
 
     /** The estimate of the plan's next queue: a run watches its first {@link SourceFeed#MOST_WATCHED} queues through the feed. */
     public Estimate next(QueueSnapshot snap) {
-        Optional<String> without = withoutFeed.isEmpty() && estimated++ >= SourceFeed.MOST_WATCHED
-                ? Optional.of("a run's change feed watches its first " + SourceFeed.MOST_WATCHED + " queues") : withoutFeed;
+        int place = estimated++;
+        Optional<String> without = withoutFeed.isPresent() || place < SourceFeed.MOST_WATCHED ? withoutFeed
+                : Optional.of("a run's change feed watches its first " + SourceFeed.MOST_WATCHED + " queues");
         double micros = without.isEmpty() ? MICROS_PER_JOB : MICROS_PER_JOB_WITHOUT_FEED;
         return new Estimate(Math.round(snap.jobCount() * micros / 1000), without);
     }

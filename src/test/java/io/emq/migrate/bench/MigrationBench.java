@@ -23,8 +23,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongFunction;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -60,8 +60,9 @@ public final class MigrationBench {
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
-             UnifiedJedis source = options.withoutFeed() ? userWithoutFeed(client, server.uri()) : Endpoint.parse(server.uri()).open()) {
+             UnifiedJedis withoutFeed = options.withoutFeed() ? userWithoutFeed(client, server.uri()) : null) {
             String uri = server.uri();
+            UnifiedJedis source = withoutFeed != null ? withoutFeed : client;
             client.flushAll();
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
                     BenchSetup.generateWaiting(client, "bench", jobs, options.dedup(), options.dedupTtlMs(),

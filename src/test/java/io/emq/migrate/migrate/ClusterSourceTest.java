@@ -180,15 +180,21 @@ class ClusterSourceTest {
                 SourceFeed.refusal(Wire.unfenced(SOURCE.client()), QueueRef.of(PREFIX, QUEUE)));
     }
 
-    @Test
-    void aRunStoppedMidwayResumesThroughAnotherNodeOfTheClusterAndTheJournalRecordsItsAddress() {
+    /** Seeds the queue and migrates it through the cluster's first node alone, stopped at V110; the run's lease lapses. The nodes. */
+    private static List<HostAndPort> stoppedAtV110ThroughTheFirstNode() {
         seed(SOURCE.client(), JOBS);
         List<HostAndPort> nodes = SOURCE.nodes();
         assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(SOURCE.client(), through(nodes.subList(0, 1)),
                 Checkpoints.throwingAt("110:verified, not yet recorded#1")));
+        TARGET.client().hdel(journal().key(), "lock_owner");
+        return nodes;
+    }
+
+    @Test
+    void aRunStoppedMidwayResumesThroughAnotherNodeOfTheClusterAndTheJournalRecordsItsAddress() {
+        List<HostAndPort> nodes = stoppedAtV110ThroughTheFirstNode();
         assertFalse(journal().header().get(JournalHeader.SOURCE_REPLID).orElse("").isEmpty(),
                 "the replication id of the master serving the queue's slot is recorded");
-        TARGET.client().hdel(journal().key(), "lock_owner"); // the stopped run's lease lapses
 
         String anotherNode = through(nodes.subList(1, 2));
         MigrationResult resumed = migrate(SOURCE.client(), anotherNode, Checkpoints.none()).get(0);
@@ -198,11 +204,7 @@ class ClusterSourceTest {
 
     @Test
     void aServerHoldingAQueueOfTheSameNameIsRefusedWithNothingWritten() {
-        seed(SOURCE.client(), JOBS);
-        List<HostAndPort> nodes = SOURCE.nodes();
-        assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(SOURCE.client(), through(nodes.subList(0, 1)),
-                Checkpoints.throwingAt("110:verified, not yet recorded#1")));
-        TARGET.client().hdel(journal().key(), "lock_owner");
+        List<HostAndPort> nodes = stoppedAtV110ThroughTheFirstNode();
         try (LocalServer other = LocalServer.start(); UnifiedJedis elsewhere = Endpoint.parse(other.uri()).open()) {
             seed(elsewhere, JOBS - 10);
             String before = new KeyspaceDump(elsewhere).digest();
