@@ -28,10 +28,11 @@ public final class PauseWindow {
     /**
      * The window per job without it (a cluster source, a source user without the feed's commands, a queue past the
      * {@link SourceFeed#MOST_WATCHED} a run watches): the pass under the pause reads every job again and looks each up in
-     * the journal. Rounded up from {@code bench/run-migration --without-feed} (bench/RESULTS.md, session 29): 20,321 ms for
-     * 1,000,000 jobs (20.3 µs a job), 25,352 ms for 1,110,835 with {@code --producer 1000} (22.8 µs a job).
+     * the journal. Rounded up from {@code bench/run-migration --without-feed} (bench/RESULTS.md, session 29, once that
+     * pass read a queue without logs or flow keys as hashes alone): 11,036 ms for 1,000,000 jobs (11.0 µs a job),
+     * 14,944 ms for 1,099,980 with {@code --producer 1000} (13.6 µs a job).
      */
-    static final double MICROS_PER_JOB_WITHOUT_FEED = 23;
+    static final double MICROS_PER_JOB_WITHOUT_FEED = 14;
 
     /** Why the queues of this plan would be re-synced without the change feed; empty when a run would have it. */
     private final Optional<String> withoutFeed;

@@ -112,7 +112,8 @@ final class Resync {
      * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote
      * since the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile
      * is gone from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken
-     * one, a re-run) every job is looked up and re-read. A pass that fails spoils the watch: what it drained was not
+     * one, a re-run) every job is looked up and re-read: its hash alone when the pass's key scan met no job's logs list or
+     * flow key ({@link SourceFence#readWithoutExtras}). A pass that fails spoils the watch: what it drained was not
      * acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
@@ -138,6 +139,10 @@ final class Resync {
             changes.ifPresent(c -> m.watch.orElseThrow().peek().ifPresentOrElse(c::absorb, c::lost));
         }
         QueueSnapshot snap = m.snapshot();
+        // without the feed, a pass that read the source in full reads no job's logs or flow keys when its scan met none:
+        // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,
+        // the retirement (each job retired only while its digest is the one v2 holds) finds and copies again
+        boolean withoutExtras = changes.isEmpty() && !refreshed && SourceFence.noExtrasScanned(snap);
         InLine inLine = before.orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
         Set<V1State> copied = afterCopy && refreshed ? asCopied(m, changes.get()) : Set.of();
@@ -162,7 +167,7 @@ final class Resync {
             }
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
-            Map<Integer, String> digests = digests(m, batch, ids, changes);
+            Map<Integer, String> digests = digests(m, batch, ids, changes, withoutExtras);
             reread[0] += digests.size();
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
@@ -233,7 +238,7 @@ final class Resync {
      * whose keys the feed told were written in a delta pass (the others hold what the journal holds).
      */
     private static Map<Integer, String> digests(QueueMigration m, List<JobFacts> batch, List<Optional<BrandedId>> ids,
-                                                Optional<SourceFeed.Changes> changes) {
+                                                Optional<SourceFeed.Changes> changes, boolean withoutExtras) {
         List<Integer> at = new ArrayList<>();
         Bytes base = m.source.base();
         for (int i = 0; i < batch.size(); i++) {
@@ -242,7 +247,9 @@ final class Resync {
                 at.add(i);
             }
         }
-        List<String> read = SourceFence.digests(m.sourceWire, m.source, at.stream().map(i -> batch.get(i).id()).toList());
+        List<Bytes> jobs = at.stream().map(i -> batch.get(i).id()).toList();
+        List<String> read = withoutExtras ? SourceFence.readWithoutExtras(m.sourceWire, m.source, jobs).stream().map(SourceFence.Job::digest).toList()
+                : SourceFence.digests(m.sourceWire, m.source, jobs);
         Map<Integer, String> digests = new HashMap<>();
         for (int k = 0; k < at.size(); k++) {
             digests.put(at.get(k), read.get(k));

@@ -185,7 +185,9 @@ final class SourceFence {
      * whose key is a hash is read plainly and digested as a job with none (the others by the script).
      * For a caller that knows no job had any when the queue's keys were scanned ({@link #noExtrasScanned})
      * and that any created since is told by the change feed: such a job's digest here (of no logs or flow
-     * keys) differs from the one it now has, so the re-sync passes read it again with them and copy it again.
+     * keys) differs from the one it now has, so the re-sync passes read it again with them and copy it again. Or, without
+     * the feed, for a re-sync pass whose own whole read scanned the keys: the next pass's scan meets one created since,
+     * and after the pass under the pause the retirement finds the job's digest changed and copies it again.
      */
     static List<Job> readWithoutExtras(Wire source, QueueRef q, List<Bytes> ids) {
         return ids.isEmpty() ? List.of() : read(source, q, ids, ids, List.of());

@@ -53,8 +53,10 @@ public final class LiveSoak {
         int runs = 60;
         int jobs = 300;
         long seed = System.nanoTime();
+        boolean withoutFeed = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--without-feed" -> withoutFeed = true;
                 case "--target" -> target = args[++i];
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
@@ -64,16 +66,23 @@ public final class LiveSoak {
         }
         LocalServer server = target == null ? LocalServer.start() : null;
         String uri = target == null ? server.uri() : target;
+        String sourceUri = uri;
+        if (withoutFeed) {
+            try (UnifiedJedis admin = Endpoint.parse(uri).open()) {
+                sourceUri = BenchSetup.userWithoutFeed(admin, uri);
+            }
+        }
         long lost = 0;
         long doubled = 0;
         long stale = 0;
         long refusals = 0;
         long crashes = 0;
         long exitZeroWithoutRetire = 0;
-        System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri);
+        System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri
+                + (withoutFeed ? ", v1 read without the change feed" : ""));
         try {
             for (int run = 1; run <= runs; run++) {
-                Run r = new Run(uri, new Random(seed + run), jobs);
+                Run r = new Run(uri, sourceUri, new Random(seed + run), jobs);
                 r.execute();
                 lost += r.lost;
                 doubled += r.doubled;
@@ -100,6 +109,8 @@ public final class LiveSoak {
     /** One randomized interleaving and its verdict. */
     private static final class Run {
         final String uri;
+        /** The address the migrator reads v1 through: {@code uri}, or as a user without the change feed's commands. */
+        final String sourceUri;
         final Random random;
         final int jobs;
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
@@ -127,8 +138,9 @@ public final class LiveSoak {
         /** The message of the last run that did not retire the queue (printed when none ever does). */
         volatile String lastRefusal = "";
 
-        Run(String uri, Random random, int jobs) {
+        Run(String uri, String sourceUri, Random random, int jobs) {
             this.uri = uri;
+            this.sourceUri = sourceUri;
             this.random = random;
             this.jobs = jobs;
         }
@@ -358,8 +370,8 @@ public final class LiveSoak {
         /** One migrate run; false when it crashed (injected), its lease then made to lapse. */
         private boolean migrateOnce(MigrationOptions options, Checkpoints checkpoints) {
             passes++;
-            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
-                List<MigrationResult> results = new Migrator(Wire.unfenced(client), Wire.open(client), uri, options, checkpoints)
+            try (UnifiedJedis client = Endpoint.parse(uri).open(); UnifiedJedis source = Endpoint.parse(sourceUri).open()) {
+                List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(client), uri, options, checkpoints)
                         .migrate(List.of("bull"), List.of(QUEUE));
                 MigrationResult r = results.get(0);
                 boolean retired = r.outcome() == MigrationResult.Outcome.RETIRED;

@@ -6,7 +6,6 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
-import io.emq.migrate.migrate.LeastPrivilegeTest;
 import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
@@ -23,7 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongFunction;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -60,7 +58,7 @@ public final class MigrationBench {
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
-             UnifiedJedis withoutFeed = options.withoutFeed() ? userWithoutFeed(client, server.uri()) : null) {
+             UnifiedJedis withoutFeed = options.withoutFeed() ? Endpoint.parse(BenchSetup.userWithoutFeed(client, server.uri())).open() : null) {
             String uri = server.uri();
             UnifiedJedis source = withoutFeed != null ? withoutFeed : client;
             client.flushAll();
@@ -310,15 +308,6 @@ public final class MigrationBench {
             stop = true;
             thread.join();
         }
-    }
-
-    /** A client of the server as a v1 user without the change feed's commands ({@code --without-feed}): every re-sync pass reads the whole queue. */
-    private static UnifiedJedis userWithoutFeed(UnifiedJedis admin, String uri) {
-        admin.sendCommand(Protocol.Command.ACL, "DELUSER", "bench-without-feed");
-        List<String> setUser = new ArrayList<>(List.of("SETUSER", "bench-without-feed"));
-        setUser.addAll(List.of((LeastPrivilegeTest.SOURCE_ACL_WITHOUT_FEED + " +info").split(" ")));
-        admin.sendCommand(Protocol.Command.ACL, setUser.toArray(String[]::new));
-        return Endpoint.parse(uri.replace("redis://", "redis://bench-without-feed:s3cret@")).open();
     }
 
     /** Read each hash, write a v2 row, add it to pending: pipelined, nothing else. */

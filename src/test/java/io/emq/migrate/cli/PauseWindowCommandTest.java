@@ -67,9 +67,9 @@ class PauseWindowCommandTest {
                 .path("queues").path(0);
         assertFalse(unfed.path("changeFeed").asBoolean(), unfed.toString());
         assertTrue(unfed.path("withoutChangeFeed").asText().contains("NOPERM"), unfed.toString());
-        assertEquals(46, unfed.path("estimatedPauseMs").asLong(), "2,000 jobs at 23 µs");
+        assertEquals(28, unfed.path("estimatedPauseMs").asLong(), "2,000 jobs at 14 µs");
         CliRun text = CliRun.of("plan", "--source", asPlanner, "--target", SERVER.uri(), "--queue", "big");
-        assertTrue(Pattern.compile("(?m)^estimated v1 pause window: 46 ms \\(v1 serves through the copy; it is paused from the last"
+        assertTrue(Pattern.compile("(?m)^estimated v1 pause window: 28 ms \\(v1 serves through the copy; it is paused from the last"
                 + " re-sync pass until the v2 queue serves; without the change feed \\(.*NOPERM.*\\), that pass reads every job"
                 + " again\\)$").matcher(text.out()).find(), text.out());
     }
