@@ -1,6 +1,5 @@
 package io.emq.migrate.bench;
 
-import io.emq.migrate.migrate.LeastPrivilegeTest;
 import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.server.LocalServer;
 import java.io.IOException;
@@ -9,10 +8,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -99,18 +95,5 @@ final class BenchSetup {
 
     static double secs(long t0) {
         return (System.nanoTime() - t0) / 1e9;
-    }
-
-    /**
-     * Makes (again) an ACL user with MIGRATION.md's source rules but the change feed's five (plus {@code +info}) and
-     * returns the server's address as that user ({@code --without-feed}): a migration reading v1 through it re-syncs with
-     * full passes, as on a cluster source.
-     */
-    static String userWithoutFeed(UnifiedJedis admin, String uri) {
-        admin.sendCommand(Protocol.Command.ACL, "DELUSER", "bench-without-feed");
-        List<String> setUser = new ArrayList<>(List.of("SETUSER", "bench-without-feed"));
-        setUser.addAll(List.of((LeastPrivilegeTest.SOURCE_ACL_WITHOUT_FEED + " +info").split(" ")));
-        admin.sendCommand(Protocol.Command.ACL, setUser.toArray(String[]::new));
-        return uri.replace("redis://", "redis://bench-without-feed:s3cret@");
     }
 }

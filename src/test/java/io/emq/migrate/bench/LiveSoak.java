@@ -5,6 +5,7 @@ import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.LeastPrivilegeTest;
 import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationRefused;
@@ -69,7 +70,7 @@ public final class LiveSoak {
         String sourceUri = uri;
         if (withoutFeed) {
             try (UnifiedJedis admin = Endpoint.parse(uri).open()) {
-                sourceUri = BenchSetup.userWithoutFeed(admin, uri);
+                sourceUri = LeastPrivilegeTest.userWithoutFeed(admin, uri);
             }
         }
         long lost = 0;

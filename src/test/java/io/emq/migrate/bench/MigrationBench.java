@@ -6,6 +6,7 @@ import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
+import io.emq.migrate.migrate.LeastPrivilegeTest;
 import io.emq.migrate.migrate.LiveV1;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationResult;
@@ -58,7 +59,7 @@ public final class MigrationBench {
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
-             UnifiedJedis withoutFeed = options.withoutFeed() ? Endpoint.parse(BenchSetup.userWithoutFeed(client, server.uri())).open() : null) {
+             UnifiedJedis withoutFeed = options.withoutFeed() ? Endpoint.parse(LeastPrivilegeTest.userWithoutFeed(client, server.uri())).open() : null) {
             String uri = server.uri();
             UnifiedJedis source = withoutFeed != null ? withoutFeed : client;
             client.flushAll();

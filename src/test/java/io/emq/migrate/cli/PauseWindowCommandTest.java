@@ -16,7 +16,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.Jedis;
 
 /**
  * {@code plan} estimates each queue's v1 pause window; {@code migrate} prints and reports the window it journaled, and
@@ -56,12 +55,8 @@ class PauseWindowCommandTest {
         assertTrue(fed.path("changeFeed").asBoolean() && fed.path("withoutChangeFeed").isMissingNode(), fed.toString());
         assertEquals(3, fed.path("estimatedPauseMs").asLong(), "2,000 jobs at 1.5 µs");
 
-        try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
-            admin.aclDelUser("planner");
-            admin.aclSetUser("planner", (LeastPrivilegeTest.SOURCE_ACL_WITHOUT_FEED + " +info").split(" "));
-        }
         // the source as a user of its own; the target (the same server) as the admin: the user may read bull:* alone
-        String asPlanner = "redis://planner:s3cret@" + SERVER.uri().substring("redis://".length());
+        String asPlanner = LeastPrivilegeTest.userWithoutFeed(SERVER.client(), SERVER.uri());
         JsonNode unfed = new ObjectMapper().readTree(CliRun.of("plan", "--source", asPlanner, "--target", SERVER.uri(), "--queue", "big",
                 "--json").out())
                 .path("queues").path(0);

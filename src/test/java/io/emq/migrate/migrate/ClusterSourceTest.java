@@ -26,7 +26,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -58,21 +57,6 @@ class ClusterSourceTest {
             }
         });
         TARGET.client().flushAll();
-    }
-
-    /** Jobs 1..{@code jobs} waiting in {@code {v1}:orders}, as BullMQ 5 leaves them. */
-    static void seed(UnifiedJedis v1, int jobs) {
-        String base = PREFIX + ":" + QUEUE + ":";
-        try (AbstractPipeline p = v1.pipelined()) {
-            for (int n = 1; n <= jobs; n++) {
-                p.hset(base + n, Map.of("name", "send", "data", "{\"n\":" + n + "}", "opts", "{\"attempts\":3}",
-                        "timestamp", Long.toString(1_700_000_000_000L + n), "delay", "0", "priority", "0"));
-                p.lpush(base + "wait", Integer.toString(n));
-            }
-            p.set(base + "id", Integer.toString(jobs));
-            p.hset(base + "meta", Map.of("opts.maxLenEvents", "10000", "version", "bullmq:5.65.1"));
-            p.sync();
-        }
     }
 
     /** The address of the cluster as {@code --source} would name it through these seeds alone. */
@@ -107,7 +91,7 @@ class ClusterSourceTest {
 
     @Test
     void aQueueOnAClusterMigratesEveryJobOnceAndIsRetired() {
-        seed(SOURCE.client(), JOBS);
+        V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
         assertRetired(migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.none()).get(0));
     }
 
@@ -117,7 +101,7 @@ class ClusterSourceTest {
      */
     @Test
     void jobsAddedAndCompletedWhileV1ServesOnAClusterEndExactlyOnce() {
-        seed(SOURCE.client(), JOBS);
+        V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
         Set<String> waiting = new TreeSet<>();
         LongStream.rangeClosed(1, JOBS).forEach(n -> waiting.add(Long.toString(n)));
         List<Boolean> addsInTheWindow = new ArrayList<>();
@@ -182,7 +166,7 @@ class ClusterSourceTest {
 
     /** Seeds the queue and migrates it through the cluster's first node alone, stopped at V110; the run's lease lapses. The nodes. */
     private static List<HostAndPort> stoppedAtV110ThroughTheFirstNode() {
-        seed(SOURCE.client(), JOBS);
+        V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
         List<HostAndPort> nodes = SOURCE.nodes();
         assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(SOURCE.client(), through(nodes.subList(0, 1)),
                 Checkpoints.throwingAt("110:verified, not yet recorded#1")));
@@ -206,7 +190,7 @@ class ClusterSourceTest {
     void aServerHoldingAQueueOfTheSameNameIsRefusedWithNothingWritten() {
         List<HostAndPort> nodes = stoppedAtV110ThroughTheFirstNode();
         try (LocalServer other = LocalServer.start(); UnifiedJedis elsewhere = Endpoint.parse(other.uri()).open()) {
-            seed(elsewhere, JOBS - 10);
+            V1QueueGenerator.addWaiting(elsewhere, PREFIX, QUEUE, 1, JOBS - 10, 20);
             String before = new KeyspaceDump(elsewhere).digest();
             MigrationResult refused = migrate(elsewhere, Endpoint.parse(other.uri()).describe(), Checkpoints.none()).get(0);
             assertEquals(Optional.of(MigrationRefused.Kind.OTHER_SOURCE), refused.refusalKind(), refused.message());

@@ -3,9 +3,6 @@ package io.emq.migrate.migrate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.keyspace.JobSub;
-import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -16,7 +13,6 @@ import java.util.TreeSet;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -32,24 +28,15 @@ class FeedlessPassTest {
     static final int JOBS = 300;
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
 
-    private static List<String> v2Logs(String v1Id) {
-        BrandedId id = new Journal(Wire.open(SERVER.client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
-        return SERVER.client().lrange(Keys.queue(QUEUE).job(id, JobSub.LOGS), 0, -1);
-    }
-
     @Test
     void aLogPushedAfterThePassUnderThePauseScannedTheQueueIsCopiedByTheRetirement() {
         SERVER.client().flushAll();
         V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
         Set<String> added = new TreeSet<>();
         LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
-        try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
-            admin.aclDelUser("feedless");
-            admin.aclSetUser("feedless", (LeastPrivilegeTest.SOURCE_ACL_WITHOUT_FEED + " +info").split(" "));
-        }
         boolean[] pushed = {false};
         MigrationResult r;
-        try (UnifiedJedis v1 = Endpoint.parse(SERVER.uri().replace("redis://", "redis://feedless:s3cret@")).open()) {
+        try (UnifiedJedis v1 = Endpoint.parse(LeastPrivilegeTest.userWithoutFeed(SERVER.client(), SERVER.uri())).open()) {
             r = new Migrator(Wire.unfenced(v1), Wire.open(SERVER.client()), SERVER.uri(), OPTIONS, Checkpoints.observed((version, where) -> {
                 if (version == 120 && where.equals("source read") && !pushed[0]) {
                     pushed[0] = true;
@@ -60,7 +47,7 @@ class FeedlessPassTest {
         assertTrue(pushed[0], "the pass under the pause read the source");
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertEquals(List.of(), LiveV1.problems(SERVER.client(), QUEUE, added, Set.of(), true), r.toString());
-        assertEquals(List.of("after the scan under the pause"), v2Logs("5"));
-        assertEquals(List.of(), v2Logs("6"));
+        assertEquals(List.of("after the scan under the pause"), LiveV1.v2Logs(SERVER.client(), QUEUE, "5"));
+        assertEquals(List.of(), LiveV1.v2Logs(SERVER.client(), QUEUE, "6"));
     }
 }

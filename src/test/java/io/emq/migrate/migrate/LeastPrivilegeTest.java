@@ -9,11 +9,13 @@ import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -36,6 +38,19 @@ public class LeastPrivilegeTest {
     /** The feed's subscription allowed, its tracking refused. */
     static final String SOURCE_ACL_WITHOUT_TRACKING = SOURCE_ACL_WITHOUT_FEED + " -client +client|id +client|getredir +subscribe &__redis__:invalidate";
     static final String TARGET_ACL = "on >s3cret ~emq:* ~{emq}:* resetchannels +@read +@write +@scripting +@connection -@dangerous +scan +type +time";
+
+    /**
+     * Makes (again) a user with {@link #SOURCE_ACL_WITHOUT_FEED} plus {@code +info} on the server {@code admin} reaches
+     * and returns {@code uri} (a {@code redis://} address) as that user: a migration reading v1 through it re-syncs with
+     * full passes, as on a cluster source ({@code --without-feed} of the benches, the feedless tests).
+     */
+    public static String userWithoutFeed(UnifiedJedis admin, String uri) {
+        admin.sendCommand(Protocol.Command.ACL, "DELUSER", "without-feed");
+        List<String> setUser = new ArrayList<>(List.of("SETUSER", "without-feed"));
+        setUser.addAll(List.of((SOURCE_ACL_WITHOUT_FEED + " +info").split(" ")));
+        admin.sendCommand(Protocol.Command.ACL, setUser.toArray(String[]::new));
+        return uri.replace("redis://", "redis://without-feed:s3cret@");
+    }
 
     private static void user(RealServerExtension server, String acl) {
         try (Jedis admin = server.node(server.nodes().get(0))) {

@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -173,6 +174,13 @@ public final class LiveV1 {
 
     private static void operator(UnifiedJedis client, String queue, String op) {
         client.eval(OPERATOR, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta")), List.of(op));
+    }
+
+    /** The logs v2 holds for the job whose v1 id is {@code v1Id}. */
+    public static List<String> v2Logs(UnifiedJedis client, String queue, String v1Id) {
+        BrandedId id = new Journal(Wire.open(client), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0)
+                .orElseThrow();
+        return client.lrange(Keys.queue(queue).job(id, JobSub.LOGS), 0, -1);
     }
 
     /** v2 rows (pending, schedule, dead, or in no set) of the queue, as v1 id -> how many rows name it. */

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.Monitor;
 import io.emq.migrate.testing.RealServerExtension;
@@ -54,11 +53,6 @@ class ScannedExtrasTest {
         return MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed(observer), List.of("bull"));
     }
 
-    private List<String> v2Logs(String v1Id) {
-        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
-        return client().lrange(Keys.queue(QUEUE).job(id, JobSub.LOGS), 0, -1);
-    }
-
     @Test
     void logsPushedAfterTheScanBeforeOrAfterTheCopyReadTheirJobAreCopied() {
         boolean[] pushedInCopy = {false};
@@ -76,10 +70,10 @@ class ScannedExtrasTest {
         }).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true), r.toString());
-        assertEquals(List.of("after the scan, before the copy"), v2Logs("5"));
-        assertEquals(List.of("while the copy runs"), v2Logs("290"));
-        assertEquals(List.of("after the copy"), v2Logs("7"));
-        assertEquals(List.of(), v2Logs("6"));
+        assertEquals(List.of("after the scan, before the copy"), LiveV1.v2Logs(SERVER.client(), QUEUE, "5"));
+        assertEquals(List.of("while the copy runs"), LiveV1.v2Logs(SERVER.client(), QUEUE, "290"));
+        assertEquals(List.of("after the copy"), LiveV1.v2Logs(SERVER.client(), QUEUE, "7"));
+        assertEquals(List.of(), LiveV1.v2Logs(SERVER.client(), QUEUE, "6"));
     }
 
     @Test

@@ -29,7 +29,20 @@ public final class V1QueueGenerator {
      */
     public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes, boolean deduplicated,
                                   long dedupTtlMs, String idPrefix) {
-        String base = "bull:" + queue + ":";
+        addWaiting(jedis, "bull", queue, from, to, payloadBytes, deduplicated, dedupTtlMs, idPrefix);
+    }
+
+    /**
+     * As {@link #addWaiting(UnifiedJedis, String, long, long, int)}, under the v1 prefix {@code prefix} (on a cluster, a
+     * hash-tagged one such as {@code {v1}} keeps the queue's keys in one slot, as BullMQ requires there).
+     */
+    public static void addWaiting(UnifiedJedis jedis, String prefix, String queue, long from, long to, int payloadBytes) {
+        addWaiting(jedis, prefix, queue, from, to, payloadBytes, false, -1, "");
+    }
+
+    private static void addWaiting(UnifiedJedis jedis, String prefix, String queue, long from, long to, int payloadBytes,
+                                   boolean deduplicated, long dedupTtlMs, String idPrefix) {
+        String base = prefix + ":" + queue + ":";
         for (long start = from; start <= to; start += 1000) {
             long end = Math.min(to, start + 999);
             try (AbstractPipeline p = jedis.pipelined()) {
