@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HexFormat;
 
 /**
  * The v2 state and attempts of every row-bearing job as the pass before read them: the last
@@ -16,9 +17,16 @@ import java.util.Arrays;
  * that pass need not look it up (see {@link Resync}). One table serves every pass, updated in place:
  * a job the pass before did not read holds no more.
  *
+ * <p>Without the change feed nothing tells a job untouched, so a table made {@link #withDigests} holds each job's
+ * digest too ({@link SourceFence#digest}, as the pass read it): a job the next pass reads with the same digest, v2
+ * state and attempts still matches its expectation. A job the pass wrote holds none ({@link #unsure}): its row
+ * holds what the write read, which may be newer than what the pass read. Such a table is made by the copy
+ * ({@link Absorb}) when the feed does not watch the queue, and holds what each of its writes recorded ({@link #wrote}):
+ * the first pass looks up only the jobs read otherwise since.
+ *
  * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
  * end in chunks of bytes (its id's length as a varint, its id's bytes, then one int: whether this pass read
- * it in the sign bit, what the pass before read in the others), and an open-addressing table of the
+ * it in the sign bit, what the pass before read in the others; then, with digests, the digest's 64 bits), and an open-addressing table of the
  * records' addresses; ids are compared byte for byte, never by hash alone. Each pass begins with a sweep of
  * the records: those the pass before did not read hold {@link #STALE} from there. A job with more
  * attempts than a record holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass. The record
@@ -38,6 +46,7 @@ final class InLine {
     /** The bit of a record set when this pass read it. */
     private static final int READ_NOW = Integer.MIN_VALUE;
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int CHUNK_BITS = 18;
     /** The most bytes a chunk of records holds ({@link HeapChunks}), unless its one record is longer. */
     static final int CHUNK = HeapChunks.BYTES;
@@ -45,6 +54,8 @@ final class InLine {
     private static final int SLOT_CHUNK = HeapChunks.of(Integer.BYTES);
     /** The first chunk's size (it grows up to {@link #CHUNK} by copying). */
     private final int firstChunk;
+    /** The bytes a record holds after its id: the int, and with digests the digest's long. */
+    private final int valueBytes;
     private byte[][] chunks = new byte[1][];
     /** Bytes of each chunk in use. */
     private int[] used = new int[1];
@@ -62,7 +73,17 @@ final class InLine {
      * reads: that pass rehashes nothing as it fills it).
      */
     InLine(long jobs, long idBytes) {
-        firstChunk = (int) Math.min(CHUNK, Math.max(1 << 12, idBytes + jobs * (1 + Integer.BYTES)));
+        this(jobs, idBytes, Integer.BYTES);
+    }
+
+    /** A table as {@link #InLine(long, long)} makes that holds each job's digest too, for passes without the change feed. */
+    static InLine withDigests(long jobs, long idBytes) {
+        return new InLine(jobs, idBytes, Integer.BYTES + Long.BYTES);
+    }
+
+    private InLine(long jobs, long idBytes, int valueBytes) {
+        this.valueBytes = valueBytes;
+        firstChunk = (int) Math.min(CHUNK, Math.max(1 << 12, idBytes + jobs * (1 + valueBytes)));
         int capacity = 1 << 9;
         while (jobs * 4 > capacity * 3L) {
             capacity *= 2;
@@ -75,10 +96,15 @@ final class InLine {
      * Begins a pass: from here {@link #read} tells what the pass before read. A record that pass read keeps
      * what it read; any other holds {@link #STALE}.
      */
+    /** Whether this table holds digests ({@link #withDigests}). */
+    boolean digests() {
+        return valueBytes > Integer.BYTES;
+    }
+
     void nextPass() {
         for (int c = 0; c < chunkCount; c++) {
             byte[] chunk = chunks[c];
-            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + Integer.BYTES) {
+            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + valueBytes) {
                 int value = valueAt(chunk, offset);
                 int held = (int) INT.get(chunk, value);
                 INT.set(chunk, value, held < 0 ? held & ~READ_NOW : STALE);
@@ -91,6 +117,54 @@ final class InLine {
      * state that becomes the same v2 state, with the same attempts.
      */
     boolean read(JobFacts job) {
+        if (digests()) {
+            throw new IllegalStateException("a table with digests reads a job with its digest");
+        }
+        return read(job, 0);
+    }
+
+    /**
+     * Records that this pass read {@code job} as it is, with this digest ({@link SourceFence#digest}); returns whether the
+     * pass before read it in a state that becomes the same v2 state, with the same attempts and digest. For a table
+     * {@link #withDigests}.
+     */
+    boolean read(JobFacts job, String digest) {
+        if (!digests()) {
+            throw new IllegalStateException("a table without digests reads a job alone");
+        }
+        if (digest.length() == 16 && digest.chars().allMatch(ch -> Character.digit(ch, 16) >= 0)) {
+            return read(job, HexFormat.fromHexDigitsToLong(digest));
+        }
+        read(job, 0);
+        unsure(job);
+        return false;
+    }
+
+    /**
+     * Records what the journal now expects of a job a write recorded ({@link JobWriter}), in a table {@link #withDigests}:
+     * the next pass that reads it so need not look it up. One whose expectation a pass would not take as in line with
+     * those facts holds nothing.
+     */
+    void wrote(JobFacts job, Expectation expected) {
+        if (job.state().becomes().map(expected::is).orElse(false) && expected.attempts() == job.attempts()) {
+            read(job, expected.source());
+        } else {
+            read(job, 0);
+            unsure(job);
+        }
+    }
+
+    /** Records that v2 may not hold what this pass read of {@code job} (the pass wrote it): the next pass looks it up. */
+    void unsure(JobFacts job) {
+        int at = find(job.id().raw());
+        int ref = slot(at);
+        if (ref != 0) {
+            byte[] chunk = chunks[(ref - 1) >>> CHUNK_BITS];
+            INT.set(chunk, valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1)), STALE | READ_NOW);
+        }
+    }
+
+    private boolean read(JobFacts job, long digest) {
         byte[] id = job.id().raw();
         int read = packed(job);
         int at = -1;
@@ -101,10 +175,15 @@ final class InLine {
             int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
             int before = (int) INT.get(chunk, value);
             INT.set(chunk, value, read | READ_NOW);
-            following = followingOf(c, value + Integer.BYTES);
-            return read != STALE && before == read;
+            boolean sameDigest = true;
+            if (digests()) {
+                sameDigest = (long) LONG.get(chunk, value + Integer.BYTES) == digest;
+                LONG.set(chunk, value + Integer.BYTES, digest);
+            }
+            following = followingOf(c, value + valueBytes);
+            return read != STALE && before == read && sameDigest;
         }
-        int address = append(id, read | READ_NOW);
+        int address = append(id, read | READ_NOW, digest);
         setSlot(at, address + 1);
         following = 0;
         if (++size * 4L > (mask + 1) * 3L) {
@@ -122,8 +201,8 @@ final class InLine {
     }
 
     /** Adds a record at the end of the last chunk, or of a new one; returns its address. */
-    private int append(byte[] id, int value) {
-        int length = varintLength(id.length) + id.length + Integer.BYTES;
+    private int append(byte[] id, int value, long digest) {
+        int length = varintLength(id.length) + id.length + valueBytes;
         int c = chunkCount - 1;
         if (c < 0 || used[c] + length > (c == 0 && length <= CHUNK ? CHUNK : chunks[c].length)) {
             c = newChunk(length);
@@ -142,6 +221,9 @@ final class InLine {
         }
         System.arraycopy(id, 0, chunk, p, id.length);
         INT.set(chunk, p + id.length, value);
+        if (digests()) {
+            LONG.set(chunk, p + id.length + Integer.BYTES, digest);
+        }
         used[c] += length;
         return c << CHUNK_BITS | offset;
     }
@@ -203,7 +285,7 @@ final class InLine {
         mask = mask * 2 + 1;
         for (int c = 0; c < chunkCount; c++) {
             byte[] chunk = chunks[c];
-            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + Integer.BYTES) {
+            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + valueBytes) {
                 int at = spread(hash(chunk, idStart(chunk, offset), valueAt(chunk, offset))) & mask;
                 while (slot(at) != 0) {
                     at = (at + 1) & mask;

@@ -17,7 +17,8 @@ import java.util.Set;
  * a reader thread, while the batch before is written; building writes nothing but a lane first used), write them with
  * transactions when every row of a batch is new ({@link NewRows}), else (and for the rows of a transaction that
  * wrote nothing) one {@code migrate_write_jobs} call per batch (all keys of a queue share one slot), and record each
- * job's expectation in the journal ({@link Expectations#record}). The first round trip of the expectations'
+ * job's expectation in the journal ({@link Expectations#record}), and in the table of digests the passes without the
+ * change feed look at first, when this run keeps one ({@link InLine#withDigests}). The first round trip of the expectations'
  * transaction ({@code WATCH} of the journal, the token read) is sent beside the rows' first ({@link Expectations#watch}),
  * its writes and {@code EXEC} only once the rows' writes replied: rows are always written before their expectations
  * are recorded, and whatever writes the journal in between (a takeover) makes that {@code EXEC} write nothing. Idempotent: a batch written twice leaves the same rows. A row the
@@ -71,8 +72,8 @@ final class JobWriter {
      * One batch ready to write: its rows, what each is expected to be, what the journal expected of those written
      * before, and whether every row's id is fresh ({@link FreshIds}).
      */
-    private record Built(List<RowBuilder.Row> rows, Map<BrandedId, Expectation> expectations, Map<BrandedId, Expectation> known,
-                         boolean fresh) {
+    private record Built(List<RowBuilder.Row> rows, List<JobFacts> jobs, Map<BrandedId, Expectation> expectations,
+                         Map<BrandedId, Expectation> known, boolean fresh) {
     }
 
     /**
@@ -87,6 +88,7 @@ final class JobWriter {
         List<SourceFence.Job> read = checkExtras ? SourceFence.read(m.sourceWire, m.source, v1Ids)
                 : SourceFence.readWithoutExtras(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
+        List<JobFacts> jobs = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
         boolean live = m.v1Live();
         for (int i = 0; i < batch.size(); i++) {
@@ -103,10 +105,11 @@ final class JobWriter {
             }
             RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash));
             rows.add(row);
+            jobs.add(facts);
             expectations.put(id, row.expected());
         }
         Map<BrandedId, Expectation> known = expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of();
-        return new Built(rows, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known,
+        return new Built(rows, jobs, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known,
                 ranked.isPresent());
     }
 
@@ -138,6 +141,11 @@ final class JobWriter {
         m.checkpoints.hit("rows written");
         if (!built.expectations().isEmpty()) {
             m.journal.expectations().record(m, journalTx, built.expectations(), allNew);
+            m.inLine.filter(InLine::digests).ifPresent(table -> {
+                for (int i = 0; i < built.rows().size(); i++) {
+                    table.wrote(built.jobs().get(i), built.rows().get(i).expected());
+                }
+            });
         }
         m.checkpoints.hit("expectations recorded");
         built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));

@@ -52,7 +52,10 @@ final class QueueMigration {
      * read, and none has started since: the next pass writes and drops only what the feed tells changed ({@link DedupAndSchedulers}).
      */
     boolean recordsCarried;
-    /** What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}). */
+    /**
+     * What the last successful re-sync pass of this run brought v2 in line with (see {@link InLine}); without the feed,
+     * from the copy on, each job's digest too ({@link InLine#withDigests}).
+     */
     Optional<InLine> inLine = Optional.empty();
     /**
      * Whether v2 may hold rows of this migration the journal does not know of: rows are written before their

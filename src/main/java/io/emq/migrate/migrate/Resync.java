@@ -112,8 +112,10 @@ final class Resync {
      * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote
      * since the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile
      * is gone from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken
-     * one, a re-run) every job is looked up and re-read: its hash alone when the pass's key scan met no job's logs list or
-     * flow key ({@link SourceFence#readWithoutExtras}). A pass that fails spoils the watch: what it drained was not
+     * one, a re-run) every job is re-read first: its hash alone when the pass's key scan met no job's logs list or
+     * flow key ({@link SourceFence#readWithoutExtras}); after a pass of this run succeeded without the feed, only the jobs
+     * read with another digest, state or attempts than that pass read them ({@link InLine#withDigests}), and new ones,
+     * are looked up in the journal; after none, every one. A pass that fails spoils the watch: what it drained was not
      * acted on, so only full passes follow.
      */
     static Pass pass(QueueMigration m) {
@@ -127,11 +129,11 @@ final class Resync {
     }
 
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
-        Optional<InLine> before = changes.isPresent() ? m.inLine : Optional.empty();
+        boolean feedless = changes.isEmpty();
+        Optional<InLine> before = m.inLine.filter(table -> table.digests() == feedless);
         m.inLine = Optional.empty();
-        boolean afterCopy = m.takeMintedSnapshot() && changes.isPresent() && before.isEmpty();
-        boolean refreshed = m.v1Live() ? changes.isPresent() && m.refreshLiveSource(changes.get())
-                : before.isPresent() && m.refreshSource(changes.get());
+        boolean afterCopy = m.takeMintedSnapshot() && !feedless && before.isEmpty();
+        boolean refreshed = !feedless && (m.v1Live() ? m.refreshLiveSource(changes.get()) : before.isPresent() && m.refreshSource(changes.get()));
         if (!refreshed && m.v1Live()) {
             m.readLiveSource();
         } else if (!refreshed) {
@@ -142,8 +144,9 @@ final class Resync {
         // without the feed, a pass that read the source in full reads no job's logs or flow keys when its scan met none:
         // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,
         // the retirement (each job retired only while its digest is the one v2 holds) finds and copies again
-        boolean withoutExtras = changes.isEmpty() && !refreshed && SourceFence.noExtrasScanned(snap);
-        InLine inLine = before.orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
+        boolean withoutExtras = feedless && SourceFence.noExtrasScanned(snap);
+        InLine inLine = before.orElseGet(() -> feedless ? InLine.withDigests(snap.jobCount(), snap.listedIdBytes())
+                : new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
         Set<V1State> copied = afterCopy && refreshed ? asCopied(m, changes.get()) : Set.of();
         List<JobFacts> fresh = new ArrayList<>();
@@ -153,10 +156,18 @@ final class Resync {
         long[] lookedUp = {0};
         Bytes base = m.source.base();
         Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
+            List<String> read = feedless ? digests(m, all.stream().map(JobFacts::id).toList(), withoutExtras) : List.of();
+            reread[0] += read.size();
             List<JobFacts> batch = new ArrayList<>(all.size());
-            for (JobFacts j : all) {
-                boolean asBefore = inLine.read(j);
-                if (!(before.isPresent() ? asBefore : copied.contains(j.state())) || changes.get().touchedJob(base, j.id())) {
+            Map<Integer, String> digests = new HashMap<>();
+            for (int k = 0; k < all.size(); k++) {
+                JobFacts j = all.get(k);
+                boolean asBefore = feedless ? inLine.read(j, read.get(k)) : inLine.read(j);
+                if (!(feedless || before.isPresent() ? asBefore : copied.contains(j.state()))
+                        || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
+                    if (feedless) {
+                        digests.put(batch.size(), read.get(k));
+                    }
                     batch.add(j);
                 }
             }
@@ -167,8 +178,10 @@ final class Resync {
             }
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
-            Map<Integer, String> digests = digests(m, batch, ids, changes, withoutExtras);
-            reread[0] += digests.size();
+            if (!feedless) {
+                digests.putAll(touchedDigests(m, batch, ids, changes.get()));
+                reread[0] += digests.size();
+            }
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
                 Expectation e = known.expectation(i).orElse(null);
@@ -197,6 +210,9 @@ final class Resync {
         IdMinter.mint(m, fresh);
         List<JobFacts> rows = new ArrayList<>(fresh);
         rows.addAll(changed);
+        if (feedless) {
+            rows.forEach(inLine::unsure); // each row is written from the hash as the write reads it, which may be newer
+        }
         JobWriter.write(m, rows);
         m.added(fresh);
         List<BrandedId> written = m.journal.ids().lookupV1(rows.stream().map(j -> j.id().raw()).toList()).stream()
@@ -233,23 +249,26 @@ final class Resync {
         return states;
     }
 
+    /** The digests of these jobs as they are now, in order: of their hashes alone when the pass's key scan met no logs list or flow key. */
+    private static List<String> digests(QueueMigration m, List<Bytes> jobs, boolean withoutExtras) {
+        return withoutExtras ? SourceFence.readWithoutExtras(m.sourceWire, m.source, jobs).stream().map(SourceFence.Job::digest).toList()
+                : SourceFence.digests(m.sourceWire, m.source, jobs);
+    }
+
     /**
-     * The digests of the batch's journaled jobs, by position: of every one in a full pass, of those
-     * whose keys the feed told were written in a delta pass (the others hold what the journal holds).
+     * The digests of the batch's journaled jobs whose keys the change feed told were written, by position (the others
+     * hold what the journal holds).
      */
-    private static Map<Integer, String> digests(QueueMigration m, List<JobFacts> batch, List<Optional<BrandedId>> ids,
-                                                Optional<SourceFeed.Changes> changes, boolean withoutExtras) {
+    private static Map<Integer, String> touchedDigests(QueueMigration m, List<JobFacts> batch, List<Optional<BrandedId>> ids,
+                                                       SourceFeed.Changes changes) {
         List<Integer> at = new ArrayList<>();
         Bytes base = m.source.base();
         for (int i = 0; i < batch.size(); i++) {
-            Bytes id = batch.get(i).id();
-            if (ids.get(i).isPresent() && changes.map(c -> c.touchedJob(base, id)).orElse(true)) {
+            if (ids.get(i).isPresent() && changes.touchedJob(base, batch.get(i).id())) {
                 at.add(i);
             }
         }
-        List<Bytes> jobs = at.stream().map(i -> batch.get(i).id()).toList();
-        List<String> read = withoutExtras ? SourceFence.readWithoutExtras(m.sourceWire, m.source, jobs).stream().map(SourceFence.Job::digest).toList()
-                : SourceFence.digests(m.sourceWire, m.source, jobs);
+        List<String> read = SourceFence.digests(m.sourceWire, m.source, at.stream().map(i -> batch.get(i).id()).toList());
         Map<Integer, String> digests = new HashMap<>();
         for (int k = 0; k < at.size(); k++) {
             digests.put(at.get(k), read.get(k));

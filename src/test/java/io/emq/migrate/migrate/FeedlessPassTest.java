@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
@@ -8,6 +9,7 @@ import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
@@ -18,7 +20,9 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * Without the change feed (a source user refused its commands) every re-sync pass reads the whole queue; one whose
  * key scan met no job's logs list or flow key reads the jobs' hashes alone. A log pushed after such a pass's scan
- * still reaches v2: under the pause, the retirement finds the job's digest changed and copies it again.
+ * still reaches v2: under the pause, the retirement finds the job's digest changed and copies it again. The copy
+ * keeps what it recorded of each job, with its digest, and each pass what it read: a pass looks up in the journal only
+ * the jobs read otherwise since, and the ones the pass before wrote.
  */
 class FeedlessPassTest {
     @RegisterExtension
@@ -49,5 +53,87 @@ class FeedlessPassTest {
         assertEquals(List.of(), LiveV1.problems(SERVER.client(), QUEUE, added, Set.of(), true), r.toString());
         assertEquals(List.of("after the scan under the pause"), LiveV1.v2Logs(SERVER.client(), QUEUE, "5"));
         assertEquals(List.of(), LiveV1.v2Logs(SERVER.client(), QUEUE, "6"));
+    }
+
+    /** Migrates the queue reading v1 as a user without the change feed, {@code during} acting at each checkpoint. */
+    private static MigrationResult migrateWithoutFeed(Checkpoints.Observer during) {
+        try (UnifiedJedis v1 = Endpoint.parse(LeastPrivilegeTest.userWithoutFeed(SERVER.client(), SERVER.uri())).open()) {
+            return new Migrator(Wire.unfenced(v1), Wire.open(SERVER.client()), SERVER.uri(), OPTIONS, Checkpoints.observed(during))
+                    .migrate(List.of("bull"), List.of(QUEUE)).get(0);
+        }
+    }
+
+    private static void editData(String id, String data) {
+        SERVER.client().hset("bull:" + QUEUE + ":" + id, "data", data);
+    }
+
+    @Test
+    void thePassUnderThePauseLooksUpOnlyTheJobsEditedSinceTheCopyRecordedThem() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
+        Set<String> added = new TreeSet<>();
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+        int[] batches = {0};
+        boolean[] movedAtRetire = {false};
+        MigrationResult r = migrateWithoutFeed((version, where) -> {
+            if (version == 30 && where.equals("expectations recorded") && ++batches[0] == 1) {
+                editData("5", "{\"edited\":5}");
+            }
+            if (version == 120 && where.equals("v1 paused")) {
+                editData("11", "{\"edited\":11}");
+            }
+            movedAtRetire[0] |= where.equals("source moved at retire");
+        });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of(), LiveV1.problems(SERVER.client(), QUEUE, added, Set.of(), true), r.toString());
+        assertEquals(1L, LiveV1.stepCounts(SERVER.client(), QUEUE, 100).get("unchanged"), "no pass while v1 was live: its sizes held");
+        Map<String, Long> window = LiveV1.stepCounts(SERVER.client(), QUEUE, 120);
+        assertEquals(1L, window.get("pass-full-pass"), window.toString());
+        assertEquals((long) JOBS, window.get("pass-re-read"), "without the feed every job is re-read: " + window);
+        assertEquals(2L, window.get("pass-looked-up"), "only jobs 5 and 11, edited since the copy recorded them: " + window);
+        assertEquals(2L, window.get("pass-rewritten"), window.toString());
+        assertFalse(movedAtRetire[0], "the pass brought v2 in line: the retirement copied nothing again");
+        assertEquals("{\"edited\":5}", LiveV1.v2Data(SERVER.client(), QUEUE, "5"));
+        assertEquals("{\"edited\":11}", LiveV1.v2Data(SERVER.client(), QUEUE, "11"));
+    }
+
+    /**
+     * A job edited between the live pass's read and its write is written as the write read it: the next pass looks it
+     * up again, though the pass under the pause reads it as the live pass did (the edit undone), and brings v2 in line.
+     */
+    @Test
+    void aJobThePassBeforeWroteIsLookedUpAgain() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
+        Set<String> added = new TreeSet<>();
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+        int[] batches = {0};
+        boolean[] movedAtRetire = {false};
+        boolean[] racing = {false};
+        MigrationResult r = migrateWithoutFeed((version, where) -> {
+            if (version == 30 && where.equals("expectations recorded") && ++batches[0] == 1) {
+                editData("5", "{\"edited\":5}");
+                LiveV1.add(SERVER.client(), QUEUE).ifPresent(added::add); // the sizes move: V100 takes a pass
+            }
+            if (version == 100 && where.equals("ids minted") && !racing[0]) {
+                racing[0] = true;
+                editData("5", "{\"racing\":5}"); // after the pass read job 5, before its write reads it
+            }
+            if (version == 120 && where.equals("v1 paused")) {
+                editData("5", "{\"edited\":5}"); // as the live pass read it
+            }
+            movedAtRetire[0] |= where.equals("source moved at retire");
+        });
+        assertTrue(racing[0], "the live pass minted the added job's id");
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of(), LiveV1.problems(SERVER.client(), QUEUE, added, Set.of(), true), r.toString());
+        Map<String, Long> live = LiveV1.stepCounts(SERVER.client(), QUEUE, 100);
+        assertEquals(1L, live.get("added"), live.toString());
+        assertEquals(1L, live.get("rewritten"), live.toString());
+        Map<String, Long> window = LiveV1.stepCounts(SERVER.client(), QUEUE, 120);
+        assertEquals(2L, window.get("pass-looked-up"), "jobs 5 and the added one, which the live pass wrote: " + window);
+        assertEquals(1L, window.get("pass-rewritten"), "job 5, written as the write read it: " + window);
+        assertFalse(movedAtRetire[0], "the pass brought v2 in line: the retirement copied nothing again");
+        assertEquals("{\"edited\":5}", LiveV1.v2Data(SERVER.client(), QUEUE, "5"));
     }
 }

@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobLayout;
@@ -145,5 +146,47 @@ class InLineTest {
             assertFalse(in.read(job("negative", V1State.WAIT, -1)), "pass " + pass);
             assertTrue(pass == 1 ^ in.read(job("most", V1State.WAIT, InLine.MAX_ATTEMPTS)), "pass " + pass);
         }
+    }
+
+    private static String digest(int n) {
+        return String.format("%016x", n * 0x9E3779B97F4A7C15L);
+    }
+
+    /**
+     * A table with digests (passes without the change feed) holds a job only with the digest, v2 state and attempts the
+     * pass before read it with, or a write recorded; a job the pass wrote ({@code unsure}), a digest that is not one,
+     * and an expectation the pass would not take as in line hold nothing. Past several chunks and a grown table.
+     */
+    @Test
+    void aTableWithDigestsHoldsAJobOnlyWithTheDigestReadOrRecordedBefore() {
+        int many = 3 * InLine.CHUNK / 20;
+        InLine in = InLine.withDigests(0, 0);
+        for (int n = 1; n <= many; n++) {
+            JobFacts job = job(n);
+            in.wrote(job, new Expectation(job.state().becomes().orElseThrow().wireName(), job.attempts(), "", digest(n), ""));
+        }
+        JobFacts other = job("other", V1State.WAIT, 2);
+        in.wrote(other, new Expectation(V2State.SCHEDULED.wireName(), 2, "", digest(0), ""));
+        JobFacts older = job("older", V1State.WAIT, 2);
+        in.wrote(older, new Expectation(V2State.PENDING.wireName(), 2, "", "", ""));
+        in.nextPass();
+        for (int n = 1; n <= many; n++) {
+            assertTrue(in.read(job(n), digest(n)), "job " + n + " as the copy recorded it");
+        }
+        assertFalse(in.read(other, digest(0)), "recorded in another v2 state than the pass reads it in");
+        assertFalse(in.read(older, digest(0)), "recorded with no digest");
+        in.unsure(job(7));
+        assertFalse(in.read(job(8), digest(9)), "read with another digest");
+        assertFalse(in.read(job("new", V1State.WAIT, 0), "not-a-digest"), "never read");
+        in.nextPass();
+        assertFalse(in.read(job(7), digest(7)), "the pass before wrote it");
+        assertTrue(in.read(job(8), digest(9)), "as the pass before read it");
+        assertFalse(in.read(job(9), digest(8)), "another digest");
+        assertFalse(in.read(job("9", V1State.FAILED, 0), digest(9)), "another v2 state");
+        assertFalse(in.read(job("new", V1State.WAIT, 0), "not-a-digest"), "a digest that is not one is never held");
+        assertTrue(in.read(job(many), digest(many)));
+        in.nextPass();
+        assertFalse(in.read(job(many - 1), digest(many - 1)), "only an earlier pass read it");
+        assertTrue(in.read(job(7), digest(7)), "as the pass before read it");
     }
 }

@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
@@ -181,6 +182,20 @@ public final class LiveV1 {
         BrandedId id = new Journal(Wire.open(client), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0)
                 .orElseThrow();
         return client.lrange(Keys.queue(queue).job(id, JobSub.LOGS), 0, -1);
+    }
+
+    /** The v1 data the v2 row of this v1 job carries. */
+    public static String v2Data(UnifiedJedis client, String queue, String v1Id) {
+        BrandedId id = new Journal(Wire.open(client), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0)
+                .orElseThrow();
+        byte[] payload = client.hget(Keys.queue(queue).job(id).getBytes(StandardCharsets.UTF_8), "payload".getBytes(StandardCharsets.UTF_8));
+        return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow(), StandardCharsets.UTF_8);
+    }
+
+    /** The counts the journal's history holds of this step of the queue's migration (the first row of that version). */
+    public static Map<String, Long> stepCounts(UnifiedJedis client, String queue, int version) {
+        return new Journal(Wire.open(client), queue).history().rows().stream()
+                .filter(row -> row.version() == version).findFirst().orElseThrow().counts();
     }
 
     /** v2 rows (pending, schedule, dead, or in no set) of the queue, as v1 id -> how many rows name it. */

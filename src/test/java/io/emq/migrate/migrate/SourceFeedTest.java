@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
-import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
@@ -96,13 +95,11 @@ class SourceFeedTest {
     }
 
     private static Map<String, Long> catchUpCounts() {
-        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 100).findFirst().orElseThrow().counts();
+        return LiveV1.stepCounts(client(), QUEUE, 100);
     }
 
     private static Map<String, Long> windowCounts() {
-        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        return LiveV1.stepCounts(client(), QUEUE, 120);
     }
 
     private static BrandedId v2Id(String v1Id) {
@@ -110,8 +107,7 @@ class SourceFeedTest {
     }
 
     private static String v2Data(String v1Id) {
-        byte[] payload = client().hget(Keys.queue(QUEUE).job(v2Id(v1Id)).getBytes(), "payload".getBytes());
-        return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow());
+        return LiveV1.v2Data(client(), QUEUE, v1Id);
     }
 
     @Test
