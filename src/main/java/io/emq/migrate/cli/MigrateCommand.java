@@ -190,6 +190,7 @@ final class MigrateCommand implements Command {
         m.put("jobsPerSecond", Math.round(r.jobsPerSecond()));
         m.put("pauseWindowMs", r.pauseWindowMs().orElse(null));
         m.put("orderDrift", r.orderDrift().orElse(null));
+        m.put("withoutChangeFeed", r.withoutFeed().orElse(null));
         return m;
     }
 
@@ -229,6 +230,8 @@ final class MigrateCommand implements Command {
                 millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
                 + " through the copy)%n", r.v1Queue(), ms)));
+        results.forEach(r -> r.withoutFeed().ifPresent(why -> out.printf("%s: re-synced without the change feed (%s): each"
+                + " pass read every job again, so the pause window grows with the queue (MIGRATION.md §5)%n", r.v1Queue(), why)));
         results.forEach(r -> r.orderDrift().ifPresent(drift -> out.printf("%s: v2 holds jobs v1 moved while it served in"
                 + " another order than v1's: %s (MIGRATION.md §3, \"Order\")%n", r.v1Queue(), drift)));
     }

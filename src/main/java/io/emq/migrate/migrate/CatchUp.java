@@ -46,6 +46,9 @@ final class CatchUp implements Step {
      */
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        if (m.v1Live()) {
+            m.beginWatch(false); // a run resumed past the fence
+        }
         if (m.watch.isEmpty() && m.sizesAsBeforeLiveRead()) {
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put("unchanged", 1L);

@@ -37,7 +37,7 @@ final class FenceSource implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         refuseAQueueHeldElsewhere(m);
-        m.watch = m.feed.watch(m.source);
+        m.beginWatch(true);
         JournalHeader recorded = recordHeader(m);
         m.v1LiveAsIn(recorded);
         m.checkpoints.hit("header recorded");

@@ -56,6 +56,8 @@ final class InLine {
     private final int firstChunk;
     /** The bytes a record holds after its id: the int, and with digests the digest's long. */
     private final int valueBytes;
+    /** Whether the records' digests are held and compared ({@link #withoutDigests} ends it for good). */
+    private boolean digestsHeld;
     private byte[][] chunks = new byte[1][];
     /** Bytes of each chunk in use. */
     private int[] used = new int[1];
@@ -83,6 +85,7 @@ final class InLine {
 
     private InLine(long jobs, long idBytes, int valueBytes) {
         this.valueBytes = valueBytes;
+        this.digestsHeld = valueBytes > Integer.BYTES;
         firstChunk = (int) Math.min(CHUNK, Math.max(1 << 12, idBytes + jobs * (1 + valueBytes)));
         int capacity = 1 << 9;
         while (jobs * 4 > capacity * 3L) {
@@ -96,9 +99,18 @@ final class InLine {
      * Begins a pass: from here {@link #read} tells what the pass before read. A record that pass read keeps
      * what it read; any other holds {@link #STALE}.
      */
-    /** Whether this table holds digests ({@link #withDigests}). */
+    /** Whether this table holds digests ({@link #withDigests}, until {@link #withoutDigests}). */
     boolean digests() {
-        return valueBytes > Integer.BYTES;
+        return digestsHeld;
+    }
+
+    /**
+     * This table, its digests no longer held: for a pass with the change feed, which reads no digest of a job the feed
+     * tells untouched and so holds a job by its v2 state and attempts alone, as a table without digests does.
+     */
+    InLine withoutDigests() {
+        digestsHeld = false;
+        return this;
     }
 
     void nextPass() {

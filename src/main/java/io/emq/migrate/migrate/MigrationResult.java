@@ -9,11 +9,12 @@ import java.util.Optional;
  * How one queue's run ended: {@code retired}, {@code verified} (stopped before retire), {@code refused}
  * or {@code failed} (nothing destroyed in either case), with what moved and how fast, how long the
  * v1 queue was paused (the pause window, once retirement resumed the v2 queue), and where v2's order
- * breaks v1's at the cutover ({@link ServeOrder}; empty when nowhere or unchecked).
+ * breaks v1's at the cutover ({@link ServeOrder}; empty when nowhere or unchecked), and why a re-sync pass of this run
+ * had no change feed (each such pass reads every job again; empty when every pass had it, or none ran).
  */
 public record MigrationResult(String v1Queue, String v2Queue, Outcome outcome, Map<String, Long> moved,
                               Optional<MigrationRefused.Kind> refusalKind, String message, long millis, long jobs,
-                              Optional<Long> pauseWindowMs, Optional<String> orderDrift) {
+                              Optional<Long> pauseWindowMs, Optional<String> orderDrift, Optional<String> withoutFeed) {
     /** Where a run left its queue: the journal's state when it ran to its end, else refused or failed. */
     public enum Outcome {
         PLANNED, RUNNING, VERIFIED, RETIRED, ABANDONED, REFUSED, FAILED;

@@ -134,13 +134,15 @@ public final class Migrator {
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
-                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0, Optional.empty(), Optional.empty()));
+                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0, Optional.empty(), Optional.empty(),
+                        Optional.empty()));
                 continue;
             }
             Optional<String> taken = v2Names.conflict(q);
             if (taken.isPresent()) {
                 results.add(new MigrationResult(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED, Map.of(),
-                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0, Optional.empty(), Optional.empty()));
+                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(),
+                        Optional.empty()));
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
@@ -523,7 +525,7 @@ public final class Migrator {
             }
             result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
                     (System.nanoTime() - started) / 1_000_000, jobs(moved), header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
-                    header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()));
+                    header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()), m.withoutFeed);
         }
     }
 

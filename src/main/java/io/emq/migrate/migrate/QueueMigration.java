@@ -43,8 +43,23 @@ final class QueueMigration {
     final SourceFeed feed;
     /** The connections the guards of a run watch the source on (see {@link SourceGuard}). */
     private final DedicatedConnections guardConnections;
-    /** This queue's watch on the feed, from its fence in this run on; empty when the feed cannot tell (see {@link Resync}). */
+    /**
+     * This queue's watch on the feed, from its fence in this run on, or from the first re-sync step of a run resumed
+     * past the fence ({@link #beginWatch}); empty when the feed cannot tell (see {@link Resync}).
+     */
     Optional<SourceFeed.Watch> watch = Optional.empty();
+    /** Whether {@link #beginWatch} ran in this run. */
+    private boolean watchBegun;
+    /**
+     * Whether the watch began after the fence and no pass has read the whole source since: it tells nothing of what v1
+     * wrote before it began, so the next pass reads in full ({@link Resync#pass}).
+     */
+    boolean watchUnproven;
+    /** Why {@link #watch} is empty: the feed's reason ({@link SourceFeed#whyUnwatched}), else this run began inside the pause. */
+    String unwatchedBecause = "this run began inside the pause window an earlier run opened, where a change feed begun now"
+            + " cannot tell what v1 did before it";
+    /** Why the last re-sync pass of this run that had no change feed had none; empty when every one had it. */
+    Optional<String> withoutFeed = Optional.empty();
     /** Whether this run's fence read (V10's key scan, after the watch began) met no job's logs list or flow key ({@link SourceFence#noExtrasScanned}). */
     boolean noExtrasAtFence;
     /**
@@ -274,6 +289,24 @@ final class QueueMigration {
         JournalHeader header = begunWith != null ? begunWith : journal.header();
         begunWith = null;
         return header;
+    }
+
+    /**
+     * Begins this run's watch on the queue's change feed, once: at the fence ({@code atFence}), before its read; else at
+     * the first re-sync step of a run resumed past the fence while v1 serves, whose first pass then reads the whole
+     * source ({@link #watchUnproven}), and the passes after it only what the feed tells v1 wrote since. A run resumed
+     * after {@code --no-retire} so has the short pause window of one run. Records why when the feed cannot watch the queue.
+     */
+    void beginWatch(boolean atFence) {
+        if (watchBegun) {
+            return;
+        }
+        watchBegun = true;
+        watch = feed.watch(source);
+        watchUnproven = !atFence && watch.isPresent();
+        if (watch.isEmpty()) {
+            unwatchedBecause = feed.whyUnwatched();
+        }
     }
 
     boolean v1Live() {

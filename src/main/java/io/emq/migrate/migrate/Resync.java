@@ -116,12 +116,18 @@ final class Resync {
      * flow key ({@link SourceFence#readWithoutExtras}); after a pass of this run succeeded without the feed, only the jobs
      * read with another digest, state or attempts than that pass read them ({@link InLine#withDigests}), and new ones,
      * are looked up in the journal; after none, every one. A pass that fails spoils the watch: what it drained was not
-     * acted on, so only full passes follow.
+     * acted on, so only full passes follow. A watch begun after the fence ({@link QueueMigration#beginWatch}) has its
+     * first pass read as without the feed (drained, what it told set aside): it tells nothing of what v1 wrote before it began.
      */
     static Pass pass(QueueMigration m) {
-        Optional<SourceFeed.Changes> changes = m.watch.flatMap(SourceFeed.Watch::drain);
+        Optional<SourceFeed.Changes> drained = m.watch.flatMap(SourceFeed.Watch::drain);
+        if (drained.isEmpty()) {
+            m.withoutFeed = Optional.of(m.watch.map(SourceFeed.Watch::whyNot).orElse(m.unwatchedBecause));
+        }
         try {
-            return pass(m, changes);
+            Pass pass = pass(m, m.watchUnproven ? Optional.empty() : drained);
+            m.watchUnproven = false;
+            return pass;
         } catch (RuntimeException failed) {
             m.watch.ifPresent(SourceFeed.Watch::spoil);
             throw failed;
@@ -130,7 +136,9 @@ final class Resync {
 
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
         boolean feedless = changes.isEmpty();
-        Optional<InLine> before = m.inLine.filter(table -> table.digests() == feedless);
+        // a table with digests serves a pass with the feed by its states and attempts alone (the pass reads no digest of a job untouched)
+        Optional<InLine> before = m.inLine.filter(table -> !feedless || table.digests())
+                .map(table -> feedless ? table : table.withoutDigests());
         m.inLine = Optional.empty();
         boolean afterCopy = m.takeMintedSnapshot() && !feedless && before.isEmpty();
         boolean refreshed = !feedless && (m.v1Live() ? m.refreshLiveSource(changes.get()) : before.isPresent() && m.refreshSource(changes.get()));

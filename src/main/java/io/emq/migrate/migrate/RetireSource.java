@@ -94,6 +94,9 @@ final class RetireSource implements Step {
         // false: read only when an earlier run stamped the tombstone) and the window (recorded after its last use) are
         // written before the step ends
         JournalHeader header = m.journal.header();
+        if (!stamped && m.v1Live()) {
+            m.beginWatch(false); // a run resumed past the fence (after --no-retire): its catch-up reads in full, its last pass a delta
+        }
         Map<String, Long> caughtUp = !stamped && m.v1Live() && m.watch.isPresent() ? catchUpBeforeThePause(m) : Map.of();
         boolean inWindow = header.get(JournalHeader.V1_PAUSED_AT).isPresent(); // an earlier run paused v1 (and may have stopped anywhere)
         if (!stamped && !inWindow) {
@@ -143,7 +146,9 @@ final class RetireSource implements Step {
      * only what v1 did during the last of them left. Its counts, each pass's summed. Only when the change
      * feed watches the queue, which makes a live pass a refresh of what v1 wrote: without it (a cluster
      * source, a run of more than {@link SourceFeed#MOST_WATCHED} queues) each pass would read the whole
-     * source again, as the pass under the pause does anyway (10,000 queues of 4 jobs: twice the key scans).
+     * source again, as the pass under the pause does anyway (10,000 queues of 4 jobs: twice the key scans). A run resumed
+     * past the fence (after {@code --no-retire}) begins its watch just before: its first pass reads the whole source
+     * ({@link QueueMigration#beginWatch}).
      */
     private static Map<String, Long> catchUpBeforeThePause(QueueMigration m) {
         CatchUp.Passes passes = CatchUp.run(m);

@@ -137,12 +137,21 @@ final class SourceFeed implements AutoCloseable {
      */
     static Optional<String> refusal(Wire source, QueueRef queue) {
         try (SourceFeed feed = new SourceFeed(source)) {
-            if (feed.watch(queue).isPresent()) {
-                return Optional.empty();
-            }
-            return Optional.of(feed.broken != null ? feed.broken
-                    : "the source refuses CLIENT TRACKING of the queue's prefix (its ACL, or a queue nested in another)");
+            return feed.watch(queue).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched());
         }
+    }
+
+    /** Why {@link #watch} just left a queue unwatched. */
+    String whyUnwatched() {
+        if (broken != null) {
+            return broken;
+        }
+        synchronized (written) {
+            if (written.size() >= MOST_WATCHED) {
+                return "the run's change feed watches its first " + MOST_WATCHED + " queues only";
+            }
+        }
+        return "the source refuses CLIENT TRACKING of the queue's prefix (its ACL, or a queue nested in another)";
     }
 
     private void breaks(String why) {
@@ -267,6 +276,11 @@ final class SourceFeed implements AutoCloseable {
          */
         boolean toldExtras(Bytes jobHash) {
             return withExtras.contains(jobHash);
+        }
+
+        /** Why {@link #drain} tells nothing: the feed broke, or a pass failed ({@link #spoil}). */
+        String whyNot() {
+            return broken != null ? broken : "a re-sync pass failed after a drain of the change feed, so only full passes follow";
         }
 
         /** Tells no more: what was drained was not acted on in full (a pass that failed), so only a full pass is sure. */

@@ -69,6 +69,33 @@ class PauseWindowCommandTest {
                 + " again\\)$").matcher(text.out()).find(), text.out());
     }
 
+    /**
+     * A run that re-synced without the change feed says so, and why, in its summary and its JSON; a run with the feed
+     * says nothing of it.
+     */
+    @Test
+    void migrateSaysWhyItReSyncedWithoutTheChangeFeed() throws Exception {
+        SERVER.client().flushAll();
+        for (String queue : List.of("unfed", "unfed2", "fed")) {
+            V1QueueGenerator.addWaiting(SERVER.client(), queue, 1, 50, 20);
+        }
+        String asMigrator = LeastPrivilegeTest.userWithoutFeed(SERVER.client(), SERVER.uri());
+        CliRun unfed = CliRun.of("migrate", "--source", asMigrator, "--target", SERVER.uri(), "--queue", "unfed", "--yes");
+        assertEquals(ExitCodes.OK, unfed.code(), unfed.all());
+        assertTrue(Pattern.compile("(?m)^bull:unfed: re-synced without the change feed \\(.*NOPERM.*\\): each pass read every job"
+                + " again, so the pause window grows with the queue \\(MIGRATION.md §5\\)$").matcher(unfed.out()).find(), unfed.out());
+        JsonNode unfedJson = new ObjectMapper().readTree(CliRun.of("migrate", "--source", asMigrator, "--target", SERVER.uri(),
+                "--queue", "unfed2", "--yes", "--json").out()).path("queues").path(0);
+        assertTrue(unfedJson.path("withoutChangeFeed").asText().contains("NOPERM"), unfedJson.toString());
+
+        CliRun fed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "fed", "--yes");
+        assertEquals(ExitCodes.OK, fed.code(), fed.all());
+        assertFalse(fed.out().contains("without the change feed"), fed.out());
+        JsonNode fedJson = new ObjectMapper().readTree(CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "fed", "--yes",
+                "--json").out()).path("queues").path(0);
+        assertTrue(fedJson.has("withoutChangeFeed") && fedJson.path("withoutChangeFeed").isNull(), fedJson.toString());
+    }
+
     /** A run's change feed watches its first 64 queues: the plan of 65 estimates the last one's window without it. */
     @Test
     void planEstimatesTheQueuesPastTheFeedsFirst64WithoutIt() throws Exception {

@@ -158,6 +158,36 @@ class SourceFeedTest {
         assertEquals("{\"edited\":5}", v2Data("5"));
     }
 
+    /**
+     * The run that retires after {@code --no-retire} (MIGRATION.md §8) begins its watch before its catch-up: that pass
+     * reads the whole source while v1 serves, as the feed tells nothing of what v1 did between the runs (an edit, an
+     * add), and the pass under the pause reads only what the feed told since.
+     */
+    @Test
+    void aRunResumedAfterNoRetireWatchesFromItsCatchUpAndItsPassUnderThePauseIsADelta() {
+        List<MigrationResult> copied = MigrationHarness.migrate(SERVER, SERVER, OPTIONS.withRetire(false), Checkpoints.none(), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.VERIFIED, copied.get(0).outcome(), copied.get(0).toString());
+        editData("5"); // between the runs: no feed watches
+        LiveV1.add(client(), QUEUE).ifPresent(added::add);
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                editData("11");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertEquals(java.util.Optional.empty(), r.get(0).withoutFeed(), "every pass of the run had the feed, or read in full");
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true));
+        Map<String, Long> window = windowCounts();
+        assertEquals(1L, window.get("live-full-pass"), "the catch-up's first pass reads the whole source: " + window);
+        assertEquals(1L, window.get("live-added"), window.toString());
+        assertEquals(1L, window.get("live-rewritten"), "job 5, edited between the runs: " + window);
+        assertTrue(window.containsKey("pass-delta-keys"), "the pass under the pause is a delta: " + window);
+        assertEquals(3L, window.get("pass-looked-up"), "job 11, and jobs 5 and the added one, which the catch-up wrote: " + window);
+        assertEquals(1L, window.get("pass-rewritten"), window.toString());
+        assertEquals("{\"edited\":5}", v2Data("5"));
+        assertEquals("{\"edited\":11}", v2Data("11"));
+    }
+
     @Test
     void everyWriteAnsweredBeforeADrainIsInThatDrainAndInNoLaterOne() {
         try (SourceFeed feed = new SourceFeed(Wire.unfenced(client()))) {
