@@ -112,7 +112,7 @@ final class Resync {
      * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote
      * since the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile
      * is gone from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken
-     * one, a re-run) every job is re-read first: its hash alone when the pass's key scan met no job's logs list or
+     * one, a run begun inside an earlier run's pause) every job is re-read first: its hash alone when the pass's key scan met no job's logs list or
      * flow key ({@link SourceFence#readWithoutExtras}); after a pass of this run succeeded without the feed, only the jobs
      * read with another digest, state or attempts than that pass read them ({@link InLine#withDigests}), and new ones,
      * are looked up in the journal; after none, every one. A pass that fails spoils the watch: what it drained was not

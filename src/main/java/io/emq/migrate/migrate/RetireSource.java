@@ -62,7 +62,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
  * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
  * {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
- * others (all of them without an intact feed: a cluster source, a re-run, more than
+ * others (all of them without an intact feed: a cluster source, a run begun inside an earlier run's pause, more than
  * {@link SourceFeed#MOST_WATCHED} queues) a batch at a time, each job's hash and logs deleted in one
  * script only while its digest is still the one v2 holds (the journal's expectation). A job edited
  * since the pass (data, progress, logs) is copied again from the source as read before the tombstone,

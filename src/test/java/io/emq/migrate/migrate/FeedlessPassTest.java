@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
@@ -32,22 +33,24 @@ class FeedlessPassTest {
     static final int JOBS = 300;
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofSeconds(2));
 
-    @Test
-    void aLogPushedAfterThePassUnderThePauseScannedTheQueueIsCopiedByTheRetirement() {
+    private final Set<String> added = new TreeSet<>();
+
+    @BeforeEach
+    void generate() {
         SERVER.client().flushAll();
         V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
-        Set<String> added = new TreeSet<>();
         LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+    }
+
+    @Test
+    void aLogPushedAfterThePassUnderThePauseScannedTheQueueIsCopiedByTheRetirement() {
         boolean[] pushed = {false};
-        MigrationResult r;
-        try (UnifiedJedis v1 = Endpoint.parse(LeastPrivilegeTest.userWithoutFeed(SERVER.client(), SERVER.uri())).open()) {
-            r = new Migrator(Wire.unfenced(v1), Wire.open(SERVER.client()), SERVER.uri(), OPTIONS, Checkpoints.observed((version, where) -> {
-                if (version == 120 && where.equals("source read") && !pushed[0]) {
-                    pushed[0] = true;
-                    SERVER.client().rpush("bull:" + QUEUE + ":5:logs", "after the scan under the pause");
-                }
-            })).migrate(List.of("bull"), List.of(QUEUE)).get(0);
-        }
+        MigrationResult r = migrateWithoutFeed((version, where) -> {
+            if (version == 120 && where.equals("source read") && !pushed[0]) {
+                pushed[0] = true;
+                SERVER.client().rpush("bull:" + QUEUE + ":5:logs", "after the scan under the pause");
+            }
+        });
         assertTrue(pushed[0], "the pass under the pause read the source");
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertEquals(List.of(), LiveV1.problems(SERVER.client(), QUEUE, added, Set.of(), true), r.toString());
@@ -69,10 +72,6 @@ class FeedlessPassTest {
 
     @Test
     void thePassUnderThePauseLooksUpOnlyTheJobsEditedSinceTheCopyRecordedThem() {
-        SERVER.client().flushAll();
-        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
-        Set<String> added = new TreeSet<>();
-        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
         int[] batches = {0};
         boolean[] movedAtRetire = {false};
         MigrationResult r = migrateWithoutFeed((version, where) -> {
@@ -103,10 +102,6 @@ class FeedlessPassTest {
      */
     @Test
     void aJobThePassBeforeWroteIsLookedUpAgain() {
-        SERVER.client().flushAll();
-        V1QueueGenerator.addWaiting(SERVER.client(), QUEUE, 1, JOBS, 100);
-        Set<String> added = new TreeSet<>();
-        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
         int[] batches = {0};
         boolean[] movedAtRetire = {false};
         boolean[] racing = {false};
