@@ -32,7 +32,8 @@ final class Absorb implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         QueueSnapshot snapshot = m.snapshot();
-        if (m.watch.isEmpty() && m.inLine.isEmpty()) {
+        if (m.watch.isEmpty() && m.inLine.isEmpty()
+                && InLine.digestsFit(snapshot.jobCount(), snapshot.listedIdBytes(), Runtime.getRuntime().maxMemory())) {
             m.inLine = Optional.of(InLine.withDigests(snapshot.jobCount(), snapshot.listedIdBytes()));
         }
         return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot), m.freshIds());

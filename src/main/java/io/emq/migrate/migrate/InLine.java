@@ -22,7 +22,7 @@ import java.util.HexFormat;
  * state and attempts still matches its expectation. A job the pass wrote holds none ({@link #unsure}): its row
  * holds what the write read, which may be newer than what the pass read. Such a table is made by the copy
  * ({@link Absorb}) when the feed does not watch the queue, and holds what each of its writes recorded ({@link #wrote}):
- * the first pass looks up only the jobs read otherwise since.
+ * the first pass looks up only the jobs read otherwise since. Only while it fits a quarter of the heap ({@link #digestsFit}).
  *
  * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
  * end in chunks of bytes (its id's length as a varint, its id's bytes, then one int: whether this pass read
@@ -81,6 +81,16 @@ final class InLine {
     /** A table as {@link #InLine(long, long)} makes that holds each job's digest too, for passes without the change feed. */
     static InLine withDigests(long jobs, long idBytes) {
         return new InLine(jobs, idBytes, Integer.BYTES + Long.BYTES);
+    }
+
+    /**
+     * Whether a table {@link #withDigests} of this many jobs, whose ids take {@code idBytes}, takes at most a quarter of a
+     * heap of {@code heapBytes} (its records, and at most 8 bytes a job of slots). It is held through the source read
+     * under the pause, beside that read's own tables: a queue too large for it (ten million jobs under 512 MiB) is
+     * looked up in full, as before the table was kept.
+     */
+    static boolean digestsFit(long jobs, long idBytes, long heapBytes) {
+        return idBytes + jobs * (1 + Integer.BYTES + Long.BYTES + 8) <= heapBytes / 4;
     }
 
     private InLine(long jobs, long idBytes, int valueBytes) {

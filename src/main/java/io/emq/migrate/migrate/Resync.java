@@ -153,7 +153,8 @@ final class Resync {
         // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,
         // the retirement (each job retired only while its digest is the one v2 holds) finds and copies again
         boolean withoutExtras = feedless && SourceFence.noExtrasScanned(snap);
-        InLine inLine = before.orElseGet(() -> feedless ? InLine.withDigests(snap.jobCount(), snap.listedIdBytes())
+        InLine inLine = before.orElseGet(() -> feedless && InLine.digestsFit(snap.jobCount(), snap.listedIdBytes(),
+                Runtime.getRuntime().maxMemory()) ? InLine.withDigests(snap.jobCount(), snap.listedIdBytes())
                 : new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
         Set<V1State> copied = afterCopy && refreshed ? asCopied(m, changes.get()) : Set.of();
@@ -170,7 +171,8 @@ final class Resync {
             Map<Integer, String> digests = new HashMap<>();
             for (int k = 0; k < all.size(); k++) {
                 JobFacts j = all.get(k);
-                boolean asBefore = feedless ? inLine.read(j, read.get(k)) : inLine.read(j);
+                // without the feed a table without digests (a queue too large for them) is this pass's own: it holds nothing yet
+                boolean asBefore = feedless && inLine.digests() ? inLine.read(j, read.get(k)) : inLine.read(j);
                 if (!(feedless || before.isPresent() ? asBefore : copied.contains(j.state()))
                         || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
                     if (feedless) {

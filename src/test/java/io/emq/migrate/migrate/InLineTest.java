@@ -189,4 +189,12 @@ class InLineTest {
         assertFalse(in.read(job(many - 1), digest(many - 1)), "only an earlier pass read it");
         assertTrue(in.read(job(7), digest(7)), "as the pass before read it");
     }
+
+    /** A table with digests is kept only within a quarter of the heap: a million jobs under 256 MiB, not ten million under 512. */
+    @Test
+    void digestsFitAQuarterOfTheHeap() {
+        assertTrue(InLine.digestsFit(1_000_000, 6_888_896, 256L << 20));
+        assertFalse(InLine.digestsFit(10_000_000, 68_888_897, 512L << 20));
+        assertTrue(InLine.digestsFit(0, 0, 0));
+    }
 }
