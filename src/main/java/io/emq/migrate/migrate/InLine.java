@@ -105,10 +105,6 @@ final class InLine {
         mask = capacity - 1;
     }
 
-    /**
-     * Begins a pass: from here {@link #read} tells what the pass before read. A record that pass read keeps
-     * what it read; any other holds {@link #STALE}.
-     */
     /** Whether this table holds digests ({@link #withDigests}, until {@link #withoutDigests}). */
     boolean digests() {
         return digestsHeld;
@@ -123,6 +119,10 @@ final class InLine {
         return this;
     }
 
+    /**
+     * Begins a pass: from here {@link #read} tells what the pass before read. A record that pass read keeps
+     * what it read; any other holds {@link #STALE}.
+     */
     void nextPass() {
         for (int c = 0; c < chunkCount; c++) {
             byte[] chunk = chunks[c];

@@ -1018,6 +1018,35 @@ class LiveSourceTest {
         assertExactlyOnce(retired);
     }
 
+    /**
+     * The run that retires after {@code --no-retire} watches the change feed from its catch-up on: a producer's adds and
+     * a worker's finishes between the runs, during that run's whole first pass, and after its catch-up end in v2 exactly
+     * once, an edit between the runs reaches v2, and the pass under the pause reads only what the feed told since.
+     */
+    @Test
+    void aRunThatRetiresAfterNoRetireWhileAProducerAndAWorkerActEndsExactlyOnce() {
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(OPTIONS.withRetire(false), (version, where) -> { }).get(0).outcome());
+        produce(3);
+        finishNextRemoving(false);
+        client().hset("bull:live:20", "data", "{\"between\":true}");
+        int[] acted = {0};
+        MigrationResult retired = migrate(OPTIONS, (version, where) -> {
+            boolean firstRead = where.equals("source read") && acted[0] == 0;
+            if (version == 120 && (firstRead || where.equals("caught up"))) {
+                acted[0]++;
+                produce(2);
+                finishNextRemoving(false);
+            }
+        }).get(0);
+        assertEquals(2, acted[0], "acted in the first pass and after the catch-up");
+        assertEquals(MigrationResult.Outcome.RETIRED, retired.outcome(), retired.toString());
+        assertExactlyOnce(retired);
+        Map<String, Long> window = LiveV1.stepCounts(client(), QUEUE, 120);
+        assertEquals(1L, window.get("live-full-pass"), window.toString());
+        assertTrue(window.containsKey("pass-delta-keys"), "the pass under the pause is a delta: " + window);
+        assertEquals("{\"between\":true}", LiveV1.v2Data(client(), QUEUE, "20"), "the edit between the runs");
+    }
+
     @Test
     void aReSyncAfterNoRetireAppliesRemovalsPromotionsAndFailuresAndNeverResurrects() {
         client().zadd("bull:live:delayed", (System.currentTimeMillis() + 3_600_000L) * 4096, "301");
