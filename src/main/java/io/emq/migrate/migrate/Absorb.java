@@ -4,7 +4,6 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure.
@@ -32,9 +31,8 @@ final class Absorb implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         QueueSnapshot snapshot = m.snapshot();
-        if (m.watch.isEmpty() && m.inLine.isEmpty()
-                && InLine.digestsFit(snapshot.jobCount(), snapshot.listedIdBytes(), Runtime.getRuntime().maxMemory())) {
-            m.inLine = Optional.of(InLine.withDigests(snapshot.jobCount(), snapshot.listedIdBytes()));
+        if (m.watch.isEmpty() && m.inLine.isEmpty()) {
+            m.inLine = InLine.withDigestsIfTheyFit(snapshot.jobCount(), snapshot.listedIdBytes());
         }
         return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot), m.freshIds());
     }

@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /**
  * The v2 state and attempts of every row-bearing job as the pass before read them: the last
@@ -83,6 +84,11 @@ final class InLine {
         return new InLine(jobs, idBytes, Integer.BYTES + Long.BYTES);
     }
 
+    /** A table {@link #withDigests} for this many jobs, when it fits this JVM's heap ({@link #digestsFit}); else none. */
+    static Optional<InLine> withDigestsIfTheyFit(long jobs, long idBytes) {
+        return digestsFit(jobs, idBytes, Runtime.getRuntime().maxMemory()) ? Optional.of(withDigests(jobs, idBytes)) : Optional.empty();
+    }
+
     /**
      * Whether a table {@link #withDigests} of this many jobs, whose ids take {@code idBytes}, takes at most a quarter of a
      * heap of {@code heapBytes} (its records, and at most 8 bytes a job of slots). It is held through the source read
@@ -157,8 +163,7 @@ final class InLine {
         if (digest.length() == 16 && digest.chars().allMatch(ch -> Character.digit(ch, 16) >= 0)) {
             return read(job, HexFormat.fromHexDigitsToLong(digest));
         }
-        read(job, 0);
-        unsure(job);
+        readHoldingNothing(job);
         return false;
     }
 
@@ -171,9 +176,14 @@ final class InLine {
         if (job.state().becomes().map(expected::is).orElse(false) && expected.attempts() == job.attempts()) {
             read(job, expected.source());
         } else {
-            read(job, 0);
-            unsure(job);
+            readHoldingNothing(job);
         }
+    }
+
+    /** Records that this pass read {@code job}, holding nothing of it: the next pass looks it up. */
+    private void readHoldingNothing(JobFacts job) {
+        read(job, 0);
+        unsure(job);
     }
 
     /** Records that v2 may not hold what this pass read of {@code job} (the pass wrote it): the next pass looks it up. */

@@ -55,7 +55,7 @@ public final class PauseWindow {
     public Estimate next(QueueSnapshot snap) {
         int place = estimated++;
         Optional<String> without = withoutFeed.isPresent() || place < SourceFeed.MOST_WATCHED ? withoutFeed
-                : Optional.of("a run's change feed watches its first " + SourceFeed.MOST_WATCHED + " queues");
+                : Optional.of(SourceFeed.PAST_MOST_WATCHED);
         double micros = without.isEmpty() ? MICROS_PER_JOB : MICROS_PER_JOB_WITHOUT_FEED;
         return new Estimate(Math.round(snap.jobCount() * micros / 1000), without);
     }

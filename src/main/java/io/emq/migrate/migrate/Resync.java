@@ -153,9 +153,8 @@ final class Resync {
         // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,
         // the retirement (each job retired only while its digest is the one v2 holds) finds and copies again
         boolean withoutExtras = feedless && SourceFence.noExtrasScanned(snap);
-        InLine inLine = before.orElseGet(() -> feedless && InLine.digestsFit(snap.jobCount(), snap.listedIdBytes(),
-                Runtime.getRuntime().maxMemory()) ? InLine.withDigests(snap.jobCount(), snap.listedIdBytes())
-                : new InLine(snap.jobCount(), snap.listedIdBytes()));
+        InLine inLine = before.or(() -> feedless ? InLine.withDigestsIfTheyFit(snap.jobCount(), snap.listedIdBytes()) : Optional.empty())
+                .orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
         Set<V1State> copied = afterCopy && refreshed ? asCopied(m, changes.get()) : Set.of();
         List<JobFacts> fresh = new ArrayList<>();

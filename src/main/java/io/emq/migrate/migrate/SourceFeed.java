@@ -44,6 +44,8 @@ final class SourceFeed implements AutoCloseable {
      * re-sync with full passes.
      */
     static final int MOST_WATCHED = 64;
+    /** Why a queue past the first {@link #MOST_WATCHED} of a run is not watched. */
+    static final String PAST_MOST_WATCHED = "a run's change feed watches its first " + MOST_WATCHED + " queues";
 
     private final Wire source;
     private Connection tracking;
@@ -148,7 +150,7 @@ final class SourceFeed implements AutoCloseable {
         }
         synchronized (written) {
             if (written.size() >= MOST_WATCHED) {
-                return "the run's change feed watches its first " + MOST_WATCHED + " queues only";
+                return PAST_MOST_WATCHED;
             }
         }
         return "the source refuses CLIENT TRACKING of the queue's prefix (its ACL, or a queue nested in another)";
