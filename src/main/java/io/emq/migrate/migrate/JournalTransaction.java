@@ -20,8 +20,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * the caller's plan decides from the fields' values what to write, and the second sends those writes and
  * {@code EXEC}; else (or when the plan writes nothing) it sends {@code DISCARD}, which also ends the
  * {@code WATCH}. A takeover, the lease renewed, or any other write to the journal between the
- * {@code WATCH} and the {@code EXEC} makes the {@code EXEC} write nothing. A write that did not happen is
- * the caller's to make with the script, whose guards then decide ({@code EMQLOCK}, or the same writes).
+ * {@code WATCH} and the {@code EXEC} makes the {@code EXEC} write nothing; the write is then tried once
+ * more, from the {@code WATCH} (the lease's renewal writes the journal every third of the lease, so a long
+ * step of more than a few seconds meets it). A write that did not happen is the
+ * caller's to make with the script, whose guards then decide ({@code EMQLOCK}, or the same writes).
  * A caller with other round trips to make first sends the first round trip ahead ({@link #watch}), makes
  * them, then completes the write ({@link #write(Function)}).
  *
@@ -36,14 +38,20 @@ final class JournalTransaction implements AutoCloseable {
     record Write(Protocol.Command command, byte[]... args) {
     }
 
+    /** How many times a write is tried: once more when a write to the journal made its {@code EXEC} write nothing. */
+    static final int TRIES = 2;
+
     private final QueueMigration m;
     private final byte[] key;
     /** The checkpoint passed when the token was found and the writes are about to be sent (for tests to act between WATCH and EXEC). */
     private final String watched;
     private Connection connection;
     private boolean refused;
-    /** Whether a {@link #watch} was sent whose replies {@link #write(Function)} has not read yet. */
+    /** The fields of the last {@link #watch}, and whether its replies are yet for {@link #write(Function)} to read. */
+    private List<byte[]> fields;
     private boolean watching;
+    /** Whether the last {@code EXEC} wrote nothing because the journal was written after the {@code WATCH}. */
+    private boolean spoiled;
 
     JournalTransaction(QueueMigration m, String watched) {
         this.m = m;
@@ -83,6 +91,7 @@ final class JournalTransaction implements AutoCloseable {
             connection.sendCommand(Protocol.Command.HMGET, read);
             connection.sendCommand(Protocol.Command.MULTI);
             connection.getMany(0); // flushed: on its way while the caller works
+            this.fields = fields;
             watching = true;
         } catch (JedisException failed) {
             refuse();
@@ -92,19 +101,25 @@ final class JournalTransaction implements AutoCloseable {
     /**
      * Reads the replies of the {@link #watch} sent last and writes what {@code plan} makes of the fields'
      * values, in its transaction; returns the {@code EXEC}'s replies, one a write; empty when nothing was
-     * written, and when no {@link #watch} was sent (it declined).
+     * written, and when no {@link #watch} was sent (it declined). An {@code EXEC} that a write to the journal
+     * made write nothing is tried again from the {@code WATCH}, up to {@link #TRIES} in all: {@code plan}
+     * decides again from the fields read again.
      */
     Optional<List<Object>> write(Function<List<byte[]>, List<Write>> plan) {
-        if (!watching) {
-            return Optional.empty();
+        for (int tried = 1; watching; tried++) {
+            watching = false;
+            try {
+                Optional<List<Object>> done = written(plan);
+                if (done.isPresent() || !spoiled || tried == TRIES) {
+                    return done;
+                }
+            } catch (JedisException failed) {
+                refuse(); // whatever a transaction wrote, the script writes again the same (its writes are idempotent)
+                return Optional.empty();
+            }
+            watch(fields);
         }
-        watching = false;
-        try {
-            return written(plan);
-        } catch (JedisException failed) {
-            refuse(); // whatever a transaction wrote, the script writes again the same (its writes are idempotent)
-            return Optional.empty();
-        }
+        return Optional.empty();
     }
 
     private boolean opened() {
@@ -120,6 +135,7 @@ final class JournalTransaction implements AutoCloseable {
     }
 
     private Optional<List<Object>> written(Function<List<byte[]>, List<Write>> plan) {
+        spoiled = false;
         List<Object> replies = connection.getMany(3);
         if (replies.get(0) instanceof JedisDataException || replies.get(2) instanceof JedisDataException) {
             refuse(); // WATCH or MULTI refused (no @transaction): nothing is queued, and closing drops what the connection holds
@@ -144,7 +160,8 @@ final class JournalTransaction implements AutoCloseable {
         List<Object> done = connection.getMany(writes.size() + 1);
         Object exec = done.get(done.size() - 1);
         if (exec == null) {
-            return Optional.empty(); // a watched write: nothing was written
+            spoiled = true; // a watched write: nothing was written
+            return Optional.empty();
         }
         if (exec instanceof JedisDataException) {
             refuse(); // EXECABORT: a command was refused while queued, and nothing was written

@@ -225,8 +225,8 @@ class JournalTransactionTest {
             }
         });
         assertMigrated(TARGET.client(), r, JOBS + LATE);
-        assertEquals(2, passed(passed, 20, IDS_WATCHED), r.toString());
-        assertEquals(JOBS / JobWriter.BATCH, passed(passed, 30, EXPECTATIONS_WATCHED), r.toString());
+        assertEquals(2 * JournalTransaction.TRIES, passed(passed, 20, IDS_WATCHED), "each batch's transaction tried again, then the script: " + r);
+        assertEquals(JOBS / JobWriter.BATCH * JournalTransaction.TRIES, passed(passed, 30, EXPECTATIONS_WATCHED), r.toString());
         Map<String, String> journal = journal(TARGET.client());
         assertEquals(journalByScripts(lateJobs()), journal);
     }

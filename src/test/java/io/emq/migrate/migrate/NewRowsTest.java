@@ -170,6 +170,23 @@ class NewRowsTest {
     }
 
     @Test
+    void theLeaseRenewedWhileTheIdsAreMintedInTheClientLeavesThemFresh() {
+        String journal = Keys.migrationJournal(QUEUE);
+        AtomicInteger idsWatched = new AtomicInteger();
+        Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
+        MigrationResult[] r = new MigrationResult[1];
+        Map<String, Long> calls = v30Calls(TARGET, List.of("exists", "zrem"), () -> r[0] = migrate(TARGET, new AtomicInteger(), (v, w) -> {
+            hook[0].at(v, w);
+            if (v == 20 && w.equals("ids watched") && idsWatched.incrementAndGet() == 1) { // as the renewal writes it: the same token
+                TARGET.client().hset(journal, "lock_token", TARGET.client().hget(journal, "lock_token"));
+            }
+        }), hook);
+        assertMigrated(TARGET.client(), r[0]);
+        assertEquals(2, idsWatched.get(), "the client's transaction tried again after the renewal's write");
+        assertEquals(Map.of("exists", 0L, "zrem", 0L), calls, "V30's rows fresh: no row or listing checked");
+    }
+
+    @Test
     void aStepTriedAgainAfterItsConnectionDroppedGuardsTheRowsItWrites() {
         Checkpoints.Observer[] hook = new Checkpoints.Observer[1];
         boolean[] dropped = {false};
