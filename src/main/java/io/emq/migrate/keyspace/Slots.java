@@ -27,6 +27,15 @@ public final class Slots {
         return crc16(key, start, end) % COUNT;
     }
 
+    /**
+     * Whether every key that begins with {@code prefix} is in the prefix's slot: the prefix holds its hashtag whole (a
+     * {@code {}, then a {@code }} after at least one byte), so nothing after it changes what is hashed.
+     */
+    public static boolean pins(byte[] prefix) {
+        int open = indexOf(prefix, (byte) '{', 0);
+        return open >= 0 && indexOf(prefix, (byte) '}', open + 1) > open + 1;
+    }
+
     public static int crc16(byte[] bytes, int from, int to) {
         int crc = 0;
         for (int i = from; i < to; i++) {

@@ -26,7 +26,7 @@ public final class PauseWindow {
      */
     static final double MICROS_PER_JOB = 1.5;
     /**
-     * The window per job without it (a cluster source, a source user without the feed's commands, a queue past the
+     * The window per job without it (a source user without the feed's commands, a cluster source's queue whose keys spread over slots, a queue past the
      * {@link SourceFeed#MOST_WATCHED} a run watches): the pass under the pause reads every job again and looks each up in
      * the journal. Rounded up from {@code bench/run-migration --without-feed} (bench/RESULTS.md, session 29, once that
      * pass read a queue without logs or flow keys as hashes alone): 11,036 ms for 1,000,000 jobs (11.0 µs a job),

@@ -305,7 +305,7 @@ final class QueueMigration {
         watch = feed.watch(source);
         watchUnproven = !atFence && watch.isPresent();
         if (watch.isEmpty()) {
-            unwatchedBecause = feed.whyUnwatched();
+            unwatchedBecause = feed.whyUnwatched(source);
         }
     }
 

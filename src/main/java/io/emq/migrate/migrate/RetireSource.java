@@ -62,7 +62,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
  * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
  * {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
- * others (all of them without an intact feed: a cluster source, a run begun inside an earlier run's pause, more than
+ * others (all of them without an intact feed: a source user without its rules, a cluster source's slot moved, a run begun inside an earlier run's pause, more than
  * {@link SourceFeed#MOST_WATCHED} queues) a batch at a time, each job's hash and logs deleted in one
  * script only while its digest is still the one v2 holds (the journal's expectation). A job edited
  * since the pass (data, progress, logs) is copied again from the source as read before the tombstone,
@@ -144,8 +144,8 @@ final class RetireSource implements Step {
      * what v1 did since V100's last pass, while V110 verified, until the delta is small), then proves the rows those
      * passes wrote ({@link Verification#proveWritten}), so the pass under the pause and its proof have
      * only what v1 did during the last of them left. Its counts, each pass's summed. Only when the change
-     * feed watches the queue, which makes a live pass a refresh of what v1 wrote: without it (a cluster
-     * source, a run of more than {@link SourceFeed#MOST_WATCHED} queues) each pass would read the whole
+     * feed watches the queue, which makes a live pass a refresh of what v1 wrote: without it (a source user
+     * without its rules, a run of more than {@link SourceFeed#MOST_WATCHED} queues) each pass would read the whole
      * source again, as the pass under the pause does anyway (10,000 queues of 4 jobs: twice the key scans). A run resumed
      * past the fence (after {@code --no-retire}) begins its watch just before: its first pass reads the whole source
      * ({@link QueueMigration#beginWatch}).

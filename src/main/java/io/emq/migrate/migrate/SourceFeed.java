@@ -1,13 +1,16 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.Slots;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.DedicatedConnection;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -18,22 +21,26 @@ import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.BinaryJedisPubSub;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The change feed of the v1 source: the server tells which keys under a watched queue's prefix were
  * written since the queue's watch began, so a re-sync pass re-reads only those jobs. Client tracking
- * in broadcast mode ({@code CLIENT TRACKING ON REDIRECT <id> BCAST PREFIX P:Q: ...}, Redis 6.0+): one
- * connection holds the tracking, one RESP2 connection subscribed to {@code __redis__:invalidate}
- * receives every written key (a null message on FLUSHALL/FLUSHDB), whoever wrote it. One feed serves
- * every queue of a run.
+ * in broadcast mode ({@code CLIENT TRACKING ON REDIRECT <id> BCAST PREFIX P:Q: ...}, Redis 6.0+): on each
+ * server that holds a watched queue ({@link Server}), one connection holds the tracking and one RESP2
+ * connection subscribed to {@code __redis__:invalidate} receives every written key (a null message on
+ * FLUSHALL/FLUSHDB), whoever wrote it. One feed serves every queue of a run.
  *
  * <p>A drain is exact: the server queues the invalidations of a write to the subscriber before the
  * replies of the same event-loop turn, so once a command on the tracking connection has been answered,
  * a PING on the subscribed connection comes back after every invalidation of every write that server
- * executed before that command. A feed that could not start (a cluster source, an old server, an ACL
- * without {@code CLIENT TRACKING} or {@code SUBSCRIBE}), or that broke (either connection dropped or
- * was killed, a flush, a prefix refused), answers no drain: the caller makes a full pass.
+ * executed before that command. On a cluster source a queue's keys share one slot (its prefix is
+ * hash-tagged, as BullMQ on a cluster requires), so the master that owns the slot executes every write
+ * of the queue while it keeps the slot: each drain checks, after its PING, that it still does ({@link Placement}).
+ * A feed that could not start (an old server, an ACL without {@code CLIENT TRACKING}, {@code SUBSCRIBE} or, on
+ * a cluster, {@code CLUSTER NODES}), or that broke (a connection dropped or was killed, a flush, a prefix
+ * refused, a watched queue's slot moved or its master failed over), answers no drain: the caller makes a full pass.
  */
 final class SourceFeed implements AutoCloseable {
     private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
@@ -48,88 +55,85 @@ final class SourceFeed implements AutoCloseable {
     static final String PAST_MOST_WATCHED = "a run's change feed watches its first " + MOST_WATCHED + " queues";
 
     private final Wire source;
-    private Connection tracking;
-    private Connection subscribed;
-    private long subscriberId;
-    private final Listener listener = new Listener();
+    /** The feed's connections to each server that holds a watched queue, by address. */
+    private final Map<String, Server> servers = new HashMap<>();
     /** The keys written since the last drain, by the prefix of the watched queue they belong to. */
     private final Map<Bytes, Set<Bytes>> written = new HashMap<>();
     private final Map<String, CompletableFuture<Void>> pongs = new ConcurrentHashMap<>();
     private final AtomicLong pings = new AtomicLong();
     private volatile String broken;
 
-    /** The feed of this source; it opens when the first queue is watched. */
+    /** The feed of this source; it opens a server's connections when the first queue it holds is watched. */
     SourceFeed(Wire source) {
         this.source = source;
     }
 
-    /** Opens both connections and subscribes; a feed that cannot start is broken, with the reason. */
-    private void open() {
-        if (!(source.client() instanceof RedisClient client)) {
-            breaks("a cluster source has no single change feed");
-            return;
-        }
+    /**
+     * The feed's connections to the server that holds {@code prefix} (on a cluster, the master of its slot), opened
+     * when none are; empty, the feed broken with the reason, when they cannot be.
+     */
+    private Optional<Server> serverOf(Bytes prefix) {
+        Connection tracking = null;
+        Connection subscribed = null;
         try {
-            tracking = client.getPool().getFactory().makeObject().getObject();
-            subscribed = client.getPool().getFactory().makeObject().getObject();
-            subscribed.sendCommand(Protocol.Command.CLIENT, "ID");
-            subscriberId = subscribed.getIntegerReply();
-            listen();
+            tracking = DedicatedConnection.to(source.client(), prefix.raw());
+            String address = tracking.getHostAndPort().toString();
+            Server known = servers.get(address);
+            if (known != null) {
+                tracking.close();
+                return Optional.of(known);
+            }
+            subscribed = DedicatedConnection.to(source.client(), prefix.raw());
+            if (!subscribed.getHostAndPort().toString().equals(address)) {
+                throw new IllegalStateException("the queue's slot moved while the feed opened");
+            }
+            Server server = new Server(address, tracking, subscribed);
+            servers.put(address, server);
+            return Optional.of(server);
         } catch (Exception refused) {
             breaks("the change feed could not start: " + refused.getMessage());
             close(tracking);
             close(subscribed);
+            return Optional.empty();
         }
-    }
-
-    private void listen() throws Exception {
-        CompletableFuture<Void> ready = new CompletableFuture<>();
-        listener.ready = ready;
-        Thread thread = new Thread(() -> {
-            try {
-                listener.proceed(subscribed, CHANNEL);
-                breaks("the subscriber connection closed");
-            } catch (RuntimeException dropped) {
-                breaks("the subscriber connection dropped: " + dropped.getMessage());
-            } finally {
-                ready.completeExceptionally(new IllegalStateException(broken));
-                pongs.values().forEach(p -> p.complete(null));
-            }
-        }, "emq-migrate-source-feed");
-        thread.setDaemon(true);
-        thread.start();
-        ready.get(WAIT_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
      * Starts watching a queue: every key under its prefix written from now on is told to its watch.
      * Empty when the feed is broken, watches {@link #MOST_WATCHED} queues already, or the server refuses
-     * the prefix (it overlaps one already watched, or the ACL refuses CLIENT TRACKING).
+     * the prefix (it overlaps one already watched, or the ACL refuses CLIENT TRACKING); on a cluster, the
+     * feed breaks when the queue's master cannot tell where its slot is ({@link Placement}).
      */
     synchronized Optional<Watch> watch(QueueRef queue) {
-        if (tracking == null && broken == null) {
-            open();
-        }
         synchronized (written) {
             if (broken != null || written.size() >= MOST_WATCHED) {
                 return Optional.empty();
             }
         }
         Bytes prefix = queue.base();
-        try {
-            tracking.sendCommand(Protocol.Command.CLIENT, Utf8.bytes("TRACKING"), Utf8.bytes("ON"), Utf8.bytes("REDIRECT"),
-                    Utf8.bytes(Long.toString(subscriberId)), Utf8.bytes("BCAST"), Utf8.bytes("PREFIX"), prefix.raw());
-            tracking.getStatusCodeReply();
-        } catch (RuntimeException refused) {
-            if (!tracking.isConnected() || tracking.isBroken()) {
-                breaks("the tracking connection dropped: " + refused.getMessage());
+        if (source.client() instanceof RedisClusterClient && !Slots.pins(prefix.raw())) {
+            return Optional.empty(); // its keys spread over slots: one master's feed tells only some of its writes
+        }
+        Optional<Server> server = serverOf(prefix);
+        if (server.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<Placement> placed = Optional.empty();
+        if (source.client() instanceof RedisClusterClient) {
+            placed = server.get().placement(Slots.slot(prefix.raw()));
+            if (placed.isEmpty()) {
+                breaks("the master of the queue's slot " + Slots.slot(prefix.raw()) + " cannot tell that it holds it"
+                        + " (the slot is moving, or the source refuses CLUSTER NODES)");
+                return Optional.empty();
             }
+        }
+        if (!server.get().track(prefix)) {
             return Optional.empty();
         }
         synchronized (written) {
             written.put(prefix, new HashSet<>());
         }
-        return Optional.of(new Watch(prefix));
+        return Optional.of(new Watch(prefix, server.get(), placed));
     }
 
     /**
@@ -139,14 +143,17 @@ final class SourceFeed implements AutoCloseable {
      */
     static Optional<String> refusal(Wire source, QueueRef queue) {
         try (SourceFeed feed = new SourceFeed(source)) {
-            return feed.watch(queue).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched());
+            return feed.watch(queue).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched(queue));
         }
     }
 
-    /** Why {@link #watch} just left a queue unwatched. */
-    String whyUnwatched() {
+    /** Why {@link #watch} just left {@code queue} unwatched. */
+    String whyUnwatched(QueueRef queue) {
         if (broken != null) {
             return broken;
+        }
+        if (source.client() instanceof RedisClusterClient && !Slots.pins(queue.base().raw())) {
+            return "the queue's keys are spread over the cluster's slots (its prefix has no hash tag)";
         }
         synchronized (written) {
             if (written.size() >= MOST_WATCHED) {
@@ -162,49 +169,12 @@ final class SourceFeed implements AutoCloseable {
         }
     }
 
-    /**
-     * Waits until every write the server executed before this call has been told: a command answered
-     * on the tracking connection (which also proves tracking still redirects to the subscriber), then
-     * a PING answered on the subscribed connection. False when the feed broke.
-     */
-    private synchronized boolean barrier() {
-        if (broken != null) {
-            return false;
-        }
-        try {
-            tracking.sendCommand(Protocol.Command.CLIENT, "GETREDIR");
-            if (tracking.getIntegerReply() != subscriberId) {
-                breaks("tracking no longer redirects to the subscriber");
-                return false;
-            }
-            String token = Long.toString(pings.incrementAndGet());
-            CompletableFuture<Void> pong = new CompletableFuture<>();
-            pongs.put(token, pong);
-            listener.ping(Utf8.bytes(token));
-            pong.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            pongs.remove(token);
-        } catch (Exception dropped) {
-            breaks("the change feed dropped: " + dropped.getMessage());
-        }
-        return broken == null;
-    }
-
-    /** Stops the feed: tracking off, both connections closed. */
+    /** Stops the feed: tracking off, every server's connections closed. */
     @Override
     public synchronized void close() {
         breaks("closed");
-        if (tracking == null) {
-            return;
-        }
-        if (listener.isSubscribed()) {
-            try {
-                listener.unsubscribe();
-            } catch (RuntimeException gone) {
-                // the connection closes below either way
-            }
-        }
-        close(tracking);
-        close(subscribed);
+        servers.values().forEach(Server::close);
+        servers.clear();
     }
 
     private static void close(Connection c) {
@@ -213,15 +183,184 @@ final class SourceFeed implements AutoCloseable {
         }
     }
 
+    /**
+     * Where a cluster source's queue lives: the slot its keys share, held by the master the feed tracks, at that
+     * master's config epoch ({@code CLUSTER NODES}, its own line). A master that gives a slot away and takes it back
+     * bumps its config epoch on taking it (it does when it does not hold the cluster's greatest, and the master it had
+     * given the slot to took the greatest, or had it); a master that failed over is a replica, or a replica promoted
+     * with an epoch of its own. So a master that holds the slot, not migrating it, at the epoch it had when the watch
+     * began held it all along: every write of the queue since was executed there, and told.
+     */
+    record Placement(int slot, long epoch) {
+        /** Where the master on {@code c} holds {@code slot} now; empty when it does not (or refuses to tell). */
+        static Optional<Placement> read(Connection c, int slot) {
+            String nodes;
+            try {
+                c.sendCommand(Protocol.Command.CLUSTER, "NODES");
+                nodes = c.getBulkReply();
+            } catch (JedisDataException refused) {
+                return Optional.empty();
+            }
+            return nodes.lines().map(line -> line.split(" "))
+                    .filter(f -> f.length >= 8 && List.of(f[2].split(",")).containsAll(List.of("myself", "master")))
+                    .filter(f -> holds(f, slot)).map(f -> new Placement(slot, Long.parseLong(f[6]))).findFirst();
+        }
+
+        /** Whether the {@code CLUSTER NODES} line {@code f} names {@code slot} among its slots, and not as one it is migrating. */
+        private static boolean holds(String[] f, int slot) {
+            boolean held = false;
+            for (int i = 8; i < f.length; i++) {
+                if (f[i].startsWith("[")) {
+                    if (f[i].startsWith("[" + slot + "->")) {
+                        return false; // migrating to another master: keys may be written there
+                    }
+                    continue;
+                }
+                int dash = f[i].indexOf('-');
+                int from = Integer.parseInt(dash < 0 ? f[i] : f[i].substring(0, dash));
+                int to = dash < 0 ? from : Integer.parseInt(f[i].substring(dash + 1));
+                held |= from <= slot && slot <= to;
+            }
+            return held;
+        }
+    }
+
+    /**
+     * The feed's two connections to one server: the tracking one, which tracks every watched prefix the server
+     * holds, and the subscribed one it redirects to, read by a thread of its own.
+     */
+    private final class Server {
+        private final String address;
+        private final Connection tracking;
+        private final Connection subscribed;
+        private final long subscriberId;
+        private final Listener listener = new Listener();
+
+        Server(String address, Connection tracking, Connection subscribed) throws Exception {
+            this.address = address;
+            this.tracking = tracking;
+            this.subscribed = subscribed;
+            subscribed.sendCommand(Protocol.Command.CLIENT, "ID");
+            this.subscriberId = subscribed.getIntegerReply();
+            listen();
+        }
+
+        private void listen() throws Exception {
+            CompletableFuture<Void> ready = new CompletableFuture<>();
+            listener.ready = ready;
+            Thread thread = new Thread(() -> {
+                try {
+                    listener.proceed(subscribed, CHANNEL);
+                    breaks("the subscriber connection to " + address + " closed");
+                } catch (RuntimeException dropped) {
+                    breaks("the subscriber connection to " + address + " dropped: " + dropped.getMessage());
+                } finally {
+                    ready.completeExceptionally(new IllegalStateException(broken));
+                    pongs.values().forEach(p -> p.complete(null));
+                }
+            }, "emq-migrate-source-feed");
+            thread.setDaemon(true);
+            thread.start();
+            ready.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+
+        /** Tracks {@code prefix} on this server; false when it refuses (the feed breaks when the connection dropped). */
+        boolean track(Bytes prefix) {
+            try {
+                tracking.sendCommand(Protocol.Command.CLIENT, Utf8.bytes("TRACKING"), Utf8.bytes("ON"), Utf8.bytes("REDIRECT"),
+                        Utf8.bytes(Long.toString(subscriberId)), Utf8.bytes("BCAST"), Utf8.bytes("PREFIX"), prefix.raw());
+                tracking.getStatusCodeReply();
+                return true;
+            } catch (RuntimeException refused) {
+                if (!tracking.isConnected() || tracking.isBroken()) {
+                    breaks("the tracking connection to " + address + " dropped: " + refused.getMessage());
+                }
+                return false;
+            }
+        }
+
+        /**
+         * Waits until every write this server executed before this call has been told: a command answered on the
+         * tracking connection (which also proves tracking still redirects to the subscriber), then a PING answered
+         * on the subscribed connection. False when the feed broke.
+         */
+        boolean barrier() {
+            if (broken != null) {
+                return false;
+            }
+            try {
+                tracking.sendCommand(Protocol.Command.CLIENT, "GETREDIR");
+                if (tracking.getIntegerReply() != subscriberId) {
+                    breaks("tracking on " + address + " no longer redirects to the subscriber");
+                    return false;
+                }
+                String token = Long.toString(pings.incrementAndGet());
+                CompletableFuture<Void> pong = new CompletableFuture<>();
+                pongs.put(token, pong);
+                listener.ping(Utf8.bytes(token));
+                pong.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                pongs.remove(token);
+            } catch (Exception dropped) {
+                breaks("the change feed from " + address + " dropped: " + dropped.getMessage());
+            }
+            return broken == null;
+        }
+
+        /** Where this server holds {@code slot} now ({@link Placement#read}); empty, the feed broken, when the connection dropped. */
+        Optional<Placement> placement(int slot) {
+            try {
+                return Placement.read(tracking, slot);
+            } catch (RuntimeException dropped) {
+                breaks("the change feed from " + address + " dropped: " + dropped.getMessage());
+                return Optional.empty();
+            }
+        }
+
+        void close() {
+            if (listener.isSubscribed()) {
+                try {
+                    listener.unsubscribe();
+                } catch (RuntimeException gone) {
+                    // the connection closes below either way
+                }
+            }
+            SourceFeed.close(tracking);
+            SourceFeed.close(subscribed);
+        }
+    }
+
     /** One queue's view of the feed. */
     final class Watch {
         private final Bytes prefix;
+        private final Server server;
+        /** On a cluster source, where the queue was when the watch began; empty on a single server. */
+        private final Optional<Placement> placed;
         private boolean spoiled;
         /** The job hashes a drain since the watch began told a logs list or flow key of ({@link SourceFence#EXTRAS}). */
         private final Set<Bytes> withExtras = new HashSet<>();
 
-        private Watch(Bytes prefix) {
+        private Watch(Bytes prefix, Server server, Optional<Placement> placed) {
             this.prefix = prefix;
+            this.server = server;
+            this.placed = placed;
+        }
+
+        /**
+         * Waits until every write of this queue executed before this call has been told ({@link Server#barrier}); on
+         * a cluster, then checks that its master held its slot all along ({@link Placement}), or breaks the feed.
+         */
+        private boolean barrier() {
+            synchronized (SourceFeed.this) {
+                if (!server.barrier()) {
+                    return false;
+                }
+                if (placed.isPresent() && !server.placement(placed.get().slot()).equals(placed)) {
+                    breaks("the queue's slot " + placed.get().slot() + " moved, or its master " + server.address
+                            + " failed over, during the run: the feed of one master cannot tell what another wrote");
+                    return false;
+                }
+                return true;
+            }
         }
 
         /**

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.function.Consumer;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -101,16 +100,15 @@ final class UnlinkUnwritten implements AutoCloseable {
     }
 
     /**
-     * Opens its first connection to a single-server source (empty for a cluster one, which has no feed
-     * either, or when the server refuses the connection); {@code parents}, the flow parents of the source
-     * as read, are always left to the digest check; {@code noExtrasAtFence}: this run's fence read, after
-     * {@code watch} began, met no job's logs list or flow key.
+     * Opens its first connection to the server that holds the queue (on a cluster, the master of the slot its keys
+     * share: a watched queue's prefix pins it, {@link SourceFeed}); empty when the server refuses the connection.
+     * {@code parents}, the flow parents of the source as read, are always left to the digest check;
+     * {@code noExtrasAtFence}: this run's fence read, after {@code watch} began, met no job's logs list or flow key.
+     * On a cluster a slot moved away between a round's drain and its {@code EXEC} deleted the watched keys from
+     * this master ({@code MIGRATE}): the {@code EXEC} is refused and its jobs go to the digest check.
      */
     static Optional<UnlinkUnwritten> open(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch,
                                           boolean noExtrasAtFence, Checkpoints checkpoints) {
-        if (!(source.client() instanceof RedisClient)) {
-            return Optional.empty();
-        }
         UnlinkUnwritten unlinking = new UnlinkUnwritten(source, queue, parents, watch, noExtrasAtFence, checkpoints);
         return unlinking.opened(1) ? Optional.of(unlinking) : Optional.empty();
     }

@@ -8,6 +8,7 @@ import java.util.stream.Collectors;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /** A real cluster of masters on loopback ports, slots split evenly, ready when {@link #start} returns. */
@@ -51,6 +52,9 @@ public final class LocalCluster implements AutoCloseable {
                     slots[s - from] = s;
                 }
                 node.clusterAddSlots(slots);
+                // a config epoch of its own, as redis-cli --cluster create gives each master: masters that share one
+                // settle it later by bumping one, which a change feed watching that master takes for a slot moved
+                node.sendCommand(Protocol.Command.CLUSTER, "SET-CONFIG-EPOCH", Integer.toString(i + 1));
                 if (i > 0) {
                     node.clusterMeet(LocalServer.HOST, nodes.get(0).port());
                 }

@@ -42,7 +42,7 @@ public class LeastPrivilegeTest {
     /**
      * Makes (again) a user with {@link #SOURCE_ACL_WITHOUT_FEED} plus {@code +info} on the server {@code admin} reaches
      * and returns {@code uri} (a {@code redis://} address) as that user: a migration reading v1 through it re-syncs with
-     * full passes, as on a cluster source ({@code --without-feed} of the benches, the feedless tests).
+     * full passes ({@code --without-feed} of the benches, the feedless tests).
      */
     public static String userWithoutFeed(UnifiedJedis admin, String uri) {
         admin.sendCommand(Protocol.Command.ACL, "DELUSER", "without-feed");
