@@ -105,7 +105,7 @@ public final class MigrationBench {
             StepCpu wholeCpu = new StepCpu(client);
             wholeCpu.start();
             long m0 = System.nanoTime();
-            Producer producer = new Producer(uri, options.producer(), options.dedup());
+            Producer producer = new Producer(uri, "bull", options.producer(), options.dedup());
             List<MigrationResult> results;
             try {
                 if (options.resumed()) {
@@ -282,14 +282,17 @@ public final class MigrationBench {
         return problems;
     }
 
-    /** A v1 producer adding {@code rate} jobs a second on its own connection until stopped; counts adds taken and refused. */
+    /**
+     * A v1 producer adding {@code rate} jobs a second to queue {@code bench} under {@code prefix} on its own client until
+     * stopped; counts adds taken and refused.
+     */
     static final class Producer {
         private final Thread thread;
         private volatile boolean stop;
         volatile long added;
         volatile long refused;
 
-        Producer(String uri, int rate, boolean dedup) {
+        Producer(String uri, String prefix, int rate, boolean dedup) {
             thread = new Thread(() -> {
                 try (UnifiedJedis c = Endpoint.parse(uri).open()) {
                     long t0 = System.nanoTime();
@@ -299,7 +302,7 @@ public final class MigrationBench {
                         if (wait > 0) {
                             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                         }
-                        if ((dedup ? LiveV1.addDeduplicated(c, "bench") : LiveV1.add(c, "bench")).isPresent()) {
+                        if (LiveV1.add(c, prefix, "bench", dedup).isPresent()) {
                             added++;
                         } else {
                             refused++;

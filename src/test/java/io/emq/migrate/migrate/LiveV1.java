@@ -93,17 +93,29 @@ public final class LiveV1 {
     }
 
     private static String key(String queue, String suffix) {
-        return "bull:" + queue + ":" + suffix;
+        return key("bull", queue, suffix);
+    }
+
+    private static String key(String prefix, String queue, String suffix) {
+        return prefix + ":" + queue + ":" + suffix;
     }
 
     /** One producer add; its id, or empty when v1 refused it (a retired queue's counter holds the tombstone). */
     public static Optional<String> add(UnifiedJedis client, String queue) {
-        return add(client, queue, "fifo", false);
+        return add(client, "bull", queue, "fifo", false);
+    }
+
+    /**
+     * As {@link #add(UnifiedJedis, String)} ({@link #addDeduplicated} when {@code deduplicated}), under the v1 prefix
+     * {@code prefix} (on a cluster, a hash-tagged one such as {@code {bull}}).
+     */
+    public static Optional<String> add(UnifiedJedis client, String prefix, String queue, boolean deduplicated) {
+        return add(client, prefix, queue, "fifo", deduplicated);
     }
 
     /** One producer add with {@code lifo: true}: v1 serves it next. */
     public static Optional<String> addAhead(UnifiedJedis client, String queue) {
-        return add(client, queue, "lifo", false);
+        return add(client, "bull", queue, "lifo", false);
     }
 
     /**
@@ -111,13 +123,13 @@ public final class LiveV1 {
      * (and its hash {@code deid}) until a worker finishes it, as BullMQ 5's deduplication without a TTL does.
      */
     public static Optional<String> addDeduplicated(UnifiedJedis client, String queue) {
-        return add(client, queue, "fifo", true);
+        return add(client, "bull", queue, "fifo", true);
     }
 
-    private static Optional<String> add(UnifiedJedis client, String queue, String order, boolean deduplicated) {
+    private static Optional<String> add(UnifiedJedis client, String prefix, String queue, String order, boolean deduplicated) {
         try {
-            Object id = client.eval(ADD, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta"), key(queue, "id"),
-                    key(queue, "marker")), List.of(key(queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis()), order,
+            Object id = client.eval(ADD, List.of(key(prefix, queue, "wait"), key(prefix, queue, "paused"), key(prefix, queue, "meta"),
+                    key(prefix, queue, "id"), key(prefix, queue, "marker")), List.of(key(prefix, queue, ""), "{\"live\":true}", Long.toString(System.currentTimeMillis()), order,
                     deduplicated ? "1" : "0"));
             return Optional.of(id.toString());
         } catch (JedisDataException refused) {
