@@ -21,9 +21,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@code EXEC}; else (or when the plan writes nothing) it sends {@code DISCARD}, which also ends the
  * {@code WATCH}. A takeover, the lease renewed, or any other write to the journal between the
  * {@code WATCH} and the {@code EXEC} makes the {@code EXEC} write nothing; the write is then tried once
- * more, from the {@code WATCH} (the lease's renewal writes the journal every third of the lease, so a long
- * step of more than a few seconds meets it). A write that did not happen is the
- * caller's to make with the script, whose guards then decide ({@code EMQLOCK}, or the same writes).
+ * more, from the {@code WATCH} (the lease's renewal writes the journal every third of the lease, so a step
+ * of more than a few seconds meets it). A write that did not happen is the caller's to make with the
+ * script, whose guards then decide ({@code EMQLOCK}, or the same writes).
  * A caller with other round trips to make first sends the first round trip ahead ({@link #watch}), makes
  * them, then completes the write ({@link #write(Function)}).
  *
