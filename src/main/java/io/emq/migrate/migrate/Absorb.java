@@ -4,14 +4,16 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure.
  * When the key scan of the snapshot read (V10's, or this run's first read on a re-run) met no job's logs list or
  * flow key, no job is checked for them ({@link SourceFence#readWithoutExtras}): one created since is told by the
- * change feed, or found by the full re-sync pass when there is no feed, and that job copied again with it. Without
- * the feed, the copy keeps what it recorded of each job ({@link InLine#withDigests}), so the first pass looks up in the
- * journal only the jobs it reads with another digest, state or attempts.
+ * change feed, or found by the full re-sync pass when there is no feed, and that job copied again with it. The copy
+ * keeps what it recorded of each job ({@link InLine}: its v2 state and attempts, and without the feed its digest,
+ * {@link InLine#withDigests}), so the first pass looks up in the journal only the jobs the feed tells touched, or
+ * that it reads in another state or with other attempts (without the feed: another digest).
  */
 final class Absorb implements Step {
     private final List<V1State> states;
@@ -31,8 +33,9 @@ final class Absorb implements Step {
     @Override
     public Map<String, Long> apply(QueueMigration m) {
         QueueSnapshot snapshot = m.snapshot();
-        if (m.watch.isEmpty() && m.inLine.isEmpty()) {
-            m.inLine = InLine.withDigestsIfTheyFit(snapshot.jobCount(), snapshot.listedIdBytes());
+        if (m.inLine.isEmpty()) {
+            m.inLine = m.watch.isEmpty() ? InLine.withDigestsIfTheyFit(snapshot.jobCount(), snapshot.listedIdBytes())
+                    : Optional.of(new InLine(snapshot.jobCount(), snapshot.listedIdBytes()));
         }
         return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot), m.freshIds());
     }

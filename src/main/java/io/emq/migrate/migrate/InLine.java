@@ -16,14 +16,15 @@ import java.util.Optional;
  * under it unwritten) that the next pass still reads in a v1 state that becomes the same v2 state (a
  * waiting job the pause moved to paused does) with the same attempts still matches its expectation, so
  * that pass need not look it up (see {@link Resync}). One table serves every pass, updated in place:
- * a job the pass before did not read holds no more.
+ * a job the pass before did not read holds no more. The copy ({@link Absorb}) makes it and records what each of its
+ * writes recorded ({@link #wrote}): the first pass looks up only the jobs the feed tells touched or that it reads
+ * otherwise (a producer writing {@code wait} moves no job already listed there).
  *
  * <p>Without the change feed nothing tells a job untouched, so a table made {@link #withDigests} holds each job's
  * digest too ({@link SourceFence#digest}, as the pass read it): a job the next pass reads with the same digest, v2
  * state and attempts still matches its expectation. A job the pass wrote holds none ({@link #unsure}): its row
- * holds what the write read, which may be newer than what the pass read. Such a table is made by the copy
- * ({@link Absorb}) when the feed does not watch the queue, and holds what each of its writes recorded ({@link #wrote}):
- * the first pass looks up only the jobs read otherwise since. Only while it fits a quarter of the heap ({@link #digestsFit}).
+ * holds what the write read, which may be newer than what the pass read. The copy makes such a table when the feed
+ * does not watch the queue, only while it fits a quarter of the heap ({@link #digestsFit}).
  *
  * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
  * end in chunks of bytes (its id's length as a varint, its id's bytes, then one int: whether this pass read
@@ -168,13 +169,16 @@ final class InLine {
     }
 
     /**
-     * Records what the journal now expects of a job a write recorded ({@link JobWriter}), in a table {@link #withDigests}:
-     * the next pass that reads it so need not look it up. One whose expectation a pass would not take as in line with
-     * those facts holds nothing.
+     * Records what the journal now expects of a job the copy wrote ({@link JobWriter}): the first pass that reads it so
+     * need not look it up. One whose expectation a pass would not take as in line with those facts holds nothing.
      */
     void wrote(JobFacts job, Expectation expected) {
         if (job.state().becomes().map(expected::is).orElse(false) && expected.attempts() == job.attempts()) {
-            read(job, expected.source());
+            if (digests()) {
+                read(job, expected.source());
+            } else {
+                read(job);
+            }
         } else {
             readHoldingNothing(job);
         }

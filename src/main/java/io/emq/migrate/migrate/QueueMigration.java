@@ -249,7 +249,7 @@ final class QueueMigration {
         return snapshot;
     }
 
-    /** V20 minted ids from the snapshot held ({@link #takeMintedSnapshot}), these from ranks: no earlier run wrote a row. */
+    /** V20 minted ids from the snapshot held ({@link #copyDone} forgets it), these from ranks: no earlier run wrote a row. */
     void mintedFromSnapshot(Optional<FreshIds> fresh) {
         mintedFrom = snapshot;
         freshIds = fresh;
@@ -266,13 +266,11 @@ final class QueueMigration {
     }
 
     /**
-     * Whether the snapshot held is still the one V20 minted from in this run (the absorb steps copied it);
-     * asked once, by the run's first re-sync pass: from there it is forgotten.
+     * The absorb steps are done (the run's first re-sync pass begins): forgets the snapshot V20 minted from, which the
+     * pass replaces (at ten million jobs, holding both would pass the heap a migration is given).
      */
-    boolean takeMintedSnapshot() {
-        boolean held = mintedFrom != null && mintedFrom == snapshot;
+    void copyDone() {
         mintedFrom = null;
-        return held;
     }
 
     /** Keeps the journal's header as this run found it when it took the lease. */

@@ -9,14 +9,12 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -104,12 +102,10 @@ final class Resync {
      * the pass before (or since this run's fence, for the first), the snapshot held is refreshed with the
      * keys it told written instead of the source read in full (while v1 is live, {@link QueueMigration#refreshLiveSource};
      * under the pause, after a pass of this run succeeded, {@link QueueMigration#refreshSource}); only the
-     * jobs whose keys it told were written are re-read and digested; and when a pass of this run succeeded before it, only the jobs
-     * touched or read in another state or with other attempts than that pass read them ({@link InLine}), and
-     * new ones, are looked up in the journal: the others still match the expectations that pass left them.
-     * The first pass of a run whose V20 minted from the snapshot held ({@link QueueMigration#takeMintedSnapshot}), when
-     * it refreshes that snapshot, looks up only the jobs the feed tells touched and those of a listing the feed
-     * tells written ({@link #asCopied}). A whole read under the pause with the feed intact takes the keys v1 wrote
+     * jobs whose keys it told were written are re-read and digested; and when a pass of this run succeeded before it (or
+     * this run's copy wrote the jobs), only the jobs touched or read in another state or with other attempts than that
+     * pass read them (than the copy wrote them) ({@link InLine}), and new ones, are looked up in the journal: the others
+     * still match the expectations that pass (or the copy) left them. A whole read under the pause with the feed intact takes the keys v1 wrote
      * since the drain into the pass's changes ({@link SourceFeed.Watch#peek}): a job v1 finished and removed meanwhile
      * is gone from the read, and the pass must know to drop its dedup key or receipt. Without the feed (none, a broken
      * one, a run begun inside an earlier run's pause) every job is re-read first: its hash alone when the pass's key scan met no job's logs list or
@@ -140,7 +136,7 @@ final class Resync {
         Optional<InLine> before = m.inLine.filter(table -> !feedless || table.digests())
                 .map(table -> feedless ? table : table.withoutDigests());
         m.inLine = Optional.empty();
-        boolean afterCopy = m.takeMintedSnapshot() && !feedless && before.isEmpty();
+        m.copyDone();
         boolean refreshed = !feedless && (m.v1Live() ? m.refreshLiveSource(changes.get()) : before.isPresent() && m.refreshSource(changes.get()));
         if (!refreshed && m.v1Live()) {
             m.readLiveSource();
@@ -156,7 +152,6 @@ final class Resync {
         InLine inLine = before.or(() -> feedless ? InLine.withDigestsIfTheyFit(snap.jobCount(), snap.listedIdBytes()) : Optional.empty())
                 .orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
         inLine.nextPass();
-        Set<V1State> copied = afterCopy && refreshed ? asCopied(m, changes.get()) : Set.of();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
         long[] matched = {0};
@@ -172,8 +167,7 @@ final class Resync {
                 JobFacts j = all.get(k);
                 // without the feed a table without digests (a queue too large for them) is this pass's own: it holds nothing yet
                 boolean asBefore = feedless && inLine.digests() ? inLine.read(j, read.get(k)) : inLine.read(j);
-                if (!(feedless || before.isPresent() ? asBefore : copied.contains(j.state()))
-                        || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
+                if (!asBefore || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
                     if (feedless) {
                         digests.put(batch.size(), read.get(k));
                     }
@@ -236,26 +230,6 @@ final class Resync {
         return new Pass(fresh.size(), changed.size(), gone.rows().size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
                 rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows);
-    }
-
-    /**
-     * The states whose row-bearing jobs, untouched since, the copy of this run wrote as the pass now reads them:
-     * those whose listing the feed tells unwritten since the watch began, before V10 read the snapshot V20 minted
-     * from and the absorb steps copied (the refresh proved that snapshot plain: each job listed once, no orphan).
-     * A job whose hash and listing were not written since is listed there as that read listed it, with the
-     * attempts its hash held: the copy left it a row and an expectation of that state and those attempts (a job
-     * whose hash was gone when the copy read it, the feed tells touched). An active job is never among them: a
-     * lock may run out unwritten, which changes whether it gets a row.
-     */
-    private static Set<V1State> asCopied(QueueMigration m, SourceFeed.Changes changes) {
-        Set<V1State> states = EnumSet.noneOf(V1State.class);
-        for (V1State s : List.of(V1State.WAIT, V1State.PAUSED, V1State.PRIORITIZED, V1State.DELAYED, V1State.WAITING_CHILDREN,
-                V1State.FAILED)) {
-            if (!changes.touched(m.source.key(s.wireName()))) {
-                states.add(s);
-            }
-        }
-        return states;
     }
 
     /** The digests of these jobs as they are now, in order: of their hashes alone when the pass's key scan met no logs list or flow key. */
