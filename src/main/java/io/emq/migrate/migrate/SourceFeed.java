@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +24,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.Pool;
 
 /**
  * The change feed of the v1 source: the server tells which keys under a watched queue's prefix were
@@ -55,8 +57,10 @@ final class SourceFeed implements AutoCloseable {
     static final String PAST_MOST_WATCHED = "a run's change feed watches its first " + MOST_WATCHED + " queues";
 
     private final Wire source;
-    /** The feed's connections to each server that holds a watched queue, by address. */
-    private final Map<String, Server> servers = new HashMap<>();
+    /** Whether the source is a cluster: a queue's writes are told by the master of its slot, while it holds it. */
+    private final boolean cluster;
+    /** The feed's connections to each server that holds a watched queue, by that server's pool in the source's client. */
+    private final Map<Pool<Connection>, Server> servers = new IdentityHashMap<>();
     /** The keys written since the last drain, by the prefix of the watched queue they belong to. */
     private final Map<Bytes, Set<Bytes>> written = new HashMap<>();
     private final Map<String, CompletableFuture<Void>> pongs = new ConcurrentHashMap<>();
@@ -66,6 +70,7 @@ final class SourceFeed implements AutoCloseable {
     /** The feed of this source; it opens a server's connections when the first queue it holds is watched. */
     SourceFeed(Wire source) {
         this.source = source;
+        this.cluster = source.client() instanceof RedisClusterClient;
     }
 
     /**
@@ -76,19 +81,15 @@ final class SourceFeed implements AutoCloseable {
         Connection tracking = null;
         Connection subscribed = null;
         try {
-            tracking = DedicatedConnection.to(source.client(), prefix.raw());
-            String address = tracking.getHostAndPort().toString();
-            Server known = servers.get(address);
+            Pool<Connection> pool = DedicatedConnection.serverOf(source.client(), prefix.raw());
+            Server known = servers.get(pool);
             if (known != null) {
-                tracking.close();
                 return Optional.of(known);
             }
-            subscribed = DedicatedConnection.to(source.client(), prefix.raw());
-            if (!subscribed.getHostAndPort().toString().equals(address)) {
-                throw new IllegalStateException("the queue's slot moved while the feed opened");
-            }
-            Server server = new Server(address, tracking, subscribed);
-            servers.put(address, server);
+            tracking = DedicatedConnection.make(pool);
+            subscribed = DedicatedConnection.make(pool);
+            Server server = new Server(tracking.getHostAndPort().toString(), tracking, subscribed);
+            servers.put(pool, server);
             return Optional.of(server);
         } catch (Exception refused) {
             breaks("the change feed could not start: " + refused.getMessage());
@@ -111,15 +112,15 @@ final class SourceFeed implements AutoCloseable {
             }
         }
         Bytes prefix = queue.base();
-        if (source.client() instanceof RedisClusterClient && !Slots.pins(prefix.raw())) {
-            return Optional.empty(); // its keys spread over slots: one master's feed tells only some of its writes
+        if (spread(prefix)) {
+            return Optional.empty();
         }
         Optional<Server> server = serverOf(prefix);
         if (server.isEmpty()) {
             return Optional.empty();
         }
         Optional<Placement> placed = Optional.empty();
-        if (source.client() instanceof RedisClusterClient) {
+        if (cluster) {
             placed = server.get().placement(Slots.slot(prefix.raw()));
             if (placed.isEmpty()) {
                 breaks("the master of the queue's slot " + Slots.slot(prefix.raw()) + " cannot tell that it holds it"
@@ -152,7 +153,7 @@ final class SourceFeed implements AutoCloseable {
         if (broken != null) {
             return broken;
         }
-        if (source.client() instanceof RedisClusterClient && !Slots.pins(queue.base().raw())) {
+        if (spread(queue.base())) {
             return "the queue's keys are spread over the cluster's slots (its prefix has no hash tag)";
         }
         synchronized (written) {
@@ -161,6 +162,11 @@ final class SourceFeed implements AutoCloseable {
             }
         }
         return "the source refuses CLIENT TRACKING of the queue's prefix (its ACL, or a queue nested in another)";
+    }
+
+    /** Whether a queue under {@code prefix} has keys in more than one slot of a cluster: one master's feed would tell only some of its writes. */
+    private boolean spread(Bytes prefix) {
+        return cluster && !Slots.pins(prefix.raw());
     }
 
     private void breaks(String why) {

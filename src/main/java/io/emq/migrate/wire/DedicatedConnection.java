@@ -23,7 +23,7 @@ public final class DedicatedConnection {
     }
 
     /** The client's pool of connections to the server that holds {@code key}: what a dedicated connection is made like. */
-    static Pool<Connection> serverOf(UnifiedJedis client, byte[] key) {
+    public static Pool<Connection> serverOf(UnifiedJedis client, byte[] key) {
         if (client instanceof RedisClient standalone) {
             return standalone.getPool();
         }
@@ -38,7 +38,7 @@ public final class DedicatedConnection {
     }
 
     /** A new connection made like those of {@code pool}, outside it. */
-    static Connection make(Pool<Connection> pool) {
+    public static Connection make(Pool<Connection> pool) {
         try {
             return pool.getFactory().makeObject().getObject();
         } catch (RuntimeException e) {
