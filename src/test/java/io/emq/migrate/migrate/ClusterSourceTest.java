@@ -32,7 +32,6 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.SetParams;
 
 /**
@@ -117,13 +116,13 @@ class ClusterSourceTest {
             String at = version + ":" + where;
             if (List.of("10:v2 paused", "30:rows written", "110:verified, not yet recorded").contains(at) && acted.add(at)) {
                 for (int i = 0; i < 20; i++) {
-                    waiting.add(add(SOURCE.client()).orElseThrow());
+                    waiting.add(LiveV1.add(SOURCE.client(), PREFIX, QUEUE, false).orElseThrow());
                 }
                 for (int i = 0; i < 5; i++) {
                     waiting.remove(takeAndComplete(SOURCE.client()));
                 }
             } else if (at.equals("120:v1 paused") && acted.add(at)) {
-                addsInTheWindow.add(add(SOURCE.client()).isPresent());
+                addsInTheWindow.add(LiveV1.add(SOURCE.client(), PREFIX, QUEUE, false).isPresent());
             }
         })).get(0);
         assertEquals(4, acted.size(), "the producer and the worker acted at every checkpoint named");
@@ -202,20 +201,6 @@ class ClusterSourceTest {
             owner.clusterSetSlotMigrating(slot, other.clusterMyId());
             assertEquals(Optional.empty(), watch.drainKeys());
             assertTrue(watch.whyNot().contains("slot " + slot + " moved"), watch.whyNot());
-        }
-    }
-
-    /** A producer's add as BullMQ makes it; empty when v1 refused it (its add counter frozen or tombstoned). */
-    private static Optional<String> add(UnifiedJedis v1) {
-        String base = PREFIX + ":" + QUEUE + ":";
-        try {
-            String id = Long.toString(v1.incr(base + "id"));
-            v1.hset(base + id, Map.of("name", "send", "data", "{\"live\":true}", "opts", "{}",
-                    "timestamp", Long.toString(System.currentTimeMillis()), "delay", "0", "priority", "0"));
-            v1.lpush(base + "wait", id);
-            return Optional.of(id);
-        } catch (JedisDataException refused) {
-            return Optional.empty();
         }
     }
 
