@@ -19,8 +19,12 @@ public final class MigrationRefused extends RuntimeException {
         /** This run's lease lapsed and another took it: this run wrote nothing after. */
         LEASE_LOST,
         LEASE_TOO_SHORT, FAILED_STEP, CHECKSUM, CONNECTION,
-        /** A server refused a write for lack of memory, as a read-only replica, or as it cannot save to disk ({@link WritesRefused}): the step resumes on a re-run once it is fixed. */
-        OUT_OF_MEMORY, READ_ONLY, DISK_ERROR,
+        /**
+         * A server refused a write for lack of memory, as a read-only replica, or as it cannot save to disk; a cluster
+         * source's master sent a command elsewhere as the queue's slot was being resharded ({@link ServerRefusal}): the
+         * step resumes on a re-run once it is fixed, or the slot settled.
+         */
+        OUT_OF_MEMORY, READ_ONLY, DISK_ERROR, SLOT_MOVING,
         ERROR, INTERRUPTED, VERIFICATION,
         SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,

@@ -395,11 +395,11 @@ public final class Migrator {
                 }
                 stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(), refused.getMessage());
             } catch (RuntimeException e) {
-                Optional<WritesRefused.Found> refusal = WritesRefused.in(e);
+                Optional<ServerRefusal.Found> refusal = ServerRefusal.in(e);
                 if (refusal.isPresent()) {
-                    WritesRefused why = refusal.get().why();
+                    ServerRefusal why = refusal.get().why();
                     stop(MigrationResult.Outcome.FAILED, why.kind, "step V" + step.version() + " (" + step.description() + ") of " + m.target
-                            + " stopped: a server refused a write " + why.because + " (" + refusal.get().said() + "); " + sourceLeft(step)
+                            + " stopped: " + why.what + " (" + refusal.get().said() + "); " + sourceLeft(step)
                             + "; " + why.remedy + ", then run migrate again: the step resumes, nothing to repair");
                     return;
                 }

@@ -204,6 +204,104 @@ class ClusterSourceTest {
         }
     }
 
+    /**
+     * A reshard of the queue's slot begun while v1 serves: the pass after it reads the whole queue (the feed broke)
+     * through pipelines of the old master, which sends a read of a key it lacks elsewhere ({@code ASK}). The step stops
+     * with nothing deleted and says so, and once the reshard ended (every key on the new master) a re-run resumes the
+     * step without a repair, reads the queue where it is now, and ends exactly once.
+     */
+    @Test
+    void aReshardOfTheQueuesSlotStopsTheStepAndARerunAfterItResumesWithoutARepair() {
+        V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
+        int slot = Slots.slot(PREFIX);
+        List<HostAndPort> masters = ownerFirst();
+        try (Jedis owner = SOURCE.node(masters.get(0)); Jedis other = SOURCE.node(masters.get(1))) {
+            MigrationResult r = migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
+                if (version == 30 && where.equals("rows built") && owner.clusterGetKeysInSlot(slot, 1).size() > 0
+                        && !other.clusterNodes().contains("[" + slot + "-<-")) {
+                    other.clusterSetSlotImporting(slot, owner.clusterMyId());
+                    owner.clusterSetSlotMigrating(slot, other.clusterMyId());
+                }
+            })).get(0);
+            assertSlotMoving(r, "step V100 (catch up) of " + QUEUE + " stopped: the cluster's master sent a command on the queue's"
+                    + " keys elsewhere, as their slot is being resharded (ASK " + slot + " ", "; nothing was deleted; ");
+            assertEquals(JOBS, owner.llen(PREFIX + ":" + QUEUE + ":wait"), "v1 as it was, on the master it was on");
+            try {
+                for (String key : owner.clusterGetKeysInSlot(slot, 10 * JOBS)) {
+                    owner.migrate(masters.get(1).getHost(), masters.get(1).getPort(), key, 0, 5_000);
+                }
+                for (HostAndPort node : List.of(masters.get(1), masters.get(0), masters.get(2))) {
+                    try (Jedis n = SOURCE.node(node)) {
+                        n.clusterSetSlotNode(slot, other.clusterMyId());
+                    }
+                }
+                sleepPastTheLease();
+                try (UnifiedJedis anew = Endpoint.parse("redis+cluster://" + SOURCE.nodes().get(0)).open()) { // a new run's client: the slot where it is now
+                    assertRetired(migrate(anew, through(SOURCE.nodes()), Checkpoints.none()).get(0));
+                }
+                assertEquals(List.of(), owner.clusterGetKeysInSlot(slot, 1), "nothing of the queue left on the old master");
+            } finally { // the slot back to its first master, empty, as a reshard moves it (the importing master's claim wins)
+                SOURCE.nodes().forEach(node -> {
+                    try (Jedis n = SOURCE.node(node)) {
+                        n.flushAll();
+                        n.clusterSetSlotStable(slot);
+                    }
+                });
+                owner.clusterSetSlotImporting(slot, other.clusterMyId());
+                other.clusterSetSlotMigrating(slot, owner.clusterMyId());
+                for (HostAndPort node : List.of(masters.get(0), masters.get(1), masters.get(2))) {
+                    try (Jedis n = SOURCE.node(node)) {
+                        n.clusterSetSlotNode(slot, owner.clusterMyId());
+                    }
+                }
+                SOURCE.client().exists(PREFIX + ":" + QUEUE + ":meta"); // the shared client, told MOVED, follows the slot back
+            }
+        }
+    }
+
+    /**
+     * A reshard begun inside the pause window (v1 paused, before the tombstone): the pass under the pause stops
+     * ({@code TRYAGAIN} or {@code ASK}; the message says what it left of v1), and once the reshard was called off a
+     * re-run resumes the retirement without a repair and ends exactly once.
+     */
+    @Test
+    void aReshardBegunInsideThePauseWindowStopsTheRetirementAndARerunFinishesIt() {
+        V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
+        int slot = Slots.slot(PREFIX);
+        List<HostAndPort> masters = ownerFirst();
+        try (Jedis owner = SOURCE.node(masters.get(0)); Jedis other = SOURCE.node(masters.get(1))) {
+            MigrationResult r = migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
+                if (version == 120 && where.equals("v1 paused") && !other.clusterNodes().contains("[" + slot + "-<-")) {
+                    other.clusterSetSlotImporting(slot, owner.clusterMyId());
+                    owner.clusterSetSlotMigrating(slot, other.clusterMyId());
+                }
+            })).get(0);
+            assertSlotMoving(r, "step V120 (retire source) of " + QUEUE + " stopped: the cluster's master ", "as their slot is being resharded (");
+            other.clusterSetSlotStable(slot);
+            owner.clusterSetSlotStable(slot);
+            sleepPastTheLease();
+            assertRetired(migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.none()).get(0));
+        }
+    }
+
+    private static void assertSlotMoving(MigrationResult r, String begins, String holds) {
+        assertEquals(MigrationResult.Outcome.FAILED, r.outcome(), r.message());
+        assertEquals(Optional.of(MigrationRefused.Kind.SLOT_MOVING), r.refusalKind(), r.message());
+        assertTrue(r.message().startsWith(begins) && r.message().contains(holds), r.message());
+        assertTrue(r.message().endsWith("don't reshard a queue's slot during its migration, then run migrate again: the step"
+                + " resumes, nothing to repair"), r.message());
+    }
+
+    /** Waits until the stopped run's lease (300 ms) lapsed, in case the server refused its release. */
+    private static void sleepPastTheLease() {
+        try {
+            Thread.sleep(400);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A worker takes the job at the tail of wait under a lock and completes it, as BullMQ does; its id. */
     private static String takeAndComplete(UnifiedJedis v1) {
         String base = PREFIX + ":" + QUEUE + ":";

@@ -1,0 +1,73 @@
+package io.emq.migrate.migrate;
+
+import java.util.Optional;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * Why a server refuses a step's commands for a while, a state of the server rather than of the migration: once
+ * its operator fixed it (or it passed), a re-run resumes the step (nothing to repair). Each is told by the word
+ * that begins the server's reply, wherever it comes in the error (a command's reply, a script's error, which
+ * Redis 6.2 wraps in its own, an {@code EXECABORT}'s reason), as a word of its own (not the end of a longer one).
+ */
+enum ServerRefusal {
+    OUT_OF_MEMORY("OOM command not allowed", MigrationRefused.Kind.OUT_OF_MEMORY, "a server refused a write for lack of memory",
+            "free memory on that server or raise its maxmemory (until retirement the target holds the v2 copy beside the v1"
+                    + " queue, on one server twice the queue)"),
+    READ_ONLY("READONLY You can't write", MigrationRefused.Kind.READ_ONLY, "a server refused a write as a read-only replica",
+            "point --source or --target at the master (after a failover, the new one)"),
+    DISK_ERROR("MISCONF ", MigrationRefused.Kind.DISK_ERROR, "a server refused a write as it cannot save to disk (its last RDB"
+            + " save failed, and stop-writes-on-bgsave-error is on)", "fix that server's disk or its save settings (its log says why the save failed)"),
+    /**
+     * A cluster master sent a command on the queue's keys to another node, or asked for it again later: their slot is
+     * migrating between masters (a reshard), or moved. The step's reads and writes go to one node in pipelines and
+     * transactions, which do not follow the slot; once it settled, a re-run reads it where it is.
+     */
+    SLOT_ASKED("ASK ", MigrationRefused.Kind.SLOT_MOVING, "the cluster's master sent a command on the queue's keys elsewhere,"
+            + " as their slot is being resharded", slotRemedy()),
+    SLOT_BUSY("TRYAGAIN ", MigrationRefused.Kind.SLOT_MOVING, "the cluster's master could not take a command on several of the"
+            + " queue's keys at once, as their slot is being resharded", slotRemedy()),
+    SLOT_MOVED("MOVED ", MigrationRefused.Kind.SLOT_MOVING, "the cluster's master no longer serves the queue's keys, as their"
+            + " slot moved to another master", slotRemedy());
+
+    private final String words;
+    final MigrationRefused.Kind kind;
+    /** What the server did, as the sentence "… stopped: " goes on. */
+    final String what;
+    /** What the operator does before running migrate again. */
+    final String remedy;
+
+    ServerRefusal(String words, MigrationRefused.Kind kind, String what, String remedy) {
+        this.words = words;
+        this.kind = kind;
+        this.what = what;
+        this.remedy = remedy;
+    }
+
+    private static String slotRemedy() {
+        return "let the reshard of that slot end (or end it, CLUSTER SETSLOT <slot> STABLE on both masters): don't reshard a"
+                + " queue's slot during its migration";
+    }
+
+    /** A refusal found in an error: why, and the server's words from their start. */
+    record Found(ServerRefusal why, String said) {
+    }
+
+    /** The refusal {@code failure} (or a cause of it) is, if it is one. */
+    static Optional<Found> in(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String said = t.getMessage();
+            if (t instanceof JedisDataException && said != null) {
+                for (ServerRefusal why : values()) {
+                    int at = said.indexOf(why.words);
+                    while (at > 0 && Character.isLetterOrDigit(said.charAt(at - 1))) {
+                        at = said.indexOf(why.words, at + 1);
+                    }
+                    if (at >= 0) {
+                        return Optional.of(new Found(why, said.substring(at)));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}
