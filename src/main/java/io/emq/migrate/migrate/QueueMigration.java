@@ -196,11 +196,22 @@ final class QueueMigration {
         if (holder.retiredByAnother(journal.sourceToken())) {
             return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "
                     + holder.describe() + ", another migration than this one (into another target, or begun again after an abandon),"
-                    + " while this one was stopped: that migration's target holds its jobs; this target's copy in '" + target + "' stays"
-                    + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written"));
+                    + " since this one began: that migration's target holds its jobs; this target's copy in '" + target + "' stays"
+                    + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written to v1"));
         }
         return holder.pauseWindowOpen() && holder.takenByAnother(journal.sourceToken()) ? Optional.of(insideTheWindowOf(holder))
                 : Optional.empty();
+    }
+
+    /**
+     * Throws {@link #heldByAnother}'s refusal, if any: for a run that read the source, to learn whether another
+     * migration took the queue meanwhile (a second migrator into another target, running beside this one), before it
+     * acts on what it read (a queue another retired reads empty).
+     */
+    void refuseIfHeldByAnother() {
+        heldByAnother().ifPresent(refused -> {
+            throw refused;
+        });
     }
 
     /** The refusal of a v1 queue inside the pause window of another migration ({@code holder}'s). */

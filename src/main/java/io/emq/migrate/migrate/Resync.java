@@ -144,6 +144,7 @@ final class Resync {
             m.readSource(); // the source as it is now, the changes as they were at the drain: what v1 wrote between joins them
             changes.ifPresent(c -> m.watch.orElseThrow().peek().ifPresentOrElse(c::absorb, c::lost));
         }
+        m.refuseIfHeldByAnother(); // another migration's window or tombstone on the queue read: not this one's to act on
         QueueSnapshot snap = m.snapshot();
         // without the feed, a pass that read the source in full reads no job's logs or flow keys when its scan met none:
         // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,

@@ -89,6 +89,7 @@ final class RetireSource implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        m.refuseIfHeldByAnother(); // a tombstone is then this journal's: an earlier run of it stamped it
         boolean stamped = SourceFence.tombstoned(m.sourceWire, m.source);
         // read once: of what this step reads, only the pause instant (recorded below when absent, with v1_followed
         // false: read only when an earlier run stamped the tombstone) and the window (recorded after its last use) are

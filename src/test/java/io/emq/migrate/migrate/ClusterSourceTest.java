@@ -28,6 +28,8 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
@@ -299,6 +301,48 @@ class ClusterSourceTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Two migrations of the queue into two targets, a v1 producer adding all along: the second runs to the end while the
+     * first waits (in its copy, its feed watching the queue on the slot's master; or verifying, its passes done), and
+     * retires the queue; the first, going on, is refused before it acts on the queue it reads (a pass would find it
+     * empty and drop every row; the retirement took the tombstone for its own), its copy as it was, paused, never
+     * served; the second's target holds every job v1 held, once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"30:rows built", "110:verified, not yet recorded"})
+    void aSecondMigrationThatRetiresTheQueueMeanwhileLeavesTheFirstRefusedAndEveryJobOnceInTheSecond(String meanwhile) {
+        V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
+        int[] added = {0};
+        Runnable producer = () -> {
+            for (int i = 0; i < 10; i++) {
+                LiveV1.add(SOURCE.client(), PREFIX, QUEUE, false).ifPresent(id -> added[0]++);
+            }
+        };
+        MigrationResult[] second = new MigrationResult[1];
+        try (LocalServer otherServer = LocalServer.start(); UnifiedJedis other = Endpoint.parse(otherServer.uri()).open()) {
+            MigrationResult first = migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
+                if ((version + ":" + where).equals(meanwhile) && second[0] == null) {
+                    producer.run();
+                    second[0] = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(other), through(SOURCE.nodes()), OPTIONS,
+                            Checkpoints.observed((v, w) -> {
+                                if (List.of("30:rows built", "100:pass recorded").contains(v + ":" + w)) {
+                                    producer.run();
+                                }
+                            })).migrate(List.of(PREFIX), List.of(QUEUE)).get(0);
+                    producer.run(); // refused now: the tombstone
+                }
+            })).get(0);
+            assertEquals(MigrationResult.Outcome.RETIRED, second[0].outcome(), second[0].message());
+            assertEquals(Optional.empty(), second[0].withoutFeed(), "the second watched the queue too: " + second[0].message());
+            assertTrue(added[0] >= 10, "the producer added while both ran: " + added[0]);
+            assertEquals(List.of(), LiveV1.exactlyOnce(other, QUEUE, JOBS + added[0]), "every job v1 held, once, in the second target");
+            assertEquals(Optional.of(MigrationRefused.Kind.RETIRED), first.refusalKind(), first.message());
+            assertEquals(JOBS, TARGET.client().zcard(Keys.queue(QUEUE).pending()), "the first's copy as it was: no row dropped");
+            assertEquals("1", TARGET.client().hget(Keys.queue(QUEUE).meta(), "paused"), "the first target's copy is not served");
+            assertEquals(SourceFence.TOMBSTONE, SOURCE.client().hget(PREFIX + ":" + QUEUE + ":meta", "version"));
         }
     }
 

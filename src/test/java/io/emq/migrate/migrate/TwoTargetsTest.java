@@ -129,6 +129,29 @@ class TwoTargetsTest {
         }
     }
 
+    /**
+     * Running beside each other: the second migration runs to the end while the first copies, and retires the queue; the
+     * first, going on, is refused at its next read of the queue (before: its catch-up found the queue empty and dropped
+     * every row, and its retirement took the tombstone for its own and failed on it), its copy as it was, paused.
+     */
+    @Test
+    void aMigrationWhoseQueueAnotherRetiresWhileItCopiesIsRefusedAtItsNextPassWithItsCopyPaused() {
+        try (LocalServer second = LocalServer.start(); UnifiedJedis other = Endpoint.parse(second.uri()).open()) {
+            MigrationResult[] retired = new MigrationResult[1];
+            MigrationResult refused = migrate(SERVER.client(), Checkpoints.observed((version, where) -> {
+                if (version == 30 && where.equals("rows written") && retired[0] == null) {
+                    retired[0] = migrate(other, Checkpoints.none());
+                }
+            }));
+            assertEquals(MigrationResult.Outcome.RETIRED, retired[0].outcome(), retired[0].message());
+            assertEquals(List.of(), LiveV1.exactlyOnce(other, QUEUE, JOBS));
+            assertEquals(Optional.of(MigrationRefused.Kind.RETIRED), refused.refusalKind(), refused.message());
+            assertTrue(refused.message().contains("since this one began"), refused.message());
+            assertEquals(JOBS, SERVER.client().zcard(Keys.queue(QUEUE).pending()), "its copy as it was: no row dropped");
+            assertEquals("1", SERVER.client().hget(Keys.queue(QUEUE).meta(), "paused"), "and not served");
+        }
+    }
+
     /** The script's rules for a queue another journal holds: its pause window, its tombstone. */
     @Test
     void anotherJournalsPauseWindowIsLeftToItAndItsTombstoneIsNotThisJournals() {
