@@ -9,6 +9,7 @@ import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -52,6 +53,23 @@ final class BenchSetup {
     }
 
     /** The server's {@code redis_version:…} (or {@code valkey_version:…}) line. */
+    /**
+     * Empties a bench's server however much a run before left on it: {@code FLUSHALL ASYNC} (a synchronous one of ten
+     * million jobs outlasts the client's timeout), then waits until the server freed it all, so that the freeing takes
+     * no CPU from the run measured next.
+     */
+    static void empty(UnifiedJedis server) {
+        server.sendCommand(Protocol.Command.FLUSHALL, "ASYNC");
+        try {
+            while (!server.info("memory").contains("lazyfree_pending_objects:0")) {
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException stopped) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("stopped while the server freed the run before's keys", stopped);
+        }
+    }
+
     static String version(UnifiedJedis client) {
         return client.info("server").lines()
                 .filter(l -> l.startsWith("redis_version") || l.startsWith("valkey_version"))

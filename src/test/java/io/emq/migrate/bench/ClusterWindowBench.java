@@ -63,7 +63,7 @@ public final class ClusterWindowBench {
     /** Generates the queue on the cluster afresh and migrates it reading v1 through {@code readAs}; its result. */
     private static MigrationResult migrate(String readAs, String cluster, UnifiedJedis target, BenchArgs options) throws Exception {
         try (UnifiedJedis admin = Endpoint.parse(cluster).open(); UnifiedJedis reader = Endpoint.parse(readAs).open()) {
-            target.flushAll();
+            BenchSetup.empty(target);
             admin.keys(PREFIX + ":" + QUEUE + ":*").forEach(admin::del); // what the run before left: the tombstone, the add counter
             V1QueueGenerator.addWaiting(admin, PREFIX, QUEUE, 1, options.jobs(), BenchSetup.PAYLOAD_BYTES);
             MigrationBench.Producer producer = new MigrationBench.Producer(cluster, PREFIX, options.producer(), false);

@@ -148,7 +148,7 @@ public final class LiveSoak {
 
         void execute() throws Exception {
             try (UnifiedJedis client = Endpoint.parse(uri).open()) {
-                client.flushAll();
+                BenchSetup.empty(client);
                 V1QueueGenerator.addWaiting(client, QUEUE, 1, jobs, 100);
                 for (int n = 1; n <= jobs; n++) {
                     added.add(Integer.toString(n));

@@ -62,7 +62,7 @@ public final class MigrationBench {
              UnifiedJedis withoutFeed = options.withoutFeed() ? Endpoint.parse(LeastPrivilegeTest.userWithoutFeed(client, server.uri())).open() : null) {
             String uri = server.uri();
             UnifiedJedis source = withoutFeed != null ? withoutFeed : client;
-            client.flushAll();
+            BenchSetup.empty(client);
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
                     BenchSetup.generateWaiting(client, "bench", jobs, options.dedup(), options.dedupTtlMs(),
                             options.customIds() ? CUSTOM : ""), uri, BenchSetup.maxHeapMiB());

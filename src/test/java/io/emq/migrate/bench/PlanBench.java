@@ -30,7 +30,7 @@ public final class PlanBench {
         int rounds = options.rounds();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
             String uri = server.uri();
-            client.flushAll();
+            BenchSetup.empty(client);
             double generated = BenchSetup.generateWaiting(client, "bench", jobs);
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, %s; load average %s)%n", jobs, generated,
                     uri, BenchSetup.version(client), BenchSetup.loadAverage());

@@ -68,11 +68,11 @@ public final class ScaleBench {
                     cluster ? "a three-master cluster " + targets.uri() : "the source server", queues, jobs,
                     BenchSetup.maxHeapMiB());
             for (int n : parallel) {
-                source.flushAll();
+                BenchSetup.empty(source);
                 if (cluster) {
                     targets.nodes().forEach(node -> {
                         try (UnifiedJedis one = Endpoint.parse(node.uri()).open()) {
-                            one.flushAll();
+                            BenchSetup.empty(one);
                         }
                     });
                 }

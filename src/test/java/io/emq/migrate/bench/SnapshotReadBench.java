@@ -34,7 +34,7 @@ public final class SnapshotReadBench {
         BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--rounds"), 1_000_000, 3);
         try (BenchSetup.Server server = BenchSetup.server(options.target());
              UnifiedJedis client = Endpoint.parse(server.uri()).open()) {
-            client.flushAll();
+            BenchSetup.empty(client);
             double generated = BenchSetup.generateWaiting(client, "bench", options.jobs());
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, %s; heap max %d MiB; load average %s)%n",
                     options.jobs(), generated, server.uri(), BenchSetup.version(client), BenchSetup.maxHeapMiB(),
