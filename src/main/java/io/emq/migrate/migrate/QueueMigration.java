@@ -218,8 +218,9 @@ final class QueueMigration {
     MigrationRefused insideTheWindowOf(SourceFence.Holder holder) {
         return new MigrationRefused(MigrationRefused.Kind.LOCKED, "the v1 queue " + source.display() + " is inside the pause"
                 + " window of " + holder.describe() + " (its add counter frozen, meta.migrating-id saved), another migration (into"
-                + " another target, or under another v2 name) that stopped there: run that migration again to finish it, or"
-                + " `emq-migrate abandon` it there (it gives v1 back), then migrate this one; nothing was written to v1");
+                + " another target, or under another v2 name) that is finishing there or stopped there: let it finish (run it"
+                + " again if it stopped), or `emq-migrate abandon` it there (it gives v1 back), then migrate this one; nothing"
+                + " was written to v1");
     }
 
     /**
