@@ -302,6 +302,8 @@ public final class Migrator {
         MigrationResult.Outcome outcome;
         Optional<MigrationRefused.Kind> refusalKind = Optional.empty();
         String message = "";
+        /** Whether this run took the journal's lease (a run refused because another holds it did not: it releases none). */
+        boolean leased;
         /** Whether the v2 fence holds this run's token (claimed before the first step this run applies). */
         boolean claimed;
         /** The history row of the step this run just applied, until {@link #recordHistory} writes it. */
@@ -325,6 +327,7 @@ public final class Migrator {
                 stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LOCKED, held.getMessage() + "; wait for it to finish (or for its lease to lapse)");
                 return;
             }
+            leased = true;
             // the first lease ever taken on the journal: nothing was written to it before (nothing writes it without a lease)
             boolean fresh = token == 1;
             for (HistoryRow row : fresh ? List.<HistoryRow>of() : m.journal.history().rows()) {
@@ -513,7 +516,8 @@ public final class Migrator {
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else if (refusalKind.filter(k -> k == MigrationRefused.Kind.LOCKED || k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
+            } else if (leased && refusalKind.filter(k -> k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
+                // also when refused as locked by another migration's window on v1: this run's own lease, not another's
                 try {
                     m.journal.lease().release();
                 } catch (RuntimeException lost) {

@@ -67,6 +67,8 @@ class TwoTargetsTest {
             assertEquals(0, other.zcard(Keys.queue(QUEUE).pending()), "nothing copied into the other target");
             assertEquals(null, other.hget(Keys.queue(QUEUE).meta(), "migration"), "its v2 fence let go");
             assertEquals(token, SERVER.client().hget(META, "migrating-token"), "v1 still the first migration's");
+            assertEquals(null, other.hget(new Journal(Wire.open(other), QUEUE).key(), "lock_owner"),
+                    "the refused run let go of its own lease: a re-run need not wait for it to lapse");
 
             leaseLapses(SERVER.client());
             MigrationResult finished = migrate(SERVER.client(), Checkpoints.none());
