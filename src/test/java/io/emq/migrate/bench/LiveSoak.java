@@ -33,7 +33,8 @@ import redis.clients.jedis.UnifiedJedis;
  * The live-source soak (never run by the test suite; see bench/README.md): many randomized
  * interleavings of a migration with a BullMQ-shaped v1 producer and a v1 worker (both at random
  * checkpoints of the migrator, and as threads started at random moments), sometimes a second
- * migrator racing the first, sometimes a crash of the first at a random checkpoint (its lease then
+ * migrator racing the first (into the same target, or into another: one of the two targets serves the jobs, the
+ * other's copy stays paused), sometimes a crash of the first at a random checkpoint (its lease then
  * lapses, and it is run again at once, the v1 side still live); at a checkpoint some adds are LIFO (v1 serves
  * them next: an out-of-order refusal, unless v1 served them before the copy), some jobs are finished with
  * removeOnComplete (hash gone), and an operator pauses or resumes the v1 queue (inside the migration's pause
@@ -43,7 +44,8 @@ import redis.clients.jedis.UnifiedJedis;
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
  * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold; v2 registers
  * exactly the schedulers v1 held at its tombstone, each with the template v1 held then (half the runs have some, added,
- * edited and removed at checkpoints). Prints
+ * edited and removed at checkpoints). A run that fails with an error the migrator did not expect (kind
+ * {@code error}, which asks the operator for a repair) counts as a problem too. Prints
  * {@code N runs, L lost, D doubled, S stale dedup keys, schedulers or settings}.
  */
 public final class LiveSoak {
@@ -66,6 +68,7 @@ public final class LiveSoak {
             }
         }
         LocalServer server = target == null ? LocalServer.start() : null;
+        LocalServer elsewhere = LocalServer.start(); // the target of a rival that migrates the queue into another one
         String uri = target == null ? server.uri() : target;
         String sourceUri = uri;
         if (withoutFeed) {
@@ -79,11 +82,12 @@ public final class LiveSoak {
         long refusals = 0;
         long crashes = 0;
         long exitZeroWithoutRetire = 0;
+        long unexpected = 0;
         System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri
                 + (withoutFeed ? ", v1 read without the change feed" : ""));
         try {
             for (int run = 1; run <= runs; run++) {
-                Run r = new Run(uri, sourceUri, new Random(seed + run), jobs);
+                Run r = new Run(uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs);
                 r.execute();
                 lost += r.lost;
                 doubled += r.doubled;
@@ -91,18 +95,21 @@ public final class LiveSoak {
                 refusals += r.refusals;
                 crashes += r.crashes;
                 exitZeroWithoutRetire += r.exitZeroWithoutRetire;
+                unexpected += r.unexpected;
                 System.out.printf("run %2d: %s%n", run, r.summary());
             }
         } finally {
             if (server != null) {
                 server.close();
             }
+            elsewhere.close();
         }
         System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped), " + crashes
                 + " crashes (each run again at once)"
-                + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : ""));
+                + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : "")
+                + (unexpected > 0 ? ", " + unexpected + " failures with an unexpected error (a repair asked)" : ""));
         System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys, schedulers or settings");
-        if (lost + doubled + stale + exitZeroWithoutRetire > 0) {
+        if (lost + doubled + stale + exitZeroWithoutRetire + unexpected > 0) {
             System.exit(1);
         }
     }
@@ -112,6 +119,8 @@ public final class LiveSoak {
         final String uri;
         /** The address the migrator reads v1 through: {@code uri}, or as a user without the change feed's commands. */
         final String sourceUri;
+        /** Another target, where a rival migrates the queue in some runs. */
+        final String otherUri;
         final Random random;
         final int jobs;
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
@@ -133,22 +142,26 @@ public final class LiveSoak {
         long refusals;
         long crashes;
         long exitZeroWithoutRetire;
+        /** Runs that failed with an error the migrator did not expect (kind {@code error}: it asks for a repair). */
+        long unexpected;
         int passes;
         /** Whether a run was refused out-of-order: the operator's re-runs then accept the drift. */
         volatile boolean outOfOrder;
         /** The message of the last run that did not retire the queue (printed when none ever does). */
         volatile String lastRefusal = "";
 
-        Run(String uri, String sourceUri, Random random, int jobs) {
+        Run(String uri, String sourceUri, String otherUri, Random random, int jobs) {
             this.uri = uri;
             this.sourceUri = sourceUri;
+            this.otherUri = otherUri;
             this.random = random;
             this.jobs = jobs;
         }
 
         void execute() throws Exception {
-            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+            try (UnifiedJedis client = Endpoint.parse(uri).open(); UnifiedJedis other = Endpoint.parse(otherUri).open()) {
                 BenchSetup.empty(client);
+                BenchSetup.empty(other);
                 V1QueueGenerator.addWaiting(client, QUEUE, 1, jobs, 100);
                 for (int n = 1; n <= jobs; n++) {
                     added.add(Integer.toString(n));
@@ -202,15 +215,27 @@ public final class LiveSoak {
                 MigrationOptions options = MigrationOptions.defaults().withLease(Duration.ofSeconds(2))
                         .withWaitForLocks(random.nextBoolean() ? Duration.ZERO : Duration.ofSeconds(3));
                 boolean race = random.nextInt(4) == 0;
-                Thread rival = race ? thread(() -> migrateOnce(options, Checkpoints.none())) : null;
+                String rivalTarget = random.nextBoolean() ? otherUri : uri;
+                Thread rival = race ? thread(() -> migrateOnce(rivalTarget, options, Checkpoints.none())) : null;
                 if (rival != null) {
                     rival.start();
                 }
-                for (int attempt = 0; attempt < 3 && !migrateOnce(options, checkpoints); attempt++) { // each crash (at most two) run again at once
+                for (int attempt = 0; attempt < 3 && !migrateOnce(uri, options, checkpoints); attempt++) { // each crash (at most two) run again at once
                 }
                 if (rival != null) {
                     rival.join();
                 }
+                if (retired(other)) { // the rival retired the queue into the other target: this one's copy stays paused
+                    stop.set(true);
+                    for (Thread t : threads) {
+                        t.join();
+                    }
+                    events.add("retired into the other target");
+                    check(client, other, true);
+                    notServed(client);
+                    return;
+                }
+                notServed(other);
                 boolean retired = retired(client);
                 stop.set(true);
                 for (Thread t : threads) {
@@ -218,11 +243,11 @@ public final class LiveSoak {
                 }
                 releaseHeldJobs(client);
                 for (int again = 0; again < 4 && !retired; again++) {
-                    check(client, false);
-                    migrateOnce(outOfOrder ? options.withAcceptOrderDrift(true) : options, Checkpoints.none());
+                    check(client, client, false);
+                    migrateOnce(uri, outOfOrder ? options.withAcceptOrderDrift(true) : options, Checkpoints.none());
                     retired = retired(client);
                 }
-                check(client, retired);
+                check(client, client, retired);
                 if (!retired) {
                     problems.add("never retired: " + lastRefusal);
                     lost += 1;
@@ -368,16 +393,22 @@ public final class LiveSoak {
             return new Journal(Wire.open(client), QUEUE).header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
         }
 
-        /** One migrate run; false when it crashed (injected), its lease then made to lapse. */
-        private boolean migrateOnce(MigrationOptions options, Checkpoints checkpoints) {
+        /** One migrate run into {@code target}; false when it crashed (injected), its lease then made to lapse. */
+        private boolean migrateOnce(String target, MigrationOptions options, Checkpoints checkpoints) {
             passes++;
-            try (UnifiedJedis client = Endpoint.parse(uri).open(); UnifiedJedis source = Endpoint.parse(sourceUri).open()) {
+            try (UnifiedJedis client = Endpoint.parse(target).open(); UnifiedJedis source = Endpoint.parse(sourceUri).open()) {
                 List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(client), uri, options, checkpoints)
                         .migrate(List.of("bull"), List.of(QUEUE));
                 MigrationResult r = results.get(0);
                 boolean retired = r.outcome() == MigrationResult.Outcome.RETIRED;
                 if (r.ok() && !retired) {
                     exitZeroWithoutRetire++;
+                }
+                if (r.refusalKind().equals(Optional.of(MigrationRefused.Kind.ERROR))) {
+                    synchronized (problems) { // a rival's run ends on its own thread
+                        unexpected++;
+                        problems.add("unexpected failure: " + r.message());
+                    }
                 }
                 if (!retired) {
                     refusals++;
@@ -389,21 +420,22 @@ public final class LiveSoak {
             } catch (Checkpoints.InjectedCrash crash) {
                 crashes++;
                 events.add(crash.getMessage());
-                try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+                try (UnifiedJedis client = Endpoint.parse(target).open()) {
                     client.hdel(new Journal(Wire.open(client), QUEUE).key(), "lock_owner");
                 }
                 return false;
             }
         }
 
-        private void check(UnifiedJedis client, boolean retired) {
-            List<String> found = new ArrayList<>(LiveV1.problems(client, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
+        /** The verdict of the run, v1 on {@code source}, its jobs in v2 on {@code target}. */
+        private void check(UnifiedJedis source, UnifiedJedis target, boolean retired) {
+            List<String> found = new ArrayList<>(LiveV1.problems(source, target, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
             if (retired) {
-                found.addAll(LiveV1.dedupProblems(client, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
-                found.addAll(LiveV1.schedulerProblems(client, QUEUE, Map.copyOf(schedulers)));
-                found.addAll(LiveV1.concurrencyProblems(client, QUEUE, concurrency));
+                found.addAll(LiveV1.dedupProblems(target, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
+                found.addAll(LiveV1.schedulerProblems(target, QUEUE, Map.copyOf(schedulers)));
+                found.addAll(LiveV1.concurrencyProblems(target, QUEUE, concurrency));
                 for (String id : Set.copyOf(dedupDeletedAlone)) {
-                    String held = client.get(Keys.queue(QUEUE).dedup("d" + id));
+                    String held = target.get(Keys.queue(QUEUE).dedup("d" + id));
                     if (held != null) {
                         found.add("stale dedup key: de:d" + id + " holds " + held + ", though v1 deleted it before its tombstone");
                     }
@@ -418,6 +450,16 @@ public final class LiveSoak {
                     doubled++;
                 }
                 problems.add(problem);
+            }
+        }
+
+        /** A target whose migration did not retire the queue serves none of its copy: its v2 queue stays paused. */
+        private void notServed(UnifiedJedis target) {
+            Keys keys = Keys.queue(QUEUE);
+            if (target.zcard(keys.pending()) > 0 && !"1".equals(target.hget(keys.meta(), "paused"))
+                    && !retired(target)) {
+                problems.add("doubled: a target whose migration did not retire the queue serves its copy");
+                doubled++;
             }
         }
 

@@ -255,8 +255,14 @@ public final class LiveV1 {
      */
     public static List<String> problems(UnifiedJedis client, String queue, Set<String> added, Set<String> completedByWorker,
                                         boolean retired) {
+        return problems(client, client, queue, added, completedByWorker, retired);
+    }
+
+    /** As {@link #problems(UnifiedJedis, String, Set, Set, boolean)}, v1 on {@code source}, v2 on {@code target}. */
+    public static List<String> problems(UnifiedJedis source, UnifiedJedis target, String queue, Set<String> added,
+                                        Set<String> completedByWorker, boolean retired) {
         List<String> problems = new ArrayList<>();
-        Map<String, Integer> rows = v2Rows(client, queue);
+        Map<String, Integer> rows = v2Rows(target, queue);
         rows.forEach((id, n) -> {
             if (n > 1) {
                 problems.add("doubled in v2: " + id + " x" + n);
@@ -272,8 +278,8 @@ public final class LiveV1 {
                 }
             }
         } else {
-            Set<String> inV1 = v1Movable(client, queue);
-            Set<String> done = v1Completed(client, queue);
+            Set<String> inV1 = v1Movable(source, queue);
+            Set<String> done = v1Completed(source, queue);
             for (String id : added) {
                 if (!inV1.contains(id) && !done.contains(id) && !completedByWorker.contains(id)) {
                     problems.add("lost: " + id + " left v1 though the queue was not retired");
