@@ -12,6 +12,7 @@ import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.MigrationResult;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.server.LocalCluster;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -57,9 +58,11 @@ public final class LiveSoak {
         int jobs = 300;
         long seed = System.nanoTime();
         boolean withoutFeed = false;
+        boolean cluster = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--without-feed" -> withoutFeed = true;
+                case "--cluster" -> cluster = true;
                 case "--target" -> target = args[++i];
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
@@ -67,10 +70,15 @@ public final class LiveSoak {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
+        if (cluster && withoutFeed) {
+            throw new IllegalArgumentException("--cluster reads v1 with the change feed: not with --without-feed");
+        }
         LocalServer server = target == null ? LocalServer.start() : null;
         LocalServer elsewhere = LocalServer.start(); // the target of a rival that migrates the queue into another one
+        LocalCluster v1Cluster = cluster ? LocalCluster.start(3) : null;
         String uri = target == null ? server.uri() : target;
-        String sourceUri = uri;
+        V1 v1 = cluster ? new V1("redis+cluster://" + v1Cluster.uri().substring("redis://".length()), "{bull}") : new V1(uri, "bull");
+        String sourceUri = v1.uri();
         if (withoutFeed) {
             try (UnifiedJedis admin = Endpoint.parse(uri).open()) {
                 sourceUri = LeastPrivilegeTest.userWithoutFeed(admin, uri);
@@ -83,17 +91,20 @@ public final class LiveSoak {
         long crashes = 0;
         long exitZeroWithoutRetire = 0;
         long unexpected = 0;
+        Map<String, Long> withoutFeedBecause = new TreeMap<>();
         System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri
+                + (cluster ? ", v1 on a local cluster of 3 masters (prefix " + v1.prefix() + ")" : "")
                 + (withoutFeed ? ", v1 read without the change feed" : ""));
         try {
             for (int run = 1; run <= runs; run++) {
-                Run r = new Run(uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs);
+                Run r = new Run(v1, uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs);
                 r.execute();
                 lost += r.lost;
                 doubled += r.doubled;
                 stale += r.stale;
                 refusals += r.refusals;
                 crashes += r.crashes;
+                r.withoutFeed.forEach((why, n) -> withoutFeedBecause.merge(why, n, Long::sum));
                 exitZeroWithoutRetire += r.exitZeroWithoutRetire;
                 unexpected += r.unexpected;
                 System.out.printf("run %2d: %s%n", run, r.summary());
@@ -103,19 +114,33 @@ public final class LiveSoak {
                 server.close();
             }
             elsewhere.close();
+            if (v1Cluster != null) {
+                v1Cluster.close();
+            }
         }
         System.out.println(refusals + " refusals along the way (each re-run after the v1 side was stopped), " + crashes
                 + " crashes (each run again at once)"
                 + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : "")
                 + (unexpected > 0 ? ", " + unexpected + " failures with an unexpected error (a repair asked)" : ""));
+        System.out.println("migrate runs that read v1 without the change feed, by why: " + withoutFeedBecause);
         System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys, schedulers or settings");
         if (lost + doubled + stale + exitZeroWithoutRetire + unexpected > 0) {
             System.exit(1);
         }
     }
 
+    /** Where the v1 queue is: the server (or cluster) its clients reach, and its prefix. */
+    private record V1(String uri, String prefix) {
+        /** {@code <prefix>:<queue>:}, which every key of the queue begins with. */
+        String base() {
+            return prefix + ":" + QUEUE + ":";
+        }
+    }
+
     /** One randomized interleaving and its verdict. */
     private static final class Run {
+        /** The v1 queue, and the target its migration writes (on one server, the same as v1's). */
+        final V1 v1;
         final String uri;
         /** The address the migrator reads v1 through: {@code uri}, or as a user without the change feed's commands. */
         final String sourceUri;
@@ -144,13 +169,16 @@ public final class LiveSoak {
         long exitZeroWithoutRetire;
         /** Runs that failed with an error the migrator did not expect (kind {@code error}: it asks for a repair). */
         long unexpected;
+        /** The migrate runs that read v1 without the change feed, by why (a resumed run, a feed broken, ...). */
+        final Map<String, Long> withoutFeed = Collections.synchronizedMap(new TreeMap<>());
         int passes;
         /** Whether a run was refused out-of-order: the operator's re-runs then accept the drift. */
         volatile boolean outOfOrder;
         /** The message of the last run that did not retire the queue (printed when none ever does). */
         volatile String lastRefusal = "";
 
-        Run(String uri, String sourceUri, String otherUri, Random random, int jobs) {
+        Run(V1 v1, String uri, String sourceUri, String otherUri, Random random, int jobs) {
+            this.v1 = v1;
             this.uri = uri;
             this.sourceUri = sourceUri;
             this.otherUri = otherUri;
@@ -159,29 +187,31 @@ public final class LiveSoak {
         }
 
         void execute() throws Exception {
-            try (UnifiedJedis client = Endpoint.parse(uri).open(); UnifiedJedis other = Endpoint.parse(otherUri).open()) {
+            try (UnifiedJedis client = Endpoint.parse(uri).open(); UnifiedJedis other = Endpoint.parse(otherUri).open();
+                 UnifiedJedis source = Endpoint.parse(v1.uri()).open()) {
                 BenchSetup.empty(client);
                 BenchSetup.empty(other);
-                V1QueueGenerator.addWaiting(client, QUEUE, 1, jobs, 100);
+                source.keys(v1.base() + "*").forEach(source::del); // on a cluster: what the run before left there
+                V1QueueGenerator.addWaiting(source, v1.prefix(), QUEUE, 1, jobs, 100);
                 for (int n = 1; n <= jobs; n++) {
                     added.add(Integer.toString(n));
                     if (n % 3 == 0) { // deduplicated as LiveV1.addDeduplicated adds: the worker that finishes it deletes the key
-                        client.hset("bull:" + QUEUE + ":" + n, "deid", "d" + n);
-                        client.set("bull:" + QUEUE + ":de:d" + n, Integer.toString(n));
+                        source.hset(v1.base() + n, "deid", "d" + n);
+                        source.set(v1.base() + "de:d" + n, Integer.toString(n));
                         deduplicated.add(Integer.toString(n));
                     }
                 }
-                if (random.nextBoolean() && LiveV1.setConcurrency(client, QUEUE, 5)) {
+                if (random.nextBoolean() && LiveV1.setConcurrency(source, v1.prefix(), QUEUE, 5)) {
                     concurrency = 5;
                 }
                 if (random.nextBoolean()) { // schedulers: no refresh stands for them either
                     for (String sid : List.of("s1", "s2")) {
-                        LiveV1.schedule(client, QUEUE, sid, 1);
+                        LiveV1.schedule(source, v1.prefix(), QUEUE, sid, 1);
                         schedulers.put(sid, 1);
                     }
                 }
                 if (random.nextInt(4) == 0) { // a job with a logs list: no refresh stands for it, every pass under the pause reads it all
-                    client.rpush("bull:" + QUEUE + ":" + (1 + random.nextInt(jobs)) + ":logs", "a line");
+                    source.rpush(v1.base() + (1 + random.nextInt(jobs)) + ":logs", "a line");
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
@@ -195,13 +225,13 @@ public final class LiveSoak {
                         throw new Checkpoints.InjectedCrash(version + ":" + where);
                     }
                     if (lastInstant && version == 120 && where.equals("before retire") && !deletedLast.getAndSet(true)) {
-                        deleteADedupKeyAlone(client, version + ":" + where);
+                        deleteADedupKeyAlone(source, version + ":" + where);
                     }
                     if (lastInstant && version == 120 && where.equals("structures deleted") && !stoppedAfterTheTombstone.getAndSet(true)) {
                         throw new Checkpoints.InjectedCrash(version + ":" + where);
                     }
                     if (!stop.get() && random.nextDouble() < pAct) {
-                        act(client, version + ":" + where);
+                        act(source, version + ":" + where);
                     }
                 });
                 List<Thread> threads = new ArrayList<>();
@@ -231,7 +261,7 @@ public final class LiveSoak {
                         t.join();
                     }
                     events.add("retired into the other target");
-                    check(client, other, true);
+                    check(source, other, true);
                     notServed(client);
                     return;
                 }
@@ -241,13 +271,13 @@ public final class LiveSoak {
                 for (Thread t : threads) {
                     t.join();
                 }
-                releaseHeldJobs(client);
+                releaseHeldJobs(source);
                 for (int again = 0; again < 4 && !retired; again++) {
-                    check(client, client, false);
+                    check(source, client, false);
                     migrateOnce(uri, outOfOrder ? options.withAcceptOrderDrift(true) : options, Checkpoints.none());
                     retired = retired(client);
                 }
-                check(client, client, retired);
+                check(source, client, retired);
                 if (!retired) {
                     problems.add("never retired: " + lastRefusal);
                     lost += 1;
@@ -259,7 +289,7 @@ public final class LiveSoak {
         private void deleteADedupKeyAlone(UnifiedJedis client, String where) {
             List<String> ids = new ArrayList<>(deduplicated);
             String id = ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
-            if (id != null && LiveV1.deleteDedupKey(client, QUEUE, "d" + id)) {
+            if (id != null && LiveV1.deleteDedupKey(client, v1.prefix(), QUEUE, "d" + id)) {
                 deduplicated.remove(id);
                 dedupDeletedAlone.add(id);
                 events.add("undedup d" + id + "@" + where);
@@ -278,7 +308,7 @@ public final class LiveSoak {
                 case 0 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
-                        LiveV1.add(client, QUEUE).ifPresent(added::add);
+                        LiveV1.add(client, v1.prefix(), QUEUE, false).ifPresent(added::add);
                     }
                     events.add("+" + n + "@" + where);
                 }
@@ -289,26 +319,26 @@ public final class LiveSoak {
                     }
                     events.add("+" + n + " dedup@" + where);
                 }
-                case 2 -> LiveV1.take(client, QUEUE, true, 30_000).ifPresent(id -> {
-                    if (LiveV1.complete(client, QUEUE, id)) {
+                case 2 -> LiveV1.take(client, v1.prefix(), QUEUE, true, 30_000).ifPresent(id -> {
+                    if (LiveV1.complete(client, v1.prefix(), QUEUE, id)) {
                         completed.add(id);
                         events.add("done " + id + "@" + where);
                     }
                 });
-                case 3 -> LiveV1.take(client, QUEUE, true, 200 + random.nextInt(600)).ifPresent(id ->
+                case 3 -> LiveV1.take(client, v1.prefix(), QUEUE, true, 200 + random.nextInt(600)).ifPresent(id ->
                         events.add("held " + id + "@" + where));
-                case 4 -> LiveV1.addAhead(client, QUEUE).ifPresent(id -> {
+                case 4 -> LiveV1.addAhead(client, v1.prefix(), QUEUE).ifPresent(id -> {
                     added.add(id);
                     events.add("lifo " + id + "@" + where);
                 });
-                case 5 -> LiveV1.take(client, QUEUE, true, 30_000).ifPresent(id -> {
-                    if (LiveV1.completeAndRemove(client, QUEUE, id)) {
+                case 5 -> LiveV1.take(client, v1.prefix(), QUEUE, true, 30_000).ifPresent(id -> {
+                    if (LiveV1.completeAndRemove(client, v1.prefix(), QUEUE, id)) {
                         completed.add(id);
                         events.add("removed " + id + "@" + where);
                     }
                 });
                 case 6 -> {
-                    LiveV1.pause(client, QUEUE);
+                    LiveV1.pause(client, v1.prefix(), QUEUE);
                     events.add("operator pause@" + where);
                 }
                 case 8 -> deleteADedupKeyAlone(client, where);
@@ -316,7 +346,7 @@ public final class LiveSoak {
                     String sid = "s" + (1 + random.nextInt(3));
                     Integer had = schedulers.get(sid);
                     int data = had == null ? 1 : random.nextBoolean() ? had + 1 : 0;
-                    if (LiveV1.schedule(client, QUEUE, sid, data)) {
+                    if (LiveV1.schedule(client, v1.prefix(), QUEUE, sid, data)) {
                         if (data == 0) {
                             schedulers.remove(sid);
                         } else {
@@ -327,27 +357,27 @@ public final class LiveSoak {
                 }
                 case 9 -> { // the global concurrency set or removed (meta is not watched), unless the tombstone is there
                     int limit = random.nextInt(4);
-                    if (LiveV1.setConcurrency(client, QUEUE, limit)) {
+                    if (LiveV1.setConcurrency(client, v1.prefix(), QUEUE, limit)) {
                         concurrency = limit;
                         events.add("concurrency " + limit + "@" + where);
                     }
                 }
                 default -> {
-                    LiveV1.resume(client, QUEUE);
+                    LiveV1.resume(client, v1.prefix(), QUEUE);
                     events.add("operator resume@" + where);
                 }
             }
         }
 
         private void producer(int startMs, int perBurst) {
-            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+            try (UnifiedJedis client = Endpoint.parse(v1.uri()).open()) {
                 sleep(startMs);
                 while (!stop.get()) {
                     for (int i = 0; i < perBurst; i++) {
                         if (random.nextBoolean()) {
                             addDeduplicated(client);
                         } else {
-                            LiveV1.add(client, QUEUE).ifPresent(added::add);
+                            LiveV1.add(client, v1.prefix(), QUEUE, false).ifPresent(added::add);
                         }
                     }
                     sleep(5 + random.nextInt(20));
@@ -356,19 +386,19 @@ public final class LiveSoak {
         }
 
         private void addDeduplicated(UnifiedJedis client) {
-            LiveV1.addDeduplicated(client, QUEUE).ifPresent(id -> {
+            LiveV1.add(client, v1.prefix(), QUEUE, true).ifPresent(id -> {
                 deduplicated.add(id);
                 added.add(id);
             });
         }
 
         private void worker(int startMs) {
-            try (UnifiedJedis client = Endpoint.parse(uri).open()) {
+            try (UnifiedJedis client = Endpoint.parse(v1.uri()).open()) {
                 sleep(startMs);
                 while (!stop.get()) {
-                    LiveV1.take(client, QUEUE, random.nextBoolean(), 5_000).ifPresent(id -> {
+                    LiveV1.take(client, v1.prefix(), QUEUE, random.nextBoolean(), 5_000).ifPresent(id -> {
                         sleep(random.nextInt(10));
-                        if (LiveV1.complete(client, QUEUE, id)) {
+                        if (LiveV1.complete(client, v1.prefix(), QUEUE, id)) {
                             completed.add(id);
                         }
                     });
@@ -379,11 +409,11 @@ public final class LiveSoak {
 
         /** Jobs left held by an action are finished, as a stopped worker's would be (or lapse, and stall). */
         private void releaseHeldJobs(UnifiedJedis client) {
-            for (String id : client.lrange("bull:" + QUEUE + ":active", 0, -1)) {
-                if (random.nextBoolean() && LiveV1.complete(client, QUEUE, id)) {
+            for (String id : client.lrange(v1.base() + "active", 0, -1)) {
+                if (random.nextBoolean() && LiveV1.complete(client, v1.prefix(), QUEUE, id)) {
                     completed.add(id);
                 } else {
-                    client.del("bull:" + QUEUE + ":" + id + ":lock");
+                    client.del(v1.base() + id + ":lock");
                 }
             }
         }
@@ -397,10 +427,11 @@ public final class LiveSoak {
         private boolean migrateOnce(String target, MigrationOptions options, Checkpoints checkpoints) {
             passes++;
             try (UnifiedJedis client = Endpoint.parse(target).open(); UnifiedJedis source = Endpoint.parse(sourceUri).open()) {
-                List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(client), uri, options, checkpoints)
-                        .migrate(List.of("bull"), List.of(QUEUE));
+                List<MigrationResult> results = new Migrator(Wire.unfenced(source), Wire.open(client), v1.uri(), options, checkpoints)
+                        .migrate(List.of(v1.prefix()), List.of(QUEUE));
                 MigrationResult r = results.get(0);
                 boolean retired = r.outcome() == MigrationResult.Outcome.RETIRED;
+                r.withoutFeed().ifPresent(why -> withoutFeed.merge(why.replaceAll("\\b[0-9]+\\b", "N"), 1L, Long::sum));
                 if (r.ok() && !retired) {
                     exitZeroWithoutRetire++;
                 }
@@ -429,7 +460,7 @@ public final class LiveSoak {
 
         /** The verdict of the run, v1 on {@code source}, its jobs in v2 on {@code target}. */
         private void check(UnifiedJedis source, UnifiedJedis target, boolean retired) {
-            List<String> found = new ArrayList<>(LiveV1.problems(source, target, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
+            List<String> found = new ArrayList<>(LiveV1.problems(source, v1.prefix(), target, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(target, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(target, QUEUE, Map.copyOf(schedulers)));

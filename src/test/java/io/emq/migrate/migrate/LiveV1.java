@@ -92,10 +92,6 @@ public final class LiveV1 {
     private LiveV1() {
     }
 
-    private static String key(String queue, String suffix) {
-        return key("bull", queue, suffix);
-    }
-
     private static String key(String prefix, String queue, String suffix) {
         return prefix + ":" + queue + ":" + suffix;
     }
@@ -115,7 +111,12 @@ public final class LiveV1 {
 
     /** One producer add with {@code lifo: true}: v1 serves it next. */
     public static Optional<String> addAhead(UnifiedJedis client, String queue) {
-        return add(client, "bull", queue, "lifo", false);
+        return addAhead(client, "bull", queue);
+    }
+
+    /** As {@link #addAhead(UnifiedJedis, String)}, under the v1 prefix {@code prefix}. */
+    public static Optional<String> addAhead(UnifiedJedis client, String prefix, String queue) {
+        return add(client, prefix, queue, "lifo", false);
     }
 
     /**
@@ -139,14 +140,24 @@ public final class LiveV1 {
 
     /** A worker takes the job at the tail of wait under a lock; empty when there is none (or the queue is paused). */
     public static Optional<String> take(UnifiedJedis client, String queue, boolean ignorePause, long lockMs) {
-        Object id = client.eval(TAKE, List.of(key(queue, "wait"), key(queue, "active"), key(queue, "meta"), key(queue, "paused")),
-                List.of(key(queue, ""), TOKEN, Long.toString(lockMs), ignorePause ? "1" : "0"));
+        return take(client, "bull", queue, ignorePause, lockMs);
+    }
+
+    /** As {@link #take(UnifiedJedis, String, boolean, long)}, under the v1 prefix {@code prefix}. */
+    public static Optional<String> take(UnifiedJedis client, String prefix, String queue, boolean ignorePause, long lockMs) {
+        Object id = client.eval(TAKE, List.of(key(prefix, queue, "wait"), key(prefix, queue, "active"), key(prefix, queue, "meta"),
+                key(prefix, queue, "paused")), List.of(key(prefix, queue, ""), TOKEN, Long.toString(lockMs), ignorePause ? "1" : "0"));
         return Optional.ofNullable(id).map(Object::toString);
     }
 
     /** The worker finishes a job it holds into completed; false when it no longer holds the lock. */
     public static boolean complete(UnifiedJedis client, String queue, String id) {
-        return finish(client, queue, id, false);
+        return finish(client, "bull", queue, id, false);
+    }
+
+    /** As {@link #complete(UnifiedJedis, String, String)}, under the v1 prefix {@code prefix}. */
+    public static boolean complete(UnifiedJedis client, String prefix, String queue, String id) {
+        return finish(client, prefix, queue, id, false);
     }
 
     /**
@@ -154,12 +165,17 @@ public final class LiveV1 {
      * its hash and logs are deleted and it is in no set; false when it no longer holds the lock.
      */
     public static boolean completeAndRemove(UnifiedJedis client, String queue, String id) {
-        return finish(client, queue, id, true);
+        return finish(client, "bull", queue, id, true);
     }
 
-    private static boolean finish(UnifiedJedis client, String queue, String id, boolean remove) {
-        Object done = client.eval(COMPLETE, List.of(key(queue, "active"), key(queue, "completed")),
-                List.of(key(queue, ""), id, TOKEN, Long.toString(System.currentTimeMillis()), remove ? "1" : "0"));
+    /** As {@link #completeAndRemove(UnifiedJedis, String, String)}, under the v1 prefix {@code prefix}. */
+    public static boolean completeAndRemove(UnifiedJedis client, String prefix, String queue, String id) {
+        return finish(client, prefix, queue, id, true);
+    }
+
+    private static boolean finish(UnifiedJedis client, String prefix, String queue, String id, boolean remove) {
+        Object done = client.eval(COMPLETE, List.of(key(prefix, queue, "active"), key(prefix, queue, "completed")),
+                List.of(key(prefix, queue, ""), id, TOKEN, Long.toString(System.currentTimeMillis()), remove ? "1" : "0"));
         return Long.valueOf(1).equals(done);
     }
 
@@ -177,16 +193,26 @@ public final class LiveV1 {
 
     /** An operator pauses the queue (BullMQ's {@code queue.pause()}): workers fetch nothing, wait handed to paused in order. */
     public static void pause(UnifiedJedis client, String queue) {
-        operator(client, queue, "pause");
+        pause(client, "bull", queue);
+    }
+
+    /** As {@link #pause(UnifiedJedis, String)}, under the v1 prefix {@code prefix}. */
+    public static void pause(UnifiedJedis client, String prefix, String queue) {
+        operator(client, prefix, queue, "pause");
     }
 
     /** An operator resumes the queue (BullMQ's {@code queue.resume()}): paused handed back to wait in order. */
     public static void resume(UnifiedJedis client, String queue) {
-        operator(client, queue, "resume");
+        resume(client, "bull", queue);
     }
 
-    private static void operator(UnifiedJedis client, String queue, String op) {
-        client.eval(OPERATOR, List.of(key(queue, "wait"), key(queue, "paused"), key(queue, "meta")), List.of(op));
+    /** As {@link #resume(UnifiedJedis, String)}, under the v1 prefix {@code prefix}. */
+    public static void resume(UnifiedJedis client, String prefix, String queue) {
+        operator(client, prefix, queue, "resume");
+    }
+
+    private static void operator(UnifiedJedis client, String prefix, String queue, String op) {
+        client.eval(OPERATOR, List.of(key(prefix, queue, "wait"), key(prefix, queue, "paused"), key(prefix, queue, "meta")), List.of(op));
     }
 
     /** The logs v2 holds for the job whose v1 id is {@code v1Id}. */
@@ -226,15 +252,19 @@ public final class LiveV1 {
 
     /** The v1 ids listed in a structure the migration moves (everything but completed). */
     public static Set<String> v1Movable(UnifiedJedis client, String queue) {
+        return v1Movable(client, "bull", queue);
+    }
+
+    private static Set<String> v1Movable(UnifiedJedis client, String prefix, String queue) {
         Set<String> out = new java.util.TreeSet<>();
         for (String list : List.of("wait", "paused", "active")) {
-            if ("list".equals(client.type(key(queue, list)))) {
-                out.addAll(client.lrange(key(queue, list), 0, -1));
+            if ("list".equals(client.type(key(prefix, queue, list)))) {
+                out.addAll(client.lrange(key(prefix, queue, list), 0, -1));
             }
         }
         for (String zset : List.of("prioritized", "delayed", "failed", "waiting-children")) {
-            if ("zset".equals(client.type(key(queue, zset)))) {
-                out.addAll(client.zrange(key(queue, zset), 0, -1));
+            if ("zset".equals(client.type(key(prefix, queue, zset)))) {
+                out.addAll(client.zrange(key(prefix, queue, zset), 0, -1));
             }
         }
         return out;
@@ -242,8 +272,12 @@ public final class LiveV1 {
 
     /** The v1 ids completed so far. */
     public static Set<String> v1Completed(UnifiedJedis client, String queue) {
-        return "zset".equals(client.type(key(queue, "completed")))
-                ? new java.util.TreeSet<>(client.zrange(key(queue, "completed"), 0, -1)) : Set.of();
+        return v1Completed(client, "bull", queue);
+    }
+
+    private static Set<String> v1Completed(UnifiedJedis client, String prefix, String queue) {
+        return "zset".equals(client.type(key(prefix, queue, "completed")))
+                ? new java.util.TreeSet<>(client.zrange(key(prefix, queue, "completed"), 0, -1)) : Set.of();
     }
 
     /**
@@ -255,11 +289,11 @@ public final class LiveV1 {
      */
     public static List<String> problems(UnifiedJedis client, String queue, Set<String> added, Set<String> completedByWorker,
                                         boolean retired) {
-        return problems(client, client, queue, added, completedByWorker, retired);
+        return problems(client, "bull", client, queue, added, completedByWorker, retired);
     }
 
-    /** As {@link #problems(UnifiedJedis, String, Set, Set, boolean)}, v1 on {@code source}, v2 on {@code target}. */
-    public static List<String> problems(UnifiedJedis source, UnifiedJedis target, String queue, Set<String> added,
+    /** As {@link #problems(UnifiedJedis, String, Set, Set, boolean)}, v1 on {@code source} under {@code prefix}, v2 on {@code target}. */
+    public static List<String> problems(UnifiedJedis source, String prefix, UnifiedJedis target, String queue, Set<String> added,
                                         Set<String> completedByWorker, boolean retired) {
         List<String> problems = new ArrayList<>();
         Map<String, Integer> rows = v2Rows(target, queue);
@@ -278,8 +312,8 @@ public final class LiveV1 {
                 }
             }
         } else {
-            Set<String> inV1 = v1Movable(source, queue);
-            Set<String> done = v1Completed(source, queue);
+            Set<String> inV1 = v1Movable(source, prefix, queue);
+            Set<String> done = v1Completed(source, prefix, queue);
             for (String id : added) {
                 if (!inV1.contains(id) && !done.contains(id) && !completedByWorker.contains(id)) {
                     problems.add("lost: " + id + " left v1 though the queue was not retired");
@@ -301,7 +335,12 @@ public final class LiveV1 {
      * none, or once the queue holds the migration's tombstone (nothing written then).
      */
     public static boolean deleteDedupKey(UnifiedJedis client, String queue, String did) {
-        Object done = client.eval(DELETE_DEDUP_KEY, List.of(key(queue, "meta"), key(queue, "de:" + did)),
+        return deleteDedupKey(client, "bull", queue, did);
+    }
+
+    /** As {@link #deleteDedupKey(UnifiedJedis, String, String)}, under the v1 prefix {@code prefix}. */
+    public static boolean deleteDedupKey(UnifiedJedis client, String prefix, String queue, String did) {
+        Object done = client.eval(DELETE_DEDUP_KEY, List.of(key(prefix, queue, "meta"), key(prefix, queue, "de:" + did)),
                 List.of(io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
         return Long.valueOf(1).equals(done);
     }
@@ -351,7 +390,12 @@ public final class LiveV1 {
      * client writes there no more).
      */
     public static boolean schedule(UnifiedJedis client, String queue, String sid, int version) {
-        Object done = client.eval(SCHEDULE, List.of(key(queue, "meta"), key(queue, "repeat:" + sid), key(queue, "repeat")),
+        return schedule(client, "bull", queue, sid, version);
+    }
+
+    /** As {@link #schedule(UnifiedJedis, String, String, int)}, under the v1 prefix {@code prefix}. */
+    public static boolean schedule(UnifiedJedis client, String prefix, String queue, String sid, int version) {
+        Object done = client.eval(SCHEDULE, List.of(key(prefix, queue, "meta"), key(prefix, queue, "repeat:" + sid), key(prefix, queue, "repeat")),
                 List.of(sid, Integer.toString(version), io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
         return Long.valueOf(1).equals(done);
     }
@@ -373,7 +417,12 @@ public final class LiveV1 {
      * false, nothing written, once the queue holds the migration's tombstone.
      */
     public static boolean setConcurrency(UnifiedJedis client, String queue, int limit) {
-        Object done = client.eval(SET_CONCURRENCY, List.of(key(queue, "meta")),
+        return setConcurrency(client, "bull", queue, limit);
+    }
+
+    /** As {@link #setConcurrency(UnifiedJedis, String, int)}, under the v1 prefix {@code prefix}. */
+    public static boolean setConcurrency(UnifiedJedis client, String prefix, String queue, int limit) {
+        Object done = client.eval(SET_CONCURRENCY, List.of(key(prefix, queue, "meta")),
                 List.of(Integer.toString(limit), io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
         return Long.valueOf(1).equals(done);
     }
