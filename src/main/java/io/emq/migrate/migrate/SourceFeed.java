@@ -92,7 +92,7 @@ final class SourceFeed implements AutoCloseable {
             servers.put(pool, server);
             return Optional.of(server);
         } catch (Exception refused) {
-            breaks("the change feed could not start: " + refused.getMessage());
+            breaks(refusedByAcl(refused).orElse("the change feed could not start: " + refused.getMessage()));
             close(tracking);
             close(subscribed);
             return Optional.empty();
@@ -162,6 +162,20 @@ final class SourceFeed implements AutoCloseable {
             }
         }
         return "the source refuses CLIENT TRACKING of the queue's prefix (its ACL, or a queue nested in another)";
+    }
+
+    /**
+     * Why the feed cannot run when {@code failure} (or a cause of it) is the source's ACL refusing one of its commands or
+     * its channel ({@code NOPERM}): what its user needs.
+     */
+    private static Optional<String> refusedByAcl(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof JedisDataException && t.getMessage() != null && t.getMessage().startsWith("NOPERM")) {
+                return Optional.of("the source user may not run the change feed's commands (" + t.getMessage() + "): it needs"
+                        + " +client|id +client|tracking +client|getredir +subscribe &__redis__:invalidate (MIGRATION.md, least privilege)");
+            }
+        }
+        return Optional.empty();
     }
 
     /** Whether a queue under {@code prefix} has keys in more than one slot of a cluster: one master's feed would tell only some of its writes. */
@@ -259,7 +273,7 @@ final class SourceFeed implements AutoCloseable {
                     listener.proceed(subscribed, CHANNEL);
                     breaks("the subscriber connection to " + address + " closed");
                 } catch (RuntimeException dropped) {
-                    breaks("the subscriber connection to " + address + " dropped: " + dropped.getMessage());
+                    breaks(refusedByAcl(dropped).orElse("the subscriber connection to " + address + " dropped: " + dropped.getMessage()));
                 } finally {
                     ready.completeExceptionally(new IllegalStateException(broken));
                     pongs.values().forEach(p -> p.complete(null));

@@ -78,6 +78,9 @@ public class LeastPrivilegeTest {
         });
         for (MigrationResult r : results) {
             assertCatchUpIs(r.v2Queue().equals("emails") ? "full-pass" : "unchanged", List.of(r));
+            assertTrue(r.withoutFeed().orElse("").startsWith("the source user may not run the change feed's commands (NOPERM ")
+                    && r.withoutFeed().get().endsWith("): it needs +client|id +client|tracking +client|getredir +subscribe"
+                    + " &__redis__:invalidate (MIGRATION.md, least privilege)"), r.withoutFeed().toString());
         }
         assertCaughtUpBeforeThePause(false, results);
         assertTrue(new Journal(Wire.open(TARGET.client()), "emails").ids().lookupV1(List.of(added[0].getBytes(StandardCharsets.UTF_8)))
