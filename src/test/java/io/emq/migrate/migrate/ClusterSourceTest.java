@@ -199,8 +199,7 @@ class ClusterSourceTest {
             String job = PREFIX + ":" + QUEUE + ":1";
             SOURCE.client().hset(job, "data", "{}");
             assertEquals(Optional.of(Set.of(Bytes.of(job.getBytes(StandardCharsets.UTF_8)))), watch.drainKeys(), "told while the slot stays");
-            other.clusterSetSlotImporting(slot, owner.clusterMyId());
-            owner.clusterSetSlotMigrating(slot, other.clusterMyId());
+            beginReshard(owner, other);
             assertEquals(Optional.empty(), watch.drainKeys());
             assertTrue(watch.whyNot().contains("slot " + slot + " moved"), watch.whyNot());
         }
@@ -218,13 +217,7 @@ class ClusterSourceTest {
         int slot = Slots.slot(PREFIX);
         List<HostAndPort> masters = ownerFirst();
         try (Jedis owner = SOURCE.node(masters.get(0)); Jedis other = SOURCE.node(masters.get(1))) {
-            MigrationResult r = migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
-                if (version == 30 && where.equals("rows built") && owner.clusterGetKeysInSlot(slot, 1).size() > 0
-                        && !other.clusterNodes().contains("[" + slot + "-<-")) {
-                    other.clusterSetSlotImporting(slot, owner.clusterMyId());
-                    owner.clusterSetSlotMigrating(slot, other.clusterMyId());
-                }
-            })).get(0);
+            MigrationResult r = migrateBeginningAReshardAt("30:rows built", owner, other);
             assertSlotMoving(r, "step V100 (catch up) of " + QUEUE + " stopped: the cluster's master sent a command on the queue's"
                     + " keys elsewhere, as their slot is being resharded (ASK " + slot + " ", "; nothing was deleted; ");
             assertEquals(JOBS, owner.llen(PREFIX + ":" + QUEUE + ":wait"), "v1 as it was, on the master it was on");
@@ -272,18 +265,30 @@ class ClusterSourceTest {
         int slot = Slots.slot(PREFIX);
         List<HostAndPort> masters = ownerFirst();
         try (Jedis owner = SOURCE.node(masters.get(0)); Jedis other = SOURCE.node(masters.get(1))) {
-            MigrationResult r = migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
-                if (version == 120 && where.equals("v1 paused") && !other.clusterNodes().contains("[" + slot + "-<-")) {
-                    other.clusterSetSlotImporting(slot, owner.clusterMyId());
-                    owner.clusterSetSlotMigrating(slot, other.clusterMyId());
-                }
-            })).get(0);
+            MigrationResult r = migrateBeginningAReshardAt("120:v1 paused", owner, other);
             assertSlotMoving(r, "step V120 (retire source) of " + QUEUE + " stopped: the cluster's master ", "as their slot is being resharded (");
             other.clusterSetSlotStable(slot);
             owner.clusterSetSlotStable(slot);
             sleepPastTheLease();
             assertRetired(migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.none()).get(0));
         }
+    }
+
+    /** Migrates the queue, beginning at checkpoint {@code at} (its first hit) a reshard of its slot from {@code owner} to {@code other}. */
+    private static MigrationResult migrateBeginningAReshardAt(String at, Jedis owner, Jedis other) {
+        boolean[] begun = {false};
+        return migrate(SOURCE.client(), through(SOURCE.nodes()), Checkpoints.observed((version, where) -> {
+            if ((version + ":" + where).equals(at) && !begun[0]) {
+                beginReshard(owner, other);
+                begun[0] = true;
+            }
+        })).get(0);
+    }
+
+    /** Begins moving the queue's slot from {@code owner} to {@code other}, as a reshard does: importing there, migrating here. */
+    private static void beginReshard(Jedis owner, Jedis other) {
+        other.clusterSetSlotImporting(Slots.slot(PREFIX), owner.clusterMyId());
+        owner.clusterSetSlotMigrating(Slots.slot(PREFIX), other.clusterMyId());
     }
 
     private static void assertSlotMoving(MigrationResult r, String begins, String holds) {
