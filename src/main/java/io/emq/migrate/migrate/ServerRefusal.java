@@ -19,15 +19,16 @@ enum ServerRefusal {
             + " save failed, and stop-writes-on-bgsave-error is on)", "fix that server's disk or its save settings (its log says why the save failed)"),
     /**
      * A cluster master sent a command on the queue's keys to another node, or asked for it again later: their slot is
-     * migrating between masters (a reshard), or moved. The step's reads and writes go to one node in pipelines and
-     * transactions, which do not follow the slot; once it settled, a re-run reads it where it is.
+     * migrating between masters (a reshard), or moved (the reshard ended, or a replica took over). The step's reads and
+     * writes go to one node in pipelines and transactions, which do not follow the slot; once it settled, a re-run reads
+     * it where it is.
      */
     SLOT_ASKED("ASK ", MigrationRefused.Kind.SLOT_MOVING, "the cluster's master sent a command on the queue's keys elsewhere,"
             + " as their slot is being resharded", slotRemedy()),
     SLOT_BUSY("TRYAGAIN ", MigrationRefused.Kind.SLOT_MOVING, "the cluster's master could not take a command on several of the"
             + " queue's keys at once, as their slot is being resharded", slotRemedy()),
-    SLOT_MOVED("MOVED ", MigrationRefused.Kind.SLOT_MOVING, "the cluster's master no longer serves the queue's keys, as their"
-            + " slot moved to another master", slotRemedy());
+    SLOT_MOVED("MOVED ", MigrationRefused.Kind.SLOT_MOVING, "the node the step read or wrote no longer serves the queue's keys:"
+            + " their slot moved to another master (a reshard ended, or a failover)", "nothing to wait for: its new master serves it");
 
     private final String words;
     final MigrationRefused.Kind kind;
