@@ -1,5 +1,7 @@
 package io.emq.migrate.migrate;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -55,20 +57,28 @@ enum ServerRefusal {
 
     /** The refusal {@code failure} (or a cause of it) is, if it is one. */
     static Optional<Found> in(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            String said = t.getMessage();
-            if (t instanceof JedisDataException && said != null) {
-                for (ServerRefusal why : values()) {
-                    int at = said.indexOf(why.words);
-                    while (at > 0 && Character.isLetterOrDigit(said.charAt(at - 1))) {
-                        at = said.indexOf(why.words, at + 1);
-                    }
-                    if (at >= 0) {
-                        return Optional.of(new Found(why, said.substring(at)));
-                    }
+        for (String said : repliesIn(failure)) {
+            for (ServerRefusal why : values()) {
+                int at = said.indexOf(why.words);
+                while (at > 0 && Character.isLetterOrDigit(said.charAt(at - 1))) {
+                    at = said.indexOf(why.words, at + 1);
+                }
+                if (at >= 0) {
+                    return Optional.of(new Found(why, said.substring(at)));
                 }
             }
         }
         return Optional.empty();
+    }
+
+    /** What the server's error replies carried by {@code failure} (it, or a cause of it) said, outermost first. */
+    static List<String> repliesIn(Throwable failure) {
+        List<String> said = new ArrayList<>();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof JedisDataException && t.getMessage() != null) {
+                said.add(t.getMessage());
+            }
+        }
+        return said;
     }
 }

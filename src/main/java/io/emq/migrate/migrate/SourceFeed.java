@@ -169,13 +169,9 @@ final class SourceFeed implements AutoCloseable {
      * its channel ({@code NOPERM}): what its user needs.
      */
     private static Optional<String> refusedByAcl(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof JedisDataException && t.getMessage() != null && t.getMessage().startsWith("NOPERM")) {
-                return Optional.of("the source user may not run the change feed's commands (" + t.getMessage() + "): it needs"
-                        + " +client|id +client|tracking +client|getredir +subscribe &__redis__:invalidate (MIGRATION.md, least privilege)");
-            }
-        }
-        return Optional.empty();
+        return ServerRefusal.repliesIn(failure).stream().filter(said -> said.startsWith("NOPERM")).findFirst()
+                .map(said -> "the source user may not run the change feed's commands (" + said + "): it needs +client|id"
+                        + " +client|tracking +client|getredir +subscribe &__redis__:invalidate (MIGRATION.md, least privilege)");
     }
 
     /** Whether a queue under {@code prefix} has keys in more than one slot of a cluster: one master's feed would tell only some of its writes. */
