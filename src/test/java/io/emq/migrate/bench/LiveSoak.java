@@ -255,11 +255,11 @@ public final class LiveSoak {
                 if (rival != null) {
                     rival.join();
                 }
+                stop.set(true);
+                for (Thread t : threads) {
+                    t.join();
+                }
                 if (retired(other)) { // the rival retired the queue into the other target: this one's copy stays paused
-                    stop.set(true);
-                    for (Thread t : threads) {
-                        t.join();
-                    }
                     events.add("retired into the other target");
                     check(source, other, true);
                     notServed(client);
@@ -267,10 +267,6 @@ public final class LiveSoak {
                 }
                 notServed(other);
                 boolean retired = retired(client);
-                stop.set(true);
-                for (Thread t : threads) {
-                    t.join();
-                }
                 releaseHeldJobs(source);
                 for (int again = 0; again < 4 && !retired; again++) {
                     check(source, client, false);
