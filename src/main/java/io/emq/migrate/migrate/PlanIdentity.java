@@ -6,9 +6,8 @@ import java.util.Map;
 /**
  * V20: mint one branded id per job in rank order (v1 serve order per state), in journal batches
  * ({@link IdMinter}); ids already in the journal are kept, so a crashed run resumes with the same ids.
- * Records which snapshot it minted from ({@link QueueMigration#mintedFromSnapshot}): the absorb steps after it
- * copy that snapshot, so the first re-sync pass need not look up the jobs still listed as it read them, and the ids
- * that follow from a job's rank ({@link FreshIds}), which they need not look up either.
+ * Records which snapshot it minted from ({@link QueueMigration#mintedFromSnapshot}), which the absorb steps after it
+ * copy, and the ids that follow from a job's rank ({@link FreshIds}), which they need not look up.
  */
 final class PlanIdentity implements Step {
     @Override
