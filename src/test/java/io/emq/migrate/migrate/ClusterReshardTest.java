@@ -9,7 +9,6 @@ import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -43,15 +42,7 @@ class ClusterReshardTest {
     void aReshardThatEndsDuringTheCopyStopsTheStepAndARerunResumesItWhereTheSlotIsNow() throws InterruptedException {
         V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, QUEUE, 1, JOBS, 20);
         int slot = Slots.slot(PREFIX);
-        List<HostAndPort> masters = new ArrayList<>(SOURCE.nodes());
-        for (HostAndPort node : SOURCE.nodes()) {
-            try (Jedis n = SOURCE.node(node)) {
-                if (SourceFeed.Placement.read(n.getConnection(), slot).isPresent()) {
-                    masters.remove(node);
-                    masters.add(0, node);
-                }
-            }
-        }
+        List<HostAndPort> masters = ClusterSourceTest.ownerFirst(SOURCE, PREFIX);
         boolean[] moved = {false};
         MigrationResult r;
         try (Jedis from = SOURCE.node(masters.get(0)); Jedis to = SOURCE.node(masters.get(1))) {

@@ -145,10 +145,15 @@ class ClusterSourceTest {
 
     /** The master that holds the queue's slot, then the others. */
     private static List<HostAndPort> ownerFirst() {
-        List<HostAndPort> masters = new ArrayList<>(SOURCE.nodes());
-        for (HostAndPort node : SOURCE.nodes()) {
-            try (Jedis n = SOURCE.node(node)) {
-                if (SourceFeed.Placement.read(n.getConnection(), Slots.slot(PREFIX)).isPresent()) {
+        return ownerFirst(SOURCE, PREFIX);
+    }
+
+    /** The master of {@code cluster} that holds the slot of a queue under {@code prefix}, then the others. */
+    static List<HostAndPort> ownerFirst(RealServerExtension cluster, String prefix) {
+        List<HostAndPort> masters = new ArrayList<>(cluster.nodes());
+        for (HostAndPort node : cluster.nodes()) {
+            try (Jedis n = cluster.node(node)) {
+                if (SourceFeed.Placement.read(n.getConnection(), Slots.slot(prefix)).isPresent()) {
                     masters.remove(node);
                     masters.add(0, node);
                 }
