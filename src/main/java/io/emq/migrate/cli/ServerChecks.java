@@ -16,11 +16,12 @@ import redis.clients.jedis.UnifiedJedis;
 record ServerChecks(List<String> problems, Optional<String> note, List<ServerState.Memory> memory) {
     /** The checks of the source and, when the target is another server, of the target: in that order, the target's last. */
     static List<ServerChecks> of(Endpoint source, UnifiedJedis sourceClient, Endpoint target, UnifiedJedis targetClient) {
-        ServerChecks sourceChecks = of(source, Side.SOURCE, sourceClient);
-        return target.equals(source) ? List.of(sourceChecks) : List.of(sourceChecks, of(target, Side.TARGET, targetClient));
+        ServerChecks sourceChecks = of(source, Side.SOURCE, sourceClient, target.equals(source));
+        return target.equals(source) ? List.of(sourceChecks) : List.of(sourceChecks, of(target, Side.TARGET, targetClient, true));
     }
 
-    private static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client) {
+    /** The checks of one server; {@code holdsV2}: it is the target, whose replicas retirement waits for (unless INFO is refused). */
+    private static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client, boolean holdsV2) {
         ServerState.Readout state = ServerState.of(client);
         String server = endpoint.describe() + " (" + side.description() + ")";
         List<String> problems = new ArrayList<>();
@@ -33,6 +34,8 @@ record ServerChecks(List<String> problems, Optional<String> note, List<ServerSta
                 + " to both servers; point --" + side.word() + " at the master"));
         return new ServerChecks(problems, state.unreadable().map(refusal -> "could not read the eviction policy of " + server
                 + ": INFO was refused (" + refusal + "); make sure its maxmemory-policy is noeviction or volatile-*: a server that"
-                + " evicts keys without a TTL can drop jobs during the migration"), state.memory());
+                + " evicts keys without a TTL can drop jobs during the migration" + (holdsV2 ? "; nor can retirement count its replicas"
+                + " to wait for them to hold v2's rows before it deletes v1's jobs (grant the user +info where it has replicas;"
+                + " MIGRATION.md, section 2)" : "")), state.memory());
     }
 }

@@ -70,9 +70,15 @@ public final class JournalHeader {
      */
     public static final Field<String> ORDER_DRIFT = text("order_drift");
 
+    /**
+     * How many replicas of the target retirement last waited for ({@link ReplicaAcks}), written on the connection that
+     * then waits: absent while the target had none online (or would not tell).
+     */
+    public static final Field<Long> REPLICAS_AWAITED = number("replicas_awaited");
+
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
             SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, V1_FOLLOWED, WINDOW_MS,
-            PASS_WROTE, ORDER_DRIFT);
+            PASS_WROTE, ORDER_DRIFT, REPLICAS_AWAITED);
 
     /** The header of a journal that holds none of these fields (a new one). */
     static final JournalHeader NONE = new JournalHeader(Map.of());

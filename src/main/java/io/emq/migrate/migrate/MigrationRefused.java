@@ -25,6 +25,8 @@ public final class MigrationRefused extends RuntimeException {
          * step resumes on a re-run once it is fixed, or the slot settled.
          */
         OUT_OF_MEMORY, READ_ONLY, DISK_ERROR, SLOT_MOVING,
+        /** The target's replicas did not acknowledge v2's writes before v1 was to give them up ({@link ReplicaAcks}). */
+        REPLICAS_BEHIND,
         ERROR, INTERRUPTED, VERIFICATION,
         SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,

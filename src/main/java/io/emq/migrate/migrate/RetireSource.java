@@ -102,6 +102,7 @@ final class RetireSource implements Step {
         boolean inWindow = header.get(JournalHeader.V1_PAUSED_AT).isPresent(); // an earlier run paused v1 (and may have stopped anywhere)
         if (!stamped && !inWindow) {
             ServeOrder.refuseADrift(m, () -> ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
+            ReplicaAcks.await(m, "nothing of v1 was deleted, and it serves on"); // the bulk of the copy, v1 still serving
         }
         Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT), Optional.empty())
                 : pauseAndRetireStructures(m, header, inWindow);
@@ -275,6 +276,7 @@ final class RetireSource implements Step {
                 QueueSnapshot snapshot = m.snapshot();
                 boolean whole = inWindow && pass == 0;
                 ServeOrder.refuseADrift(m, () -> whole ? ServeOrder.of(m, snapshot) : ServeOrder.around(m, snapshot, synced.moved()));
+                ReplicaAcks.await(m, "nothing of v1 was deleted, and its pause is given back");
                 m.checkpoints.hit("before retire");
                 OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
                         : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());
@@ -333,6 +335,7 @@ final class RetireSource implements Step {
      */
     private static Retired retireJobs(QueueMigration m, Optional<QueueSnapshot> before) {
         try {
+            ReplicaAcks.await(m, "v1's tombstone is stamped, its jobs kept"); // a run resumed past the tombstone: rows an earlier run wrote
             return before.isPresent() ? retireRead(m, before.get()) : new Retired(retireJournaled(m), 0);
         } finally {
             m.watch.ifPresent(SourceFeed.Watch::end);
@@ -392,6 +395,7 @@ final class RetireSource implements Step {
         }
         m.checkpoints.hit("source moved at retire");
         LogCopier.copy(m, late.stream().map(id -> before.job(id).orElseThrow()).toList());
+        ReplicaAcks.await(m, "v1's tombstone is stamped, the logs of jobs copied again kept");
     }
 
     /** Retires the journal's jobs, a batch at a time, each only while its digest is the one v2 holds. */
@@ -452,6 +456,7 @@ final class RetireSource implements Step {
         }
         JobWriter.write(m, jobs);
         LogCopier.copy(m, jobs);
+        ReplicaAcks.await(m, "v1's tombstone is stamped, the hashes of jobs copied again kept");
     }
 
     private static List<byte[]> queueLevelKeys(QueueMigration m) {

@@ -98,7 +98,7 @@ public final class LocalServer implements AutoCloseable {
     }
 
     /** The server's process, for a test that stalls it. */
-    Process process() {
+    public Process process() {
         return process;
     }
 

@@ -125,20 +125,36 @@ public final class ServerState {
      */
     public static List<String> replicationIds(UnifiedJedis client, byte[] key) {
         try {
-            String info;
-            if (client instanceof RedisClusterClient) {
-                try (Connection c = DedicatedConnection.serverOf(client, key).getResource()) {
-                    c.sendCommand(Protocol.Command.INFO, "replication");
-                    info = c.getBulkReply();
-                }
-            } else {
-                info = client.info("replication");
-            }
+            String info = replication(client, key);
             return Stream.of("master_replid", "master_replid2").map(name -> field(info, name)).flatMap(Optional::stream)
                     .filter(id -> !id.chars().allMatch(c -> c == '0')).toList();
         } catch (JedisDataException refused) {
             return List.of();
         }
+    }
+
+    /**
+     * How many replicas the server that holds {@code key} (in a cluster, the master serving its slot) has online: its
+     * {@code INFO replication} lines {@code slave<n>:…,state=online,…}. Empty for a server that refuses {@code INFO}.
+     */
+    public static Optional<Integer> onlineReplicas(UnifiedJedis client, byte[] key) {
+        try {
+            return Optional.of((int) replication(client, key).lines()
+                    .filter(l -> l.startsWith("slave") && l.contains(":") && l.contains(",state=online,")).count());
+        } catch (JedisDataException refused) {
+            return Optional.empty();
+        }
+    }
+
+    /** The {@code INFO replication} text of the server that holds {@code key} (in a cluster, the master serving its slot). */
+    private static String replication(UnifiedJedis client, byte[] key) {
+        if (client instanceof RedisClusterClient) {
+            try (Connection c = DedicatedConnection.serverOf(client, key).getResource()) {
+                c.sendCommand(Protocol.Command.INFO, "replication");
+                return c.getBulkReply();
+            }
+        }
+        return client.info("replication");
     }
 
     /** The master ({@code host:port}) the {@code INFO replication} text {@code info} names, when the server is a replica. */

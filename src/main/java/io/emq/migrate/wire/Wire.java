@@ -9,6 +9,8 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -154,6 +156,34 @@ public final class Wire implements AutoCloseable {
             }
         } catch (JedisDataException e) {
             pending.settle(ScriptReply.failed(WireErrors.map(e)));
+        }
+    }
+
+    /**
+     * Runs {@code call}, a write, then {@code WAIT} on the same connection, to the server that holds the call's key (in a
+     * cluster, the master serving its slot): how many of its replicas acknowledged, within {@code timeout}, every write
+     * it took up to the call (a replica acknowledges the replication stream in order, and the server waits for the
+     * offset of the connection's own last write). The call's refusal is thrown as {@link #eval}'s is.
+     */
+    public long writeAndWait(ScriptCall<?> call, int replicas, Duration timeout) {
+        ensureFenced();
+        try (Connection c = DedicatedConnection.serverOf(client, call.keys().get(0)).getResource();
+             Pipeline p = new Pipeline(c, false)) {
+            Response<Object> written = p.evalsha(call.script().shaBytes(), call.keys(), call.args());
+            Response<Long> acknowledged = p.waitReplicas(replicas, timeout.toMillis());
+            p.sync();
+            try {
+                call.decode(written.get());
+            } catch (JedisNoScriptException e) {
+                load(call.script(), call.keys().get(0));
+                return writeAndWait(call, replicas, timeout);
+            } catch (JedisDataException e) {
+                throw WireErrors.map(e);
+            }
+            return acknowledged.get();
+        } catch (JedisConnectionException e) {
+            fenced = false;
+            throw e;
         }
     }
 

@@ -1,0 +1,144 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.server.LocalServer;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.Wire;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A target with a replica: a failover after v1 gave a job up must not promote a replica short of its row. Retirement
+ * waits for the replica to acknowledge v2's writes before the pause, before the tombstone and before deleting jobs;
+ * a replica that does not (a stalled process, SIGSTOP) refuses the queue ({@code replicas-behind}) with nothing of
+ * v1 deleted and v1 serving, and a re-run once it is back retires every job once.
+ */
+class TargetReplicasTest {
+    @RegisterExtension
+    static final RealServerExtension SOURCE = RealServerExtension.standalone();
+
+    static final String QUEUE = "mirrored";
+    static final int JOBS = 300;
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
+    static final String META = "bull:" + QUEUE + ":meta";
+
+    private LocalServer master;
+    private LocalServer replica;
+    private UnifiedJedis target;
+    private UnifiedJedis copy;
+
+    @BeforeEach
+    void start() {
+        SOURCE.client().flushAll();
+        V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
+        master = LocalServer.start();
+        replica = LocalServer.start(LocalServer.requireBinary(), List.of("--replicaof", LocalServer.HOST, Integer.toString(master.port())));
+        target = Endpoint.parse(master.uri()).open();
+        copy = Endpoint.parse(replica.uri()).open();
+        for (int i = 0; i < 400 && !target.info("replication").contains(",state=online,"); i++) {
+            Sleep.millis(25);
+        }
+        assertTrue(target.info("replication").contains(",state=online,"), "the replica is online");
+    }
+
+    @AfterEach
+    void stop() {
+        signal("-CONT");
+        copy.close();
+        target.close();
+        replica.close();
+        master.close();
+    }
+
+    private MigrationResult migrate(Checkpoints checkpoints) {
+        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), OPTIONS, checkpoints)
+                .migrate(List.of("bull"), List.of(QUEUE)).get(0);
+    }
+
+    private Optional<Long> replicasAwaited() {
+        return new Journal(Wire.open(target), QUEUE).header().get(JournalHeader.REPLICAS_AWAITED);
+    }
+
+    /** SIGSTOP or SIGCONT to the replica's process: a stalled replica stays online for the master (its link times out in 60 s). */
+    private void signal(String signal) {
+        try {
+            int exit = new ProcessBuilder("kill", signal, Long.toString(replica.process().pid())).start().waitFor();
+            assertEquals(0, exit, "kill " + signal);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void retiredOnce(MigrationResult finished) {
+        assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.message());
+        assertEquals(JOBS, target.zcard(Keys.queue(QUEUE).pending()), "every job once");
+        assertEquals(SourceFence.TOMBSTONE, SOURCE.client().hget(META, "version"));
+        assertEquals(Optional.of(1L), replicasAwaited());
+    }
+
+    /** v1 holds every job, listed, and serves: neither paused nor tombstoned. */
+    private static void v1Intact() {
+        assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "every v1 job listed in wait");
+        assertEquals(JOBS, SOURCE.client().keys("bull:" + QUEUE + ":[0-9]*").size(), "every v1 job hash kept");
+        assertNull(SOURCE.client().hget(META, "paused"), "v1 serves");
+        assertFalse(SourceFence.TOMBSTONE.equals(SOURCE.client().hget(META, "version")), "no tombstone");
+    }
+
+    @Test
+    void aReplicaThatKeepsUpIsWaitedForAndHoldsEveryRowBeforeTheTombstone() {
+        long[] onTheReplica = {-1};
+        MigrationResult finished = migrate(Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("before retire")) {
+                onTheReplica[0] = copy.zcard(Keys.queue(QUEUE).pending());
+            }
+        }));
+        retiredOnce(finished);
+        assertEquals(JOBS, onTheReplica[0], "the replica held every row when v1's structures were deleted");
+    }
+
+    @Test
+    void aStalledReplicaRefusesTheQueueBeforeThePauseWithV1ServingAndARerunRetiresEveryJobOnce() {
+        signal("-STOP");
+        MigrationResult refused = migrate(Checkpoints.none());
+        assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
+        assertTrue(refused.message().contains("has 1 replica online and 0 acknowledged v2's writes within 5 s")
+                && refused.message().contains("nothing of v1 was deleted, and it serves on"), refused.message());
+        v1Intact();
+        assertEquals(Optional.empty(), new Journal(Wire.open(target), QUEUE).header().get(JournalHeader.V1_PAUSED_AT), "v1 was never paused");
+
+        signal("-CONT");
+        retiredOnce(migrate(Checkpoints.none()));
+    }
+
+    @Test
+    void aReplicaThatStallsInsideThePauseWindowRefusesTheQueueBeforeTheTombstoneAndGivesV1Back() {
+        MigrationResult refused = migrate(Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                signal("-STOP");
+            }
+        }));
+        assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
+        assertTrue(refused.message().contains("its pause is given back"), refused.message());
+        v1Intact();
+
+        signal("-CONT");
+        retiredOnce(migrate(Checkpoints.none()));
+    }
+}
