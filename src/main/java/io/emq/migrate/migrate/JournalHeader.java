@@ -71,8 +71,9 @@ public final class JournalHeader {
     public static final Field<String> ORDER_DRIFT = text("order_drift");
 
     /**
-     * How many replicas of the target retirement last waited for ({@link ReplicaAcks}), written on the connection that
-     * then waits: absent while the target had none online (or would not tell).
+     * How many replicas of the target retirement last waited for ({@link ReplicaAcks}: those of the server holding the
+     * journal and of the one holding the queue's v2 keys, two masters of a cluster or one server), written before the
+     * wait: absent while the target had none online (or would not tell).
      */
     public static final Field<Long> REPLICAS_AWAITED = number("replicas_awaited");
 

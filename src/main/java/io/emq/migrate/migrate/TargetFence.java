@@ -48,6 +48,11 @@ final class TargetFence {
         withRecord(target, keys, journal, "release", write);
     }
 
+    /** The claim as a call to send: a fenced write of the queue's meta that changes nothing while this journal holds it. */
+    static ScriptCall<Long> claimCall(Keys keys, Journal journal) {
+        return call(keys, journal, "claim");
+    }
+
     private static long call(Wire target, Keys keys, Journal journal, String op) {
         return target.eval(call(keys, journal, op));
     }

@@ -11,29 +11,40 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
-/** A real cluster of masters on loopback ports, slots split evenly, ready when {@link #start} returns. */
+/**
+ * A real cluster of masters on loopback ports, slots split evenly, each with as many replicas as asked for, ready when
+ * {@link #start} returns (every replica online).
+ */
 public final class LocalCluster implements AutoCloseable {
     /** A slot assignment waits for the node's config fsync, which a loaded machine can stall. */
     private static final int SLOW_REPLY_MILLIS = 15_000;
     /** A readiness probe gives up sooner and asks again (see {@link #nodeReady}). */
     private static final int PROBE_MILLIS = 2_000;
+    /** The masters it started with, then their replicas (the i-th master's after the (i-1)-th's). */
     private final List<LocalServer> nodes;
+    private final int masters;
 
-    private LocalCluster(List<LocalServer> nodes) {
+    private LocalCluster(List<LocalServer> nodes, int masters) {
         this.nodes = nodes;
+        this.masters = masters;
     }
 
     public static LocalCluster start(int masters) {
+        return start(masters, 0);
+    }
+
+    public static LocalCluster start(int masters, int replicasEach) {
         ServerBinary binary = LocalServer.requireBinary();
         List<LocalServer> nodes = new ArrayList<>();
         try {
-            for (int i = 0; i < masters; i++) {
+            for (int i = 0; i < masters * (1 + replicasEach); i++) {
                 nodes.add(LocalServer.start(binary, List.of("--cluster-enabled", "yes",
                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")));
             }
-            LocalCluster cluster = new LocalCluster(nodes);
+            LocalCluster cluster = new LocalCluster(nodes, masters);
             cluster.assignSlots();
             cluster.awaitOk();
+            cluster.attachReplicas();
             return cluster;
         } catch (RuntimeException e) {
             nodes.forEach(LocalServer::close);
@@ -41,11 +52,51 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** Each node past the masters replicates master {@code i % masters}, once it knows it; returns once every replica is online. */
+    private void attachReplicas() {
+        for (int i = masters; i < nodes.size(); i++) {
+            LocalServer master = nodes.get(i % masters);
+            try (Jedis m = connect(master, SLOW_REPLY_MILLIS); Jedis replica = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
+                String id = m.clusterMyId();
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (true) { // the replica learns of the master through gossip first
+                    try {
+                        replica.clusterReplicate(id);
+                        break;
+                    } catch (redis.clients.jedis.exceptions.JedisDataException unknownYet) {
+                        if (System.nanoTime() > deadline) {
+                            throw unknownYet;
+                        }
+                        LocalServer.sleep(50);
+                    }
+                }
+            }
+        }
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        for (int i = 0; i < masters; i++) {
+            try (Jedis m = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
+                long expected = (nodes.size() - masters) / masters;
+                while (m.info("replication").lines().filter(l -> l.startsWith("slave") && l.contains(",state=online,")).count() < expected) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("the replicas of " + nodes.get(i).hostAndPort() + " were not online within 30 s");
+                    }
+                    LocalServer.sleep(50);
+                }
+            }
+        }
+    }
+
     private void assignSlots() {
-        int per = Slots.COUNT / nodes.size();
+        int per = Slots.COUNT / masters;
         for (int i = 0; i < nodes.size(); i++) {
+            if (i >= masters) {
+                try (Jedis node = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
+                    node.clusterMeet(LocalServer.HOST, nodes.get(0).port());
+                }
+                continue;
+            }
             int from = i * per;
-            int to = i == nodes.size() - 1 ? Slots.COUNT - 1 : from + per - 1;
+            int to = i == masters - 1 ? Slots.COUNT - 1 : from + per - 1;
             try (Jedis node = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
                 int[] slots = new int[to - from + 1];
                 for (int s = from; s <= to; s++) {
@@ -62,7 +113,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    void awaitOk() {
+    public void awaitOk() {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
             if (nodes.stream().allMatch(this::nodeReady)) {
@@ -91,17 +142,28 @@ public final class LocalCluster implements AutoCloseable {
         return new Jedis(server.hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(timeoutMillis).build());
     }
 
+    /** The masters it started with. */
     public Set<HostAndPort> seeds() {
-        return nodes.stream().map(LocalServer::hostAndPort).collect(Collectors.toSet());
+        return nodes().stream().map(LocalServer::hostAndPort).collect(Collectors.toSet());
     }
 
-    /** A cluster URI: {@code redis://h1:p1,h2:p2,...}. */
+    /** A cluster URI of the masters it started with: {@code redis://h1:p1,h2:p2,...}. */
     public String uri() {
-        return "redis://" + nodes.stream().map(n -> LocalServer.HOST + ":" + n.port()).collect(Collectors.joining(","));
+        return "redis://" + nodes().stream().map(n -> LocalServer.HOST + ":" + n.port()).collect(Collectors.joining(","));
     }
 
+    /** The masters it started with. */
     public List<LocalServer> nodes() {
-        return List.copyOf(nodes);
+        return List.copyOf(nodes.subList(0, masters));
+    }
+
+    /** The replicas of the master it started {@code i}-th. */
+    public List<LocalServer> replicasOf(int i) {
+        List<LocalServer> out = new ArrayList<>();
+        for (int n = masters + i; n < nodes.size(); n += masters) {
+            out.add(nodes.get(n));
+        }
+        return out;
     }
 
     @Override

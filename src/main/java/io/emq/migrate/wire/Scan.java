@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -25,15 +24,14 @@ public final class Scan {
     private Scan() {
     }
 
-    /** The keys matching {@code pattern}, page by page; on a cluster, every node's (Jedis's {@code scanIteration}). */
+    /**
+     * The keys matching {@code pattern}, page by page. On a cluster the pattern names one slot by its hashtag
+     * ({@code {emq}:migration:*}), scanned on the master that serves it: not on every node, whose replicas would
+     * repeat its keys, and one of which stalled or down would stall or fail the scan.
+     */
     public static void keys(UnifiedJedis client, String pattern, Consumer<List<String>> pages) {
-        ScanIteration scan = client.scanIteration(PAGE, pattern);
-        while (!scan.isIterationCompleted()) {
-            List<String> page = new ArrayList<>(scan.nextBatchList());
-            if (!page.isEmpty()) {
-                pages.accept(page);
-            }
-        }
+        ScanParams params = new ScanParams().match(pattern).count(PAGE);
+        walk(cursor -> client.scan(new String(cursor, StandardCharsets.UTF_8), params), pages);
     }
 
     /** Every key matching {@code pattern}. */

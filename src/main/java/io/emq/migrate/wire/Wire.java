@@ -159,6 +159,11 @@ public final class Wire implements AutoCloseable {
         }
     }
 
+    /** Whether the same server holds both keys (in a cluster, the master serving each one's slot). */
+    public boolean sameServer(byte[] one, byte[] other) {
+        return DedicatedConnection.serverOf(client, one) == DedicatedConnection.serverOf(client, other);
+    }
+
     /**
      * Runs {@code call}, a write, then {@code WAIT} on the same connection, to the server that holds the call's key (in a
      * cluster, the master serving its slot): how many of its replicas acknowledged, within {@code timeout}, every write
