@@ -72,17 +72,8 @@ public final class LocalCluster implements AutoCloseable {
                 }
             }
         }
-        long deadline = System.nanoTime() + 30_000_000_000L;
         for (int i = 0; i < masters; i++) {
-            try (Jedis m = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
-                long expected = (nodes.size() - masters) / masters;
-                while (m.info("replication").lines().filter(l -> l.startsWith("slave") && l.contains(",state=online,")).count() < expected) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("the replicas of " + nodes.get(i).hostAndPort() + " were not online within 30 s");
-                    }
-                    LocalServer.sleep(50);
-                }
-            }
+            nodes.get(i).awaitOnlineReplicas((nodes.size() - masters) / masters);
         }
     }
 

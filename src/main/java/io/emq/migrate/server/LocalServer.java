@@ -97,9 +97,56 @@ public final class LocalServer implements AutoCloseable {
         return new HostAndPort(HOST, port);
     }
 
-    /** The server's process, for a test that stalls it. */
-    public Process process() {
-        return process;
+    /** A replica of {@code master} ({@code --replicaof}, the same binary), returned once the master counts it online. */
+    public static LocalServer startReplicaOf(LocalServer master) {
+        LocalServer replica = start(master.binary, List.of("--replicaof", HOST, Integer.toString(master.port)));
+        try {
+            master.awaitOnlineReplicas(1);
+            return replica;
+        } catch (RuntimeException e) {
+            replica.close();
+            throw e;
+        }
+    }
+
+    /** Waits, 30 s at most, until this server counts {@code replicas} replicas online ({@code INFO replication}). */
+    void awaitOnlineReplicas(long replicas) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        try (Jedis server = new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(15_000).build())) {
+            while (server.info("replication").lines().filter(l -> l.startsWith("slave") && l.contains(",state=online,")).count() < replicas) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the replicas of " + hostAndPort() + " were not online within 30 s");
+                }
+                sleep(25);
+            }
+        }
+    }
+
+    /**
+     * Stops the server's process where it is (SIGSTOP), as a server stalled by its machine: it answers nothing, and its
+     * peers and clients keep it connected, until {@link #resume} (SIGCONT).
+     */
+    public void stall() {
+        signal("-STOP");
+    }
+
+    /** Lets the process {@link #stall} stopped run on; nothing when it runs. */
+    public void resume() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            int exit = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " exited " + exit);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     public ServerBinary binary() {

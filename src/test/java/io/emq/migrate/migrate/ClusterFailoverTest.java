@@ -12,8 +12,6 @@ import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -129,17 +127,6 @@ class ClusterFailoverTest {
         }
     }
 
-    private static void signal(String signal, LocalServer node) {
-        try {
-            assertEquals(0, new ProcessBuilder("kill", signal, Long.toString(node.process().pid())).start().waitFor(), "kill " + signal);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Test
     void aClusterTargetWaitsForTheReplicaOfTheQueuesMasterAndThatReplicaStalledRefusesTheQueue() {
         STANDALONE.client().flushAll();
@@ -155,13 +142,13 @@ class ClusterFailoverTest {
                     "the replica of the journal's master and of the queue's");
 
             LocalServer replica = replicaOf(servingIndex(Slots.slot("{stalled}")));
-            signal("-STOP", replica);
+            replica.stall();
             MigrationResult refused;
             try {
                 refused = new Migrator(Wire.unfenced(STANDALONE.client()), Wire.open(target), STANDALONE.uri(), OPTIONS,
                         Checkpoints.none()).migrate(List.of("bull"), List.of("stalled")).get(0);
             } finally {
-                signal("-CONT", replica);
+                replica.resume();
             }
             assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
             assertEquals(JOBS, STANDALONE.client().llen("bull:stalled:wait"), "v1 holds every job");
@@ -182,12 +169,12 @@ class ClusterFailoverTest {
             failover(pair);
             assertEquals("copying", target.hget(journals.get(0), "state")); // MOVED: the client renews its map, replicas and all
             LocalServer replica = replicaOf(pair);
-            signal("-STOP", replica);
+            replica.stall();
             List<String> listed;
             try {
                 listed = io.emq.migrate.wire.Scan.keys(target, "{emq}:migration:listed-*");
             } finally {
-                signal("-CONT", replica);
+                replica.resume();
                 journals.forEach(target::del);
             }
             assertEquals(journals, listed.stream().sorted().toList(), "each journal once");

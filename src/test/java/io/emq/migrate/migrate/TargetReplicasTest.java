@@ -10,8 +10,6 @@ import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +23,8 @@ import redis.clients.jedis.UnifiedJedis;
  * A target with a replica: a failover after v1 gave a job up must not promote a replica short of its row. Retirement
  * waits for the replica to acknowledge v2's writes before the pause, before the tombstone and before deleting jobs;
  * a replica that does not (a stalled process, SIGSTOP) refuses the queue ({@code replicas-behind}) with nothing of
- * v1 deleted and v1 serving, and a re-run once it is back retires every job once.
+ * v1 deleted and v1 serving, and a re-run once it is back retires every job once. (A stalled replica stays online
+ * for its master until its link times out, 60 s.)
  */
 class TargetReplicasTest {
     @RegisterExtension
@@ -46,18 +45,14 @@ class TargetReplicasTest {
         SOURCE.client().flushAll();
         V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
         master = LocalServer.start();
-        replica = LocalServer.start(LocalServer.requireBinary(), List.of("--replicaof", LocalServer.HOST, Integer.toString(master.port())));
+        replica = LocalServer.startReplicaOf(master);
         target = Endpoint.parse(master.uri()).open();
         copy = Endpoint.parse(replica.uri()).open();
-        for (int i = 0; i < 400 && !target.info("replication").contains(",state=online,"); i++) {
-            Sleep.millis(25);
-        }
-        assertTrue(target.info("replication").contains(",state=online,"), "the replica is online");
     }
 
     @AfterEach
     void stop() {
-        signal("-CONT");
+        replica.resume();
         copy.close();
         target.close();
         replica.close();
@@ -71,19 +66,6 @@ class TargetReplicasTest {
 
     private Optional<Long> replicasAwaited() {
         return new Journal(Wire.open(target), QUEUE).header().get(JournalHeader.REPLICAS_AWAITED);
-    }
-
-    /** SIGSTOP or SIGCONT to the replica's process: a stalled replica stays online for the master (its link times out in 60 s). */
-    private void signal(String signal) {
-        try {
-            int exit = new ProcessBuilder("kill", signal, Long.toString(replica.process().pid())).start().waitFor();
-            assertEquals(0, exit, "kill " + signal);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private void retiredOnce(MigrationResult finished) {
@@ -115,7 +97,7 @@ class TargetReplicasTest {
 
     @Test
     void aStalledReplicaRefusesTheQueueBeforeThePauseWithV1ServingAndARerunRetiresEveryJobOnce() {
-        signal("-STOP");
+        replica.stall();
         MigrationResult refused = migrate(Checkpoints.none());
         assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
         assertTrue(refused.message().contains("has 1 replica online and 0 acknowledged v2's writes within 5 s")
@@ -123,7 +105,7 @@ class TargetReplicasTest {
         v1Intact();
         assertEquals(Optional.empty(), new Journal(Wire.open(target), QUEUE).header().get(JournalHeader.V1_PAUSED_AT), "v1 was never paused");
 
-        signal("-CONT");
+        replica.resume();
         retiredOnce(migrate(Checkpoints.none()));
     }
 
@@ -131,14 +113,14 @@ class TargetReplicasTest {
     void aReplicaThatStallsInsideThePauseWindowRefusesTheQueueBeforeTheTombstoneAndGivesV1Back() {
         MigrationResult refused = migrate(Checkpoints.observed((version, where) -> {
             if (version == 120 && where.equals("v1 paused")) {
-                signal("-STOP");
+                replica.stall();
             }
         }));
         assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
         assertTrue(refused.message().contains("its pause is given back"), refused.message());
         v1Intact();
 
-        signal("-CONT");
+        replica.resume();
         retiredOnce(migrate(Checkpoints.none()));
     }
 }

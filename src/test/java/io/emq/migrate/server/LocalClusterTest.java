@@ -3,7 +3,6 @@ package io.emq.migrate.server;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
 class LocalClusterTest {
@@ -11,11 +10,11 @@ class LocalClusterTest {
     @Test
     void aNodeThatStallsLongerThanTheReadTimeoutIsWaitedForNotFailedOn() throws Exception {
         try (LocalCluster cluster = LocalCluster.start(3)) {
-            long pid = cluster.nodes().get(0).process().pid();
-            signal("-STOP", pid);
+            LocalServer node = cluster.nodes().get(0);
+            node.stall();
             Thread resume = new Thread(() -> {
                 LocalServer.sleep(3_000);
-                signal("-CONT", pid);
+                node.resume();
             });
             resume.start();
             long started = System.nanoTime();
@@ -25,18 +24,6 @@ class LocalClusterTest {
                 resume.join();
             }
             assertTrue(System.nanoTime() - started >= 2_500_000_000L, "awaitOk returned while the node was stopped");
-        }
-    }
-
-    private static void signal(String signal, long pid) {
-        try {
-            int exit = new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor();
-            assertTrue(exit == 0, "kill " + signal + " " + pid + " exited " + exit);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }
