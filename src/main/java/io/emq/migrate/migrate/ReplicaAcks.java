@@ -5,6 +5,7 @@ import io.emq.migrate.wire.ServerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 
 /**
  * Before v1 gives up what v2 holds, the target's replicas hold it too. A target with replicas acknowledges a write
@@ -47,7 +48,15 @@ final class ReplicaAcks {
     }
 
     private static void acknowledged(QueueMigration m, ScriptCall<?> write, int online, String holding, String v1) {
-        long acknowledged = m.targetWire.writeAndWait(write, online, TIMEOUT);
+        long acknowledged;
+        try {
+            acknowledged = m.targetWire.writeAndWait(write, online, TIMEOUT);
+        } catch (JedisAccessControlException refused) {
+            throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, "the target user may not run WAIT (" + refused.getMessage()
+                    + "), so retirement cannot make sure the " + online + " replica" + (online == 1 ? "" : "s") + " of the target"
+                    + " server holding " + holding + " hold v2's writes before it deletes v1's jobs; " + v1 + "; grant the user"
+                    + " +wait (MIGRATION.md, least privilege), then run migrate again: the step resumes");
+        }
         if (acknowledged < online) {
             throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, "the target server holding " + holding + " has "
                     + online + " replica" + (online == 1 ? "" : "s") + " online and " + acknowledged + " acknowledged v2's writes"

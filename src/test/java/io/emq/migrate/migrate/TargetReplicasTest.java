@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -107,6 +108,23 @@ class TargetReplicasTest {
 
         replica.resume();
         retiredOnce(migrate(Checkpoints.none()));
+    }
+
+    @Test
+    void aTargetUserThatMayNotRunWaitIsRefusedBeforeThePauseWithV1Serving() {
+        try (Jedis admin = new Jedis(master.hostAndPort())) {
+            admin.aclSetUser("migrator", (LeastPrivilegeTest.TARGET_ACL + " +info -wait").split(" "));
+        }
+        MigrationResult refused;
+        try (UnifiedJedis migrator = Endpoint.parse("redis://migrator:s3cret@" + master.uri().substring("redis://".length())).open()) {
+            refused = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(migrator), SOURCE.uri(), OPTIONS, Checkpoints.none())
+                    .migrate(List.of("bull"), List.of(QUEUE)).get(0);
+        }
+        assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
+        assertTrue(refused.message().startsWith("the target user may not run WAIT (NOPERM")
+                && refused.message().contains("grant the user +wait"), refused.message());
+        v1Intact();
+        retiredOnce(migrate(Checkpoints.none())); // as a user that may
     }
 
     @Test
