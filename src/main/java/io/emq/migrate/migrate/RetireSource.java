@@ -7,6 +7,7 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.EmqWireException;
+import io.emq.migrate.wire.ServerState;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.OptionalLong;
 import java.util.stream.Stream;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -104,9 +104,12 @@ final class RetireSource implements Step {
             ServeOrder.refuseADrift(m, () -> ServeOrder.of(m, m.snapshot())); // v1 serves on: nothing to give back
             ReplicaAcks.await(m, "nothing of v1 was deleted, and it serves on"); // the bulk of the copy, v1 still serving
         }
-        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT), Optional.empty())
-                : pauseAndRetireStructures(m, header, inWindow);
+        Stamped stamp = stamped ? new Stamped(Optional.empty(), 0, Map.of(), header.get(JournalHeader.V1_PAUSED_AT), Optional.empty(),
+                Optional.empty()) : pauseAndRetireStructures(m, header, inWindow);
         m.checkpoints.hit("structures deleted");
+        if (header.get(JournalHeader.WINDOW_MS).isEmpty()) {
+            refuseUntilV1sReplicasHoldTheTombstone(m, stamp.tombstone());
+        }
         long window = header.get(JournalHeader.WINDOW_MS).orElseGet(() ->
                 System.currentTimeMillis() - stamp.pausedAt().orElseThrow());
         JournalHeader.Write windowMs = new JournalHeader.Write().set(JournalHeader.WINDOW_MS, window);
@@ -157,6 +160,39 @@ final class RetireSource implements Step {
         Verification.proveWritten(m, passes.written(), passes.journaled());
         m.checkpoints.hit("caught up");
         return passes.counts();
+    }
+
+    /** The source's replicas online when a run stamped the tombstone, and how many acknowledged it (-1: WAIT refused). */
+    private record TombstoneAcks(long replicas, long acknowledged) {
+    }
+
+    /**
+     * Before v2 serves: v1's replicas hold the tombstone (and so the pause before it), else a failover of v1's server
+     * could promote a replica where the queue is not paused and still holds its jobs, which v1 workers would then serve
+     * beside v2. {@code tombstone}: the source's replicas online when this run stamped it, and how many acknowledged it
+     * ({@link SourceGuard#retire}: {@code WAIT} on the connection that stamped it); empty when an earlier run stamped it,
+     * when every online replica must be seen at the server's offset now ({@link ServerState#replicasAtOffset}, as
+     * they acknowledge, once a second). Refuses ({@code replicas-behind}), v2 paused, the tombstone kept; a re-run
+     * resumes here. Nothing is waited for without replicas, or when the source's {@code INFO} is refused.
+     */
+    private static void refuseUntilV1sReplicasHoldTheTombstone(QueueMigration m, Optional<TombstoneAcks> tombstone) {
+        byte[] meta = m.source.key(QueueStructure.META).raw();
+        TombstoneAcks held = tombstone.orElseGet(() -> {
+            int online = ServerState.onlineReplicas(m.sourceWire.client(), meta).orElse(0);
+            boolean atOffset = online == 0 || ServerState.replicasAtOffset(m.sourceWire.client(), meta, ReplicaAcks.TIMEOUT).orElse(true);
+            return new TombstoneAcks(online, atOffset ? online : 0);
+        });
+        if (held.acknowledged() >= held.replicas()) {
+            return;
+        }
+        throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, (held.acknowledged() < 0 ? "the source user may not run WAIT,"
+                + " so this run cannot make sure the " + held.replicas() + " replica(s) of the v1 server hold the tombstone"
+                : "the v1 server holding " + m.source.display() + " has " + held.replicas() + " replica(s) online and "
+                + held.acknowledged() + " acknowledged the tombstone within " + ReplicaAcks.TIMEOUT.toSeconds() + " s (WAIT)")
+                + ": a failover now could promote a replica where the queue still serves its jobs, beside v2; the tombstone is"
+                + " stamped and v2 stays paused (nothing serves the queue meanwhile); bring v1's replicas up to date (INFO"
+                + " replication shows each one's lag), or detach one that cannot keep up" + (held.acknowledged() < 0
+                ? ", or grant the user +wait" : "") + ", then run migrate again: it resumes the v2 queue");
     }
 
     /** What the retirement followed of v1: the dedup keys it deleted alone, dropped from v2, and the scheduler templates it edited. */
@@ -255,7 +291,7 @@ final class RetireSource implements Step {
      * whether v1 was paused before this migration paused it (empty when an earlier run stamped it: the journal says).
      */
     private record Stamped(Optional<QueueSnapshot> before, long structures, Map<String, Long> pass, Optional<Long> pausedAt,
-                           Optional<Boolean> v1WasPaused) {
+                           Optional<Boolean> v1WasPaused, Optional<TombstoneAcks> tombstone) {
     }
 
     /**
@@ -269,6 +305,7 @@ final class RetireSource implements Step {
      */
     private static Stamped retireStructures(QueueMigration m, long pausedAt, boolean v1WasPaused, boolean inWindow) {
         String first = null;
+        int sourceReplicas = ServerState.onlineReplicas(m.sourceWire.client(), m.source.key(QueueStructure.META).raw()).orElse(0);
         try {
             for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
@@ -278,11 +315,11 @@ final class RetireSource implements Step {
                 ServeOrder.refuseADrift(m, () -> whole ? ServeOrder.of(m, snapshot) : ServeOrder.around(m, snapshot, synced.moved()));
                 ReplicaAcks.await(m, "nothing of v1 was deleted, and its pause is given back");
                 m.checkpoints.hit("before retire");
-                OptionalLong deleted = flowsMoved(m, snapshot) ? OptionalLong.empty()
-                        : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken());
+                Optional<SourceGuard.Retirement> deleted = flowsMoved(m, snapshot) ? Optional.empty()
+                        : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken(), sourceReplicas, ReplicaAcks.TIMEOUT);
                 if (deleted.isPresent()) {
-                    return new Stamped(Optional.of(snapshot), deleted.getAsLong(), synced.counts(), Optional.of(pausedAt),
-                            Optional.of(v1WasPaused));
+                    return new Stamped(Optional.of(snapshot), deleted.get().deleted(), synced.counts(), Optional.of(pausedAt),
+                            Optional.of(v1WasPaused), deleted.map(d -> new TombstoneAcks(sourceReplicas, d.acknowledged())));
                 }
                 m.checkpoints.hit("source moved at retire");
                 if (first == null) {

@@ -5,10 +5,10 @@ import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Replies;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -106,9 +106,10 @@ final class SourceGuard implements AutoCloseable {
      * and token check on, so the check and the transaction are one step. Three round trips: the watch with the check;
      * {@code MULTI} alone, so that a server refusing it has been sent nothing that deletes; then the
      * transaction's commands with its {@code EXEC} (a command the server refuses to queue aborts the
-     * whole transaction). Spends the guard.
+     * whole transaction). With {@code replicas} above 0, the source's replicas online, {@code WAIT}s on the same
+     * connection, {@code timeout} at most, for them to acknowledge the tombstone (and so the pause before it). Spends the guard.
      */
-    OptionalLong retire(List<byte[]> moreKeys, String token) {
+    Optional<Retirement> retire(List<byte[]> moreKeys, String token, int replicas, Duration timeout) {
         boolean clean = false;
         try {
             byte[] meta = queue.key(QueueStructure.META).raw();
@@ -117,7 +118,7 @@ final class SourceGuard implements AutoCloseable {
             connection.getStatusCodeReply();
             List<byte[]> fields = connection.getBinaryMultiBulkReply();
             if (SourceFence.TOMBSTONE.equals(Replies.asText(fields.get(0)))) {
-                return OptionalLong.of(0);
+                return Optional.of(new Retirement(0, replicas));
             }
             Optional<SourceToken> held = SourceToken.parse(Replies.asText(fields.get(1)));
             if (held.isPresent() && SourceToken.parse(token).map(mine -> held.get().supersedes(mine)
@@ -141,18 +142,39 @@ final class SourceGuard implements AutoCloseable {
                 connection.getStatusCodeReply();
             }
             List<Object> done = connection.getObjectMultiBulkReply();
-            clean = true;
             if (done == null) {
-                return OptionalLong.empty();
+                clean = true;
+                return Optional.empty();
             }
             for (Object reply : done) {
                 if (reply instanceof JedisDataException failed) {
+                    clean = true;
                     throw failed;
                 }
             }
-            return OptionalLong.of(Replies.asLong(done.get(0)));
+            long acknowledged = replicas == 0 ? 0 : acknowledged(replicas, timeout);
+            clean = true;
+            return Optional.of(new Retirement(Replies.asLong(done.get(0)), acknowledged));
         } finally {
             release(clean);
+        }
+    }
+
+    /**
+     * What a retirement did: the keys it deleted (0 when the tombstone was there already), and how many of the
+     * source's replicas acknowledged the tombstone (-1: the user may not run {@code WAIT}; as many as asked for when
+     * none were, or the tombstone was there already).
+     */
+    record Retirement(long deleted, long acknowledged) {
+    }
+
+    /** {@code WAIT replicas timeout} on the connection that just stamped the tombstone; -1 when the server refuses it. */
+    private long acknowledged(int replicas, Duration timeout) {
+        connection.sendCommand(Protocol.Command.WAIT, Integer.toString(replicas), Long.toString(timeout.toMillis()));
+        try {
+            return connection.getIntegerReply();
+        } catch (JedisDataException refused) {
+            return -1;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.emq.migrate.wire;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -144,6 +145,46 @@ public final class ServerState {
         } catch (JedisDataException refused) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether every replica online of the server that holds {@code key} (in a cluster, the master serving its slot) has
+     * acknowledged the offset the server is at now ({@code INFO replication}: {@code master_repl_offset}, and each
+     * {@code slave<n>:}'s {@code offset}), asked again until {@code timeout} (a replica acknowledges once a second).
+     * Empty for a server that refuses {@code INFO}.
+     */
+    public static Optional<Boolean> replicasAtOffset(UnifiedJedis client, byte[] key, Duration timeout) {
+        try {
+            String info = replication(client, key);
+            long offset = field(info, "master_repl_offset").map(Long::parseLong).orElse(0L);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (info.lines().filter(l -> l.startsWith("slave") && l.contains(",state=online,"))
+                    .anyMatch(l -> replicaOffset(l) < offset)) {
+                if (System.nanoTime() > deadline) {
+                    return Optional.of(false);
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return Optional.of(false);
+                }
+                info = replication(client, key);
+            }
+            return Optional.of(true);
+        } catch (JedisDataException refused) {
+            return Optional.empty();
+        }
+    }
+
+    /** The {@code offset=} of an {@code INFO replication} line {@code slave<n>:ip=…,offset=…,lag=…}. */
+    private static long replicaOffset(String line) {
+        for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
+            if (part.startsWith("offset=")) {
+                return Long.parseLong(part.substring("offset=".length()));
+            }
+        }
+        return -1;
     }
 
     /** The {@code INFO replication} text of the server that holds {@code key} (in a cluster, the master serving its slot). */

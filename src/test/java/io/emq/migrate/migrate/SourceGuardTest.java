@@ -15,7 +15,6 @@ import io.emq.migrate.wire.EmqWireException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -67,7 +66,7 @@ class SourceGuardTest {
             SourceGuard guard = SourceGuard.watch(connections, QUEUE);
             source.client().lpush(key("paused"), "5");
             source.client().lpop(key("paused"));
-            assertEquals(OptionalLong.empty(), guard.retire(List.of(QUEUE.key("stalled-check").raw()), "1"));
+            assertEquals(Optional.empty(), guard.retire(List.of(QUEUE.key("stalled-check").raw()), "1", 0, Duration.ZERO));
         }
         assertEquals(List.of("1", "2", "3"), source.client().lrange(key("paused"), 0, -1), "nothing deleted");
         assertEquals(1, source.client().zcard(key("delayed")));
@@ -83,7 +82,7 @@ class SourceGuardTest {
         DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1);
         SourceGuard guard = SourceGuard.watch(connections, QUEUE);
         source.client().hset(QUEUE.key("7").display(), "data", "{}");
-        assertEquals(OptionalLong.of(3), guard.retire(List.of(QUEUE.key("stalled-check").raw()), "1"),
+        assertEquals(Optional.of(new SourceGuard.Retirement(3, 0)), guard.retire(List.of(QUEUE.key("stalled-check").raw()), "1", 0, Duration.ZERO),
                 "paused, delayed and stalled-check deleted (a job hash is no structure: its digest guards it)");
         assertFalse(source.client().exists(key("paused")) || source.client().exists(key("delayed"))
                 || source.client().exists(key("stalled-check")));
@@ -93,7 +92,7 @@ class SourceGuardTest {
         assertEquals("10000", source.client().hget(key("meta"), "opts.maxLenEvents"), "the rest of meta kept");
 
         source.client().lpush(key("paused"), "9");
-        assertEquals(OptionalLong.of(0), SourceGuard.watch(connections, QUEUE).retire(List.of(), "1"), "a stamped queue is left as it is");
+        assertEquals(Optional.of(new SourceGuard.Retirement(0, 0)), SourceGuard.watch(connections, QUEUE).retire(List.of(), "1", 0, Duration.ZERO), "a stamped queue is left as it is");
         assertEquals(1, source.client().llen(key("paused")));
         connections.close();
     }
@@ -104,11 +103,11 @@ class SourceGuardTest {
     void aQueueAnotherJournalTookIsNotRetiredAndTheTombstoneKeepsTheToken(RealServerExtension source) {
         DedicatedConnections connections = new DedicatedConnections(seed(source).client(), 1);
         source.client().hset(key("meta"), "migrating-token", "j-2:1");
-        assertThrows(EmqWireException.Lock.class, () -> SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-1:5"));
+        assertThrows(EmqWireException.Lock.class, () -> SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-1:5", 0, Duration.ZERO));
         assertTrue(source.client().exists(key("paused")), "nothing deleted");
         assertEquals("4", source.client().hget(key("meta"), "migrating-id"));
 
-        assertEquals(OptionalLong.of(2), SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-2:1"));
+        assertEquals(Optional.of(new SourceGuard.Retirement(2, 0)), SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-2:1", 0, Duration.ZERO));
         assertEquals("j-2:1", source.client().hget(key("meta"), "migrating-token"), "the tombstone names who retired the queue");
         connections.close();
     }
