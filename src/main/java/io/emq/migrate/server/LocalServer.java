@@ -1,5 +1,6 @@
 package io.emq.migrate.server;
 
+import io.emq.migrate.wire.ServerState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -113,7 +114,7 @@ public final class LocalServer implements AutoCloseable {
     void awaitOnlineReplicas(long replicas) {
         long deadline = System.nanoTime() + 30_000_000_000L;
         try (Jedis server = new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(15_000).build())) {
-            while (server.info("replication").lines().filter(l -> l.startsWith("slave") && l.contains(",state=online,")).count() < replicas) {
+            while (ServerState.onlineReplicaLines(server.info("replication")).count() < replicas) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the replicas of " + hostAndPort() + " were not online within 30 s");
                 }

@@ -140,8 +140,7 @@ public final class ServerState {
      */
     public static Optional<Integer> onlineReplicas(UnifiedJedis client, byte[] key) {
         try {
-            return Optional.of((int) replication(client, key).lines()
-                    .filter(l -> l.startsWith("slave") && l.contains(":") && l.contains(",state=online,")).count());
+            return Optional.of((int) onlineReplicaLines(replication(client, key)).count());
         } catch (JedisDataException refused) {
             return Optional.empty();
         }
@@ -158,8 +157,7 @@ public final class ServerState {
             String info = replication(client, key);
             long offset = field(info, "master_repl_offset").map(Long::parseLong).orElse(0L);
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (info.lines().filter(l -> l.startsWith("slave") && l.contains(",state=online,"))
-                    .anyMatch(l -> replicaOffset(l) < offset)) {
+            while (onlineReplicaLines(info).anyMatch(l -> replicaOffset(l) < offset)) {
                 if (System.nanoTime() > deadline) {
                     return Optional.of(false);
                 }
@@ -175,6 +173,11 @@ public final class ServerState {
         } catch (JedisDataException refused) {
             return Optional.empty();
         }
+    }
+
+    /** The lines of an {@code INFO replication} text {@code info} that name a replica online: {@code slave<n>:…,state=online,…}. */
+    public static Stream<String> onlineReplicaLines(String info) {
+        return info.lines().filter(l -> l.startsWith("slave") && l.contains(":") && l.contains(",state=online,"));
     }
 
     /** The {@code offset=} of an {@code INFO replication} line {@code slave<n>:ip=…,offset=…,lag=…}. */
