@@ -22,7 +22,7 @@ record ServerChecks(List<String> problems, Optional<String> note, List<ServerSta
 
     /** The checks of one server; {@code holdsV2}: it is the target, whose replicas retirement waits for (unless INFO is refused). */
     private static ServerChecks of(Endpoint endpoint, Side side, UnifiedJedis client, boolean holdsV2) {
-        ServerState.Readout state = ServerState.of(client);
+        ServerState.Readout state = ServerState.of(client, endpoint.clientConfig());
         String server = endpoint.describe() + " (" + side.description() + ")";
         List<String> problems = new ArrayList<>();
         if (!state.evicting().isEmpty()) {
@@ -32,10 +32,16 @@ record ServerChecks(List<String> problems, Optional<String> note, List<ServerSta
         }
         state.replicaOf().ifPresent(master -> problems.add(server + " is a read-only replica of " + master + ": a migration writes"
                 + " to both servers; point --" + side.word() + " at the master"));
-        return new ServerChecks(problems, state.unreadable().map(refusal -> "could not read the eviction policy of " + server
+        Optional<String> note = state.unreadable().map(refusal -> "could not read the eviction policy of " + server
                 + ": INFO was refused (" + refusal + "); make sure its maxmemory-policy is noeviction or volatile-*: a server that"
                 + " evicts keys without a TTL can drop jobs during the migration" + (holdsV2 ? "; nor can retirement count its replicas"
                 + " to wait for them to hold v2's rows before it deletes v1's jobs (grant the user +info where it has replicas;"
-                + " MIGRATION.md, section 2)" : "")), state.memory());
+                + " MIGRATION.md, section 2)" : ""));
+        if (note.isEmpty() && !state.unanswered().isEmpty()) {
+            note = Optional.of("could not read the eviction policy of the replicas " + String.join(", ", state.unanswered()) + " of "
+                    + server + ": make sure theirs is noeviction or volatile-*, as a failover promotes one, which could then drop"
+                    + " jobs during the migration");
+        }
+        return new ServerChecks(problems, note, state.memory());
     }
 }

@@ -52,7 +52,8 @@ public final class LocalServer implements AutoCloseable {
             Path dir = tempDir();
             List<String> cmd = new ArrayList<>(List.of(binary.path().toString(),
                     "--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-                    "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
+                    "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no",
+                    "--repl-diskless-sync-delay", "0")); // a replica's first sync begins at once (the default waits 5 s for others)
             cmd.addAll(extraArgs);
             try {
                 Process process = new ProcessBuilder(cmd).redirectErrorStream(true)

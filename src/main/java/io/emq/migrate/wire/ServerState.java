@@ -2,16 +2,19 @@ package io.emq.migrate.wire;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -19,7 +22,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * that have no TTL (a {@code maxmemory} set and an {@code allkeys-*} policy: it drops a job, a v2 row or a
  * journal when it runs short, and a migration adds a copy of every job until retirement; the {@code volatile-*}
  * policies evict only keys with a TTL, which no job has, and {@code noeviction} refuses the write instead, which
- * stops a migration with nothing lost), on a cluster every node (a replica becomes a master on failover); and
+ * stops a migration with nothing lost), on the server or each cluster master and on every replica online of each
+ * (a failover promotes one); and
  * whether a single server is a replica (it refuses every write; a cluster client writes to masters only); and the
  * memory and limit of a single server, or of each master of a cluster with the slots it serves, against which a plan's
  * estimate is weighed.
@@ -29,9 +33,11 @@ public final class ServerState {
      * What the server said: the nodes that may evict keys without a TTL, each as {@code host:port (policy, maxmemory
      * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; the memory of a
      * single server, or of each master of a cluster, that has a {@code maxmemory}; or why it could not be asked
-     * ({@code INFO} refused: an ACL without it, a renamed command), the rest then unknown.
+     * ({@code INFO} refused: an ACL without it, a renamed command), the rest then unknown; and the replicas that could
+     * not be asked, each as {@code host:port (why)} (stalled, unreachable from here, or refusing {@code INFO}).
      */
-    public record Readout(List<String> evicting, Optional<String> replicaOf, List<Memory> memory, Optional<String> unreadable) {
+    public record Readout(List<String> evicting, Optional<String> replicaOf, List<Memory> memory, Optional<String> unreadable,
+                          List<String> unanswered) {
     }
 
     /** Slots {@code from} to {@code to}, both included. */
@@ -55,36 +61,72 @@ public final class ServerState {
     private ServerState() {
     }
 
-    /** Asks every node of {@code client} (one for a single server). */
-    public static Readout of(UnifiedJedis client) {
+    /**
+     * Asks the server of {@code client} (each master of a cluster) and the replicas each names online in its {@code INFO
+     * replication}, reached with {@code config} (the client's credentials and timeout): a fresh cluster client knows
+     * only the masters.
+     */
+    public static Readout of(UnifiedJedis client, JedisClientConfig config) {
         List<String> evicting = new ArrayList<>();
         List<Memory> limits = new ArrayList<>();
+        List<String> unanswered = new ArrayList<>();
         try {
             if (client instanceof RedisClusterClient cluster) {
-                Map<String, List<SlotRange>> masters = null;
-                for (Map.Entry<String, ConnectionPool> node : cluster.getClusterNodes().entrySet()) {
-                    try (Connection c = node.getValue().getResource()) {
-                        if (masters == null) {
-                            masters = masterSlots(c);
-                        }
-                        c.sendCommand(Protocol.Command.INFO, "memory");
-                        String memory = c.getBulkReply();
-                        evicting(node.getKey(), memory).ifPresent(evicting::add);
-                        List<SlotRange> slots = masters.get(node.getKey());
-                        if (slots != null) {
-                            limit(node.getKey(), slots, memory).ifPresent(limits::add);
-                        }
-                    }
+                Map<String, List<SlotRange>> masters;
+                try (Connection c = cluster.getClusterNodes().values().iterator().next().getResource()) {
+                    masters = masterSlots(c);
                 }
-                return new Readout(evicting, Optional.empty(), limits, Optional.empty());
+                for (Map.Entry<String, List<SlotRange>> master : masters.entrySet()) {
+                    List<String> info = info(HostAndPort.from(master.getKey()), config, "memory", "replication");
+                    evicting(master.getKey(), info.get(0)).ifPresent(evicting::add);
+                    limit(master.getKey(), master.getValue(), info.get(0)).ifPresent(limits::add);
+                    askReplicas(master.getKey(), info.get(1), config, evicting, unanswered);
+                }
+                return new Readout(evicting, Optional.empty(), limits, Optional.empty(), unanswered);
             }
             String memory = client.info("memory");
+            String replication = client.info("replication");
             evicting("", memory).ifPresent(evicting::add);
             limit("", List.of(), memory).ifPresent(limits::add);
-            return new Readout(evicting, replicaOf(client.info("replication")), limits, Optional.empty());
+            askReplicas("", replication, config, evicting, unanswered);
+            return new Readout(evicting, replicaOf(replication), limits, Optional.empty(), unanswered);
         } catch (JedisDataException refused) {
-            return new Readout(List.of(), Optional.empty(), List.of(), Optional.of(refused.getMessage()));
+            return new Readout(List.of(), Optional.empty(), List.of(), Optional.of(refused.getMessage()), List.of());
         }
+    }
+
+    /**
+     * Asks each replica online in the {@code INFO replication} text {@code replication} of {@code master} ({@code ""}:
+     * the single server) for its eviction policy: a failover promotes one, which then evicts as its own policy says (a
+     * replica evicts nothing until then). One that does not answer, or refuses {@code INFO}, is named in {@code unanswered}.
+     */
+    private static void askReplicas(String master, String replication, JedisClientConfig config, List<String> evicting,
+                                    List<String> unanswered) {
+        onlineReplicaLines(replication).map(ServerState::replicaAddress).forEach(replica -> {
+            String named = replica + " (a replica" + (master.isEmpty() ? "" : " of " + master) + ", once a failover promotes it)";
+            try {
+                evicting(named, info(replica, config, "memory").get(0)).ifPresent(evicting::add);
+            } catch (JedisConnectionException | JedisDataException e) {
+                unanswered.add(replica + " (" + e.getMessage() + ")");
+            }
+        });
+    }
+
+    /** The {@code INFO} texts of these sections, in order, asked of {@code node} on a connection of its own. */
+    private static List<String> info(HostAndPort node, JedisClientConfig config, String... sections) {
+        try (Connection c = new Connection(node, config)) {
+            List<String> texts = new ArrayList<>();
+            for (String section : sections) {
+                c.sendCommand(Protocol.Command.INFO, section);
+                texts.add(c.getBulkReply());
+            }
+            return texts;
+        }
+    }
+
+    /** The {@code ip} and {@code port} of an {@code INFO replication} line {@code slave<n>:ip=…,port=…,state=…}. */
+    private static HostAndPort replicaAddress(String line) {
+        return new HostAndPort(part(line, "ip").orElse("?"), part(line, "port").map(Integer::parseInt).orElse(0));
     }
 
     /** The memory the {@code INFO memory} text {@code info} tells, when it names a {@code maxmemory}. */
@@ -96,7 +138,7 @@ public final class ServerState {
     /** Each master's {@code host:port} and the slots it serves, as {@code CLUSTER SLOTS} on {@code c} tells them. */
     private static Map<String, List<SlotRange>> masterSlots(Connection c) {
         c.sendCommand(Protocol.Command.CLUSTER, "SLOTS");
-        Map<String, List<SlotRange>> masters = new HashMap<>();
+        Map<String, List<SlotRange>> masters = new LinkedHashMap<>();
         for (Object entry : c.getObjectMultiBulkReply()) {
             List<?> range = (List<?>) entry;
             List<?> master = (List<?>) range.get(2);
@@ -182,12 +224,13 @@ public final class ServerState {
 
     /** The {@code offset=} of an {@code INFO replication} line {@code slave<n>:ip=…,offset=…,lag=…}. */
     private static long replicaOffset(String line) {
-        for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
-            if (part.startsWith("offset=")) {
-                return Long.parseLong(part.substring("offset=".length()));
-            }
-        }
-        return -1;
+        return part(line, "offset").map(Long::parseLong).orElse(-1L);
+    }
+
+    /** The value of {@code name=} in an {@code INFO replication} line {@code slave<n>:ip=…,port=…,…}. */
+    private static Optional<String> part(String line, String name) {
+        return Arrays.stream(line.substring(line.indexOf(':') + 1).split(",")).filter(p -> p.startsWith(name + "="))
+                .findFirst().map(p -> p.substring(name.length() + 1));
     }
 
     /** The {@code INFO replication} text of the server that holds {@code key} (in a cluster, the master serving its slot). */

@@ -88,6 +88,36 @@ class UnfitServerTest {
         }
     }
 
+    /** A fresh client reaches the master alone: the replicas are those its {@code INFO replication} names online. */
+    @Test
+    void anEvictingReplicaOfTheTargetIsRefusedToo() {
+        try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start();
+             LocalServer replica = LocalServer.startReplicaOf(target)) {
+            v1Queue(source);
+            evicting(replica);
+            assertRefusedUntouched(source, target, target.uri() + " (the v2 server or cluster) may evict keys that have no TTL when it"
+                    + " runs short of memory (" + replica.hostAndPort() + " (a replica, once a failover promotes it) (maxmemory-policy"
+                    + " allkeys-lru, maxmemory 1073741824 bytes))");
+        }
+    }
+
+    /** A replica that refuses the run's user (ACL users are not replicated) is noted; the run goes on, its retirement waits for it. */
+    @Test
+    void aReplicaWhosePolicyCannotBeReadIsNotedAndMigrated() {
+        try (LocalServer server = LocalServer.start(); LocalServer replica = LocalServer.startReplicaOf(server)) {
+            v1Queue(server);
+            try (Jedis admin = new Jedis(server.hostAndPort())) {
+                admin.aclSetUser("migrator", "on", ">pw", "~*", "&*", "+@all");
+            }
+            String uri = "redis://migrator:pw@127.0.0.1:" + server.port();
+            CliRun r = CliRun.of("migrate", "--yes", "--source", uri, "--target", uri, "--queue", "q");
+            assertEquals(0, r.code(), r.all());
+            assertTrue(r.err().contains("could not read the eviction policy of the replicas " + replica.hostAndPort() + " (WRONGPASS")
+                    && r.err().contains("as a failover promotes one"), r.err());
+            assertFalse(keys(server).contains("bull:q:1"), "migrated and retired: " + keys(server));
+        }
+    }
+
     @Test
     void planReportsAnEvictingServerAsBlocked(@TempDir Path dir) throws Exception {
         try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {

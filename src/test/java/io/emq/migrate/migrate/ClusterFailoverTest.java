@@ -11,6 +11,7 @@ import io.emq.migrate.server.LocalCluster;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.ServerState;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,7 @@ import redis.clients.jedis.args.ClusterFailoverOption;
  * stalled refuses the queue ({@code replicas-behind}) with v1 intact. As the source: a failover of the queue's master
  * (the replica promoted by {@code CLUSTER FAILOVER}) during the catch-up or inside the pause window stops the step
  * ({@code slot-moving}: the old master, a replica now, answers its pipelines {@code MOVED}) with nothing deleted and v1
- * serving, and a re-run through a new client retires every job once.
+ * serving, and a re-run through a new client retires every job once. The pre-flight names a replica that would evict.
  */
 class ClusterFailoverTest {
     @RegisterExtension
@@ -178,6 +179,25 @@ class ClusterFailoverTest {
                 journals.forEach(target::del);
             }
             assertEquals(journals, listed.stream().sorted().toList(), "each journal once");
+        }
+    }
+
+    /** A fresh cluster client knows the masters alone: the pre-flight asks each master's replicas online too. */
+    @Test
+    void anEvictingReplicaOfAClusterIsNamed() {
+        LocalServer replica = replicaOf(1);
+        String clusterUri = "redis+cluster://" + cluster.nodes().get(0).hostAndPort();
+        try (Jedis admin = connect(replica); UnifiedJedis client = clusterClient()) {
+            admin.configSet("maxmemory-policy", "allkeys-lru");
+            admin.configSet("maxmemory", "1gb");
+            try {
+                assertEquals(List.of(replica.hostAndPort() + " (a replica of " + masterOf(1).hostAndPort() + ", once a failover promotes"
+                        + " it) (maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes)"),
+                        ServerState.of(client, Endpoint.parse(clusterUri).clientConfig()).evicting());
+            } finally {
+                admin.configSet("maxmemory-policy", "noeviction");
+                admin.configSet("maxmemory", "0");
+            }
         }
     }
 

@@ -10,17 +10,21 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
-/** A server evicts keys without a TTL only with a maxmemory and an allkeys policy (on a cluster, every node is asked); a replica names its master. */
+/** A server evicts keys without a TTL only with a maxmemory and an allkeys policy (each master asked, and each replica online it names); a replica names its master. */
 class ServerStateTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
     @RegisterExtension
     static final RealServerExtension CLUSTER = RealServerExtension.cluster();
+    /** How the test reaches a node it has no pool for (a replica): a short timeout, for the one that stalls. */
+    static final JedisClientConfig CONFIG = DefaultJedisClientConfig.builder().resp2().timeoutMillis(500).build();
 
     private static void set(RealServerExtension server, HostAndPort node, String policy, String maxmemory) {
         try (Jedis admin = server.node(node)) {
@@ -38,20 +42,20 @@ class ServerStateTest {
     @Test
     void onlyAnAllkeysPolicyUnderAMaxmemoryEvictsKeysWithoutATtl() {
         HostAndPort node = SERVER.nodes().get(0);
-        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty()), ServerState.of(SERVER.client()),
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty(), List.of()), ServerState.of(SERVER.client(), CONFIG),
                 "the default: noeviction, no maxmemory, a master");
         set(SERVER, node, "volatile-lru", "1gb");
-        assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "volatile-* evicts only keys with a TTL");
-        List<ServerState.Memory> memories = ServerState.of(SERVER.client()).memory();
+        assertEquals(List.of(), ServerState.of(SERVER.client(), CONFIG).evicting(), "volatile-* evicts only keys with a TTL");
+        List<ServerState.Memory> memories = ServerState.of(SERVER.client(), CONFIG).memory();
         assertEquals(1, memories.size(), memories.toString());
         ServerState.Memory memory = memories.get(0);
         assertEquals(1L << 30, memory.max(), "the limit read with the policy");
         assertTrue(memory.serves(0) && memory.serves(16383), "a single server holds every slot");
         assertTrue(memory.used() > 0 && memory.room() == memory.max() - memory.used(), memory.toString());
         set(SERVER, node, "allkeys-lru", "0");
-        assertEquals(List.of(), ServerState.of(SERVER.client()).evicting(), "no maxmemory: nothing is ever evicted");
+        assertEquals(List.of(), ServerState.of(SERVER.client(), CONFIG).evicting(), "no maxmemory: nothing is ever evicted");
         set(SERVER, node, "allkeys-lfu", "1gb");
-        assertEquals(List.of("(maxmemory-policy allkeys-lfu, maxmemory 1073741824 bytes)"), ServerState.of(SERVER.client()).evicting());
+        assertEquals(List.of("(maxmemory-policy allkeys-lfu, maxmemory 1073741824 bytes)"), ServerState.of(SERVER.client(), CONFIG).evicting());
     }
 
     @Test
@@ -60,7 +64,7 @@ class ServerStateTest {
             admin.aclSetUser("noinfo", "on", ">pw", "~*", "+@all", "-info");
         }
         try (UnifiedJedis user = Endpoint.parse(SERVER.uri().replace("redis://", "redis://noinfo:pw@")).open()) {
-            ServerState.Readout state = ServerState.of(user);
+            ServerState.Readout state = ServerState.of(user, CONFIG);
             assertTrue(state.unreadable().orElse("").startsWith("NOPERM"), state.toString());
         } finally {
             try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
@@ -72,10 +76,10 @@ class ServerStateTest {
     @Test
     void oneEvictingNodeOfAClusterIsNamed() {
         HostAndPort node = CLUSTER.nodes().get(1);
-        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty()), ServerState.of(CLUSTER.client()),
+        assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty(), List.of()), ServerState.of(CLUSTER.client(), CONFIG),
                 "a cluster's replicas are not the client's to write to");
         set(CLUSTER, node, "allkeys-random", "2gb");
-        ServerState.Readout state = ServerState.of(CLUSTER.client());
+        ServerState.Readout state = ServerState.of(CLUSTER.client(), CONFIG);
         assertEquals(List.of(node + " (maxmemory-policy allkeys-random, maxmemory 2147483648 bytes)"), state.evicting());
         assertEquals(1, state.memory().size(), "the one master with a maxmemory: " + state.memory());
         ServerState.Memory memory = state.memory().get(0);
@@ -97,7 +101,33 @@ class ServerStateTest {
         try (LocalServer master = LocalServer.start(); LocalServer replica = LocalServer.start();
              UnifiedJedis copy = Endpoint.parse(replica.uri()).open()) {
             copy.sendCommand(Protocol.Command.REPLICAOF, LocalServer.HOST, Integer.toString(master.port()));
-            assertEquals(Optional.of(LocalServer.HOST + ":" + master.port()), ServerState.of(copy).replicaOf());
+            assertEquals(Optional.of(LocalServer.HOST + ":" + master.port()), ServerState.of(copy, CONFIG).replicaOf());
+        }
+    }
+
+    @Test
+    void eachReplicaOnlineIsAskedAndOneThatDoesNotAnswerIsNamed() {
+        try (LocalServer master = LocalServer.start(); LocalServer replica = LocalServer.startReplicaOf(master);
+             UnifiedJedis client = Endpoint.parse(master.uri()).open()) {
+            assertEquals(new ServerState.Readout(List.of(), Optional.empty(), List.of(), Optional.empty(), List.of()),
+                    ServerState.of(client, CONFIG), "a master and its replica, neither evicting");
+            try (Jedis admin = new Jedis(replica.hostAndPort())) {
+                admin.configSet("maxmemory-policy", "allkeys-lru");
+                admin.configSet("maxmemory", "1gb");
+            }
+            ServerState.Readout state = ServerState.of(client, CONFIG);
+            assertEquals(List.of(replica.hostAndPort() + " (a replica, once a failover promotes it) (maxmemory-policy allkeys-lru,"
+                    + " maxmemory 1073741824 bytes)"), state.evicting());
+            assertEquals(List.of(), state.memory(), "the master's memory alone is weighed: the replica's is not written to");
+            replica.stall();
+            try {
+                state = ServerState.of(client, CONFIG);
+            } finally {
+                replica.resume();
+            }
+            assertEquals(List.of(), state.evicting(), state.toString());
+            assertEquals(1, state.unanswered().size(), state.toString());
+            assertTrue(state.unanswered().get(0).startsWith(replica.hostAndPort() + " ("), state.toString());
         }
     }
 }
