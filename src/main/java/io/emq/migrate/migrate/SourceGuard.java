@@ -102,7 +102,8 @@ final class SourceGuard implements AutoCloseable {
      * {@code meta.migrating-was-paused} (whether v1 was paused when the window opened), keeping
      * {@code meta.migrating-token} as the record of the migration that retired the queue: a v1 producer still adding then fails (INCR of a non-integer) instead of
      * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
-     * already; empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
+     * already (stamped under this token or one it supersedes: a tombstone a newer token stamped refuses, as its
+     * lease was lost); empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
      * and token check on, so the check and the transaction are one step. Three round trips: the watch with the check;
      * {@code MULTI} alone, so that a server refusing it has been sent nothing that deletes; then the
      * transaction's commands with its {@code EXEC} (a command the server refuses to queue aborts the
@@ -117,15 +118,15 @@ final class SourceGuard implements AutoCloseable {
             connection.sendCommand(Protocol.Command.HMGET, meta, Utf8.bytes("version"), Utf8.bytes("migrating-token"));
             connection.getStatusCodeReply();
             List<byte[]> fields = connection.getBinaryMultiBulkReply();
-            if (SourceFence.TOMBSTONE.equals(Replies.asText(fields.get(0)))) {
-                return Optional.of(new Retirement(0, replicas));
-            }
             Optional<SourceToken> held = SourceToken.parse(Replies.asText(fields.get(1)));
             if (held.isPresent() && SourceToken.parse(token).map(mine -> held.get().supersedes(mine)
                     || held.get().ofAnotherJournal(mine)).orElse(false)) {
                 throw new EmqWireException.Lock("EMQLOCK lease lost: " + queue.key(QueueStructure.META).display() + " was taken by"
                         + " the migration (or abandon) with token " + Replies.asText(fields.get(1)) + ", this migrator holds "
                         + token + ": nothing deleted");
+            }
+            if (SourceFence.TOMBSTONE.equals(Replies.asText(fields.get(0)))) {
+                return Optional.of(new Retirement(0, replicas));
             }
             List<byte[]> deleted = new ArrayList<>();
             SourceFence.STRUCTURES.forEach(s -> deleted.add(queue.key(s).raw()));

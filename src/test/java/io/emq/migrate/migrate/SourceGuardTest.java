@@ -97,7 +97,10 @@ class SourceGuardTest {
         connections.close();
     }
 
-    /** A queue another journal's migration took (its token on meta) is not retired; the tombstone keeps the retiring migration's token. */
+    /**
+     * A queue another journal's migration took (its token on meta) is not retired; the tombstone keeps the retiring migration's token,
+     * and a guard of any token it supersedes is refused on a tombstone as before it.
+     */
     @ParameterizedTest
     @MethodSource("sources")
     void aQueueAnotherJournalTookIsNotRetiredAndTheTombstoneKeepsTheToken(RealServerExtension source) {
@@ -109,6 +112,12 @@ class SourceGuardTest {
 
         assertEquals(Optional.of(new SourceGuard.Retirement(2, 0)), SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-2:1", 0, Duration.ZERO));
         assertEquals("j-2:1", source.client().hget(key("meta"), "migrating-token"), "the tombstone names who retired the queue");
+        for (String lost : List.of("j-2:0", "j-1:5")) { // its own journal's earlier run, another journal's
+            assertThrows(EmqWireException.Lock.class, () -> SourceGuard.watch(connections, QUEUE).retire(List.of(), lost, 1, Duration.ZERO),
+                    "a run whose queue a newer token retired meanwhile is told its lease was lost, not that the queue is its own to resume");
+        }
+        assertEquals(Optional.of(new SourceGuard.Retirement(0, 1)), SourceGuard.watch(connections, QUEUE).retire(List.of(), "j-2:1", 1,
+                Duration.ZERO), "stamped under its own token: left as it is");
         connections.close();
     }
 
