@@ -59,10 +59,12 @@ public final class LiveSoak {
         long seed = System.nanoTime();
         boolean withoutFeed = false;
         boolean cluster = false;
+        boolean replicas = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--without-feed" -> withoutFeed = true;
                 case "--cluster" -> cluster = true;
+                case "--replicas" -> replicas = true;
                 case "--target" -> target = args[++i];
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
@@ -73,7 +75,11 @@ public final class LiveSoak {
         if (cluster && withoutFeed) {
             throw new IllegalArgumentException("--cluster reads v1 with the change feed: not with --without-feed");
         }
+        if (replicas && target != null) {
+            throw new IllegalArgumentException("--replicas gives the soak's own server a replica: not with --target");
+        }
         LocalServer server = target == null ? LocalServer.start() : null;
+        LocalServer replica = replicas ? LocalServer.startReplicaOf(server) : null;
         LocalServer elsewhere = LocalServer.start(); // the target of a rival that migrates the queue into another one
         LocalCluster v1Cluster = cluster ? LocalCluster.start(3) : null;
         String uri = target == null ? server.uri() : target;
@@ -91,13 +97,16 @@ public final class LiveSoak {
         long crashes = 0;
         long exitZeroWithoutRetire = 0;
         long unexpected = 0;
+        long stalls = 0;
+        long behind = 0;
         Map<String, Long> withoutFeedBecause = new TreeMap<>();
         System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri
                 + (cluster ? ", v1 on a local cluster of 3 masters (prefix " + v1.prefix() + ")" : "")
-                + (withoutFeed ? ", v1 read without the change feed" : ""));
+                + (withoutFeed ? ", v1 read without the change feed" : "")
+                + (replicas ? ", the server with a replica that one run in two stalls (SIGSTOP) for 0.5-8 s at a random checkpoint" : ""));
         try {
             for (int run = 1; run <= runs; run++) {
-                Run r = new Run(v1, uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs);
+                Run r = new Run(v1, uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs, replica);
                 r.execute();
                 lost += r.lost;
                 doubled += r.doubled;
@@ -107,9 +116,14 @@ public final class LiveSoak {
                 r.withoutFeed.forEach((why, n) -> withoutFeedBecause.merge(why, n, Long::sum));
                 exitZeroWithoutRetire += r.exitZeroWithoutRetire;
                 unexpected += r.unexpected;
+                stalls += r.stalls;
+                behind += r.behind;
                 System.out.printf("run %2d: %s%n", run, r.summary());
             }
         } finally {
+            if (replica != null) {
+                replica.close();
+            }
             if (server != null) {
                 server.close();
             }
@@ -123,6 +137,9 @@ public final class LiveSoak {
                 + (exitZeroWithoutRetire > 0 ? ", " + exitZeroWithoutRetire + " exit 0 without retirement" : "")
                 + (unexpected > 0 ? ", " + unexpected + " failures with an unexpected error (a repair asked)" : ""));
         System.out.println("migrate runs that read v1 without the change feed, by why: " + withoutFeedBecause);
+        if (replicas) {
+            System.out.println(stalls + " replica stalls, " + behind + " runs refused replicas-behind");
+        }
         System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys, schedulers or settings");
         if (lost + doubled + stale + exitZeroWithoutRetire + unexpected > 0) {
             System.exit(1);
@@ -148,6 +165,8 @@ public final class LiveSoak {
         final String otherUri;
         final Random random;
         final int jobs;
+        /** The replica of the server, stalled in some runs (null without {@code --replicas}). */
+        final LocalServer replica;
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
@@ -169,6 +188,8 @@ public final class LiveSoak {
         long exitZeroWithoutRetire;
         /** Runs that failed with an error the migrator did not expect (kind {@code error}: it asks for a repair). */
         long unexpected;
+        long stalls;
+        long behind;
         /** The migrate runs that read v1 without the change feed, by why (a resumed run, a feed broken, ...). */
         final Map<String, Long> withoutFeed = Collections.synchronizedMap(new TreeMap<>());
         int passes;
@@ -177,7 +198,8 @@ public final class LiveSoak {
         /** The message of the last run that did not retire the queue (printed when none ever does). */
         volatile String lastRefusal = "";
 
-        Run(V1 v1, String uri, String sourceUri, String otherUri, Random random, int jobs) {
+        Run(V1 v1, String uri, String sourceUri, String otherUri, Random random, int jobs, LocalServer replica) {
+            this.replica = replica;
             this.v1 = v1;
             this.uri = uri;
             this.sourceUri = sourceUri;
@@ -215,13 +237,26 @@ public final class LiveSoak {
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
+                long stallAt = replica != null && random.nextBoolean() ? 1 + random.nextInt(120) : 0;
+                long stallMs = 500 + random.nextInt(7_500);
+                Thread resumer = thread(() -> {
+                    sleep(stallMs);
+                    replica.resume();
+                });
                 // one run in eight: a dedup key deleted alone in the last instant before the tombstone, the run stopped
                 // right after it (the re-run follows it from the journal)
                 boolean lastInstant = random.nextInt(8) == 0;
                 AtomicBoolean deletedLast = new AtomicBoolean();
                 AtomicBoolean stoppedAfterTheTombstone = new AtomicBoolean();
                 Checkpoints checkpoints = Checkpoints.observed((version, where) -> {
-                    if (hits.incrementAndGet() == crashAt) {
+                    long hit = hits.incrementAndGet();
+                    if (hit == stallAt) {
+                        replica.stall();
+                        stalls++;
+                        events.add("replica stalled " + stallMs + " ms@" + version + ":" + where);
+                        resumer.start();
+                    }
+                    if (hit == crashAt) {
                         throw new Checkpoints.InjectedCrash(version + ":" + where);
                     }
                     if (lastInstant && version == 120 && where.equals("before retire") && !deletedLast.getAndSet(true)) {
@@ -258,6 +293,9 @@ public final class LiveSoak {
                 stop.set(true);
                 for (Thread t : threads) {
                     t.join();
+                }
+                if (resumer.isAlive()) {
+                    resumer.join();
                 }
                 if (retired(other)) { // the rival retired the queue into the other target: this one's copy stays paused
                     events.add("retired into the other target");
@@ -442,6 +480,7 @@ public final class LiveSoak {
                     events.add(r.outcome().wireName() + "/" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse(""));
                     lastRefusal = r.message();
                     outOfOrder |= r.refusalKind().equals(Optional.of(MigrationRefused.Kind.OUT_OF_ORDER));
+                    behind += r.refusalKind().equals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND)) ? 1 : 0;
                 }
                 return true;
             } catch (Checkpoints.InjectedCrash crash) {

@@ -13,6 +13,10 @@ import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -140,5 +144,64 @@ class TargetReplicasTest {
 
         replica.resume();
         retiredOnce(migrate(Checkpoints.none()));
+    }
+
+    /**
+     * A producer and a worker keep using v1 through a refusal and the re-run: a replica stalled at "v1 paused" refuses
+     * the queue before the tombstone, v1 serves them again, and once the replica runs again a re-run retires the queue
+     * while they go on. Every job v1 took is then once in v2, or finished by the worker, never both.
+     */
+    @Test
+    void aLiveProducerAndWorkerBesideAReplicaStalledInThePauseWindowLoseAndDoubleNoJob() throws InterruptedException {
+        Set<String> added = ConcurrentHashMap.newKeySet();
+        Set<String> completed = ConcurrentHashMap.newKeySet();
+        LongStream.rangeClosed(1, JOBS).forEach(n -> added.add(Long.toString(n)));
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread producer = new Thread(() -> {
+            try (UnifiedJedis v1 = Endpoint.parse(SOURCE.uri()).open()) {
+                while (!stop.get()) {
+                    LiveV1.add(v1, QUEUE).ifPresent(added::add);
+                    Sleep.millis(5);
+                }
+            }
+        });
+        Thread worker = new Thread(() -> {
+            try (UnifiedJedis v1 = Endpoint.parse(SOURCE.uri()).open()) {
+                while (!stop.get()) {
+                    LiveV1.take(v1, QUEUE, false, 5_000).filter(id -> LiveV1.complete(v1, QUEUE, id)).ifPresent(completed::add);
+                    Sleep.millis(5);
+                }
+            }
+        });
+        producer.start();
+        worker.start();
+        long[] servedAgain = {0};
+        MigrationResult refused;
+        MigrationResult finished;
+        try {
+            refused = migrate(Checkpoints.observed((version, where) -> {
+                if (version == 120 && where.equals("v1 paused")) {
+                    replica.stall();
+                }
+            }));
+            int before = completed.size();
+            for (int i = 0; i < 200 && completed.size() == before; i++) {
+                Sleep.millis(10);
+            }
+            servedAgain[0] = completed.size() - before;
+            replica.resume();
+            finished = migrate(Checkpoints.none());
+            Sleep.millis(100); // adds refused by the tombstone, takes finding nothing
+        } finally {
+            stop.set(true);
+            producer.join();
+            worker.join();
+        }
+        assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
+        assertTrue(servedAgain[0] > 0, "the worker is served again once the pause is given back");
+        assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.message());
+        assertTrue(added.size() > JOBS && !completed.isEmpty(), added.size() + " added, " + completed.size() + " completed");
+        assertEquals(List.of(), LiveV1.problems(SOURCE.client(), "bull", target, QUEUE, Set.copyOf(added), Set.copyOf(completed), true));
+        assertEquals(added.size() - completed.size(), target.zcard(Keys.queue(QUEUE).pending()), "the rest pending in v2");
     }
 }
