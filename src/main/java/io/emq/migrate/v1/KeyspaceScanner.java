@@ -1,13 +1,21 @@
 package io.emq.migrate.v1;
 
+import io.emq.migrate.keyspace.Slots;
+import io.emq.migrate.wire.DedicatedConnection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.PipelineSend;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.Pool;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -44,21 +52,39 @@ public final class KeyspaceScanner {
         scanKeys(start, keys -> batches.accept(typed(keys)));
     }
 
-    /** Every key that starts with {@code start}, in batches, without types. */
+    /**
+     * Every key that starts with {@code start}, in batches, without types. On a cluster, keys under a {@code start} that
+     * names one slot by its hash tag are walked on that slot's master; others (keys spread over slots, such as BullMQ's
+     * {@code bull:{orders}:…} under {@code bull}) master by master: a cluster client scans one slot's master alone.
+     */
     public void scanKeys(Bytes start, Consumer<List<Bytes>> batches) {
         ScanParams params = new ScanParams().count(BATCH);
         if (!start.isEmpty()) {
             params.match(globPrefix(start).raw());
         }
-        ScanResult<byte[]> page = jedis.scan(ScanParams.SCAN_POINTER_START_BINARY, params);
+        if (jedis instanceof RedisClusterClient cluster && !Slots.pins(start.raw())) {
+            CommandObjects commands = new CommandObjects(RedisProtocol.RESP2);
+            for (Pool<Connection> master : DedicatedConnection.masters(cluster)) {
+                try (Connection c = master.getResource()) {
+                    walk(cursor -> c.executeCommand(commands.scan(cursor, params)), false, params, batches);
+                }
+            }
+            return;
+        }
+        walk(cursor -> jedis.scan(cursor, params), askingAhead, params, batches);
+    }
+
+    /** Walks one keyspace from the first page {@code scan} gives; {@code ahead}: asks for the next page through a pipeline of the client before it hands a page over. */
+    private void walk(Function<byte[], ScanResult<byte[]>> scan, boolean ahead, ScanParams params, Consumer<List<Bytes>> batches) {
+        ScanResult<byte[]> page = scan.apply(ScanParams.SCAN_POINTER_START_BINARY);
         while (true) {
             boolean last = page.isCompleteIteration();
-            AbstractPipeline ahead = askingAhead && !last ? jedis.pipelined() : null;
-            try (ahead) {
+            AbstractPipeline pipeline = ahead && !last ? jedis.pipelined() : null;
+            try (pipeline) {
                 Response<ScanResult<byte[]>> next = null;
-                if (ahead != null) {
-                    next = ahead.scan(page.getCursorAsBytes(), params);
-                    PipelineSend.now(ahead);
+                if (pipeline != null) {
+                    next = pipeline.scan(page.getCursorAsBytes(), params);
+                    PipelineSend.now(pipeline);
                 }
                 List<Bytes> keys = new ArrayList<>(page.getResult().size());
                 for (byte[] k : page.getResult()) {
@@ -70,10 +96,10 @@ public final class KeyspaceScanner {
                 if (last) {
                     return;
                 }
-                if (ahead == null) {
-                    page = jedis.scan(page.getCursorAsBytes(), params);
+                if (pipeline == null) {
+                    page = scan.apply(page.getCursorAsBytes());
                 } else {
-                    ahead.sync();
+                    pipeline.sync();
                     page = next.get();
                 }
             }

@@ -1,6 +1,8 @@
 package io.emq.migrate.wire;
 
 import io.emq.migrate.keyspace.Slots;
+import java.util.ArrayList;
+import java.util.List;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
@@ -28,13 +30,30 @@ public final class DedicatedConnection {
             return standalone.getPool();
         }
         if (client instanceof RedisClusterClient cluster) {
-            HostAndPort node;
-            try (Connection owner = cluster.getConnectionFromSlot(Slots.slot(key))) {
-                node = owner.getHostAndPort();
-            }
-            return cluster.getClusterNodes().get(node.toString());
+            return serverOf(cluster, Slots.slot(key));
         }
         throw new IllegalArgumentException("no dedicated connection from a " + client.getClass().getSimpleName());
+    }
+
+    /** The client's pool of connections to the master serving {@code slot}, as the client's slot map tells it. */
+    private static Pool<Connection> serverOf(RedisClusterClient cluster, int slot) {
+        HostAndPort node;
+        try (Connection owner = cluster.getConnectionFromSlot(slot)) {
+            node = owner.getHostAndPort();
+        }
+        return cluster.getClusterNodes().get(node.toString());
+    }
+
+    /** The client's pool of connections to each master of a cluster, once each ({@link ServerState#masterSlots}): every slot's server. */
+    public static List<Pool<Connection>> masters(RedisClusterClient cluster) {
+        List<Pool<Connection>> pools = new ArrayList<>();
+        for (List<ServerState.SlotRange> ranges : ServerState.masterSlots(cluster).values()) {
+            Pool<Connection> pool = serverOf(cluster, ranges.get(0).from());
+            if (pools.stream().noneMatch(known -> known == pool)) {
+                pools.add(pool);
+            }
+        }
+        return pools;
     }
 
     /** A new connection made like those of {@code pool}, outside it. */

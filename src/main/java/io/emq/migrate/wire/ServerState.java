@@ -72,11 +72,7 @@ public final class ServerState {
         List<String> unanswered = new ArrayList<>();
         try {
             if (client instanceof RedisClusterClient cluster) {
-                Map<String, List<SlotRange>> masters;
-                try (Connection c = cluster.getClusterNodes().values().iterator().next().getResource()) {
-                    masters = masterSlots(c);
-                }
-                for (Map.Entry<String, List<SlotRange>> master : masters.entrySet()) {
+                for (Map.Entry<String, List<SlotRange>> master : masterSlots(cluster).entrySet()) {
                     List<String> info = info(HostAndPort.from(master.getKey()), config, "memory", "replication");
                     evicting(master.getKey(), info.get(0)).ifPresent(evicting::add);
                     limit(master.getKey(), master.getValue(), info.get(0)).ifPresent(limits::add);
@@ -135,7 +131,13 @@ public final class ServerState {
         return max == 0 ? Optional.empty() : Optional.of(new Memory(node, slots, field(info, "used_memory").map(Long::parseLong).orElse(0L), max));
     }
 
-    /** Each master's {@code host:port} and the slots it serves, as {@code CLUSTER SLOTS} on {@code c} tells them. */
+    /** Each master's {@code host:port} and the slots it serves, as {@code CLUSTER SLOTS} on a node {@code cluster} knows tells them. */
+    public static Map<String, List<SlotRange>> masterSlots(RedisClusterClient cluster) {
+        try (Connection c = cluster.getClusterNodes().values().iterator().next().getResource()) {
+            return masterSlots(c);
+        }
+    }
+
     private static Map<String, List<SlotRange>> masterSlots(Connection c) {
         c.sendCommand(Protocol.Command.CLUSTER, "SLOTS");
         Map<String, List<SlotRange>> masters = new LinkedHashMap<>();

@@ -103,6 +103,25 @@ class ClusterSourceTest {
     }
 
     /**
+     * BullMQ on a cluster may keep the hash tag in the queue's name instead of the prefix ({@code bull:{orders}:…}): the
+     * keys under the prefix {@code bull} then spread over every master, and discovery walks each master's keyspace (a
+     * cluster client scans one slot's master only, and refuses a pattern without a hash tag). Besides it, a queue whose
+     * keys have no hash tag at all is found too (and refused by migrate for its name, as any invalid one).
+     */
+    @Test
+    void aQueueWhoseNameHoldsTheHashTagIsDiscoveredUnderAPlainPrefixAndMigrated() {
+        V1QueueGenerator.addWaiting(SOURCE.client(), "bull", "{orders}", 1, JOBS, 20);
+        V1QueueGenerator.addWaiting(SOURCE.client(), "bull", "{invoices}", 1, 5, 20);
+        MigrationResult r = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(TARGET.client()), through(SOURCE.nodes()),
+                OPTIONS.withRenames(java.util.Map.of("{orders}", QUEUE)), Checkpoints.none()).migrate(List.of("bull"), List.of("{orders}")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.message());
+        assertEquals(JOBS, TARGET.client().zcard(Keys.queue(QUEUE).pending()));
+        assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, JOBS), "every job once");
+        assertEquals(SourceFence.TOMBSTONE, SOURCE.client().hget("bull:{orders}:meta", "version"));
+        assertEquals(5, SOURCE.client().llen("bull:{invoices}:wait"), "the other queue under the prefix untouched");
+    }
+
+    /**
      * A v1 producer adds and a v1 worker takes and completes jobs while v1 serves (the copy, V110); an add inside the
      * pause window fails. The change feed tracks the queue on the master of its slot: each re-sync pass reads only
      * what v1 wrote since the pass before, the one under the pause too.
@@ -370,16 +389,23 @@ class ClusterSourceTest {
         return id;
     }
 
+    /** Why a run's feed would not watch {@code queue}, the first it watches; empty when it would. */
+    private static Optional<String> refusal(Wire source, QueueRef queue) {
+        try (SourceFeed feed = new SourceFeed(source)) {
+            return feed.watch(queue).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched(queue));
+        }
+    }
+
     /**
-     * The plan's estimate of the window ({@link PauseWindow}): with the feed on a cluster source; without it for a queue
+     * What the plan's estimate of the window rests on ({@link PauseWindow}): with the feed on a cluster source; without it for a queue
      * whose keys are not of one slot, and for a source user that may not read {@code CLUSTER NODES} (the feed could not
      * tell that the slot stayed).
      */
     @Test
     void aClusterSourceIsWatchedWhereItsMasterTellsItHoldsTheSlot() {
-        assertEquals(Optional.empty(), SourceFeed.refusal(Wire.unfenced(SOURCE.client()), QueueRef.of(PREFIX, QUEUE)));
+        assertEquals(Optional.empty(), refusal(Wire.unfenced(SOURCE.client()), QueueRef.of(PREFIX, QUEUE)));
         assertEquals(Optional.of("the queue's keys are spread over the cluster's slots (its prefix has no hash tag)"),
-                SourceFeed.refusal(Wire.unfenced(SOURCE.client()), QueueRef.of("bull", QUEUE)));
+                refusal(Wire.unfenced(SOURCE.client()), QueueRef.of("bull", QUEUE)));
         SOURCE.nodes().forEach(node -> {
             try (Jedis n = SOURCE.node(node)) {
                 n.aclSetUser("nonodes", "on", ">s3cret", "~*", "&*", "+@all", "-cluster", "+cluster|slots"); // Redis 6.2 takes no "-cluster|nodes"
@@ -388,7 +414,7 @@ class ClusterSourceTest {
         try (UnifiedJedis restricted = Endpoint.parse("redis+cluster://nonodes:s3cret@" + SOURCE.nodes().get(0)).open()) {
             assertEquals(Optional.of("the master of the queue's slot " + Slots.slot(PREFIX) + " cannot tell that it holds it"
                     + " (the slot is moving, or the source refuses CLUSTER NODES)"),
-                    SourceFeed.refusal(Wire.unfenced(restricted), QueueRef.of(PREFIX, QUEUE)));
+                    refusal(Wire.unfenced(restricted), QueueRef.of(PREFIX, QUEUE)));
         } finally {
             SOURCE.nodes().forEach(node -> {
                 try (Jedis n = SOURCE.node(node)) {
