@@ -104,19 +104,20 @@ final class PlanCommand implements Command {
             serverProblems.forEach(problem -> in.out().println("BLOCKED: " + problem + "; migrate refuses it as it is"));
         }
         Map<Integer, Long> bySlot = new HashMap<>(); // the estimate by the cluster slot its keys hash to
-        PauseWindow windows = chosen.isEmpty() ? null : PauseWindow.of(Wire.unfenced(jedis), chosen.get(0));
-        for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
-            QueuePlan plan = planner.plan(reader.read(q));
-            PauseWindow.Estimate window = windows.next(plan.snapshot());
-            blocked |= plan.blocked();
-            plan.v2Keys().forEach(k -> bySlot.merge(JedisClusterCRC16.getSlot(k.key()), k.bytes(), Long::sum));
-            if (html != null) {
-                html.add(plan);
-            }
-            if (in.json()) {
-                rendered.add(PlanDocument.queue(plan, window, servedBy));
-            } else {
-                text(plan, window, servedBy, in.out());
+        try (PauseWindow windows = PauseWindow.of(Wire.unfenced(jedis))) {
+            for (QueueRef q : chosen) { // one queue's snapshot in memory at a time
+                QueuePlan plan = planner.plan(reader.read(q));
+                PauseWindow.Estimate window = windows.next(plan.snapshot());
+                blocked |= plan.blocked();
+                plan.v2Keys().forEach(k -> bySlot.merge(JedisClusterCRC16.getSlot(k.key()), k.bytes(), Long::sum));
+                if (html != null) {
+                    html.add(plan);
+                }
+                if (in.json()) {
+                    rendered.add(PlanDocument.queue(plan, window, servedBy));
+                } else {
+                    text(plan, window, servedBy, in.out());
+                }
             }
         }
         List<String> warnings = shortOfMemory(in.targetOrSource(), checks.get(checks.size() - 1), bySlot);

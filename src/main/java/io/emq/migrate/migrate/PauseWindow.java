@@ -16,7 +16,7 @@ import java.util.Optional;
  * again. The estimate is the jobs times the cost per job {@code bench/run-migration} measured either way
  * (bench/RESULTS.md).
  */
-public final class PauseWindow {
+public final class PauseWindow implements AutoCloseable {
     /**
      * The window per job with the change feed, rounded up from what {@code bench/run-migration --jobs 1000000 --producer 1000}
      * measured on the tree that caught up before the pause: 997 ms for 1,079,560 jobs at load average 1.2
@@ -34,29 +34,36 @@ public final class PauseWindow {
      */
     static final double MICROS_PER_JOB_WITHOUT_FEED = 14;
 
-    /** Why the queues of this plan would be re-synced without the change feed; empty when a run would have it. */
-    private final Optional<String> withoutFeed;
-    private int estimated;
+    /** The feed a run would open: each queue of the plan is watched in turn, as the run would watch it. */
+    private final SourceFeed feed;
 
-    private PauseWindow(Optional<String> withoutFeed) {
-        this.withoutFeed = withoutFeed;
+    private PauseWindow(SourceFeed feed) {
+        this.feed = feed;
     }
 
-    /** The estimates of one plan's queues from {@code source}, whose change feed is tried on the first, {@code queue} (see {@link SourceFeed#refusal}). */
-    public static PauseWindow of(Wire source, QueueRef queue) {
-        return new PauseWindow(SourceFeed.refusal(source, queue));
+    /** The estimates of one plan's queues from {@code source}: a change feed is opened on it, and watches no key until {@link #next}. */
+    public static PauseWindow of(Wire source) {
+        return new PauseWindow(new SourceFeed(source));
     }
 
     /** A queue's estimate, and why its run would re-sync it without the change feed (then its last pass reads every job again). */
     public record Estimate(long ms, Optional<String> withoutFeed) {
     }
 
-    /** The estimate of the plan's next queue: a run watches its first {@link SourceFeed#MOST_WATCHED} queues through the feed. */
+    /**
+     * The estimate of the plan's next queue, whose run would watch it through the feed as this one does: unless the feed
+     * could not start, the source refuses to track the queue's prefix, its keys spread over a cluster's slots, or the
+     * feed watches its first {@link SourceFeed#MOST_WATCHED} queues already.
+     */
     public Estimate next(QueueSnapshot snap) {
-        int place = estimated++;
-        Optional<String> without = withoutFeed.isPresent() || place < SourceFeed.MOST_WATCHED ? withoutFeed
-                : Optional.of(SourceFeed.PAST_MOST_WATCHED);
+        Optional<String> without = feed.watch(snap.queue()).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched(snap.queue()));
         double micros = without.isEmpty() ? MICROS_PER_JOB : MICROS_PER_JOB_WITHOUT_FEED;
         return new Estimate(Math.round(snap.jobCount() * micros / 1000), without);
+    }
+
+    /** Closes the feed's connections. */
+    @Override
+    public void close() {
+        feed.close();
     }
 }

@@ -137,17 +137,6 @@ final class SourceFeed implements AutoCloseable {
         return Optional.of(new Watch(prefix, server.get(), placed));
     }
 
-    /**
-     * Why a run reading {@code source} would re-sync {@code queue} without the feed (it cannot start, or the server
-     * refuses to track the queue's prefix); empty when it would watch it. Opens a feed, watches the queue and closes it:
-     * no key is written.
-     */
-    static Optional<String> refusal(Wire source, QueueRef queue) {
-        try (SourceFeed feed = new SourceFeed(source)) {
-            return feed.watch(queue).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched(queue));
-        }
-    }
-
     /** Why {@link #watch} just left {@code queue} unwatched. */
     String whyUnwatched(QueueRef queue) {
         if (broken != null) {

@@ -148,6 +148,11 @@ public final class LocalCluster implements AutoCloseable {
         return List.copyOf(nodes.subList(0, masters));
     }
 
+    /** The index of the master it started that was given {@code slot} (which serves it until a failover or a reshard). */
+    public int givenSlot(int slot) {
+        return Math.min(slot / (Slots.COUNT / masters), masters - 1);
+    }
+
     /** The replicas of the master it started {@code i}-th. */
     public List<LocalServer> replicasOf(int i) {
         List<LocalServer> out = new ArrayList<>();

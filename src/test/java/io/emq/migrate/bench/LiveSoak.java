@@ -1,6 +1,8 @@
 package io.emq.migrate.bench;
 
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.keyspace.Slots;
+import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Checkpoints;
@@ -81,7 +83,10 @@ public final class LiveSoak {
         LocalServer server = target == null ? LocalServer.start() : null;
         LocalServer replica = replicas ? LocalServer.startReplicaOf(server) : null;
         LocalServer elsewhere = LocalServer.start(); // the target of a rival that migrates the queue into another one
-        LocalCluster v1Cluster = cluster ? LocalCluster.start(3) : null;
+        LocalCluster v1Cluster = cluster ? LocalCluster.start(3, replicas ? 1 : 0) : null;
+        // the replicas a run may stall: the server's; on a cluster, that of the master serving v1's slot too
+        List<LocalServer> stallable = replica == null ? List.of() : cluster
+                ? List.of(replica, v1Cluster.replicasOf(v1Cluster.givenSlot(Slots.slot("{bull}"))).get(0)) : List.of(replica);
         String uri = target == null ? server.uri() : target;
         V1 v1 = cluster ? new V1("redis+cluster://" + v1Cluster.uri().substring("redis://".length()), "{bull}") : new V1(uri, "bull");
         String sourceUri = v1.uri();
@@ -103,10 +108,11 @@ public final class LiveSoak {
         System.out.println("live-source soak: " + runs + " runs of " + jobs + " jobs, seed " + seed + ", server " + uri
                 + (cluster ? ", v1 on a local cluster of 3 masters (prefix " + v1.prefix() + ")" : "")
                 + (withoutFeed ? ", v1 read without the change feed" : "")
-                + (replicas ? ", the server with a replica that one run in two stalls (SIGSTOP) for 0.5-8 s at a random checkpoint" : ""));
+                + (replicas ? ", the server (and each cluster master) with a replica; one run in two stalls (SIGSTOP) the server's"
+                + (cluster ? " or v1's master's" : "") + " for 0.5-8 s at a random checkpoint" : ""));
         try {
             for (int run = 1; run <= runs; run++) {
-                Run r = new Run(v1, uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs, replica);
+                Run r = new Run(v1, uri, sourceUri, elsewhere.uri(), new Random(seed + run), jobs, stallable);
                 r.execute();
                 lost += r.lost;
                 doubled += r.doubled;
@@ -165,8 +171,8 @@ public final class LiveSoak {
         final String otherUri;
         final Random random;
         final int jobs;
-        /** The replica of the server, stalled in some runs (null without {@code --replicas}). */
-        final LocalServer replica;
+        /** The replicas one of which a run may stall (none without {@code --replicas}). */
+        final List<LocalServer> replicas;
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
@@ -198,8 +204,8 @@ public final class LiveSoak {
         /** The message of the last run that did not retire the queue (printed when none ever does). */
         volatile String lastRefusal = "";
 
-        Run(V1 v1, String uri, String sourceUri, String otherUri, Random random, int jobs, LocalServer replica) {
-            this.replica = replica;
+        Run(V1 v1, String uri, String sourceUri, String otherUri, Random random, int jobs, List<LocalServer> replicas) {
+            this.replicas = replicas;
             this.v1 = v1;
             this.uri = uri;
             this.sourceUri = sourceUri;
@@ -237,8 +243,9 @@ public final class LiveSoak {
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
-                long stallAt = replica != null && random.nextBoolean() ? 1 + random.nextInt(120) : 0;
+                long stallAt = !replicas.isEmpty() && random.nextBoolean() ? 1 + random.nextInt(120) : 0;
                 long stallMs = 500 + random.nextInt(7_500);
+                LocalServer replica = replicas.isEmpty() ? null : replicas.get(random.nextInt(replicas.size()));
                 Thread resumer = thread(() -> {
                     sleep(stallMs);
                     replica.resume();
@@ -253,7 +260,8 @@ public final class LiveSoak {
                     if (hit == stallAt) {
                         replica.stall();
                         stalls++;
-                        events.add("replica stalled " + stallMs + " ms@" + version + ":" + where);
+                        events.add((replica == replicas.get(0) ? "replica" : "v1 master's replica") + " stalled " + stallMs + " ms@"
+                                + version + ":" + where);
                         resumer.start();
                     }
                     if (hit == crashAt) {
@@ -495,7 +503,10 @@ public final class LiveSoak {
 
         /** The verdict of the run, v1 on {@code source}, its jobs in v2 on {@code target}. */
         private void check(UnifiedJedis source, UnifiedJedis target, boolean retired) {
-            List<String> found = new ArrayList<>(LiveV1.problems(source, v1.prefix(), target, QUEUE, Set.copyOf(added), Set.copyOf(completed), retired));
+            // a queue refused past its tombstone (v1's replicas behind it) holds its jobs in v2, paused until a re-run
+            boolean tombstoned = QueueSnapshot.TOMBSTONE.equals(source.hget(v1.base() + "meta", "version"));
+            List<String> found = new ArrayList<>(LiveV1.problems(source, v1.prefix(), target, QUEUE, Set.copyOf(added), Set.copyOf(completed),
+                    retired || tombstoned));
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(target, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(target, QUEUE, Map.copyOf(schedulers)));

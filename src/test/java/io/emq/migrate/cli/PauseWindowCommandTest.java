@@ -24,6 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PauseWindowCommandTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
+    @RegisterExtension
+    static final RealServerExtension CLUSTER = RealServerExtension.cluster();
 
     @Test
     void planEstimatesTheWindowAndMigratePrintsTheOneItJournaled() throws Exception {
@@ -115,6 +117,24 @@ class PauseWindowCommandTest {
         JsonNode last = queues.path(queues.size() - 1);
         assertEquals("t64", last.path("name").asText(), last.toString());
         assertEquals("a run's change feed watches its first 64 queues", last.path("withoutChangeFeed").asText(), last.toString());
+    }
+
+    /**
+     * Each queue's estimate says whether a run's feed would watch that queue: on a cluster, a queue under a prefix without a
+     * hash tag (its keys over many slots) is estimated without it, one under a hash-tagged prefix with it, whichever comes first.
+     */
+    @Test
+    void planEstimatesEachQueueOfAClusterSourceWithOrWithoutTheFeedAsARunWouldWatchIt() throws Exception {
+        V1QueueGenerator.addWaiting(CLUSTER.client(), "bull", "spread", 1, 10, 20);
+        V1QueueGenerator.addWaiting(CLUSTER.client(), "{t}", "tagged", 1, 10, 20);
+        CliRun run = CliRun.of("plan", "--source", "redis+cluster://" + CLUSTER.uri().substring("redis://".length()), "--all",
+                "--prefix", "bull", "--prefix", "{t}", "--json");
+        JsonNode queues = new ObjectMapper().readTree(run.out()).path("queues");
+        assertEquals(2, queues.size(), run.all());
+        assertEquals("spread", queues.path(0).path("name").asText(), queues.toString());
+        assertEquals("the queue's keys are spread over the cluster's slots (its prefix has no hash tag)",
+                queues.path(0).path("withoutChangeFeed").asText(), queues.path(0).toString());
+        assertTrue(queues.path(1).path("changeFeed").asBoolean(), queues.path(1).toString());
     }
 
     @Test
