@@ -273,6 +273,7 @@ class ClusterSourceTest {
                         n.clusterSetSlotNode(slot, owner.clusterMyId());
                     }
                 }
+                awaitEveryNodeSees(slot, masters.get(0)); // a loaded machine's gossip may take a moment to settle the epochs
                 SOURCE.client().exists(PREFIX + ":" + QUEUE + ":meta"); // the shared client, told MOVED, follows the slot back
             }
         }
@@ -307,6 +308,30 @@ class ClusterSourceTest {
                 begun[0] = true;
             }
         })).get(0);
+    }
+
+    /** Waits, 10 s at most, until every master's {@code CLUSTER SLOTS} names {@code owner} as the master of {@code slot}. */
+    private static void awaitEveryNodeSees(int slot, HostAndPort owner) {
+        for (HostAndPort node : SOURCE.nodes()) {
+            try (Jedis n = SOURCE.node(node)) {
+                for (int i = 0; !servedBy(n, slot).equals(owner.toString()); i++) {
+                    assertTrue(i < 400, node + " still names " + servedBy(n, slot) + " as the master of slot " + slot);
+                    Sleep.millis(25);
+                }
+            }
+        }
+    }
+
+    /** The master of {@code slot} as {@code CLUSTER SLOTS} on {@code n} names it ({@code host:port}). */
+    private static String servedBy(Jedis n, int slot) {
+        for (Object entry : n.clusterSlots()) {
+            List<?> range = (List<?>) entry;
+            if ((Long) range.get(0) <= slot && slot <= (Long) range.get(1)) {
+                List<?> master = (List<?>) range.get(2);
+                return new String((byte[]) master.get(0), StandardCharsets.UTF_8) + ":" + master.get(1);
+            }
+        }
+        return "no master";
     }
 
     /** Begins moving the queue's slot from {@code owner} to {@code other}, as a reshard does: importing there, migrating here. */
