@@ -5,7 +5,6 @@ import io.emq.migrate.wire.ServerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import redis.clients.jedis.exceptions.JedisAccessControlException;
 
 /**
  * Before v1 gives up what v2 holds, the target's replicas hold it too. A target with replicas acknowledges a write
@@ -16,8 +15,9 @@ import redis.clients.jedis.exceptions.JedisAccessControlException;
  * how many replicas it has online ({@code INFO replication}), and each must acknowledge every write that server took
  * so far within {@link #TIMEOUT}: a write fenced by the lease goes first (the journal records how many replicas,
  * {@link JournalHeader#REPLICAS_AWAITED}; the queue's meta is claimed again, which changes nothing) and {@code WAIT}
- * follows on the same connection. Fewer acknowledgements refuse the queue ({@code replicas-behind}) before anything
- * more of v1 is deleted; a re-run resumes the step. A server without replicas, or whose {@code INFO} the user may not
+ * follows on the same connection (for a user that may not run it, the replicas' acknowledged offsets in {@code INFO
+ * replication} are read until they reach the server's). Fewer acknowledgements refuse the queue
+ * ({@code replicas-behind}) before anything more of v1 is deleted; a re-run resumes the step. A server without replicas, or whose {@code INFO} the user may not
  * run (the run's first note says so), is not waited for.
  */
 final class ReplicaAcks {
@@ -48,19 +48,16 @@ final class ReplicaAcks {
     }
 
     private static void acknowledged(QueueMigration m, ScriptCall<?> write, int online, String holding, String v1) {
-        long acknowledged;
-        try {
-            acknowledged = m.targetWire.writeAndWait(write, online, TIMEOUT);
-        } catch (JedisAccessControlException refused) {
-            throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, "the target user may not run WAIT (" + refused.getMessage()
-                    + "), so retirement cannot make sure the " + online + " replica" + (online == 1 ? "" : "s") + " of the target"
-                    + " server holding " + holding + " hold v2's writes before it deletes v1's jobs; " + v1 + "; grant the user"
-                    + " +wait (MIGRATION.md, least privilege), then run migrate again: the step resumes");
+        long acknowledged = m.targetWire.writeAndWait(write, online, TIMEOUT);
+        boolean byOffsets = acknowledged < 0; // the user may not run WAIT: the replicas' offsets tell the same, a second later
+        if (byOffsets) {
+            acknowledged = ServerState.replicasAtOffset(m.targetWire.client(), write.keys().get(0), TIMEOUT).orElse(false) ? online : 0;
         }
         if (acknowledged < online) {
             throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, "the target server holding " + holding + " has "
                     + online + " replica" + (online == 1 ? "" : "s") + " online and " + acknowledged + " acknowledged v2's writes"
-                    + " within " + TIMEOUT.toSeconds() + " s (WAIT): a failover could promote a replica short of rows whose v1"
+                    + " within " + TIMEOUT.toSeconds() + " s (" + (byOffsets ? "their offsets in INFO replication: the user may not"
+                    + " run WAIT" : "WAIT") + "): a failover could promote a replica short of rows whose v1"
                     + " jobs retirement would delete; " + v1 + "; bring the replicas up to date (INFO replication on the target"
                     + " shows each one's lag), or detach a replica that cannot keep up, then run migrate again: the step resumes");
         }

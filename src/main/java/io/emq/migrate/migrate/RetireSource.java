@@ -171,13 +171,13 @@ final class RetireSource implements Step {
      * could promote a replica where the queue is not paused and still holds its jobs, which v1 workers would then serve
      * beside v2. {@code tombstone}: the source's replicas online when this run stamped it, and how many acknowledged it
      * ({@link SourceGuard#retire}: {@code WAIT} on the connection that stamped it); empty when an earlier run stamped it,
-     * when every online replica must be seen at the server's offset now ({@link ServerState#replicasAtOffset}, as
-     * they acknowledge, once a second). Refuses ({@code replicas-behind}), v2 paused, the tombstone kept; a re-run
+     * or -1 acknowledged when the user may not run {@code WAIT}: every online replica must then be seen at the server's
+     * offset now ({@link ServerState#replicasAtOffset}, as they acknowledge, once a second). Refuses ({@code replicas-behind}), v2 paused, the tombstone kept; a re-run
      * resumes here. Nothing is waited for without replicas, or when the source's {@code INFO} is refused.
      */
     private static void refuseUntilV1sReplicasHoldTheTombstone(QueueMigration m, Optional<TombstoneAcks> tombstone) {
         byte[] meta = m.source.key(QueueStructure.META).raw();
-        TombstoneAcks held = tombstone.orElseGet(() -> {
+        TombstoneAcks held = tombstone.filter(acks -> acks.acknowledged() >= 0).orElseGet(() -> {
             int online = ServerState.onlineReplicas(m.sourceWire.client(), meta).orElse(0);
             boolean atOffset = online == 0 || ServerState.replicasAtOffset(m.sourceWire.client(), meta, ReplicaAcks.TIMEOUT).orElse(true);
             return new TombstoneAcks(online, atOffset ? online : 0);
@@ -185,14 +185,12 @@ final class RetireSource implements Step {
         if (held.acknowledged() >= held.replicas()) {
             return;
         }
-        throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, (held.acknowledged() < 0 ? "the source user may not run WAIT,"
-                + " so this run cannot make sure the " + held.replicas() + " replica(s) of the v1 server hold the tombstone"
-                : "the v1 server holding " + m.source.display() + " has " + held.replicas() + " replica(s) online and "
-                + held.acknowledged() + " acknowledged the tombstone within " + ReplicaAcks.TIMEOUT.toSeconds() + " s (WAIT)")
-                + ": a failover now could promote a replica where the queue still serves its jobs, beside v2; the tombstone is"
-                + " stamped and v2 stays paused (nothing serves the queue meanwhile); bring v1's replicas up to date (INFO"
-                + " replication shows each one's lag), or detach one that cannot keep up" + (held.acknowledged() < 0
-                ? ", or grant the user +wait" : "") + ", then run migrate again: it resumes the v2 queue");
+        throw new MigrationRefused(MigrationRefused.Kind.REPLICAS_BEHIND, "the v1 server holding " + m.source.display() + " has "
+                + held.replicas() + " replica(s) online and " + held.acknowledged() + " acknowledged the tombstone within "
+                + ReplicaAcks.TIMEOUT.toSeconds() + " s: a failover now could promote a replica where the queue still serves its jobs,"
+                + " beside v2; the tombstone is stamped and v2 stays paused (nothing serves the queue meanwhile); bring v1's replicas"
+                + " up to date (INFO replication shows each one's lag), or detach one that cannot keep up, then run migrate again:"
+                + " it resumes the v2 queue");
     }
 
     /** What the retirement followed of v1: the dedup keys it deleted alone, dropped from v2, and the scheduler templates it edited. */

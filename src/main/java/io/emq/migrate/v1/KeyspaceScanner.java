@@ -15,9 +15,9 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.Pool;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.Pool;
 
 /**
  * Walks keys with {@code SCAN} (never {@code KEYS}) and reads their {@code TYPE} in one pipeline
@@ -74,7 +74,10 @@ public final class KeyspaceScanner {
         walk(cursor -> jedis.scan(cursor, params), askingAhead, params, batches);
     }
 
-    /** Walks one keyspace from the first page {@code scan} gives; {@code ahead}: asks for the next page through a pipeline of the client before it hands a page over. */
+    /**
+     * Walks one keyspace from the first page {@code scan} gives; {@code ahead}: asks for the next page through a pipeline
+     * of the client before it hands a page over.
+     */
     private void walk(Function<byte[], ScanResult<byte[]>> scan, boolean ahead, ScanParams params, Consumer<List<Bytes>> batches) {
         ScanResult<byte[]> page = scan.apply(ScanParams.SCAN_POINTER_START_BINARY);
         while (true) {

@@ -168,7 +168,8 @@ public final class Wire implements AutoCloseable {
      * Runs {@code call}, a write, then {@code WAIT} on the same connection, to the server that holds the call's key (in a
      * cluster, the master serving its slot): how many of its replicas acknowledged, within {@code timeout}, every write
      * it took up to the call (a replica acknowledges the replication stream in order, and the server waits for the
-     * offset of the connection's own last write). The call's refusal is thrown as {@link #eval}'s is.
+     * offset of the connection's own last write); -1 when the server refuses {@code WAIT} (a user without it). The call's
+     * refusal is thrown as {@link #eval}'s is.
      */
     public long writeAndWait(ScriptCall<?> call, int replicas, Duration timeout) {
         ensureFenced();
@@ -185,7 +186,11 @@ public final class Wire implements AutoCloseable {
             } catch (JedisDataException e) {
                 throw WireErrors.map(e);
             }
-            return acknowledged.get();
+            try {
+                return acknowledged.get();
+            } catch (JedisDataException refused) {
+                return -1;
+            }
         } catch (JedisConnectionException e) {
             fenced = false;
             throw e;

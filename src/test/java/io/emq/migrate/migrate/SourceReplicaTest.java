@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -83,6 +84,21 @@ class SourceReplicaTest {
         MigrationResult finished = migrate(Checkpoints.none());
         assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.message());
         assertEquals(JOBS, TARGET.client().zcard(Keys.queue(QUEUE).pending()), "every job once");
+        assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, JOBS));
+        assertTrue(!v2Paused(), "v2 serves");
+    }
+
+    /** A source user without {@code WAIT}: the replica's acknowledged offset ({@code INFO replication}) tells that it holds the tombstone. */
+    @Test
+    void aSourceUserThatMayNotRunWaitIsWaitedForThroughTheReplicasOffset() {
+        try (Jedis admin = new Jedis(master.hostAndPort())) {
+            admin.aclSetUser("nowait", "on", ">pw", "~*", "&*", "+@all", "-wait");
+        }
+        try (UnifiedJedis asUser = Endpoint.parse("redis://nowait:pw@" + master.uri().substring("redis://".length())).open()) {
+            MigrationResult finished = new Migrator(Wire.unfenced(asUser), Wire.open(TARGET.client()), master.uri(), OPTIONS,
+                    Checkpoints.none()).migrate(List.of("bull"), List.of(QUEUE)).get(0);
+            assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.message());
+        }
         assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, JOBS));
         assertTrue(!v2Paused(), "v2 serves");
     }
