@@ -196,7 +196,8 @@ final class QueueMigration {
         if (holder.retiredByAnother(journal.sourceToken())) {
             return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "
                     + holder.describe() + ", another migration than this one (into another target, or begun again after an abandon),"
-                    + " since this one began: that migration's target holds its jobs; this target's copy in '" + target + "' stays"
+                    + " since this one began: that migration's target holds its jobs (if its run stopped before its v2 queue served"
+                    + " them, run that migration again to finish it); this target's copy in '" + target + "' stays"
                     + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written to v1"));
         }
         return holder.pauseWindowOpen() && holder.takenByAnother(journal.sourceToken()) ? Optional.of(insideTheWindowOf(holder))

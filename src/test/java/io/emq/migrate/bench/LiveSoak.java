@@ -305,6 +305,15 @@ public final class LiveSoak {
                 if (resumer.isAlive()) {
                     resumer.join();
                 }
+                if (!retired(other) && !retired(client) && new Journal(Wire.open(other), QUEUE).exists() && tombstoned(source)) {
+                    // the rival into the other target may have stamped the tombstone, then been refused before its v2 queue
+                    // served (v1's replicas behind it): its operator runs it again, as the refusal says (if this run
+                    // stamped it, that run is refused and writes nothing of v1)
+                    events.add("the rival's migration run again");
+                    for (int again = 0; again < 4 && !retired(other); again++) {
+                        migrateOnce(otherUri, options, Checkpoints.none());
+                    }
+                }
                 if (retired(other)) { // the rival retired the queue into the other target: this one's copy stays paused
                     events.add("retired into the other target");
                     check(source, other, true);
@@ -460,6 +469,11 @@ public final class LiveSoak {
             }
         }
 
+        /** Whether the v1 queue holds a migration's tombstone. */
+        private boolean tombstoned(UnifiedJedis source) {
+            return QueueSnapshot.TOMBSTONE.equals(source.hget(v1.base() + "meta", "version"));
+        }
+
         /** Whichever migrator did it: the journal says whether the queue is retired. */
         private static boolean retired(UnifiedJedis client) {
             return new Journal(Wire.open(client), QUEUE).header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
@@ -504,9 +518,8 @@ public final class LiveSoak {
         /** The verdict of the run, v1 on {@code source}, its jobs in v2 on {@code target}. */
         private void check(UnifiedJedis source, UnifiedJedis target, boolean retired) {
             // a queue refused past its tombstone (v1's replicas behind it) holds its jobs in v2, paused until a re-run
-            boolean tombstoned = QueueSnapshot.TOMBSTONE.equals(source.hget(v1.base() + "meta", "version"));
             List<String> found = new ArrayList<>(LiveV1.problems(source, v1.prefix(), target, QUEUE, Set.copyOf(added), Set.copyOf(completed),
-                    retired || tombstoned));
+                    retired || tombstoned(source)));
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(target, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(target, QUEUE, Map.copyOf(schedulers)));
