@@ -172,8 +172,8 @@ final class RetireSource implements Step {
      * beside v2. {@code tombstone}: the source's replicas online when this run stamped it, and how many acknowledged it
      * ({@link SourceGuard#retire}: {@code WAIT} on the connection that stamped it); empty when an earlier run stamped it,
      * or -1 acknowledged when the user may not run {@code WAIT}: every online replica must then be seen at the server's
-     * offset now ({@link ServerState#replicasAtOffset}, as they acknowledge, once a second). Refuses ({@code replicas-behind}), v2 paused, the tombstone kept; a re-run
-     * resumes here. Nothing is waited for without replicas, or when the source's {@code INFO} is refused.
+     * offset now ({@link ServerState#replicasAtOffset}, as they acknowledge, once a second). Refuses
+     * ({@code replicas-behind}), v2 paused, the tombstone kept; a re-run resumes here. Nothing is waited for without replicas, or when the source's {@code INFO} is refused.
      */
     private static void refuseUntilV1sReplicasHoldTheTombstone(QueueMigration m, Optional<TombstoneAcks> tombstone) {
         byte[] meta = m.source.key(QueueStructure.META).raw();

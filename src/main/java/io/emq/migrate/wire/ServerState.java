@@ -131,9 +131,12 @@ public final class ServerState {
         return max == 0 ? Optional.empty() : Optional.of(new Memory(node, slots, field(info, "used_memory").map(Long::parseLong).orElse(0L), max));
     }
 
-    /** Each master's {@code host:port} and the slots it serves, as {@code CLUSTER SLOTS} on a node {@code cluster} knows tells them. */
+    /**
+     * Each master's {@code host:port} and the slots it serves, as {@code CLUSTER SLOTS} tells them, asked of the master
+     * serving slot 0 (a master: after a failover the client knows the replicas too, one of which may be stalled or down).
+     */
     public static Map<String, List<SlotRange>> masterSlots(RedisClusterClient cluster) {
-        try (Connection c = cluster.getClusterNodes().values().iterator().next().getResource()) {
+        try (Connection c = cluster.getConnectionFromSlot(0)) {
             return masterSlots(c);
         }
     }
