@@ -65,11 +65,7 @@ class SourceReplicaTest {
 
     @Test
     void aReplicaThatDoesNotAcknowledgeTheTombstoneKeepsV2PausedUntilARerunFindsItThere() {
-        MigrationResult refused = migrate(Checkpoints.observed((version, where) -> {
-            if (version == 120 && where.equals("before retire")) {
-                replica.stall();
-            }
-        }));
+        MigrationResult refused = migrate(Stall.at(replica, 120, "before retire"));
         assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
         assertTrue(refused.message().contains("has 1 replica(s) online and 0 acknowledged the tombstone within 5 s")
                 && refused.message().contains("the tombstone is stamped and v2 stays paused"), refused.message());

@@ -65,7 +65,12 @@ class TargetReplicasTest {
     }
 
     private MigrationResult migrate(Checkpoints checkpoints) {
-        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), OPTIONS, checkpoints)
+        return migrate(target, checkpoints);
+    }
+
+    /** Migrates the queue into the target master through {@code into}, a client of it (as a user of its own). */
+    private static MigrationResult migrate(UnifiedJedis into, Checkpoints checkpoints) {
+        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(into), SOURCE.uri(), OPTIONS, checkpoints)
                 .migrate(List.of("bull"), List.of(QUEUE)).get(0);
     }
 
@@ -120,36 +125,22 @@ class TargetReplicasTest {
         try (Jedis admin = new Jedis(master.hostAndPort())) {
             admin.aclSetUser("migrator", (LeastPrivilegeTest.TARGET_ACL + " +info -wait").split(" "));
         }
-        MigrationResult refused;
         MigrationResult finished;
-        boolean[] stalled = {false};
         try (UnifiedJedis migrator = Endpoint.parse("redis://migrator:s3cret@" + master.uri().substring("redis://".length())).open()) {
-            Migrator asMigrator = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(migrator), SOURCE.uri(), OPTIONS,
-                    Checkpoints.observed((version, where) -> {
-                        if (version == 120 && where.equals("v1 paused") && !stalled[0]) {
-                            replica.stall();
-                            stalled[0] = true;
-                        }
-                    }));
-            refused = asMigrator.migrate(List.of("bull"), List.of(QUEUE)).get(0);
+            MigrationResult refused = migrate(migrator, Stall.at(replica, 120, "v1 paused"));
             assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
             assertTrue(refused.message().contains("has 1 replica online and 0 acknowledged v2's writes within 5 s (their offsets in INFO"
                     + " replication: the user may not run WAIT)") && refused.message().contains("its pause is given back"), refused.message());
             v1Intact();
             replica.resume();
-            finished = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(migrator), SOURCE.uri(), OPTIONS, Checkpoints.none())
-                    .migrate(List.of("bull"), List.of(QUEUE)).get(0);
+            finished = migrate(migrator, Checkpoints.none());
         }
         retiredOnce(finished);
     }
 
     @Test
     void aReplicaThatStallsInsideThePauseWindowRefusesTheQueueBeforeTheTombstoneAndGivesV1Back() {
-        MigrationResult refused = migrate(Checkpoints.observed((version, where) -> {
-            if (version == 120 && where.equals("v1 paused")) {
-                replica.stall();
-            }
-        }));
+        MigrationResult refused = migrate(Stall.at(replica, 120, "v1 paused"));
         assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
         assertTrue(refused.message().contains("its pause is given back"), refused.message());
         v1Intact();
@@ -187,20 +178,16 @@ class TargetReplicasTest {
         });
         producer.start();
         worker.start();
-        long[] servedAgain = {0};
+        long servedAgain;
         MigrationResult refused;
         MigrationResult finished;
         try {
-            refused = migrate(Checkpoints.observed((version, where) -> {
-                if (version == 120 && where.equals("v1 paused")) {
-                    replica.stall();
-                }
-            }));
+            refused = migrate(Stall.at(replica, 120, "v1 paused"));
             int before = completed.size();
             for (int i = 0; i < 200 && completed.size() == before; i++) {
                 Sleep.millis(10);
             }
-            servedAgain[0] = completed.size() - before;
+            servedAgain = completed.size() - before;
             replica.resume();
             finished = migrate(Checkpoints.none());
             Sleep.millis(100); // adds refused by the tombstone, takes finding nothing
@@ -210,7 +197,7 @@ class TargetReplicasTest {
             worker.join();
         }
         assertEquals(Optional.of(MigrationRefused.Kind.REPLICAS_BEHIND), refused.refusalKind(), refused.message());
-        assertTrue(servedAgain[0] > 0, "the worker is served again once the pause is given back");
+        assertTrue(servedAgain > 0, "the worker is served again once the pause is given back");
         assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.message());
         assertTrue(added.size() > JOBS && !completed.isEmpty(), added.size() + " added, " + completed.size() + " completed");
         assertEquals(List.of(), LiveV1.problems(SOURCE.client(), "bull", target, QUEUE, Set.copyOf(added), Set.copyOf(completed), true));
