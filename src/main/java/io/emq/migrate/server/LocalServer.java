@@ -101,9 +101,10 @@ public final class LocalServer implements AutoCloseable {
 
     /** A replica of {@code master} ({@code --replicaof}, the same binary), returned once the master counts it online. */
     public static LocalServer startReplicaOf(LocalServer master) {
+        long online = master.onlineReplicas();
         LocalServer replica = start(master.binary, List.of("--replicaof", HOST, Integer.toString(master.port)));
         try {
-            master.awaitOnlineReplicas(1);
+            master.awaitOnlineReplicas(online + 1);
             return replica;
         } catch (RuntimeException e) {
             replica.close();
@@ -114,13 +115,18 @@ public final class LocalServer implements AutoCloseable {
     /** Waits, 30 s at most, until this server counts {@code replicas} replicas online ({@code INFO replication}). */
     void awaitOnlineReplicas(long replicas) {
         long deadline = System.nanoTime() + 30_000_000_000L;
-        try (Jedis server = new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(15_000).build())) {
-            while (ServerState.onlineReplicaLines(server.info("replication")).count() < replicas) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the replicas of " + hostAndPort() + " were not online within 30 s");
-                }
-                sleep(25);
+        while (onlineReplicas() < replicas) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the replicas of " + hostAndPort() + " were not online within 30 s");
             }
+            sleep(25);
+        }
+    }
+
+    /** How many replicas this server counts online ({@code INFO replication}). */
+    private long onlineReplicas() {
+        try (Jedis server = new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(15_000).build())) {
+            return ServerState.onlineReplicaLines(server.info("replication")).count();
         }
     }
 

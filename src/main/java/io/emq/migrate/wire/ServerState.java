@@ -7,6 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
@@ -29,6 +32,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * estimate is weighed.
  */
 public final class ServerState {
+    /** The most replicas asked for their eviction policy at once. */
+    private static final int MOST_ASKED_AT_ONCE = 16;
     /**
      * What the server said: the nodes that may evict keys without a TTL, each as {@code host:port (policy, maxmemory
      * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; the memory of a
@@ -69,43 +74,76 @@ public final class ServerState {
     public static Readout of(UnifiedJedis client, JedisClientConfig config) {
         List<String> evicting = new ArrayList<>();
         List<Memory> limits = new ArrayList<>();
-        List<String> unanswered = new ArrayList<>();
+        List<Replica> replicas = new ArrayList<>();
         try {
             if (client instanceof RedisClusterClient cluster) {
                 for (Map.Entry<String, List<SlotRange>> master : masterSlots(cluster).entrySet()) {
                     List<String> info = info(HostAndPort.from(master.getKey()), config, "memory", "replication");
                     evicting(master.getKey(), info.get(0)).ifPresent(evicting::add);
                     limit(master.getKey(), master.getValue(), info.get(0)).ifPresent(limits::add);
-                    askReplicas(master.getKey(), info.get(1), config, evicting, unanswered);
+                    replicas.addAll(replicasOf(master.getKey(), info.get(1)));
                 }
-                return new Readout(evicting, Optional.empty(), limits, Optional.empty(), unanswered);
+                return new Readout(evicting, Optional.empty(), limits, Optional.empty(), ask(replicas, config, evicting));
             }
             String memory = client.info("memory");
             String replication = client.info("replication");
             evicting("", memory).ifPresent(evicting::add);
             limit("", List.of(), memory).ifPresent(limits::add);
-            askReplicas("", replication, config, evicting, unanswered);
-            return new Readout(evicting, replicaOf(replication), limits, Optional.empty(), unanswered);
+            replicas.addAll(replicasOf("", replication));
+            return new Readout(evicting, replicaOf(replication), limits, Optional.empty(), ask(replicas, config, evicting));
         } catch (JedisDataException refused) {
             return new Readout(List.of(), Optional.empty(), List.of(), Optional.of(refused.getMessage()), List.of());
         }
     }
 
+    /** A replica online of {@code master} ({@code ""}: the single server), at {@code address}. */
+    private record Replica(String master, HostAndPort address) {
+        String named() {
+            return address + " (a replica" + (master.isEmpty() ? "" : " of " + master) + ", once a failover promotes it)";
+        }
+    }
+
+    /** The replicas online that the {@code INFO replication} text {@code replication} of {@code master} names. */
+    private static List<Replica> replicasOf(String master, String replication) {
+        return onlineReplicaLines(replication).map(line -> new Replica(master, replicaAddress(line))).toList();
+    }
+
+    /** What a replica answered: its {@link #evicting} line, or why it did not answer ({@code unanswered}). */
+    private record Answer(Optional<String> evicting, Optional<String> unanswered) {
+    }
+
     /**
-     * Asks each replica online in the {@code INFO replication} text {@code replication} of {@code master} ({@code ""}:
-     * the single server) for its eviction policy: a failover promotes one, which then evicts as its own policy says (a
-     * replica evicts nothing until then). One that does not answer, or refuses {@code INFO}, is named in {@code unanswered}.
+     * Asks these replicas for their eviction policy, all at once (each on a connection of its own, with {@code config}:
+     * those unreachable from here cost the run's timeout once, up to {@link #MOST_ASKED_AT_ONCE} of them): a failover promotes one, which
+     * then evicts as its own policy says (a replica evicts nothing until then). Adds those that may evict keys without a
+     * TTL to {@code evicting}, in order; returns those that did not answer, or refused {@code INFO}, each with why.
      */
-    private static void askReplicas(String master, String replication, JedisClientConfig config, List<String> evicting,
-                                    List<String> unanswered) {
-        onlineReplicaLines(replication).map(ServerState::replicaAddress).forEach(replica -> {
-            String named = replica + " (a replica" + (master.isEmpty() ? "" : " of " + master) + ", once a failover promotes it)";
-            try {
-                evicting(named, info(replica, config, "memory").get(0)).ifPresent(evicting::add);
-            } catch (JedisConnectionException | JedisDataException e) {
-                unanswered.add(replica + " (" + e.getMessage() + ")");
-            }
+    private static List<String> ask(List<Replica> replicas, JedisClientConfig config, List<String> evicting) {
+        if (replicas.isEmpty()) {
+            return List.of();
+        }
+        ExecutorService askers = Executors.newFixedThreadPool(Math.min(replicas.size(), MOST_ASKED_AT_ONCE), r -> {
+            Thread t = new Thread(r, "emq-replica-info");
+            t.setDaemon(true);
+            return t;
         });
+        try {
+            List<CompletableFuture<Answer>> answers = replicas.stream().map(replica -> CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new Answer(evicting(replica.named(), info(replica.address(), config, "memory").get(0)), Optional.empty());
+                } catch (JedisConnectionException | JedisDataException e) {
+                    return new Answer(Optional.empty(), Optional.of(replica.address() + " (" + e.getMessage() + ")"));
+                }
+            }, askers)).toList();
+            List<String> unanswered = new ArrayList<>();
+            for (CompletableFuture<Answer> answer : answers) {
+                answer.join().evicting().ifPresent(evicting::add);
+                answer.join().unanswered().ifPresent(unanswered::add);
+            }
+            return unanswered;
+        } finally {
+            askers.shutdownNow();
+        }
     }
 
     /** The {@code INFO} texts of these sections, in order, asked of {@code node} on a connection of its own. */

@@ -130,4 +130,28 @@ class ServerStateTest {
             assertTrue(state.unanswered().get(0).startsWith(replica.hostAndPort() + " ("), state.toString());
         }
     }
+
+    @Test
+    void replicasThatDoNotAnswerAreAskedAtOnceSoTheyCostOneTimeoutNotOneEach() {
+        JedisClientConfig oneSecond = DefaultJedisClientConfig.builder().resp2().timeoutMillis(1000).build();
+        try (LocalServer master = LocalServer.start(); LocalServer first = LocalServer.startReplicaOf(master);
+             LocalServer second = LocalServer.startReplicaOf(master); LocalServer third = LocalServer.startReplicaOf(master);
+             UnifiedJedis client = Endpoint.parse(master.uri()).open()) {
+            List<LocalServer> replicas = List.of(first, second, third);
+            replicas.forEach(LocalServer::stall);
+            ServerState.Readout state;
+            long started = System.nanoTime();
+            try {
+                state = ServerState.of(client, oneSecond);
+            } finally {
+                replicas.forEach(LocalServer::resume);
+            }
+            long tookMs = (System.nanoTime() - started) / 1_000_000;
+            assertEquals(3, state.unanswered().size(), state.toString());
+            replicas.forEach(r -> assertTrue(state.unanswered().stream().anyMatch(u -> u.startsWith(r.hostAndPort() + " (")),
+                    r.hostAndPort() + " named in " + state));
+            assertTrue(tookMs < 2500, "three replicas stalled, each asked with a 1 s timeout, answered after " + tookMs
+                    + " ms: one at a time takes 3 s");
+        }
+    }
 }
