@@ -38,7 +38,8 @@
 --         thaw   -> 1 when the add counter held ARGV[2] and got its saved value back (none when there
 --                   was none), else 0; the queue stays paused (it was paused before the migration).
 --         resume -> the number of jobs moved from paused back to wait: a thaw, HDEL meta.paused and,
---                   as BullMQ's resume does, paused is handed back to wait oldest-first (RPOPLPUSH);
+--                   as BullMQ's resume does, paused is handed back to wait oldest-first (RPOPLPUSH; none
+--                   moved when either is of a wrong type: nothing here fails after a write);
 --                   -1, a thaw only, when the queue was paused when the window opened (an operator's pause
 --                   outlives the migration's, whatever the caller's journal recorded of it).
 local function parse(token)
@@ -114,7 +115,8 @@ if ARGV[1] == 'pause' then
   if redis.call('HEXISTS', KEYS[1], 'migrating-id') == 1 then -- this journal's window, opened by an earlier pause
     was = tonumber(redis.call('HGET', KEYS[1], 'migrating-was-paused') or '0')
   end
-  -- (a wait or paused of a wrong type is left alone: the plan reports it, nothing here can fail)
+  -- (a wait or paused of a wrong type is left alone: the plan reports it, nothing here can fail; a meta of a
+  -- wrong type fails the first HGET above, before any write, and the migration refuses such a queue before this)
   if paused_now == 0 then
     redis.call('HSET', KEYS[1], 'paused', '1')
   end
@@ -132,6 +134,9 @@ if ARGV[1] == 'pause' then
     redis.call('HSET', KEYS[1], 'migrating-id', counter or '', 'migrating-was-paused', was)
     redis.call('SET', KEYS[4], ARGV[2])
   end
+  if paused ~= 'list' then -- a paused of a wrong type is dropped with the source: it lists no job
+    return {was, 0}
+  end
   return {was, redis.call('LLEN', KEYS[3])}
 end
 if ARGV[1] == 'thaw' then
@@ -145,8 +150,11 @@ if ARGV[1] == 'resume' then
   end
   redis.call('HDEL', KEYS[1], 'paused')
   local moved = 0
-  while redis.call('RPOPLPUSH', KEYS[3], KEYS[2]) do
-    moved = moved + 1
+  local waiting = redis.call('TYPE', KEYS[2])['ok']
+  if redis.call('TYPE', KEYS[3])['ok'] == 'list' and (waiting == 'list' or waiting == 'none') then
+    while redis.call('RPOPLPUSH', KEYS[3], KEYS[2]) do
+      moved = moved + 1
+    end
   end
   return moved
 end

@@ -45,7 +45,7 @@ final class DiscoverCommand implements Command {
 
     static List<String> prefixes(Invocation in) {
         List<String> given = in.values("prefix");
-        return given.isEmpty() ? List.of(DEFAULT_PREFIX) : given;
+        return given.isEmpty() ? List.of(DEFAULT_PREFIX) : given.stream().distinct().toList();
     }
 
     /** "prefix bull" or "prefixes bull, echo". */

@@ -7,6 +7,7 @@ import io.emq.migrate.drain.ExecHandler;
 import io.emq.migrate.drain.ShadowQueue;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.keyspace.StructureType;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
@@ -75,6 +76,9 @@ final class DrainCommand implements Command {
         if (shadow) {
             return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);
         }
+        if (in.has("lanes") && migratedLanes.isEmpty()) {
+            noteAFlatQueue(wire, queue, in);
+        }
         Drain drain = new Drain(wire, queue);
         Optional<String> paused = drain.pausedBecause();
         if (paused.isPresent() && !dryRun) {
@@ -90,7 +94,8 @@ final class DrainCommand implements Command {
                         + " its retirement, before it finished (run migrate again first: it ends the retirement and resumes the"
                         + " v2 queue itself)");
                 case AT_VERIFIED -> in.confirm("drain --resume " + queue, "consumes every job of a migration stopped at verified"
-                        + " (--no-retire), whose v1 source still holds the same jobs: v2 and v1 would both run them");
+                        + " (--no-retire), whose v1 source held the same jobs when it stopped: v1, or another migration of it that"
+                        + " retired it since (into another target), would run them too");
                 case NONE -> { }
             }
             drain.resume();
@@ -99,6 +104,21 @@ final class DrainCommand implements Command {
         DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler, in);
         render(report, handlerName, htmlFile, target, in);
         return exitCode(report, handlerName);
+    }
+
+    /**
+     * Says why a {@code --lanes} drain will find none of the jobs of a queue migrated into the flat pending set (no
+     * {@code --lane} nor {@code --lane-from}) whose ring is empty: a lanes consumer claims through the ring only.
+     */
+    private static void noteAFlatQueue(Wire wire, String queue, Invocation in) {
+        Keys keys = Keys.queue(queue);
+        long flat = wire.client().zcard(keys.pending());
+        if (flat > 0 && wire.client().llen(keys.structure(StructureType.RING)) == 0) {
+            in.note("queue '" + queue + "' was migrated into the flat pending set (" + flat + " jobs there) and has no lanes (its"
+                    + " ring is empty): a consumer that claims through lanes, as this drain does with --lanes, never sees those"
+                    + " jobs; migrate with --lane GROUP or --lane-from name|group for a lanes consumer (abandon this migration"
+                    + " first, before its retirement), or drain without --lanes for a flat one");
+        }
     }
 
     /** Copies the queue, drains and judges the copy, deletes it; the queue is only read. */

@@ -12,16 +12,21 @@ final class Durations {
     private Durations() {
     }
 
+    /** The duration {@code text} spells; empty for anything else, or one too long to hold. */
     static Optional<Duration> parse(String text) {
         Matcher m = SHORT.matcher(text.trim());
         if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return Optional.of(switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
-            });
+            try {
+                long n = Long.parseLong(m.group(1));
+                return Optional.of(switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    default -> Duration.ofHours(n);
+                });
+            } catch (NumberFormatException | ArithmeticException tooLong) {
+                return Optional.empty();
+            }
         }
         try {
             return Optional.of(Duration.parse(text.trim()));

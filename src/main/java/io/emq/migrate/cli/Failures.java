@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.MigrationRefused;
+import io.emq.migrate.migrate.ServerRefusal;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
 import java.io.UncheckedIOException;
@@ -36,6 +37,9 @@ final class Failures {
         }
         if (t instanceof EmqWireException e) {
             return new Failure(ExitCodes.REFUSED, "refused", e.getMessage());
+        }
+        if (t instanceof JedisException e && ServerRefusal.explained(e).isPresent()) {
+            return new Failure(ExitCodes.USAGE, "server", ServerRefusal.explained(e).get());
         }
         if (t instanceof JedisException e) {
             String message = messages(e).get(0);

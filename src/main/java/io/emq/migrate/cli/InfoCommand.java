@@ -69,7 +69,7 @@ final class InfoCommand implements Command {
 
     private static void print(Map<String, Object> doc, List<StepStatus> steps, PrintStream out) {
         out.printf("queue %s  state %s  source %s on %s  payload %s  ids minted %s%n", doc.get("name"), doc.get("state"),
-                doc.get("source"), doc.get("sourceServer"), doc.get("policy"), doc.get("hwm"));
+                shown(doc.get("source")), shown(doc.get("sourceServer")), shown(doc.get("policy")), doc.get("hwm"));
         Table t = new Table("VERSION", "DESCRIPTION", "STATUS", "INSTALLED ON", "MS", "COUNTS");
         for (StepStatus s : steps) {
             t.row("V" + s.version(), s.description(), s.status().wireName(), s.row().map(r -> r.installedOn()).orElse(null),
@@ -81,5 +81,10 @@ final class InfoCommand implements Command {
             out.println("v2 holds jobs v1 moved while it served in another order than v1's: " + drift);
         }
         out.println();
+    }
+
+    /** A header field as the text report shows it: {@code -} for one the journal has not recorded (a run stopped before). */
+    private static Object shown(Object value) {
+        return value == null ? "-" : value;
     }
 }

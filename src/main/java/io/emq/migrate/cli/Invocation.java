@@ -12,6 +12,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.commons.cli.CommandLine;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -121,12 +123,29 @@ final class Invocation implements AutoCloseable {
                 + " takes a duration like 500ms, 30s or 2m, not '" + text.get() + "'"));
     }
 
-    /** A file the command writes: its folder must exist. */
+    /**
+     * A file the command writes, refused now, before anything is read or written, when it could not be written at the
+     * end: no folder, a folder of that name, no permission (an absent file is created and deleted again to find out).
+     */
     Path outputFile(String option) {
         Path file = environment.directory().resolve(required(option, "FILE"));
         Path folder = file.toAbsolutePath().getParent();
         if (folder != null && !folder.toFile().isDirectory()) {
             throw CliException.usage("--" + option + ": no folder " + folder + " to write " + file.getFileName() + " into");
+        }
+        if (Files.isDirectory(file)) {
+            throw CliException.usage("--" + option + ": " + file + " is a folder; name a file in it");
+        }
+        String cannot = "--" + option + ": cannot write " + file;
+        if (Files.exists(file) && !Files.isWritable(file)) {
+            throw CliException.usage(cannot + " (not writable); name a file you may write");
+        }
+        if (!Files.exists(file)) {
+            try {
+                Files.delete(Files.createFile(file));
+            } catch (IOException e) {
+                throw CliException.usage(cannot + " (" + e + "); name a file you may write");
+            }
         }
         return file;
     }
@@ -168,10 +187,30 @@ final class Invocation implements AutoCloseable {
             opened.add(client);
             if (!endpoint.cluster()) { // a cluster client has read the slots already; DBSIZE needs only +@read
                 client.dbSize();
+                refuseAClusterNode(client, endpoint, side);
             }
             return client;
         } catch (JedisException e) {
             throw new ServerProblem(endpoint, side, e);
+        }
+    }
+
+    /**
+     * Refuses a single server's URI that names a node of a cluster ({@code INFO cluster}: {@code cluster_enabled:1}):
+     * read as one server, it would show that node's share of the keys alone, and writes to the others' slots fail with
+     * {@code MOVED}. A user that may not run {@code INFO} is not asked.
+     */
+    private static void refuseAClusterNode(UnifiedJedis client, Endpoint endpoint, Side side) {
+        String info;
+        try {
+            info = client.info("cluster");
+        } catch (JedisDataException refused) {
+            return;
+        }
+        if (info.contains("cluster_enabled:1")) {
+            throw CliException.usage(endpoint.describe() + " (" + side.description() + ") is a node of a cluster: give --" + side.word()
+                    + " as a cluster, redis+cluster://host:port or several seeds host1:port1,host2:port2, so that every node's keys are"
+                    + " read and written");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.v1.Bytes;
@@ -10,10 +11,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.commons.cli.Options;
 
 /** {@code emq-migrate lookup --target URI --queue Q (--v1-id ID | --job-id ID | --all) [--json]}: the identity mapping. */
 final class LookupCommand implements Command {
+    private static final int PER_READ = 1000;
+    private static final String NO_ROW = "none";
+
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue"))
                 .addOption(Cli.valued("v1-id", "ID", "a v1 job id"))
@@ -33,33 +38,51 @@ final class LookupCommand implements Command {
         }
         Wire wire = in.readableTarget(in.require(Side.TARGET));
         Journal journal = Migrated.journal(wire, queue);
-        List<Map<String, String>> pairs = new ArrayList<>();
+        List<Map.Entry<byte[], String>> found = new ArrayList<>();
         if (in.has("all")) {
-            Journals.mapping(wire, queue).forEach(e -> pairs.add(pair(e.getKey(), e.getValue())));
+            found.addAll(Journals.mapping(wire, queue));
         } else if (in.has("v1-id")) {
             byte[] v1 = in.value("v1-id", "").getBytes(StandardCharsets.UTF_8);
-            journal.ids().lookupV1(List.of(v1)).get(0).ifPresent(id -> pairs.add(pair(v1, id.toString())));
+            journal.ids().lookupV1(List.of(v1)).get(0).ifPresent(id -> found.add(Map.entry(v1, id.toString())));
         } else {
             BrandedId id = BrandedId.of(in.value("job-id", ""));
-            journal.ids().lookupV2(id).ifPresent(v1 -> pairs.add(pair(v1, id.toString())));
+            journal.ids().lookupV2(id).ifPresent(v1 -> found.add(Map.entry(v1, id.toString())));
         }
+        List<Map<String, String>> pairs = pairs(journal, found);
         if (in.json()) {
             Json.print(pairs, in.out());
         } else if (pairs.isEmpty()) {
             in.out().println(in.has("all") ? "the mapping of " + queue + " is empty: it migrated no jobs"
                     : "no mapping for that id in " + queue);
         } else {
-            Table t = new Table("V1", "V2");
-            pairs.forEach(p -> t.row(p.get("v1"), p.get("v2")));
+            Table t = new Table("V1", "V2", "V2 ROW");
+            pairs.forEach(p -> t.row(p.get("v1"), p.get("v2"), Optional.ofNullable(p.get("v2Row")).orElse(NO_ROW)));
             t.print(in.out());
+            if (pairs.stream().anyMatch(p -> p.get("v2Row") == null)) {
+                in.out().println(NO_ROW + ": the id was minted, but v2 got no row of the job: a v1 worker completed or removed it"
+                        + " before the cutover, or it was completed in v1 and counted (metrics:completed)");
+            }
         }
         return pairs.isEmpty() && !in.has("all") ? ExitCodes.REFUSED : ExitCodes.OK;
     }
 
-    private static Map<String, String> pair(byte[] v1, String v2) {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("v1", Bytes.of(v1).display());
-        m.put("v2", v2);
-        return m;
+    /**
+     * Each v1 id and its branded id, with the state of the v2 row the migration wrote ({@code v2Row}, as its journal
+     * expects it: {@code null} when it wrote none), read {@link #PER_READ} at a time.
+     */
+    private static List<Map<String, String>> pairs(Journal journal, List<Map.Entry<byte[], String>> found) {
+        List<Map<String, String>> out = new ArrayList<>(found.size());
+        for (int from = 0; from < found.size(); from += PER_READ) {
+            List<Map.Entry<byte[], String>> some = found.subList(from, Math.min(found.size(), from + PER_READ));
+            Map<BrandedId, Expectation> rows = journal.expectations().of(some.stream().map(e -> BrandedId.of(e.getValue())).toList());
+            for (Map.Entry<byte[], String> e : some) {
+                Map<String, String> m = new LinkedHashMap<>();
+                m.put("v1", Bytes.of(e.getKey()).display());
+                m.put("v2", e.getValue());
+                m.put("v2Row", Optional.ofNullable(rows.get(BrandedId.of(e.getValue()))).map(Expectation::state).orElse(null));
+                out.add(m);
+            }
+        }
+        return out;
     }
 }

@@ -140,7 +140,7 @@ final class MigrateCommand implements Command {
             throw CliException.usage("--lease: " + problem);
         });
         return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
-                in.value("archive-completed").map(f -> in.environment().directory().resolve(f)), !in.has("no-retire"),
+                in.has("archive-completed") ? Optional.of(in.outputFile("archive-completed")) : Optional.empty(), !in.has("no-retire"),
                 in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in), laneFrom(in),
                 in.has("accept-order-drift"));
     }

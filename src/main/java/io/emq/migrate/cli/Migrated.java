@@ -43,13 +43,15 @@ final class Migrated {
     static Journal journal(Wire target, String queue) {
         Journal journal = new Journal(target, queue);
         Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
-        if (state.isEmpty() || journal.history().rows().stream().noneMatch(HistoryRow::success)) {
-            throw CliException.refused("queue " + queue + " was never migrated on this target" + (journal.exists()
-                    ? " (a migration of it was refused before it wrote anything)" : "") + "; `info` lists those that were");
-        }
-        if (state.get() == MigrationState.ABANDONED) {
+        if (state.filter(s -> s == MigrationState.ABANDONED).isPresent()) {
             throw CliException.refused("the migration of queue " + queue + " was abandoned on this target; `info`"
                     + " lists the queues that are migrated");
+        }
+        if (state.isEmpty() || journal.history().rows().stream().noneMatch(HistoryRow::success)) {
+            throw CliException.refused(journal.exists() ? "queue " + queue + " was never migrated on this target (a migration of"
+                    + " it began, and stopped or was refused before its first step was done); `info` lists those that were"
+                    : "queue " + queue + " has no migration journal on this target (never migrated here, or `forget` deleted"
+                    + " it after its cutover); `info` lists those that have one");
         }
         return journal;
     }

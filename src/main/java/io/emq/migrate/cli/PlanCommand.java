@@ -1,9 +1,12 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
@@ -11,6 +14,7 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.V1State;
+import io.emq.migrate.v1.plan.FlowLinks;
 import io.emq.migrate.v1.plan.PlanOptions;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.Planner;
@@ -27,9 +31,13 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -88,7 +96,8 @@ final class PlanCommand implements Command {
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
-        V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name));
+        V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name),
+                TargetNames.migratingAs(v2, Wire.unfenced(jedis), source.describe()));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });
@@ -96,7 +105,7 @@ final class PlanCommand implements Command {
         // payloads checked for the report, not hashed (it shows no digest)
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
                 .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
-        Planner planner = new Planner(planOptions, names);
+        Planner planner = new Planner(planOptions, names, parentOutsideTheRun(new QueueBases(found.queues()), chosen, names, v2));
         boolean blocked = !serverProblems.isEmpty();
         List<Map<String, Object>> rendered = new ArrayList<>();
         PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe(), serverProblems);
@@ -169,7 +178,37 @@ final class PlanCommand implements Command {
                 in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), preview);
     }
 
-    /** {@code --rename OLD=NEW}, repeatable; the new name is after the last {@code =} (a v2 name holds none). */
+    /**
+     * Why a flow parent (its full v1 key) will have no branded id in a run of the {@code chosen} queues ({@link FlowLinks}):
+     * no queue under the prefixes holds it, or its queue is neither chosen nor migrated on the target before (it has a
+     * journal there: the journals are listed once, when a parent first asks).
+     */
+    private static Function<Bytes, Optional<String>> parentOutsideTheRun(QueueBases bases, List<QueueRef> chosen, V2Names names,
+                                                                       Wire target) {
+        Set<QueueRef> inTheRun = Set.copyOf(chosen);
+        Set<String> journaled = new HashSet<>();
+        boolean[] listed = {false};
+        return parent -> {
+            Optional<QueueRef> owner = bases.owner(parent);
+            if (owner.isEmpty()) {
+                return Optional.of(FlowLinks.outsideThePrefixes());
+            }
+            if (inTheRun.contains(owner.get())) {
+                return Optional.empty();
+            }
+            if (!listed[0]) {
+                journaled.addAll(Journals.queues(target));
+                listed[0] = true;
+            }
+            return names.v2Name(owner.get()).filter(journaled::contains).isPresent() ? Optional.empty()
+                    : Optional.of(FlowLinks.queueLeftOut(owner.get()));
+        };
+    }
+
+    /**
+     * {@code --rename OLD=NEW}, repeatable; the new name is after the last {@code =} (a v2 name holds none), and must be
+     * a valid v2 queue name; one OLD is renamed once.
+     */
     static Map<String, String> renames(Invocation in) {
         Map<String, String> renames = new LinkedHashMap<>();
         for (String r : in.values("rename")) {
@@ -177,7 +216,16 @@ final class PlanCommand implements Command {
             if (eq <= 0 || eq == r.length() - 1) {
                 throw CliException.usage("--rename takes OLD=NEW, not '" + r + "'");
             }
-            renames.put(r.substring(0, eq), r.substring(eq + 1));
+            String old = r.substring(0, eq);
+            String name = r.substring(eq + 1);
+            Names.queueNameProblem(name).ifPresent(problem -> {
+                throw CliException.usage("--rename " + Names.printable(r) + ": the new name is not a valid v2 name (" + problem + ")");
+            });
+            String before = renames.put(old, name);
+            if (before != null) {
+                throw CliException.usage("--rename names '" + Names.printable(old) + "' twice (=" + before + " and =" + name
+                        + "): give each queue one v2 name");
+            }
         }
         return renames;
     }

@@ -15,10 +15,11 @@ public final class Table {
         rows.add(header);
     }
 
+    /** A row of cells, {@code null} shown as {@code -}; a line break in a cell (a v1 id may hold one) shown as {@code \x0a}. */
     public Table row(Object... cells) {
         String[] r = new String[cells.length];
         for (int i = 0; i < cells.length; i++) {
-            r[i] = cells[i] == null ? "-" : cells[i].toString();
+            r[i] = cells[i] == null ? "-" : cells[i].toString().replace("\n", "\\x0a");
         }
         rows.add(r);
         return this;

@@ -46,20 +46,30 @@ public final class Names {
         return true;
     }
 
-    /** Renders any text for a message: control characters and non-ASCII shown as escapes. */
+    /**
+     * Renders any text for a message: characters of any script as they are; control characters as {@code \\xNN}, and
+     * those that show nothing or could pass for another (format, unassigned, private use, a lone surrogate, any space
+     * but U+0020, a line or paragraph separator) as {@code \\u{N}}.
+     */
     public static String printable(String s) {
         if (s == null) {
             return "";
         }
         StringBuilder out = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c >= 0x20 && c < 0x7F) {
-                out.append(c);
+        s.codePoints().forEach(c -> {
+            if (c < 0x20 || (c >= 0x7F && c < 0xA0)) {
+                out.append(String.format("\\x%02x", c));
+            } else if (c == ' ' || shownAsItIs(Character.getType(c))) {
+                out.appendCodePoint(c);
             } else {
-                out.append(String.format("\\x%02x", (int) c & 0xFF));
+                out.append(String.format("\\u{%x}", c));
             }
-        }
+        });
         return out.toString();
+    }
+
+    private static boolean shownAsItIs(int type) {
+        return type != Character.UNASSIGNED && type != Character.SURROGATE && type != Character.FORMAT && type != Character.PRIVATE_USE
+                && type != Character.SPACE_SEPARATOR && type != Character.LINE_SEPARATOR && type != Character.PARAGRAPH_SEPARATOR;
     }
 }

@@ -135,8 +135,8 @@ final class AbsorbFlows implements Step {
         Map<byte[], byte[]> out = new LinkedHashMap<>();
         byChildKey.forEach((childKey, value) -> {
             BrandedId child = sameQueueChild(m, childKey).or(() -> m.brandedIdOf(childKey)).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_CHILD,
-                    "child " + childKey.display() + " of flow parent " + parent.id().display() + " has no branded id:"
-                            + " migrate its queue in the same run (add --queue for it, or use --all)"));
+                    "child " + childKey.display() + " of flow parent " + parent.id().display() + " has no branded id: "
+                            + m.whyNoBrandedId(childKey)));
             out.put(Utf8.bytes(child.toString()), value.raw());
         });
         return out;

@@ -67,9 +67,16 @@ final class FenceSource implements Step {
      * (a migration retired it, and this target keeps no journal of it: this step runs only on a new or abandoned
      * journal, so it was forgotten, or the queue went into another target), and one inside the pause window of
      * another migration (its add counter frozen: one into another target stopped there), which would otherwise be
-     * copied as that migration left it and retired under it, both targets then holding its jobs.
+     * copied as that migration left it and retired under it, both targets then holding its jobs. Before that, a
+     * meta that is not a hash ({@link Planner#damagedMeta}), which no read of it nor pause could get past.
      */
     private static void refuseAQueueHeldElsewhere(QueueMigration m) {
+        String metaType = m.sourceWire.type(m.source.key(QueueStructure.META).raw());
+        if (!metaType.equals("hash") && !metaType.equals("none")) {
+            TargetFence.release(m.targetWire, m.keys, m.journal);
+            throw new MigrationRefused(MigrationRefused.Kind.DAMAGED_META, "the v1 queue " + m.source.display() + " is refused: "
+                    + Planner.damagedMeta(m.source, "meta is a " + metaType + ", expected a hash") + "; nothing was written");
+        }
         SourceFence.Holder holder = SourceFence.holder(m.sourceWire, m.source);
         if (holder.tombstoned()) {
             TargetFence.release(m.targetWire, m.keys, m.journal);

@@ -157,8 +157,8 @@ final class JobWriter {
         }
         Bytes parentKey = facts.parentKey();
         BrandedId parent = m.brandedIdOf(parentKey).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_PARENT,
-                "the parent " + parentKey.display() + " of job " + facts.id().display() + " has no branded id yet:"
-                        + " migrate its queue in the same run (add --queue for it, or use --all)"));
+                "the parent " + parentKey.display() + " of job " + facts.id().display() + " has no branded id yet: "
+                        + m.whyNoBrandedId(parentKey)));
         String parentQueue = m.bases.owner(parentKey).map(m::targetName).orElse(m.target);
         return Optional.of(new RowBuilder.ParentLink(parent, parentQueue, RowBuilder.parentPolicy(hash)));
     }

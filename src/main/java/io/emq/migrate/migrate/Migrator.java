@@ -111,8 +111,10 @@ public final class Migrator {
         List<QueueRef> selected = select(found.queues(), names);
         Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
                 selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
+        SourceServer sourceServer = SourceServer.of(source, sourceName);
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
-                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name));
+                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name),
+                TargetNames.migratingAs(target, sourceServer));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });
@@ -124,7 +126,6 @@ public final class Migrator {
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
                 .stepAsideWith(working);
         SourceFeed feed = new SourceFeed(source);
-        SourceServer sourceServer = SourceServer.of(source, sourceName);
         // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
         DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
         for (QueueRef q : selected) {
@@ -139,9 +140,11 @@ public final class Migrator {
                 continue;
             }
             Optional<String> taken = v2Names.conflict(q);
-            if (taken.isPresent()) {
+            Optional<String> elsewhere = v2Names.migratingElsewhere(q);
+            if (taken.isPresent() || elsewhere.isPresent()) {
                 results.add(new MigrationResult(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED, Map.of(),
-                        Optional.of(MigrationRefused.Kind.NAME_TAKEN), taken.get() + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(),
+                        Optional.of(taken.isPresent() ? MigrationRefused.Kind.NAME_TAKEN : MigrationRefused.Kind.MIGRATING_ELSEWHERE),
+                        taken.or(() -> elsewhere).get() + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(),
                         Optional.empty()));
                 continue;
             }
@@ -539,7 +542,8 @@ public final class Migrator {
      */
     private boolean retirementBegun(QueueMigration m) {
         try {
-            return SourceFence.tombstoned(m.sourceWire, m.source);
+            return m.journal.header().get(JournalHeader.STATE).filter(s -> s == MigrationState.RETIRED).isEmpty()
+                    && SourceFence.tombstoned(m.sourceWire, m.source);
         } catch (JedisConnectionException unreachable) {
             return false;
         }

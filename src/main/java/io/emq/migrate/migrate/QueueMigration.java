@@ -11,6 +11,7 @@ import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.v1.plan.FlowLinks;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
@@ -509,6 +510,25 @@ final class QueueMigration {
                     : otherJournals.computeIfAbsent(targetName(q), name -> new Journal(targetWire, name));
             return Map.entry(j, id);
         });
+    }
+
+    /**
+     * Why the flow job at a full v1 key, which a job of this queue links to, has no branded id, and what to do
+     * ({@link FlowLinks}): no v1 queue under the run's prefixes holds it; v1 holds no such job (a link left dangling);
+     * its queue's migration began without it (a flow producer added it since: live); or its queue is not in this run.
+     */
+    String whyNoBrandedId(Bytes fullJobKey) {
+        Optional<QueueRef> owner = bases.owner(fullJobKey);
+        if (owner.isEmpty()) {
+            return FlowLinks.outsideThePrefixes();
+        }
+        if (sourceWire.existing(List.of(List.of(fullJobKey.raw()))).get(0) == 0) {
+            return FlowLinks.dangling(fullJobKey);
+        }
+        if (journalOf(fullJobKey).map(e -> e.getKey().exists()).orElse(false)) {
+            return FlowLinks.addedSince(owner.get());
+        }
+        return FlowLinks.queueLeftOut(owner.get());
     }
 
     /** The branded id of the job at a full v1 key, resolved through its queue's journal. */

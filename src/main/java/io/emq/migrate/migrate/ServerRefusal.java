@@ -11,7 +11,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * that begins the server's reply, wherever it comes in the error (a command's reply, a script's error, which
  * Redis 6.2 wraps in its own, an {@code EXECABORT}'s reason), as a word of its own (not the end of a longer one).
  */
-enum ServerRefusal {
+public enum ServerRefusal {
     OUT_OF_MEMORY("OOM command not allowed", MigrationRefused.Kind.OUT_OF_MEMORY, "a server refused a write for lack of memory",
             "free memory on that server or raise its maxmemory (until retirement the target holds the v2 copy beside the v1"
                     + " queue, on one server twice the queue)"),
@@ -49,6 +49,16 @@ enum ServerRefusal {
     private static String slotRemedy() {
         return "let the reshard of that slot end (or end it, CLUSTER SETSLOT <slot> STABLE on both masters): don't reshard a"
                 + " queue's slot during its migration";
+    }
+
+    /**
+     * What a command stopped by {@code failure} outside any step says (a write before the first step: the v2 fence, a
+     * journal's lease), when it is a refusal of the server's: what the server did, in its words, and what to do. The
+     * command wrote nothing the refused write was part of.
+     */
+    public static Optional<String> explained(Throwable failure) {
+        return in(failure).map(found -> found.why.what + " (" + found.said + "); " + found.why.remedy + ", then run the same"
+                + " command again");
     }
 
     /** A refusal found in an error: why, and the server's words from their start. */

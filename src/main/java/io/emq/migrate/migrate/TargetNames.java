@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Wire;
@@ -10,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -37,6 +39,41 @@ public final class TargetNames {
             }
         });
         return out;
+    }
+
+    /**
+     * For a v1 queue of {@code source} (named {@code sourceName}, as {@link Migrator} names it), the v2 name of the
+     * migration on the target that holds it, neither abandoned nor retired: one that began from the same server
+     * ({@link SourceAddress#sameServer}) or from the same data ({@link SourceServer#shares}). The journals are read
+     * once ({@code {emq}:migration:*}, then their headers in pipelines); each queue's answer is then looked up.
+     */
+    public static Function<QueueRef, Optional<String>> migratingAs(Wire target, Wire source, String sourceName) {
+        return migratingAs(target, SourceServer.of(source, sourceName));
+    }
+
+    static Function<QueueRef, Optional<String>> migratingAs(Wire target, SourceServer sourceServer) {
+        Map<String, List<Unfinished>> byV1Queue = new HashMap<>();
+        List<byte[]> fields = Stream.of(JournalHeader.V1_QUEUE, JournalHeader.STATE, JournalHeader.SOURCE, JournalHeader.SOURCE_REPLID)
+                .map(f -> Utf8.bytes(f.name())).toList();
+        Migratable.inBatches(Journals.queues(target), Migrator.PER_PIPELINE, names -> {
+            List<List<byte[]>> headers = target.hmget(names.stream().map(name -> Utf8.bytes(Keys.migrationJournal(name))).toList(), fields);
+            for (int i = 0; i < names.size(); i++) {
+                List<Optional<String>> h = headers.get(i).stream().map(v -> Optional.ofNullable(v).map(Replies::asText)).toList();
+                boolean underWay = h.get(1).flatMap(JournalHeader.STATE.parse())
+                        .filter(s -> s != MigrationState.ABANDONED && s != MigrationState.RETIRED).isPresent();
+                if (underWay && h.get(0).isPresent()) {
+                    byV1Queue.computeIfAbsent(h.get(0).get(), q -> new ArrayList<>()).add(new Unfinished(names.get(i), h.get(2), h.get(3)));
+                }
+            }
+        });
+        return q -> byV1Queue.getOrDefault(q.display(), List.of()).stream()
+                .filter(u -> u.source().map(s -> SourceAddress.of(s).sameServer(SourceAddress.of(sourceServer.name()))).orElse(false)
+                        || sourceServer.shares(q, u.replicationId()))
+                .map(Unfinished::v2Name).findFirst();
+    }
+
+    /** A migration under way on the target: its v2 name, and the source server and replication id its journal records. */
+    private record Unfinished(String v2Name, Optional<String> source, Optional<String> replicationId) {
     }
 
     private static List<byte[]> queueKeys(String name) {

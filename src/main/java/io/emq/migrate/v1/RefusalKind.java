@@ -5,6 +5,9 @@ public enum RefusalKind {
     LIVE_LOCK("live-lock", "--wait-for-locks"),
     INVALID_QUEUE_NAME("invalid-queue-name", "--rename OLD=NEW"),
     NAME_TAKEN("name-taken", "--rename OLD=NEW"),
+    MIGRATING_ELSEWHERE("migrating-elsewhere", "abandon --queue OTHER"),
+    DAMAGED_META("damaged-meta", "moving the damaged meta aside in v1"),
+    FLOW_PARENT("flow-parent", "--queue for the parent's queue, or --all"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
     ANOMALIES("anomalies", "--accept-anomalies");

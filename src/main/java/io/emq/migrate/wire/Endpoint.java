@@ -82,14 +82,14 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
             rest = rest.substring(0, slash);
             if (!db.isEmpty()) {
                 try {
-                    database = Integer.parseInt(db);
+                    database = Integer.parseUnsignedInt(db);
                 } catch (NumberFormatException e) {
-                    throw new BadEndpointException("database '" + db + "' in " + redact(uri) + " is not a number");
+                    throw new BadEndpointException("database '" + db + "' in " + redact(uri) + " is not a number (0, 1, …)");
                 }
             }
         }
         List<HostAndPort> seeds = new ArrayList<>();
-        for (String hp : rest.split(",")) {
+        for (String hp : rest.split(",", -1)) {
             seeds.add(hostAndPort(hp.trim(), uri));
         }
         cluster = cluster || seeds.size() > 1;

@@ -36,7 +36,7 @@ public final class ServerState {
     private static final int MOST_ASKED_AT_ONCE = 16;
     /**
      * What the server said: the nodes that may evict keys without a TTL, each as {@code host:port (policy, maxmemory
-     * N bytes)} (no {@code host:port} for a single server); the master a single server replicates; the memory of a
+     * N bytes)} (a single server: {@code policy, maxmemory N bytes}); the master a single server replicates; the memory of a
      * single server, or of each master of a cluster, that has a {@code maxmemory}; or why it could not be asked
      * ({@code INFO} refused: an ACL without it, a renamed command), the rest then unknown; and the replicas that could
      * not be asked, each as {@code host:port (why)} (stalled, unreachable from here, or refusing {@code INFO}).
@@ -199,7 +199,8 @@ public final class ServerState {
         if (maxmemory == 0 || !policy.startsWith("allkeys-")) {
             return Optional.empty();
         }
-        return Optional.of((node.isEmpty() ? "" : node + " ") + "(maxmemory-policy " + policy + ", maxmemory " + maxmemory + " bytes)");
+        String said = "maxmemory-policy " + policy + ", maxmemory " + maxmemory + " bytes";
+        return Optional.of(node.isEmpty() ? said : node + " (" + said + ")");
     }
 
     /**

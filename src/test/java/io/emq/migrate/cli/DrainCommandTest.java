@@ -75,6 +75,16 @@ class DrainCommandTest {
     }
 
     @Test
+    void aLanesDrainOfAQueueMigratedIntoTheFlatSetSaysWhyItFindsNoJob() {
+        migrateEmails();
+        CliRun r = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--lanes");
+        assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+        assertTrue(r.err().contains("queue 'emails' was migrated into the flat pending set (4 jobs there) and has no lanes"),
+                r.err());
+        assertTrue(r.out().contains("verdict: FAIL"), r.out());
+    }
+
+    @Test
     void theDryRunPassesThenAFailingDrainExitsThree() {
         migrateEmails();
         CliRun dry = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--dry-run");
@@ -145,8 +155,8 @@ class DrainCommandTest {
         jobs.enqueue("hello".getBytes(StandardCharsets.UTF_8));
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "plain");
         assertEquals(ExitCodes.REFUSED, refused.code());
-        assertTrue(refused.err().contains("queue plain was never migrated on this target; `info` lists those that were"),
-                refused.err());
+        assertTrue(refused.err().contains("queue plain has no migration journal on this target (never migrated here, or `forget`"
+                + " deleted it after its cutover)"), refused.err());
         CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "plain", "--handler", "exec",
                 "grep -q hello && test -n \"$EMQ_JOB_ID\"");
         assertEquals(ExitCodes.OK, exec.code(), exec.out() + exec.err());
@@ -165,8 +175,8 @@ class DrainCommandTest {
         CliRun unconfirmed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
                 "--handler", "exec cat >/dev/null");
         assertEquals(ExitCodes.REFUSED, unconfirmed.code(), unconfirmed.all());
-        assertTrue(unconfirmed.err().contains("v1 source still holds the same jobs") && unconfirmed.err().contains("--yes"),
-                unconfirmed.err());
+        assertTrue(unconfirmed.err().contains("v1 source held the same jobs when it stopped: v1, or another migration of it that"
+                + " retired it since") && unconfirmed.err().contains("--yes"), unconfirmed.err());
         assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
         CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--yes",
                 "--handler", "exec cat >/dev/null");

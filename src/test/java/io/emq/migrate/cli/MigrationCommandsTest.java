@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.v1.fixture.KeyspaceDump;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -154,6 +155,85 @@ class MigrationCommandsTest {
                 "an ISO-8601 duration is taken too");
     }
 
+    /** A job v1 finished between a --no-retire run and the one that retires has an id, and lookup says v2 got no row of it. */
+    @Test
+    void lookupTellsTheRowEachJobGotAndNoneForOneV1FinishedBeforeTheCutover() throws Exception {
+        load("node-5.65.1");
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
+        String finished = SERVER.client().lindex("bull:emails:paused", -1);
+        SERVER.client().lrem("bull:emails:paused", 0, finished); // as a v1 worker takes and finishes it, removed on complete
+        SERVER.client().del("bull:emails:" + finished);
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--yes").code());
+
+        JsonNode pairs = Json.MAPPER.readTree(CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--all", "--json").out());
+        assertEquals(5, pairs.size(), pairs.toString());
+        for (JsonNode p : pairs) {
+            boolean gone = p.get("v1").asText().equals(finished);
+            assertEquals(gone, p.get("v2Row").isNull(), p.toString());
+            assertEquals(!gone, SERVER.client().exists("emq:{emails}:job:" + p.get("v2").asText()), p.toString());
+        }
+        CliRun table = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--v1-id", finished);
+        assertTrue(table.out().contains("V2 ROW") && table.out().contains("none: the id was minted, but v2 got no row"), table.out());
+    }
+
+    /** An output file that cannot be written is bad usage before anything is read or written: one line, one document. */
+    @Test
+    void anOutputFileThatCannotBeWrittenIsRefusedBeforeAnyWork() throws Exception {
+        load("node-5.65.1");
+        java.nio.file.Path folder = java.nio.file.Files.createTempDirectory("emq-out");
+        CliRun aFolder = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "emails", "--html", folder.toString(), "--json");
+        assertEquals(ExitCodes.USAGE, aFolder.code(), aFolder.all());
+        assertEquals("usage", Json.MAPPER.readTree(aFolder.out()).path("error").path("kind").asText(), "only the error: " + aFolder.out());
+        assertTrue(aFolder.out().contains("is a folder; name a file in it"), aFolder.out());
+
+        CliRun proc = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--archive-completed", "/proc/archive.jsonl",
+                "--yes");
+        assertEquals(ExitCodes.USAGE, proc.code(), proc.all());
+        assertTrue(proc.err().contains("--archive-completed: cannot write /proc/archive.jsonl"), proc.err());
+        assertTrue(SERVER.client().keys("emq:*").isEmpty() && SERVER.client().keys("{emq}:*").isEmpty(), "nothing written");
+        assertTrue(java.nio.file.Files.notExists(folder.resolve("archive.jsonl")));
+        java.nio.file.Files.delete(folder);
+    }
+
+    /** A target that refuses the first write for lack of memory is told as such, with what to do, as a step's refusal is. */
+    @Test
+    void aTargetOutOfMemoryAtTheFirstWriteSaysSoAndWhatToDo() throws Exception {
+        load("node-5.65.1");
+        SERVER.client().configSet("maxmemory", "1");
+        CliRun full;
+        try {
+            full = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--yes", "--json");
+        } finally {
+            SERVER.client().configSet("maxmemory", "0");
+        }
+        assertEquals(ExitCodes.USAGE, full.code(), full.all());
+        String message = Json.MAPPER.readTree(full.out()).path("error").path("message").asText();
+        assertTrue(message.startsWith("a server refused a write for lack of memory (OOM command not allowed")
+                && message.contains("raise its maxmemory") && message.endsWith("then run the same command again"), message);
+        CliRun again = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--yes");
+        assertEquals(0, again.code(), again.all());
+    }
+
+    /** A prefix given twice is read once; a v1 id holding a line break keeps the table one line a job. */
+    @Test
+    void aPrefixGivenTwiceCountsOnceAndALineBreakInAnIdStaysInItsCell() {
+        load("node-5.65.1");
+        CliRun once = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "bull", "--json");
+        CliRun twice = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "bull", "--prefix", "bull", "--json");
+        assertEquals(0, twice.code(), twice.all());
+        assertEquals(once.out(), twice.out());
+
+        SERVER.client().hset("bull:nl:meta", "version", "bullmq:5.65.1");
+        SERVER.client().hset("bull:nl:a\nb", java.util.Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().rpush("bull:nl:wait", "a\nb");
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "nl", "--yes").code());
+        CliRun lookup = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "nl", "--all");
+        assertEquals(0, lookup.code(), lookup.all());
+        List<String> lines = lookup.out().lines().toList();
+        assertEquals(2, lines.size(), lookup.out());
+        assertTrue(lines.get(1).startsWith("a\\x0ab  JOB"), lookup.out());
+    }
+
     @Test
     void refusalsNameTheOptionThatLiftsThemAndExitThree() {
         load("node-5.65.1");
@@ -175,5 +255,23 @@ class MigrationCommandsTest {
         assertTrue(down.err().contains("127.0.0.1:1") && down.err().contains("check"), down.err());
         assertEquals(2, CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "q").code());
         assertEquals(3, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "nosuch", "--no-retire").code());
+    }
+
+    /** Values no parse can hold are bad usage, each named: not an internal error. */
+    @Test
+    void anEmptySeedANegativeDatabaseOrADurationTooLongToHoldIsABadUsage() {
+        for (String uri : List.of(",", "127.0.0.1:6379,", "redis://127.0.0.1:6379/-1")) {
+            CliRun bad = CliRun.of("discover", "--source", uri);
+            assertEquals(ExitCodes.USAGE, bad.code(), uri + ": " + bad.all());
+            assertTrue(bad.err().contains("no host in") || bad.err().contains("database '-1'"), bad.err());
+        }
+        for (String option : List.of("--lease", "--wait-for-locks")) {
+            CliRun tooLong = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", option, "99999999999999999999h");
+            assertEquals(ExitCodes.USAGE, tooLong.code(), tooLong.all());
+            assertTrue(tooLong.err().contains(option + " takes a duration like 500ms, 30s or 2m, not '99999999999999999999h'"),
+                    tooLong.err());
+            CliRun overflow = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", option, "9223372036854775807h");
+            assertEquals(ExitCodes.USAGE, overflow.code(), overflow.all());
+        }
     }
 }

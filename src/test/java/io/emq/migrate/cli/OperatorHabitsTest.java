@@ -189,7 +189,8 @@ class OperatorHabitsTest {
         Process ghost = process(List.of("verify", "--queue", "ghost"), SERVER.uri());
         assertEquals(ExitCodes.REFUSED, ghost.waitFor());
         String err = new String(ghost.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals("emq-migrate verify: queue ghost was never migrated on this target; `info` lists those that were\n", err);
+        assertEquals("emq-migrate verify: queue ghost has no migration journal on this target (never migrated here, or `forget` deleted it"
+                + " after its cutover); `info` lists those that have one\n", err);
         Process debug = process(List.of("verify", "--queue", "ghost", "--debug"), SERVER.uri());
         assertEquals(ExitCodes.REFUSED, debug.waitFor());
         assertTrue(new String(debug.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).contains("\tat io.emq.migrate"),

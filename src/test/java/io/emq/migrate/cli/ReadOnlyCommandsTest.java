@@ -40,7 +40,7 @@ class ReadOnlyCommandsTest {
         for (String[] line : lines) {
             CliRun r = CliRun.of(line);
             assertEquals(ExitCodes.REFUSED, r.code(), String.join(" ", line) + "\n" + r.all());
-            assertTrue(r.err().contains("queue ghost was never migrated on this target; `info` lists those that were"),
+            assertTrue(r.err().contains("queue ghost has no migration journal on this target (never migrated here, or `forget` deleted it after its cutover); `info` lists those that have one"),
                     r.all());
         }
         assertEquals(before, digest(), "nothing was written");
@@ -65,8 +65,8 @@ class ReadOnlyCommandsTest {
         assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
         CliRun drain = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "orders");
         assertEquals(ExitCodes.REFUSED, drain.code(), drain.all());
-        assertTrue(drain.err().contains("queue orders was never migrated on this target (a migration of it was refused"
-                + " before it wrote anything)"), drain.all());
+        assertTrue(drain.err().contains("queue orders was never migrated on this target (a migration of it began, and"
+                + " stopped or was refused before its first step was done)"), drain.all());
         assertFalse(drain.out().contains("PASS"), drain.out());
     }
 
@@ -87,7 +87,8 @@ class ReadOnlyCommandsTest {
                 abandon.all());
         CliRun resume = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume");
         assertEquals(ExitCodes.REFUSED, resume.code(), resume.all());
-        assertTrue(resume.err().contains("v1 source still holds the same jobs"), resume.all());
+        assertTrue(resume.err().contains("v1 source held the same jobs when it stopped: v1, or another migration of it that"
+                + " retired it since"), resume.all());
         assertEquals(migrated, digest(), "neither abandoned nor drained");
         assertEquals(0, CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes").code());
     }

@@ -41,7 +41,7 @@ class ShadowDrainTest {
     void aQueueThatWasNeverMigratedHasNothingToShadow() {
         CliRun r = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "ghost", "--shadow");
         assertEquals(ExitCodes.REFUSED, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("queue ghost was never migrated on this target"), r.err());
+        assertTrue(r.err().contains("queue ghost has no migration journal on this target"), r.err());
         assertTrue(SERVER.client().keys("*").isEmpty(), "nothing was written");
         assertEquals(ExitCodes.USAGE, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "q", "--shadow", "--dry-run").code());
     }

@@ -58,7 +58,7 @@ class UnfitServerTest {
             v1Queue(source);
             evicting(target);
             assertRefusedUntouched(source, target, target.uri() + " (the v2 server or cluster) may evict keys that have no TTL when it"
-                    + " runs short of memory ((maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes))",
+                    + " runs short of memory (maxmemory-policy allkeys-lru, maxmemory 1073741824 bytes)",
                     "set its maxmemory-policy to noeviction", "; then migrate: nothing was written");
         }
     }

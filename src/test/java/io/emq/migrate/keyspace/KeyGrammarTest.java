@@ -115,4 +115,13 @@ class KeyGrammarTest {
     private static Rejection rejection(String key) {
         return assertInstanceOf(Rejected.class, KeyGrammar.parse(key)).rejection();
     }
+
+    @Test
+    void aQueueNameIsShownInItsOwnScriptWithControlAndInvisibleCharactersEscaped() {
+        assertEquals(Optional.of("queue name 'заказ' must match [A-Za-z0-9._-]{1,128}"), Names.queueNameProblem("заказ"));
+        assertEquals("név ünï✓", Names.printable("név ünï✓"));
+        assertEquals("a\\x00b\\x0a\\x7f\\x85", Names.printable("a\u0000b\n\u007f\u0085"));
+        assertEquals("pay\\u{202e}fdp.exe \\u{a0}\\u{200b}", Names.printable("pay\u202efdp.exe \u00a0\u200b"), "a bidi override, spaces");
+        assertEquals("\\u{d800}", Names.printable("\ud800"), "a lone surrogate");
+    }
 }

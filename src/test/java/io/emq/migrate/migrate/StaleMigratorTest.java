@@ -88,6 +88,12 @@ class StaleMigratorTest {
         MigrationResult again = migrate(Checkpoints.none()).get(0);
         assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
         assertEquals(List.of(), LiveV1.exactlyOnce(client(), QUEUE, JOBS));
+
+        MigrationResult done = MigrationHarness.migrate(SERVER, SERVER, OPTIONS.withRetire(false), Checkpoints.none(),
+                List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, done.outcome(), "--no-retire on a queue retired already has nothing to"
+                + " stop short of (the runbook's `--all --no-retire` once some queues were cut over): " + done);
+        assertEquals(Optional.empty(), done.refusalKind(), done.toString());
     }
 
     @Test

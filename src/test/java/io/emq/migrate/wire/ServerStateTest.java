@@ -55,7 +55,7 @@ class ServerStateTest {
         set(SERVER, node, "allkeys-lru", "0");
         assertEquals(List.of(), ServerState.of(SERVER.client(), CONFIG).evicting(), "no maxmemory: nothing is ever evicted");
         set(SERVER, node, "allkeys-lfu", "1gb");
-        assertEquals(List.of("(maxmemory-policy allkeys-lfu, maxmemory 1073741824 bytes)"), ServerState.of(SERVER.client(), CONFIG).evicting());
+        assertEquals(List.of("maxmemory-policy allkeys-lfu, maxmemory 1073741824 bytes"), ServerState.of(SERVER.client(), CONFIG).evicting());
     }
 
     @Test

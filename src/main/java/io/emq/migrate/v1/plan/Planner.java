@@ -4,10 +4,12 @@ import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.FlowLink;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.KeyType;
+import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.Refusal;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * Turns a queue snapshot into its dry-run plan (pure: no I/O), following the migration contract's
@@ -37,16 +40,22 @@ public final class Planner {
 
     private final PlanOptions options;
     private final V2Names names;
+    private final Function<Bytes, Optional<String>> parentOutsideTheRun;
 
     /** A planner that takes the v2 names as the renames give them (a run whose names were checked already). */
     public Planner(PlanOptions options) {
-        this(options, V2Names.unchecked(options.renames()));
+        this(options, V2Names.unchecked(options.renames()), parent -> Optional.empty());
     }
 
-    /** A planner that also refuses a v2 name another queue or the target holds ({@code name-taken}). */
-    public Planner(PlanOptions options, V2Names names) {
+    /**
+     * A planner that also refuses a v2 name another queue or the target holds ({@code name-taken}), and a queue whose
+     * job links to a flow parent that {@code parentOutsideTheRun} (given its full v1 key) tells will have no branded id
+     * in the run ({@code flow-parent}, as {@code migrate} would stop at it; {@link FlowLinks}).
+     */
+    public Planner(PlanOptions options, V2Names names, Function<Bytes, Optional<String>> parentOutsideTheRun) {
         this.options = options;
         this.names = names;
+        this.parentOutsideTheRun = parentOutsideTheRun;
     }
 
     public QueuePlan plan(QueueSnapshot snap) {
@@ -185,6 +194,12 @@ public final class Planner {
         });
         names.conflict(snap.queue()).ifPresent(reason ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.NAME_TAKEN, reason, allIds(snap)), false)));
+        names.migratingElsewhere(snap.queue()).ifPresent(reason ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.MIGRATING_ELSEWHERE, reason, allIds(snap)), false)));
+        flowParentsOutsideTheRun(snap).ifPresent(out::add);
+        Bytes meta = snap.queue().key(QueueStructure.META);
+        snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.DAMAGED_META, damagedMeta(snap.queue(), a.reason()), allIds(snap)), false)));
         List<Bytes> cron = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).map(Scheduler::id).toList();
         if (!cron.isEmpty()) {
             out.add(new PlannedRefusal(new Refusal(RefusalKind.CRON_SCHEDULER, cron.size()
@@ -211,6 +226,36 @@ public final class Planner {
                     ids(jobIds)), options.acceptAnomalies()));
         }
         return out;
+    }
+
+    /** The refusal of the jobs (given rows) whose flow parent in another queue will have no branded id in the run. */
+    private Optional<PlannedRefusal> flowParentsOutsideTheRun(QueueSnapshot snap) {
+        List<Bytes> unlinked = new ArrayList<>();
+        String first = null;
+        for (FlowLink link : snap.flowLinks()) {
+            if (!link.crossQueue() || snap.job(link.childId()).filter(j -> getsRow(j, options.acceptAnomalies())).isEmpty()) {
+                continue;
+            }
+            Optional<String> why = parentOutsideTheRun.apply(link.parentKey());
+            if (why.isPresent()) {
+                first = first != null ? first : "the parent " + link.parentKey().display() + " of job " + link.childId().display()
+                        + " will have no branded id: " + why.get();
+                unlinked.add(link.childId());
+            }
+        }
+        return first == null ? Optional.empty() : Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_PARENT,
+                first + (unlinked.size() > 1 ? " (" + (unlinked.size() - 1) + " more job(s) like it)" : ""), ids(unlinked)), false));
+    }
+
+    /**
+     * Why a queue whose meta is not a hash ({@code what}: {@code meta is a set, expected a hash}) cannot be migrated:
+     * v1 itself fails on it, and the migration pauses v1 and stamps its tombstone there.
+     */
+    public static String damagedMeta(QueueRef queue, String what) {
+        String meta = queue.key(QueueStructure.META).display();
+        return what + " at " + meta + ": BullMQ reads meta on every call to the queue, so v1 fails on it too, and a"
+                + " migration pauses v1 and stamps its tombstone there; find what wrote it, move it aside (RENAME " + meta + " "
+                + meta + ".damaged), then plan again";
     }
 
     private static boolean refusing(Anomaly a) {

@@ -16,8 +16,10 @@ import java.util.stream.Collectors;
  * name another v1 queue of the source migrates under (by its own name or a rename), or onto a v2
  * queue the target already holds, is refused; two v1 queues of one name under different prefixes
  * are refused until one is renamed; a name whose migration journal on the target records another
- * v1 queue is refused for every queue. A rename whose OLD names no v1 queue is a usage error.
- * Pure: what the target holds is asked of {@code target}.
+ * v1 queue is refused for every queue. A rename whose OLD names no v1 queue is a usage error. A v1 queue whose
+ * migration on the target under one v2 name is neither retired nor abandoned is refused under any other
+ * ({@link #migratingElsewhere}): two copies of its jobs would each be served.
+ * Pure: what the target holds is asked of {@code target} and {@code migratingAs}.
  */
 public final class V2Names {
     /** What the target holds under a v2 name. */
@@ -34,6 +36,7 @@ public final class V2Names {
     private final List<QueueRef> queues;
     private final Map<String, String> renames;
     private final Function<String, Optional<Holder>> target;
+    private final Function<QueueRef, Optional<String>> migratingAs;
     /** The queues by the v2 name each would take, valid or not (so a conflict is found without a walk over all). */
     private final Map<String, List<QueueRef>> byCandidate;
 
@@ -41,17 +44,20 @@ public final class V2Names {
      * @param queues  every v1 queue discovered under the run's prefixes
      * @param renames v1 name -> v2 name, as given
      * @param target  what the target holds under a v2 name
+     * @param migratingAs the v2 name under which a migration on the target, neither retired nor abandoned, holds a v1 queue
      */
-    public V2Names(List<QueueRef> queues, Map<String, String> renames, Function<String, Optional<Holder>> target) {
+    public V2Names(List<QueueRef> queues, Map<String, String> renames, Function<String, Optional<Holder>> target,
+                   Function<QueueRef, Optional<String>> migratingAs) {
         this.queues = List.copyOf(queues);
         this.renames = Map.copyOf(renames);
         this.target = target;
+        this.migratingAs = migratingAs;
         this.byCandidate = this.queues.stream().collect(Collectors.groupingBy(this::candidate));
     }
 
     /** Names as the renames give them, nothing else consulted: for steps of a run whose names were checked. */
     public static V2Names unchecked(Map<String, String> renames) {
-        return new V2Names(List.of(), renames, name -> Optional.empty());
+        return new V2Names(List.of(), renames, name -> Optional.empty(), q -> Optional.empty());
     }
 
     /** One line per rename whose OLD names no v1 queue of the source. */
@@ -117,5 +123,21 @@ public final class V2Names {
                     + " into an existing queue, choose a new name");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Why the queue cannot migrate under its v2 name while a migration on the target holds it under another, neither
+     * retired nor abandoned (its jobs would be copied twice, and each copy served), or empty when none does.
+     */
+    public Optional<String> migratingElsewhere(QueueRef q) {
+        Optional<String> v2 = v2Name(q);
+        if (v2.isEmpty()) {
+            return Optional.empty(); // the invalid name is refused on its own
+        }
+        return migratingAs.apply(q).filter(other -> !other.equals(v2.get())).map(other -> (renamed(q) ? "--rename " + q.display()
+                + "=" + v2.get() + ": " : "") + "v1 queue " + q.display() + " is being migrated on the target as v2 queue '" + other
+                + "' (neither retired nor abandoned), and a second migration as '" + v2.get() + "' would copy its jobs twice;"
+                + " finish that one (migrate " + q.display() + (other.equals(q.name().display()) ? " without --rename"
+                : " with --rename " + q.display() + "=" + other) + "), or undo it first with `emq-migrate abandon --queue " + other + "`");
     }
 }

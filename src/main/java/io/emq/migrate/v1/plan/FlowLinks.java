@@ -1,0 +1,36 @@
+package io.emq.migrate.v1.plan;
+
+import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.QueueRef;
+
+/**
+ * Why a flow job that a migrated job links to (its parent, or a child) has no branded id, and what to do: as {@code plan}
+ * foresees it for a parent ({@link Planner}) and as {@code migrate} finds it for either.
+ */
+public final class FlowLinks {
+    private FlowLinks() {
+    }
+
+    /** No v1 queue under the run's prefixes holds the linked job. */
+    public static String outsideThePrefixes() {
+        return "no v1 queue under the run's prefixes holds it: if its queue is under another prefix, add that --prefix; if"
+                + " its queue is gone, the link dangles in v1 too: remove it by hand, then migrate again";
+    }
+
+    /** The linked job's queue is neither in the run nor migrated on the target before. */
+    public static String queueLeftOut(QueueRef owner) {
+        return "migrate its queue " + owner.display() + " in the same run (add --queue for it, or use --all)";
+    }
+
+    /** The linked job, at {@code key}, does not exist in v1. */
+    public static String dangling(Bytes key) {
+        return "v1 holds no job at " + key.display() + " (deleted, its link left behind): the link dangles in v1 too: remove it"
+                + " by hand, then migrate again";
+    }
+
+    /** The linked job's queue began its migration before v1 added the job. */
+    public static String addedSince(QueueRef owner) {
+        return "the migration of its queue " + owner.display() + " began before v1 added it, while a flow producer was live:"
+                + " stop the flow producers, then migrate again (`emq-migrate abandon` both queues first if it is refused again)";
+    }
+}

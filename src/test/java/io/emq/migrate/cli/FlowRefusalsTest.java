@@ -1,0 +1,82 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A flow child whose parent has no branded id is refused with the reason that fits, v1 kept: its parent's queue left
+ * out of the run, or a parent no queue under the run's prefixes holds (a link left dangling); and the run that names
+ * both queues migrates them.
+ */
+class FlowRefusalsTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+    private static final String CHILD = "bull:flows-child:71f54db9-86df-43b8-8a95-8ee54570e65d";
+
+    @BeforeEach
+    void recordedFlows() {
+        SERVER.client().flushAll();
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+    }
+
+    @Test
+    void aChildWhoseParentsQueueIsLeftOutOfTheRunIsToldToNameItAndKeepsV1() throws Exception {
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("flow-parent")
+                && plan.out().contains("migrate its queue bull:flows-parent in the same run"), plan.out());
+        CliRun planBoth = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent");
+        assertEquals(0, planBoth.code(), planBoth.all());
+
+        Set<String> before = SERVER.client().keys("bull:flows-child:*");
+        CliRun alone = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--json", "--yes");
+        assertEquals(3, alone.code(), alone.all());
+        JsonNode child = alone.queuesByV1().get("bull:flows-child");
+        assertEquals("flow-parent", child.path("refusal").path("kind").asText(), child.toString());
+        assertTrue(child.path("refusal").path("reason").asText().contains("migrate its queue bull:flows-parent in the same run"),
+                child.toString());
+        assertEquals(before, SERVER.client().keys("bull:flows-child:*"), "v1 kept");
+
+        CliRun both = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "flows-child", "--yes");
+        assertEquals(0, both.code(), both.all());
+        CliRun together = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent", "--yes");
+        assertEquals(0, together.code(), together.all());
+    }
+
+    @Test
+    void aChildWhoseParentNoQueueHoldsIsToldTheLinkDanglesNotToAddTheQueue() throws Exception {
+        SERVER.client().hset(CHILD, Map.of("parentKey", "bull:nowhere:zzz", "parent", "{\"id\":\"zzz\",\"queueKey\":\"bull:nowhere\"}"));
+        CliRun all = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent", "--json", "--yes");
+        assertEquals(3, all.code(), all.all());
+        JsonNode child = all.queuesByV1().get("bull:flows-child");
+        assertEquals("flow-parent", child.path("refusal").path("kind").asText(), child.toString());
+        String reason = child.path("refusal").path("reason").asText();
+        assertTrue(reason.contains("bull:nowhere:zzz") && reason.contains("no v1 queue under the run's prefixes holds it")
+                && !reason.contains("--all"), reason);
+        assertEquals("bull:nowhere:zzz", SERVER.client().hget(CHILD, "parentKey"), "v1 kept");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("flow-parent") && plan.out().contains("no v1 queue under the run's prefixes holds it"),
+                plan.out());
+    }
+
+    @Test
+    void aChildWhoseParentWasDeletedFromItsQueueIsToldTheLinkDangles() throws Exception {
+        SERVER.client().hset(CHILD, Map.of("parentKey", "bull:flows-parent:gone", "parent",
+                "{\"id\":\"gone\",\"queueKey\":\"bull:flows-parent\"}"));
+        CliRun both = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent", "--json",
+                "--yes");
+        assertEquals(3, both.code(), both.all());
+        String reason = both.queuesByV1().get("bull:flows-child").path("refusal").path("reason").asText();
+        assertTrue(reason.contains("v1 holds no job at bull:flows-parent:gone") && reason.contains("the link dangles"), reason);
+    }
+}
