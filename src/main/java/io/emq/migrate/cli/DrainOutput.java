@@ -26,6 +26,11 @@ final class DrainOutput {
         stateRows(r).forEach(row -> states.row(row.toArray()));
         states.print(out);
         if (!verdictApplies(r, handler)) {
+            if (DrainCommand.exitCode(r, handler) != ExitCodes.OK) {
+                out.println();
+                out.println("the handler failed jobs until they went dead (" + r.stats().map(ConsumerStats::dead).orElse(0L)
+                        + " dead): exit 3; the queue's dead zset holds them, each with its last error");
+            }
             return;
         }
         out.println();

@@ -93,6 +93,10 @@ final class Failures {
             return where + " refused a command to this user: " + chain.get(chain.size() - 1) + "; grant the ACL rules"
                     + " in MIGRATION.md (least privilege)";
         }
+        if (has(all, "DB index is out of range")) {
+            return where + " has no such database (ERR DB index is out of range: its `databases` setting is lower): give the"
+                    + " database the queues are in as the URI's /N, or none for database 0";
+        }
         if (has(all, "cluster support disabled")) {
             return where + " is not a cluster (cluster support is disabled there): for a standalone server give one"
                     + " seed, redis://host:port";

@@ -26,7 +26,6 @@ import java.util.Optional;
 
 /** The {@code plan --json} document: a tree of maps and lists in a stable field order. */
 final class PlanDocument {
-    /** Which consumers see a migrated queue: its jobs land in the flat pending set, never in lanes. */
     /** Which consumers will see a queue's migrated pending jobs: the flat pending set's, or the lane's. */
     static String servedBy(Optional<BrandedId> lane, Optional<String> laneFrom) {
         if (laneFrom.isPresent()) {

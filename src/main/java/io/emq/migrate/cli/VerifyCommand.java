@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.V2State;
+import io.emq.migrate.migrate.Abandon;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
@@ -42,7 +43,14 @@ final class VerifyCommand implements Command {
         Optional<QueueSnapshot> snapshot = Optional.empty();
         boolean retired = journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
         if (source.isPresent() && !retired && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
-            snapshot = Optional.of(snapshot(in.open(source.get(), Side.SOURCE, 8), journal));
+            UnifiedJedis client = in.open(source.get(), Side.SOURCE, 8);
+            if (Abandon.retiredByAnother(Wire.unfenced(client), journal)) {
+                throw CliException.refused("the v1 queue " + journal.header().get(JournalHeader.V1_QUEUE).orElse("?") + " was retired by"
+                        + " another migration (into another target, or begun again after an abandon) since this one stopped: that"
+                        + " migration's target holds its jobs, and this copy in '" + queue + "' must not be served; `emq-migrate"
+                        + " abandon --queue " + queue + "` deletes it (v1 is left as it is)");
+            }
+            snapshot = Optional.of(snapshot(client, journal));
         }
         Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
         print(report, snapshot.isPresent(), retired, in.json(), in.out());

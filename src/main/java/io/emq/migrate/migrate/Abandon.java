@@ -34,6 +34,8 @@ import java.util.Optional;
 public final class Abandon {
     /** Rows deleted at once. */
     private static final int BATCH = 500;
+    /** The journal's field that holds its uid, the first part of every token its leases fence v1 with ({@link SourceToken}). */
+    private static final String LOCK_UID = "lock_uid";
 
     private Abandon() {
     }
@@ -143,6 +145,17 @@ public final class Abandon {
                     + " and v1 would run them again. Nothing was changed: v1 still holds every job, paused; decide by hand which side"
                     + " keeps them (MIGRATION.md, rollback: a copy served before its migration finished)");
         }
+    }
+
+    /**
+     * Whether another journal's migration retired the v1 queue of {@code journal}'s, told by the journal's uid
+     * ({@code lock_uid}; no lease taken, reads only): that migration's target holds its jobs, and the copy of this one is
+     * the one {@code abandon} deletes.
+     */
+    public static boolean retiredByAnother(Wire source, Journal journal) {
+        Optional<String> uid = journal.text(LOCK_UID).filter(u -> !u.isEmpty());
+        return uid.isPresent() && v1Queue(journal.header())
+                .map(q -> SourceFence.holder(source, q).retiredByAnother(uid.get() + ":0")).orElse(false);
     }
 
     /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */

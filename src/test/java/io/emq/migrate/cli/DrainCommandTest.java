@@ -136,6 +136,7 @@ class DrainCommandTest {
         CliRun dead = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "failing", "--handler", "exec", "echo nope >&2; exit 1");
         assertEquals(ExitCodes.REFUSED, dead.code(), dead.all());
         assertTrue(dead.out().contains("0 completed") && dead.out().contains("1 dead"), dead.out());
+        assertTrue(dead.out().contains("the handler failed jobs until they went dead (1 dead): exit 3"), dead.out());
         assertEquals(1, SERVER.client().zcard(Keys.queue("failing").dead()));
 
         CliRun unknown = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "failing", "--handler", "print");

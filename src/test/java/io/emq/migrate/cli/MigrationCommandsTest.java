@@ -265,6 +265,9 @@ class MigrationCommandsTest {
             assertEquals(ExitCodes.USAGE, bad.code(), uri + ": " + bad.all());
             assertTrue(bad.err().contains("no host in") || bad.err().contains("database '-1'"), bad.err());
         }
+        CliRun noSuchDatabase = CliRun.of("discover", "--source", SERVER.uri() + "/99");
+        assertEquals(ExitCodes.USAGE, noSuchDatabase.code(), noSuchDatabase.all());
+        assertTrue(noSuchDatabase.err().contains("/99 has no such database (ERR DB index is out of range"), noSuchDatabase.err());
         for (String option : List.of("--lease", "--wait-for-locks")) {
             CliRun tooLong = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", option, "99999999999999999999h");
             assertEquals(ExitCodes.USAGE, tooLong.code(), tooLong.all());
