@@ -96,8 +96,11 @@ final class PlanCommand implements Command {
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
+        // a plan reads only the journal under each queue's own name (a migration begun without a rename): listing them
+        // all takes a key scan of the target, which migrate does for a queue that begins
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name),
-                TargetNames.migratingAs(v2, Wire.unfenced(jedis), source.describe()));
+                TargetNames.migratingAs(v2, Wire.unfenced(jedis), source.describe(), chosen.stream().map(q -> q.name().display())
+                        .filter(Names::isQueueName).distinct().toList()));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });

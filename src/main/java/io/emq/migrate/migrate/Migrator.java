@@ -112,9 +112,13 @@ public final class Migrator {
         Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
                 selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
         SourceServer sourceServer = SourceServer.of(source, sourceName);
+        // a queue that begins here may be one a migration under another name holds: every journal is read then (a key
+        // scan of the target); a run that only resumes reads none
+        boolean begins = selected.stream().map(this::targetName).flatMap(Optional::stream)
+                .anyMatch(name -> !(holders.get(name).orElse(null) instanceof V2Names.Holder.Migration));
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
                 name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name),
-                TargetNames.migratingAs(target, sourceServer));
+                TargetNames.migratingAs(target, sourceServer, begins ? Journals.queues(target) : List.of()));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });

@@ -43,19 +43,19 @@ public final class TargetNames {
 
     /**
      * For a v1 queue of {@code source} (named {@code sourceName}, as {@link Migrator} names it), the v2 name of the
-     * migration on the target that holds it, neither abandoned nor retired: one that began from the same server
-     * ({@link SourceAddress#sameServer}) or from the same data ({@link SourceServer#shares}). The journals are read
-     * once ({@code {emq}:migration:*}, then their headers in pipelines); each queue's answer is then looked up.
+     * migration on the target that holds it among the journals {@code named}, neither abandoned nor retired: one that
+     * began from the same server ({@link SourceAddress#sameServer}) or from the same data ({@link SourceServer#shares}).
+     * Their headers are read once, in pipelines; each queue's answer is then looked up.
      */
-    public static Function<QueueRef, Optional<String>> migratingAs(Wire target, Wire source, String sourceName) {
-        return migratingAs(target, SourceServer.of(source, sourceName));
+    public static Function<QueueRef, Optional<String>> migratingAs(Wire target, Wire source, String sourceName, Collection<String> named) {
+        return migratingAs(target, SourceServer.of(source, sourceName), named);
     }
 
-    static Function<QueueRef, Optional<String>> migratingAs(Wire target, SourceServer sourceServer) {
+    static Function<QueueRef, Optional<String>> migratingAs(Wire target, SourceServer sourceServer, Collection<String> named) {
         Map<String, List<Unfinished>> byV1Queue = new HashMap<>();
         List<byte[]> fields = Stream.of(JournalHeader.V1_QUEUE, JournalHeader.STATE, JournalHeader.SOURCE, JournalHeader.SOURCE_REPLID)
                 .map(f -> Utf8.bytes(f.name())).toList();
-        Migratable.inBatches(Journals.queues(target), Migrator.PER_PIPELINE, names -> {
+        Migratable.inBatches(List.copyOf(named), Migrator.PER_PIPELINE, names -> {
             List<List<byte[]>> headers = target.hmget(names.stream().map(name -> Utf8.bytes(Keys.migrationJournal(name))).toList(), fields);
             for (int i = 0; i < names.size(); i++) {
                 List<Optional<String>> h = headers.get(i).stream().map(v -> Optional.ofNullable(v).map(Replies::asText)).toList();

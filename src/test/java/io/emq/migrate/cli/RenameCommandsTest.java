@@ -139,6 +139,22 @@ class RenameCommandsTest {
     }
 
     @Test
+    void aQueueMigratingUnderARenameIsRefusedByARunThatForgetsIt() throws Exception {
+        CliRun first = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--rename", "small=renamed", "--no-retire");
+        assertEquals(0, first.code(), first.out() + first.err());
+        CliRun forgot = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--json", "--yes");
+        assertEquals(3, forgot.code(), forgot.out() + forgot.err());
+        JsonNode refused = forgot.queuesByV1().get("bull:small");
+        assertEquals("migrating-elsewhere", refused.path("refusal").path("kind").asText(), refused.toString());
+        assertTrue(refused.path("refusal").path("reason").asText().contains("with --rename bull:small=renamed"), refused.toString());
+        assertTrue(SERVER.client().keys("emq:{small}:*").isEmpty(), "no second copy");
+        assertEquals(3, SERVER.client().llen("bull:small:wait"), "v1 as it was");
+        CliRun resumed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--rename", "small=renamed", "--yes");
+        assertEquals(0, resumed.code(), resumed.out() + resumed.err());
+        assertEquals(3, SERVER.client().zcard("emq:{renamed}:pending"));
+    }
+
+    @Test
     void aQueueOfTheSameNameOnAnotherSourceMayMigrateUnderAnotherName() {
         try (LocalServer other = LocalServer.start(); UnifiedJedis otherClient = Endpoint.parse(other.uri()).open()) {
             V1QueueGenerator.addWaiting(otherClient, "small", 1, 2, 40);

@@ -121,8 +121,7 @@ class PlanCommandTest {
         SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
         Result r = run(true, concat(prefixArgs(f), "--source", SERVER.uri(), "--all", "--json"));
         assertTrue(r.json().path("queues").size() > 1, r.err());
-        assertEquals(f.prefixes().size() + 1, CommandStats.calls(SERVER.client(), "scan"),
-                "one SCAN page a prefix (the fixture fits one) and one of the target's migration journals, none a queue");
+        assertEquals(f.prefixes().size(), CommandStats.calls(SERVER.client(), "scan"), "one SCAN page a prefix (the fixture fits one), none a queue");
     }
 
     @Test
