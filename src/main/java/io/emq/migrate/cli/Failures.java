@@ -7,6 +7,7 @@ import io.emq.migrate.wire.Endpoint;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -38,10 +39,11 @@ final class Failures {
         if (t instanceof EmqWireException e) {
             return new Failure(ExitCodes.REFUSED, "refused", e.getMessage());
         }
-        if (t instanceof JedisException e && ServerRefusal.explained(e).isPresent()) {
-            return new Failure(ExitCodes.USAGE, "server", ServerRefusal.explained(e).get());
-        }
         if (t instanceof JedisException e) {
+            Optional<String> explained = ServerRefusal.explained(e);
+            if (explained.isPresent()) {
+                return new Failure(ExitCodes.USAGE, "server", explained.get());
+            }
             String message = messages(e).get(0);
             return new Failure(ExitCodes.USAGE, "server", "a server answered an error: " + message
                     + (message.startsWith("NOPERM") ? "; the ACL user lacks a permission: a dry run needs +@read, a"

@@ -137,15 +137,16 @@ final class Invocation implements AutoCloseable {
             throw CliException.usage("--" + option + ": " + file + " is a folder; name a file in it");
         }
         String cannot = "--" + option + ": cannot write " + file;
-        if (Files.exists(file) && !Files.isWritable(file)) {
-            throw CliException.usage(cannot + " (not writable); name a file you may write");
-        }
-        if (!Files.exists(file)) {
-            try {
-                Files.delete(Files.createFile(file));
-            } catch (IOException e) {
-                throw CliException.usage(cannot + " (" + e + "); name a file you may write");
+        if (Files.exists(file)) {
+            if (!Files.isWritable(file)) {
+                throw CliException.usage(cannot + " (not writable); name a file you may write");
             }
+            return file;
+        }
+        try {
+            Files.delete(Files.createFile(file));
+        } catch (IOException e) {
+            throw CliException.usage(cannot + " (" + e + "); name a file you may write");
         }
         return file;
     }

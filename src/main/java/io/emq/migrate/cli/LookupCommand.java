@@ -38,15 +38,15 @@ final class LookupCommand implements Command {
         }
         Wire wire = in.readableTarget(in.require(Side.TARGET));
         Journal journal = Migrated.journal(wire, queue);
-        List<Map.Entry<byte[], String>> found = new ArrayList<>();
+        List<Map.Entry<byte[], BrandedId>> found = new ArrayList<>();
         if (in.has("all")) {
             found.addAll(Journals.mapping(wire, queue));
         } else if (in.has("v1-id")) {
             byte[] v1 = in.value("v1-id", "").getBytes(StandardCharsets.UTF_8);
-            journal.ids().lookupV1(List.of(v1)).get(0).ifPresent(id -> found.add(Map.entry(v1, id.toString())));
+            journal.ids().lookupV1(List.of(v1)).get(0).ifPresent(id -> found.add(Map.entry(v1, id)));
         } else {
             BrandedId id = BrandedId.of(in.value("job-id", ""));
-            journal.ids().lookupV2(id).ifPresent(v1 -> found.add(Map.entry(v1, id.toString())));
+            journal.ids().lookupV2(id).ifPresent(v1 -> found.add(Map.entry(v1, id)));
         }
         List<Map<String, String>> pairs = pairs(journal, found);
         if (in.json()) {
@@ -70,16 +70,16 @@ final class LookupCommand implements Command {
      * Each v1 id and its branded id, with the state of the v2 row the migration wrote ({@code v2Row}, as its journal
      * expects it: {@code null} when it wrote none), read {@link #PER_READ} at a time.
      */
-    private static List<Map<String, String>> pairs(Journal journal, List<Map.Entry<byte[], String>> found) {
+    private static List<Map<String, String>> pairs(Journal journal, List<Map.Entry<byte[], BrandedId>> found) {
         List<Map<String, String>> out = new ArrayList<>(found.size());
         for (int from = 0; from < found.size(); from += PER_READ) {
-            List<Map.Entry<byte[], String>> some = found.subList(from, Math.min(found.size(), from + PER_READ));
-            Map<BrandedId, Expectation> rows = journal.expectations().of(some.stream().map(e -> BrandedId.of(e.getValue())).toList());
-            for (Map.Entry<byte[], String> e : some) {
+            List<Map.Entry<byte[], BrandedId>> some = found.subList(from, Math.min(found.size(), from + PER_READ));
+            Map<BrandedId, Expectation> rows = journal.expectations().of(some.stream().map(Map.Entry::getValue).toList());
+            for (Map.Entry<byte[], BrandedId> e : some) {
                 Map<String, String> m = new LinkedHashMap<>();
                 m.put("v1", Bytes.of(e.getKey()).display());
-                m.put("v2", e.getValue());
-                m.put("v2Row", Optional.ofNullable(rows.get(BrandedId.of(e.getValue()))).map(Expectation::state).orElse(null));
+                m.put("v2", e.getValue().toString());
+                m.put("v2Row", Optional.ofNullable(rows.get(e.getValue())).map(Expectation::state).orElse(null));
                 out.add(m);
             }
         }

@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.wire.DaemonThreads;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
@@ -35,11 +36,7 @@ public final class Progress implements AutoCloseable {
         this.unit = unit;
         this.out = out;
         this.terminal = terminal;
-        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "emq-progress");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ticker = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-progress"));
         ticker.scheduleAtFixedRate(this::tick, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
     }
 

@@ -153,14 +153,16 @@ public final class Abandon {
      * the one {@code abandon} deletes.
      */
     public static boolean retiredByAnother(Wire source, Journal journal) {
-        Optional<String> uid = journal.text(LOCK_UID).filter(u -> !u.isEmpty());
-        return uid.isPresent() && v1Queue(journal.header())
-                .map(q -> SourceFence.holder(source, q).retiredByAnother(uid.get() + ":0")).orElse(false);
+        return retiredByAnother(source, journal.header(), journal);
     }
 
-    /** Whether another journal's migration retired the v1 queue (read only: a migration that never paused v1 claims nothing). */
+    /**
+     * {@link #retiredByAnother(Wire, Journal)} of a journal whose header was read already (a migration that never paused
+     * v1 claims nothing).
+     */
     private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
-        return v1Queue(header).map(q -> SourceFence.holder(source, q).retiredByAnother(journal.sourceToken())).orElse(false);
+        Optional<String> uid = journal.text(LOCK_UID).filter(u -> !u.isEmpty());
+        return uid.isPresent() && v1Queue(header).map(q -> SourceFence.holder(source, q).retiredByAnother(uid.get() + ":0")).orElse(false);
     }
 
     private static Optional<QueueRef> v1Queue(JournalHeader header) {

@@ -1,9 +1,11 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.KeyGrammar;
 import io.emq.migrate.keyspace.ParsedKey;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -60,10 +62,10 @@ public final class Journals {
     }
 
     /** The identity mapping of a queue as {@code v1 -> v2} pairs (all of it; for --all lookups). */
-    public static List<Map.Entry<byte[], String>> mapping(Wire target, String queue) {
-        List<Map.Entry<byte[], String>> out = new ArrayList<>();
-        new Journal(target, queue).ids().forEach((v2, v1) -> out.add(Map.entry(v1, v2.toString())));
-        out.sort(Map.Entry.comparingByValue());
+    public static List<Map.Entry<byte[], BrandedId>> mapping(Wire target, String queue) {
+        List<Map.Entry<byte[], BrandedId>> out = new ArrayList<>();
+        new Journal(target, queue).ids().forEach((v2, v1) -> out.add(Map.entry(v1, v2)));
+        out.sort(Comparator.comparing(e -> e.getValue().toString()));
         return out;
     }
 }

@@ -9,6 +9,7 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.V2Names;
+import io.emq.migrate.wire.DaemonThreads;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ScriptCall;
@@ -156,16 +157,9 @@ public final class Migrator {
                     r -> targetName(r).orElse(r.name().display()), sourceServer, idBases, sourceKeys, targetKeys, feed,
                     guardConnections)));
         }
-        ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "emq-migrate-lease");
-            t.setDaemon(true);
-            return t;
-        });
-        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(runs.size(), IN_FLIGHT)), r -> {
-            Thread t = new Thread(r, "emq-migrate-queue");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-lease"));
+        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(runs.size(), IN_FLIGHT)),
+                DaemonThreads.named("emq-migrate-queue"));
         try {
             eachAtOnce(workers, working, runs.values(), Run::begin);
             long period = options.lease().toMillis() / 3;

@@ -522,7 +522,7 @@ final class QueueMigration {
         if (owner.isEmpty()) {
             return FlowLinks.outsideThePrefixes();
         }
-        if (sourceWire.existing(List.of(List.of(fullJobKey.raw()))).get(0) == 0) {
+        if (!sourceWire.exists(fullJobKey.raw())) {
             return FlowLinks.dangling(fullJobKey);
         }
         if (journalOf(fullJobKey).map(e -> e.getKey().exists()).orElse(false)) {

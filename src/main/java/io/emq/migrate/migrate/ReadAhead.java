@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.DaemonThreads;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -20,11 +21,7 @@ import java.util.function.Consumer;
  * session 16).
  */
 final class ReadAhead {
-    private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "emq-migrate-read-ahead");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ExecutorService READERS = Executors.newCachedThreadPool(DaemonThreads.named("emq-migrate-read-ahead"));
 
     private ReadAhead() {
     }

@@ -4,6 +4,7 @@ import io.emq.migrate.keyspace.Slots;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobSubKind;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.wire.DaemonThreads;
 import io.emq.migrate.wire.DedicatedConnection;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
@@ -253,7 +254,7 @@ final class SourceFeed implements AutoCloseable {
         private void listen() throws Exception {
             CompletableFuture<Void> ready = new CompletableFuture<>();
             listener.ready = ready;
-            Thread thread = new Thread(() -> {
+            Thread thread = DaemonThreads.named("emq-migrate-source-feed").newThread(() -> {
                 try {
                     listener.proceed(subscribed, CHANNEL);
                     breaks("the subscriber connection to " + address + " closed");
@@ -263,8 +264,7 @@ final class SourceFeed implements AutoCloseable {
                     ready.completeExceptionally(new IllegalStateException(broken));
                     pongs.values().forEach(p -> p.complete(null));
                 }
-            }, "emq-migrate-source-feed");
-            thread.setDaemon(true);
+            });
             thread.start();
             ready.get(WAIT_SECONDS, TimeUnit.SECONDS);
         }

@@ -1,5 +1,6 @@
 package io.emq.migrate.runtime;
 
+import io.emq.migrate.wire.DaemonThreads;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Script;
 import io.emq.migrate.wire.ScriptBatch;
@@ -118,11 +119,7 @@ public final class Consumer implements AutoCloseable {
         running.set(true);
         startNanos = System.nanoTime();
         finished = new CountDownLatch(workers);
-        sweeper = Executors.newScheduledThreadPool(1, r -> {
-            Thread t = new Thread(r, "emq-beat-" + jobs.queue());
-            t.setDaemon(true);
-            return t;
-        });
+        sweeper = Executors.newScheduledThreadPool(1, DaemonThreads.named("emq-beat-" + jobs.queue()));
         sweeper.scheduleWithFixedDelay(this::sweep, 0, beat.toMillis(), TimeUnit.MILLISECONDS);
         long half = Math.max(1, lease.toMillis() / 2);
         sweeper.scheduleWithFixedDelay(this::extendLeases, half, half, TimeUnit.MILLISECONDS);

@@ -122,11 +122,8 @@ public final class ServerState {
         if (replicas.isEmpty()) {
             return List.of();
         }
-        ExecutorService askers = Executors.newFixedThreadPool(Math.min(replicas.size(), MOST_ASKED_AT_ONCE), r -> {
-            Thread t = new Thread(r, "emq-replica-info");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService askers = Executors.newFixedThreadPool(Math.min(replicas.size(), MOST_ASKED_AT_ONCE),
+                DaemonThreads.named("emq-replica-info"));
         try {
             List<CompletableFuture<Answer>> answers = replicas.stream().map(replica -> CompletableFuture.supplyAsync(() -> {
                 try {
@@ -136,9 +133,10 @@ public final class ServerState {
                 }
             }, askers)).toList();
             List<String> unanswered = new ArrayList<>();
-            for (CompletableFuture<Answer> answer : answers) {
-                answer.join().evicting().ifPresent(evicting::add);
-                answer.join().unanswered().ifPresent(unanswered::add);
+            for (CompletableFuture<Answer> asked : answers) {
+                Answer answer = asked.join();
+                answer.evicting().ifPresent(evicting::add);
+                answer.unanswered().ifPresent(unanswered::add);
             }
             return unanswered;
         } finally {
