@@ -94,7 +94,8 @@ final class DiscoverCommand implements Command {
             header.add("VERSION");
             Table table = new Table(header.toArray(new String[0]));
             for (QueueCounts c : counts) {
-                List<Object> row = new ArrayList<>(List.of(c.queue().prefix().display(), c.queue().name().display()));
+                String name = c.queue().name().display();
+                List<Object> row = new ArrayList<>(List.of(c.queue().prefix().display(), name.isEmpty() ? "'' (empty)" : name));
                 V1State.LISTED.forEach(s -> row.add(c.jobs().get(s)));
                 row.add(c.paused() ? "yes" : "no");
                 row.add(c.version());

@@ -78,6 +78,9 @@ final class LookupCommand implements Command {
             for (Map.Entry<byte[], BrandedId> e : some) {
                 Map<String, String> m = new LinkedHashMap<>();
                 m.put("v1", Bytes.of(e.getKey()).display());
+                if (!Bytes.of(e.getKey()).isUtf8()) { // its display escapes bytes as a text id may spell them: the bytes tell
+                    m.put("v1Base64", java.util.Base64.getEncoder().encodeToString(e.getKey()));
+                }
                 m.put("v2", e.getValue().toString());
                 m.put("v2Row", Optional.ofNullable(rows.get(e.getValue())).map(Expectation::state).orElse(null));
                 out.add(m);

@@ -84,8 +84,9 @@ final class MigrateCommand implements Command {
         List<MigrationResult> results;
         try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {
             Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()
-                    + "; nothing is lost: run the same command again once this run's lease lapses (--lease, "
-                    + options.lease().toMillis() + " ms) and it resumes there"));
+                    + "; nothing is lost: " + (migrator.releaseLeases() ? "its lease is released: run the same command"
+                    + " again and it resumes there" : "run the same command again once this run's lease lapses (--lease, "
+                    + options.lease().toMillis() + " ms) and it resumes there")));
             Runtime.getRuntime().addShutdownHook(interrupted);
             try {
                 results = migrator.listener(progress).migrate(prefixes, queues);

@@ -216,7 +216,7 @@ final class PlanCommand implements Command {
         Map<String, String> renames = new LinkedHashMap<>();
         for (String r : in.values("rename")) {
             int eq = r.lastIndexOf('=');
-            if (eq <= 0 || eq == r.length() - 1) {
+            if (eq < 0 || eq == r.length() - 1) { // OLD may be empty: v1 takes a queue named '' (bull::wait), v2 does not
                 throw CliException.usage("--rename takes OLD=NEW, not '" + r + "'");
             }
             String old = r.substring(0, eq);
@@ -276,7 +276,7 @@ final class PlanCommand implements Command {
         Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(plan));
         layouts.values().removeIf(n -> n == 0);
         out.println("job layouts: " + Table.counts(layouts) + (snap.legacyMarkers() > 0
-                ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in wait, not jobs" : ""));
+                ? "; " + snap.legacyMarkers() + " BullMQ 4.x 0: marker(s) in the lists, not jobs" : ""));
         if (!plan.settings().isEmpty()) {
             Table t = new Table("V1 META", "VALUE", "IN V2");
             for (QueueSetting setting : plan.settings()) {

@@ -12,6 +12,7 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.plan.Planner;
+import io.emq.migrate.v1.plan.SchedulerNames;
 import io.emq.migrate.wire.Replies;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -428,6 +429,9 @@ final class DedupAndSchedulers {
      */
     private static long schedulers(QueueMigration m, QueueSnapshot snap, Carried carried, Set<String> names) {
         List<Scheduler> every = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY).toList();
+        SchedulerNames.clash(every).ifPresent(reason -> { // before any is written: the fence refused it as the plan does, unless v1 added one since
+            throw new MigrationRefused(MigrationRefused.Kind.SCHEDULER_NAME_CLASH, reason);
+        });
         Map<Bytes, Long> lastIteration = new HashMap<>();
         for (JobFacts j : every.isEmpty() ? List.<JobFacts>of() : snap.jobsInRankOrder()) {
             if (j.repeatJobKey() != null) {
@@ -436,7 +440,7 @@ final class DedupAndSchedulers {
         }
         long written = 0;
         for (Scheduler s : every) {
-            String name = v2Name(s.id());
+            String name = SchedulerNames.v2Name(s.id());
             byte[] template = template(m, s.id(), templateFields(m, s.id()));
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
@@ -454,12 +458,6 @@ final class DedupAndSchedulers {
             written++;
         }
         return written;
-    }
-
-    /** The v2 registration name: the scheduler id with every character outside [A-Za-z0-9._-] replaced by '_'. */
-    static String v2Name(Bytes sid) {
-        String text = sid.display().replaceAll("[^A-Za-z0-9._-]", "_");
-        return text.isEmpty() ? "_" : text.substring(0, Math.min(255, text.length()));
     }
 
     /** {@code repeat:<sid>:<ms>}: the ms of an iteration job, when its id has that shape. */

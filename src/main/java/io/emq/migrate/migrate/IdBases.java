@@ -17,8 +17,8 @@ import java.util.Map;
 final class IdBases {
     private final Map<Long, String> holders = new HashMap<>();
 
-    IdBases(Wire target) {
-        List<String> queues = Journals.queues(target);
+    /** From the headers of the journals of {@code queues}: every queue with a journal on {@code target}. */
+    IdBases(Wire target, List<String> queues) {
         List<List<byte[]>> bases = target.hmget(queues.stream().map(q -> Utf8.bytes(Keys.migrationJournal(q))).toList(),
                 List.of(Utf8.bytes(JournalHeader.ID_BASE.name())));
         for (int i = 0; i < queues.size(); i++) {

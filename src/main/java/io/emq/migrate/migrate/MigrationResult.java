@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * How one queue's run ended: {@code retired}, {@code verified} (stopped before retire), {@code refused}
- * or {@code failed} (nothing destroyed in either case), with what moved and how fast, how long the
- * v1 queue was paused (the pause window, once retirement resumed the v2 queue), and where v2's order
+ * or {@code failed} (nothing destroyed in either case), with what moved and how fast, how long this run paused the
+ * v1 queue (the pause window, when this run retired the source; a re-run after that reports none), and where v2's order
  * breaks v1's at the cutover ({@link ServeOrder}; empty when nowhere or unchecked), and why a re-sync pass of this run
  * had no change feed (each such pass reads every job again; empty when every pass had it, or none ran).
  */

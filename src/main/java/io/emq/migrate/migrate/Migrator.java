@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,6 +76,8 @@ public final class Migrator {
     private final Checkpoints checkpoints;
     private final StepCatalog catalog = StepCatalog.load();
     private final String owner = owner();
+    /** The runs that took their journal's lease, for {@link #releaseLeases} (read from another thread). */
+    private final List<Run> leasedRuns = new CopyOnWriteArrayList<>();
     private Listener listener = Listener.NONE;
     private int parallel = 1;
 
@@ -113,19 +116,18 @@ public final class Migrator {
         Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
                 selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
         SourceServer sourceServer = SourceServer.of(source, sourceName);
-        // a queue that begins here may be one a migration under another name holds: every journal is read then (a key
-        // scan of the target); a run that only resumes reads none
-        boolean begins = selected.stream().map(this::targetName).flatMap(Optional::stream)
-                .anyMatch(name -> !(holders.get(name).orElse(null) instanceof V2Names.Holder.Migration));
+        // every journal on the target, listed once (a key scan of the target): the id bases they hold, and whether a
+        // migration under another name holds a queue of this run
+        List<String> journaled = Journals.queues(target);
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
                 name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name),
-                TargetNames.migratingAs(target, sourceServer, begins ? Journals.queues(target) : List.of()));
+                TargetNames.migratingAs(target, sourceServer, journaled));
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });
         Map<QueueRef, Run> runs = new LinkedHashMap<>();
         List<MigrationResult> results = new ArrayList<>();
-        IdBases idBases = new IdBases(target);
+        IdBases idBases = new IdBases(target, journaled);
         WorkPermits working = new WorkPermits(parallel);
         SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
         SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
@@ -182,6 +184,26 @@ public final class Migrator {
             results.add(run.result);
         }
         return results;
+    }
+
+    /**
+     * Releases the lease of every run that took one and has not released it (when the operator stops the migration), so a
+     * run of the same command goes on at once instead of after the lease lapses. As safe as a lapse: the steps of this
+     * process still under way write with a token no longer current, and are refused. False when a lease could not be
+     * released (the target unreachable): it lapses then.
+     */
+    public boolean releaseLeases() {
+        boolean all = true;
+        for (Run run : leasedRuns) {
+            try {
+                run.m.journal.lease().release();
+            } catch (EmqWireException.Lock releasedOrTaken) {
+                // released already (the run finished), or another migrator took it after it lapsed: none is this run's
+            } catch (RuntimeException unreachable) {
+                all = false;
+            }
+        }
+        return all;
     }
 
     /**
@@ -309,6 +331,8 @@ public final class Migrator {
         boolean claimed;
         /** The history row of the step this run just applied, until {@link #recordHistory} writes it. */
         HistoryRow unrecorded;
+        /** Whether this run applied the step that retires the source (and so paused v1 for the window it reports). */
+        boolean retiredHere;
         /** How this run ended, once {@link #finish} ran. */
         MigrationResult result;
 
@@ -329,6 +353,7 @@ public final class Migrator {
                 return;
             }
             leased = true;
+            leasedRuns.add(this);
             // the first lease ever taken on the journal: nothing was written to it before (nothing writes it without a lease)
             boolean fresh = token == 1;
             for (HistoryRow row : fresh ? List.<HistoryRow>of() : m.journal.history().rows()) {
@@ -381,6 +406,7 @@ public final class Migrator {
                         owner, Instant.now().toString(), ms, true, counts, null);
                 unrecorded = row;
                 applied.put(step.version(), row);
+                retiredHere |= step.destroys();
                 listener.stepFinished(m.target, step, counts, tally(step.moves() ? counts : Map.of()), ms);
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
@@ -529,7 +555,8 @@ public final class Migrator {
                 header = header();
             }
             result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
-                    (System.nanoTime() - started) / 1_000_000, jobs(moved), header.flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
+                    (System.nanoTime() - started) / 1_000_000, jobs(moved),
+                    header.filter(h -> retiredHere).flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
                     header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()), m.withoutFeed);
         }
     }

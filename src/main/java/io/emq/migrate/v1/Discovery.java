@@ -184,7 +184,7 @@ public final class Discovery {
 
     private static boolean evidenceCandidate(Bytes start, Bytes key) {
         for (Bytes suffix : EVIDENCE_SUFFIXES) {
-            if (key.endsWith(suffix) && key.length() > start.length() + suffix.length()) {
+            if (key.endsWith(suffix) && key.length() >= start.length() + suffix.length()) {
                 return true;
             }
         }
@@ -199,7 +199,7 @@ public final class Discovery {
             for (QueueStructure s : QueueStructure.values()) {
                 Bytes suffix = s.colonSuffix();
                 if (!s.evidence() || k.type() != s.type() || !k.key().endsWith(suffix)
-                        || k.key().length() <= start.length() + suffix.length()) {
+                        || k.key().length() < start.length() + suffix.length()) {
                     continue;
                 }
                 QueueRef q = new QueueRef(prefix, k.key().slice(start.length(), k.key().length() - suffix.length()));

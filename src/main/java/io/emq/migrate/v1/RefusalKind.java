@@ -10,6 +10,7 @@ public enum RefusalKind {
     FLOW_PARENT("flow-parent", "--queue for the parent's queue, or --all"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
+    SCHEDULER_NAME_CLASH("scheduler-name-clash", "another id for one of the schedulers in v1"),
     ANOMALIES("anomalies", "--accept-anomalies");
 
     private final String wireName;

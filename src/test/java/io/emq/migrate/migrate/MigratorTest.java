@@ -229,4 +229,17 @@ class MigratorTest {
         long b = new Journal(target, "q8000").header().get(JournalHeader.ID_BASE).orElseThrow();
         assertEquals(1, Math.abs(a - b), "the second queue took the next free base");
     }
+
+    @Test
+    void aReRunOfARetiredQueueReportsNoPauseWindowOfItsOwn() {
+        V1QueueGenerator.addWaiting(SERVER.client(), "once", 1, 3, 50);
+        MigrationResult first = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(), Checkpoints.none(),
+                List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, first.outcome(), first.toString());
+        assertTrue(first.pauseWindowMs().isPresent(), "the run that retired v1 paused it: " + first);
+        MigrationResult again = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults(), Checkpoints.none(),
+                List.of("bull")).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        assertEquals(java.util.Optional.empty(), again.pauseWindowMs(), "a re-run paused nothing: " + again);
+    }
 }

@@ -4,6 +4,7 @@ import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.Bytes;
+import io.emq.migrate.v1.DedupEntry;
 import io.emq.migrate.v1.FlowLink;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobLayout;
@@ -21,8 +22,10 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Turns a queue snapshot into its dry-run plan (pure: no I/O), following the migration contract's
@@ -212,6 +215,8 @@ public final class Planner {
                     + " legacy repeatable(s) (repeat members without a scheduler record) have no v2 form", ids(legacy)),
                     options.dropLegacyRepeatables()));
         }
+        SchedulerNames.clash(snap.schedulers()).ifPresent(reason -> out.add(new PlannedRefusal(new Refusal(
+                RefusalKind.SCHEDULER_NAME_CLASH, reason, List.of()), false)));
         List<Anomaly> refusing = snap.anomalies().stream().filter(Planner::refusing).toList();
         if (!refusing.isEmpty()) {
             Map<String, Long> byKind = new TreeMap<>();
@@ -327,7 +332,6 @@ public final class Planner {
         }
     }
 
-    /** A v1 id a producer chose (not a value of the decimal counter) that satisfies the v2 dedup-id rule (contract §2). */
     /**
      * Whether a v1 id is a custom one a v2 producer could still use to deduplicate: not a counter
      * value, and a valid v2 dedup id. Such an id is also written as {@code emq:{q}:de:<id>}.
@@ -344,12 +348,22 @@ public final class Planner {
             }
         }
         snap.structures().forEach((s, t) -> {
-            if (t != s.type() && t != KeyType.NONE) {
+            // a hash at a structure's key that v1 lists as a job is that job (a custom id such as "active"): carried
+            if (t != s.type() && t != KeyType.NONE && !(t == KeyType.HASH && snap.job(Bytes.utf8(s.suffix())).isPresent())) {
                 out.put(s.suffix() + " (" + t.wireName() + ", wrong type)", 1L);
             }
         });
         if (snap.legacyMarkers() > 0) {
-            out.put("wait 0: markers", snap.legacyMarkers());
+            out.put("0: markers", snap.legacyMarkers());
+        }
+        // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them
+        Set<Bytes> named = snap.dedupKeys().stream().map(DedupEntry::jobId).collect(Collectors.toSet());
+        if (!named.isEmpty()) {
+            Set<Bytes> held = snap.jobsWithIds(named).stream().map(JobFacts::id).collect(Collectors.toSet());
+            long dangling = snap.dedupKeys().stream().filter(d -> !held.contains(d.jobId())).count();
+            if (dangling > 0) {
+                out.put("dedup keys naming no v1 job", dangling);
+            }
         }
         return out;
     }

@@ -1,0 +1,111 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.migrate.V1QueueGenerator;
+import io.emq.migrate.testing.RealServerExtension;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** What plan and lookup say of v1 shapes that look like something else (v1-keyspace.md §1, §3): each as it is. */
+class QuirkReportsTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    @BeforeEach
+    void aQueue() {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), "q", 1, 2, 20);
+    }
+
+    private static void waiting(byte[] id) {
+        byte[] key = concat("bull:q:".getBytes(StandardCharsets.UTF_8), id);
+        SERVER.client().hset(key, Map.of(bytes("name"), bytes("quirk"), bytes("data"), bytes("{}"), bytes("opts"), bytes("{}"),
+                bytes("timestamp"), bytes("1"), bytes("delay"), bytes("0"), bytes("priority"), bytes("0")));
+        SERVER.client().lpush(bytes("bull:q:wait"), id);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static String droppedLine(CliRun plan) {
+        return plan.out().lines().filter(l -> l.contains("dropped with the source:")).findFirst().orElseThrow(() -> new AssertionError(plan.all()));
+    }
+
+    @Test
+    void jobsWhoseIdsAreStructureNamesAreCarriedNotReportedAsBrokenStructures() throws Exception {
+        for (String id : List.of("active", "stalled", "paused", "failed")) {
+            waiting(bytes(id));
+        }
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(0, plan.code(), plan.all());
+        assertFalse(droppedLine(plan).contains("wrong type"), droppedLine(plan));
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes", "--json");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertEquals(6, SERVER.client().zcard("emq:{q}:pending"), "the four and the two");
+    }
+
+    @Test
+    void aDedupKeyNamingNoJobIsNamedAmongWhatIsDropped() {
+        SERVER.client().set("bull:q:de:gone", "999");
+        SERVER.client().set("bull:q:de:kept", "1");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertTrue(droppedLine(plan).contains("dedup keys naming no v1 job 1"), droppedLine(plan));
+    }
+
+    @Test
+    void legacyMarkersAreNotSaidToBeInWaitWhenTheyAreElsewhere() {
+        SERVER.client().lpush("bull:q:paused", "0:123");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertTrue(plan.out().contains("1 BullMQ 4.x 0: marker(s) in the lists, not jobs"), plan.all());
+        assertTrue(droppedLine(plan).contains("0: markers 1") && !droppedLine(plan).contains("wait 0:"), droppedLine(plan));
+    }
+
+    @Test
+    void theMappingOfABinaryIdHoldsItsBytesBesideADisplayATextIdShares() throws Exception {
+        byte[] binary = {(byte) 0xff, 'z'};
+        waiting(binary);
+        waiting(bytes("\\xffz")); // the text a display of the binary id shows
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes").code());
+        CliRun lookup = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "q", "--all", "--json");
+        List<JsonNode> shared = new ArrayList<>();
+        Json.MAPPER.readTree(lookup.out()).forEach(entry -> {
+            if (entry.path("v1").asText().equals("\\xffz")) {
+                shared.add(entry);
+            }
+        });
+        assertEquals(2, shared.size(), lookup.all());
+        assertEquals(List.of("", "/3o="), shared.stream().map(e -> e.path("v1Base64").asText()).sorted().toList(), lookup.all());
+    }
+
+    @Test
+    void aQueueWithAnEmptyNameIsFoundRefusedUnderItAndMigratesRenamed() {
+        SERVER.client().hset("bull::meta", Map.of("opts.maxLenEvents", "10000", "version", "bullmq:5.65.1"));
+        SERVER.client().hset("bull::1", Map.of("name", "x", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0", "priority", "0"));
+        SERVER.client().lpush("bull::wait", "1");
+        CliRun discover = CliRun.of("discover", "--source", SERVER.uri());
+        assertTrue(discover.out().contains("v1 queues under bull: 2") && discover.out().contains("'' (empty)"), discover.all());
+        CliRun all = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--yes");
+        assertEquals(3, all.code(), "not '1 of 1 queues done' with a job left in v1: " + all.all());
+        assertTrue(all.out().contains("pass --rename =NEW"), all.all());
+        assertEquals(1, SERVER.client().llen("bull::wait"), "v1 keeps it");
+        CliRun renamed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "", "--rename", "=orphans", "--yes");
+        assertEquals(0, renamed.code(), renamed.all());
+        assertEquals(1, SERVER.client().zcard("emq:{orphans}:pending"));
+    }
+}
