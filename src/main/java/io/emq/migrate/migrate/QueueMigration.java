@@ -545,7 +545,7 @@ final class QueueMigration {
         return replies;
     }
 
-    /** Counts jobs a re-sync pass added (each with a row of the v2 state its v1 state becomes). */
+    /** Counts jobs a re-sync pass gave their first row (each of the v2 state its v1 state becomes): added, or held before. */
     void added(List<JobFacts> fresh) {
         fresh.forEach(j -> j.state().becomes().ifPresent(state -> added.merge(state, 1L, Long::sum)));
     }

@@ -155,6 +155,7 @@ final class Resync {
         inLine.nextPass();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
+        List<JobFacts> unwritten = new ArrayList<>();
         long[] matched = {0};
         long[] reread = {0};
         long[] lookedUp = {0};
@@ -197,6 +198,9 @@ final class Resync {
                 } else if (e == null || !job.state().becomes().map(e::is).orElse(false) || e.attempts() != job.attempts()
                         || !(e.source().isEmpty() || !digests.containsKey(i) || e.source().equals(digests.get(i)))) {
                     changed.add(job);
+                    if (e == null) {
+                        unwritten.add(job); // minted before and given no row then (a v1 worker held it): its first row now
+                    }
                 }
             }
         });
@@ -219,6 +223,7 @@ final class Resync {
         }
         JobWriter.write(m, rows);
         m.added(fresh);
+        m.added(unwritten);
         List<BrandedId> written = m.journal.ids().lookupV1(rows.stream().map(j -> j.id().raw()).toList()).stream()
                 .flatMap(Optional::stream).toList();
         remove(m, gone.rows());

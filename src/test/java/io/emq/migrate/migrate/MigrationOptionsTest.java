@@ -84,6 +84,8 @@ class MigrationOptionsTest {
         List<MigrationResult> waited = MigrationHarness.migrate(SERVER, SERVER, options(false, Duration.ofSeconds(5), Optional.empty()),
                 Checkpoints.none(), List.of("bull"), "orders");
         assertTrue(waited.get(0).ok(), waited.toString());
+        assertEquals(locks.size(), waited.get(0).jobs(), "the run reports the jobs it gave their first row: the ones held before: "
+                + waited);
     }
 
     /**
