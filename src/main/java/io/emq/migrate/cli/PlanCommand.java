@@ -12,6 +12,7 @@ import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.Scheduler;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.plan.FlowLinks;
@@ -21,6 +22,7 @@ import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.QueuePlan;
 import io.emq.migrate.v1.plan.QueueSetting;
 import io.emq.migrate.v1.plan.RebrandEntry;
+import io.emq.migrate.v1.plan.SchedulerNames;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
 import io.emq.migrate.v1.plan.V2Names;
@@ -70,6 +72,7 @@ final class PlanCommand implements Command {
     public int run(Invocation in) {
         PlanOptions planOptions = planOptions(in);
         String servedBy = PlanDocument.servedBy(MigrateCommand.lane(in), MigrateCommand.laneFrom(in));
+        boolean inLanes = MigrateCommand.lane(in).isPresent() || MigrateCommand.laneFrom(in).isPresent();
         List<String> named = in.values("queue");
         if (named.isEmpty() == !in.has("all")) {
             throw CliException.usage("name the queues with --queue Q (repeatable) or plan them all with --all, not both");
@@ -128,7 +131,7 @@ final class PlanCommand implements Command {
                 if (in.json()) {
                     rendered.add(PlanDocument.queue(plan, window, servedBy));
                 } else {
-                    text(plan, window, servedBy, in.out());
+                    text(plan, window, servedBy, inLanes, in.out());
                 }
             }
         }
@@ -242,8 +245,14 @@ final class PlanCommand implements Command {
                 + QueueSnapshot.TOMBSTONE + "): a migration retired it already, nothing is left to migrate" : "ready";
     }
 
+    /** What a job of {@code fate} becomes, said of the lanes' pending sets when the run serves through lanes. */
+    private static String becomes(V2Fate fate, boolean inLanes) {
+        return fate == V2Fate.PENDING && inLanes ? "row state=pending in its lane's pending zset (score 0, the lane on the"
+                + " ring), minted in serve order" : fate.description();
+    }
+
     /** The report of one queue: rows that hold nothing are left out, sizes and counts read as people write them. */
-    private static void text(QueuePlan plan, PauseWindow.Estimate window, String servedBy, PrintStream out) {
+    private static void text(QueuePlan plan, PauseWindow.Estimate window, String servedBy, boolean inLanes, PrintStream out) {
         QueueSnapshot snap = plan.snapshot();
         out.println("== queue " + snap.queue().display() + " -> v2 "
                 + plan.v2Name().map(n -> "emq:{" + n + "}").orElse("(refused name)")
@@ -252,7 +261,7 @@ final class PlanCommand implements Command {
         for (V1State s : V1State.LISTED) {
             if (snap.listedCount(s) > 0 || !snap.jobs(s).isEmpty()) {
                 states.row(s.wireName(), Sizes.count(snap.listedCount(s)), Sizes.count(snap.jobs(s).size()),
-                        plan.mapping().get(s).description());
+                        becomes(plan.mapping().get(s), inLanes));
             }
         }
         if (!snap.jobs(V1State.UNKNOWN).isEmpty()) {
@@ -296,6 +305,15 @@ final class PlanCommand implements Command {
                             + " in all", kind.disposition().wireName());
                 }
             });
+            t.print(out);
+        }
+        if (!snap.schedulers().isEmpty()) {
+            Table t = new Table("V1 SCHEDULER", "KIND", "EVERY", "V2 NAME (repeat:<name>)");
+            for (Scheduler s : snap.schedulers()) {
+                boolean every = s.kind() == Scheduler.Kind.EVERY;
+                t.row(s.id().display(), s.kind().wireName(), every ? s.everyMs() + " ms" : "-",
+                        every ? SchedulerNames.v2Name(s.id()) : "none: no v2 form (refused, or dropped when its option is given)");
+            }
             t.print(out);
         }
         if (!plan.refusals().isEmpty()) {

@@ -16,6 +16,7 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.plan.PlannedRefusal;
 import io.emq.migrate.v1.plan.QueuePlan;
 import io.emq.migrate.v1.plan.RebrandEntry;
+import io.emq.migrate.v1.plan.SchedulerNames;
 import io.emq.migrate.v1.plan.V2Fate;
 import io.emq.migrate.v1.plan.V2KeyEstimate;
 import java.util.ArrayList;
@@ -216,6 +217,7 @@ final class PlanDocument {
             m.put("jobName", s.jobName());
             m.put("nextRunMs", s.nextRunMs() < 0 ? null : s.nextRunMs());
             m.put("iterations", s.iterations());
+            m.put("v2Name", s.kind() == Scheduler.Kind.EVERY ? SchedulerNames.v2Name(s.id()) : null);
             out.add(m);
         }
         return out;

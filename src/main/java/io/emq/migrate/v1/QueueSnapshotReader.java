@@ -943,14 +943,19 @@ public final class QueueSnapshotReader {
          * finished and removed meanwhile), which is nothing.
          */
         private void resolveUnlistedHashes() {
+            // BullMQ 3.x and older listed jobs in zsets 5.x never reads: an orphan they list is told as such
+            List<QueueStructure> legacy = java.util.stream.Stream.of(QueueStructure.LEGACY_PRIORITY, QueueStructure.LEGACY_DELAY)
+                    .filter(s -> structureTypes.get(s) == KeyType.ZSET).toList();
             for (int from = 0; from < unlistedHashes.size(); from += JOB_BATCH) {
                 List<Bytes> batch = unlistedHashes.subList(from, Math.min(unlistedHashes.size(), from + JOB_BATCH));
                 List<Response<List<byte[]>>> replies = new ArrayList<>();
                 List<Response<Boolean>> there = new ArrayList<>();
+                List<Response<Double>> legacyScores = new ArrayList<>();
                 try (AbstractPipeline p = jedis.pipelined()) {
                     for (Bytes id : batch) {
                         replies.add(p.hmget(queue.jobKey(id).raw(), UNLISTED_FIELDS));
                         there.add(p.exists(queue.jobKey(id).raw()));
+                        legacy.forEach(s -> legacyScores.add(p.zscore(queue.key(s).raw(), id.raw())));
                     }
                     p.sync();
                 }
@@ -969,9 +974,14 @@ public final class QueueSnapshotReader {
                                 + " has a record but no member in repeat: v1 creates no more iterations of it");
                     } else if (jobLike) {
                         count("job-hash");
-                        orphans.put(id, new OrphanMet(anomalies.mark(), "job hash listed in no structure"
+                        int scores = i * legacy.size();
+                        Optional<QueueStructure> listedIn = IntStream.range(0, legacy.size())
+                                .filter(l -> legacyScores.get(scores + l).get() != null).mapToObj(legacy::get).findFirst();
+                        orphans.put(id, new OrphanMet(anomalies.mark(), listedIn.map(s -> "job hash listed only in the legacy "
+                                + s.suffix() + " zset of BullMQ 3.x and older, which no BullMQ 5.x worker serves"
+                                + (f.get(0) == null ? "; it has no data" : "")).orElse("job hash listed in no structure"
                                 + (f.get(0) == null ? " and without data" : "")
-                                + " (for example left by an add that failed WRONGTYPE after writing the hash)"));
+                                + " (for example left by an add that failed WRONGTYPE after writing the hash)")));
                     } else {
                         count("anomaly");
                         anomaly(AnomalyKind.UNKNOWN_KEY, key, "a hash under the queue that is neither a job nor a scheduler");

@@ -80,6 +80,8 @@ class LaneMigrationTest {
         SERVER.client().hset("bull:notify:meta", "version", "bullmq:5.65.1");
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "notify", "--lane-from", "name");
         assertTrue(plan.out().contains("one lane per value of the job's name"), plan.out());
+        assertTrue(plan.out().contains("row state=pending in its lane's pending zset") && !plan.out().contains("in the pending zset"),
+                plan.out());
         CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "notify", "--lane-from", "name",
                 "--lane", LANE, "--yes");
         assertEquals(ExitCodes.OK, m.code(), m.out() + m.err());

@@ -108,4 +108,39 @@ class QuirkReportsTest {
         assertEquals(0, renamed.code(), renamed.all());
         assertEquals(1, SERVER.client().zcard("emq:{orphans}:pending"));
     }
+
+    @Test
+    void planNamesTheV2RegistrationOfEachScheduler() throws Exception {
+        for (String sid : List.of("a:b", "a_b")) {
+            SERVER.client().zadd("bull:q:repeat", 1, sid);
+            SERVER.client().hset("bull:q:repeat:" + sid, Map.of("name", "tick", "every", "60000", "ic", "1"));
+        }
+        String renamed = io.emq.migrate.v1.plan.SchedulerNames.v2Name(io.emq.migrate.v1.Bytes.utf8("a:b"));
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertTrue(plan.out().lines().anyMatch(l -> l.startsWith("a:b ") && l.endsWith(" " + renamed)), plan.all());
+        assertTrue(plan.out().lines().anyMatch(l -> l.startsWith("a_b ") && l.endsWith(" a_b")), plan.all());
+        JsonNode schedulers = Json.MAPPER.readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q", "--json").out())
+                .path("queues").path(0).path("schedulers");
+        List<String> names = new ArrayList<>();
+        schedulers.forEach(sch -> names.add(sch.path("id").asText() + "=" + sch.path("v2Name").asText()));
+        assertEquals(List.of("a:b=" + renamed, "a_b=a_b"), names.stream().sorted().toList());
+    }
+
+    @Test
+    void anOrphanListedOnlyInALegacyZsetIsToldSo() {
+        for (String id : List.of("4", "5", "6")) {
+            SERVER.client().hset("bull:q:" + id, Map.of("name", "x", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                    "priority", "0"));
+        }
+        SERVER.client().zadd("bull:q:priority", 3, "4"); // BullMQ 3.x: listed in priority (and, then, in wait too)
+        SERVER.client().zadd("bull:q:delay", 1_700_000_000_000L, "5");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(3, plan.code(), "orphans need a decision: " + plan.all());
+        List<String> orphans = plan.out().lines().filter(l -> l.startsWith("orphan-hash ")).toList();
+        assertTrue(orphans.stream().anyMatch(l -> l.contains("bull:q:4") && l.contains("listed only in the legacy priority zset of"
+                + " BullMQ 3.x and older, which no BullMQ 5.x worker serves")), plan.all());
+        assertTrue(orphans.stream().anyMatch(l -> l.contains("bull:q:5") && l.contains("listed only in the legacy delay zset")),
+                plan.all());
+        assertTrue(orphans.stream().anyMatch(l -> l.contains("bull:q:6") && l.contains("listed in no structure")), plan.all());
+    }
 }
