@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.commons.cli.Options;
 
@@ -34,6 +35,9 @@ final class InfoCommand implements Command {
             doc.put("policy", journal.header().get(JournalHeader.POLICY).map(PayloadPolicy::wireName).orElse(null));
             doc.put("hwm", journal.ids().highWaterMark());
             doc.put("orderDrift", journal.header().get(JournalHeader.ORDER_DRIFT).orElse(null));
+            Optional<Journal.LeaseHeld> lease = journal.leaseHeld();
+            doc.put("leaseOwner", lease.map(Journal.LeaseHeld::owner).orElse(null));
+            doc.put("leaseUntilMs", lease.map(Journal.LeaseHeld::untilMs).orElse(null));
             doc.put("steps", steps.stream().map(InfoCommand::step).toList());
             docs.add(doc);
             if (!in.json()) {
@@ -70,6 +74,12 @@ final class InfoCommand implements Command {
     private static void print(Map<String, Object> doc, List<StepStatus> steps, PrintStream out) {
         out.printf("queue %s  state %s  source %s on %s  payload %s  ids minted %s%n", doc.get("name"), doc.get("state"),
                 shown(doc.get("source")), shown(doc.get("sourceServer")), shown(doc.get("policy")), doc.get("hwm"));
+        if (doc.get("state").equals(MigrationState.PLANNED.wireName()) || doc.get("state").equals(MigrationState.RUNNING.wireName())) {
+            out.println(doc.get("leaseOwner") instanceof String owner ? "lease held by " + owner + " until " + java.time.Instant
+                    .ofEpochMilli((Long) doc.get("leaseUntilMs")) + " (server time): a run is under way, or one stopped and its"
+                    + " lease lapses then" : "no run holds its lease: the last run stopped (refused, failed or interrupted);"
+                    + " `migrate` again resumes it, `abandon` gives v1 back");
+        }
         Table t = new Table("VERSION", "DESCRIPTION", "STATUS", "INSTALLED ON", "MS", "COUNTS");
         for (StepStatus s : steps) {
             t.row("V" + s.version(), s.description(), s.status().wireName(), s.row().map(r -> r.installedOn()).orElse(null),

@@ -148,6 +148,20 @@ public final class Journal {
         return lease.sourceToken();
     }
 
+    /**
+     * The owner and the end (server ms) of the lease a run took and did not release (a run under way, or one that
+     * crashed: its lease lapses then); empty when none holds it.
+     */
+    public Optional<LeaseHeld> leaseHeld() {
+        List<byte[]> held = read(List.of(Utf8.bytes("lock_owner"), Utf8.bytes("lock_until")));
+        return held.get(0) == null || held.get(1) == null ? Optional.empty()
+                : Optional.of(new LeaseHeld(Replies.asText(held.get(0)), Long.parseLong(Replies.asText(held.get(1)))));
+    }
+
+    /** A lease as {@link #leaseHeld} reads it. */
+    public record LeaseHeld(String owner, long untilMs) {
+    }
+
     /** One field's text (for the field families; the header reads through {@link #header()}). */
     Optional<String> text(String field) {
         return Optional.ofNullable(read(List.of(Utf8.bytes(field))).get(0)).map(Replies::asText);

@@ -31,6 +31,23 @@ class MigrationCommandsTest {
     }
 
     @Test
+    void infoOfAMigrationUnderWaySaysWhetherARunHoldsItsLease() {
+        io.emq.migrate.migrate.V1QueueGenerator.addWaiting(SERVER.client(), "orders", 1, 2, 20);
+        SERVER.client().zadd("bull:orders:repeat", 1, "legacy::::60000"); // refused at the fence: a legacy repeatable
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--yes");
+        assertEquals(3, refused.code(), refused.all());
+        CliRun stopped = CliRun.of("info", "--target", SERVER.uri(), "--queue", "orders");
+        assertTrue(stopped.out().contains("state running") && stopped.out().contains("no run holds its lease: the last run"
+                + " stopped (refused, failed or interrupted); `migrate` again resumes it, `abandon` gives v1 back"), stopped.all());
+        SERVER.client().hset("{emq}:migration:orders", java.util.Map.of("lock_owner", "ops@host:42:ab", "lock_until", "4102444800000"));
+        CliRun held = CliRun.of("info", "--target", SERVER.uri(), "--queue", "orders", "--json");
+        assertTrue(held.out().contains("\"leaseOwner\" : \"ops@host:42:ab\"") && held.out().contains("\"leaseUntilMs\" : 4102444800000"),
+                held.all());
+        assertTrue(CliRun.of("info", "--target", SERVER.uri(), "--queue", "orders").out().contains("lease held by ops@host:42:ab until"
+                + " 2100-01-01T00:00:00Z (server time)"));
+    }
+
+    @Test
     void migrateNoRetireThenInfoValidateLookupVerifyAbandonLeavesV1AsItWas() throws Exception {
         load("node-5.65.1");
         String before = new KeyspaceDump(SERVER.client()).digest();
