@@ -45,6 +45,11 @@ final class DedupKeys extends AbstractList<DedupEntry> {
         return dedupIds.size();
     }
 
+    /** The job ids the keys name, in order. */
+    ByteArena jobIds() {
+        return jobIds;
+    }
+
     /**
      * The keys whose id is one of {@code ids} or whose job's id is one of {@code jobs}, in order: a walk of the ids
      * held, each one's hash compared first, no entry built but those.

@@ -173,6 +173,49 @@ public final class QueueSnapshot {
         return found;
     }
 
+    /**
+     * How many dedup keys name a job this snapshot does not hold (a dangling key: v1 refuses adds with its id, v2 will
+     * not), without building an entry or a job: the held ids' hashes, each beside its rank, sorted (8 bytes a job), and
+     * a key's job id compared byte for byte only where its hash is held.
+     */
+    public long dedupKeysNamingNoJob() {
+        if (dedupKeys.isEmpty()) {
+            return 0;
+        }
+        long[] byHash = new long[Math.toIntExact(jobCount())];
+        int n = 0;
+        for (V1State state : V1State.RANK_ORDER) {
+            StateJobs s = jobs.get(state);
+            for (int i = 0; s != null && i < s.size(); i++, n++) {
+                byHash[n] = ((long) s.idHash(i) << 32) | n;
+            }
+        }
+        Arrays.sort(byHash);
+        ByteArena named = dedupKeys.jobIds();
+        long dangling = 0;
+        for (int d = 0; d < named.size(); d++) {
+            long hash = (long) named.hashAt(d) << 32;
+            int at = Arrays.binarySearch(byHash, hash);
+            boolean held = false;
+            for (int k = at >= 0 ? at : -at - 1; !held && k < byHash.length && (byHash[k] & 0xffffffff00000000L) == hash; k++) {
+                held = heldIdEquals((int) byHash[k], named, d);
+            }
+            dangling += held ? 0 : 1;
+        }
+        return dangling;
+    }
+
+    /** Whether the id of the job at 0-based position {@code rank} in rank order is entry {@code j} of {@code other}. */
+    private boolean heldIdEquals(int rank, ByteArena other, int j) {
+        for (V1State state : V1State.RANK_ORDER) {
+            long base = rankBase[state.ordinal()];
+            if (rank < base + stateSize(state)) {
+                return jobs.get(state).idEquals((int) (rank - base), other, j);
+            }
+        }
+        throw new IllegalStateException("rank " + (rank + 1) + " is in no state");
+    }
+
     /** The anomalies found: all of them, or the first {@value AnomalyLog#KEPT_PER_KIND} of each kind when more. */
     public List<Anomaly> anomalies() {
         return anomalies;

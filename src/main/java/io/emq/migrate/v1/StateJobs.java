@@ -158,6 +158,11 @@ final class StateJobs {
         return ids.id(entryOf(i));
     }
 
+    /** Whether job {@code i}'s id is entry {@code j} of {@code other}. */
+    boolean idEquals(int i, ByteArena other, int j) {
+        return ids.arena().equalsAt(entryOf(i), other, j);
+    }
+
     /** The hash of job {@code i}'s id ({@link Bytes#hashCode()} of {@link #id}). */
     int idHash(int i) {
         return ids.arena().hashAt(entryOf(i));

@@ -4,7 +4,6 @@ import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.Bytes;
-import io.emq.migrate.v1.DedupEntry;
 import io.emq.migrate.v1.FlowLink;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobLayout;
@@ -22,10 +21,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * Turns a queue snapshot into its dry-run plan (pure: no I/O), following the migration contract's
@@ -357,13 +354,9 @@ public final class Planner {
             out.put("0: markers", snap.legacyMarkers());
         }
         // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them
-        Set<Bytes> named = snap.dedupKeys().stream().map(DedupEntry::jobId).collect(Collectors.toSet());
-        if (!named.isEmpty()) {
-            Set<Bytes> held = snap.jobsWithIds(named).stream().map(JobFacts::id).collect(Collectors.toSet());
-            long dangling = snap.dedupKeys().stream().filter(d -> !held.contains(d.jobId())).count();
-            if (dangling > 0) {
-                out.put("dedup keys naming no v1 job", dangling);
-            }
+        long dangling = snap.dedupKeysNamingNoJob();
+        if (dangling > 0) {
+            out.put("dedup keys naming no v1 job", dangling);
         }
         return out;
     }
