@@ -207,10 +207,15 @@ public final class QueueSnapshot {
 
     /** Whether the id of the job at 0-based position {@code rank} in rank order is entry {@code j} of {@code other}. */
     private boolean heldIdEquals(int rank, ByteArena other, int j) {
+        V1State state = stateAt(rank);
+        return jobs.get(state).idEquals((int) (rank - rankBase[state.ordinal()]), other, j);
+    }
+
+    /** The state that holds the job at 0-based position {@code rank} in rank order. */
+    private V1State stateAt(int rank) {
         for (V1State state : V1State.RANK_ORDER) {
-            long base = rankBase[state.ordinal()];
-            if (rank < base + stateSize(state)) {
-                return jobs.get(state).idEquals((int) (rank - base), other, j);
+            if (rank < rankBase[state.ordinal()] + stateSize(state)) {
+                return state;
             }
         }
         throw new IllegalStateException("rank " + (rank + 1) + " is in no state");
@@ -315,13 +320,8 @@ public final class QueueSnapshot {
         @Override
         public JobFacts get(int i) {
             java.util.Objects.checkIndex(i, size);
-            for (V1State state : V1State.RANK_ORDER) {
-                long base = rankBase[state.ordinal()];
-                if (i < base + stateSize(state)) {
-                    return jobs.get(state).facts((int) (i - base), i + 1L);
-                }
-            }
-            throw new IllegalStateException("rank " + (i + 1) + " is in no state");
+            V1State state = stateAt(i);
+            return jobs.get(state).facts((int) (i - rankBase[state.ordinal()]), i + 1L);
         }
 
         @Override

@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
@@ -944,7 +945,7 @@ public final class QueueSnapshotReader {
          */
         private void resolveUnlistedHashes() {
             // BullMQ 3.x and older listed jobs in zsets 5.x never reads: an orphan they list is told as such
-            List<QueueStructure> legacy = java.util.stream.Stream.of(QueueStructure.LEGACY_PRIORITY, QueueStructure.LEGACY_DELAY)
+            List<QueueStructure> legacy = Stream.of(QueueStructure.LEGACY_PRIORITY, QueueStructure.LEGACY_DELAY)
                     .filter(s -> structureTypes.get(s) == KeyType.ZSET).toList();
             for (int from = 0; from < unlistedHashes.size(); from += JOB_BATCH) {
                 List<Bytes> batch = unlistedHashes.subList(from, Math.min(unlistedHashes.size(), from + JOB_BATCH));
@@ -1222,7 +1223,7 @@ public final class QueueSnapshotReader {
                 "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter");
         private static final Rawable[] FIELDS = rawables(FIELD_NAMES);
         private static final Rawable[] FIELDS_AND_DATA = rawables(
-                java.util.stream.Stream.concat(FIELD_NAMES.stream(), java.util.stream.Stream.of("data")).toList());
+                Stream.concat(FIELD_NAMES.stream(), Stream.of("data")).toList());
         private static final byte[] DATA = "data".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
         private final Reading reading;
