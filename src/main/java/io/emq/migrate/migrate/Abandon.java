@@ -79,16 +79,14 @@ public final class Abandon {
         });
         counts.put("rows", rows[0]);
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
-        long schedulers = 0;
         TargetWrites w = new TargetWrites(target, keys, journal);
-        for (byte[] field : journal.fieldsStartingWith(Journal.SCHEDULER_PREFIX)) {
-            String name = journal.text(Replies.asText(field)).orElse("");
-            if (!name.isEmpty()) {
-                w.del(keys.repeat(name)).zrem(keys.base() + "repeat", name);
-                schedulers++;
-            }
+        List<SchedulerRecord> registered = new ArrayList<>();
+        journal.entriesStartingWith(Journal.SCHEDULER_PREFIX,
+                page -> page.forEach(record -> registered.add(SchedulerRecord.read(record.getKey(), record.getValue()))));
+        for (SchedulerRecord scheduler : registered) {
+            w.del(keys.repeat(scheduler.name())).zrem(keys.base() + "repeat", scheduler.name());
         }
-        counts.put("schedulers", schedulers);
+        counts.put("schedulers", (long) registered.size());
         for (byte[] field : journal.fieldsStartingWith(CarrySettings.JOURNAL_PREFIX)) {
             w.hdel(keys.meta(), Replies.asText(field).substring(CarrySettings.JOURNAL_PREFIX.length()));
         }

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once
@@ -59,19 +60,28 @@ final class CountCompleted implements Step {
         JsonGenerator g = JSON.createGenerator(out);
         g.writeStartObject();
         g.writeStringField("queue", m.source.display());
-        g.writeStringField("id", job.id().display());
-        g.writeStringField("name", RowBuilder.field(hash, "name").map(Bytes::display).orElse(""));
-        byte[] data = RowBuilder.field(hash, "data").map(Bytes::raw).orElse(new byte[0]);
-        if (Bytes.of(data).isUtf8()) {
-            g.writeStringField("data", new String(data, StandardCharsets.UTF_8));
+        bytes(g, "id", job.id());
+        bytes(g, "name", RowBuilder.field(hash, "name").orElse(Bytes.utf8("")));
+        bytes(g, "data", RowBuilder.field(hash, "data").orElse(Bytes.utf8("")));
+        Optional<Bytes> returnValue = RowBuilder.field(hash, "returnvalue");
+        if (returnValue.isPresent()) {
+            bytes(g, "returnvalue", returnValue.get());
         } else {
-            g.writeStringField("dataBase64", Base64.getEncoder().encodeToString(data));
+            g.writeNullField("returnvalue");
         }
-        g.writeStringField("returnvalue", RowBuilder.field(hash, "returnvalue").map(Bytes::display).orElse(null));
         g.writeNumberField("finishedOn", job.finishedOn());
         g.writeNumberField("attemptsMade", job.attemptsMade());
         g.writeEndObject();
         g.flush();
         out.write('\n');
+    }
+
+    /** v1 bytes as the field's text when they are UTF-8, else as {@code <field>Base64}: a \xNN display could be a text id's too. */
+    private static void bytes(JsonGenerator g, String field, Bytes value) throws IOException {
+        if (value.isUtf8()) {
+            g.writeStringField(field, value.utf8());
+        } else {
+            g.writeStringField(field + "Base64", Base64.getEncoder().encodeToString(value.raw()));
+        }
     }
 }

@@ -45,6 +45,7 @@ import java.util.stream.Stream;
 final class DedupAndSchedulers {
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
     private static final byte[] TEMPLATE = Utf8.bytes("template");
+    private static final byte[] EVERY_MS = Utf8.bytes("every_ms");
 
     static final List<String> CHECKPOINTS = List.of("dedup keys written", "receipts written", "scheduler recorded",
             "scheduler written", "schedulers written", "dropped records deleted");
@@ -209,47 +210,40 @@ final class DedupAndSchedulers {
 
     /**
      * Once the tombstone is stamped: rewrites the v2 template of each {@code every} scheduler of {@code before} (the
-     * source as the last pass read it) whose v1 record now makes another template than v2 holds. An upsert that keeps a
-     * scheduler's next run writes its record alone ({@code repeat}'s score unchanged: no watched key moves), so the
-     * guard held through it; one that moves or removes a scheduler moved {@code repeat}, and a pass followed. Two reads
-     * a scheduler (a queue has few). Returns how many it rewrote.
+     * source as the last pass read it, which registered each of them) whose v1 record now makes another template than
+     * v2 holds. An upsert that keeps a scheduler's next run writes its record alone ({@code repeat}'s score unchanged: no
+     * watched key moves), so the guard held through it; one that moves or removes a scheduler moved {@code repeat}, and
+     * a pass followed. Two reads a scheduler (a queue has few). Returns how many it rewrote.
      */
     static long rewriteEditedTemplates(QueueMigration m, QueueSnapshot before) {
-        long rewritten = 0;
-        for (Scheduler s : before.schedulers()) {
-            Optional<String> name = s.kind() == Scheduler.Kind.EVERY
-                    ? m.journal.text(Journal.SCHEDULER_PREFIX + s.id().display()) : Optional.empty();
-            if (name.isPresent() && rewroteIfEdited(m, s.id(), name.get())) {
-                rewritten++;
-            }
-        }
-        return rewritten;
+        return before.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY)
+                .filter(s -> rewroteIfEdited(m, SchedulerRecord.of(s.id()))).count();
     }
 
-    /**
-     * As above, in a run resumed past the tombstone: of every scheduler the journal registers (its v1 id read back from
-     * the record's name, so one whose id is not UTF-8 is not followed; BullMQ's ids are text).
-     */
+    /** As above, in a run resumed past the tombstone: of every scheduler the journal records. */
     static long rewriteEditedTemplates(QueueMigration m) {
         long[] rewritten = {0};
         m.journal.entriesStartingWith(Journal.SCHEDULER_PREFIX, page -> page.forEach(record -> {
-            String field = Replies.asText(record.getKey());
-            if (rewroteIfEdited(m, Bytes.utf8(field.substring(Journal.SCHEDULER_PREFIX.length())), Replies.asText(record.getValue()))) {
+            if (rewroteIfEdited(m, SchedulerRecord.read(record.getKey(), record.getValue()))) {
                 rewritten[0]++;
             }
         }));
         return rewritten[0];
     }
 
-    /** Rewrites the template of v1 scheduler {@code sid}, registered in v2 as {@code name}, when its v1 record now makes another. */
-    private static boolean rewroteIfEdited(QueueMigration m, Bytes sid, String name) {
-        List<byte[]> record = templateFields(m, sid);
+    /**
+     * Rewrites the template of the v2 registration of this record's v1 scheduler when the v1 record now makes another;
+     * not when v2 holds no registration of that name (nothing to rewrite: a template alone would be no registration).
+     */
+    private static boolean rewroteIfEdited(QueueMigration m, SchedulerRecord scheduler) {
+        List<byte[]> record = templateFields(m, scheduler.v1Id());
         if (record.stream().allMatch(v -> v == null)) {
             return false; // its record gone (a removal moved repeat: the pass before carried it)
         }
-        byte[] template = template(m, sid, record);
-        String key = m.keys.repeat(name);
-        if (Arrays.equals(template, m.targetWire.hmget(Utf8.bytes(key), List.of(TEMPLATE)).get(0))) {
+        byte[] template = template(m, scheduler.v1Id(), record);
+        String key = m.keys.repeat(scheduler.name());
+        List<byte[]> registered = m.targetWire.hmget(Utf8.bytes(key), List.of(EVERY_MS, TEMPLATE));
+        if (registered.get(0) == null || Arrays.equals(template, registered.get(1))) {
             return false;
         }
         new TargetWrites(m).hset(key, Map.of(TEMPLATE, template)).flush();
@@ -365,10 +359,10 @@ final class DedupAndSchedulers {
             if (current.test(field)) {
                 continue;
             }
-            String value = Replies.asText(record.getValue());
             if (field.startsWith(Journal.SCHEDULER_PREFIX)) {
-                if (!names.contains(value)) {
-                    w.del(m.keys.repeat(value)).zrem(m.keys.base() + "repeat", value);
+                String name = SchedulerRecord.read(record.getKey(), record.getValue()).name();
+                if (!names.contains(name)) {
+                    w.del(m.keys.repeat(name)).zrem(m.keys.base() + "repeat", name);
                 }
             } else {
                 String name = field.substring(field.indexOf(':') + 1);
@@ -440,18 +434,18 @@ final class DedupAndSchedulers {
         }
         long written = 0;
         for (Scheduler s : every) {
-            String name = SchedulerNames.v2Name(s.id());
+            SchedulerRecord record = SchedulerRecord.of(s.id());
+            String name = record.name();
             byte[] template = template(m, s.id(), templateFields(m, s.id()));
             long next = lastIteration.containsKey(s.id()) ? lastIteration.get(s.id()) + s.everyMs()
                     : s.nextRunMs() >= 0 ? s.nextRunMs() : System.currentTimeMillis();
             String key = m.keys.repeat(name);
-            String record = Journal.SCHEDULER_PREFIX + s.id().display();
-            m.journal.set(Map.of(record, name));
-            carried.add(record);
+            m.journal.set(record.field(), s.id().raw());
+            carried.add(record.field());
             names.add(name);
             m.checkpoints.hit("scheduler recorded");
             new TargetWrites(m).del(key)
-                    .hset(key, Map.of(Utf8.bytes("every_ms"), Utf8.bytes(Long.toString(s.everyMs())), TEMPLATE, template))
+                    .hset(key, Map.of(EVERY_MS, Utf8.bytes(Long.toString(s.everyMs())), TEMPLATE, template))
                     .zadd(m.keys.base() + "repeat", next, name)
                     .flush();
             m.checkpoints.hit("scheduler written");

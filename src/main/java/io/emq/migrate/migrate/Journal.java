@@ -177,6 +177,12 @@ public final class Journal {
         wire.eval(setCall(fields));
     }
 
+    /** Writes one field whose value is bytes (a v1 id that need not be text), fenced by the lease token. */
+    void set(String field, byte[] value) {
+        wire.eval(new ScriptCall<>(Script.MIGRATE_JOURNAL_SET, List.of(key), List.of(Utf8.bytes(token()), Utf8.bytes(field), value),
+                Replies::ignored));
+    }
+
     /** The fenced write of these fields, as a call to send (alone or pipelined). */
     ScriptCall<Void> setCall(Map<String, String> fields) {
         List<byte[]> args = new ArrayList<>(fields.size() * 2 + 1);

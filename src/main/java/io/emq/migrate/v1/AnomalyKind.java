@@ -28,7 +28,11 @@ public enum AnomalyKind {
     BAD_PRIORITIZED_SCORE("bad-prioritized-score", Disposition.REFUSE,
             "a prioritized score that is not priority*2^32+seq; refused until --accept-anomalies, which keeps the zset order"),
     NON_JSON_DATA("non-json-data", Disposition.WARN,
-            "data that is not JSON; the envelope carries it as a string with a flag, the data policy copies the bytes"),
+            "data that is not JSON (or nested deeper than a JSON reader takes by default); the envelope carries it as a string with"
+                    + " a flag, the data policy copies the bytes"),
+    NON_JSON_OPTS("non-json-opts", Disposition.WARN,
+            "opts that are not JSON (or nested deeper than a JSON reader takes by default); the envelope carries them as a string"
+                    + " with a flag (opts_encoding), and no option is read from them (the v1 Elixir app's pri, del, lifo)"),
     BAD_ATTEMPTS("bad-attempts", Disposition.WARN,
             "an attempts counter (ats, atm, attemptsMade) that is not an integer from 0 to 2^53-2; migrated clamped into"
                     + " that range (negative or unreadable: 0, fractions down, larger: 2^53-2), so every v2 claim can count it"),

@@ -11,14 +11,14 @@ import java.util.stream.Stream;
  * reads as absent, except the attempts counters, which are clamped into what v2 can count and
  * report why ({@link AttemptCount}).
  */
-record JobHashFields(String name, long timestamp, long delay, long priority, JobOptions opts, AttemptCount ats,
-                     AttemptCount atm, AttemptCount attemptsMadeLegacy, long finishedOn, Bytes parentKey,
+record JobHashFields(String name, long timestamp, long delay, long priority, JobOptions opts, String optsProblem,
+                     AttemptCount ats, AttemptCount atm, AttemptCount attemptsMadeLegacy, long finishedOn, Bytes parentKey,
                      Bytes repeatJobKey, boolean legacyCounters) {
     private static final long NOT_PLAIN = Long.MIN_VALUE;
 
     static JobHashFields of(List<byte[]> f) {
         JobOptions opts = JobOptions.of(f.get(4));
-        return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts,
+        return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts, optsProblem(f.get(4)),
                 counter("ats", f.get(5)), counter("atm", f.get(6)), counter("attemptsMade", f.get(7)), num(f.get(8), -1),
                 f.get(9) == null ? null : Bytes.of(f.get(9)), f.get(10) == null ? null : Bytes.of(f.get(10)),
                 f.get(7) != null || f.get(11) != null);
@@ -29,6 +29,19 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Job
             return JobLayout.ELIXIR;
         }
         return legacyCounters && ats == null && atm == null ? JobLayout.LEGACY : JobLayout.NODE;
+    }
+
+    /** Why the opts are carried as a string or base64 rather than spliced into the envelope as JSON; empty when they are spliced or absent. */
+    Optional<String> optsNotSpliced() {
+        return Optional.ofNullable(optsProblem);
+    }
+
+    private static String optsProblem(byte[] raw) {
+        if (raw == null || PayloadDigest.isJson(raw)) {
+            return null;
+        }
+        boolean utf8 = Bytes.isUtf8(raw);
+        return PayloadDigest.whyNotSpliced("opts", raw.length, utf8 && PayloadDigest.nestsTooDeep(raw), utf8);
     }
 
     /** Attempts started: {@code ats}, else {@code atm}, else {@code attemptsMade}, else 0 (the contract's rule). */

@@ -9,8 +9,8 @@ package io.emq.migrate.v1;
  * in the first four bytes or a leading {@code 0xEF} (Jackson reads those as UTF-16/32 or a byte-order
  * mark), bytes that are not well-formed UTF-8, nesting deeper than {@value #MAX_DEPTH}, a number of more
  * than {@value #MAX_DIGITS} digits, a name of more than {@value #MAX_NAME} bytes or a string of more
- * than {@value #MAX_TEXT} bytes (Jackson's limits are 1000 levels, 1000 digits, 50,000 name bytes and
- * 20,000,000 string chars).
+ * than {@value #MAX_TEXT} bytes (the limits of Jackson as the payload asks it are
+ * {@value PayloadDigest#SPLICED_DEPTH} levels, 1000 digits, 50,000 name bytes and 20,000,000 string chars).
  */
 final class JsonScan {
     /** What the scan found. */

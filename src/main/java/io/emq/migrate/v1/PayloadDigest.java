@@ -3,6 +3,7 @@ package io.emq.migrate.v1;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -12,12 +13,22 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * Size, SHA-256 (32 raw bytes, null when not hashed; {@link #sha256()} in hex), JSON-ness and UTF-8-ness of a job's
- * raw {@code data} bytes; {@code examined}: whether the bytes were read (or there are none), so that {@code json}
- * and {@code utf8} mean anything.
+ * raw {@code data} bytes; {@code examined}: whether the bytes were read (or there are none), so that {@code json},
+ * {@code deep} and {@code utf8} mean anything. {@code deep}: not {@code json} only for nesting deeper than
+ * {@value #SPLICED_DEPTH} levels.
  */
-public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean examined, boolean json, boolean utf8) {
-    public static final PayloadDigest ABSENT = new PayloadDigest(false, -1, null, true, false, false);
-    private static final JsonFactory JSON = new JsonFactory();
+public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean examined, boolean json, boolean deep, boolean utf8) {
+    public static final PayloadDigest ABSENT = new PayloadDigest(false, -1, null, true, false, false, false);
+    /**
+     * The deepest JSON spliced into the envelope as it is: the envelope puts {@code v1.opts} two levels down, and
+     * the whole must stay within the 1000 levels a JSON reader takes by default (Jackson's limit), or no consumer
+     * with default settings could read the envelope at all. Deeper JSON is carried as a string.
+     */
+    static final int SPLICED_DEPTH = 998;
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(SPLICED_DEPTH).build()).build();
+    private static final JsonFactory ANY_DEPTH = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build()).build();
 
     public static PayloadDigest of(byte[] data) {
         return examine(data, true);
@@ -33,12 +44,28 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
             return ABSENT;
         }
         boolean utf8 = Bytes.isUtf8(data);
-        return new PayloadDigest(true, data.length, hash ? sha256Bytes(data) : null, true, utf8 && isJson(data), utf8);
+        boolean json = utf8 && isJson(data);
+        return new PayloadDigest(true, data.length, hash ? sha256Bytes(data) : null, true, json, utf8 && !json && nestsTooDeep(data), utf8);
+    }
+
+    /**
+     * Why a field's bytes are carried as a string or base64 rather than spliced as JSON (not {@link #isJson}), for a
+     * plan's anomaly: {@code deep} when they are JSON nested deeper than {@value #SPLICED_DEPTH} levels ({@link #nestsTooDeep}).
+     */
+    static String whyNotSpliced(String field, long bytes, boolean deep, boolean utf8) {
+        return field + " (" + bytes + " bytes) " + (deep ? "is JSON nested deeper than " + SPLICED_DEPTH + " levels, more than the"
+                + " envelope splices (a JSON reader takes 1000 by default): carried as a JSON string, its bytes intact"
+                : "is not JSON" + (utf8 ? "" : " and not UTF-8"));
+    }
+
+    /** Whether UTF-8 bytes that are not {@link #isJson} are one JSON value when nesting is not limited. */
+    static boolean nestsTooDeep(byte[] data) {
+        return parsesAsOneValue(ANY_DEPTH, data);
     }
 
     /** A payload whose length is known but whose bytes were not read: no digest, JSON-ness unknown. */
     public static PayloadDigest measured(long bytes) {
-        return new PayloadDigest(true, bytes, null, false, false, false);
+        return new PayloadDigest(true, bytes, null, false, false, false, false);
     }
 
     /** The hex SHA-256 ({@code ""} when absent). */
@@ -91,11 +118,15 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
     /**
      * Whether Jackson reads the bytes, decoded as UTF-8 (malformed UTF-8 is not), as one JSON value: never as
      * UTF-16 or UTF-32, which Jackson's byte parser guesses from NUL bytes among the first four, and never
-     * skipping a byte-order mark. JSON data is spliced into the envelope's own UTF-8 text, where only UTF-8
-     * JSON survives byte for byte.
+     * skipping a byte-order mark, and nested at most {@value #SPLICED_DEPTH} levels. JSON data is spliced into the
+     * envelope's own UTF-8 text, where only UTF-8 JSON survives byte for byte.
      */
     static boolean parsesAsOneValue(byte[] data) {
-        try (JsonParser p = JSON.createParser(new InputStreamReader(new ByteArrayInputStream(data), StandardCharsets.UTF_8.newDecoder()))) {
+        return parsesAsOneValue(JSON, data);
+    }
+
+    private static boolean parsesAsOneValue(JsonFactory json, byte[] data) {
+        try (JsonParser p = json.createParser(new InputStreamReader(new ByteArrayInputStream(data), StandardCharsets.UTF_8.newDecoder()))) {
             JsonToken first = p.nextToken();
             if (first == null) {
                 return false;

@@ -1564,9 +1564,10 @@ public final class QueueSnapshotReader {
             if (!payload.present()) {
                 reading.anomaly(AnomalyKind.HASH_WITHOUT_DATA, jobKey(n), "the job hash has no data field");
             } else if (payload.examined() && !payload.json()) {
-                reading.anomaly(AnomalyKind.NON_JSON_DATA, jobKey(n), "data (" + payload.bytes() + " bytes) is not JSON"
-                        + (payload.utf8() ? "" : " and not UTF-8"));
+                reading.anomaly(AnomalyKind.NON_JSON_DATA, jobKey(n), PayloadDigest.whyNotSpliced("data", payload.bytes(), payload.deep(),
+                        payload.utf8()));
             }
+            h.optsNotSpliced().ifPresent(why -> reading.anomaly(AnomalyKind.NON_JSON_OPTS, jobKey(n), why));
             if (h.parentKey() != null) {
                 reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !h.parentKey().startsWith(queue.base())));
             }

@@ -61,6 +61,18 @@ class QuirkReportsTest {
     }
 
     @Test
+    void theAddCounterIsNotSaidToBeDroppedForRetirementKeepsItBesideTheTombstone() {
+        SERVER.client().set("bull:q:id", "2");
+        SERVER.client().xadd("bull:q:events", redis.clients.jedis.StreamEntryID.NEW_ENTRY, Map.of("event", "added"));
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertTrue(droppedLine(plan).endsWith("dropped with the source: events 1"), droppedLine(plan));
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertEquals("echomq:2.0.0-migrated", SERVER.client().get("bull:q:id"), "kept, holding the tombstone: a v1 add fails");
+        assertFalse(SERVER.client().exists("bull:q:events"));
+    }
+
+    @Test
     void aDedupKeyNamingNoJobIsNamedAmongWhatIsDropped() {
         SERVER.client().set("bull:q:de:gone", "999");
         SERVER.client().set("bull:q:de:kept", "1");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.testing.RealServerExtension;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -84,6 +85,25 @@ class CompletedArchiveTest {
         assertRetired(migrate(3, Checkpoints.none(), "a", "b", "c"));
         assertEquals(List.of("bull:a", "bull:b", "bull:c"), List.copyOf(archived().keySet()));
         archived().values().forEach(lines -> assertEquals(2, lines.size(), lines.toString()));
+    }
+
+    @Test
+    void anIdThatIsNotTextIsArchivedAsItsBytesNotAsADisplayATextIdShares() throws Exception {
+        byte[] binary = {(byte) 0xff, 'z'};
+        byte[] key = "bull:a:\u00ffz".getBytes(StandardCharsets.ISO_8859_1);
+        SERVER.client().hset(key, Map.of("name".getBytes(StandardCharsets.UTF_8), binary,
+                "data".getBytes(StandardCharsets.UTF_8), "{}".getBytes(StandardCharsets.UTF_8),
+                "finishedOn".getBytes(StandardCharsets.UTF_8), "3".getBytes(StandardCharsets.UTF_8)));
+        SERVER.client().zadd("bull:a:completed".getBytes(StandardCharsets.UTF_8), 3, binary);
+        SERVER.client().hset("bull:a:\\xffz", Map.of("name", "text", "data", "{}", "finishedOn", "3"));
+        SERVER.client().zadd("bull:a:completed", 3, "\\xffz");
+        assertRetired(migrate(1, Checkpoints.none(), "a"));
+        List<String> ids = new ArrayList<>();
+        for (String line : Files.readAllLines(archive)) {
+            var job = new ObjectMapper().readTree(line);
+            ids.add(job.has("id") ? job.get("id").asText() : "base64 " + job.get("idBase64").asText() + ", name " + job.get("nameBase64").asText());
+        }
+        assertEquals(List.of("1", "2", "\\xffz", "base64 /3o=, name /3o="), ids.stream().sorted().toList());
     }
 
     @Test

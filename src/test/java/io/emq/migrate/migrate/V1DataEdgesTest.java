@@ -243,6 +243,41 @@ class V1DataEdgesTest {
         assertEquals("attempts: 3", envelope.get("v1").get("opts").asText());
     }
 
+    @Test
+    void jsonNestedDeeperThanADefaultReaderTakesIsCarriedAsAStringAndTheReasonSaysSo() throws Exception {
+        String deep = "[".repeat(2000) + "]".repeat(2000);
+        String edge = "[".repeat(998) + "]".repeat(998);
+        job("deep", "1", "data", deep);
+        job("deep", "2", "opts", "{\"attempts\":1,\"x\":" + deep + "}");
+        job("deep", "3", "data", edge, "opts", "{\"x\":" + "[".repeat(996) + "]".repeat(996) + "}");
+        job("deep", "4", "data", "[".repeat(999) + "]".repeat(999));
+        SERVER.client().rpush("bull:deep:wait", "4", "3", "2", "1");
+        QueueSnapshot snap = snapshot("deep");
+        assertEquals(List.of("data (4000 bytes) is JSON nested deeper than 998 levels, more than the envelope splices (a JSON reader"
+                + " takes 1000 by default): carried as a JSON string, its bytes intact", "data (1998 bytes) is JSON nested deeper than"
+                + " 998 levels, more than the envelope splices (a JSON reader takes 1000 by default): carried as a JSON string, its bytes intact"),
+                snap.anomalies(AnomalyKind.NON_JSON_DATA).stream().map(a -> a.reason()).toList());
+        assertEquals(List.of("opts (4019 bytes) is JSON nested deeper than 998 levels, more than the envelope splices (a JSON reader"
+                + " takes 1000 by default): carried as a JSON string, its bytes intact"),
+                snap.anomalies(AnomalyKind.NON_JSON_OPTS).stream().map(a -> a.reason()).toList());
+        Plan planned = plan("deep");
+        assertEquals(0, planned.code(), "warnings, not refusals: " + planned.text());
+        assertTrue(planned.text().contains("non-json-opts"), planned.text());
+
+        assertEquals(MigrationResult.Outcome.RETIRED, migrate(MigrationOptions.defaults(), "deep").outcome());
+        ObjectMapper reader = new ObjectMapper(); // a consumer's default reader: 1000 levels at most
+        List<JsonNode> envelopes = new ArrayList<>();
+        for (String id : pendingInServeOrder("deep")) {
+            envelopes.add(reader.readTree(SERVER.client().hget(Keys.queue("deep").base() + "job:" + id, "payload")));
+        }
+        assertEquals("json", envelopes.get(2).get("encoding").asText(), "998 levels are spliced");
+        assertEquals("string", envelopes.get(3).get("encoding").asText(), "999 would make the envelope 1000 deep");
+        assertTrue(envelopes.get(2).get("v1").get("opts").isObject(), "and opts of 998 levels within the envelope");
+        assertEquals("string", envelopes.get(0).get("encoding").asText());
+        assertEquals(deep, envelopes.get(0).get("data").asText());
+        assertEquals("string", envelopes.get(1).get("v1").get("opts_encoding").asText());
+    }
+
     /** The v2 meta's concurrency, max and duration (null where absent). */
     private static List<String> settings(String queue) {
         return SERVER.client().hmget(Keys.queue(queue).meta(), "concurrency", "max", "duration");

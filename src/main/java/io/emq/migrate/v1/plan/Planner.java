@@ -30,8 +30,9 @@ import java.util.function.Function;
  */
 public final class Planner {
     /** The v1 queue-level keys that have no v2 twin (contract §3, last row). */
+    /** v1 structures with no v2 twin, deleted at retirement; not {@code id}, which retirement keeps frozen beside the tombstone. */
     private static final List<QueueStructure> DROPPED = List.of(QueueStructure.EVENTS, QueueStructure.MARKER,
-            QueueStructure.ID, QueueStructure.PC, QueueStructure.STALLED, QueueStructure.STALLED_CHECK,
+            QueueStructure.PC, QueueStructure.STALLED, QueueStructure.STALLED_CHECK,
             QueueStructure.LIMITER, QueueStructure.METRICS_COMPLETED_DATA, QueueStructure.METRICS_FAILED_DATA,
             QueueStructure.LEGACY_PRIORITY, QueueStructure.LEGACY_DELAY);
     private static final int REFUSAL_IDS = 100;
