@@ -80,6 +80,10 @@ final class DrainCommand implements Command {
             noteAFlatQueue(wire, queue, in);
         }
         Drain drain = new Drain(wire, queue);
+        StaleCopy.Check stale = new StaleCopy(in).of(new Journal(wire, queue));
+        if (stale.stale()) {
+            throw CliException.refused(StaleCopy.refusal(new Journal(wire, queue), queue) + ". Nothing was claimed");
+        }
         Optional<String> paused = drain.pausedBecause();
         if (paused.isPresent() && !dryRun) {
             if (!in.has("resume")) {
@@ -94,8 +98,9 @@ final class DrainCommand implements Command {
                         + " its retirement, before it finished (run migrate again first: it ends the retirement and resumes the"
                         + " v2 queue itself)");
                 case AT_VERIFIED -> in.confirm("drain --resume " + queue, "consumes every job of a migration stopped at verified"
-                        + " (--no-retire), whose v1 source held the same jobs when it stopped: v1, or another migration of it that"
-                        + " retired it since (into another target), would run them too");
+                        + " (--no-retire), whose v1 source holds the same jobs: v1 would run them too" + stale.unchecked().map(why ->
+                        "; and whether another migration retired v1 since (into another target, whose copy would run them too) was"
+                        + " not checked: " + why).orElse(" (no other migration retired it since: checked)"));
                 case NONE -> { }
             }
             drain.resume();

@@ -24,6 +24,7 @@ final class InfoCommand implements Command {
     public int run(Invocation in) {
         Migrated.Selection selected = Migrated.select(in, true);
         List<Map<String, Object>> docs = new ArrayList<>();
+        StaleCopy staleCopies = new StaleCopy(in);
         for (String q : selected.queues()) {
             Journal journal = new Journal(selected.target(), q);
             List<StepStatus> steps = StepStatus.of(StepCatalog.load(), journal.history().rows());
@@ -38,6 +39,10 @@ final class InfoCommand implements Command {
             Optional<Journal.LeaseHeld> lease = journal.leaseHeld();
             doc.put("leaseOwner", lease.map(Journal.LeaseHeld::owner).orElse(null));
             doc.put("leaseUntilMs", lease.map(Journal.LeaseHeld::untilMs).orElse(null));
+            StaleCopy.Check stale = staleCopies.of(journal);
+            doc.put("staleCopy", stale.unchecked().isPresent() ? null : stale.stale());
+            doc.put("staleCopyUnchecked", stale.unchecked().orElse(null));
+            doc.put("staleCopyRefusal", stale.stale() ? StaleCopy.refusal(journal, q) : null);
             doc.put("steps", steps.stream().map(InfoCommand::step).toList());
             docs.add(doc);
             if (!in.json()) {
@@ -79,6 +84,11 @@ final class InfoCommand implements Command {
                     .ofEpochMilli((Long) doc.get("leaseUntilMs")) + " (server time): a run is under way, or one stopped and its"
                     + " lease lapses then" : "no run holds its lease: the last run stopped (refused, failed or interrupted);"
                     + " `migrate` again resumes it, `abandon` gives v1 back");
+        }
+        if (doc.get("staleCopyRefusal") instanceof String refusal) {
+            out.println("STALE COPY: " + refusal);
+        } else if (doc.get("staleCopyUnchecked") instanceof String why) {
+            out.println("not checked whether another migration retired the v1 queue since this one stopped: " + why);
         }
         Table t = new Table("VERSION", "DESCRIPTION", "STATUS", "INSTALLED ON", "MS", "COUNTS");
         for (StepStatus s : steps) {

@@ -158,11 +158,16 @@ final class Invocation implements AutoCloseable {
             return Optional.empty();
         }
         try {
-            TlsFiles files = new TlsFiles(file(side, "cacert"), file(side, "cert"), file(side, "key"));
-            return Optional.of(Endpoint.parse(uri.get().text(), side.name(), environment::variable).withTls(files));
+            return Optional.of(endpoint(uri.get().text(), side));
         } catch (Endpoint.BadEndpointException e) {
             throw CliException.usage(uri.get().origin() + ": " + e.getMessage());
         }
+    }
+
+    /** A server URI read with a side's credentials (its EMQ_ variables) and TLS files, as the side's own URI is. */
+    Endpoint endpoint(String uri, Side side) {
+        TlsFiles files = new TlsFiles(file(side, "cacert"), file(side, "cert"), file(side, "key"));
+        return Endpoint.parse(uri, side.name(), environment::variable).withTls(files);
     }
 
     private Optional<Path> file(Side side, String part) {

@@ -42,15 +42,11 @@ final class VerifyCommand implements Command {
         MigrationOptions migrated = MigrationOptions.defaults().withAcceptAnomalies(in.has("accept-anomalies"));
         Optional<QueueSnapshot> snapshot = Optional.empty();
         boolean retired = journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
+        if (new StaleCopy(in).of(journal).stale()) {
+            throw CliException.refused(StaleCopy.refusal(journal, queue));
+        }
         if (source.isPresent() && !retired && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
-            UnifiedJedis client = in.open(source.get(), Side.SOURCE, 8);
-            if (Abandon.retiredByAnother(Wire.unfenced(client), journal)) {
-                throw CliException.refused("the v1 queue " + journal.header().get(JournalHeader.V1_QUEUE).orElse("?") + " was retired by"
-                        + " another migration (into another target, or begun again after an abandon) since this one stopped: that"
-                        + " migration's target holds its jobs, and this copy in '" + queue + "' must not be served; `emq-migrate"
-                        + " abandon --queue " + queue + "` deletes it (v1 is left as it is)");
-            }
-            snapshot = Optional.of(snapshot(client, journal));
+            snapshot = Optional.of(snapshot(in.open(source.get(), Side.SOURCE, 8), journal));
         }
         Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
         print(report, snapshot.isPresent(), retired, in.json(), in.out());

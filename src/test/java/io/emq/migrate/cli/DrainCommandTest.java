@@ -176,8 +176,8 @@ class DrainCommandTest {
         CliRun unconfirmed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
                 "--handler", "exec cat >/dev/null");
         assertEquals(ExitCodes.REFUSED, unconfirmed.code(), unconfirmed.all());
-        assertTrue(unconfirmed.err().contains("v1 source held the same jobs when it stopped: v1, or another migration of it that"
-                + " retired it since") && unconfirmed.err().contains("--yes"), unconfirmed.err());
+        assertTrue(unconfirmed.err().contains("whose v1 source holds the same jobs: v1 would run them too (no other migration retired"
+                + " it since: checked)") && unconfirmed.err().contains("--yes"), unconfirmed.err());
         assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()), "nothing was consumed");
         CliRun exec = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--yes",
                 "--handler", "exec cat >/dev/null");

@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A copy left at verified in one target (--no-retire) after another migration retired the v1 queue into another target:
- * verify with the source names it stale instead of verifying it against a v1 queue that is only a tombstone, and abandon
- * deletes it.
+ * verify, info and drain (asking the v1 server the journal recorded, or --source) name it stale instead of verifying or
+ * serving it (its jobs would run twice), and abandon deletes it.
  */
 class SecondCopyTest {
     @RegisterExtension
@@ -27,9 +28,28 @@ class SecondCopyTest {
             assertEquals(0, kept.code(), kept.all());
             CliRun verified = CliRun.of("verify", "--source", SERVER.uri(), "--target", other.uri(), "--queue", "small");
             assertEquals(0, verified.code(), verified.all());
+            CliRun asked = CliRun.of("drain", "--target", other.uri(), "--queue", "small", "--resume");
+            assertEquals(ExitCodes.REFUSED, asked.code(), asked.all());
+            assertTrue(asked.err().contains("(no other migration retired it since: checked)"), asked.err());
 
             CliRun retired = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--yes");
             assertEquals(0, retired.code(), retired.all());
+            CliRun info = CliRun.of("info", "--target", other.uri(), "--queue", "small");
+            assertEquals(0, info.code(), info.all());
+            assertTrue(info.out().contains("STALE COPY: the v1 queue bull:small was retired by another migration"), info.out());
+            CliRun unasked = CliRun.of("info", "--source", "redis://127.0.0.1:1", "--target", other.uri(), "--queue", "small", "--json");
+            assertTrue(unasked.out().contains("\"staleCopy\" : null") && unasked.out().contains("could not be asked"), unasked.out());
+            for (String[] drain : new String[][] {{"--resume", "--yes"}, {"--dry-run"}}) {
+                CliRun served = CliRun.of(Stream.concat(Stream.of("drain", "--target", other.uri(), "--queue", "small"), Stream.of(drain))
+                        .toArray(String[]::new));
+                assertEquals(ExitCodes.REFUSED, served.code(), served.all());
+                assertTrue(served.err().contains("must not be served") && served.err().contains("Nothing was claimed"), served.err());
+            }
+            try (redis.clients.jedis.Jedis copy = new redis.clients.jedis.Jedis(other.hostAndPort())) {
+                assertEquals(3, copy.zcard("emq:{small}:pending"), "the stale copy was not served");
+            }
+            CliRun unsourced = CliRun.of("verify", "--target", other.uri(), "--queue", "small");
+            assertEquals(ExitCodes.REFUSED, unsourced.code(), unsourced.all());
             CliRun stale = CliRun.of("verify", "--source", SERVER.uri(), "--target", other.uri(), "--queue", "small");
             assertEquals(ExitCodes.REFUSED, stale.code(), stale.all());
             assertTrue(stale.err().contains("was retired by another migration") && stale.err().contains("must not be served")
