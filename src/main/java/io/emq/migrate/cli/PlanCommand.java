@@ -28,12 +28,12 @@ import io.emq.migrate.v1.plan.V2KeyEstimate;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.ServerState;
+import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,11 +99,11 @@ final class PlanCommand implements Command {
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
-        // a plan reads only the journal under each queue's own name (a migration begun without a rename): listing them
-        // all takes a key scan of the target, which migrate does for a queue that begins
+        // the target's journals, listed as migrate lists them (a key scan of the target: a journal under a renamed queue's
+        // name holds its v1 queue too); none where the target holds no {emq}:version, which every v2 write claims first
+        List<String> journaled = v2.client().exists(VersionFence.KEY) ? Journals.queues(v2) : List.of();
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name),
-                TargetNames.migratingAs(v2, Wire.unfenced(jedis), source.describe(), chosen.stream().map(q -> q.name().display())
-                        .filter(Names::isQueueName).distinct().toList()));
+                TargetNames.migratingAs(v2, Wire.unfenced(jedis), source.describe(), journaled));
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });
@@ -111,7 +111,8 @@ final class PlanCommand implements Command {
         // payloads checked for the report, not hashed (it shows no digest)
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
                 .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
-        Planner planner = new Planner(planOptions, names, parentOutsideTheRun(new QueueBases(found.queues()), chosen, names, v2));
+        Planner planner = new Planner(planOptions, names, flowJobWithoutId(new QueueBases(found.queues()), chosen, names,
+                Set.copyOf(journaled), jedis));
         boolean blocked = !serverProblems.isEmpty();
         List<Map<String, Object>> rendered = new ArrayList<>();
         PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe(), serverProblems);
@@ -185,30 +186,29 @@ final class PlanCommand implements Command {
     }
 
     /**
-     * Why a flow parent (its full v1 key) will have no branded id in a run of the {@code chosen} queues ({@link FlowLinks}):
-     * no queue under the prefixes holds it, or its queue is neither chosen nor migrated on the target before (it has a
-     * journal there: the journals are listed once, when a parent first asks).
+     * Why a flow job in another queue (its full v1 key), a job's parent or a parent's finished child, will have no branded
+     * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked in the order {@code migrate} asks: no queue under
+     * the prefixes holds it; v1 holds no job there (a link left dangling; one {@code EXISTS} a key); its queue is neither
+     * chosen nor migrated on the target before (it has a journal there: {@code journaled}).
      */
-    private static Function<Bytes, Optional<String>> parentOutsideTheRun(QueueBases bases, List<QueueRef> chosen, V2Names names,
-                                                                       Wire target) {
+    private static Function<Bytes, Optional<String>> flowJobWithoutId(QueueBases bases, List<QueueRef> chosen, V2Names names,
+                                                                    Set<String> journaled, UnifiedJedis source) {
         Set<QueueRef> inTheRun = Set.copyOf(chosen);
-        Set<String> journaled = new HashSet<>();
-        boolean[] listed = {false};
-        return parent -> {
-            Optional<QueueRef> owner = bases.owner(parent);
+        Map<Bytes, Optional<String>> asked = new HashMap<>();
+        return job -> asked.computeIfAbsent(job, key -> {
+            Optional<QueueRef> owner = bases.owner(key);
             if (owner.isEmpty()) {
                 return Optional.of(FlowLinks.outsideThePrefixes());
+            }
+            if (!source.exists(key.raw())) {
+                return Optional.of(FlowLinks.dangling(key));
             }
             if (inTheRun.contains(owner.get())) {
                 return Optional.empty();
             }
-            if (!listed[0]) {
-                journaled.addAll(Journals.queues(target));
-                listed[0] = true;
-            }
             return names.v2Name(owner.get()).filter(journaled::contains).isPresent() ? Optional.empty()
                     : Optional.of(FlowLinks.queueLeftOut(owner.get()));
-        };
+        });
     }
 
     /**

@@ -1191,14 +1191,25 @@ public final class QueueSnapshotReader {
                         }
                     }
                 }
-                long processed = subs.contains(JobSubKind.PROCESSED) ? jedis.hlen(queue.jobSubKey(id, JobSubKind.PROCESSED).raw()) : 0;
-                long failed = subs.contains(JobSubKind.FAILED) ? jedis.hlen(queue.jobSubKey(id, JobSubKind.FAILED).raw()) : 0;
+                List<Bytes> elsewhere = new ArrayList<>();
+                long processed = subs.contains(JobSubKind.PROCESSED) ? finished(jedis.hkeys(queue.jobSubKey(id, JobSubKind.PROCESSED).raw()), elsewhere) : 0;
+                long failed = subs.contains(JobSubKind.FAILED) ? finished(jedis.hkeys(queue.jobSubKey(id, JobSubKind.FAILED).raw()), elsewhere) : 0;
                 long unsuccessful = subs.contains(JobSubKind.UNSUCCESSFUL)
-                        ? jedis.zcard(queue.jobSubKey(id, JobSubKind.UNSUCCESSFUL).raw()) : 0;
-                out.add(new FlowParent(id, pending, cross, processed, failed, unsuccessful));
+                        ? finished(jedis.zrange(queue.jobSubKey(id, JobSubKind.UNSUCCESSFUL).raw(), 0, -1), elsewhere) : 0;
+                out.add(new FlowParent(id, pending, cross, processed, failed, unsuccessful, elsewhere));
             }
             out.sort((a, b) -> a.id().compareTo(b.id()));
             return out;
+        }
+
+        /** How many finished children these full keys are; those of other queues added to {@code elsewhere}. */
+        private long finished(java.util.Collection<byte[]> children, List<Bytes> elsewhere) {
+            for (byte[] child : children) {
+                if (!Bytes.of(child).startsWith(queue.base())) {
+                    elsewhere.add(Bytes.of(child));
+                }
+            }
+            return children.size();
         }
     }
 

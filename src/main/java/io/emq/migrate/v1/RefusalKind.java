@@ -8,6 +8,7 @@ public enum RefusalKind {
     MIGRATING_ELSEWHERE("migrating-elsewhere", "abandon --queue OTHER"),
     DAMAGED_META("damaged-meta", "moving the damaged meta aside in v1"),
     FLOW_PARENT("flow-parent", "--queue for the parent's queue, or --all"),
+    FLOW_CHILD("flow-child", "--queue for the child's queue, or --all"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
     SCHEDULER_NAME_CLASH("scheduler-name-clash", "another id for one of the schedulers in v1"),

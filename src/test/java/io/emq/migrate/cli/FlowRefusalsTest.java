@@ -78,5 +78,29 @@ class FlowRefusalsTest {
         assertEquals(3, both.code(), both.all());
         String reason = both.queuesByV1().get("bull:flows-child").path("refusal").path("reason").asText();
         assertTrue(reason.contains("v1 holds no job at bull:flows-parent:gone") && reason.contains("the link dangles"), reason);
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("flow-parent") && plan.out().contains("v1 holds no job at bull:flows-parent:gone"), plan.out());
+    }
+
+    @Test
+    void aParentWhoseFinishedChildIsInAQueueLeftOutOrGoneIsForeseenByThePlan() throws Exception {
+        SERVER.client().hset("bull:p:1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().zadd("bull:p:waiting-children", 1, "1");
+        SERVER.client().hset("bull:p:1:processed", "bull:flows-child:" + CHILD.substring(CHILD.lastIndexOf(':') + 1), "\"done\"");
+        CliRun leftOut = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "p");
+        assertEquals(3, leftOut.code(), leftOut.all());
+        assertTrue(leftOut.out().contains("flow-child") && leftOut.out().contains("migrate its queue bull:flows-child in the same run"),
+                leftOut.out());
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "p", "--no-retire", "--json");
+        assertEquals("flow-child", refused.queuesByV1().get("bull:p").path("refusal").path("kind").asText(), refused.all());
+        CliRun abandoned = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "p", "--yes");
+        assertEquals(0, abandoned.code(), abandoned.all());
+
+        SERVER.client().hset("bull:p:1:processed", "bull:flows-child:removed-on-complete", "\"done\"");
+        CliRun dangling = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "p", "--queue", "flows-child", "--queue", "flows-parent");
+        assertEquals(3, dangling.code(), dangling.all());
+        assertTrue(dangling.out().contains("flow-child") && dangling.out().contains("v1 holds no job at bull:flows-child:removed-on-complete"),
+                dangling.out());
     }
 }

@@ -142,6 +142,11 @@ class RenameCommandsTest {
     void aQueueMigratingUnderARenameIsRefusedByARunThatForgetsIt() throws Exception {
         CliRun first = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--rename", "small=renamed", "--no-retire");
         assertEquals(0, first.code(), first.out() + first.err());
+        for (String[] plan : new String[][] {{"--queue", "small"}, {"--queue", "small", "--rename", "small=third"}, {"--all"}}) {
+            CliRun foreseen = CliRun.of(Stream.concat(Stream.of("plan", "--source", SERVER.uri()), Stream.of(plan)).toArray(String[]::new));
+            assertEquals(3, foreseen.code(), foreseen.all());
+            assertTrue(foreseen.out().contains("migrating-elsewhere") && foreseen.out().contains("as v2 queue 'renamed'"), foreseen.out());
+        }
         CliRun forgot = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--json", "--yes");
         assertEquals(3, forgot.code(), forgot.out() + forgot.err());
         JsonNode refused = forgot.queuesByV1().get("bull:small");

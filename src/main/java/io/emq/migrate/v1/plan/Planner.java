@@ -5,6 +5,7 @@ import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.FlowLink;
+import io.emq.migrate.v1.FlowParent;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.JobSubKind;
@@ -41,22 +42,23 @@ public final class Planner {
 
     private final PlanOptions options;
     private final V2Names names;
-    private final Function<Bytes, Optional<String>> parentOutsideTheRun;
+    private final Function<Bytes, Optional<String>> flowJobWithoutId;
 
     /** A planner that takes the v2 names as the renames give them (a run whose names were checked already). */
     public Planner(PlanOptions options) {
-        this(options, V2Names.unchecked(options.renames()), parent -> Optional.empty());
+        this(options, V2Names.unchecked(options.renames()), job -> Optional.empty());
     }
 
     /**
      * A planner that also refuses a v2 name another queue or the target holds ({@code name-taken}), and a queue whose
-     * job links to a flow parent that {@code parentOutsideTheRun} (given its full v1 key) tells will have no branded id
-     * in the run ({@code flow-parent}, as {@code migrate} would stop at it; {@link FlowLinks}).
+     * job links to a flow job in another queue that {@code flowJobWithoutId} (given its full v1 key) tells will have no
+     * branded id in the run: a job's parent ({@code flow-parent}), a parent's finished child ({@code flow-child}), as
+     * {@code migrate} would stop at it ({@link FlowLinks}).
      */
-    public Planner(PlanOptions options, V2Names names, Function<Bytes, Optional<String>> parentOutsideTheRun) {
+    public Planner(PlanOptions options, V2Names names, Function<Bytes, Optional<String>> flowJobWithoutId) {
         this.options = options;
         this.names = names;
-        this.parentOutsideTheRun = parentOutsideTheRun;
+        this.flowJobWithoutId = flowJobWithoutId;
     }
 
     public QueuePlan plan(QueueSnapshot snap) {
@@ -198,6 +200,7 @@ public final class Planner {
         names.migratingElsewhere(snap.queue()).ifPresent(reason ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.MIGRATING_ELSEWHERE, reason, allIds(snap)), false)));
         flowParentsOutsideTheRun(snap).ifPresent(out::add);
+        finishedChildrenOutsideTheRun(snap).ifPresent(out::add);
         Bytes meta = snap.queue().key(QueueStructure.META);
         snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.DAMAGED_META, damagedMeta(snap.queue(), a.reason()), allIds(snap)), false)));
@@ -239,7 +242,7 @@ public final class Planner {
             if (!link.crossQueue() || snap.job(link.childId()).filter(j -> getsRow(j, options.acceptAnomalies())).isEmpty()) {
                 continue;
             }
-            Optional<String> why = parentOutsideTheRun.apply(link.parentKey());
+            Optional<String> why = flowJobWithoutId.apply(link.parentKey());
             if (why.isPresent()) {
                 first = first != null ? first : "the parent " + link.parentKey().display() + " of job " + link.childId().display()
                         + " will have no branded id: " + why.get();
@@ -248,6 +251,31 @@ public final class Planner {
         }
         return first == null ? Optional.empty() : Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_PARENT,
                 first + (unlinked.size() > 1 ? " (" + (unlinked.size() - 1) + " more job(s) like it)" : ""), ids(unlinked)), false));
+    }
+
+    /**
+     * The refusal of the flow parents (given rows) a finished child of which, in another queue, will have no branded id in
+     * the run: its id keys the parent's v2 {@code :processed}, {@code :failed} or {@code :unsuccessful} hash.
+     */
+    private Optional<PlannedRefusal> finishedChildrenOutsideTheRun(QueueSnapshot snap) {
+        List<Bytes> parents = new ArrayList<>();
+        String first = null;
+        for (FlowParent parent : snap.flowParents()) {
+            if (snap.job(parent.id()).filter(j -> getsRow(j, options.acceptAnomalies())).isEmpty()) {
+                continue;
+            }
+            for (Bytes child : parent.finishedElsewhere()) {
+                Optional<String> why = flowJobWithoutId.apply(child);
+                if (why.isPresent()) {
+                    first = first != null ? first : "child " + child.display() + " of flow parent " + parent.id().display()
+                            + " will have no branded id: " + why.get();
+                    parents.add(parent.id());
+                    break;
+                }
+            }
+        }
+        return first == null ? Optional.empty() : Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_CHILD,
+                first + (parents.size() > 1 ? " (" + (parents.size() - 1) + " more parent(s) like it)" : ""), ids(parents)), false));
     }
 
     /**
