@@ -14,7 +14,11 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.commons.cli.Options;
 
-/** {@code emq-migrate lookup --target URI --queue Q (--v1-id ID | --job-id ID | --all) [--json]}: the identity mapping. */
+/**
+ * {@code emq-migrate lookup --target URI --queue Q (--v1-id ID | --v1-base64 B64 | --job-id ID | --all) [--json]}: the
+ * identity mapping. {@code --v1-base64} names a v1 id by its bytes, as {@code --json} gives them ({@code v1Base64}) for an id
+ * that is not UTF-8: no text on a command line spells it.
+ */
 final class LookupCommand implements Command {
     private static final int PER_READ = 1000;
     private static final String NO_ROW = "none";
@@ -22,15 +26,18 @@ final class LookupCommand implements Command {
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue"))
                 .addOption(Cli.valued("v1-id", "ID", "a v1 job id"))
+                .addOption(Cli.valued("v1-base64", "B64", "a v1 job id by its bytes in base64 (an id that is not UTF-8)"))
                 .addOption(Cli.valued("job-id", "ID", "a branded v2 job id"))
                 .addOption(null, "all", false, "the whole mapping");
     }
 
     public int run(Invocation in) {
-        long modes = List.of("v1-id", "job-id", "all").stream().filter(in::has).count();
+        long modes = List.of("v1-id", "v1-base64", "job-id", "all").stream().filter(in::has).count();
         if (modes != 1) {
-            throw CliException.usage("give exactly one of --v1-id ID, --job-id ID, --all");
+            throw CliException.usage("give exactly one of --v1-id ID, --v1-base64 B64, --job-id ID, --all");
         }
+        Optional<byte[]> v1 = in.has("v1-id") ? Optional.of(in.value("v1-id", "").getBytes(StandardCharsets.UTF_8))
+                : in.has("v1-base64") ? Optional.of(base64(in.value("v1-base64", ""))) : Optional.empty();
         String queue = in.queue();
         if (in.has("job-id") && !BrandedId.isValid(in.value("job-id", ""))) {
             throw CliException.usage("--job-id " + in.value("job-id", "") + " is not a branded id ("
@@ -41,12 +48,11 @@ final class LookupCommand implements Command {
         List<Map.Entry<byte[], BrandedId>> found = new ArrayList<>();
         if (in.has("all")) {
             found.addAll(Journals.mapping(wire, queue));
-        } else if (in.has("v1-id")) {
-            byte[] v1 = in.value("v1-id", "").getBytes(StandardCharsets.UTF_8);
-            journal.ids().lookupV1(List.of(v1)).get(0).ifPresent(id -> found.add(Map.entry(v1, id)));
+        } else if (v1.isPresent()) {
+            journal.ids().lookupV1(List.of(v1.get())).get(0).ifPresent(id -> found.add(Map.entry(v1.get(), id)));
         } else {
             BrandedId id = BrandedId.of(in.value("job-id", ""));
-            journal.ids().lookupV2(id).ifPresent(v1 -> found.add(Map.entry(v1, id)));
+            journal.ids().lookupV2(id).ifPresent(bytes -> found.add(Map.entry(bytes, id)));
         }
         List<Map<String, String>> pairs = pairs(journal, found);
         if (in.json()) {
@@ -64,6 +70,14 @@ final class LookupCommand implements Command {
             }
         }
         return pairs.isEmpty() && !in.has("all") ? ExitCodes.REFUSED : ExitCodes.OK;
+    }
+
+    private static byte[] base64(String text) {
+        try {
+            return java.util.Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--v1-base64 " + text + " is not base64 (" + e.getMessage() + ")");
+        }
     }
 
     /**

@@ -307,6 +307,11 @@ public final class Migrator {
                 throw new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue named '" + name + "' under the given prefixes"
                         + " (run `discover` to list them, or pass --prefix)");
             }
+            if (matching.stream().map(QueueRef::display).distinct().count() < matching.size()) {
+                throw new MigrationRefused(MigrationRefused.Kind.AMBIGUOUS_QUEUE, "'" + name + "' names " + matching.size() + " v1 queues"
+                        + " whose names display alike (a name that is not UTF-8 shows its bytes as \\xNN, as a text name may spell"
+                        + " them): RENAME one queue's keys in v1 to a name of its own, then migrate each by its name");
+            }
             if (matching.size() > 1) {
                 throw new MigrationRefused(MigrationRefused.Kind.AMBIGUOUS_QUEUE, "'" + name + "' names a queue under several prefixes;"
                         + " name it as PREFIX:QUEUE");

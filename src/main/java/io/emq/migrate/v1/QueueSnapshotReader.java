@@ -162,6 +162,8 @@ public final class QueueSnapshotReader {
         /** The jobs of the state being read whose hash was missing when their facts were read ({@link #settleMissingHashes}). */
         private final List<HashMissing> hashesMissing = new ArrayList<>();
         private long legacyMarkers;
+        /** The {@code 0:} entries the lists hold ({@link #legacyMarkers}): a job hash of such an id is told so. */
+        private final Set<Bytes> markerIds = new HashSet<>();
         /**
          * The batches in flight, in the order they were made: the one whose payload lengths were asked for and
          * whose {@code HMGET}s were not sent yet, and the one before, whose first {@code HMGET} pipeline was sent and
@@ -775,6 +777,7 @@ public final class QueueSnapshotReader {
             walkList(key, listedIds::reserve, id -> {
                 if (startsWith(id, ZERO_MARKER.raw())) {
                     legacyMarkers++;
+                    markerIds.add(Bytes.of(id));
                 } else {
                     listedIds.add(id);
                 }
@@ -978,10 +981,12 @@ public final class QueueSnapshotReader {
                         int scores = i * legacy.size();
                         Optional<QueueStructure> listedIn = IntStream.range(0, legacy.size())
                                 .filter(l -> legacyScores.get(scores + l).get() != null).mapToObj(legacy::get).findFirst();
+                        String noData = f.get(0) == null ? "; it has no data" : "";
                         orphans.put(id, new OrphanMet(anomalies.mark(), listedIn.map(s -> "job hash listed only in the legacy "
-                                + s.suffix() + " zset of BullMQ 3.x and older, which no BullMQ 5.x worker serves"
-                                + (f.get(0) == null ? "; it has no data" : "")).orElse("job hash listed in no structure"
-                                + (f.get(0) == null ? " and without data" : "")
+                                + s.suffix() + " zset of BullMQ 3.x and older, which no BullMQ 5.x worker serves" + noData)
+                                .orElse(markerIds.contains(id) ? "job hash whose id a list holds, but as 0:<n>, the marker of BullMQ"
+                                + " 4.x: BullMQ 5.x skips it too, so no worker serves it" + noData
+                                : "job hash listed in no structure" + (f.get(0) == null ? " and without data" : "")
                                 + " (for example left by an add that failed WRONGTYPE after writing the hash)")));
                     } else {
                         count("anomaly");

@@ -163,7 +163,7 @@ class MigrationCommandsTest {
         assertTrue(malformed.err().contains("--job-id JOB-not-an-id is not a branded id ("), malformed.err());
         CliRun both = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", v2, "--all");
         assertEquals(ExitCodes.USAGE, both.code(), both.all());
-        assertTrue(both.err().contains("give exactly one of --v1-id ID, --job-id ID, --all"), both.err());
+        assertTrue(both.err().contains("give exactly one of --v1-id ID, --v1-base64 B64, --job-id ID, --all"), both.err());
 
         CliRun lease = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--lease", "soon");
         assertEquals(ExitCodes.USAGE, lease.code(), lease.all());

@@ -73,11 +73,27 @@ class QuirkReportsTest {
     }
 
     @Test
-    void aDedupKeyNamingNoJobIsNamedAmongWhatIsDropped() {
+    void twoQueuesWhoseNamesDisplayAlikeAreRefusedSayingSo() {
+        for (byte[] name : List.of(new byte[] {(byte) 0xff, 'q'}, bytes("\\xffq"))) {
+            byte[] base = concat(concat(bytes("bull:"), name), bytes(":"));
+            SERVER.client().hset(concat(base, bytes("1")), Map.of(bytes("name"), bytes("n"), bytes("data"), bytes("{}"),
+                    bytes("timestamp"), bytes("1")));
+            SERVER.client().lpush(concat(base, bytes("wait")), bytes("1"));
+        }
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "bull:\\xffq", "--yes");
+        assertEquals(3, migrate.code(), migrate.all());
+        assertTrue(migrate.all().contains("names 2 v1 queues whose names display alike"), migrate.all());
+    }
+
+    @Test
+    void dedupKeysNamingNoJobOrNoV2NameAreNamedAmongWhatIsDropped() {
         SERVER.client().set("bull:q:de:gone", "999");
         SERVER.client().set("bull:q:de:kept", "1");
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
         assertTrue(droppedLine(plan).contains("dedup keys naming no v1 job 1"), droppedLine(plan));
+        SERVER.client().set("bull:q:de:user:42", "2"); // a BullMQ deduplication id v2 cannot hold
+        CliRun again = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertTrue(droppedLine(again).contains("dedup keys whose id is no v2 dedup id 1"), droppedLine(again));
     }
 
     @Test
@@ -86,6 +102,15 @@ class QuirkReportsTest {
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
         assertTrue(plan.out().contains("1 BullMQ 4.x 0: marker(s) in the lists, not jobs"), plan.all());
         assertTrue(droppedLine(plan).contains("0: markers 1") && !droppedLine(plan).contains("wait 0:"), droppedLine(plan));
+    }
+
+    @Test
+    void aJobWhoseIdIsAMarkersShapeIsToldWhyNoWorkerServesIt() {
+        waiting(bytes("0:7")); // a custom id BullMQ 5.x takes for a 4.x marker where a list holds it
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("orphan-hash") && plan.out().contains("job hash whose id a list holds, but as 0:<n>, the marker"
+                + " of BullMQ 4.x"), plan.out());
     }
 
     @Test
@@ -103,6 +128,12 @@ class QuirkReportsTest {
         });
         assertEquals(2, shared.size(), lookup.all());
         assertEquals(List.of("", "/3o="), shared.stream().map(e -> e.path("v1Base64").asText()).sorted().toList(), lookup.all());
+        String binaryJob = shared.stream().filter(e -> e.path("v1Base64").asText().equals("/3o=")).findFirst().orElseThrow()
+                .path("v2").asText();
+        CliRun byBytes = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "q", "--v1-base64", "/3o=", "--json");
+        assertEquals(0, byBytes.code(), byBytes.all());
+        assertEquals(binaryJob, Json.MAPPER.readTree(byBytes.out()).get(0).path("v2").asText(), byBytes.out());
+        assertEquals(2, CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "q", "--v1-base64", "not base64!").code());
     }
 
     @Test

@@ -334,7 +334,7 @@ public final class Planner {
                         finished * MemoryModel.HASH_FIELD));
             }
         }
-        long dedup = snap.dedupKeys().size() + customIds;
+        long dedup = snap.dedupKeys().size() - withoutAV2Name(snap) + customIds;
         if (dedup > 0) {
             out.add(new V2KeyEstimate(base + "de:<dedup id>", "string", dedup, dedup * MemoryModel.STRING_KEY));
         }
@@ -366,6 +366,15 @@ public final class Planner {
         return !id.isCounterValue() && id.isUtf8() && Names.isDedupId(id.utf8());
     }
 
+    /**
+     * The dedup keys whose id is not a v2 dedup id ({@code [A-Za-z0-9._-]{1,255}}, e.g. {@code user:42}): v2 cannot hold
+     * them, and a v2 producer could not name them, so they are dropped with the source (V70 counts them
+     * {@code dedup-invalid-id}).
+     */
+    private static long withoutAV2Name(QueueSnapshot snap) {
+        return snap.dedupKeys().stream().filter(e -> !(e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8()))).count();
+    }
+
     private static Map<String, Long> dropped(QueueSnapshot snap) {
         Map<String, Long> out = new TreeMap<>();
         for (QueueStructure s : DROPPED) {
@@ -381,6 +390,10 @@ public final class Planner {
         });
         if (snap.legacyMarkers() > 0) {
             out.put("0: markers", snap.legacyMarkers());
+        }
+        long unnamed = withoutAV2Name(snap);
+        if (unnamed > 0) {
+            out.put("dedup keys whose id is no v2 dedup id", unnamed);
         }
         // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them
         long dangling = snap.dedupKeysNamingNoJob();
