@@ -52,7 +52,8 @@ final class StaleCopy {
         }
         try {
             if (!sources.containsKey(name)) {
-                sources.put(name, Wire.unfenced(in.open(given.orElseGet(() -> recordedEndpoint(in, name)), Side.SOURCE, 1)));
+                sources.put(name, Wire.unfenced(in.open(given.orElseGet(() -> in.endpoint(Endpoint.uriOf(name), Side.SOURCE)),
+                        Side.SOURCE, 1)));
             }
             return new Check(Abandon.retiredByAnother(sources.get(name), journal), Optional.empty());
         } catch (Invocation.ServerProblem | JedisException | Endpoint.BadEndpointException e) {
@@ -67,14 +68,6 @@ final class StaleCopy {
                 + " another target, or begun again after an abandon) since this one stopped: that migration's target holds its jobs,"
                 + " and this copy in '" + queue + "' must not be served; `emq-migrate abandon --queue " + queue + "` deletes it (v1 is"
                 + " left as it is)";
-    }
-
-    /** A server as the journal names it ({@link Endpoint#describe}): its cluster mark read back as the scheme. */
-    private static Endpoint recordedEndpoint(Invocation in, String described) {
-        String cluster = " (cluster)";
-        String uri = described.endsWith(cluster)
-                ? described.substring(0, described.length() - cluster.length()).replaceFirst("://", "+cluster://") : described;
-        return in.endpoint(uri, Side.SOURCE);
     }
 
     private static String reason(RuntimeException e) {
