@@ -84,6 +84,8 @@ final class DrainCommand implements Command {
         if (stale.stale()) {
             throw CliException.refused(StaleCopy.refusal(new Journal(wire, queue), queue) + ". Nothing was claimed");
         }
+        stale.unchecked().ifPresent(why -> in.note("emq-migrate drain: not checked whether another migration retired the v1 queue"
+                + " since this one stopped (its copy would then be stale): " + why));
         Optional<String> paused = drain.pausedBecause();
         if (paused.isPresent() && !dryRun) {
             if (!in.has("resume")) {

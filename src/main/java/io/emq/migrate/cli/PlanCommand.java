@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
 import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
@@ -112,7 +113,7 @@ final class PlanCommand implements Command {
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
                 .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
         Planner planner = new Planner(planOptions, names, flowJobWithoutId(new QueueBases(found.queues()), chosen, names,
-                Set.copyOf(journaled), jedis));
+                Set.copyOf(journaled), jedis, v2));
         boolean blocked = !serverProblems.isEmpty();
         List<Map<String, Object>> rendered = new ArrayList<>();
         PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe(), serverProblems);
@@ -187,12 +188,13 @@ final class PlanCommand implements Command {
 
     /**
      * Why a flow job in another queue (its full v1 key), a job's parent or a parent's finished child, will have no branded
-     * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked in the order {@code migrate} asks: no queue under
-     * the prefixes holds it; v1 holds no job there (a link left dangling; one {@code EXISTS} a key); its queue is neither
-     * chosen nor migrated on the target before (it has a journal there: {@code journaled}).
+     * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked as {@code migrate} asks: none when its queue's
+     * journal on the target has its id already (a queue migrated before: its v1 job may be retired); else no queue under
+     * the prefixes holds it; v1 holds no job there (a link left dangling); its queue is neither chosen nor migrated on the
+     * target before ({@code journaled}). One read of the journal or one {@code EXISTS} a key, each remembered.
      */
     private static Function<Bytes, Optional<String>> flowJobWithoutId(QueueBases bases, List<QueueRef> chosen, V2Names names,
-                                                                    Set<String> journaled, UnifiedJedis source) {
+                                                                    Set<String> journaled, UnifiedJedis source, Wire target) {
         Set<QueueRef> inTheRun = Set.copyOf(chosen);
         Map<Bytes, Optional<String>> asked = new HashMap<>();
         return job -> asked.computeIfAbsent(job, key -> {
@@ -200,13 +202,15 @@ final class PlanCommand implements Command {
             if (owner.isEmpty()) {
                 return Optional.of(FlowLinks.outsideThePrefixes());
             }
+            Optional<String> migratedAs = names.v2Name(owner.get()).filter(journaled::contains);
+            if (migratedAs.isPresent() && new Journal(target, migratedAs.get()).ids()
+                    .lookupV1(List.of(key.dropPrefix(owner.get().base()).raw())).get(0).isPresent()) {
+                return Optional.empty();
+            }
             if (!source.exists(key.raw())) {
                 return Optional.of(FlowLinks.dangling(key));
             }
-            if (inTheRun.contains(owner.get())) {
-                return Optional.empty();
-            }
-            return names.v2Name(owner.get()).filter(journaled::contains).isPresent() ? Optional.empty()
+            return inTheRun.contains(owner.get()) || migratedAs.isPresent() ? Optional.empty()
                     : Optional.of(FlowLinks.queueLeftOut(owner.get()));
         });
     }

@@ -4,6 +4,7 @@ import io.emq.migrate.migrate.Abandon;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
+import io.emq.migrate.migrate.SourceAddress;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.HashMap;
@@ -15,9 +16,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * Whether the v1 queue of a migration that stopped before retiring it (planned, running, or verified after
  * {@code --no-retire}) was retired since by another migration, into another target or begun again after an abandon:
  * that migration's target holds the jobs, and this target's copy is stale: served, it would run every job a second
- * time. Asks the v1 server named for the source ({@code --source}, {@code EMQ_SOURCE} or the config file), else the one
- * the journal recorded ({@link JournalHeader#SOURCE}, with the source's credentials from the environment), reading only
- * ({@link Abandon#retiredByAnother}); each server is opened once a run.
+ * time. Asks the v1 server the journal recorded ({@link JournalHeader#SOURCE}): as named for the source
+ * ({@code --source}, {@code EMQ_SOURCE} or the config file) when that is the same server, else as recorded, with the
+ * source's credentials from the environment; reading only ({@link Abandon#retiredByAnother}); each server is opened
+ * once a run.
  */
 final class StaleCopy {
     /** What the check found; {@code unchecked} says why it could not be made (empty when it was). */
@@ -42,7 +44,10 @@ final class StaleCopy {
             return Check.CURRENT; // retired or abandoned here, or never fenced: no v1 queue claimed
         }
         Optional<String> recorded = header.get(JournalHeader.SOURCE);
-        Optional<Endpoint> given = in.endpoint(Side.SOURCE);
+        // the server named for the source only when it is the one the journal recorded (it may carry the credentials):
+        // another server's v1 queue of the same name tells nothing of this migration's
+        Optional<Endpoint> given = in.endpoint(Side.SOURCE).filter(g -> recorded.isEmpty()
+                || SourceAddress.of(g.describe()).sameServer(SourceAddress.of(recorded.get())));
         if (given.isEmpty() && recorded.isEmpty()) {
             return new Check(false, Optional.of("the journal names no v1 server; give --source"));
         }
@@ -56,7 +61,7 @@ final class StaleCopy {
                         Side.SOURCE, 1)));
             }
             return new Check(Abandon.retiredByAnother(sources.get(name), journal), Optional.empty());
-        } catch (Invocation.ServerProblem | JedisException | Endpoint.BadEndpointException e) {
+        } catch (Invocation.ServerProblem | JedisException | Endpoint.BadEndpointException | CliException e) {
             unreachable.put(name, "the v1 server " + name + " could not be asked (" + reason(e) + "); give --source");
             return new Check(false, Optional.of(unreachable.get(name)));
         }

@@ -42,9 +42,12 @@ final class VerifyCommand implements Command {
         MigrationOptions migrated = MigrationOptions.defaults().withAcceptAnomalies(in.has("accept-anomalies"));
         Optional<QueueSnapshot> snapshot = Optional.empty();
         boolean retired = journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
-        if (new StaleCopy(in).of(journal).stale()) {
+        StaleCopy.Check stale = new StaleCopy(in).of(journal);
+        if (stale.stale()) {
             throw CliException.refused(StaleCopy.refusal(journal, queue));
         }
+        stale.unchecked().ifPresent(why -> in.note("emq-migrate verify: not checked whether another migration retired the v1 queue"
+                + " since this one stopped (its copy would then be stale): " + why));
         if (source.isPresent() && !retired && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
             snapshot = Optional.of(snapshot(in.open(source.get(), Side.SOURCE, 8), journal));
         }

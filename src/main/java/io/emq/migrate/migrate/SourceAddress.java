@@ -12,10 +12,10 @@ import java.util.Set;
  * turned on): the same hosts and database; for a cluster, the same database and any seed in common (seeds are
  * any of its nodes, in any order).
  */
-record SourceAddress(Set<String> hosts, String database, boolean cluster) {
+public record SourceAddress(Set<String> hosts, String database, boolean cluster) {
     private static final String CLUSTER = " (cluster)";
 
-    static SourceAddress of(String described) {
+    public static SourceAddress of(String described) {
         boolean cluster = described.endsWith(CLUSTER);
         String rest = cluster ? described.substring(0, described.length() - CLUSTER.length()) : described;
         int scheme = rest.indexOf("://");
@@ -27,7 +27,7 @@ record SourceAddress(Set<String> hosts, String database, boolean cluster) {
         return new SourceAddress(new LinkedHashSet<>(List.of(hosts.split(","))), database, cluster);
     }
 
-    boolean sameServer(SourceAddress other) {
+    public boolean sameServer(SourceAddress other) {
         return cluster == other.cluster && database.equals(other.database)
                 && (cluster ? !Collections.disjoint(hosts, other.hosts) : hosts.equals(other.hosts));
     }

@@ -3,6 +3,7 @@ package io.emq.migrate.payload;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.PayloadDigest;
 import java.io.IOException;
@@ -22,7 +23,12 @@ import java.util.Optional;
  * {@code opts_encoding} saying which, and {@code null} when the hash has no opts.
  */
 public final class Envelope {
-    private static final JsonFactory JSON = new JsonFactory();
+    /**
+     * Reads envelopes back at any depth: data deeper than {@code PayloadDigest.SPLICED_DEPTH} levels is carried as a
+     * string, but an earlier release spliced it up to 1000, which puts the envelope past a default reader's limit.
+     */
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build()).build();
 
     private Envelope() {
     }

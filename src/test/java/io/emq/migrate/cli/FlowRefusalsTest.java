@@ -53,6 +53,19 @@ class FlowRefusalsTest {
     }
 
     @Test
+    void aChildWhoseParentsQueueWasMigratedAndRetiredBeforeIsPlannedReadyAsMigrateTakesIt() {
+        String parent = SERVER.client().hget(CHILD, "parentKey");
+        SERVER.client().del(parent + ":processed"); // its finished children are not this test's
+        CliRun parents = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-parent", "--yes");
+        assertEquals(0, parents.code(), parents.all());
+        assertEquals(false, SERVER.client().exists(parent), "retired: v1 holds the parent no more");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child");
+        assertEquals(0, plan.code(), plan.all());
+        CliRun children = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--yes");
+        assertEquals(0, children.code(), children.all());
+    }
+
+    @Test
     void aChildWhoseParentNoQueueHoldsIsToldTheLinkDanglesNotToAddTheQueue() throws Exception {
         SERVER.client().hset(CHILD, Map.of("parentKey", "bull:nowhere:zzz", "parent", "{\"id\":\"zzz\",\"queueKey\":\"bull:nowhere\"}"));
         CliRun all = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent", "--json", "--yes");

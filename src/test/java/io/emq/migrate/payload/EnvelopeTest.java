@@ -36,6 +36,14 @@ class EnvelopeTest {
     }
 
     @Test
+    void dataAnEarlierReleaseSplicedAThousandLevelsDeepIsRecovered() {
+        String deep = "[".repeat(1000) + "]".repeat(1000);
+        byte[] written = b("{\"name\":\"n\",\"v1\":{\"queue\":\"bull:q\",\"id\":\"1\",\"timestamp\":\"1\",\"opts\":null},"
+                + "\"encoding\":\"json\",\"data\":" + deep + "}");
+        assertArrayEquals(b(deep), Envelope.recoverData(written).orElseThrow(), "a default reader stops at 1000 levels");
+    }
+
+    @Test
     void aNameThatIsNotUtf8IsKeptAsBase64WithAFlagAndAUtf8NameAsText() throws Exception {
         byte[] binary = {(byte) 0xff, (byte) 0xfe, 's', 'e', 'n', 'd'};
         JsonNode node = wrapped(binary, null);
