@@ -1,7 +1,6 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.V2State;
-import io.emq.migrate.migrate.Abandon;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;

@@ -11,9 +11,11 @@ import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Undoes a migration that has not retired its source: deletes every row, set member, subkey,
@@ -80,11 +82,11 @@ public final class Abandon {
         counts.put("rows", rows[0]);
         counts.put("dedup-keys", deleteDedupKeysPointingAt(target, keys, journal));
         TargetWrites w = new TargetWrites(target, keys, journal);
-        List<SchedulerRecord> registered = new ArrayList<>();
+        Set<String> registered = new LinkedHashSet<>(); // a journal resumed from an earlier release may record one twice
         journal.entriesStartingWith(Journal.SCHEDULER_PREFIX,
-                page -> page.forEach(record -> registered.add(SchedulerRecord.read(record.getKey(), record.getValue()))));
-        for (SchedulerRecord scheduler : registered) {
-            w.del(keys.repeat(scheduler.name())).zrem(keys.base() + "repeat", scheduler.name());
+                page -> page.forEach(record -> registered.add(SchedulerRecord.read(record.getKey(), record.getValue()).name())));
+        for (String name : registered) {
+            w.del(keys.repeat(name)).zrem(keys.base() + "repeat", name);
         }
         counts.put("schedulers", (long) registered.size());
         for (byte[] field : journal.fieldsStartingWith(CarrySettings.JOURNAL_PREFIX)) {

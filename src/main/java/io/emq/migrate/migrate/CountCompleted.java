@@ -7,7 +7,6 @@ import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.V1State;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
