@@ -82,7 +82,7 @@ final class DrainCommand implements Command {
         Drain drain = new Drain(wire, queue);
         StaleCopy.Check stale = new StaleCopy(in).of(new Journal(wire, queue));
         if (stale.stale()) {
-            throw CliException.refused(StaleCopy.refusal(new Journal(wire, queue), queue) + ". Nothing was claimed");
+            throw CliException.refused(stale.refusal().get() + ". Nothing was claimed");
         }
         stale.unchecked().ifPresent(why -> in.note("emq-migrate drain: not checked whether another migration retired the v1 queue"
                 + " since this one stopped (its copy would then be stale): " + why));

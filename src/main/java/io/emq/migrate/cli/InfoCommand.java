@@ -42,7 +42,7 @@ final class InfoCommand implements Command {
             StaleCopy.Check stale = staleCopies.of(journal);
             doc.put("staleCopy", stale.unchecked().isPresent() ? null : stale.stale());
             doc.put("staleCopyUnchecked", stale.unchecked().orElse(null));
-            doc.put("staleCopyRefusal", stale.stale() ? StaleCopy.refusal(journal, q) : null);
+            doc.put("staleCopyRefusal", stale.refusal().orElse(null));
             doc.put("steps", steps.stream().map(InfoCommand::step).toList());
             docs.add(doc);
             if (!in.json()) {

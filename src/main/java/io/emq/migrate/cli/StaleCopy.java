@@ -22,9 +22,20 @@ import redis.clients.jedis.exceptions.JedisException;
  * once a run.
  */
 final class StaleCopy {
-    /** What the check found; {@code unchecked} says why it could not be made (empty when it was). */
-    record Check(boolean stale, Optional<String> unchecked) {
-        static final Check CURRENT = new Check(false, Optional.empty());
+    /**
+     * What the check found: the sentence a command refuses a stale copy with (empty when the copy is not stale), and why
+     * the check could not be made (empty when it was).
+     */
+    record Check(Optional<String> refusal, Optional<String> unchecked) {
+        static final Check CURRENT = new Check(Optional.empty(), Optional.empty());
+
+        static Check unchecked(String why) {
+            return new Check(Optional.empty(), Optional.of(why));
+        }
+
+        boolean stale() {
+            return refusal.isPresent();
+        }
     }
 
     private final Invocation in;
@@ -49,27 +60,27 @@ final class StaleCopy {
         Optional<Endpoint> given = in.endpoint(Side.SOURCE).filter(g -> recorded.isEmpty()
                 || SourceAddress.of(g.describe()).sameServer(SourceAddress.of(recorded.get())));
         if (given.isEmpty() && recorded.isEmpty()) {
-            return new Check(false, Optional.of("the journal names no v1 server; give --source"));
+            return Check.unchecked("the journal names no v1 server; give --source");
         }
         String name = given.map(Endpoint::describe).orElse(recorded.get());
         if (unreachable.containsKey(name)) {
-            return new Check(false, Optional.of(unreachable.get(name)));
+            return Check.unchecked(unreachable.get(name));
         }
         try {
             if (!sources.containsKey(name)) {
                 sources.put(name, Wire.unfenced(in.open(given.orElseGet(() -> in.endpoint(Endpoint.uriOf(name), Side.SOURCE)),
                         Side.SOURCE, 1)));
             }
-            return new Check(Abandon.retiredByAnother(sources.get(name), journal), Optional.empty());
+            return new Check(Abandon.retiredByAnother(sources.get(name), header, journal) ? Optional.of(refusal(header, journal.queue()))
+                    : Optional.empty(), Optional.empty());
         } catch (Invocation.ServerProblem | JedisException | Endpoint.BadEndpointException | CliException e) {
             unreachable.put(name, "the v1 server " + name + " could not be asked (" + reason(e) + "); give --source");
-            return new Check(false, Optional.of(unreachable.get(name)));
+            return Check.unchecked(unreachable.get(name));
         }
     }
 
-    /** The sentence a command refuses a stale copy with. */
-    static String refusal(Journal journal, String queue) {
-        return "the v1 queue " + journal.header().get(JournalHeader.V1_QUEUE).orElse("?") + " was retired by another migration (into"
+    private static String refusal(JournalHeader header, String queue) {
+        return "the v1 queue " + header.get(JournalHeader.V1_QUEUE).orElse("?") + " was retired by another migration (into"
                 + " another target, or begun again after an abandon) since this one stopped: that migration's target holds its jobs,"
                 + " and this copy in '" + queue + "' must not be served; `emq-migrate abandon --queue " + queue + "` deletes it (v1 is"
                 + " left as it is)";

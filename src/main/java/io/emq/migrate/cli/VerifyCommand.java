@@ -43,7 +43,7 @@ final class VerifyCommand implements Command {
         boolean retired = journal.header().get(JournalHeader.STATE).map(s -> s == MigrationState.RETIRED).orElse(false);
         StaleCopy.Check stale = new StaleCopy(in).of(journal);
         if (stale.stale()) {
-            throw CliException.refused(StaleCopy.refusal(journal, queue));
+            throw CliException.refused(stale.refusal().get());
         }
         stale.unchecked().ifPresent(why -> in.note("emq-migrate verify: not checked whether another migration retired the v1 queue"
                 + " since this one stopped (its copy would then be stale): " + why));

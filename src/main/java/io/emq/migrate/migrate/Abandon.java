@@ -148,19 +148,11 @@ public final class Abandon {
     }
 
     /**
-     * Whether another journal's migration retired the v1 queue of {@code journal}'s, told by the journal's uid
-     * ({@code lock_uid}; no lease taken, reads only): that migration's target holds its jobs, and the copy of this one is
-     * the one {@code abandon} deletes.
+     * Whether another journal's migration retired the v1 queue of {@code journal}'s ({@code header}: its header, read
+     * already), told by the journal's uid ({@code lock_uid}; no lease taken, reads only): that migration's target holds
+     * its jobs, and the copy of this one is the one {@code abandon} deletes. A migration that never paused v1 claims nothing.
      */
-    public static boolean retiredByAnother(Wire source, Journal journal) {
-        return retiredByAnother(source, journal.header(), journal);
-    }
-
-    /**
-     * {@link #retiredByAnother(Wire, Journal)} of a journal whose header was read already (a migration that never paused
-     * v1 claims nothing).
-     */
-    private static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
+    public static boolean retiredByAnother(Wire source, JournalHeader header, Journal journal) {
         Optional<String> uid = journal.text(LOCK_UID).filter(u -> !u.isEmpty());
         return uid.isPresent() && v1Queue(header).map(q -> SourceFence.holder(source, q).retiredByAnother(uid.get() + ":0")).orElse(false);
     }

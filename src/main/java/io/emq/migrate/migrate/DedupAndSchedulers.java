@@ -3,7 +3,6 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.payload.Envelope;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.keyspace.BrandedId;
-import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.DedupEntry;
 import io.emq.migrate.v1.IdSet;
@@ -270,7 +269,7 @@ final class DedupAndSchedulers {
     /** Writes the dedup keys whose job gets a row, each journaled first; adds their journal fields to {@code carried}. */
     private static long dedupKeys(QueueMigration m, List<DedupEntry> entries, Map<String, Long> counts, Carried carried) {
         Iterable<DedupEntry> valid = () -> entries.stream().filter(e -> {
-            boolean ok = e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8());
+            boolean ok = Planner.isV2DedupId(e.dedupId());
             if (!ok) {
                 counts.merge("dedup-invalid-id", 1L, Long::sum);
             }

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.wire.Endpoint;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,11 +14,9 @@ import java.util.Set;
  * any of its nodes, in any order).
  */
 public record SourceAddress(Set<String> hosts, String database, boolean cluster) {
-    private static final String CLUSTER = " (cluster)";
-
     public static SourceAddress of(String described) {
-        boolean cluster = described.endsWith(CLUSTER);
-        String rest = cluster ? described.substring(0, described.length() - CLUSTER.length()) : described;
+        boolean cluster = described.endsWith(Endpoint.CLUSTER_MARK);
+        String rest = cluster ? described.substring(0, described.length() - Endpoint.CLUSTER_MARK.length()) : described;
         int scheme = rest.indexOf("://");
         rest = rest.substring(scheme < 0 ? 0 : scheme + 3);
         rest = rest.substring(rest.lastIndexOf('@') + 1);

@@ -1,9 +1,7 @@
 package io.emq.migrate.payload;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.PayloadDigest;
 import java.io.IOException;
@@ -23,13 +21,6 @@ import java.util.Optional;
  * {@code opts_encoding} saying which, and {@code null} when the hash has no opts.
  */
 public final class Envelope {
-    /**
-     * Reads envelopes back at any depth: data deeper than {@code PayloadDigest.SPLICED_DEPTH} levels is carried as a
-     * string, but an earlier release spliced it up to 1000, which puts the envelope past a default reader's limit.
-     */
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build()).build();
-
     private Envelope() {
     }
 
@@ -114,7 +105,8 @@ public final class Envelope {
 
     /** The exact v1 data bytes of an envelope, or empty when the payload is not an envelope. */
     public static Optional<byte[]> recoverData(byte[] payload) {
-        try (JsonParser p = JSON.createParser(payload)) {
+        // at any depth: an earlier release spliced data up to 1000 levels, past a default reader's limit once in the envelope
+        try (JsonParser p = PayloadDigest.ANY_DEPTH.createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return Optional.empty();
             }

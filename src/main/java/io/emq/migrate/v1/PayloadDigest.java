@@ -27,7 +27,8 @@ public record PayloadDigest(boolean present, long bytes, byte[] digest, boolean 
     static final int SPLICED_DEPTH = 998;
     private static final JsonFactory JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(SPLICED_DEPTH).build()).build();
-    private static final JsonFactory ANY_DEPTH = JsonFactory.builder()
+    /** A JSON reader without a nesting limit (the envelope's reader too: it reads back what an earlier release spliced deeper). */
+    public static final JsonFactory ANY_DEPTH = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(Integer.MAX_VALUE).build()).build();
 
     public static PayloadDigest of(byte[] data) {

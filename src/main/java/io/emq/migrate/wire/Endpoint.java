@@ -205,14 +205,16 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
         return RedisClient.builder().hostAndPort(seeds.get(0)).clientConfig(clientConfig()).build();
     }
 
+    /** How {@link #describe} ends for a cluster. */
+    public static final String CLUSTER_MARK = " (cluster)";
+
     /**
      * The URI of the server a {@link #describe} names (as a journal records it): its cluster mark read back as the
      * scheme; without a password, which the role's environment gives as for any URI that has none.
      */
     public static String uriOf(String described) {
-        String cluster = " (cluster)";
-        return described.endsWith(cluster)
-                ? described.substring(0, described.length() - cluster.length()).replaceFirst("://", "+cluster://") : described;
+        return described.endsWith(CLUSTER_MARK)
+                ? described.substring(0, described.length() - CLUSTER_MARK.length()).replaceFirst("://", "+cluster://") : described;
     }
 
     /** How to name this server in a message: scheme, hosts, database; never the password. */
@@ -225,6 +227,6 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
         if (database != 0) {
             s.append('/').append(database);
         }
-        return s.append(cluster ? " (cluster)" : "").toString();
+        return s.append(cluster ? CLUSTER_MARK : "").toString();
     }
 }

@@ -88,12 +88,13 @@ public final class Planner {
         for (V2Fate f : V2Fate.values()) {
             fates.put(f, fateCounts[f.ordinal()]);
         }
+        long unnamedDedupKeys = snap.dedupKeys().stream().filter(e -> !isV2DedupId(e.dedupId())).count();
         Map<JobLayout, Long> layouts = new EnumMap<>(JobLayout.class);
         for (JobLayout l : JobLayout.values()) {
             layouts.put(l, layoutCounts[l.ordinal()]);
         }
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
-                v2Keys(snap, rows, fates), dropped(snap), QueueSetting.of(snap.meta()), layouts);
+                v2Keys(snap, rows, fates, unnamedDedupKeys), dropped(snap, unnamedDedupKeys), QueueSetting.of(snap.meta()), layouts);
     }
 
     /** What {@code plan(snap).refusals()} holds, without the plan's pass over every job (none of them needs it). */
@@ -312,7 +313,8 @@ public final class Planner {
         return out;
     }
 
-    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, Rows rows, Map<V2Fate, Long> fates) {
+    /** The v2 keys the plan estimates; {@code unnamedDedupKeys}: the dedup keys v2 cannot hold, which are not written. */
+    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, Rows rows, Map<V2Fate, Long> fates, long unnamedDedupKeys) {
         String q = rows.q;
         String base = rows.base;
         long customIds = rows.customIds;
@@ -334,7 +336,7 @@ public final class Planner {
                         finished * MemoryModel.HASH_FIELD));
             }
         }
-        long dedup = snap.dedupKeys().size() - withoutAV2Name(snap) + customIds;
+        long dedup = snap.dedupKeys().size() - unnamedDedupKeys + customIds;
         if (dedup > 0) {
             out.add(new V2KeyEstimate(base + "de:<dedup id>", "string", dedup, dedup * MemoryModel.STRING_KEY));
         }
@@ -363,19 +365,20 @@ public final class Planner {
      * value, and a valid v2 dedup id. Such an id is also written as {@code emq:{q}:de:<id>}.
      */
     public static boolean isCustomId(Bytes id) {
-        return !id.isCounterValue() && id.isUtf8() && Names.isDedupId(id.utf8());
+        return !id.isCounterValue() && isV2DedupId(id);
     }
 
     /**
-     * The dedup keys whose id is not a v2 dedup id ({@code [A-Za-z0-9._-]{1,255}}, e.g. {@code user:42}): v2 cannot hold
-     * them, and a v2 producer could not name them, so they are dropped with the source (V70 counts them
+     * Whether v1 bytes are a v2 dedup id ({@code [A-Za-z0-9._-]{1,255}}): a dedup key of another id ({@code user:42})
+     * cannot be held in v2 nor named by a v2 producer, so it is dropped with the source (V70 counts it
      * {@code dedup-invalid-id}).
      */
-    private static long withoutAV2Name(QueueSnapshot snap) {
-        return snap.dedupKeys().stream().filter(e -> !(e.dedupId().isUtf8() && Names.isDedupId(e.dedupId().utf8()))).count();
+    public static boolean isV2DedupId(Bytes id) {
+        return id.isUtf8() && Names.isDedupId(id.utf8());
     }
 
-    private static Map<String, Long> dropped(QueueSnapshot snap) {
+    /** The v1 keys dropped with the source, by what they are; {@code unnamedDedupKeys}: the dedup keys v2 cannot hold. */
+    private static Map<String, Long> dropped(QueueSnapshot snap, long unnamedDedupKeys) {
         Map<String, Long> out = new TreeMap<>();
         for (QueueStructure s : DROPPED) {
             if (snap.has(s)) {
@@ -391,9 +394,8 @@ public final class Planner {
         if (snap.legacyMarkers() > 0) {
             out.put("0: markers", snap.legacyMarkers());
         }
-        long unnamed = withoutAV2Name(snap);
-        if (unnamed > 0) {
-            out.put("dedup keys whose id is no v2 dedup id", unnamed);
+        if (unnamedDedupKeys > 0) {
+            out.put("dedup keys whose id is no v2 dedup id", unnamedDedupKeys);
         }
         // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them
         long dangling = snap.dedupKeysNamingNoJob();
