@@ -80,22 +80,20 @@ public final class LocalCluster implements AutoCloseable {
     private void assignSlots() {
         int per = Slots.COUNT / masters;
         for (int i = 0; i < nodes.size(); i++) {
-            if (i >= masters) {
-                try (Jedis node = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
-                    node.clusterMeet(LocalServer.HOST, nodes.get(0).port());
-                }
-                continue;
-            }
-            int from = i * per;
-            int to = i == masters - 1 ? Slots.COUNT - 1 : from + per - 1;
             try (Jedis node = connect(nodes.get(i), SLOW_REPLY_MILLIS)) {
-                int[] slots = new int[to - from + 1];
-                for (int s = from; s <= to; s++) {
-                    slots[s - from] = s;
+                if (i < masters) {
+                    int from = i * per;
+                    int to = i == masters - 1 ? Slots.COUNT - 1 : from + per - 1;
+                    int[] slots = new int[to - from + 1];
+                    for (int s = from; s <= to; s++) {
+                        slots[s - from] = s;
+                    }
+                    node.clusterAddSlots(slots);
                 }
-                node.clusterAddSlots(slots);
-                // a config epoch of its own, as redis-cli --cluster create gives each master: masters that share one
-                // settle it later by bumping one, which a change feed watching that master takes for a slot moved
+                // a config epoch of its own for every node, replicas too, as redis-cli --cluster create gives: nodes
+                // that share one settle it later by bumping one. A change feed watching a master so bumped takes it
+                // for a slot moved; a replica so bumped may hold the greatest epoch, which CLUSTER FAILOVER TAKEOVER
+                // keeps without a bump, and a master holding the same one wins the tie and takes its slots back
                 node.sendCommand(Protocol.Command.CLUSTER, "SET-CONFIG-EPOCH", Integer.toString(i + 1));
                 if (i > 0) {
                     node.clusterMeet(LocalServer.HOST, nodes.get(0).port());

@@ -31,22 +31,24 @@ class RepeatTest {
     @Test
     void oneRegistrationFiresTwoOccurrencesWithDistinctIdsInMintOrder() throws Exception {
         Jobs jobs = Jobs.on(wire, "rep");
-        assertTrue(jobs.registerRepeat("tick", Duration.ofMillis(60), p("T"), Duration.ZERO));
+        assertTrue(jobs.registerRepeat("tick", Duration.ofMillis(400), p("T"), Duration.ZERO));
         assertFalse(jobs.registerRepeat("tick", Duration.ofMillis(5), p("other"), Duration.ZERO), "a live name is kept");
         List<RepeatFired> first = jobs.fireDueRepeats(10);
         assertEquals(1, first.size());
         assertEquals(List.of(), jobs.fireDueRepeats(10), "not due again before its period");
-        Thread.sleep(80);
+        Thread.sleep(420);
         List<RepeatFired> second = jobs.fireDueRepeats(10);
         assertEquals(1, second.size());
-        assertEquals(60, second.get(0).occurrenceMs() - first.get(0).occurrenceMs(), "the cadence is kept");
+        long apart = second.get(0).occurrenceMs() - first.get(0).occurrenceMs();
+        // a loaded machine may reach the next fire a period late: the occurrence is then a later one on the same cadence
+        assertTrue(apart > 0 && apart % 400 == 0, "the cadence is kept: " + apart + " ms apart");
         assertTrue(first.get(0).id().compareTo(second.get(0).id()) < 0);
         Claim a = jobs.claim(Duration.ofSeconds(5)).orElseThrow();
         assertEquals(first.get(0).id(), a.id());
         assertEquals("T", new String(a.payload(), StandardCharsets.UTF_8));
         assertTrue(jobs.cancelRepeat("tick"));
         assertFalse(jobs.cancelRepeat("tick"));
-        Thread.sleep(80);
+        Thread.sleep(420);
         assertEquals(List.of(), jobs.fireDueRepeats(10), "a cancelled registration fires no more");
     }
 
