@@ -190,8 +190,8 @@ final class PlanCommand implements Command {
      * Why a flow job in another queue (its full v1 key), a job's parent or a parent's finished child, will have no branded
      * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked as {@code migrate} asks: none when its queue's
      * journal on the target has its id already (a queue migrated before: its v1 job may be retired); else no queue under
-     * the prefixes holds it; v1 holds no job there (a link left dangling); its queue is neither chosen nor migrated on the
-     * target before ({@code journaled}). One read of the journal or one {@code EXISTS} a key, each remembered.
+     * the prefixes holds it; v1 holds no job there (a link left dangling); its queue has no valid v2 name; its queue is
+     * neither chosen nor migrated on the target before ({@code journaled}). One read of the journal or one {@code EXISTS} a key, each remembered.
      */
     private static Function<Bytes, Optional<String>> flowJobWithoutId(QueueBases bases, List<QueueRef> chosen, V2Names names,
                                                                     Set<String> journaled, UnifiedJedis source, Wire target) {
@@ -209,6 +209,9 @@ final class PlanCommand implements Command {
             }
             if (!source.exists(key.raw())) {
                 return Optional.of(FlowLinks.dangling(key));
+            }
+            if (names.v2Name(owner.get()).isEmpty()) {
+                return Optional.of(FlowLinks.withoutV2Name(owner.get()));
             }
             return inTheRun.contains(owner.get()) || migratedAs.isPresent() ? Optional.empty()
                     : Optional.of(FlowLinks.queueLeftOut(owner.get()));

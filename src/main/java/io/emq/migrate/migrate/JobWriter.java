@@ -159,7 +159,7 @@ final class JobWriter {
         BrandedId parent = m.brandedIdOf(parentKey).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_PARENT,
                 "the parent " + parentKey.display() + " of job " + facts.id().display() + " has no branded id yet: "
                         + m.whyNoBrandedId(parentKey)));
-        String parentQueue = m.bases.owner(parentKey).map(m::targetName).orElse(m.target);
+        String parentQueue = m.bases.owner(parentKey).flatMap(m::targetName).orElse(m.target);
         return Optional.of(new RowBuilder.ParentLink(parent, parentQueue, RowBuilder.parentPolicy(hash)));
     }
 

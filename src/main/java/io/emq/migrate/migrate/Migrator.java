@@ -156,7 +156,7 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    r -> targetName(r).orElse(r.name().display()), sourceServer, idBases, sourceKeys, targetKeys, feed,
+                    this::targetName, sourceServer, idBases, sourceKeys, targetKeys, feed,
                     guardConnections)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-lease"));

@@ -91,7 +91,7 @@ final class QueueMigration {
     private QueueSnapshot mintedFrom;
     /** The ids V20 minted in this run that follow from a job's rank in {@link #mintedFrom} (see {@link #freshIds}). */
     private Optional<FreshIds> freshIds = Optional.empty();
-    private final Function<QueueRef, String> targetNames;
+    private final Function<QueueRef, Optional<String>> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
     private QueueSnapshot snapshot;
     private final Map<BrandedId, String> knownLanes = new HashMap<>();
@@ -110,7 +110,7 @@ final class QueueMigration {
     private SourceGuard guard;
 
     QueueMigration(QueueRef source, String target, Wire sourceWire, Wire targetWire, MigrationOptions options,
-                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, String> targetNames, SourceServer sourceServer,
+                   QueueBases bases, Checkpoints checkpoints, Function<QueueRef, Optional<String>> targetNames, SourceServer sourceServer,
                    IdBases idBases, SharedScan<QueueRef> sourceKeys, SharedScan<String> targetKeys, SourceFeed feed,
                    DedicatedConnections guardConnections) {
         this.feed = feed;
@@ -497,25 +497,28 @@ final class QueueMigration {
         guard = next;
     }
 
-    /** The v2 name a v1 queue migrates under (its own name unless renamed). */
-    String targetName(QueueRef queue) {
+    /** The v2 name a v1 queue migrates under (its own name unless renamed); empty when that is no valid v2 name. */
+    Optional<String> targetName(QueueRef queue) {
         return targetNames.apply(queue);
     }
 
-    /** The journal of the queue a full v1 job key belongs to, and the id inside it; empty when no known queue owns it. */
+    /**
+     * The journal of the queue a full v1 job key belongs to, and the id inside it; empty when no known queue owns it, or
+     * its owner has no valid v2 name (so no journal).
+     */
     Optional<Map.Entry<Journal, Bytes>> journalOf(Bytes fullJobKey) {
-        return bases.owner(fullJobKey).map(q -> {
+        return bases.owner(fullJobKey).flatMap(q -> {
             Bytes id = fullJobKey.dropPrefix(q.base());
-            Journal j = q.equals(source) ? journal
-                    : otherJournals.computeIfAbsent(targetName(q), name -> new Journal(targetWire, name));
-            return Map.entry(j, id);
+            Optional<Journal> j = q.equals(source) ? Optional.of(journal)
+                    : targetName(q).map(name -> otherJournals.computeIfAbsent(name, n -> new Journal(targetWire, n)));
+            return j.map(journal -> Map.entry(journal, id));
         });
     }
 
     /**
      * Why the flow job at a full v1 key, which a job of this queue links to, has no branded id, and what to do
      * ({@link FlowLinks}): no v1 queue under the run's prefixes holds it; v1 holds no such job (a link left dangling);
-     * its queue's migration began without it (a flow producer added it since: live); or its queue is not in this run.
+     * its queue has no valid v2 name (no {@code --rename} gives it one); its queue's migration began without it (a flow producer added it since: live); or its queue is not in this run.
      */
     String whyNoBrandedId(Bytes fullJobKey) {
         Optional<QueueRef> owner = bases.owner(fullJobKey);
@@ -524,6 +527,9 @@ final class QueueMigration {
         }
         if (!sourceWire.exists(fullJobKey.raw())) {
             return FlowLinks.dangling(fullJobKey);
+        }
+        if (targetName(owner.get()).isEmpty()) {
+            return FlowLinks.withoutV2Name(owner.get());
         }
         if (journalOf(fullJobKey).map(e -> e.getKey().exists()).orElse(false)) {
             return FlowLinks.addedSince(owner.get());

@@ -122,7 +122,7 @@ public final class Discovery {
                     judge.accept(key);
                 }
             }
-            keys = Optional.of(new HeldKeys(held.keys, all, owner));
+            keys = Optional.of(new HeldKeys(held.keys, all, owner, bases));
         } else {
             for (int i = 0; i < held.keys.size(); i++) {
                 judge.accept(held.keys.get(i));

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -19,10 +20,12 @@ final class HeldKeys implements KeySource<QueueRef> {
     private static final int[] NONE = new int[0];
     private final ByteArena keys;
     private final Map<QueueRef, int[]> byQueue;
+    private final QueueBases bases;
 
-    /** {@code owner}: per entry of {@code keys}, the index in {@code queues} of the queue that owns it, or -1. */
-    HeldKeys(ByteArena keys, List<QueueRef> queues, int[] owner) {
+    /** {@code owner}: per entry of {@code keys}, the index in {@code queues} of the queue that owns it ({@code bases}), or -1. */
+    HeldKeys(ByteArena keys, List<QueueRef> queues, int[] owner, QueueBases bases) {
         this.keys = keys;
+        this.bases = bases;
         int[] counts = new int[queues.size()];
         for (int q : owner) {
             if (q >= 0) {
@@ -57,5 +60,10 @@ final class HeldKeys implements KeySource<QueueRef> {
             }
             batches.accept(batch);
         }
+    }
+
+    @Override
+    public Optional<QueueRef> owner(Bytes key) {
+        return bases.owner(key);
     }
 }

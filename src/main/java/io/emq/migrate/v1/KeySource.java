@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -12,4 +13,7 @@ import java.util.function.Consumer;
 public interface KeySource<Q> {
     /** The keys {@code queue} owns, in batches, in the order a scan met them. */
     void keysOf(Q queue, Consumer<List<Bytes>> batches);
+
+    /** The queue {@code key} belongs to, if any: of the queues known, the one with the longest base the key starts with. */
+    Optional<Q> owner(Bytes key);
 }

@@ -1191,7 +1191,7 @@ public final class QueueSnapshotReader {
                 if (subs.contains(JobSubKind.DEPENDENCIES)) {
                     for (byte[] child : jedis.smembers(queue.jobSubKey(id, JobSubKind.DEPENDENCIES).raw())) {
                         pending++;
-                        if (!Bytes.of(child).startsWith(queue.base())) {
+                        if (!owns(queue, Bytes.of(child))) {
                             cross++;
                         }
                     }
@@ -1210,12 +1210,21 @@ public final class QueueSnapshotReader {
         /** How many finished children these full keys are; those of other queues added to {@code elsewhere}. */
         private long finished(java.util.Collection<byte[]> children, List<Bytes> elsewhere) {
             for (byte[] child : children) {
-                if (!Bytes.of(child).startsWith(queue.base())) {
+                if (!owns(queue, Bytes.of(child))) {
                     elsewhere.add(Bytes.of(child));
                 }
             }
             return children.size();
         }
+    }
+
+    /**
+     * Whether a full job key a flow names (a parent's, a child's) is a job of {@code queue}: a nested queue's base may
+     * start with its base ({@code bull:p:n:5} is job 5 of queue {@code p:n}, not job {@code n:5} of {@code p}), so the key's
+     * owner is the queue with the longest base, as the migration reads it.
+     */
+    private boolean owns(QueueRef queue, Bytes fullJobKey) {
+        return keySource.owner(fullJobKey).map(owner -> owner.base().equals(queue.base())).orElse(false);
     }
 
     private static boolean startsWith(byte[] value, byte[] prefix) {
@@ -1585,7 +1594,7 @@ public final class QueueSnapshotReader {
             }
             h.optsNotSpliced().ifPresent(why -> reading.anomaly(AnomalyKind.NON_JSON_OPTS, jobKey(n), why));
             if (h.parentKey() != null) {
-                reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !h.parentKey().startsWith(queue.base())));
+                reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !owns(queue, h.parentKey())));
             }
             JobLayout layout = h.layout();
             long priority = layout == JobLayout.ELIXIR ? h.opts().pri() : h.priority();

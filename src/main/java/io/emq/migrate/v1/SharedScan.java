@@ -107,6 +107,11 @@ public final class SharedScan<Q> implements KeySource<Q> {
         return Optional.empty();
     }
 
+    @Override
+    public Optional<Q> owner(Bytes key) {
+        return owner.apply(key);
+    }
+
     /**
      * The keys {@code queue} owns, in batches, from a scan started after this call: its share of a
      * shared scan, or (a queue too large to share) a scan of its own.

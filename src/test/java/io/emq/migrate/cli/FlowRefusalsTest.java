@@ -116,4 +116,60 @@ class FlowRefusalsTest {
         assertTrue(dangling.out().contains("flow-child") && dangling.out().contains("v1 holds no job at bull:flows-child:removed-on-complete"),
                 dangling.out());
     }
+
+    /**
+     * A queue whose name nests under another's ({@code p:n} under {@code p}) owns its keys ({@code bull:p:n:5} is job 5 of
+     * {@code p:n}, not job {@code n:5} of {@code p}, as {@code migrate} reads it): a parent in {@code p} with a finished
+     * child there, and a job in {@code p} whose parent is there, need {@code p:n} in the run; the plan says so.
+     */
+    @Test
+    void aFlowJobInAQueueNestedUnderTheQueuesNameIsForeseenAsAnotherQueues() throws Exception {
+        SERVER.client().hset("bull:p:n:5", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "finishedOn", "2",
+                "returnvalue", "\"done\"", "parentKey", "bull:p:1", "parent", "{\"id\":\"1\",\"queueKey\":\"bull:p\"}"));
+        SERVER.client().zadd("bull:p:n:completed", 2, "5");
+        SERVER.client().hset("bull:p:n:7", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().zadd("bull:p:n:waiting-children", 1, "7");
+        SERVER.client().sadd("bull:p:n:7:dependencies", "bull:p:2");
+        SERVER.client().hset("bull:p:1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().zadd("bull:p:waiting-children", 1, "1");
+        SERVER.client().hset("bull:p:1:processed", "bull:p:n:5", "\"done\"");
+        SERVER.client().hset("bull:p:2", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "parentKey", "bull:p:n:7",
+                "parent", "{\"id\":\"7\",\"queueKey\":\"bull:p:n\"}"));
+        SERVER.client().rpush("bull:p:wait", "2");
+
+        CliRun alone = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "p");
+        assertEquals(3, alone.code(), alone.all());
+        assertTrue(alone.out().contains("flow-child") && alone.out().contains("flow-parent")
+                && alone.out().contains("its queue bull:p:n has no valid v2 name: migrate it in the same run with --rename p:n=NEW"),
+                alone.out());
+        Set<String> before = SERVER.client().keys("bull:p:*");
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "p", "--no-retire", "--json");
+        assertEquals(3, refused.code(), refused.all());
+        assertTrue(Set.of("flow-parent", "flow-child").contains(refused.queuesByV1().get("bull:p").path("refusal").path("kind").asText()),
+                refused.all());
+        assertEquals(before, SERVER.client().keys("bull:p:*"), "v1 kept");
+        CliRun abandoned = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "p", "--yes");
+        assertEquals(0, abandoned.code(), abandoned.all());
+
+        // p:n is no v2 name: the run that names it refuses it, and p with it (p's links need p:n's ids) saying why
+        CliRun unnamed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "p", "--queue", "p:n", "--no-retire", "--json");
+        assertEquals(3, unnamed.code(), unnamed.all());
+        assertEquals("invalid-queue-name", unnamed.queuesByV1().get("bull:p:n").path("refusal").path("kind").asText(), unnamed.all());
+        assertTrue(unnamed.queuesByV1().get("bull:p").path("refusal").path("reason").asText()
+                .contains("its queue bull:p:n has no valid v2 name: migrate it in the same run with --rename p:n=NEW"), unnamed.all());
+        assertEquals(before, SERVER.client().keys("bull:p:*"), "v1 kept");
+        assertEquals(0, CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "p", "--yes").code());
+        CliRun leftOut = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "p", "--rename", "p:n=pn");
+        assertEquals(3, leftOut.code(), leftOut.all());
+        assertTrue(leftOut.out().contains("migrate its queue bull:p:n in the same run"), leftOut.out());
+
+        CliRun both = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "p", "--queue", "p:n", "--rename", "p:n=pn");
+        assertEquals(0, both.code(), both.all());
+        CliRun together = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "p", "--queue", "p:n", "--rename", "p:n=pn", "--yes");
+        assertEquals(0, together.code(), together.all());
+        Set<String> processed = SERVER.client().keys("emq:{p}:job:*:processed");
+        assertEquals(1, processed.size(), processed.toString());
+        assertTrue(SERVER.client().hkeys(processed.iterator().next()).stream().allMatch(child -> child.startsWith("JOB")),
+                "the parent's finished child, under its branded id from p:n's migration");
+    }
 }

@@ -10,8 +10,10 @@ import io.emq.migrate.v1.plan.QueuePlan;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,12 +51,21 @@ class JobsGoneSinceListedTest {
         c.zadd("bull:q:completed", 1, "c1");
         c.zadd("bull:q:completed", 2, "c2");
         c.zadd("bull:q:failed", 1, "f1"); // listed with no hash: damage
-        KeySource<QueueRef> afterTheListings = (queue, batches) -> {
-            c.lrem("bull:q:wait", 0, "2"); // taken, finished and removed by a v1 worker (removeOnComplete)
-            c.del("bull:q:2");
-            c.zrem("bull:q:completed", "c2"); // trimmed by removeOnComplete's count
-            c.del("bull:q:c2");
-            SharedScan.v1(c, new QueueBases(Set.of(Q))).keysOf(queue, batches);
+        SharedScan<QueueRef> scan = SharedScan.v1(c, new QueueBases(Set.of(Q)));
+        KeySource<QueueRef> afterTheListings = new KeySource<>() {
+            @Override
+            public void keysOf(QueueRef queue, Consumer<List<Bytes>> batches) {
+                c.lrem("bull:q:wait", 0, "2"); // taken, finished and removed by a v1 worker (removeOnComplete)
+                c.del("bull:q:2");
+                c.zrem("bull:q:completed", "c2"); // trimmed by removeOnComplete's count
+                c.del("bull:q:c2");
+                scan.keysOf(queue, batches);
+            }
+
+            @Override
+            public Optional<QueueRef> owner(Bytes key) {
+                return scan.owner(key);
+            }
         };
 
         QueueSnapshot snap = new QueueSnapshotReader(c, afterTheListings).withoutPayloadHashes().read(Q);

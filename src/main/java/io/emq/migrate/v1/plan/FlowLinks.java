@@ -22,6 +22,12 @@ public final class FlowLinks {
         return "migrate its queue " + owner.display() + " in the same run (add --queue for it, or use --all)";
     }
 
+    /** The linked job's queue has no valid v2 name (its own, or one {@code --rename} gives it). */
+    public static String withoutV2Name(QueueRef owner) {
+        return "its queue " + owner.display() + " has no valid v2 name: migrate it in the same run with --rename "
+                + owner.name().display() + "=NEW";
+    }
+
     /** The linked job, at {@code key}, does not exist in v1. */
     public static String dangling(Bytes key) {
         return "v1 holds no job at " + key.display() + " (deleted, its link left behind): the link dangles in v1 too: remove it"
