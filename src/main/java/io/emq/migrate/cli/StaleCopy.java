@@ -74,7 +74,8 @@ final class StaleCopy {
             return new Check(Abandon.retiredByAnother(sources.get(name), header, journal) ? Optional.of(refusal(header, journal.queue()))
                     : Optional.empty(), Optional.empty());
         } catch (Invocation.ServerProblem | JedisException | Endpoint.BadEndpointException | CliException e) {
-            unreachable.put(name, "the v1 server " + name + " could not be asked (" + reason(e) + "); give --source");
+            unreachable.put(name, "the v1 server " + name + " could not be asked (" + reason(e) + ")"
+                    + (given.isPresent() ? "" : "; give --source (with its credentials)"));
             return Check.unchecked(unreachable.get(name));
         }
     }

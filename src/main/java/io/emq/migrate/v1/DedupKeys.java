@@ -45,6 +45,11 @@ final class DedupKeys extends AbstractList<DedupEntry> {
         return dedupIds.size();
     }
 
+    /** The dedup id of key {@code i}. */
+    Bytes dedupIdAt(int i) {
+        return dedupIds.get(i);
+    }
+
     /** The job ids the keys name, in order. */
     ByteArena jobIds() {
         return jobIds;

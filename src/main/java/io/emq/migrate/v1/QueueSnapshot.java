@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.RandomAccess;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * One v1 queue as read at one moment: every job's small facts in v1 serve order per state, the
@@ -174,11 +175,11 @@ public final class QueueSnapshot {
     }
 
     /**
-     * How many dedup keys name a job this snapshot does not hold (a dangling key: v1 refuses adds with its id, v2 will
-     * not), without building an entry or a job: the held ids' hashes, each beside its rank, sorted (8 bytes a job), and
-     * a key's job id compared byte for byte only where its hash is held.
+     * How many dedup keys whose dedup id is {@code counted} name a job this snapshot does not hold (a dangling key: v1
+     * refuses adds with its id, v2 will not), without building a job: the held ids' hashes, each beside its rank, sorted
+     * (8 bytes a job), and a key's job id compared byte for byte only where its hash is held.
      */
-    public long dedupKeysNamingNoJob() {
+    public long dedupKeysNamingNoJob(Predicate<Bytes> counted) {
         if (dedupKeys.isEmpty()) {
             return 0;
         }
@@ -194,6 +195,9 @@ public final class QueueSnapshot {
         ByteArena named = dedupKeys.jobIds();
         long dangling = 0;
         for (int d = 0; d < named.size(); d++) {
+            if (!counted.test(dedupKeys.dedupIdAt(d))) {
+                continue;
+            }
             long hash = (long) named.hashAt(d) << 32;
             int at = Arrays.binarySearch(byHash, hash);
             boolean held = false;

@@ -44,7 +44,11 @@ class SecondCopyTest {
                 String recorded = copy.hget("{emq}:migration:small", "source");
                 copy.hset("{emq}:migration:small", "source", "redis://127.0.0.1:1"); // as if the v1 server were gone
                 CliRun unasked = CliRun.of("info", "--target", other.uri(), "--queue", "small", "--json");
-                assertTrue(unasked.out().contains("\"staleCopy\" : null") && unasked.out().contains("could not be asked"), unasked.out());
+                assertTrue(unasked.out().contains("\"staleCopy\" : null") && unasked.out().contains("could not be asked")
+                        && unasked.out().contains("give --source"), unasked.out());
+                CliRun sourceGiven = CliRun.of("info", "--source", "redis://127.0.0.1:1", "--target", other.uri(), "--queue", "small");
+                assertTrue(sourceGiven.out().contains("could not be asked") && !sourceGiven.out().contains("give --source"),
+                        "the --source given is the server that failed: " + sourceGiven.out());
                 copy.hset("{emq}:migration:small", "source", recorded);
             }
             for (String[] drain : new String[][] {{"--resume", "--yes"}, {"--dry-run"}}) {

@@ -397,8 +397,9 @@ public final class Planner {
         if (unnamedDedupKeys > 0) {
             out.put("dedup keys whose id is no v2 dedup id", unnamedDedupKeys);
         }
-        // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them
-        long dangling = snap.dedupKeysNamingNoJob();
+        // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them (one v2 cannot hold is
+        // counted above)
+        long dangling = snap.dedupKeysNamingNoJob(Planner::isV2DedupId);
         if (dangling > 0) {
             out.put("dedup keys naming no v1 job", dangling);
         }
