@@ -35,6 +35,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,8 +104,8 @@ final class PlanCommand implements Command {
         // the target's journals, listed as migrate lists them (a key scan of the target: a journal under a renamed queue's
         // name holds its v1 queue too); none where the target holds no {emq}:version, which every v2 write claims first
         List<String> journaled = v2.client().exists(VersionFence.KEY) ? Journals.queues(v2) : List.of();
-        V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name),
-                TargetNames.migratingAs(v2, Wire.unfenced(jedis), source.describe(), journaled));
+        TargetNames.Recorded recorded = TargetNames.recorded(v2, Wire.unfenced(jedis), source.describe(), journaled);
+        V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name), recorded::migratingAs);
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });
@@ -113,7 +114,7 @@ final class PlanCommand implements Command {
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
                 .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
         Planner planner = new Planner(planOptions, names, flowJobWithoutId(new QueueBases(found.queues()), chosen, names,
-                Set.copyOf(journaled), jedis, v2));
+                recorded, jedis, v2));
         boolean blocked = !serverProblems.isEmpty();
         List<Map<String, Object>> rendered = new ArrayList<>();
         PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe(), serverProblems);
@@ -188,21 +189,22 @@ final class PlanCommand implements Command {
 
     /**
      * Why a flow job in another queue (its full v1 key), a job's parent or a parent's finished child, will have no branded
-     * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked as {@code migrate} asks: none when its queue's
-     * journal on the target has its id already (a queue migrated before: its v1 job may be retired); else no queue under
-     * the prefixes holds it; v1 holds no job there (a link left dangling); its queue has no valid v2 name; its queue is
-     * neither chosen nor migrated on the target before ({@code journaled}). One read of the journal or one {@code EXISTS} a key, each remembered.
+     * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked as {@code migrate} asks: none when the journal of
+     * its queue's migration on the target ({@code recorded}, under whatever name) has its id already (a queue migrated
+     * before: its v1 job may be retired); else no queue under the prefixes holds it; v1 holds no job there (a link left
+     * dangling); its queue has no valid v2 name; its queue is neither chosen nor migrated on the target before. One read
+     * of the journal or one {@code EXISTS} a key, each remembered.
      */
     private static Function<Bytes, Optional<String>> flowJobWithoutId(QueueBases bases, List<QueueRef> chosen, V2Names names,
-                                                                    Set<String> journaled, UnifiedJedis source, Wire target) {
-        Set<QueueRef> inTheRun = Set.copyOf(chosen);
+                                                                    TargetNames.Recorded recorded, UnifiedJedis source, Wire target) {
+        Set<QueueRef> inTheRun = new HashSet<>(chosen);
         Map<Bytes, Optional<String>> asked = new HashMap<>();
         return job -> asked.computeIfAbsent(job, key -> {
             Optional<QueueRef> owner = bases.owner(key);
             if (owner.isEmpty()) {
                 return Optional.of(FlowLinks.outsideThePrefixes());
             }
-            Optional<String> migratedAs = names.v2Name(owner.get()).filter(journaled::contains);
+            Optional<String> migratedAs = recorded.migratedAs(owner.get());
             if (migratedAs.isPresent() && new Journal(target, migratedAs.get()).ids()
                     .lookupV1(List.of(key.dropPrefix(owner.get().base()).raw())).get(0).isPresent()) {
                 return Optional.empty();
@@ -210,7 +212,7 @@ final class PlanCommand implements Command {
             if (!source.exists(key.raw())) {
                 return Optional.of(FlowLinks.dangling(key));
             }
-            if (names.v2Name(owner.get()).isEmpty()) {
+            if (migratedAs.isEmpty() && names.v2Name(owner.get()).isEmpty()) {
                 return Optional.of(FlowLinks.withoutV2Name(owner.get()));
             }
             return inTheRun.contains(owner.get()) || migratedAs.isPresent() ? Optional.empty()

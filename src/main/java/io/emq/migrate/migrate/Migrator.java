@@ -20,10 +20,12 @@ import java.net.InetAddress;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -31,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -119,9 +122,9 @@ public final class Migrator {
         // every journal on the target, listed once (a key scan of the target): the id bases they hold, and whether a
         // migration under another name holds a queue of this run
         List<String> journaled = Journals.queues(target);
+        TargetNames.Recorded recorded = TargetNames.recorded(target, sourceServer, journaled);
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
-                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name),
-                TargetNames.migratingAs(target, sourceServer, journaled));
+                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name), recorded::migratingAs);
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });
@@ -156,7 +159,7 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    this::targetName, sourceServer, idBases, sourceKeys, targetKeys, feed,
+                    linked(selected, recorded), sourceServer, idBases, sourceKeys, targetKeys, feed,
                     guardConnections)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-lease"));
@@ -288,6 +291,16 @@ public final class Migrator {
 
     private Optional<String> targetName(QueueRef q) {
         return V2Names.unchecked(options.renames()).v2Name(q);
+    }
+
+    /**
+     * The v2 name of a queue a flow job links to, where its branded ids are: a queue of the run migrates under its name
+     * in the run; any other under the name its migration on the target records (an earlier run's {@code --rename}), else
+     * its name in this run.
+     */
+    private Function<QueueRef, Optional<String>> linked(List<QueueRef> selected, TargetNames.Recorded recorded) {
+        Set<QueueRef> inTheRun = new HashSet<>(selected);
+        return q -> inTheRun.contains(q) ? targetName(q) : recorded.migratedAs(q).or(() -> targetName(q));
     }
 
     /** The jobs moved into v2 states in {@code moved} (its other counts are other records: child links, receipts...). */

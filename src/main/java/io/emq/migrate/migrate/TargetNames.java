@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -42,38 +41,66 @@ public final class TargetNames {
     }
 
     /**
-     * For a v1 queue of {@code source} (named {@code sourceName}, as {@link Migrator} names it), the v2 name of the
-     * migration on the target that holds it among the journals {@code named}, neither abandoned nor retired: one that
-     * began from the same server ({@link SourceAddress#sameServer}) or from the same data ({@link SourceServer#shares}).
-     * Their headers are read once, in pipelines; each queue's answer is then looked up.
+     * The migrations of v1 queues of {@code source} (named {@code sourceName}, as {@link Migrator} names it) that the
+     * journals {@code named} on the target record, not abandoned: each began from the same server
+     * ({@link SourceAddress#sameServer}) or from the same data ({@link SourceServer#shares}). Their headers are read
+     * once, in pipelines; each queue's answer is then looked up.
      */
-    public static Function<QueueRef, Optional<String>> migratingAs(Wire target, Wire source, String sourceName, Collection<String> named) {
-        return migratingAs(target, SourceServer.of(source, sourceName), named);
+    public static Recorded recorded(Wire target, Wire source, String sourceName, Collection<String> named) {
+        return recorded(target, SourceServer.of(source, sourceName), named);
     }
 
-    static Function<QueueRef, Optional<String>> migratingAs(Wire target, SourceServer sourceServer, Collection<String> named) {
-        Map<String, List<Unfinished>> byV1Queue = new HashMap<>();
+    static Recorded recorded(Wire target, SourceServer sourceServer, Collection<String> named) {
+        Map<String, List<Migration>> byV1Queue = new HashMap<>();
         List<byte[]> fields = Stream.of(JournalHeader.V1_QUEUE, JournalHeader.STATE, JournalHeader.SOURCE, JournalHeader.SOURCE_REPLID)
                 .map(f -> Utf8.bytes(f.name())).toList();
         Migratable.inBatches(List.copyOf(named), Migrator.PER_PIPELINE, names -> {
             List<List<byte[]>> headers = target.hmget(names.stream().map(name -> Utf8.bytes(Keys.migrationJournal(name))).toList(), fields);
             for (int i = 0; i < names.size(); i++) {
                 List<Optional<String>> h = headers.get(i).stream().map(v -> Optional.ofNullable(v).map(Replies::asText)).toList();
-                boolean underWay = h.get(1).flatMap(JournalHeader.STATE.parse())
-                        .filter(s -> s != MigrationState.ABANDONED && s != MigrationState.RETIRED).isPresent();
-                if (underWay && h.get(0).isPresent()) {
-                    byV1Queue.computeIfAbsent(h.get(0).get(), q -> new ArrayList<>()).add(new Unfinished(names.get(i), h.get(2), h.get(3)));
+                Optional<MigrationState> state = h.get(1).flatMap(JournalHeader.STATE.parse()).filter(s -> s != MigrationState.ABANDONED);
+                if (state.isPresent() && h.get(0).isPresent()) {
+                    byV1Queue.computeIfAbsent(h.get(0).get(), q -> new ArrayList<>())
+                            .add(new Migration(names.get(i), state.get(), h.get(2), h.get(3)));
                 }
             }
         });
-        return q -> byV1Queue.getOrDefault(q.display(), List.of()).stream()
-                .filter(u -> u.source().map(s -> SourceAddress.of(s).sameServer(SourceAddress.of(sourceServer.name()))).orElse(false)
-                        || sourceServer.shares(q, u.replicationId()))
-                .map(Unfinished::v2Name).findFirst();
+        return new Recorded(byV1Queue, sourceServer);
     }
 
-    /** A migration under way on the target: its v2 name, and the source server and replication id its journal records. */
-    private record Unfinished(String v2Name, Optional<String> source, Optional<String> replicationId) {
+    /** The migrations the target's journals record, by v1 queue ({@link #recorded}). */
+    public static final class Recorded {
+        private final Map<String, List<Migration>> byV1Queue;
+        private final SourceServer sourceServer;
+
+        private Recorded(Map<String, List<Migration>> byV1Queue, SourceServer sourceServer) {
+            this.byV1Queue = byV1Queue;
+            this.sourceServer = sourceServer;
+        }
+
+        /** The v2 name of the migration of {@code q} under way: neither retired nor abandoned. */
+        public Optional<String> migratingAs(QueueRef q) {
+            return of(q).filter(m -> m.state() != MigrationState.RETIRED).map(Migration::v2Name).findFirst();
+        }
+
+        /**
+         * The v2 name of the migration of {@code q}, under way or retired: its journal holds the branded ids of the queue's
+         * jobs, which a flow job of another queue links to (the queue may have been renamed by an earlier run's
+         * {@code --rename}, and its v1 jobs deleted by retirement).
+         */
+        public Optional<String> migratedAs(QueueRef q) {
+            return of(q).map(Migration::v2Name).findFirst();
+        }
+
+        private Stream<Migration> of(QueueRef q) {
+            return byV1Queue.getOrDefault(q.display(), List.of()).stream()
+                    .filter(m -> m.source().map(s -> SourceAddress.of(s).sameServer(SourceAddress.of(sourceServer.name()))).orElse(false)
+                            || sourceServer.shares(q, m.replicationId()));
+        }
+    }
+
+    /** A migration the target records: its v2 name, state, and the source server and replication id its journal records. */
+    private record Migration(String v2Name, MigrationState state, Optional<String> source, Optional<String> replicationId) {
     }
 
     private static List<byte[]> queueKeys(String name) {

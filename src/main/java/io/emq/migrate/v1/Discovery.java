@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import redis.clients.jedis.AbstractPipeline;
@@ -76,8 +77,8 @@ public final class Discovery {
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
             Bytes start = p.concat(":");
-            scanner.scanKeys(start, batch -> {
-                scanned.accept(batch.size());
+            scanUnder(scanner, prefixes, prefix, (all, batch) -> {
+                scanned.accept(all);
                 underPrefixes[0] += batch.size();
                 // only a key ending in an evidence suffix can be evidence: only those need a TYPE
                 List<Bytes> candidates = new ArrayList<>();
@@ -106,7 +107,7 @@ public final class Discovery {
         Optional<KeySource<QueueRef>> keys = Optional.empty();
         if (held.keys == null) {
             for (String prefix : prefixes) {
-                scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> batch.forEach(judge));
+                scanUnder(scanner, prefixes, prefix, (all, batch) -> batch.forEach(judge));
             }
         } else if (held.all) {
             List<QueueRef> all = List.copyOf(queues);
@@ -176,6 +177,18 @@ public final class Discovery {
         private boolean tooMany() {
             return keys.bytes() + 8L * keys.size() > maxBytes;
         }
+    }
+
+    /**
+     * Scans the keys under {@code prefix}, handing each batch on ({@code into}: how many keys the scan met, and the batch)
+     * without the keys under another of the {@code prefixes} that lies under it: those are that prefix's (with
+     * {@code bull} and {@code bull:x} given, {@code bull:x:q:wait} is queue {@code q} under {@code bull:x}, one queue, not
+     * also queue {@code x:q} under {@code bull}).
+     */
+    private static void scanUnder(KeyspaceScanner scanner, List<String> prefixes, String prefix, BiConsumer<Integer, List<Bytes>> into) {
+        List<Bytes> nested = prefixes.stream().filter(other -> other.startsWith(prefix + ":")).map(other -> Bytes.utf8(other + ":")).toList();
+        scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> into.accept(batch.size(), nested.isEmpty() ? batch
+                : batch.stream().filter(key -> nested.stream().noneMatch(key::startsWith)).toList()));
     }
 
     private static boolean owned(QueueBases bases, Bytes key) {

@@ -172,4 +172,53 @@ class FlowRefusalsTest {
         assertTrue(SERVER.client().hkeys(processed.iterator().next()).stream().allMatch(child -> child.startsWith("JOB")),
                 "the parent's finished child, under its branded id from p:n's migration");
     }
+
+    /**
+     * A queue migrated (and retired) by an earlier run under a {@code --rename} holds its jobs' branded ids in the journal
+     * of that name: a flow parent of another queue whose finished child was there resolves it through that journal, so
+     * the later run needs no rename repeated; the child is not told to be a dangling link (its v1 hash was retired).
+     */
+    @Test
+    void aFinishedChildInAQueueRetiredBeforeUnderARenameIsFoundThroughItsJournal() {
+        SERVER.client().hset("bull:a:b:C2", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "finishedOn", "2",
+                "returnvalue", "\"done\"", "parentKey", "bull:a:P1", "parent", "{\"id\":\"P1\",\"queueKey\":\"bull:a\"}"));
+        SERVER.client().zadd("bull:a:b:completed", 2, "C2");
+        SERVER.client().hset("bull:a:P1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().zadd("bull:a:waiting-children", 1, "P1");
+        SERVER.client().hset("bull:a:P1:processed", "bull:a:b:C2", "\"done\"");
+        CliRun first = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a:b", "--rename", "a:b=ab", "--yes");
+        assertEquals(0, first.code(), first.all());
+        assertEquals(false, SERVER.client().exists("bull:a:b:C2"), "retired");
+
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "a");
+        assertEquals(0, plan.code(), plan.all());
+        CliRun later = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--yes");
+        assertEquals(0, later.code(), later.all());
+        Set<String> processed = SERVER.client().keys("emq:{a}:job:*:processed");
+        assertEquals(1, processed.size(), processed.toString());
+        CliRun child = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "ab", "--v1-id", "C2", "--json");
+        assertEquals(0, child.code(), child.all());
+        String childId = SERVER.client().hkeys(processed.iterator().next()).iterator().next();
+        assertTrue(child.out().contains(childId), "the parent's finished child is ab's C2: " + childId + " " + child.out());
+    }
+
+    @Test
+    void aChildWhoseParentInItsOwnQueueIsGoneIsForeseenByThePlanAsMigrateRefusesIt() throws Exception {
+        SERVER.client().hset("bull:a:C1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "parentKey", "bull:a:P1",
+                "parent", "{\"id\":\"P1\",\"queueKey\":\"bull:a\"}"));
+        SERVER.client().rpush("bull:a:wait", "C1");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "a");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("flow-parent") && plan.out().contains("v1 holds no job at bull:a:P1"), plan.out());
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--no-retire", "--json");
+        assertEquals("flow-parent", refused.queuesByV1().get("bull:a").path("refusal").path("kind").asText(), refused.all());
+        SERVER.client().hset("bull:a:P1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().zadd("bull:a:waiting-children", 1, "P1");
+        SERVER.client().sadd("bull:a:P1:dependencies", "bull:a:C1");
+        assertEquals(null, SERVER.client().hget("bull:a:meta", "paused"), "v1 serves: refused before it was paused");
+        CliRun linked = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "a");
+        assertEquals(0, linked.code(), "a parent held: " + linked.all());
+        CliRun migrated = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--yes");
+        assertEquals(0, migrated.code(), migrated.all());
+    }
 }

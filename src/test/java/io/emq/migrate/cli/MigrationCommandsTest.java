@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.v1.fixture.KeyspaceDump;
@@ -249,6 +250,28 @@ class MigrationCommandsTest {
         List<String> lines = lookup.out().lines().toList();
         assertEquals(2, lines.size(), lookup.out());
         assertTrue(lines.get(1).startsWith("a\\x0ab  JOB"), lookup.out());
+    }
+
+    /**
+     * With a prefix and one under it given ({@code bull}, {@code bull:x}), a queue under the second is one queue, {@code q}
+     * under {@code bull:x}: not also {@code x:q} under {@code bull}, which would copy its jobs into a second v2 queue.
+     */
+    @Test
+    void aQueueUnderAPrefixNestedInAnotherIsFoundOnceAndMigratedOnce() throws Exception {
+        SERVER.client().flushAll();
+        V1QueueGenerator.addWaiting(SERVER.client(), "bull:x", "q", 1, 3, 20);
+        V1QueueGenerator.addWaiting(SERVER.client(), "bull", "a", 1, 2, 20);
+        CliRun discover = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "bull", "--prefix", "bull:x", "--json");
+        assertEquals(0, discover.code(), discover.all());
+        List<String> found = new java.util.ArrayList<>();
+        Json.MAPPER.readTree(discover.out()).path("queues").forEach(q -> found.add(q.path("prefix").asText() + " " + q.path("name").asText()));
+        assertEquals(List.of("bull a", "bull:x q"), found.stream().sorted().toList(), discover.out());
+        assertEquals(SERVER.client().dbSize(), Json.MAPPER.readTree(discover.out()).path("keysUnderPrefixes").asLong(),
+                "each key counted once: " + discover.out());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--prefix", "bull", "--prefix", "bull:x", "--all", "--no-retire");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertEquals(3, SERVER.client().zcard("emq:{q}:pending"));
+        assertEquals(java.util.Set.of(), SERVER.client().keys("{emq}:migration:x*"), "no second copy");
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -95,6 +96,10 @@ class QuirkReportsTest {
         CliRun again = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
         assertTrue(droppedLine(again).contains("dedup keys whose id is no v2 dedup id 1")
                 && droppedLine(again).contains("dedup keys naming no v1 job 1"), "each key counted once: " + droppedLine(again));
+        String estimate = again.out().lines().filter(l -> l.startsWith("emq:{q}:de:<dedup id>")).findFirst().orElseThrow();
+        assertTrue(estimate.matches("emq:\\{q}:de:<dedup id>\\s+string\\s+1\\s.*"), "the one key v2 takes: " + estimate);
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--no-retire").code());
+        assertEquals(Set.of("emq:{q}:de:kept"), SERVER.client().keys("emq:{q}:de:*"), "as the plan estimated");
     }
 
     @Test

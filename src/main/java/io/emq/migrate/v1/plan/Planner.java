@@ -22,8 +22,12 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Turns a queue snapshot into its dry-run plan (pure: no I/O), following the migration contract's
@@ -89,12 +93,15 @@ public final class Planner {
             fates.put(f, fateCounts[f.ordinal()]);
         }
         long unnamedDedupKeys = snap.dedupKeys().stream().filter(e -> !isV2DedupId(e.dedupId())).count();
+        // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them
+        long danglingDedupKeys = snap.dedupKeysNamingNoJob(Planner::isV2DedupId);
         Map<JobLayout, Long> layouts = new EnumMap<>(JobLayout.class);
         for (JobLayout l : JobLayout.values()) {
             layouts.put(l, layoutCounts[l.ordinal()]);
         }
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
-                v2Keys(snap, rows, fates, unnamedDedupKeys), dropped(snap, unnamedDedupKeys), QueueSetting.of(snap.meta()), layouts);
+                v2Keys(snap, rows, fates, unnamedDedupKeys + danglingDedupKeys),
+                dropped(snap, unnamedDedupKeys, danglingDedupKeys), QueueSetting.of(snap.meta()), layouts);
     }
 
     /** What {@code plan(snap).refusals()} holds, without the plan's pass over every job (none of them needs it). */
@@ -235,15 +242,23 @@ public final class Planner {
         return out;
     }
 
-    /** The refusal of the jobs (given rows) whose flow parent in another queue will have no branded id in the run. */
+    /**
+     * The refusal of the jobs (given rows) whose flow parent will have no branded id in the run: one in another queue that
+     * {@code flowJobWithoutId} tells of, or one of this queue that v1 no longer holds (a link left dangling).
+     */
     private Optional<PlannedRefusal> flowParentsOutsideTheRun(QueueSnapshot snap) {
+        List<FlowLink> links = snap.flowLinks();
+        Set<Bytes> rows = idsOf(snap, links.stream().map(FlowLink::childId), j -> getsRow(j, options.acceptAnomalies()));
+        Bytes base = snap.queue().base();
+        Set<Bytes> heldParents = idsOf(snap, links.stream().filter(l -> !l.crossQueue()).map(l -> l.parentKey().dropPrefix(base)), j -> true);
         List<Bytes> unlinked = new ArrayList<>();
         String first = null;
-        for (FlowLink link : snap.flowLinks()) {
-            if (!link.crossQueue() || snap.job(link.childId()).filter(j -> getsRow(j, options.acceptAnomalies())).isEmpty()) {
+        for (FlowLink link : links) {
+            if (!rows.contains(link.childId())) {
                 continue;
             }
-            Optional<String> why = flowJobWithoutId.apply(link.parentKey());
+            Optional<String> why = link.crossQueue() ? flowJobWithoutId.apply(link.parentKey())
+                    : heldParents.contains(link.parentKey().dropPrefix(base)) ? Optional.empty() : Optional.of(FlowLinks.dangling(link.parentKey()));
             if (why.isPresent()) {
                 first = first != null ? first : "the parent " + link.parentKey().display() + " of job " + link.childId().display()
                         + " will have no branded id: " + why.get();
@@ -259,10 +274,12 @@ public final class Planner {
      * the run: its id keys the parent's v2 {@code :processed}, {@code :failed} or {@code :unsuccessful} hash.
      */
     private Optional<PlannedRefusal> finishedChildrenOutsideTheRun(QueueSnapshot snap) {
+        Set<Bytes> rows = idsOf(snap, snap.flowParents().stream().filter(p -> !p.finishedElsewhere().isEmpty()).map(FlowParent::id),
+                j -> getsRow(j, options.acceptAnomalies()));
         List<Bytes> parents = new ArrayList<>();
         String first = null;
         for (FlowParent parent : snap.flowParents()) {
-            if (snap.job(parent.id()).filter(j -> getsRow(j, options.acceptAnomalies())).isEmpty()) {
+            if (!rows.contains(parent.id())) {
                 continue;
             }
             for (Bytes child : parent.finishedElsewhere()) {
@@ -277,6 +294,15 @@ public final class Planner {
         }
         return first == null ? Optional.empty() : Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_CHILD,
                 first + (parents.size() > 1 ? " (" + (parents.size() - 1) + " more parent(s) like it)" : ""), ids(parents)), false));
+    }
+
+    /** Which of these ids the snapshot holds a job of that {@code kept} takes: one walk of its jobs for them all. */
+    private static Set<Bytes> idsOf(QueueSnapshot snap, Stream<Bytes> ids, Predicate<JobFacts> kept) {
+        Set<Bytes> wanted = ids.collect(Collectors.toSet());
+        if (wanted.isEmpty()) {
+            return Set.of();
+        }
+        return snap.jobsWithIds(wanted).stream().filter(kept).map(JobFacts::id).collect(Collectors.toSet());
     }
 
     /**
@@ -313,8 +339,8 @@ public final class Planner {
         return out;
     }
 
-    /** The v2 keys the plan estimates; {@code unnamedDedupKeys}: the dedup keys v2 cannot hold, which are not written. */
-    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, Rows rows, Map<V2Fate, Long> fates, long unnamedDedupKeys) {
+    /** The v2 keys the plan estimates; {@code unwrittenDedupKeys}: the dedup keys dropped with the source, not written. */
+    private List<V2KeyEstimate> v2Keys(QueueSnapshot snap, Rows rows, Map<V2Fate, Long> fates, long unwrittenDedupKeys) {
         String q = rows.q;
         String base = rows.base;
         long customIds = rows.customIds;
@@ -336,7 +362,7 @@ public final class Planner {
                         finished * MemoryModel.HASH_FIELD));
             }
         }
-        long dedup = snap.dedupKeys().size() - unnamedDedupKeys + customIds;
+        long dedup = snap.dedupKeys().size() - unwrittenDedupKeys + customIds;
         if (dedup > 0) {
             out.add(new V2KeyEstimate(base + "de:<dedup id>", "string", dedup, dedup * MemoryModel.STRING_KEY));
         }
@@ -377,8 +403,11 @@ public final class Planner {
         return id.isUtf8() && Names.isDedupId(id.utf8());
     }
 
-    /** The v1 keys dropped with the source, by what they are; {@code unnamedDedupKeys}: the dedup keys v2 cannot hold. */
-    private static Map<String, Long> dropped(QueueSnapshot snap, long unnamedDedupKeys) {
+    /**
+     * The v1 keys dropped with the source, by what they are; of the dedup keys, those v2 cannot hold ({@code unnamed}) and
+     * those of the rest that name no v1 job ({@code dangling}).
+     */
+    private static Map<String, Long> dropped(QueueSnapshot snap, long unnamed, long dangling) {
         Map<String, Long> out = new TreeMap<>();
         for (QueueStructure s : DROPPED) {
             if (snap.has(s)) {
@@ -394,12 +423,9 @@ public final class Planner {
         if (snap.legacyMarkers() > 0) {
             out.put("0: markers", snap.legacyMarkers());
         }
-        if (unnamedDedupKeys > 0) {
-            out.put("dedup keys whose id is no v2 dedup id", unnamedDedupKeys);
+        if (unnamed > 0) {
+            out.put("dedup keys whose id is no v2 dedup id", unnamed);
         }
-        // a dedup key whose job v1 no longer holds blocks adds with its id in v1; v2 takes them (one v2 cannot hold is
-        // counted above)
-        long dangling = snap.dedupKeysNamingNoJob(Planner::isV2DedupId);
         if (dangling > 0) {
             out.put("dedup keys naming no v1 job", dangling);
         }
