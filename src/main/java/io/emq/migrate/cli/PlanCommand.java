@@ -192,8 +192,8 @@ final class PlanCommand implements Command {
      * id in a run of the {@code chosen} queues ({@link FlowLinks}), asked as {@code migrate} asks: none when the journal of
      * its queue's migration on the target ({@code recorded}, under whatever name) has its id already (a queue migrated
      * before: its v1 job may be retired); else no queue under the prefixes holds it; v1 holds no job there (a link left
-     * dangling); its queue has no valid v2 name; its queue is neither chosen nor migrated on the target before. One read
-     * of the journal or one {@code EXISTS} a key, each remembered.
+     * dangling); its queue has no valid v2 name; it is completed and names no parent (so it gets no id); its queue is
+     * neither chosen nor migrated on the target before. A few reads a key, each answer remembered.
      */
     private static Function<Bytes, Optional<String>> flowJobWithoutId(QueueBases bases, List<QueueRef> chosen, V2Names names,
                                                                     TargetNames.Recorded recorded, UnifiedJedis source, Wire target) {
@@ -214,6 +214,9 @@ final class PlanCommand implements Command {
             }
             if (migratedAs.isEmpty() && names.v2Name(owner.get()).isEmpty()) {
                 return Optional.of(FlowLinks.withoutV2Name(owner.get()));
+            }
+            if (FlowLinks.completedWithoutParent(source, owner.get(), key)) {
+                return Optional.of(FlowLinks.completedWithoutId());
             }
             return inTheRun.contains(owner.get()) || migratedAs.isPresent() ? Optional.empty()
                     : Optional.of(FlowLinks.queueLeftOut(owner.get()));

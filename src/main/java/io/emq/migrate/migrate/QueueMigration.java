@@ -518,7 +518,8 @@ final class QueueMigration {
     /**
      * Why the flow job at a full v1 key, which a job of this queue links to, has no branded id, and what to do
      * ({@link FlowLinks}): no v1 queue under the run's prefixes holds it; v1 holds no such job (a link left dangling);
-     * its queue has no valid v2 name (no {@code --rename} gives it one); its queue's migration began without it (a flow producer added it since: live); or its queue is not in this run.
+     * its queue has no valid v2 name (no {@code --rename} gives it one); it is completed and names no parent (so it gets
+     * no id); its queue's migration began without it (a flow producer added it since: live); or its queue is not in this run.
      */
     String whyNoBrandedId(Bytes fullJobKey) {
         Optional<QueueRef> owner = bases.owner(fullJobKey);
@@ -530,6 +531,9 @@ final class QueueMigration {
         }
         if (targetName(owner.get()).isEmpty()) {
             return FlowLinks.withoutV2Name(owner.get());
+        }
+        if (FlowLinks.completedWithoutParent(sourceWire.client(), owner.get(), fullJobKey)) {
+            return FlowLinks.completedWithoutId();
         }
         if (journalOf(fullJobKey).map(e -> e.getKey().exists()).orElse(false)) {
             return FlowLinks.addedSince(owner.get());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -220,5 +221,64 @@ class FlowRefusalsTest {
         assertEquals(0, linked.code(), "a parent held: " + linked.all());
         CliRun migrated = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--yes");
         assertEquals(0, migrated.code(), migrated.all());
+    }
+
+    private static void job(String key, String... fields) {
+        Map<String, String> hash = new java.util.HashMap<>(Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
+        for (int i = 0; i < fields.length; i += 2) {
+            hash.put(fields[i], fields[i + 1]);
+        }
+        SERVER.client().hset(key, hash);
+    }
+
+    /**
+     * A parent completes after letting a failed child go (ignoreDependencyOnFailure): the failed child, a v2 row, still
+     * names it, and a completed job gets no branded id unless it names a parent itself. plan and migrate refuse it saying
+     * so and what to do (not "added since": no producer was live), in one queue and across two; a finished child without
+     * its parentKey, named by its parent's :processed, likewise. Dropping the link in v1 lets the queue migrate.
+     */
+    @Test
+    void aLinkToACompletedJobThatGetsNoIdIsRefusedSayingWhyAndWhatToDo() throws Exception {
+        job("bull:a:P1", "finishedOn", "3", "returnvalue", "null");
+        SERVER.client().zadd("bull:a:completed", 3, "P1");
+        SERVER.client().hset("bull:a:P1:failed", "bull:a:C1", "boom");
+        job("bull:a:C1", "parentKey", "bull:a:P1", "parent", "{\"id\":\"P1\",\"queueKey\":\"bull:a\"}", "failedReason", "boom",
+                "finishedOn", "2", "opts", "{\"ignoreDependencyOnFailure\":true}");
+        SERVER.client().zadd("bull:a:failed", 2, "C1");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "a");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("flow-parent") && plan.out().contains("v1 holds it completed"), plan.out());
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--no-retire", "--json");
+        String reason = refused.queuesByV1().get("bull:a").path("refusal").path("reason").asText();
+        assertTrue(reason.contains("v1 holds it completed") && reason.contains("ignoreDependencyOnFailure") && !reason.contains("began before"),
+                refused.all());
+
+        job("bull:c:C2", "parentKey", "bull:p:P2", "parent", "{\"id\":\"P2\",\"queueKey\":\"bull:p\"}", "failedReason", "boom",
+                "finishedOn", "2");
+        SERVER.client().zadd("bull:c:failed", 2, "C2");
+        job("bull:p:P2", "finishedOn", "3");
+        SERVER.client().zadd("bull:p:completed", 3, "P2");
+        job("bull:c:K", "finishedOn", "2", "returnvalue", "1"); // finished, its parentKey gone
+        SERVER.client().zadd("bull:c:completed", 2, "K");
+        job("bull:p:P3");
+        SERVER.client().zadd("bull:p:waiting-children", 1, "P3");
+        SERVER.client().hset("bull:p:P3:processed", "bull:c:K", "1");
+        CliRun across = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "c", "--queue", "p");
+        assertEquals(3, across.code(), across.all());
+        assertTrue(across.out().contains("the parent bull:p:P2 of job C2 will have no branded id: v1 holds it completed")
+                && across.out().contains("child bull:c:K of flow parent P3 will have no branded id: v1 holds it completed"), across.out());
+        CliRun acrossRefused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "c", "--queue", "p", "--no-retire", "--json");
+        assertEquals(3, acrossRefused.code(), acrossRefused.all());
+        assertTrue(acrossRefused.all().contains("v1 holds it completed") && !acrossRefused.all().contains("began before"), acrossRefused.all());
+
+        for (String queue : List.of("a", "c", "p")) {
+            CliRun abandoned = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", queue, "--yes");
+            assertTrue(abandoned.code() == 0 || abandoned.all().contains("was never migrated"), abandoned.all());
+        }
+        SERVER.client().hdel("bull:a:C1", "parentKey", "parent");
+        SERVER.client().hdel("bull:c:C2", "parentKey", "parent");
+        SERVER.client().hset("bull:c:K", "parentKey", "bull:p:P3");
+        CliRun fixed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--queue", "c", "--queue", "p", "--yes");
+        assertEquals(0, fixed.code(), fixed.all());
     }
 }

@@ -2,6 +2,9 @@ package io.emq.migrate.v1.plan;
 
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueStructure;
+import java.nio.charset.StandardCharsets;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Why a flow job that a migrated job links to (its parent, or a child) has no branded id, and what to do: as {@code plan}
@@ -26,6 +29,24 @@ public final class FlowLinks {
     public static String withoutV2Name(QueueRef owner) {
         return "its queue " + owner.display() + " has no valid v2 name: migrate it in the same run with --rename "
                 + owner.name().display() + "=NEW";
+    }
+
+    /**
+     * Whether v1 holds the job at {@code key} (of queue {@code owner}) completed and naming no parent: a job no migration
+     * gives a branded id ({@link Planner#getsIdentity}). Two reads.
+     */
+    public static boolean completedWithoutParent(UnifiedJedis source, QueueRef owner, Bytes key) {
+        return source.zscore(owner.key(QueueStructure.COMPLETED).raw(), key.dropPrefix(owner.base()).raw()) != null
+                && !source.hexists(key.raw(), "parentKey".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The linked job is completed in v1 and names no parent ({@link #completedWithoutParent}). */
+    public static String completedWithoutId() {
+        return "v1 holds it completed, and a completed job gets a branded id only as a flow child naming its parent (its"
+                + " parentKey; v2 keeps no completed job): the link outlived its flow (a parent completes after letting a failed"
+                + " child go, with ignoreDependencyOnFailure or removeDependencyOnFailure; a finished child may have lost its"
+                + " parentKey): remove the link by hand (the child's parentKey and parent fields, or the parent's entry for"
+                + " the child), or give a finished child its parentKey back, then migrate again";
     }
 
     /** The linked job, at {@code key}, does not exist in v1. */

@@ -25,7 +25,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -244,13 +243,15 @@ public final class Planner {
 
     /**
      * The refusal of the jobs (given rows) whose flow parent will have no branded id in the run: one in another queue that
-     * {@code flowJobWithoutId} tells of, or one of this queue that v1 no longer holds (a link left dangling).
+     * {@code flowJobWithoutId} tells of, or one of this queue that v1 no longer holds (a link left dangling) or holds
+     * completed without a parent of its own ({@link FlowLinks#completedWithoutId}).
      */
     private Optional<PlannedRefusal> flowParentsOutsideTheRun(QueueSnapshot snap) {
         List<FlowLink> links = snap.flowLinks();
-        Set<Bytes> rows = idsOf(snap, links.stream().map(FlowLink::childId), j -> getsRow(j, options.acceptAnomalies()));
+        Set<Bytes> rows = jobsOf(snap, links.stream().map(FlowLink::childId)).values().stream()
+                .filter(j -> getsRow(j, options.acceptAnomalies())).map(JobFacts::id).collect(Collectors.toSet());
         Bytes base = snap.queue().base();
-        Set<Bytes> heldParents = idsOf(snap, links.stream().filter(l -> !l.crossQueue()).map(l -> l.parentKey().dropPrefix(base)), j -> true);
+        Map<Bytes, JobFacts> parents = jobsOf(snap, links.stream().filter(l -> !l.crossQueue()).map(l -> l.parentKey().dropPrefix(base)));
         List<Bytes> unlinked = new ArrayList<>();
         String first = null;
         for (FlowLink link : links) {
@@ -258,7 +259,7 @@ public final class Planner {
                 continue;
             }
             Optional<String> why = link.crossQueue() ? flowJobWithoutId.apply(link.parentKey())
-                    : heldParents.contains(link.parentKey().dropPrefix(base)) ? Optional.empty() : Optional.of(FlowLinks.dangling(link.parentKey()));
+                    : sameQueueParentWithoutId(parents.get(link.parentKey().dropPrefix(base)), link.parentKey());
             if (why.isPresent()) {
                 first = first != null ? first : "the parent " + link.parentKey().display() + " of job " + link.childId().display()
                         + " will have no branded id: " + why.get();
@@ -274,8 +275,8 @@ public final class Planner {
      * the run: its id keys the parent's v2 {@code :processed}, {@code :failed} or {@code :unsuccessful} hash.
      */
     private Optional<PlannedRefusal> finishedChildrenOutsideTheRun(QueueSnapshot snap) {
-        Set<Bytes> rows = idsOf(snap, snap.flowParents().stream().filter(p -> !p.finishedElsewhere().isEmpty()).map(FlowParent::id),
-                j -> getsRow(j, options.acceptAnomalies()));
+        Set<Bytes> rows = jobsOf(snap, snap.flowParents().stream().filter(p -> !p.finishedElsewhere().isEmpty()).map(FlowParent::id))
+                .values().stream().filter(j -> getsRow(j, options.acceptAnomalies())).map(JobFacts::id).collect(Collectors.toSet());
         List<Bytes> parents = new ArrayList<>();
         String first = null;
         for (FlowParent parent : snap.flowParents()) {
@@ -296,13 +297,21 @@ public final class Planner {
                 first + (parents.size() > 1 ? " (" + (parents.size() - 1) + " more parent(s) like it)" : ""), ids(parents)), false));
     }
 
-    /** Which of these ids the snapshot holds a job of that {@code kept} takes: one walk of its jobs for them all. */
-    private static Set<Bytes> idsOf(QueueSnapshot snap, Stream<Bytes> ids, Predicate<JobFacts> kept) {
+    /** The jobs of these ids the snapshot holds, by id: one walk of its jobs for them all. */
+    private static Map<Bytes, JobFacts> jobsOf(QueueSnapshot snap, Stream<Bytes> ids) {
         Set<Bytes> wanted = ids.collect(Collectors.toSet());
-        if (wanted.isEmpty()) {
-            return Set.of();
+        return wanted.isEmpty() ? Map.of() : snap.jobsWithIds(wanted).stream().collect(Collectors.toMap(JobFacts::id, j -> j, (a, b) -> a));
+    }
+
+    /**
+     * Why a parent of this queue ({@code parent}, null when the snapshot holds none; at {@code key}) will have no branded
+     * id: v1 holds no job there, or holds it completed without a parent of its own. An orphan hash is refused on its own.
+     */
+    private Optional<String> sameQueueParentWithoutId(JobFacts parent, Bytes key) {
+        if (parent == null) {
+            return Optional.of(FlowLinks.dangling(key));
         }
-        return snap.jobsWithIds(wanted).stream().filter(kept).map(JobFacts::id).collect(Collectors.toSet());
+        return parent.state() == V1State.COMPLETED && !getsIdentity(parent) ? Optional.of(FlowLinks.completedWithoutId()) : Optional.empty();
     }
 
     /**
