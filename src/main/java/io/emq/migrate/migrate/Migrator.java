@@ -294,13 +294,13 @@ public final class Migrator {
     }
 
     /**
-     * The v2 name of a queue a flow job links to, where its branded ids are: a queue of the run migrates under its name
-     * in the run; any other under the name its migration on the target records (an earlier run's {@code --rename}), else
-     * its name in this run.
+     * The v2 name of a queue a flow job links to, where its branded ids are: the name its migration on the target from
+     * this source records (an earlier run's {@code --rename} too), else, for a queue of this run, its name in the run;
+     * none for another (a journal under its name may be another source server's queue of that name).
      */
     private Function<QueueRef, Optional<String>> linked(List<QueueRef> selected, TargetNames.Recorded recorded) {
         Set<QueueRef> inTheRun = new HashSet<>(selected);
-        return q -> inTheRun.contains(q) ? targetName(q) : recorded.migratedAs(q).or(() -> targetName(q));
+        return q -> recorded.migratedAs(q).or(() -> inTheRun.contains(q) ? targetName(q) : Optional.empty());
     }
 
     /** The jobs moved into v2 states in {@code moved} (its other counts are other records: child links, receipts...). */

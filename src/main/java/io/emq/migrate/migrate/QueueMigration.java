@@ -12,6 +12,7 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.plan.FlowLinks;
+import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
@@ -497,7 +498,10 @@ final class QueueMigration {
         guard = next;
     }
 
-    /** The v2 name a v1 queue migrates under (its own name unless renamed); empty when that is no valid v2 name. */
+    /**
+     * The v2 name under which a v1 queue's branded ids are (its migration's on the target, or its name in this run); empty
+     * when it has none: a queue left out of the run and never migrated, or one whose name is no valid v2 name.
+     */
     Optional<String> targetName(QueueRef queue) {
         return targetNames.apply(queue);
     }
@@ -529,7 +533,7 @@ final class QueueMigration {
         if (!sourceWire.exists(fullJobKey.raw())) {
             return FlowLinks.dangling(fullJobKey);
         }
-        if (targetName(owner.get()).isEmpty()) {
+        if (targetName(owner.get()).isEmpty() && V2Names.unchecked(options.renames()).v2Name(owner.get()).isEmpty()) {
             return FlowLinks.withoutV2Name(owner.get());
         }
         if (FlowLinks.completedWithoutParent(sourceWire.client(), owner.get(), fullJobKey)) {

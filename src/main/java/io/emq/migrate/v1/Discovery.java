@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,9 +78,9 @@ public final class Discovery {
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
             Bytes start = p.concat(":");
-            scanUnder(scanner, prefixes, prefix, (all, batch) -> {
-                scanned.accept(all);
-                underPrefixes[0] += batch.size();
+            scanUnder(scanner, prefixes, prefix, (batch, own) -> {
+                scanned.accept(batch.size());
+                underPrefixes[0] += own.size();
                 // only a key ending in an evidence suffix can be evidence: only those need a TYPE
                 List<Bytes> candidates = new ArrayList<>();
                 for (Bytes key : batch) {
@@ -90,9 +91,10 @@ public final class Discovery {
                 if (!candidates.isEmpty() && queues.addAll(evidence(p, scanner.typed(candidates)))) {
                     found[0] = new QueueBases(queues);
                 }
-                held.add(batch, found[0]);
+                held.add(own, found[0]);
             });
         }
+        keepOneRefABase(queues);
         QueueBases bases = new QueueBases(queues);
         List<Bytes> foreignSample = new ArrayList<>();
         long[] foreign = {0};
@@ -107,7 +109,7 @@ public final class Discovery {
         Optional<KeySource<QueueRef>> keys = Optional.empty();
         if (held.keys == null) {
             for (String prefix : prefixes) {
-                scanUnder(scanner, prefixes, prefix, (all, batch) -> batch.forEach(judge));
+                scanUnder(scanner, prefixes, prefix, (batch, own) -> own.forEach(judge));
             }
         } else if (held.all) {
             List<QueueRef> all = List.copyOf(queues);
@@ -180,15 +182,28 @@ public final class Discovery {
     }
 
     /**
-     * Scans the keys under {@code prefix}, handing each batch on ({@code into}: how many keys the scan met, and the batch)
-     * without the keys under another of the {@code prefixes} that lies under it: those are that prefix's (with
-     * {@code bull} and {@code bull:x} given, {@code bull:x:q:wait} is queue {@code q} under {@code bull:x}, one queue, not
-     * also queue {@code x:q} under {@code bull}).
+     * Scans the keys under {@code prefix}, handing each batch on ({@code into}) whole and without the keys under another of
+     * the {@code prefixes} that lies under it ({@code bull:x} under {@code bull}), which that prefix's scan meets too: the
+     * first for evidence (queue {@code x} of {@code bull} keeps its keys under {@code bull:x:}), the second to count and
+     * hold each key once.
      */
-    private static void scanUnder(KeyspaceScanner scanner, List<String> prefixes, String prefix, BiConsumer<Integer, List<Bytes>> into) {
+    private static void scanUnder(KeyspaceScanner scanner, List<String> prefixes, String prefix, BiConsumer<List<Bytes>, List<Bytes>> into) {
         List<Bytes> nested = prefixes.stream().filter(other -> other.startsWith(prefix + ":")).map(other -> Bytes.utf8(other + ":")).toList();
-        scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> into.accept(batch.size(), nested.isEmpty() ? batch
+        scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> into.accept(batch, nested.isEmpty() ? batch
                 : batch.stream().filter(key -> nested.stream().noneMatch(key::startsWith)).toList()));
+    }
+
+    /**
+     * One queue a base: with {@code bull} and {@code bull:x} given, {@code bull:x:q:wait} is evidence of queue {@code x:q}
+     * of {@code bull} and of queue {@code q} of {@code bull:x}, one queue, kept as the second (the longer prefix, the one
+     * the operator named for it); a second ref would copy its jobs into a second v2 queue.
+     */
+    private static void keepOneRefABase(TreeSet<QueueRef> queues) {
+        Map<Bytes, QueueRef> byBase = new HashMap<>();
+        for (QueueRef q : queues) {
+            byBase.merge(q.base(), q, (a, b) -> a.prefix().length() >= b.prefix().length() ? a : b);
+        }
+        queues.retainAll(byBase.values());
     }
 
     private static boolean owned(QueueBases bases, Bytes key) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A flow child whose parent has no branded id is refused with the reason that fits, v1 kept: its parent's queue left
@@ -180,7 +182,7 @@ class FlowRefusalsTest {
      * the later run needs no rename repeated; the child is not told to be a dangling link (its v1 hash was retired).
      */
     @Test
-    void aFinishedChildInAQueueRetiredBeforeUnderARenameIsFoundThroughItsJournal() {
+    void aFinishedChildInAQueueRetiredBeforeUnderARenameIsFoundThroughItsJournal() throws Exception {
         SERVER.client().hset("bull:a:b:C2", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "finishedOn", "2",
                 "returnvalue", "\"done\"", "parentKey", "bull:a:P1", "parent", "{\"id\":\"P1\",\"queueKey\":\"bull:a\"}"));
         SERVER.client().zadd("bull:a:b:completed", 2, "C2");
@@ -193,8 +195,11 @@ class FlowRefusalsTest {
 
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "a");
         assertEquals(0, plan.code(), plan.all());
-        CliRun later = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--yes");
-        assertEquals(0, later.code(), later.all());
+        CliRun all = CliRun.of("plan", "--source", SERVER.uri(), "--all");
+        assertTrue(all.out().contains("== queue bull:a -> v2 emq:{a}  ready"), all.out());
+        // --all names a:b too (retired, and no v2 name of its own): a's link still resolves through ab's journal
+        CliRun later = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--yes", "--json");
+        assertEquals("retired", later.queuesByV1().get("bull:a").path("outcome").asText(), later.all());
         Set<String> processed = SERVER.client().keys("emq:{a}:job:*:processed");
         assertEquals(1, processed.size(), processed.toString());
         CliRun child = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "ab", "--v1-id", "C2", "--json");
@@ -280,5 +285,39 @@ class FlowRefusalsTest {
         SERVER.client().hset("bull:c:K", "parentKey", "bull:p:P3");
         CliRun fixed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--queue", "c", "--queue", "p", "--yes");
         assertEquals(0, fixed.code(), fixed.all());
+    }
+
+    /**
+     * Two v1 servers with queues of the same names and job ids, migrated into one target: a flow link of the second's is
+     * never resolved through the first's journal (its ids are another server's jobs); a wrong-typed {@code completed} of a
+     * linked queue is no error.
+     */
+    @Test
+    void aLinkedQueueMigratedFromAnotherServerIsNotTakenForThisOnes() throws Exception {
+        try (LocalServer other = LocalServer.start(); LocalServer target = LocalServer.start();
+             UnifiedJedis otherClient = io.emq.migrate.wire.Endpoint.parse(other.uri()).open()) {
+            for (UnifiedJedis v1 : List.of(SERVER.client(), otherClient)) {
+                v1.hset("bull:c:C2", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "finishedOn", "2",
+                        "returnvalue", "1", "parentKey", "bull:p:P1", "parent", "{\"id\":\"P1\",\"queueKey\":\"bull:p\"}"));
+                v1.zadd("bull:c:completed", 2, "C2");
+                v1.hset("bull:c:meta", "opts.maxLenEvents", "10000");
+            }
+            CliRun first = CliRun.of("migrate", "--source", other.uri(), "--target", target.uri(), "--queue", "c", "--yes");
+            assertEquals(0, first.code(), first.all());
+            job("bull:p:P1");
+            SERVER.client().zadd("bull:p:waiting-children", 1, "P1");
+            SERVER.client().hset("bull:p:P1:processed", "bull:c:C2", "1");
+            CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--target", target.uri(), "--queue", "p");
+            assertEquals(3, plan.code(), plan.all());
+            assertTrue(plan.out().contains("migrate its queue bull:c in the same run"), plan.out());
+            CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--target", target.uri(), "--queue", "p", "--no-retire", "--json");
+            assertEquals(3, refused.code(), refused.all());
+            assertTrue(refused.queuesByV1().get("bull:p").path("refusal").path("reason").asText()
+                    .contains("migrate its queue bull:c in the same run"), refused.all());
+            SERVER.client().set("bull:c:completed", "damaged"); // a wrong type: an anomaly of c, no error of p's plan
+            CliRun damaged = CliRun.of("plan", "--source", SERVER.uri(), "--target", target.uri(), "--queue", "p");
+            assertEquals(3, damaged.code(), damaged.all());
+            assertTrue(damaged.out().contains("migrate its queue bull:c in the same run"), damaged.out());
+        }
     }
 }

@@ -254,24 +254,29 @@ class MigrationCommandsTest {
 
     /**
      * With a prefix and one under it given ({@code bull}, {@code bull:x}), a queue under the second is one queue, {@code q}
-     * under {@code bull:x}: not also {@code x:q} under {@code bull}, which would copy its jobs into a second v2 queue.
+     * under {@code bull:x}: not also {@code x:q} under {@code bull}, which would copy its jobs into a second v2 queue; and
+     * queue {@code x} of {@code bull}, whose keys are under {@code bull:x:} too, is still found.
      */
     @Test
     void aQueueUnderAPrefixNestedInAnotherIsFoundOnceAndMigratedOnce() throws Exception {
         SERVER.client().flushAll();
         V1QueueGenerator.addWaiting(SERVER.client(), "bull:x", "q", 1, 3, 20);
+        V1QueueGenerator.addWaiting(SERVER.client(), "bull", "x", 1, 2, 20);
         V1QueueGenerator.addWaiting(SERVER.client(), "bull", "a", 1, 2, 20);
         CliRun discover = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "bull", "--prefix", "bull:x", "--json");
         assertEquals(0, discover.code(), discover.all());
         List<String> found = new java.util.ArrayList<>();
         Json.MAPPER.readTree(discover.out()).path("queues").forEach(q -> found.add(q.path("prefix").asText() + " " + q.path("name").asText()));
-        assertEquals(List.of("bull a", "bull:x q"), found.stream().sorted().toList(), discover.out());
-        assertEquals(SERVER.client().dbSize(), Json.MAPPER.readTree(discover.out()).path("keysUnderPrefixes").asLong(),
-                "each key counted once: " + discover.out());
+        assertEquals(List.of("bull a", "bull x", "bull:x q"), found.stream().sorted().toList(), discover.out());
+        JsonNode counts = Json.MAPPER.readTree(discover.out());
+        assertEquals(SERVER.client().dbSize(), counts.path("keysUnderPrefixes").asLong(), "each key counted once: " + discover.out());
+        assertEquals(0, counts.path("foreignKeys").asLong(), discover.out());
         CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--prefix", "bull", "--prefix", "bull:x", "--all", "--no-retire");
         assertEquals(0, migrate.code(), migrate.all());
-        assertEquals(3, SERVER.client().zcard("emq:{q}:pending"));
-        assertEquals(java.util.Set.of(), SERVER.client().keys("{emq}:migration:x*"), "no second copy");
+        assertEquals(List.of(2L, 3L, 2L), List.of(SERVER.client().zcard("emq:{a}:pending"), SERVER.client().zcard("emq:{q}:pending"),
+                SERVER.client().zcard("emq:{x}:pending")));
+        assertEquals(java.util.Set.of("{emq}:migration:a", "{emq}:migration:q", "{emq}:migration:x"),
+                SERVER.client().keys("{emq}:migration:*"), "no second copy");
     }
 
     @Test

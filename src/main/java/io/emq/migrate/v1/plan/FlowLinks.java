@@ -5,6 +5,7 @@ import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueStructure;
 import java.nio.charset.StandardCharsets;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Why a flow job that a migrated job links to (its parent, or a child) has no branded id, and what to do: as {@code plan}
@@ -33,11 +34,19 @@ public final class FlowLinks {
 
     /**
      * Whether v1 holds the job at {@code key} (of queue {@code owner}) completed and naming no parent: a job no migration
-     * gives a branded id ({@link Planner#getsIdentity}). Two reads.
+     * gives a branded id ({@link Planner#getsIdentity}). Two reads; a {@code completed} or a job key of another type (an
+     * anomaly of that queue, reported with it) holds no completed job.
      */
     public static boolean completedWithoutParent(UnifiedJedis source, QueueRef owner, Bytes key) {
-        return source.zscore(owner.key(QueueStructure.COMPLETED).raw(), key.dropPrefix(owner.base()).raw()) != null
-                && !source.hexists(key.raw(), "parentKey".getBytes(StandardCharsets.US_ASCII));
+        try {
+            return source.zscore(owner.key(QueueStructure.COMPLETED).raw(), key.dropPrefix(owner.base()).raw()) != null
+                    && !source.hexists(key.raw(), "parentKey".getBytes(StandardCharsets.US_ASCII));
+        } catch (JedisDataException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("WRONGTYPE")) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /** The linked job is completed in v1 and names no parent ({@link #completedWithoutParent}). */
