@@ -2,6 +2,7 @@ package io.emq.migrate.v1;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -203,7 +204,7 @@ public final class Discovery {
         for (QueueRef q : queues) {
             byBase.merge(q.base(), q, (a, b) -> a.prefix().length() >= b.prefix().length() ? a : b);
         }
-        queues.retainAll(byBase.values());
+        queues.retainAll(new HashSet<>(byBase.values()));
     }
 
     private static boolean owned(QueueBases bases, Bytes key) {

@@ -127,14 +127,10 @@ class FlowRefusalsTest {
      */
     @Test
     void aFlowJobInAQueueNestedUnderTheQueuesNameIsForeseenAsAnotherQueues() throws Exception {
-        SERVER.client().hset("bull:p:n:5", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "finishedOn", "2",
-                "returnvalue", "\"done\"", "parentKey", "bull:p:1", "parent", "{\"id\":\"1\",\"queueKey\":\"bull:p\"}"));
-        SERVER.client().zadd("bull:p:n:completed", 2, "5");
-        SERVER.client().hset("bull:p:n:7", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
-        SERVER.client().zadd("bull:p:n:waiting-children", 1, "7");
+        completedChild("p:n", "5", "p", "1");
+        waitingParent("p:n", "7");
         SERVER.client().sadd("bull:p:n:7:dependencies", "bull:p:2");
-        SERVER.client().hset("bull:p:1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
-        SERVER.client().zadd("bull:p:waiting-children", 1, "1");
+        waitingParent("p", "1");
         SERVER.client().hset("bull:p:1:processed", "bull:p:n:5", "\"done\"");
         SERVER.client().hset("bull:p:2", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "parentKey", "bull:p:n:7",
                 "parent", "{\"id\":\"7\",\"queueKey\":\"bull:p:n\"}"));
@@ -183,11 +179,8 @@ class FlowRefusalsTest {
      */
     @Test
     void aFinishedChildInAQueueRetiredBeforeUnderARenameIsFoundThroughItsJournal() throws Exception {
-        SERVER.client().hset("bull:a:b:C2", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "finishedOn", "2",
-                "returnvalue", "\"done\"", "parentKey", "bull:a:P1", "parent", "{\"id\":\"P1\",\"queueKey\":\"bull:a\"}"));
-        SERVER.client().zadd("bull:a:b:completed", 2, "C2");
-        SERVER.client().hset("bull:a:P1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
-        SERVER.client().zadd("bull:a:waiting-children", 1, "P1");
+        completedChild("a:b", "C2", "a", "P1");
+        waitingParent("a", "P1");
         SERVER.client().hset("bull:a:P1:processed", "bull:a:b:C2", "\"done\"");
         CliRun first = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a:b", "--rename", "a:b=ab", "--yes");
         assertEquals(0, first.code(), first.all());
@@ -218,14 +211,26 @@ class FlowRefusalsTest {
         assertTrue(plan.out().contains("flow-parent") && plan.out().contains("v1 holds no job at bull:a:P1"), plan.out());
         CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--no-retire", "--json");
         assertEquals("flow-parent", refused.queuesByV1().get("bull:a").path("refusal").path("kind").asText(), refused.all());
-        SERVER.client().hset("bull:a:P1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
-        SERVER.client().zadd("bull:a:waiting-children", 1, "P1");
+        waitingParent("a", "P1");
         SERVER.client().sadd("bull:a:P1:dependencies", "bull:a:C1");
         assertEquals(null, SERVER.client().hget("bull:a:meta", "paused"), "v1 serves: refused before it was paused");
         CliRun linked = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "a");
         assertEquals(0, linked.code(), "a parent held: " + linked.all());
         CliRun migrated = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "a", "--yes");
         assertEquals(0, migrated.code(), migrated.all());
+    }
+
+    /** A completed flow child {@code id} of queue {@code queue} (listed completed) naming its parent {@code parentId} of {@code parentQueue}. */
+    private static void completedChild(String queue, String id, String parentQueue, String parentId) {
+        job("bull:" + queue + ":" + id, "finishedOn", "2", "returnvalue", "\"done\"", "parentKey", "bull:" + parentQueue + ":" + parentId,
+                "parent", "{\"id\":\"" + parentId + "\",\"queueKey\":\"bull:" + parentQueue + "\"}");
+        SERVER.client().zadd("bull:" + queue + ":completed", 2, id);
+    }
+
+    /** A flow parent {@code id} of queue {@code queue}, waiting for its children. */
+    private static void waitingParent(String queue, String id) {
+        job("bull:" + queue + ":" + id);
+        SERVER.client().zadd("bull:" + queue + ":waiting-children", 1, id);
     }
 
     private static void job(String key, String... fields) {
@@ -265,8 +270,7 @@ class FlowRefusalsTest {
         SERVER.client().zadd("bull:p:completed", 3, "P2");
         job("bull:c:K", "finishedOn", "2", "returnvalue", "1"); // finished, its parentKey gone
         SERVER.client().zadd("bull:c:completed", 2, "K");
-        job("bull:p:P3");
-        SERVER.client().zadd("bull:p:waiting-children", 1, "P3");
+        waitingParent("p", "P3");
         SERVER.client().hset("bull:p:P3:processed", "bull:c:K", "1");
         CliRun across = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "c", "--queue", "p");
         assertEquals(3, across.code(), across.all());
@@ -304,8 +308,7 @@ class FlowRefusalsTest {
             }
             CliRun first = CliRun.of("migrate", "--source", other.uri(), "--target", target.uri(), "--queue", "c", "--yes");
             assertEquals(0, first.code(), first.all());
-            job("bull:p:P1");
-            SERVER.client().zadd("bull:p:waiting-children", 1, "P1");
+            waitingParent("p", "P1");
             SERVER.client().hset("bull:p:P1:processed", "bull:c:C2", "1");
             CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--target", target.uri(), "--queue", "p");
             assertEquals(3, plan.code(), plan.all());
