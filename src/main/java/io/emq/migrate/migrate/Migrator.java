@@ -138,6 +138,7 @@ public final class Migrator {
         SourceFeed feed = new SourceFeed(source);
         // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
         DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
+        Function<QueueRef, Optional<String>> linked = linked(selected, recorded); // built once, shared by every queue
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
@@ -159,7 +160,7 @@ public final class Migrator {
                 continue;
             }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    linked(selected, recorded), sourceServer, idBases, sourceKeys, targetKeys, feed,
+                    linked, sourceServer, idBases, sourceKeys, targetKeys, feed,
                     guardConnections)));
         }
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-lease"));

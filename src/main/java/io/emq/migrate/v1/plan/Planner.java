@@ -248,8 +248,7 @@ public final class Planner {
      */
     private Optional<PlannedRefusal> flowParentsOutsideTheRun(QueueSnapshot snap) {
         List<FlowLink> links = snap.flowLinks();
-        Set<Bytes> rows = jobsOf(snap, links.stream().map(FlowLink::childId)).values().stream()
-                .filter(j -> getsRow(j, options.acceptAnomalies())).map(JobFacts::id).collect(Collectors.toSet());
+        Set<Bytes> rows = rowIds(snap, links.stream().map(FlowLink::childId));
         Bytes base = snap.queue().base();
         Map<Bytes, JobFacts> parents = jobsOf(snap, links.stream().filter(l -> !l.crossQueue()).map(l -> l.parentKey().dropPrefix(base)));
         List<Bytes> unlinked = new ArrayList<>();
@@ -275,8 +274,7 @@ public final class Planner {
      * the run: its id keys the parent's v2 {@code :processed}, {@code :failed} or {@code :unsuccessful} hash.
      */
     private Optional<PlannedRefusal> finishedChildrenOutsideTheRun(QueueSnapshot snap) {
-        Set<Bytes> rows = jobsOf(snap, snap.flowParents().stream().filter(p -> !p.finishedElsewhere().isEmpty()).map(FlowParent::id))
-                .values().stream().filter(j -> getsRow(j, options.acceptAnomalies())).map(JobFacts::id).collect(Collectors.toSet());
+        Set<Bytes> rows = rowIds(snap, snap.flowParents().stream().filter(p -> !p.finishedElsewhere().isEmpty()).map(FlowParent::id));
         List<Bytes> parents = new ArrayList<>();
         String first = null;
         for (FlowParent parent : snap.flowParents()) {
@@ -295,6 +293,12 @@ public final class Planner {
         }
         return first == null ? Optional.empty() : Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_CHILD,
                 first + (parents.size() > 1 ? " (" + (parents.size() - 1) + " more parent(s) like it)" : ""), ids(parents)), false));
+    }
+
+    /** Which of these ids are of jobs the snapshot holds that get a row. */
+    private Set<Bytes> rowIds(QueueSnapshot snap, Stream<Bytes> ids) {
+        return jobsOf(snap, ids).values().stream().filter(j -> getsRow(j, options.acceptAnomalies())).map(JobFacts::id)
+                .collect(Collectors.toSet());
     }
 
     /** The jobs of these ids the snapshot holds, by id: one walk of its jobs for them all. */
