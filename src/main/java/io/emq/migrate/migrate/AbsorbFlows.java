@@ -9,10 +9,12 @@ import io.emq.migrate.v1.KeyType;
 import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -25,6 +27,8 @@ import java.util.stream.Stream;
  * Children in other queues are branded through their queue's journal.
  */
 final class AbsorbFlows implements Step {
+    /** Children whose ids are minted or looked up at once. */
+    static final int LOOKUP = 1000;
     private final List<V1State> parentStates;
 
     AbsorbFlows(StepDefinition definition) {
@@ -115,13 +119,23 @@ final class AbsorbFlows implements Step {
         }
     }
 
-    /** A child of this queue always gets an id: one the journal has, or one minted now (its hash may be gone). */
-    private static Optional<BrandedId> sameQueueChild(QueueMigration m, Bytes childKey) {
-        if (!m.bases.owner(childKey).map(m.source::equals).orElse(false)) {
-            return Optional.empty();
-        }
-        byte[] id = childKey.dropPrefix(m.source.base()).raw();
-        return Optional.of(m.journal.ids().assign(List.of(id)).get(0));
+    /**
+     * The branded ids of these children: a child of this queue always gets one (the journal's, or one minted now: its hash
+     * may be gone); a child of another queue has its queue's journal's, if any. {@link #LOOKUP} children at a time.
+     */
+    private static Map<Bytes, BrandedId> childIds(QueueMigration m, Set<Bytes> childKeys) {
+        List<Bytes> ours = new ArrayList<>();
+        List<Bytes> others = new ArrayList<>();
+        childKeys.forEach(k -> (m.bases.owner(k).map(m.source::equals).orElse(false) ? ours : others).add(k));
+        Map<Bytes, BrandedId> out = new HashMap<>();
+        Migratable.inBatches(ours, LOOKUP, batch -> {
+            List<BrandedId> ids = m.journal.ids().assign(batch.stream().map(k -> k.dropPrefix(m.source.base()).raw()).toList());
+            for (int i = 0; i < batch.size(); i++) {
+                out.put(batch.get(i), ids.get(i));
+            }
+        });
+        Migratable.inBatches(others, LOOKUP, batch -> out.putAll(m.brandedIdsOf(batch)));
+        return out;
     }
 
     private static void replaceHash(TargetWrites w, String key, Map<byte[], byte[]> entries) {
@@ -132,9 +146,10 @@ final class AbsorbFlows implements Step {
     }
 
     private static Map<byte[], byte[]> branded(QueueMigration m, Map<Bytes, Bytes> byChildKey, JobFacts parent) {
+        Map<Bytes, BrandedId> ids = childIds(m, byChildKey.keySet());
         Map<byte[], byte[]> out = new LinkedHashMap<>();
         byChildKey.forEach((childKey, value) -> {
-            BrandedId child = sameQueueChild(m, childKey).or(() -> m.brandedIdOf(childKey)).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_CHILD,
+            BrandedId child = Optional.ofNullable(ids.get(childKey)).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_CHILD,
                     "child " + childKey.display() + " of flow parent " + parent.id().display() + " has no branded id: "
                             + m.whyNoBrandedId(childKey)));
             out.put(Utf8.bytes(child.toString()), value.raw());

@@ -5,6 +5,7 @@ import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,6 +91,7 @@ final class JobWriter {
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         List<JobFacts> jobs = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
+        Map<Bytes, BrandedId> parents = parentIds(m, batch);
         boolean live = m.v1Live();
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
@@ -103,7 +105,7 @@ final class JobWriter {
                 throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(facts.id()).display()
                         + " disappeared during the migration: stop v1 workers and producers, then re-run");
             }
-            RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash));
+            RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash, parents));
             rows.add(row);
             jobs.add(facts);
             expectations.put(id, row.expected());
@@ -151,12 +153,25 @@ final class JobWriter {
         built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));
     }
 
-    static Optional<RowBuilder.ParentLink> parentOf(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash) {
+    /** The branded ids of the parents the jobs of a batch name, all looked up at once (a batch of flow children often names one). */
+    private static Map<Bytes, BrandedId> parentIds(QueueMigration m, List<JobFacts> batch) {
+        Set<Bytes> keys = new HashSet<>();
+        batch.forEach(j -> {
+            if (j.parentKey() != null) {
+                keys.add(j.parentKey());
+            }
+        });
+        return keys.isEmpty() ? Map.of() : m.brandedIdsOf(keys);
+    }
+
+    /** The link of a flow child to its parent, whose branded id is among {@code parents}; none for a job without a parent. */
+    private static Optional<RowBuilder.ParentLink> parentOf(QueueMigration m, JobFacts facts, Map<Bytes, Bytes> hash,
+                                                            Map<Bytes, BrandedId> parents) {
         if (facts.parentKey() == null) {
             return Optional.empty();
         }
         Bytes parentKey = facts.parentKey();
-        BrandedId parent = m.brandedIdOf(parentKey).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_PARENT,
+        BrandedId parent = Optional.ofNullable(parents.get(parentKey)).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_PARENT,
                 "the parent " + parentKey.display() + " of job " + facts.id().display() + " has no branded id yet: "
                         + m.whyNoBrandedId(parentKey)));
         String parentQueue = m.bases.owner(parentKey).flatMap(m::targetName).orElse(m.target);

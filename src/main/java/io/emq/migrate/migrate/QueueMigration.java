@@ -17,8 +17,10 @@ import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -545,9 +547,25 @@ final class QueueMigration {
         return FlowLinks.queueLeftOut(owner.get());
     }
 
-    /** The branded id of the job at a full v1 key, resolved through its queue's journal. */
-    Optional<BrandedId> brandedIdOf(Bytes fullJobKey) {
-        return journalOf(fullJobKey).flatMap(e -> e.getKey().ids().lookupV1(List.of(e.getValue().raw())).get(0));
+    /**
+     * The branded ids of the jobs at these full v1 keys, resolved through their queues' journals, each journal read once
+     * for all its keys; a key whose job has no id is absent.
+     */
+    Map<Bytes, BrandedId> brandedIdsOf(Collection<Bytes> fullJobKeys) {
+        Map<Journal, Map<Bytes, Bytes>> byJournal = new LinkedHashMap<>(); // journal -> full key -> v1 id in it
+        for (Bytes key : fullJobKeys) {
+            journalOf(key).ifPresent(e -> byJournal.computeIfAbsent(e.getKey(), j -> new LinkedHashMap<>()).put(key, e.getValue()));
+        }
+        Map<Bytes, BrandedId> out = new HashMap<>();
+        byJournal.forEach((j, ids) -> {
+            List<Bytes> keys = List.copyOf(ids.keySet());
+            List<Optional<BrandedId>> found = j.ids().lookupV1(ids.values().stream().map(Bytes::raw).toList());
+            for (int i = 0; i < keys.size(); i++) {
+                int at = i;
+                found.get(i).ifPresent(id -> out.put(keys.get(at), id));
+            }
+        });
+        return out;
     }
 
     /** Runs calls in one pipeline; the first refusal among them is thrown. */

@@ -337,15 +337,20 @@ final class RetireSource implements Step {
      * Whether a flow job (a parent waiting for children, or a child) holds other than v2 holds: a flow
      * cannot be copied again piecemeal, so it is looked at before the tombstone, where the re-sync
      * pass that follows can still refuse the queue with v1 intact. A snapshot that lists no job waiting
-     * for children and met no child (every job with a parent is a flow link) is not walked.
+     * for children and met no child (every job with a parent is a flow link) is not walked. With the change feed
+     * intact, only the flow jobs it tells written since the pass drained it are digested (the pass left every other one
+     * as v2 holds it), the keys kept for the retirement's drain ({@link SourceFeed.Watch#peek}); without it, every one.
      */
     private static boolean flowsMoved(QueueMigration m, QueueSnapshot snapshot) {
         if (snapshot.flowLinks().isEmpty() && snapshot.jobs(V1State.WAITING_CHILDREN).isEmpty()) {
             return false;
         }
+        Optional<SourceFeed.Changes> since = m.watch.flatMap(SourceFeed.Watch::peek);
+        Bytes base = m.source.base();
         boolean[] moved = {false};
         Iterable<JobFacts> flows = Migratable.select(List.of(snapshot.jobsInRankOrder()),
-                j -> Migratable.getsRow(j, m.options) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null));
+                j -> Migratable.getsRow(j, m.options) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
+                        && since.map(c -> c.touchedJob(base, j.id())).orElse(true));
         Migratable.inBatches(flows, BATCH, batch -> {
             List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
             Journal.Known known = m.journal.known(v1Ids.stream().map(Bytes::raw).toList());

@@ -53,6 +53,42 @@ class DamagedStructuresTest {
         assertEquals(5, SERVER.client().zcard("emq:{small}:pending"), "once meta was moved aside, as the refusal says");
     }
 
+    /**
+     * A job whose id is {@code id}: its hash is at the add counter's key, which the migration freezes and stamps its
+     * tombstone on (a SET, which would overwrite the job). Refused by plan and migrate alike, nothing written; once the
+     * job has another id, as the refusal says, it migrates with the rest.
+     */
+    @Test
+    void aJobHashAtTheAddCountersKeyIsRefusedByPlanAndMigrateAndMigratesUnderAnotherId() throws Exception {
+        SERVER.client().del("bull:small:id");
+        SERVER.client().hset("bull:small:id", java.util.Map.of("name", "n", "data", "{\"the\":\"id job\"}", "opts", "{}",
+                "timestamp", "1"));
+        SERVER.client().lpush("bull:small:wait", "id");
+        String before = new KeyspaceDump(SERVER.client()).digest();
+
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "small");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("counter-taken")
+                && plan.out().contains("the hash of the job whose id is 'id'")
+                && plan.out().contains("RENAME bull:small:id bull:small:NEWID"), plan.out());
+
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--json", "--yes", "--accept-anomalies");
+        assertEquals(3, migrate.code(), migrate.all());
+        JsonNode refused = Json.MAPPER.readTree(migrate.out()).path("queues").path(0);
+        assertEquals("counter-taken", refused.path("refusal").path("kind").asText(), refused.toString());
+        assertTrue(SERVER.client().keys("emq:{small}:*").isEmpty(), "no v2 key");
+        SERVER.client().del("{emq}:version", "{emq}:migration:small");
+        SERVER.client().hdel("bull:small:meta", "migrating-token");
+        assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "v1 as it was");
+
+        SERVER.client().rename("bull:small:id", "bull:small:job-id");
+        SERVER.client().lset("bull:small:wait", SERVER.client().lpos("bull:small:wait", "id"), "job-id");
+        CliRun fixed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--yes");
+        assertEquals(0, fixed.code(), fixed.all());
+        assertEquals(6, SERVER.client().zcard("emq:{small}:pending"), "the five and the job under its new id");
+        assertTrue(CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "small", "--v1-id", "job-id").out().contains("pending"));
+    }
+
     @Test
     void aPausedThatIsNotAListIsDroppedWithTheSourceAndTheQueueMigrates() {
         SERVER.client().set("bull:small:paused", "1");

@@ -58,6 +58,32 @@ class FeedlessPassTest {
         assertEquals(List.of(), LiveV1.v2Logs(SERVER.client(), QUEUE, "6"));
     }
 
+    /**
+     * Without the feed, every flow job's digest is compared before the tombstone: a parent edited after the pass under
+     * the pause read it refuses the queue with v1 intact, as with the feed (LiveSourceTest), not after the tombstone.
+     */
+    @Test
+    void aFlowParentEditedAfterThePassUnderThePauseRefusesTheQueueBeforeTheTombstone() {
+        SERVER.client().hset("bull:" + QUEUE + ":p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().sadd("bull:" + QUEUE + ":p1:dependencies", "bull:" + QUEUE + ":c1");
+        SERVER.client().zadd("bull:" + QUEUE + ":waiting-children", 0, "p1");
+        SERVER.client().hset("bull:" + QUEUE + ":c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1",
+                "parentKey", "bull:" + QUEUE + ":p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:" + QUEUE + "\"}"));
+        SERVER.client().lpush("bull:" + QUEUE + ":wait", "c1");
+        boolean[] edited = {false};
+        MigrationResult r = migrateWithoutFeed((version, where) -> {
+            if (version == 120 && where.equals("before retire") && !edited[0]) {
+                edited[0] = true;
+                editData("p1", "{\"edited\":true}");
+            }
+        });
+        assertTrue(edited[0], "the retirement was reached");
+        assertEquals(java.util.Optional.of(MigrationRefused.Kind.OUT_OF_LINE), r.refusalKind(), r.toString());
+        assertTrue(r.withoutFeed().isPresent(), "the run had no feed");
+        assertFalse("echomq:2.0.0-migrated".equals(SERVER.client().hget("bull:" + QUEUE + ":meta", "version")), "no tombstone");
+        assertEquals("{\"edited\":true}", SERVER.client().hget("bull:" + QUEUE + ":p1", "data"), "v1's parent kept");
+    }
+
     /** Migrates the queue reading v1 as a user without the change feed, {@code during} acting at each checkpoint. */
     private static MigrationResult migrateWithoutFeed(Checkpoints.Observer during) {
         try (UnifiedJedis v1 = Endpoint.parse(LeastPrivilegeTest.userWithoutFeed(SERVER.client(), SERVER.uri())).open()) {

@@ -679,6 +679,46 @@ class LiveSourceTest {
         }
     }
 
+    /**
+     * A flow parent edited right before the retirement (after the pass under the pause read it; a writer that ignores
+     * v1's pause): a flow cannot be copied again piecemeal once the tombstone is stamped, so the edit is found before it
+     * (with the change feed, among the flow jobs it tells written; without it, in every one) and the queue refused with
+     * v1 intact, serving again; abandon and a re-run carry the edit. Not found, the retirement would meet it after the
+     * tombstone and refuse the queue with v1 deleted but that parent.
+     */
+    @Test
+    void aFlowParentEditedRightBeforeTheRetirementIsRefusedBeforeTheTombstoneAndCarriedAfterAbandon() {
+        for (String runs : List.of("one run", "re-run")) {
+            generate();
+            client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                    "priority", "0"));
+            client().sadd("bull:live:p1:dependencies", "bull:live:c1");
+            client().zadd("bull:live:waiting-children", 0, "p1");
+            client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                    "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
+            client().lpush("bull:live:wait", "c1");
+            added.add("c1");
+            MigrationResult refused = migrateActingRightBeforeTheRetirement(runs, () -> client().hset("bull:live:p1", "data",
+                    "{\"edited\":true}"), (version, where) -> { });
+            String run = runs + ": ";
+            assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_LINE), refused.refusalKind(), run + refused);
+            assertTrue(refused.message().contains("(p1)") && refused.message().contains("emq-migrate abandon"), run + refused.message());
+            assertFalse("echomq:2.0.0-migrated".equals(client().hget("bull:live:meta", "version")), run + "no tombstone");
+            assertEquals(null, client().hget("bull:live:meta", "paused"), run + "v1 serves again");
+            assertExactlyOnce(refused);
+
+            Abandon.run(Wire.unfenced(client()), Wire.open(client()), QUEUE, OPTIONS.lease());
+            MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+            assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), run + again);
+            assertExactlyOnce(again);
+            io.emq.migrate.keyspace.BrandedId p1 = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("p1".getBytes()))
+                    .get(0).orElseThrow();
+            byte[] payload = client().hget(Keys.queue(QUEUE).job(p1).getBytes(), "payload".getBytes());
+            assertEquals("{\"edited\":true}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()),
+                    run + "the parent's v2 row holds the edit");
+        }
+    }
+
     private void assertReceipt(MigrationResult r, String id) {
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
         assertExactlyOnce(r);

@@ -211,6 +211,8 @@ public final class Planner {
         Bytes meta = snap.queue().key(QueueStructure.META);
         snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.DAMAGED_META, damagedMeta(snap.queue(), a.reason()), allIds(snap)), false)));
+        Optional.ofNullable(snap.structures().get(QueueStructure.ID)).filter(t -> t != KeyType.STRING).ifPresent(t ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.COUNTER_TAKEN, counterTaken(snap, t), allIds(snap)), false)));
         List<Bytes> cron = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).map(Scheduler::id).toList();
         if (!cron.isEmpty()) {
             out.add(new PlannedRefusal(new Refusal(RefusalKind.CRON_SCHEDULER, cron.size()
@@ -327,6 +329,22 @@ public final class Planner {
         return what + " at " + meta + ": BullMQ reads meta on every call to the queue, so v1 fails on it too, and a"
                 + " migration pauses v1 and stamps its tombstone there; find what wrote it, move it aside (RENAME " + meta + " "
                 + meta + ".damaged), then plan again";
+    }
+
+    /**
+     * Why a queue whose add counter's key holds another type than a string is refused: the migration freezes the counter
+     * and stamps its tombstone there (a {@code SET}), which would overwrite what it holds, a job whose id is {@code id}
+     * (BullMQ never writes one: every add INCRs the counter first).
+     */
+    private static String counterTaken(QueueSnapshot snap, KeyType type) {
+        Bytes counter = snap.queue().key(QueueStructure.ID);
+        boolean job = type == KeyType.HASH && snap.job(Bytes.utf8(QueueStructure.ID.suffix())).isPresent();
+        return "the add counter " + counter.display() + " is a " + type.wireName() + (job ? ", the hash of the job whose id is 'id'" : "")
+                + ": every BullMQ add INCRs it first (so v1 adds fail on the queue too), and the migration freezes it and"
+                + " stamps its tombstone there, which would overwrite it; " + (job ? "give that job another id in v1 (RENAME "
+                + counter.display() + " " + snap.queue().base().display() + "NEWID, and NEWID in place of 'id' where v1 lists it)"
+                : "move it aside in v1 (RENAME " + counter.display() + " " + counter.display() + ".moved: an unknown-key then,"
+                + " dropped with the source)") + ", then plan again";
     }
 
     private static boolean refusing(Anomaly a) {
