@@ -15,6 +15,10 @@ public enum AnomalyKind {
             "an id listed in two states, or twice in one; refused until --accept-anomalies, which migrates it once: in the state BullMQ's getState reports, at its first place in serve order"),
     ORPHAN_HASH("orphan-hash", Disposition.REFUSE,
             "a job hash listed in no structure; refused until --accept-anomalies, which migrates it as dead"),
+    ANOTHER_QUEUES_JOB("another-queues-job", Disposition.REFUSE,
+            "a job hash under this queue's keys that a queue whose name this one's begins with lists as its own (a custom id"
+                    + " holding a colon: job b:1 of queue a is bull:a:b:1, under queue a:b); refused, --accept-anomalies does not"
+                    + " lift it, until that queue is migrated (which moves the job and retires it)"),
     DANGLING_SUBKEY("dangling-subkey", Disposition.DROP_WITH_SOURCE,
             "a per-job key whose job hash does not exist; dropped with the source"),
     PAUSED_WITHOUT_FLAG("paused-without-flag", Disposition.WARN,

@@ -972,10 +972,17 @@ public final class QueueSnapshotReader {
                     Bytes key = queue.jobKey(id);
                     boolean schedulerLike = (f.get(3) != null || f.get(4) != null) && id.startsWith(KeyClassifier.REPEAT);
                     boolean jobLike = f.get(0) != null || (f.get(1) != null && f.get(2) != null);
+                    Optional<QueueRef> lister = jobLike && !schedulerLike ? EnclosingQueues.listing(jedis, keySource, queue, key)
+                            : Optional.empty(); // an unlisted job hash (rare): the queues enclosing this one asked
                     if (schedulerLike) { // first: a record keeps its template's data, as a job keeps its own
                         count("anomaly");
                         anomaly(AnomalyKind.STALE_SCHEDULER, key, "job scheduler " + id.dropPrefix(KeyClassifier.REPEAT).display()
                                 + " has a record but no member in repeat: v1 creates no more iterations of it");
+                    } else if (lister.isPresent()) {
+                        count("anomaly");
+                        anomaly(AnomalyKind.ANOTHER_QUEUES_JOB, key, "job " + key.dropPrefix(lister.get().base()).display() + " of "
+                                + lister.get().display() + ", which lists it; migrate " + lister.get().display() + " first: its"
+                                + " retirement moves the job, then this queue migrates without it");
                     } else if (jobLike) {
                         count("job-hash");
                         int scores = i * legacy.size();

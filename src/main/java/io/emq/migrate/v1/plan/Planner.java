@@ -211,6 +211,13 @@ public final class Planner {
         Bytes meta = snap.queue().key(QueueStructure.META);
         snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.DAMAGED_META, damagedMeta(snap.queue(), a.reason()), allIds(snap)), false)));
+        List<Anomaly> othersJobs = snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.ANOTHER_QUEUES_JOB).toList();
+        if (!othersJobs.isEmpty()) {
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.ANOTHER_QUEUES_JOB, othersJobs.size() + " job hash(es) under "
+                    + snap.queue().display() + "'s keys are another queue's jobs: " + othersJobs.get(0).key().display() + " is "
+                    + othersJobs.get(0).reason(), ids(othersJobs.stream().map(a -> a.key().dropPrefix(snap.queue().base())).toList())),
+                    false));
+        }
         Optional.ofNullable(snap.structures().get(QueueStructure.ID)).filter(t -> t != KeyType.STRING).ifPresent(t ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.COUNTER_TAKEN, counterTaken(snap, t), allIds(snap)), false)));
         List<Bytes> cron = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).map(Scheduler::id).toList();
@@ -352,7 +359,8 @@ public final class Planner {
     }
 
     private static boolean refusing(AnomalyKind kind) {
-        return kind.disposition() == AnomalyKind.Disposition.REFUSE && kind != AnomalyKind.INVALID_QUEUE_NAME;
+        return kind.disposition() == AnomalyKind.Disposition.REFUSE && kind != AnomalyKind.INVALID_QUEUE_NAME
+                && kind != AnomalyKind.ANOTHER_QUEUES_JOB;
     }
 
     private static List<Bytes> ids(List<Bytes> all) {
