@@ -1250,6 +1250,21 @@ public final class QueueSnapshotReader {
      * while the reader adds the batch before, else by {@link #finish} (the migration's readers share a pool sized to
      * them: each holds one connection at a time).
      */
+    /**
+     * An active job's lock as asked in a pipeline: its type and TTL. BullMQ's lock is a string; a key of another type
+     * there is no lock (the hash of a job whose id is {@code <id>:lock}, which a worker never expires): read as none.
+     */
+    private record LockAsked(Response<String> type, Response<Long> pttl) {
+        static LockAsked of(AbstractPipeline p, Bytes lock) {
+            return new LockAsked(p.type(lock.raw()), p.pttl(lock.raw()));
+        }
+
+        /** The lock's TTL in ms, -1 when it never expires, -2 when there is none. */
+        long ttl() {
+            return KeyType.parse(type.get()) == KeyType.STRING ? pttl.get() : -2L;
+        }
+    }
+
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
                 "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter");
@@ -1272,7 +1287,7 @@ public final class QueueSnapshotReader {
         /** The lengths pipeline, sent by {@link #askLengths} (null once read, and when measuring), and its replies. */
         private AbstractPipeline lengthsAsked;
         private List<Response<Long>> lengthReplies;
-        private List<Response<Long>> lockReplies;
+        private List<LockAsked> lockReplies;
         /** Measured: the pipeline of the small fields, lengths and lock TTLs, sent by {@link #askMeasured} (null once read), and its field replies. */
         private AbstractPipeline measuredAsked;
         private List<Response<List<byte[]>>> fieldReplies;
@@ -1310,7 +1325,7 @@ public final class QueueSnapshotReader {
             for (int n = 0; n < keys.length; n++) {
                 lengthReplies.add(lengthsAsked.hstrlen(keys[n], DATA));
                 if (state == V1State.ACTIVE) {
-                    lockReplies.add(lengthsAsked.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
+                    lockReplies.add(LockAsked.of(lengthsAsked, reading.queue.jobSubKey(id(n), JobSubKind.LOCK)));
                 }
             }
             PipelineSend.now(lengthsAsked);
@@ -1390,7 +1405,7 @@ public final class QueueSnapshotReader {
             lengthsAsked = null;
             for (int n = 0; n < keys.length; n++) {
                 lengths[n] = lengthOf(lengthReplies.get(n));
-                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).get() : -2L;
+                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).ttl() : -2L;
             }
             lengthReplies = null;
             lockReplies = null;
@@ -1453,7 +1468,7 @@ public final class QueueSnapshotReader {
             measuredAsked = reading.pipeline();
             for (int n = 0; n < keys.length; n++) {
                 if (state == V1State.ACTIVE) {
-                    lockReplies.add(measuredAsked.pttl(reading.queue.jobSubKey(id(n), JobSubKind.LOCK).raw()));
+                    lockReplies.add(LockAsked.of(measuredAsked, reading.queue.jobSubKey(id(n), JobSubKind.LOCK)));
                 }
                 fieldReplies.add(hmget(measuredAsked, keys[n], FIELDS));
                 lengthReplies.add(measuredAsked.hstrlen(keys[n], DATA));
@@ -1480,7 +1495,7 @@ public final class QueueSnapshotReader {
             for (int n = 0; n < keys.length; n++) {
                 fields.add(hashFields(fieldReplies.get(n)));
                 lengths[n] = lengthOf(lengthReplies.get(n));
-                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).get() : -2L;
+                lockTtls[n] = state == V1State.ACTIVE ? lockReplies.get(n).ttl() : -2L;
             }
             fieldReplies = null;
             lengthReplies = null;

@@ -61,6 +61,24 @@ class QuirkReportsTest {
         assertEquals(6, SERVER.client().zcard("emq:{q}:pending"), "the four and the two");
     }
 
+    /**
+     * A job whose id is {@code 5:lock} has its hash where active job 5's lock would be: a hash that never expires, which
+     * was read as a live lock (refused live-lock, which no wait lifts). A lock is a string: job 5 has none, it stalled.
+     */
+    @Test
+    void aJobHashWhereAnActiveJobsLockWouldBeIsNoLock() {
+        waiting(bytes("5:lock"));
+        waiting(bytes("5"));
+        SERVER.client().lrem("bull:q:wait", 0, "5");
+        SERVER.client().rpush("bull:q:active", "5");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(0, plan.code(), plan.all());
+        assertTrue(plan.out().contains("expired-lock  bull:q:5 "), plan.out());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertEquals(4, SERVER.client().zcard("emq:{q}:pending"), "the two, 5 and 5:lock");
+    }
+
     @Test
     void theAddCounterIsNotSaidToBeDroppedForRetirementKeepsItBesideTheTombstone() {
         SERVER.client().set("bull:q:id", "2");
