@@ -19,6 +19,9 @@ public enum AnomalyKind {
             "a job hash under this queue's keys that a queue whose name this one's begins with lists as its own (a custom id"
                     + " holding a colon: job b:1 of queue a is bull:a:b:1, under queue a:b); refused, --accept-anomalies does not"
                     + " lift it, until that queue is migrated (which moves the job and retires it)"),
+    FLOW_KEY_JOB("flow-key-job", Disposition.REFUSE,
+            "a listed job whose hash is where a flow parent of the queue keeps its children (job 6:processed beside parent 6,"
+                    + " waiting for children); refused, --accept-anomalies does not lift it, until the job has another id in v1"),
     DANGLING_SUBKEY("dangling-subkey", Disposition.DROP_WITH_SOURCE,
             "a per-job key whose job hash does not exist; dropped with the source"),
     PAUSED_WITHOUT_FLAG("paused-without-flag", Disposition.WARN,

@@ -905,6 +905,7 @@ public final class QueueSnapshotReader {
                         }
                     } else {
                         jobHashes++;
+                        refuseAFlowKeyJob(keys.get(k), entry);
                         if (metAt[entry] == 0) {
                             metAt[entry] = anomalies.mark() + 1;
                         }
@@ -914,6 +915,26 @@ public final class QueueSnapshotReader {
                     keyClasses.merge("job-hash", jobHashes, Long::sum); // once a batch, not once a key
                 }
             });
+        }
+
+        /**
+         * A listed job whose hash is where a flow parent of the queue keeps its children ({@code 6:processed} beside
+         * parent {@code 6}, waiting for children): the parent's children would be read from the job, and the job's
+         * edits and retirement would move the parent's digest, which cannot be copied again after the tombstone.
+         */
+        private void refuseAFlowKeyJob(Bytes key, int entry) {
+            for (JobSubKind kind : FLOW_KEYS) {
+                if (key.endsWith(kind.colonSuffix())) {
+                    int parent = index.find(key.raw(), queue.base().length(), key.length() - kind.colonSuffix().length());
+                    if (parent >= 0 && listedIds.stateOf(parent) == V1State.WAITING_CHILDREN) {
+                        count("anomaly");
+                        anomaly(AnomalyKind.FLOW_KEY_JOB, key, "the hash of job " + listedIds.id(entry).display() + " is where flow"
+                                + " parent " + listedIds.id(parent).display() + " keeps its :" + kind.suffix()
+                                + "; give the job another id in v1 (RENAME " + key.display() + " " + queue.base().display()
+                                + "NEWID, and NEWID in place of its id where v1 lists it)");
+                    }
+                }
+            }
         }
 
         private void classified(KeyClass c) {
@@ -1264,6 +1285,10 @@ public final class QueueSnapshotReader {
             return KeyType.parse(type.get()) == KeyType.STRING ? pttl.get() : -2L;
         }
     }
+
+    /** The keys a flow parent keeps its children in. */
+    private static final List<JobSubKind> FLOW_KEYS = List.of(JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED, JobSubKind.FAILED,
+            JobSubKind.UNSUCCESSFUL);
 
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",

@@ -8,6 +8,7 @@ public enum RefusalKind {
     MIGRATING_ELSEWHERE("migrating-elsewhere", "abandon --queue OTHER"),
     DAMAGED_META("damaged-meta", "moving the damaged meta aside in v1"),
     ANOTHER_QUEUES_JOB("another-queues-job", "migrating the queue that lists the job first"),
+    FLOW_KEY_JOB("flow-key-job", "giving the job another id in v1"),
     COUNTER_TAKEN("counter-taken", "moving the key at the add counter aside in v1"),
     FLOW_PARENT("flow-parent", "--queue for the parent's queue (--rename for its name), or --all; see the reason"),
     FLOW_CHILD("flow-child", "--queue for the child's queue (--rename for its name), or --all; see the reason"),

@@ -79,6 +79,35 @@ class QuirkReportsTest {
         assertEquals(4, SERVER.client().zcard("emq:{q}:pending"), "the two, 5 and 5:lock");
     }
 
+    /**
+     * A job whose id is {@code 6:processed} beside flow parent 6: its hash is where the parent keeps its finished
+     * children. It was read as the parent's (migrate refused naming a child "data"; plan said ready). Refused by both,
+     * even with --accept-anomalies, v1 kept; with the job under another id, as the refusal says, the queue migrates.
+     */
+    @Test
+    void aJobHashWhereAFlowParentKeepsItsChildrenIsRefusedUntilTheJobHasAnotherId() throws Exception {
+        waiting(bytes("6:processed"));
+        SERVER.client().hset("bull:q:6", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().zadd("bull:q:waiting-children", 1, "6");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q", "--accept-anomalies");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("flow-key-job  bull:q:6:processed  the hash of job 6:processed is where flow parent 6 keeps"
+                + " its :processed"), plan.out());
+        String before = new io.emq.migrate.v1.fixture.KeyspaceDump(SERVER.client()).digest();
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes", "--accept-anomalies", "--json");
+        assertEquals(3, migrate.code(), migrate.all());
+        assertEquals("flow-key-job", Json.MAPPER.readTree(migrate.out()).path("queues").path(0).path("refusal").path("kind").asText());
+        SERVER.client().del("{emq}:version", "{emq}:migration:q");
+        SERVER.client().hdel("bull:q:meta", "migrating-token");
+        assertEquals(before, new io.emq.migrate.v1.fixture.KeyspaceDump(SERVER.client()).digest(), "v1 as it was");
+
+        SERVER.client().rename("bull:q:6:processed", "bull:q:six-processed");
+        SERVER.client().lset("bull:q:wait", SERVER.client().lpos("bull:q:wait", "6:processed"), "six-processed");
+        CliRun fixed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--yes");
+        assertEquals(0, fixed.code(), fixed.all());
+        assertEquals(3, SERVER.client().zcard("emq:{q}:pending"), "the two and six-processed; parent 6 awaits its children");
+    }
+
     @Test
     void theAddCounterIsNotSaidToBeDroppedForRetirementKeepsItBesideTheTombstone() {
         SERVER.client().set("bull:q:id", "2");

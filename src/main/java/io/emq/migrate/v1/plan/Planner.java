@@ -211,13 +211,14 @@ public final class Planner {
         Bytes meta = snap.queue().key(QueueStructure.META);
         snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.DAMAGED_META, damagedMeta(snap.queue(), a.reason()), allIds(snap)), false)));
-        List<Anomaly> othersJobs = snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.ANOTHER_QUEUES_JOB).toList();
-        if (!othersJobs.isEmpty()) {
-            out.add(new PlannedRefusal(new Refusal(RefusalKind.ANOTHER_QUEUES_JOB, othersJobs.size() + " job hash(es) under "
-                    + snap.queue().display() + "'s keys are another queue's jobs: " + othersJobs.get(0).key().display() + " is "
-                    + othersJobs.get(0).reason(), ids(othersJobs.stream().map(a -> a.key().dropPrefix(snap.queue().base())).toList())),
-                    false));
-        }
+        UNLIFTED.forEach((kind, refusal) -> {
+            List<Anomaly> found = snap.anomalies().stream().filter(a -> a.kind() == kind).toList();
+            if (!found.isEmpty()) {
+                out.add(new PlannedRefusal(new Refusal(refusal, found.size() + " job hash(es) of " + kind.wireName() + ": "
+                        + found.get(0).key().display() + ": " + found.get(0).reason(),
+                        ids(found.stream().map(a -> a.key().dropPrefix(snap.queue().base())).toList())), false));
+            }
+        });
         Optional.ofNullable(snap.structures().get(QueueStructure.ID)).filter(t -> t != KeyType.STRING).ifPresent(t ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.COUNTER_TAKEN, counterTaken(snap, t), allIds(snap)), false)));
         List<Bytes> cron = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.PATTERN).map(Scheduler::id).toList();
@@ -354,13 +355,17 @@ public final class Planner {
                 + " dropped with the source)") + ", then plan again";
     }
 
+    /** The anomalies that refuse a queue under a refusal of their own, which --accept-anomalies does not lift. */
+    private static final Map<AnomalyKind, RefusalKind> UNLIFTED = new EnumMap<>(Map.of(
+            AnomalyKind.ANOTHER_QUEUES_JOB, RefusalKind.ANOTHER_QUEUES_JOB, AnomalyKind.FLOW_KEY_JOB, RefusalKind.FLOW_KEY_JOB));
+
     private static boolean refusing(Anomaly a) {
         return refusing(a.kind());
     }
 
     private static boolean refusing(AnomalyKind kind) {
         return kind.disposition() == AnomalyKind.Disposition.REFUSE && kind != AnomalyKind.INVALID_QUEUE_NAME
-                && kind != AnomalyKind.ANOTHER_QUEUES_JOB;
+                && !UNLIFTED.containsKey(kind);
     }
 
     private static List<Bytes> ids(List<Bytes> all) {
