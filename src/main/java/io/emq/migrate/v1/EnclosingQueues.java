@@ -35,6 +35,24 @@ final class EnclosingQueues {
         }
     }
 
+    /**
+     * The queue nested in {@code queue} under whose base the job hash {@code key} of {@code queue} lies, when that queue
+     * lists it too (its own id for it is the rest of the key): v1 serves the job in both. Only a job whose id holds a
+     * colon can lie under another queue's base: the others are not looked up.
+     */
+    static Optional<QueueRef> nestedListing(UnifiedJedis jedis, KeySource<QueueRef> keys, QueueRef queue, byte[] key) {
+        int base = queue.base().length();
+        boolean colon = false;
+        for (int i = base; i < key.length && !colon; i++) {
+            colon = key[i] == ':';
+        }
+        if (!colon) {
+            return Optional.empty();
+        }
+        Bytes job = Bytes.of(key);
+        return keys.owner(job).filter(q -> q.base().length() > base).filter(q -> lists(jedis, q, job.dropPrefix(q.base())));
+    }
+
     /** Whether a state structure of {@code queue} lists {@code id}: each structure's type, then one look in each list or zset. */
     private static boolean lists(UnifiedJedis jedis, QueueRef queue, Bytes id) {
         List<Response<String>> types = new ArrayList<>();

@@ -1628,6 +1628,11 @@ public final class QueueSnapshotReader {
                 reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, jobKey(n), "prioritized score " + ScoreCodec.render(score)
                         + " is not priority*2^32+seq (a non-negative integer below 2^63)");
             }
+            EnclosingQueues.nestedListing(jedis, keySource, queue, keys[n]).ifPresent(nested -> reading.anomaly(
+                    AnomalyKind.ANOTHER_QUEUES_JOB, jobKey(n), "listed by " + nested.display() + " too, as its job "
+                            + jobKey(n).dropPrefix(nested.base()).display() + ": v1 serves it in both queues; migrate "
+                            + nested.display() + " first (it moves the job: " + queue.display() + " then lists it with no hash,"
+                            + " a missing-hash), or remove one of the listings by hand"));
             if (state == V1State.ACTIVE && !(lockTtl > 0 || lockTtl == -1)) {
                 reading.anomaly(AnomalyKind.EXPIRED_LOCK, jobKey(n), "active but " + queue.jobSubKey(id(n), JobSubKind.LOCK).display()
                         + " is gone: stalled, and v1 never recovered it");

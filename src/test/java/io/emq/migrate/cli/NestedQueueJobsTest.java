@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the keys of queue {@code a:b}, which lists it nowhere (v1-keyspace.md §3, §10.1). It is {@code a}'s job: {@code a:b}
  * is refused while {@code a} lists it, even with --accept-anomalies (an orphan there would be migrated a second time,
  * as a dead job, or deleted by {@code a:b}'s retirement before {@code a} copied it); once {@code a} is migrated, so is
- * {@code a:b}, every job once.
+ * {@code a:b}, every job once. A hash both list ({@code a} lists {@code b:7}, {@code a:b} lists {@code 7}) refuses
+ * {@code a} instead: {@code a:b} moves it, after which {@code a} lists it with no hash.
  */
 class NestedQueueJobsTest {
     @RegisterExtension
@@ -66,6 +67,26 @@ class NestedQueueJobsTest {
         assertEquals(0, second.code(), first.all() + second.all());
         assertEquals(List.of("1", "b:1"), v1Ids("a"), "a's two jobs, b:1 among them");
         assertEquals(List.of("7"), v1Ids("ab"), "a:b's one job, and not b:1 a second time");
+    }
+
+    @Test
+    void aJobHashBothQueuesListRefusesTheEnclosingQueueUntilTheNestedOneMovedIt() {
+        SERVER.client().lrem("bull:a:wait", 0, "b:1");
+        SERVER.client().rename("bull:a:b:7", "bull:a:b:1");
+        SERVER.client().lset("bull:a:b:wait", 0, "1"); // a lists b:1, a:b lists 1: one hash, bull:a:b:1
+        SERVER.client().rpush("bull:a:wait", "b:1");
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all", "--rename", "a:b=ab", "--accept-anomalies");
+        assertEquals(3, plan.code(), plan.all());
+        assertTrue(plan.out().contains("another-queues-job  bull:a:b:1  listed by bull:a:b too, as its job 1"), plan.out());
+        assertTrue(plan.out().contains("== queue bull:a:b -> v2 emq:{ab}  ready"), plan.out());
+
+        CliRun first = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--rename", "a:b=ab", "--yes", "--accept-anomalies");
+        assertEquals(3, first.code(), first.all());
+        assertTrue(first.out().contains("bull:a refused (another-queues-job)"), first.all());
+        CliRun second = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--rename", "a:b=ab", "--yes");
+        assertEquals(0, second.code(), second.all());
+        assertEquals(List.of("1"), v1Ids("a"), "a's own job; b:1 lost its hash to a:b's retirement");
+        assertEquals(List.of("1"), v1Ids("ab"), "the hash both listed, once");
     }
 
     /** The v1 ids of the rows of a v2 queue, sorted (lookup --all). */
