@@ -9,6 +9,7 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ServerState;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -434,7 +435,7 @@ final class RetireSource implements Step {
                     + " copied before; stop whatever writes v1 flows, then copy the change by hand");
         }
         m.checkpoints.hit("source moved at retire");
-        LogCopier.copy(m, late.stream().map(id -> before.job(id).orElseThrow()).toList());
+        LogCopier.copy(m, before.jobsWithIds(new HashSet<>(late)));
         ReplicaAcks.await(m, "v1's tombstone is stamped, the logs of jobs copied again kept");
     }
 
@@ -482,8 +483,10 @@ final class RetireSource implements Step {
     /** Copies again jobs edited since the pass v2 was brought in line with, from the source as read before the tombstone. */
     private static void copyAgain(QueueMigration m, Optional<QueueSnapshot> before, List<Bytes> moved, int attempt) {
         List<JobFacts> jobs = new ArrayList<>(moved.size());
+        Map<Bytes, JobFacts> read = new HashMap<>(); // one walk of the source as read for all of them
+        before.ifPresent(s -> s.jobsWithIds(new HashSet<>(moved)).forEach(j -> read.put(j.id(), j)));
         for (Bytes id : moved) {
-            Optional<JobFacts> facts = before.flatMap(s -> s.job(id)).filter(j -> Migratable.getsRow(j, m.options)
+            Optional<JobFacts> facts = Optional.ofNullable(read.get(id)).filter(j -> Migratable.getsRow(j, m.options)
                     && j.state() != V1State.WAITING_CHILDREN);
             if (facts.isEmpty() || attempt == PASSES) {
                 throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(id).display() + " changed after"
