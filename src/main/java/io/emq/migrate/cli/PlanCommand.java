@@ -105,7 +105,7 @@ final class PlanCommand implements Command {
         // name holds its v1 queue too); none where the target holds no {emq}:version, which every v2 write claims first
         List<String> journaled = v2.client().exists(VersionFence.KEY) ? Journals.queues(v2) : List.of();
         TargetNames.Recorded recorded = TargetNames.recorded(v2, Wire.unfenced(jedis), source.describe(), journaled);
-        V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name), recorded::migratingAs);
+        V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name), recorded);
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw CliException.refused(unknown); // as a --queue that names no v1 queue
         });

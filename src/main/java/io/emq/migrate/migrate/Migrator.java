@@ -124,7 +124,7 @@ public final class Migrator {
         List<String> journaled = Journals.queues(target);
         TargetNames.Recorded recorded = TargetNames.recorded(target, sourceServer, journaled);
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
-                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name), recorded::migratingAs);
+                name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name), recorded);
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });

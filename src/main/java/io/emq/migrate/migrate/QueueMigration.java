@@ -182,11 +182,8 @@ final class QueueMigration {
                     .set(JournalHeader.SOURCE_REPLID, sourceServer.replicationId(source)));
             return heldByAnother();
         }
-        return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, "the migration of '" + target + "' began from"
-                + " the v1 queue " + source.display() + " on " + recorded.get() + ", and this run names " + sourceServer.name() + ", which"
-                + " is neither that server, nor its master or replica, nor the replica that replaced it: re-run with --source "
-                + recorded.get() + "; if the queue was moved to that server some other way, `emq-migrate abandon` (it deletes"
-                + " only what the migration wrote on the target), then migrate again from there; nothing was written"));
+        return Optional.of(new MigrationRefused(MigrationRefused.Kind.OTHER_SOURCE, V2Names.otherSource(target, source, recorded.get(),
+                sourceServer.name(), header.get(JournalHeader.STATE).equals(Optional.of(MigrationState.RETIRED))) + "; nothing was written"));
     }
 
     /**

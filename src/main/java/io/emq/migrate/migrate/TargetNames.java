@@ -69,7 +69,7 @@ public final class TargetNames {
     }
 
     /** The migrations the target's journals record, by v1 queue ({@link #recorded}). */
-    public static final class Recorded {
+    public static final class Recorded implements V2Names.Journaled {
         private final Map<String, List<Migration>> byV1Queue;
         private final SourceServer sourceServer;
 
@@ -79,6 +79,7 @@ public final class TargetNames {
         }
 
         /** The v2 name of the migration of {@code q} under way: neither retired nor abandoned. */
+        @Override
         public Optional<String> migratingAs(QueueRef q) {
             return of(q).filter(m -> m.state() != MigrationState.RETIRED).map(Migration::v2Name).findFirst();
         }
@@ -92,10 +93,22 @@ public final class TargetNames {
             return of(q).map(Migration::v2Name).findFirst();
         }
 
-        private Stream<Migration> of(QueueRef q) {
+        @Override
+        public Optional<String> otherSource(QueueRef q, String v2Name) {
             return byV1Queue.getOrDefault(q.display(), List.of()).stream()
-                    .filter(m -> m.source().map(s -> SourceAddress.of(s).sameServer(SourceAddress.of(sourceServer.name()))).orElse(false)
-                            || sourceServer.shares(q, m.replicationId()));
+                    .filter(m -> m.v2Name().equals(v2Name) && m.source().isPresent() && !fromThisSource(q, m))
+                    .map(m -> V2Names.otherSource(v2Name, q, m.source().get(), sourceServer.name(), m.state() == MigrationState.RETIRED))
+                    .findFirst();
+        }
+
+        private Stream<Migration> of(QueueRef q) {
+            return byV1Queue.getOrDefault(q.display(), List.of()).stream().filter(m -> fromThisSource(q, m));
+        }
+
+        /** Whether a migration of {@code q} began from this run's source server, or one holding its data. */
+        private boolean fromThisSource(QueueRef q, Migration m) {
+            return m.source().map(s -> SourceAddress.of(s).sameServer(SourceAddress.of(sourceServer.name()))).orElse(false)
+                    || sourceServer.shares(q, m.replicationId());
         }
     }
 

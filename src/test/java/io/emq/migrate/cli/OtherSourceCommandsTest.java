@@ -44,6 +44,9 @@ class OtherSourceCommandsTest {
                     options, Checkpoints.throwingAt("120:v1 paused#1")).migrate(List.of("bull"), List.of("q")));
             first.hdel(JOURNAL, "lock_owner"); // the crashed run's lease lapses
 
+            CliRun plan = CliRun.of("plan", "--source", other.uri(), "--target", began.uri(), "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+            assertTrue(plan.out().contains("other-source") && plan.out().contains("re-run with --source "), plan.all());
             CliRun refused = CliRun.of("migrate", "--yes", "--source", other.uri(), "--target", began.uri(), "--queue", "q");
             assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
             String recorded = Endpoint.parse(began.uri()).describe();
@@ -58,6 +61,35 @@ class OtherSourceCommandsTest {
             assertEquals(0, abandon.code(), abandon.all());
             assertTrue(abandon.out().contains("the v1 queue at " + Endpoint.parse(other.uri()).describe() + " (the migration began from "
                     + recorded + ") showed no pause of this migration"), abandon.out());
+        }
+    }
+
+    /**
+     * Two regions merged into one target: a queue of one server's name retired, the other server's queue of the same
+     * name is refused by plan and migrate alike (it would be brought in line with the retired one's v2 queue), both
+     * saying to give it another name; under one it migrates.
+     */
+    @Test
+    void aQueueOfTheNameAnotherServersRetiredMigrationTookIsRefusedByPlanAndMigrateNamingARename() {
+        try (LocalServer began = LocalServer.start(); Jedis first = new Jedis(began.hostAndPort());
+             LocalServer other = LocalServer.start(); Jedis second = new Jedis(other.hostAndPort())) {
+            v1Queue(first, 5);
+            v1Queue(second, 3);
+            assertEquals(0, CliRun.of("migrate", "--yes", "--source", began.uri(), "--queue", "q").code());
+
+            CliRun plan = CliRun.of("plan", "--source", other.uri(), "--target", began.uri(), "--queue", "q");
+            CliRun migrate = CliRun.of("migrate", "--yes", "--source", other.uri(), "--target", began.uri(), "--queue", "q");
+            for (CliRun refused : List.of(plan, migrate)) {
+                assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+                assertTrue(refused.out().contains("other-source") && refused.out().contains("that migration is retired")
+                        && refused.out().contains("(--rename q=NEW)"), refused.all());
+            }
+            assertEquals(3, second.llen("bull:q:wait"), "the other server's queue is untouched");
+            CliRun renamed = CliRun.of("migrate", "--yes", "--source", other.uri(), "--target", began.uri(), "--queue", "q",
+                    "--rename", "q=q-other");
+            assertEquals(0, renamed.code(), renamed.all());
+            assertEquals(5, first.zcard("emq:{q}:pending"));
+            assertEquals(3, first.zcard("emq:{q-other}:pending"));
         }
     }
 }

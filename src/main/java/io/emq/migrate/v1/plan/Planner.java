@@ -204,6 +204,8 @@ public final class Planner {
         });
         names.conflict(snap.queue()).ifPresent(reason ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.NAME_TAKEN, reason, allIds(snap)), false)));
+        names.otherSource(snap.queue()).ifPresent(reason ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.OTHER_SOURCE, reason, allIds(snap)), false)));
         names.migratingElsewhere(snap.queue()).ifPresent(reason ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.MIGRATING_ELSEWHERE, reason, allIds(snap)), false)));
         flowParentsOutsideTheRun(snap).ifPresent(out::add);

@@ -22,6 +22,32 @@ import java.util.stream.Collectors;
  * Pure: what the target holds is asked of {@code target} and {@code migratingAs}.
  */
 public final class V2Names {
+    /** What the target's migration journals (not abandoned) record of the v1 queues of the run's source. */
+    public interface Journaled {
+        /** Nothing: a target without journals. */
+        Journaled NONE = new Journaled() {
+            @Override
+            public Optional<String> migratingAs(QueueRef q) {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<String> otherSource(QueueRef q, String v2Name) {
+                return Optional.empty();
+            }
+        };
+
+        /** The v2 name under which a migration of {@code q} from this source, neither retired nor abandoned, holds it. */
+        Optional<String> migratingAs(QueueRef q);
+
+        /**
+         * Why a run of {@code q} into {@code v2Name} is refused when the migration under that name of a v1 queue named as
+         * {@code q} began from another server: neither this run's source nor one holding its data (its master, a replica,
+         * the replica that replaced it); see {@link #otherSource(String, QueueRef, String, String)}.
+         */
+        Optional<String> otherSource(QueueRef q, String v2Name);
+    }
+
     /** What the target holds under a v2 name. */
     public sealed interface Holder {
         /** A migration journal, not abandoned, of v1 queue {@code v1Queue} ({@code P:Q}). */
@@ -36,7 +62,7 @@ public final class V2Names {
     private final List<QueueRef> queues;
     private final Map<String, String> renames;
     private final Function<String, Optional<Holder>> target;
-    private final Function<QueueRef, Optional<String>> migratingAs;
+    private final Journaled journaled;
     /** The queues by the v2 name each would take, valid or not (so a conflict is found without a walk over all). */
     private final Map<String, List<QueueRef>> byCandidate;
 
@@ -44,20 +70,20 @@ public final class V2Names {
      * @param queues  every v1 queue discovered under the run's prefixes
      * @param renames v1 name -> v2 name, as given
      * @param target  what the target holds under a v2 name
-     * @param migratingAs the v2 name under which a migration on the target, neither retired nor abandoned, holds a v1 queue
+     * @param journaled what the target's migration journals record of the source's queues
      */
     public V2Names(List<QueueRef> queues, Map<String, String> renames, Function<String, Optional<Holder>> target,
-                   Function<QueueRef, Optional<String>> migratingAs) {
+                   Journaled journaled) {
         this.queues = List.copyOf(queues);
         this.renames = Map.copyOf(renames);
         this.target = target;
-        this.migratingAs = migratingAs;
+        this.journaled = journaled;
         this.byCandidate = this.queues.stream().collect(Collectors.groupingBy(this::candidate));
     }
 
     /** Names as the renames give them, nothing else consulted: for steps of a run whose names were checked. */
     public static V2Names unchecked(Map<String, String> renames) {
-        return new V2Names(List.of(), renames, name -> Optional.empty(), q -> Optional.empty());
+        return new V2Names(List.of(), renames, name -> Optional.empty(), Journaled.NONE);
     }
 
     /** One line per rename whose OLD names no v1 queue of the source. */
@@ -134,10 +160,31 @@ public final class V2Names {
         if (v2.isEmpty()) {
             return Optional.empty(); // the invalid name is refused on its own
         }
-        return migratingAs.apply(q).filter(other -> !other.equals(v2.get())).map(other -> (renamed(q) ? "--rename " + q.display()
+        return journaled.migratingAs(q).filter(other -> !other.equals(v2.get())).map(other -> (renamed(q) ? "--rename " + q.display()
                 + "=" + v2.get() + ": " : "") + "v1 queue " + q.display() + " is being migrated on the target as v2 queue '" + other
                 + "' (neither retired nor abandoned), and a second migration as '" + v2.get() + "' would copy its jobs twice;"
                 + " finish that one (migrate " + q.display() + (other.equals(q.name().display()) ? " without --rename"
                 : " with --rename " + q.display() + "=" + other) + "), or undo it first with `emq-migrate abandon --queue " + other + "`");
+    }
+
+    /**
+     * Why a run of {@code q} is refused when its v2 name's migration began from another server ({@link Journaled#otherSource}):
+     * resuming it would bring v2 in line with another server's queue and retire it.
+     */
+    public Optional<String> otherSource(QueueRef q) {
+        return v2Name(q).flatMap(v2 -> journaled.otherSource(q, v2));
+    }
+
+    /**
+     * The refusal's reason: the migration of {@code v2Name} began from {@code q} on {@code began}, and this run names
+     * {@code sourceName}; {@code retired}: that migration finished (its v2 queue serves that server's jobs).
+     */
+    public static String otherSource(String v2Name, QueueRef q, String began, String sourceName, boolean retired) {
+        return "the migration of '" + v2Name + "' began from the v1 queue " + q.display() + " on " + began + ", and this run names "
+                + sourceName + ", which is neither that server, nor its master or replica, nor the replica that replaced it: "
+                + (retired ? "that migration is retired, its v2 queue serving that server's jobs; migrate this server's queue under"
+                + " another name (--rename " + q.name().display() + "=NEW)"
+                : "re-run with --source " + began + "; if the queue was moved to that server some other way, `emq-migrate"
+                + " abandon` (it deletes only what the migration wrote on the target), then migrate again from there");
     }
 }

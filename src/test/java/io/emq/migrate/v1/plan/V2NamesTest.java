@@ -15,7 +15,7 @@ class V2NamesTest {
     private static final QueueRef ECHO_A = QueueRef.of("echo", "a");
 
     private static V2Names names(List<QueueRef> queues, Map<String, String> renames, Map<String, V2Names.Holder> target) {
-        return new V2Names(queues, renames, name -> Optional.ofNullable(target.get(name)), q -> Optional.empty());
+        return new V2Names(queues, renames, name -> Optional.ofNullable(target.get(name)), V2Names.Journaled.NONE);
     }
 
     @Test
