@@ -690,13 +690,7 @@ class LiveSourceTest {
     void aFlowParentEditedRightBeforeTheRetirementIsRefusedBeforeTheTombstoneAndCarriedAfterAbandon() {
         for (String runs : List.of("one run", "re-run")) {
             generate();
-            client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
-                    "priority", "0"));
-            client().sadd("bull:live:p1:dependencies", "bull:live:c1");
-            client().zadd("bull:live:waiting-children", 0, "p1");
-            client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
-                    "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
-            client().lpush("bull:live:wait", "c1");
+            addFlow();
             added.add("c1");
             MigrationResult refused = migrateActingRightBeforeTheRetirement(runs, () -> client().hset("bull:live:p1", "data",
                     "{\"edited\":true}"), (version, where) -> { });
@@ -717,6 +711,17 @@ class LiveSourceTest {
             assertEquals("{\"edited\":true}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()),
                     run + "the parent's v2 row holds the edit");
         }
+    }
+
+    /** A flow as BullMQ's FlowProducer adds it: parent p1 waiting for its child c1, which waits. */
+    private void addFlow() {
+        client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                "priority", "0"));
+        client().sadd("bull:live:p1:dependencies", "bull:live:c1");
+        client().zadd("bull:live:waiting-children", 0, "p1");
+        client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
+                "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
+        client().lpush("bull:live:wait", "c1");
     }
 
     private void assertReceipt(MigrationResult r, String id) {
@@ -1293,13 +1298,7 @@ class LiveSourceTest {
     @Test
     void aFlowAddedDuringTheMigrationIsRefusedNamingAbandonAndMigratesAfterIt() throws InterruptedException {
         MigrationResult refused = migrate(OPTIONS, atFirst(100, null, () -> {
-            client().hset("bull:live:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
-                    "priority", "0"));
-            client().sadd("bull:live:p1:dependencies", "bull:live:c1");
-            client().zadd("bull:live:waiting-children", 0, "p1");
-            client().hset("bull:live:c1", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1", "delay", "0",
-                    "priority", "0", "parentKey", "bull:live:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:live\"}"));
-            client().lpush("bull:live:wait", "c1");
+            addFlow();
         })).get(0);
         added.add("c1");
         assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), refused.refusalKind(), refused.toString());
