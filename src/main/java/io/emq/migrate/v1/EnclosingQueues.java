@@ -1,8 +1,13 @@
 package io.emq.migrate.v1;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -10,68 +15,95 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The queues whose bases enclose another's: with queues {@code a} and {@code a:b}, the key {@code bull:a:b:1} lies
  * under {@code a:b}'s base, but is job {@code b:1} of {@code a} when {@code a} lists that id (a custom id may hold a
- * colon). A queue's reader asks, of a job hash it lists nowhere, whether a queue enclosing it lists it: then the hash
- * is that queue's job, not an orphan of this one (which would migrate it a second time, or delete it at retirement).
+ * colon). A queue's reader asks, of the job hashes it lists nowhere, whether a queue enclosing it lists them (then each
+ * is that queue's job, not an orphan of this one, which would migrate it a second time or delete it at retirement);
+ * and, of the jobs it lists under another queue's base, whether that queue lists them too (v1 serves them in both).
+ * Each queue asked is read once for all the keys asked of it: its lists in chunks, its zsets a pipeline of scores.
  */
 final class EnclosingQueues {
+    /** List entries read at once; scores asked in one pipeline. */
+    static final int CHUNK = 10_000;
+
     private EnclosingQueues() {
     }
 
     /**
-     * The first queue, from the nearest out, whose base encloses {@code queue}'s and that lists the job at {@code key} (a
-     * key under {@code queue}'s base) in one of its eight state structures (a structure of another type lists nothing).
+     * Of these job keys under {@code queue}'s base, those a queue enclosing it lists, each with the nearest such queue
+     * (nothing is read when no queue encloses it).
      */
-    static Optional<QueueRef> listing(UnifiedJedis jedis, KeySource<QueueRef> keys, QueueRef queue, Bytes key) {
-        QueueRef inner = queue;
-        while (true) {
-            Optional<QueueRef> outer = keys.owner(key.slice(0, inner.base().length() - 1)); // a shorter base than inner's
-            if (outer.isEmpty()) {
-                return Optional.empty();
+    static Map<Bytes, QueueRef> listedByEnclosing(UnifiedJedis jedis, KeySource<QueueRef> keys, QueueRef queue,
+                                                  Collection<Bytes> jobKeys) {
+        Map<Bytes, QueueRef> out = new HashMap<>();
+        Set<Bytes> left = new HashSet<>(jobKeys);
+        Optional<QueueRef> outer = enclosing(keys, queue);
+        while (outer.isPresent() && !left.isEmpty()) {
+            for (Bytes key : listedBy(jedis, outer.get(), left)) {
+                out.put(key, outer.get());
             }
-            if (lists(jedis, outer.get(), key.dropPrefix(outer.get().base()))) {
-                return outer;
-            }
-            inner = outer.get();
+            left.removeAll(out.keySet());
+            outer = enclosing(keys, outer.get());
         }
+        return out;
+    }
+
+    /** The queue whose base is the longest one shorter than {@code inner}'s that it begins with. */
+    private static Optional<QueueRef> enclosing(KeySource<QueueRef> keys, QueueRef inner) {
+        Bytes base = inner.base();
+        return keys.owner(base.slice(0, base.length() - 1));
     }
 
     /**
-     * The queue nested in {@code queue} under whose base the job hash {@code key} of {@code queue} lies, when that queue
-     * lists it too (its own id for it is the rest of the key): v1 serves the job in both. Only a job whose id holds a
-     * colon can lie under another queue's base: the others are not looked up.
+     * The queue nested in {@code queue} under whose base {@code queue}'s job hash {@code key} lies, if any: only a job
+     * whose id holds a colon can (the others are not looked up).
      */
-    static Optional<QueueRef> nestedListing(UnifiedJedis jedis, KeySource<QueueRef> keys, QueueRef queue, byte[] key) {
+    static Optional<QueueRef> nestedOwner(KeySource<QueueRef> keys, QueueRef queue, byte[] key) {
         int base = queue.base().length();
-        boolean colon = false;
-        for (int i = base; i < key.length && !colon; i++) {
-            colon = key[i] == ':';
+        for (int i = base; i < key.length; i++) {
+            if (key[i] == ':') {
+                return keys.owner(Bytes.of(key)).filter(q -> q.base().length() > base);
+            }
         }
-        if (!colon) {
-            return Optional.empty();
-        }
-        Bytes job = Bytes.of(key);
-        return keys.owner(job).filter(q -> q.base().length() > base).filter(q -> lists(jedis, q, job.dropPrefix(q.base())));
+        return Optional.empty();
     }
 
-    /** Whether a state structure of {@code queue} lists {@code id}: each structure's type, then one look in each list or zset. */
-    private static boolean lists(UnifiedJedis jedis, QueueRef queue, Bytes id) {
+    /** Of these job keys under {@code lister}'s base, those it lists (each as the key past its base) in a state structure. */
+    static Set<Bytes> listedBy(UnifiedJedis jedis, QueueRef lister, Collection<Bytes> jobKeys) {
+        Map<Bytes, Bytes> byId = new HashMap<>();
+        jobKeys.forEach(k -> byId.put(k.dropPrefix(lister.base()), k));
         List<Response<String>> types = new ArrayList<>();
         try (AbstractPipeline p = jedis.pipelined()) {
-            V1State.LISTED.forEach(s -> types.add(p.type(queue.key(s.wireName()).raw())));
+            V1State.LISTED.forEach(s -> types.add(p.type(lister.key(s.wireName()).raw())));
             p.sync();
         }
-        List<Response<?>> found = new ArrayList<>();
-        try (AbstractPipeline p = jedis.pipelined()) {
-            for (int i = 0; i < types.size(); i++) {
-                byte[] structure = queue.key(V1State.LISTED.get(i).wireName()).raw();
-                switch (KeyType.parse(types.get(i).get())) {
-                    case LIST -> found.add(p.lpos(structure, id.raw()));
-                    case ZSET -> found.add(p.zscore(structure, id.raw()));
-                    default -> { }
+        Set<Bytes> out = new HashSet<>();
+        for (int i = 0; i < types.size(); i++) {
+            byte[] structure = lister.key(V1State.LISTED.get(i).wireName()).raw();
+            switch (KeyType.parse(types.get(i).get())) {
+                case LIST -> {
+                    List<byte[]> chunk;
+                    for (long from = 0; (chunk = jedis.lrange(structure, from, from + CHUNK - 1)).size() > 0; from += CHUNK) {
+                        chunk.forEach(id -> Optional.ofNullable(byId.get(Bytes.of(id))).ifPresent(out::add));
+                    }
                 }
+                case ZSET -> {
+                    List<Bytes> ids = new ArrayList<>(byId.keySet());
+                    for (int from = 0; from < ids.size(); from += CHUNK) {
+                        List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + CHUNK));
+                        List<Response<Double>> scores = new ArrayList<>();
+                        try (AbstractPipeline p = jedis.pipelined()) {
+                            some.forEach(id -> scores.add(p.zscore(structure, id.raw())));
+                            p.sync();
+                        }
+                        for (int k = 0; k < some.size(); k++) {
+                            if (scores.get(k).get() != null) {
+                                out.add(byId.get(some.get(k)));
+                            }
+                        }
+                    }
+                }
+                default -> { }
             }
-            p.sync();
         }
-        return found.stream().anyMatch(r -> r.get() != null);
+        return out;
     }
 }

@@ -159,6 +159,8 @@ public final class QueueSnapshotReader {
         private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
+        /** The jobs whose facts were read whose hash lies under a nested queue's base ({@link EnclosingQueues#nestedOwner}), by that queue. */
+        private final Map<QueueRef, List<Bytes>> underNested = new HashMap<>();
         /** The jobs of the state being read whose hash was missing when their facts were read ({@link #settleMissingHashes}). */
         private final List<HashMissing> hashesMissing = new ArrayList<>();
         private long legacyMarkers;
@@ -222,6 +224,12 @@ public final class QueueSnapshotReader {
                 listed.computeIfPresent(state, (s, n) -> n - left); // an orphan (unknown) was never counted as listed
             }
             orphans.forEach((id, met) -> anomalies.addAt(met.place(), AnomalyKind.ORPHAN_HASH, queue.jobKey(id), met.reason()));
+            underNested.forEach((nested, keys) -> EnclosingQueues.listedBy(jedis, nested, keys).forEach(key ->
+                    anomaly(AnomalyKind.ANOTHER_QUEUES_JOB, key, "listed by " + nested.display() + " too, as its job "
+                            + key.dropPrefix(nested.base()).display() + ": v1 serves it in both queues; migrate " + nested.display()
+                            + " first (it moves the job: " + queue.display() + " then lists it with no hash, a missing-hash), or"
+                            + " remove one of the listings by hand")));
+            underNested.clear();
             return listed;
         }
 
@@ -971,6 +979,9 @@ public final class QueueSnapshotReader {
             // BullMQ 3.x and older listed jobs in zsets 5.x never reads: an orphan they list is told as such
             List<QueueStructure> legacy = Stream.of(QueueStructure.LEGACY_PRIORITY, QueueStructure.LEGACY_DELAY)
                     .filter(s -> structureTypes.get(s) == KeyType.ZSET).toList();
+            // the unlisted hashes a queue enclosing this one lists (read once for all, when one does) are its jobs
+            Map<Bytes, QueueRef> othersJobs = EnclosingQueues.listedByEnclosing(jedis, keySource, queue,
+                    unlistedHashes.stream().map(queue::jobKey).toList());
             for (int from = 0; from < unlistedHashes.size(); from += JOB_BATCH) {
                 List<Bytes> batch = unlistedHashes.subList(from, Math.min(unlistedHashes.size(), from + JOB_BATCH));
                 List<Response<List<byte[]>>> replies = new ArrayList<>();
@@ -993,8 +1004,7 @@ public final class QueueSnapshotReader {
                     Bytes key = queue.jobKey(id);
                     boolean schedulerLike = (f.get(3) != null || f.get(4) != null) && id.startsWith(KeyClassifier.REPEAT);
                     boolean jobLike = f.get(0) != null || (f.get(1) != null && f.get(2) != null);
-                    Optional<QueueRef> lister = jobLike && !schedulerLike ? EnclosingQueues.listing(jedis, keySource, queue, key)
-                            : Optional.empty(); // an unlisted job hash (rare): the queues enclosing this one asked
+                    Optional<QueueRef> lister = jobLike && !schedulerLike ? Optional.ofNullable(othersJobs.get(key)) : Optional.empty();
                     if (schedulerLike) { // first: a record keeps its template's data, as a job keeps its own
                         count("anomaly");
                         anomaly(AnomalyKind.STALE_SCHEDULER, key, "job scheduler " + id.dropPrefix(KeyClassifier.REPEAT).display()
@@ -1628,11 +1638,8 @@ public final class QueueSnapshotReader {
                 reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, jobKey(n), "prioritized score " + ScoreCodec.render(score)
                         + " is not priority*2^32+seq (a non-negative integer below 2^63)");
             }
-            EnclosingQueues.nestedListing(jedis, keySource, queue, keys[n]).ifPresent(nested -> reading.anomaly(
-                    AnomalyKind.ANOTHER_QUEUES_JOB, jobKey(n), "listed by " + nested.display() + " too, as its job "
-                            + jobKey(n).dropPrefix(nested.base()).display() + ": v1 serves it in both queues; migrate "
-                            + nested.display() + " first (it moves the job: " + queue.display() + " then lists it with no hash,"
-                            + " a missing-hash), or remove one of the listings by hand"));
+            EnclosingQueues.nestedOwner(keySource, queue, keys[n]).ifPresent(nested ->
+                    reading.underNested.computeIfAbsent(nested, q -> new ArrayList<>()).add(jobKey(n)));
             if (state == V1State.ACTIVE && !(lockTtl > 0 || lockTtl == -1)) {
                 reading.anomaly(AnomalyKind.EXPIRED_LOCK, jobKey(n), "active but " + queue.jobSubKey(id(n), JobSubKind.LOCK).display()
                         + " is gone: stalled, and v1 never recovered it");

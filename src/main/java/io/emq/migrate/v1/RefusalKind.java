@@ -5,7 +5,7 @@ public enum RefusalKind {
     LIVE_LOCK("live-lock", "--wait-for-locks"),
     INVALID_QUEUE_NAME("invalid-queue-name", "--rename OLD=NEW"),
     NAME_TAKEN("name-taken", "--rename OLD=NEW"),
-    OTHER_SOURCE("other-source", "--source of the server the migration began from"),
+    OTHER_SOURCE("other-source", "--source of the server the migration began from (one retired: --rename OLD=NEW)"),
     MIGRATING_ELSEWHERE("migrating-elsewhere", "abandon --queue OTHER"),
     DAMAGED_META("damaged-meta", "moving the damaged meta aside in v1"),
     ANOTHER_QUEUES_JOB("another-queues-job", "migrating the queue that lists the job first"),
