@@ -70,7 +70,8 @@ class DamagedStructuresTest {
         assertEquals(3, plan.code(), plan.all());
         assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("counter-taken")
                 && plan.out().contains("the hash of the job whose id is 'id'")
-                && plan.out().contains("RENAME bull:small:id bull:small:NEWID"), plan.out());
+                && plan.out().contains("RENAME bull:small:id bull:small:NEWID")
+                && plan.out().contains("SET bull:small:id to the queue's highest numeric job id"), plan.out());
 
         CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--json", "--yes", "--accept-anomalies");
         assertEquals(3, migrate.code(), migrate.all());
@@ -83,6 +84,7 @@ class DamagedStructuresTest {
 
         SERVER.client().rename("bull:small:id", "bull:small:job-id");
         SERVER.client().lset("bull:small:wait", SERVER.client().lpos("bull:small:wait", "id"), "job-id");
+        SERVER.client().set("bull:small:id", "5");
         CliRun fixed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--yes");
         assertEquals(0, fixed.code(), fixed.all());
         assertEquals(6, SERVER.client().zcard("emq:{small}:pending"), "the five and the job under its new id");

@@ -354,7 +354,8 @@ public final class Planner {
                 + " stamps its tombstone there, which would overwrite it; " + (job ? "give that job another id in v1 (RENAME "
                 + counter.display() + " " + snap.queue().base().display() + "NEWID, and NEWID in place of 'id' where v1 lists it)"
                 : "move it aside in v1 (RENAME " + counter.display() + " " + counter.display() + ".moved: an unknown-key then,"
-                + " dropped with the source)") + ", then plan again";
+                + " dropped with the source)") + ", then SET " + counter.display() + " to the queue's highest numeric job id (v1's"
+                + " next add INCRs it: from nothing it would mint 1, a job that may exist), then plan again";
     }
 
     /** The anomalies that refuse a queue under a refusal of their own, which --accept-anomalies does not lift. */
