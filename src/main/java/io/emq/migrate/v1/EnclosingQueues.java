@@ -53,17 +53,22 @@ final class EnclosingQueues {
     }
 
     /**
-     * The queue nested in {@code queue} under whose base {@code queue}'s job hash {@code key} lies, if any: only a job
-     * whose id holds a colon can (the others are not looked up).
+     * The queue nested in the queue of {@code base} under whose base that queue's job hash {@code key} lies, if any: only
+     * a job whose id holds a colon can (the others are not looked up).
      */
-    static Optional<QueueRef> nestedOwner(KeySource<QueueRef> keys, QueueRef queue, byte[] key) {
-        int base = queue.base().length();
+    static Optional<QueueRef> nestedOwner(KeySource<QueueRef> keys, Bytes base, byte[] key) {
+        return idHoldsAColon(key, base.length()) ? keys.owner(Bytes.of(key)).filter(q -> q.base().length() > base.length())
+                : Optional.empty();
+    }
+
+    /** Whether the id of the job key {@code key}, past its queue's base of {@code base} bytes, holds a colon. */
+    static boolean idHoldsAColon(byte[] key, int base) {
         for (int i = base; i < key.length; i++) {
             if (key[i] == ':') {
-                return keys.owner(Bytes.of(key)).filter(q -> q.base().length() > base);
+                return true;
             }
         }
-        return Optional.empty();
+        return false;
     }
 
     /** Of these job keys under {@code lister}'s base, those it lists (each as the key past its base) in a state structure. */

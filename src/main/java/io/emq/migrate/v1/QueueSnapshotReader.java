@@ -931,9 +931,12 @@ public final class QueueSnapshotReader {
          * edits and retirement would move the parent's digest, which cannot be copied again after the tombstone.
          */
         private void refuseAFlowKeyJob(Bytes key, int entry) {
+            if (!EnclosingQueues.idHoldsAColon(key.raw(), base.length())) {
+                return; // the common case, looked at first: a flow key's job id holds one
+            }
             for (JobSubKind kind : FLOW_KEYS) {
                 if (key.endsWith(kind.colonSuffix())) {
-                    int parent = index.find(key.raw(), queue.base().length(), key.length() - kind.colonSuffix().length());
+                    int parent = index.find(key.raw(), base.length(), key.length() - kind.colonSuffix().length());
                     if (parent >= 0 && listedIds.stateOf(parent) == V1State.WAITING_CHILDREN) {
                         count("anomaly");
                         anomaly(AnomalyKind.FLOW_KEY_JOB, key, "the hash of job " + listedIds.id(entry).display() + " is where flow"
@@ -1638,7 +1641,7 @@ public final class QueueSnapshotReader {
                 reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, jobKey(n), "prioritized score " + ScoreCodec.render(score)
                         + " is not priority*2^32+seq (a non-negative integer below 2^63)");
             }
-            EnclosingQueues.nestedOwner(keySource, queue, keys[n]).ifPresent(nested ->
+            EnclosingQueues.nestedOwner(keySource, reading.base, keys[n]).ifPresent(nested ->
                     reading.underNested.computeIfAbsent(nested, q -> new ArrayList<>()).add(jobKey(n)));
             if (state == V1State.ACTIVE && !(lockTtl > 0 || lockTtl == -1)) {
                 reading.anomaly(AnomalyKind.EXPIRED_LOCK, jobKey(n), "active but " + queue.jobSubKey(id(n), JobSubKind.LOCK).display()
