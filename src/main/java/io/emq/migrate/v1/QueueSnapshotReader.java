@@ -1273,18 +1273,6 @@ public final class QueueSnapshotReader {
     }
 
     /**
-     * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
-     * the payload lengths (and lock TTLs) in one pipeline, sent by {@link #askLengths} and read by {@link #start}, then
-     * each job's small fields and its payload in one {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES}
-     * of payload, each payload checked (and digested) as it arrives; the first of those pipelines is sent by
-     * {@link #start} and read by {@link #finish}. The reader keeps two batches in flight ({@link Reading#advance}), so
-     * the server answers this batch's lengths and the batch before's first pipeline while the reader adds the batch
-     * before that. Measured: the small fields, payload lengths and lock TTLs in one pipeline, read by {@link #finish};
-     * from a standalone source it is sent by {@link #start} on the reader's held connection, so the server answers it
-     * while the reader adds the batch before, else by {@link #finish} (the migration's readers share a pool sized to
-     * them: each holds one connection at a time).
-     */
-    /**
      * An active job's lock as asked in a pipeline: its type and TTL. BullMQ's lock is a string; a key of another type
      * there is no lock (the hash of a job whose id is {@code <id>:lock}, which a worker never expires): read as none.
      */
@@ -1303,6 +1291,18 @@ public final class QueueSnapshotReader {
     private static final List<JobSubKind> FLOW_KEYS = List.of(JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED, JobSubKind.FAILED,
             JobSubKind.UNSUCCESSFUL);
 
+    /**
+     * One pipelined batch of jobs of one state. Payloads read ({@link PayloadRead#CHECKED}, {@link PayloadRead#DIGESTED}):
+     * the payload lengths (and lock TTLs) in one pipeline, sent by {@link #askLengths} and read by {@link #start}, then
+     * each job's small fields and its payload in one {@code HMGET}, in pipelines of at most {@link #PAYLOAD_BATCH_BYTES}
+     * of payload, each payload checked (and digested) as it arrives; the first of those pipelines is sent by
+     * {@link #start} and read by {@link #finish}. The reader keeps two batches in flight ({@link Reading#advance}), so
+     * the server answers this batch's lengths and the batch before's first pipeline while the reader adds the batch
+     * before that. Measured: the small fields, payload lengths and lock TTLs in one pipeline, read by {@link #finish};
+     * from a standalone source it is sent by {@link #start} on the reader's held connection, so the server answers it
+     * while the reader adds the batch before, else by {@link #finish} (the migration's readers share a pool sized to
+     * them: each holds one connection at a time).
+     */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
                 "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter");
