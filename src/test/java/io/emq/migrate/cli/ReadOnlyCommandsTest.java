@@ -47,6 +47,25 @@ class ReadOnlyCommandsTest {
         assertNull(SERVER.client().get(Keys.VERSION), "not even the version fence");
     }
 
+    /**
+     * verify is a dry run: a user limited to {@code +@read} on both sides verifies a copy against its source (it read the
+     * target's journal through the migration's script, refused NOPERM), and the keyspace is unchanged.
+     */
+    @Test
+    void aReadOnlyUserVerifiesACopyAgainstItsSourceAndWritesNothing() {
+        io.emq.migrate.migrate.V1QueueGenerator.addWaiting(SERVER.client(), "small", 1, 5, 40);
+        assertEquals(ExitCodes.OK, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "small", "--no-retire").code());
+        SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.ACL, "SETUSER", "reader", "reset", "on", ">read-only-pw",
+                "~*", "+@read", "+client|setname");
+        java.net.URI server = java.net.URI.create(SERVER.uri());
+        String reader = "redis://reader:read-only-pw@" + server.getHost() + ":" + server.getPort();
+        String before = digest();
+        CliRun verify = CliRun.of("verify", "--source", reader, "--target", reader, "--queue", "small");
+        assertEquals(ExitCodes.OK, verify.code(), verify.all());
+        assertTrue(verify.out().contains("source compared") && verify.out().contains("VERIFIED small"), verify.out());
+        assertEquals(before, digest(), "nothing was written");
+    }
+
     @Test
     void aFailedMigrateOfAnUnknownQueueLeavesNoVersionFence() {
         new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
