@@ -82,7 +82,7 @@ final class VerifyCommand implements Command {
             t.row(s, r.expected().getOrDefault(s, 0L), r.found().getOrDefault(s, r.expected().getOrDefault(s, 0L)));
         }
         t.print(out);
-        out.printf("%d jobs checked (state, attempts, payload digest), %d keys parsed; source %s%n", r.jobsChecked(),
+        out.printf("%d jobs checked (state, attempts, payload digest, listing and its score), %d keys parsed; source %s%n", r.jobsChecked(),
                 r.keysChecked(), sourceChecked ? "compared" : retired ? "retired (not compared)" : "not given");
         r.problems().forEach(p -> out.println("  PROBLEM " + p));
         out.println(r.passed() ? "VERIFIED " + r.queue() : "FAILED " + r.queue() + ": " + r.problemCount() + " problems");

@@ -15,11 +15,11 @@ import java.util.Set;
  * asked about its rows ({@code ZMSCORE}, one call a set and batch), except, when it {@code walks}, the
  * sets of every minted id ({@link #WALKED}: pending, schedule, dead; lanes are asked): the ranks of the
  * rows they must list are marked, and once every row is in, each is walked once by rank
- * ({@code ZRANGE}, members only, {@link #PAGE} a call), marking the ranks found; a row marked and not
+ * ({@code ZRANGE ... WITHSCORES}, {@link #PAGE} a call), marking the ranks found; a row marked and not
  * found is then asked about ({@code ZMSCORE}: a walk of a set that changes under it may step over a
  * member). A walk costs the server a small part of asking about each member, but visits every member:
  * it is for checking (nearly) all of a set's rows, not a few. A row not listed is handed to
- * {@code missing} with its set.
+ * {@code missing} with its set, one listed at a score other than 0 to {@code scored}.
  */
 final class Listings {
     /** Members a walk reads a call. */
@@ -32,6 +32,7 @@ final class Listings {
     private final Set<String> walked;
     private final MintedRanks minted;
     private final MissingRow missing;
+    private final Scored scored;
     /** The ranks each walked set must list. */
     private final Map<String, BitSet> wanted = new HashMap<>();
 
@@ -40,14 +41,20 @@ final class Listings {
         void of(BrandedId id, String set);
     }
 
+    /** What to do with a row its set lists at a score other than 0 (a set v2 scores 0 is the caller's to tell). */
+    interface Scored {
+        void of(BrandedId id, String set, double score);
+    }
+
     /**
      * Checks the listings of rows of the journal whose ids are minted from {@code minted}; the sets in {@code walked} are walked at {@link #finish}, the others asked as rows come.
      */
-    Listings(Wire target, Set<String> walked, MintedRanks minted, MissingRow missing) {
+    Listings(Wire target, Set<String> walked, MintedRanks minted, MissingRow missing, Scored scored) {
         this.target = target;
         this.walked = walked;
         this.minted = minted;
         this.missing = missing;
+        this.scored = scored;
     }
 
     /** Checks that {@code set} lists these rows: asked now, or marked for the walk of a walked set. */
@@ -71,11 +78,14 @@ final class Listings {
             BitSet found = new BitSet(want.length());
             byte[] key = Utf8.bytes(set);
             for (long from = 0; ; from += PAGE) {
-                List<byte[]> page = target.zrange(key, from, from + PAGE - 1);
+                List<Map.Entry<byte[], Double>> page = target.zrangeWithScores(key, from, from + PAGE - 1);
                 page.forEach(member -> {
-                    long rank = rank(member);
-                    if (rank > 0) {
+                    long rank = rank(member.getKey());
+                    if (rank > 0 && want.get(Math.toIntExact(rank))) {
                         found.set(Math.toIntExact(rank));
+                        if (member.getValue() != 0) {
+                            scored.of(minted.id(rank), set, member.getValue());
+                        }
                     }
                 });
                 if (page.size() < PAGE) {
@@ -103,6 +113,8 @@ final class Listings {
             for (int j = 0; j < part.size(); j++) {
                 if (scores.get(j) == null) {
                     missing.of(part.get(j), set);
+                } else if (scores.get(j) != 0) {
+                    scored.of(part.get(j), set, scores.get(j));
                 }
             }
         }

@@ -141,7 +141,8 @@ public final class RowBuilder {
             add(fields, "parent_policy", Utf8.bytes(p.policy()));
         });
         return new Row(id, state, set, score, fields,
-                new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source, Expectation.payloadSha1(payload)));
+                new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source, Expectation.payloadSha1(payload),
+                        v2 == V2State.SCHEDULED ? score : -1));
     }
 
     private static byte[] payload(QueueMigration m, JobFacts facts, FlatHash hash, byte[] data) {

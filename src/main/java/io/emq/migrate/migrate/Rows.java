@@ -25,7 +25,7 @@ final class Rows {
 
         /** As an expectation of what the row holds (no digests): the guard of its rewrite or removal. */
         Expectation asExpected() {
-            return new Expectation(state, attempts, "", "", "");
+            return new Expectation(state, attempts, "", "", "", -1);
         }
     }
 

@@ -90,7 +90,8 @@ public final class Verifier {
             problem("no journal " + journal.key() + " on the target: the queue was never migrated there");
             return report(Map.of(), 0);
         }
-        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), minted, this::notListed);
+        listings = new Listings(target, Set.of(keys.pending(), keys.schedule(), keys.dead()), minted, this::notListed,
+                this::scoredOff);
         boolean oneBatch = minted.hwm() <= BATCH; // and its keys fit one page of the key scan
         checkJournaledRows(minted, Optional.ofNullable(read.get(2)).map(Replies::asText), oneBatch);
         listings.finish();
@@ -120,7 +121,7 @@ public final class Verifier {
      * v2 queue changes only by the migration's writes).
      */
     Report verifyRows(List<BrandedId> ids) {
-        listings = new Listings(target, Set.of(), new MintedRanks(Optional.empty(), 0), this::notListed);
+        listings = new Listings(target, Set.of(), new MintedRanks(Optional.empty(), 0), this::notListed, this::scoredOff);
         Migratable.inBatches(ids, BATCH, batch -> checkRows(read(journal.expectations().of(batch))));
         return report(Map.of(), 0);
     }
@@ -155,6 +156,7 @@ public final class Verifier {
      */
     private void checkRows(Rows rows) {
         Map<String, List<BrandedId>> listed = new LinkedHashMap<>();
+        Map<BrandedId, Long> due = new LinkedHashMap<>();
         int i = 0;
         for (Map.Entry<BrandedId, Expectation> want : rows.want().entrySet()) {
             BrandedId id = want.getKey();
@@ -162,12 +164,43 @@ public final class Verifier {
             jobsChecked++;
             checkRow(id, want.getValue(), rows.found().get(i++))
                     .ifPresent(set -> listed.computeIfAbsent(set, k -> new ArrayList<>()).add(id));
+            if (want.getValue().due() >= 0) {
+                due.put(id, want.getValue().due());
+            }
         }
         listed.forEach(listings::check);
+        checkDueTimes(due);
+    }
+
+    /**
+     * Each scheduled row's score in {@code schedule} is its due time as the journal records it (v1's): a copy that
+     * scheduled it at another time would fire it early or late (one {@code ZMSCORE}; a row not listed is the listing's).
+     */
+    private void checkDueTimes(Map<BrandedId, Long> due) {
+        if (due.isEmpty()) {
+            return;
+        }
+        List<BrandedId> ids = List.copyOf(due.keySet());
+        List<Double> scores = target.zmscore(Utf8.bytes(keys.schedule()), ids.stream().map(id -> Utf8.bytes(id.toString())).toList());
+        for (int k = 0; k < ids.size(); k++) {
+            Double score = scores.get(k);
+            if (score != null && score != (double) due.get(ids.get(k))) {
+                problem(keys.job(ids.get(k)) + ": scheduled at " + String.format("%.0f", score) + " in " + keys.schedule()
+                        + ", its due time is " + due.get(ids.get(k)));
+            }
+        }
     }
 
     private void notListed(BrandedId id, String set) {
         problem(keys.job(id) + ": not a member of " + set);
+    }
+
+    /** A row listed in a set v2 scores 0 (pending, a lane's pending, dead: their order is the ids'), at another score. */
+    private void scoredOff(BrandedId id, String set, double score) {
+        if (!set.equals(keys.schedule())) {
+            problem(keys.job(id) + ": scored " + String.format("%.0f", score) + " in " + set + ", where v2 scores every member 0"
+                    + " (its order is the ids' order)");
+        }
     }
 
     /** Checks one row's fields as read ({@link #ROW_FIELDS}); returns the set that must list it, if any. */

@@ -36,6 +36,6 @@ class ExpectationTest {
     }
 
     private static Expectation expecting(String payloadSha1) {
-        return new Expectation("pending", 0, "", "", payloadSha1);
+        return new Expectation("pending", 0, "", "", payloadSha1, -1);
     }
 }

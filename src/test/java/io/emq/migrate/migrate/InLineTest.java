@@ -163,12 +163,12 @@ class InLineTest {
         InLine in = InLine.withDigests(0, 0);
         for (int n = 1; n <= many; n++) {
             JobFacts job = job(n);
-            in.wrote(job, new Expectation(job.state().becomes().orElseThrow().wireName(), job.attempts(), "", digest(n), ""));
+            in.wrote(job, new Expectation(job.state().becomes().orElseThrow().wireName(), job.attempts(), "", digest(n), "", -1));
         }
         JobFacts other = job("other", V1State.WAIT, 2);
-        in.wrote(other, new Expectation(V2State.SCHEDULED.wireName(), 2, "", digest(0), ""));
+        in.wrote(other, new Expectation(V2State.SCHEDULED.wireName(), 2, "", digest(0), "", 1000));
         JobFacts older = job("older", V1State.WAIT, 2);
-        in.wrote(older, new Expectation(V2State.PENDING.wireName(), 2, "", "", ""));
+        in.wrote(older, new Expectation(V2State.PENDING.wireName(), 2, "", "", "", -1));
         in.nextPass();
         for (int n = 1; n <= many; n++) {
             assertTrue(in.read(job(n), digest(n)), "job " + n + " as the copy recorded it");

@@ -196,7 +196,7 @@ class JournalTest {
     void theExpectationCountIsKeptExactByTheScriptsThatWriteAndForgetAndAnOldJournalIsCountedOnce() {
         Journal j = new Journal(Wire.open(SERVER.client()), "counted");
         j.lease().acquire("m1", 10_000);
-        Expectation e = new Expectation("pending", 0, "", "", "a");
+        Expectation e = new Expectation("pending", 0, "", "", "a", -1);
         j.expectations().forget(List.of(BrandedId.job(9)));
         assertEquals(0, j.expectations().count(), "a new journal starts counted at 0; forgetting an absent row counts nothing");
         Wire.open(SERVER.client()).eval(j.expectations().call(Map.of(BrandedId.job(1), e, BrandedId.job(2), e)));
@@ -263,8 +263,8 @@ class JournalTest {
     void whatTheJournalKnowsOfSomeJobsIsReadInOneCall() {
         Journal j = fenced("known", 0);
         List<BrandedId> ids = j.ids().assign(List.of(b("1"), b("a:b:\u00e9"), b("3")));
-        Expectation e = new Expectation("pending", 0, "", "digest-of-1", "p1");
-        j.set(Map.of("r:" + ids.get(0), e.render(), "r:" + ids.get(2), new Expectation("dead", 2, "", "digest-of-3", "p3").render()));
+        Expectation e = new Expectation("pending", 0, "", "digest-of-1", "p1", -1);
+        j.set(Map.of("r:" + ids.get(0), e.render(), "r:" + ids.get(2), new Expectation("dead", 2, "", "digest-of-3", "p3", -1).render()));
         j.known(List.of(b("1"))); // the server has the script from here on
         SERVER.client().sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
         Journal.Known known = j.known(List.of(b("3"), b("none"), b("a:b:\u00e9"), b("1")));

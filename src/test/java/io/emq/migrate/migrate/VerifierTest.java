@@ -26,7 +26,8 @@ import redis.clients.jedis.Protocol;
 
 /**
  * Verification finds every way a migrated row can be out of line: its payload, state or attempts
- * changed, its listing gone (the flat sets and a lane's), the row deleted, its group not text; each with
+ * changed, its listing gone (the flat sets and a lane's) or scored otherwise (a due time not v1's, a pending row not at
+ * 0), the row deleted, its group not text; each with
  * a line naming the row; it reads a journal of minted ids by id and still finds ids kept from v1; it walks
  * the flat sets once instead of asking about each row, and still names a row its set lacks; and a
  * migration whose rows were tampered with before its proof is refused with v1 intact.
@@ -88,6 +89,14 @@ class VerifierTest {
         SERVER.client().zrem(lane, inLane.toString());
         String gone = ORDERS.job(pending.get(3));
         SERVER.client().del(gone);
+        long due = SERVER.client().zscore(ORDERS.schedule(), scheduled.get(0).toString()).longValue();
+        SERVER.client().zadd(ORDERS.schedule(), 1000, scheduled.get(0).toString()); // fires at once, not when v1 would
+        String scored = ORDERS.job(pending.get(4));
+        String group = SERVER.client().hget(scored, "group");
+        String scoredIn = group == null ? ORDERS.pending() : ORDERS.lanePending(BrandedId.of(group));
+        SERVER.client().zadd(scoredIn, 5, pending.get(4).toString()); // served after every other of its set
+        String deadScored = ORDERS.job(dead.get(1));
+        SERVER.client().zadd(ORDERS.dead(), 7, dead.get(1).toString()); // a walked set (pending's lanes are asked)
 
         Verifier.Report report = new Verifier(wire, "orders").verify(Optional.empty(), OPTIONS);
         String all = String.join("\n", report.problems());
@@ -101,7 +110,10 @@ class VerifierTest {
         assertTrue(all.contains(ORDERS.job(inLane) + ": not a member of " + lane), all);
         assertTrue(all.contains("pending holds " + (pending.size() - 1) + " jobs, the journal expects at least " + pending.size()), all);
         assertTrue(all.contains(gone + ": row missing (expected pending)"), all);
-        assertEquals(9, report.problemCount(), all);
+        assertTrue(all.contains(attempts + ": scheduled at 1000 in " + ORDERS.schedule() + ", its due time is " + due), all);
+        assertTrue(all.contains(scored + ": scored 5 in " + scoredIn + ", where v2 scores every member 0"), all);
+        assertTrue(all.contains(deadScored + ": scored 7 in " + ORDERS.dead() + ", where v2 scores every member 0"), all);
+        assertEquals(12, report.problemCount(), all);
         assertEquals(clean.jobsChecked(), report.jobsChecked());
     }
 
@@ -233,6 +245,17 @@ class VerifierTest {
 
     @Test
     void aRowTamperedWithBeforeTheProofRefusesTheMigrationAndDeletesNothing() {
+        assertRefusedAtTheProof(row -> SERVER.client().hset(ORDERS.job(row), "payload", "tampered"), "payload does not carry the v1 data");
+    }
+
+    @Test
+    void aDueTimeMovedBeforeTheProofRefusesTheMigrationAndDeletesNothing() {
+        assertRefusedAtTheProof(row -> SERVER.client().zadd(ORDERS.schedule(), 1000, row.toString()), "scheduled at 1000 in "
+                + ORDERS.schedule() + ", its due time is ");
+    }
+
+    /** Migrates the orders fixture, {@code tamper} acting on a scheduled row right before V110's proof: refused, v1 whole. */
+    private static void assertRefusedAtTheProof(java.util.function.Consumer<BrandedId> tamper, String problem) {
         loadOrders();
         Set<String> jobs = SERVER.client().keys("bull:orders:*").stream()
                 .filter(k -> SERVER.client().type(k).equals("hash") && !k.endsWith(":meta")).collect(Collectors.toSet());
@@ -241,9 +264,7 @@ class VerifierTest {
                     @Override
                     public void stepStarted(String queue, StepDefinition step) {
                         if (step.runs().equals("VerifyStep")) {
-                            String row = ORDERS.job(rowsByState(Wire.unfenced(SERVER.client()), queue)
-                                    .get(V2State.SCHEDULED.wireName()).get(0));
-                            SERVER.client().hset(row, "payload", "tampered");
+                            tamper.accept(rowsByState(Wire.unfenced(SERVER.client()), queue).get(V2State.SCHEDULED.wireName()).get(0));
                         }
                     }
 
@@ -254,7 +275,7 @@ class VerifierTest {
         MigrationResult result = migrator.migrate(List.of("bull"), List.of("orders")).get(0);
         assertFalse(result.ok(), result.toString());
         assertEquals(Optional.of(MigrationRefused.Kind.VERIFICATION), result.refusalKind(), result.toString());
-        assertTrue(result.message().contains("payload does not carry the v1 data"), result.message());
+        assertTrue(result.message().contains(problem), result.message());
         assertTrue(jobs.size() >= 15, jobs.toString());
         assertEquals(Set.of(), jobs.stream().filter(k -> !SERVER.client().exists(k)).collect(Collectors.toSet()),
                 "v1 holds every job hash it held");
