@@ -18,10 +18,12 @@ import redis.clients.jedis.UnifiedJedis;
  * colon). A queue's reader asks, of the job hashes it lists nowhere, whether a queue enclosing it lists them (then each
  * is that queue's job, not an orphan of this one, which would migrate it a second time or delete it at retirement);
  * and, of the jobs it lists under another queue's base, whether that queue lists them too (v1 serves them in both).
- * Each queue asked is read once for all the keys asked of it: its lists in chunks, its zsets a pipeline of scores.
+ * Each queue asked is read once for all the keys asked of it: each list whole, in one {@code LRANGE} (a walk in chunks
+ * steps over an entry that a live worker's {@code LREM} nearer the head shifts across a chunk's end: an enclosing
+ * queue is not paused), its zsets a pipeline of scores.
  */
 final class EnclosingQueues {
-    /** List entries read at once; scores asked in one pipeline. */
+    /** Scores asked in one pipeline. */
     static final int CHUNK = 10_000;
 
     private EnclosingQueues() {
@@ -84,12 +86,7 @@ final class EnclosingQueues {
         for (int i = 0; i < types.size(); i++) {
             byte[] structure = lister.key(V1State.LISTED.get(i).wireName()).raw();
             switch (KeyType.parse(types.get(i).get())) {
-                case LIST -> {
-                    List<byte[]> chunk;
-                    for (long from = 0; (chunk = jedis.lrange(structure, from, from + CHUNK - 1)).size() > 0; from += CHUNK) {
-                        chunk.forEach(id -> Optional.ofNullable(byId.get(Bytes.of(id))).ifPresent(out::add));
-                    }
-                }
+                case LIST -> jedis.lrange(structure, 0, -1).forEach(id -> Optional.ofNullable(byId.get(Bytes.of(id))).ifPresent(out::add));
                 case ZSET -> {
                     List<Bytes> ids = new ArrayList<>(byId.keySet());
                     for (int from = 0; from < ids.size(); from += CHUNK) {
