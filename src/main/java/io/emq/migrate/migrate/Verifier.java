@@ -162,19 +162,22 @@ public final class Verifier {
             BrandedId id = want.getKey();
             expected.merge(want.getValue().state(), 1L, Long::sum);
             jobsChecked++;
-            checkRow(id, want.getValue(), rows.found().get(i++))
-                    .ifPresent(set -> listed.computeIfAbsent(set, k -> new ArrayList<>()).add(id));
-            if (want.getValue().due() >= 0) {
-                due.put(id, want.getValue().due());
-            }
+            long dueAt = want.getValue().due();
+            checkRow(id, want.getValue(), rows.found().get(i++)).ifPresent(set -> {
+                if (dueAt >= 0) {
+                    due.put(id, dueAt); // its listing asked with its score, not walked as well
+                } else {
+                    listed.computeIfAbsent(set, k -> new ArrayList<>()).add(id);
+                }
+            });
         }
         listed.forEach(listings::check);
         checkDueTimes(due);
     }
 
     /**
-     * Each scheduled row's score in {@code schedule} is its due time as the journal records it (v1's): a copy that
-     * scheduled it at another time would fire it early or late (one {@code ZMSCORE}; a row not listed is the listing's).
+     * Each scheduled row whose due time the journal records (v1's) is listed in {@code schedule} at that score: a copy
+     * that scheduled it at another time would fire it early or late. One {@code ZMSCORE} tells both.
      */
     private void checkDueTimes(Map<BrandedId, Long> due) {
         if (due.isEmpty()) {
@@ -184,7 +187,9 @@ public final class Verifier {
         List<Double> scores = target.zmscore(Utf8.bytes(keys.schedule()), ids.stream().map(id -> Utf8.bytes(id.toString())).toList());
         for (int k = 0; k < ids.size(); k++) {
             Double score = scores.get(k);
-            if (score != null && score != (double) due.get(ids.get(k))) {
+            if (score == null) {
+                notListed(ids.get(k), keys.schedule());
+            } else if (score != (double) due.get(ids.get(k))) {
                 problem(keys.job(ids.get(k)) + ": scheduled at " + String.format("%.0f", score) + " in " + keys.schedule()
                         + ", its due time is " + due.get(ids.get(k)));
             }

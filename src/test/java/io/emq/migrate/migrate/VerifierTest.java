@@ -82,6 +82,7 @@ class VerifierTest {
         SERVER.client().hset(attempts, "attempts", "7");
         String noAttempts = ORDERS.job(scheduled.get(1));
         SERVER.client().hdel(noAttempts, "attempts");
+        SERVER.client().zrem(ORDERS.schedule(), scheduled.get(1).toString());
         String unlisted = ORDERS.job(dead.get(0));
         SERVER.client().zrem(ORDERS.dead(), dead.get(0).toString());
         BrandedId inLane = pending.get(2);
@@ -113,7 +114,10 @@ class VerifierTest {
         assertTrue(all.contains(attempts + ": scheduled at 1000 in " + ORDERS.schedule() + ", its due time is " + due), all);
         assertTrue(all.contains(scored + ": scored 5 in " + scoredIn + ", where v2 scores every member 0"), all);
         assertTrue(all.contains(deadScored + ": scored 7 in " + ORDERS.dead() + ", where v2 scores every member 0"), all);
-        assertEquals(12, report.problemCount(), all);
+        assertTrue(all.contains(noAttempts + ": not a member of " + ORDERS.schedule()), all);
+        assertTrue(all.contains("scheduled holds " + (scheduled.size() - 1) + " jobs, the journal expects at least " + scheduled.size()),
+                all);
+        assertEquals(14, report.problemCount(), all);
         assertEquals(clean.jobsChecked(), report.jobsChecked());
     }
 
