@@ -14,7 +14,8 @@ import java.util.Optional;
  * successful pass left each job it read a row and an
  * expectation in line with what it read. A job the change feed tells untouched since (its hash and keys
  * under it unwritten) that the next pass still reads in a v1 state that becomes the same v2 state (a
- * waiting job the pause moved to paused does) with the same attempts still matches its expectation, so
+ * waiting job the pause moved to paused does) with the same attempts (and, delayed, the same due time: v1 moves a
+ * due time without writing the job's hash when it re-adds it to {@code delayed}) still matches its expectation, so
  * that pass need not look it up (see {@link Resync}). One table serves every pass, updated in place:
  * a job the pass before did not read holds no more. The copy ({@link Absorb}) makes it and records what each of its
  * writes recorded ({@link #wrote}): the first pass looks up only the jobs the feed tells touched or that it reads
@@ -28,7 +29,8 @@ import java.util.Optional;
  *
  * <p>Kept compact (ten million jobs under a 512 MiB heap beside the snapshots): one record a job end to
  * end in chunks of bytes (its id's length as a varint, its id's bytes, then one int: whether this pass read
- * it in the sign bit, what the pass before read in the others; then, with digests, the digest's 64 bits), and an open-addressing table of the
+ * it in the sign bit, whether a due time follows in the next, what the pass before read in the others; then, with
+ * digests, the digest's 64 bits; then, for a job first read delayed, the due time it was last read with), and an open-addressing table of the
  * records' addresses; ids are compared byte for byte, never by hash alone. Each pass begins with a sweep of
  * the records: those the pass before did not read hold {@link #STALE} from there. A job with more
  * attempts than a record holds ({@link #MAX_ATTEMPTS}) is never held: it is looked up every pass. The record
@@ -42,9 +44,11 @@ import java.util.Optional;
  */
 final class InLine {
     /** The most attempts a record holds: attempts and the v2 state (5 bits) below {@link #STALE}. */
-    static final long MAX_ATTEMPTS = (1L << 26) - 2;
+    static final long MAX_ATTEMPTS = (1L << 25) - 2;
+    /** The bit of a record's int set when a due time follows its int (and digest): the job was first read delayed. */
+    private static final int HAS_DUE = 1 << 30;
     /** What a record holds for a job the pass before did not read, or that is never held; no read packs to it. */
-    private static final int STALE = Integer.MAX_VALUE;
+    private static final int STALE = HAS_DUE - 1;
     /** The bit of a record set when this pass read it. */
     private static final int READ_NOW = Integer.MIN_VALUE;
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -133,17 +137,18 @@ final class InLine {
     void nextPass() {
         for (int c = 0; c < chunkCount; c++) {
             byte[] chunk = chunks[c];
-            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + valueBytes) {
+            for (int offset = 0; offset < used[c]; offset = recordEnd(chunk, offset)) {
                 int value = valueAt(chunk, offset);
                 int held = (int) INT.get(chunk, value);
-                INT.set(chunk, value, held < 0 ? held & ~READ_NOW : STALE);
+                INT.set(chunk, value, held < 0 ? held & ~READ_NOW : held & HAS_DUE | STALE);
             }
         }
     }
 
     /**
      * Records that this pass read {@code job} as it is; returns whether the pass before read it in a
-     * state that becomes the same v2 state, with the same attempts.
+     * state that becomes the same v2 state, with the same attempts and due time. A job first read without a due time
+     * (not delayed) has no room for one: it is never held while delayed.
      */
     boolean read(JobFacts job) {
         if (digests()) {
@@ -173,7 +178,8 @@ final class InLine {
      * need not look it up. One whose expectation a pass would not take as in line with those facts holds nothing.
      */
     void wrote(JobFacts job, Expectation expected) {
-        if (job.state().becomes().map(expected::is).orElse(false) && expected.attempts() == job.attempts()) {
+        if (job.state().becomes().map(expected::is).orElse(false) && expected.attempts() == job.attempts()
+                && expected.due() == job.dueAt()) {
             if (digests()) {
                 read(job, expected.source());
             } else {
@@ -196,7 +202,8 @@ final class InLine {
         int ref = slot(at);
         if (ref != 0) {
             byte[] chunk = chunks[(ref - 1) >>> CHUNK_BITS];
-            INT.set(chunk, valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1)), STALE | READ_NOW);
+            int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
+            INT.set(chunk, value, (int) INT.get(chunk, value) & HAS_DUE | STALE | READ_NOW);
         }
     }
 
@@ -210,16 +217,21 @@ final class InLine {
             byte[] chunk = chunks[c];
             int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
             int before = (int) INT.get(chunk, value);
-            INT.set(chunk, value, read | READ_NOW);
+            INT.set(chunk, value, read | READ_NOW | before & HAS_DUE);
             boolean sameDigest = true;
             if (digests()) {
                 sameDigest = (long) LONG.get(chunk, value + Integer.BYTES) == digest;
                 LONG.set(chunk, value + Integer.BYTES, digest);
             }
-            following = followingOf(c, value + valueBytes);
-            return read != STALE && before == read && sameDigest;
+            boolean sameDue = job.dueAt() < 0; // a record without a due time holds a job read with none
+            if ((before & HAS_DUE) != 0) {
+                sameDue = (long) LONG.get(chunk, value + valueBytes) == job.dueAt();
+                LONG.set(chunk, value + valueBytes, job.dueAt());
+            }
+            following = followingOf(c, value + valueBytes + ((before & HAS_DUE) != 0 ? Long.BYTES : 0));
+            return read != STALE && (before & ~HAS_DUE) == read && sameDigest && sameDue;
         }
-        int address = append(id, read | READ_NOW, digest);
+        int address = append(id, read | READ_NOW, digest, job.dueAt());
         setSlot(at, address + 1);
         following = 0;
         if (++size * 4L > (mask + 1) * 3L) {
@@ -236,9 +248,10 @@ final class InLine {
         return c + 1 < chunkCount && used[c + 1] > 0 ? ((c + 1) << CHUNK_BITS) + 1 : 0;
     }
 
-    /** Adds a record at the end of the last chunk, or of a new one; returns its address. */
-    private int append(byte[] id, int value, long digest) {
-        int length = varintLength(id.length) + id.length + valueBytes;
+    /** Adds a record at the end of the last chunk, or of a new one, with a due time when {@code due} is one; returns its address. */
+    private int append(byte[] id, int value, long digest, long due) {
+        boolean hasDue = due >= 0;
+        int length = varintLength(id.length) + id.length + valueBytes + (hasDue ? Long.BYTES : 0);
         int c = chunkCount - 1;
         if (c < 0 || used[c] + length > (c == 0 && length <= CHUNK ? CHUNK : chunks[c].length)) {
             c = newChunk(length);
@@ -256,9 +269,12 @@ final class InLine {
             chunk[p++] = (byte) (n & 0x7f | 0x80);
         }
         System.arraycopy(id, 0, chunk, p, id.length);
-        INT.set(chunk, p + id.length, value);
+        INT.set(chunk, p + id.length, hasDue ? value | HAS_DUE : value);
         if (digests()) {
             LONG.set(chunk, p + id.length + Integer.BYTES, digest);
+        }
+        if (hasDue) {
+            LONG.set(chunk, p + id.length + valueBytes, due);
         }
         used[c] += length;
         return c << CHUNK_BITS | offset;
@@ -316,12 +332,18 @@ final class InLine {
         }
     }
 
+    /** Where the record at {@code offset} of {@code chunk} ends: past its int, its digest when held, its due time when it has one. */
+    private int recordEnd(byte[] chunk, int offset) {
+        int value = valueAt(chunk, offset);
+        return value + valueBytes + (((int) INT.get(chunk, value) & HAS_DUE) != 0 ? Long.BYTES : 0);
+    }
+
     private void grow() {
         slots = emptySlots(Math.multiplyExact(mask + 1, 2));
         mask = mask * 2 + 1;
         for (int c = 0; c < chunkCount; c++) {
             byte[] chunk = chunks[c];
-            for (int offset = 0; offset < used[c]; offset = valueAt(chunk, offset) + valueBytes) {
+            for (int offset = 0; offset < used[c]; offset = recordEnd(chunk, offset)) {
                 int at = spread(hash(chunk, idStart(chunk, offset), valueAt(chunk, offset))) & mask;
                 while (slot(at) != 0) {
                     at = (at + 1) & mask;

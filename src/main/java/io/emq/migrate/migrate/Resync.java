@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * passes under the v1 pause (V120). It reads the source (as it comes while v1 is live, exactly once
  * paused: {@link QueueMigration#readSource}), then, against the journal: jobs added since are minted ids above
  * the high-water mark in serve order and written; jobs whose v2 state or attempts no longer match
- * their v1 state (promoted, retried, failed, stalled, taken or finished by a v1 worker), or whose v1
+ * their v1 state (promoted, retried, failed, stalled, taken or finished by a v1 worker), whose due time moved
+ * (BullMQ's {@code changeDelay}, even to the delay the hash already holds), or whose v1
  * digest moved (data, opts, progress or logs changed), are rewritten with their logs; jobs v1 no
  * longer holds as rows (removed, completed, held by a worker) are removed from v2; logs, dedup keys,
  * schedulers and the completed count follow. The v2 queue is paused throughout, so a v1 worker's moves
@@ -196,6 +197,7 @@ final class Resync {
                 if (ids.get(i).isEmpty()) {
                     fresh.add(job);
                 } else if (e == null || !job.state().becomes().map(e::is).orElse(false) || e.attempts() != job.attempts()
+                        || e.due() >= 0 && e.due() != job.dueAt()
                         || !(e.source().isEmpty() || !digests.containsKey(i) || e.source().equals(digests.get(i)))) {
                     changed.add(job);
                     if (e == null) {

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,8 @@ import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.V1State;
+import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +21,11 @@ class InLineTest {
     private static final int JOBS = 5000;
 
     private static JobFacts job(String id, V1State state, long attempts) {
-        return new JobFacts(Bytes.utf8(id), state, 0, 0, 0, JobLayout.NODE, "n", 0, 0, 0, 0, false, attempts, 0, 0, "", true, 0,
+        return job(id, state, attempts, state == V1State.DELAYED ? 1_000 : -1);
+    }
+
+    private static JobFacts job(String id, V1State state, long attempts, long dueAt) {
+        return new JobFacts(Bytes.utf8(id), state, 0, 0, 0, JobLayout.NODE, "n", 0, 0, 0, dueAt, false, attempts, 0, 0, "", true, 0,
                 null, null, -1);
     }
 
@@ -163,8 +170,10 @@ class InLineTest {
         InLine in = InLine.withDigests(0, 0);
         for (int n = 1; n <= many; n++) {
             JobFacts job = job(n);
-            in.wrote(job, new Expectation(job.state().becomes().orElseThrow().wireName(), job.attempts(), "", digest(n), "", -1));
+            in.wrote(job, new Expectation(job.state().becomes().orElseThrow().wireName(), job.attempts(), "", digest(n), "", job.dueAt()));
         }
+        JobFacts movedBefore = job("moved", V1State.DELAYED, 0);
+        in.wrote(movedBefore, new Expectation(V2State.SCHEDULED.wireName(), 0, "", digest(0), "", 999));
         JobFacts other = job("other", V1State.WAIT, 2);
         in.wrote(other, new Expectation(V2State.SCHEDULED.wireName(), 2, "", digest(0), "", 1000));
         JobFacts older = job("older", V1State.WAIT, 2);
@@ -175,6 +184,7 @@ class InLineTest {
         }
         assertFalse(in.read(other, digest(0)), "recorded in another v2 state than the pass reads it in");
         assertFalse(in.read(older, digest(0)), "recorded with no digest");
+        assertFalse(in.read(movedBefore, digest(0)), "recorded at another due time than the pass reads it at");
         in.unsure(job(7));
         assertFalse(in.read(job(8), digest(9)), "read with another digest");
         assertFalse(in.read(job("new", V1State.WAIT, 0), "not-a-digest"), "never read");
@@ -188,6 +198,35 @@ class InLineTest {
         in.nextPass();
         assertFalse(in.read(job(many - 1), digest(many - 1)), "only an earlier pass read it");
         assertTrue(in.read(job(7), digest(7)), "as the pass before read it");
+    }
+
+    /**
+     * A job read delayed is held only at the due time it was read at, with or without digests; one first read with no
+     * due time has no room for one: it is never held while delayed, and held again once it is not.
+     */
+    @Test
+    void aDelayedJobIsHeldOnlyAtTheDueTimeThePassBeforeReadItAt() {
+        for (InLine in : List.of(new InLine(0, 0), InLine.withDigests(0, 0))) {
+            Predicate<JobFacts> read = job -> in.digests() ? in.read(job, digest(1)) : in.read(job);
+            in.nextPass();
+            for (int n = 1; n <= JOBS; n++) {
+                assertFalse(read.test(job(Integer.toString(n), V1State.DELAYED, 0, 1_000 + n)));
+            }
+            assertFalse(read.test(job("waiting", V1State.WAIT, 0)));
+            in.nextPass();
+            for (int n = 1; n <= JOBS; n++) {
+                assertEquals(n != 17, read.test(job(Integer.toString(n), V1State.DELAYED, 0, n == 17 ? 5_000 : 1_000 + n)), "job " + n);
+            }
+            assertFalse(read.test(job("waiting", V1State.DELAYED, 0)), "first read waiting, now delayed");
+            in.nextPass();
+            assertTrue(read.test(job("17", V1State.DELAYED, 0, 5_000)), "at the due time the pass before read");
+            assertFalse(read.test(job("waiting", V1State.DELAYED, 0)), "no room for its due time: never held while delayed");
+            assertFalse(read.test(job("1", V1State.WAIT, 0)), "promoted");
+            in.nextPass();
+            assertFalse(read.test(job("waiting", V1State.DELAYED, 0)), "never held while delayed");
+            assertTrue(read.test(job("1", V1State.WAIT, 0)), "read without a due time, as the pass before read it");
+            assertFalse(read.test(job("2", V1State.DELAYED, 0, 1_002)), "only an earlier pass read it");
+        }
     }
 
     /** A table with digests is kept only within a quarter of the heap: a million jobs under 256 MiB, not ten million under 512. */

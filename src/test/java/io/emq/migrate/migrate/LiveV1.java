@@ -215,17 +215,26 @@ public final class LiveV1 {
         client.eval(OPERATOR, List.of(key(prefix, queue, "wait"), key(prefix, queue, "paused"), key(prefix, queue, "meta")), List.of(op));
     }
 
+    /** The branded id the journal gave the job whose v1 id is {@code v1Id}. */
+    private static BrandedId v2Id(UnifiedJedis client, String queue, String v1Id) {
+        return new Journal(Wire.open(client), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0)
+                .orElseThrow();
+    }
+
     /** The logs v2 holds for the job whose v1 id is {@code v1Id}. */
     public static List<String> v2Logs(UnifiedJedis client, String queue, String v1Id) {
-        BrandedId id = new Journal(Wire.open(client), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0)
-                .orElseThrow();
-        return client.lrange(Keys.queue(queue).job(id, JobSub.LOGS), 0, -1);
+        return client.lrange(Keys.queue(queue).job(v2Id(client, queue, v1Id), JobSub.LOGS), 0, -1);
+    }
+
+    /** The due time (Unix ms) v2's schedule holds for the job whose v1 id is {@code v1Id}; -1 when it is not there. */
+    public static long v2Due(UnifiedJedis client, String queue, String v1Id) {
+        Double score = client.zscore(Keys.queue(queue).schedule(), v2Id(client, queue, v1Id).toString());
+        return score == null ? -1 : score.longValue();
     }
 
     /** The v1 data the v2 row of this v1 job carries. */
     public static String v2Data(UnifiedJedis client, String queue, String v1Id) {
-        BrandedId id = new Journal(Wire.open(client), queue).ids().lookupV1(List.of(v1Id.getBytes(StandardCharsets.UTF_8))).get(0)
-                .orElseThrow();
+        BrandedId id = v2Id(client, queue, v1Id);
         byte[] payload = client.hget(Keys.queue(queue).job(id).getBytes(StandardCharsets.UTF_8), "payload".getBytes(StandardCharsets.UTF_8));
         return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow(), StandardCharsets.UTF_8);
     }
