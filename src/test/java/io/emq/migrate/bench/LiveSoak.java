@@ -47,12 +47,16 @@ import redis.clients.jedis.UnifiedJedis;
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
  * deduplicated one among them has its v2 dedup key, no v2 dedup key pointing at a job v2 does not hold; v2 registers
  * exactly the schedulers v1 held at its tombstone, each with the template v1 held then (half the runs have some, added,
- * edited and removed at checkpoints). A run that fails with an error the migrator did not expect (kind
+ * edited and removed at checkpoints); every delayed job is scheduled at the due time v1 held at its tombstone (half
+ * the runs start with some; jobs are added delayed and their delays changed at checkpoints, half the time to the
+ * delay they had). A run that fails with an error the migrator did not expect (kind
  * {@code error}, which asks the operator for a repair) counts as a problem too. Prints
- * {@code N runs, L lost, D doubled, S stale dedup keys, schedulers or settings}.
+ * {@code N runs, L lost, D doubled, S stale dedup keys, schedulers, settings or due times}.
  */
 public final class LiveSoak {
     static final String QUEUE = "soak";
+    /** The delay of the delayed jobs the soak adds: none comes due during a run. */
+    static final long DELAY_MS = 3_600_000L;
 
     public static void main(String[] args) throws Exception {
         String target = null;
@@ -146,7 +150,7 @@ public final class LiveSoak {
         if (replicas) {
             System.out.println(stalls + " replica stalls, " + behind + " runs refused replicas-behind");
         }
-        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys, schedulers or settings");
+        System.out.println(runs + " runs, " + lost + " lost, " + doubled + " doubled, " + stale + " stale dedup keys, schedulers, settings or due times");
         if (lost + doubled + stale + exitZeroWithoutRetire + unexpected > 0) {
             System.exit(1);
         }
@@ -182,6 +186,8 @@ public final class LiveSoak {
         volatile int concurrency;
         /** The v1 queue's schedulers and their data versions, as the soak upserted and removed them before the tombstone. */
         final Map<String, Integer> schedulers = Collections.synchronizedMap(new TreeMap<>());
+        /** The v1 queue's delayed jobs and their due times, as the soak added and moved them before the tombstone. */
+        final Map<String, Long> dues = Collections.synchronizedMap(new TreeMap<>());
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong hits = new AtomicLong();
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -227,6 +233,14 @@ public final class LiveSoak {
                         source.hset(v1.base() + n, "deid", "d" + n);
                         source.set(v1.base() + "de:d" + n, Integer.toString(n));
                         deduplicated.add(Integer.toString(n));
+                    }
+                }
+                if (random.nextBoolean()) { // delayed jobs, some of whose delays the checkpoints change
+                    for (int i = 0; i < 5; i++) {
+                        LiveV1.addDelayed(source, v1.prefix(), QUEUE, DELAY_MS).ifPresent(job -> {
+                            added.add(job.getKey());
+                            dues.put(job.getKey(), job.getValue());
+                        });
                     }
                 }
                 if (random.nextBoolean() && LiveV1.setConcurrency(source, v1.prefix(), QUEUE, 5)) {
@@ -355,7 +369,7 @@ public final class LiveSoak {
 
         /** One action of the live v1 side at a checkpoint of the migrator. */
         private void act(UnifiedJedis client, String where) {
-            switch (random.nextInt(11)) {
+            switch (random.nextInt(13)) {
                 case 0 -> {
                     int n = 1 + random.nextInt(5);
                     for (int i = 0; i < n; i++) {
@@ -411,6 +425,23 @@ public final class LiveSoak {
                     if (LiveV1.setConcurrency(client, v1.prefix(), QUEUE, limit)) {
                         concurrency = limit;
                         events.add("concurrency " + limit + "@" + where);
+                    }
+                }
+                case 10 -> LiveV1.addDelayed(client, v1.prefix(), QUEUE, DELAY_MS).ifPresent(job -> {
+                    added.add(job.getKey());
+                    dues.put(job.getKey(), job.getValue());
+                    events.add("delayed " + job.getKey() + "@" + where);
+                });
+                case 11 -> { // BullMQ's changeDelay, half the time to the delay the job has (its hash left as it was)
+                    List<String> delayed = List.copyOf(dues.keySet());
+                    if (!delayed.isEmpty()) {
+                        String id = delayed.get(random.nextInt(delayed.size()));
+                        long delay = random.nextBoolean() ? DELAY_MS : DELAY_MS + 1 + random.nextInt(60_000);
+                        long due = System.currentTimeMillis() + delay;
+                        if (LiveV1.changeDelay(client, v1.prefix(), QUEUE, id, due, delay)) {
+                            dues.put(id, due);
+                            events.add("moved " + id + "@" + where);
+                        }
                     }
                 }
                 default -> {
@@ -524,6 +555,7 @@ public final class LiveSoak {
                 found.addAll(LiveV1.dedupProblems(target, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(target, QUEUE, Map.copyOf(schedulers)));
                 found.addAll(LiveV1.concurrencyProblems(target, QUEUE, concurrency));
+                found.addAll(LiveV1.dueProblems(target, QUEUE, Map.copyOf(dues)));
                 for (String id : Set.copyOf(dedupDeletedAlone)) {
                     String held = target.get(Keys.queue(QUEUE).dedup("d" + id));
                     if (held != null) {

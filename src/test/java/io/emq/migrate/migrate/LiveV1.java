@@ -138,6 +138,62 @@ public final class LiveV1 {
         }
     }
 
+    private static final String ADD_DELAYED = """
+            local id = redis.call('INCR', KEYS[1])
+            redis.call('HSET', ARGV[1] .. id, 'name', 'later', 'data', '{"live":true}', 'opts', '{"attempts":3}', 'timestamp',
+              ARGV[2], 'delay', ARGV[3], 'priority', '0')
+            redis.call('ZADD', KEYS[2], string.format('%.0f', (ARGV[2] + ARGV[3]) * 4096 + id % 4096), id)
+            return id
+            """;
+
+    /**
+     * One producer add with a delay of {@code delayMs}, as BullMQ's add puts it in {@code delayed} at its due time
+     * ({@code (timestamp + delay) * 4096 + id % 4096}); its id and due time, or empty when v1 refused it (the add counter
+     * frozen, or holding the tombstone).
+     */
+    public static Optional<Map.Entry<String, Long>> addDelayed(UnifiedJedis client, String prefix, String queue, long delayMs) {
+        long now = System.currentTimeMillis();
+        try {
+            Object id = client.eval(ADD_DELAYED, List.of(key(prefix, queue, "id"), key(prefix, queue, "delayed")),
+                    List.of(key(prefix, queue, ""), Long.toString(now), Long.toString(delayMs)));
+            return Optional.of(Map.entry(id.toString(), now + delayMs));
+        } catch (JedisDataException refused) {
+            return Optional.empty();
+        }
+    }
+
+    private static final String CHANGE_DELAY = """
+            if redis.call('HGET', KEYS[1], 'version') == ARGV[4] or not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+              return 0
+            end
+            redis.call('ZADD', KEYS[2], string.format('%.0f', ARGV[2] * 4096 + ARGV[1] % 4096), ARGV[1])
+            redis.call('HSET', KEYS[3], 'delay', ARGV[3])
+            return 1
+            """;
+
+    /**
+     * BullMQ's changeDelay of a delayed job: re-added to {@code delayed} at {@code due}, its hash's {@code delay} set to
+     * {@code delayMs} (the one it had leaves the hash as it was); false, nothing written, when it is not delayed or once
+     * the queue holds the migration's tombstone.
+     */
+    public static boolean changeDelay(UnifiedJedis client, String prefix, String queue, String id, long due, long delayMs) {
+        Object done = client.eval(CHANGE_DELAY, List.of(key(prefix, queue, "meta"), key(prefix, queue, "delayed"), key(prefix, queue, id)),
+                List.of(id, Long.toString(due), Long.toString(delayMs), io.emq.migrate.v1.QueueSnapshot.TOMBSTONE));
+        return Long.valueOf(1).equals(done);
+    }
+
+    /** The due times of a retired queue's delayed jobs: v2 schedules each at the one v1 held at its tombstone ({@code held}). */
+    public static List<String> dueProblems(UnifiedJedis client, String queue, Map<String, Long> held) {
+        List<String> problems = new ArrayList<>();
+        held.forEach((id, due) -> {
+            long inV2 = v2Due(client, queue, id);
+            if (inV2 != due) {
+                problems.add("stale due time: job " + id + " is scheduled at " + inV2 + " in v2, v1 held " + due + " at its tombstone");
+            }
+        });
+        return problems;
+    }
+
     /** A worker takes the job at the tail of wait under a lock; empty when there is none (or the queue is paused). */
     public static Optional<String> take(UnifiedJedis client, String queue, boolean ignorePause, long lockMs) {
         return take(client, "bull", queue, ignorePause, lockMs);
