@@ -8,7 +8,9 @@ local function is_own_queue(base, pq)
 end
 
 -- count_child(base, parent, hash, child, value): record a settled child once in the parent's
--- :<hash> and, at the last outstanding child, release a parent awaiting its children.
+-- :<hash> and, at the last outstanding child, release a parent awaiting its children into the flat
+-- pending set, as the reference does (v2 protocol §4.9), a row with a group too: a lanes consumer
+-- never serves a released parent.
 -- Returns 0 already recorded, 1 recorded, 2 recorded and the parent released.
 local function count_child(base, parent, hash, child, value)
   local prow = base .. 'job:' .. parent
@@ -17,7 +19,8 @@ local function count_child(base, parent, hash, child, value)
   end
   local left = redis.call('DECR', prow .. ':dependencies')
   if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    requeue(base, parent)
+    redis.call('ZADD', base .. 'pending', 0, parent)
+    redis.call('HSET', prow, 'state', 'pending')
     return 2
   end
   return 1

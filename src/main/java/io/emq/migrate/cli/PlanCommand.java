@@ -183,7 +183,8 @@ final class PlanCommand implements Command {
         PayloadPolicy payload = PayloadPolicy.parse(in.value("payload", PayloadPolicy.ENVELOPE.wireName()))
                 .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
         int preview = in.number("preview", PlanOptions.DEFAULT_PREVIEW, 0, 100_000);
-        return new PlanOptions(payload, renames(in), in.has("wait-for-locks"), in.has("accept-anomalies"),
+        boolean lanes = MigrateCommand.lane(in).isPresent() || MigrateCommand.laneFrom(in).isPresent();
+        return new PlanOptions(payload, renames(in), lanes, in.has("wait-for-locks"), in.has("accept-anomalies"),
                 in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), preview);
     }
 

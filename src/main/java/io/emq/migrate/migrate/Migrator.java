@@ -401,7 +401,9 @@ public final class Migrator {
                     return;
                 }
             }
-            Optional<MigrationRefused> changed = m.changedChoice(header).or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
+            // a run whose fence step never held wrote no row: its choices, recorded by that step, are the next run's to make
+            Optional<MigrationRefused> changed = (fenced ? m.changedChoice(header) : Optional.<MigrationRefused>empty())
+                    .or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
             if (changed.isPresent()) {
                 stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage());
             }

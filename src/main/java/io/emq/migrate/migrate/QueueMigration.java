@@ -538,7 +538,11 @@ final class QueueMigration {
         if (FlowLinks.completedWithoutParent(sourceWire.client(), owner.get(), fullJobKey)) {
             return FlowLinks.completedWithoutId();
         }
-        if (journalOf(fullJobKey).map(e -> e.getKey().exists()).orElse(false)) {
+        Optional<Journal> journal = journalOf(fullJobKey).map(Map.Entry::getKey).filter(Journal::exists);
+        if (journal.isPresent() && journal.get().ids().highWaterMark() == 0) {
+            return FlowLinks.givenNoIdsYet(owner.get());
+        }
+        if (journal.isPresent()) {
             return FlowLinks.addedSince(owner.get());
         }
         return FlowLinks.queueLeftOut(owner.get());

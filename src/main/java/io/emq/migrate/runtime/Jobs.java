@@ -433,10 +433,10 @@ public final class Jobs {
         return wire.eval(new ScriptCall<>(Script.REMOVE_JOB, k, List.of(bytes(id), keys.base), Replies::asLong)) == 1;
     }
 
-    /** Sends a dead job back to pending; false when gone; {@code EMQSTATE} when not dead. */
+    /** Sends a dead job back to the flat pending set (one of a lane too, as the reference does); false when gone; {@code EMQSTATE} when not dead. */
     public boolean reprocess(String id) {
         return wire.eval(new ScriptCall<>(Script.REPROCESS, List.of(keys.row(id), keys.dead, keys.pending),
-                List.of(bytes(id), keys.base), Replies::asLong)) == 1;
+                List.of(bytes(id)), Replies::asLong)) == 1;
     }
 
     /** Replaces the payload; false when gone. */

@@ -13,6 +13,7 @@ public enum RefusalKind {
     COUNTER_TAKEN("counter-taken", "moving the key at the add counter aside in v1"),
     FLOW_PARENT("flow-parent", "--queue for the parent's queue (--rename for its name), or --all; see the reason"),
     FLOW_CHILD("flow-child", "--queue for the child's queue (--rename for its name), or --all; see the reason"),
+    FLOW_IN_LANE("flow-in-lane", "migrating the queue without --lane and --lane-from (or once its flows finished in v1)"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
     SCHEDULER_NAME_CLASH("scheduler-name-clash", "another id for one of the schedulers in v1"),

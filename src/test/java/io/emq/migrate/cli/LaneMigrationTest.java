@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,6 +42,47 @@ class LaneMigrationTest {
         assertTrue(doc.get("passed").asBoolean(), drain.out());
         assertEquals(4, doc.get("before").get("pending").asLong());
         assertEquals(0, doc.get("after").get("pending").asLong());
+    }
+
+    /**
+     * A flow parent waiting for its children would be released, by the reference, into the flat pending set, which a
+     * lanes consumer never claims: plan and migrate refuse the queue into lanes, v1 kept as it was; it migrates flat.
+     */
+    @Test
+    void aQueueWhoseFlowParentWaitsForItsChildrenIsRefusedIntoLanesAndMigratesFlat() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        java.util.Map<String, String> v1 = flowQueues();
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-parent", "--lane", LANE);
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.out() + plan.err());
+        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("flow-in-lane")
+                && plan.out().contains("1 flow parent(s) wait for their children"), plan.out());
+        CliRun flatPlan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-parent", "--queue", "flows-child");
+        assertFalse(flatPlan.out().contains("flow-in-lane"), flatPlan.out());
+
+        CliRun lanes = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-parent", "--queue", "flows-child",
+                "--lane-from", "name", "--json", "--yes");
+        assertEquals(ExitCodes.REFUSED, lanes.code(), lanes.out() + lanes.err());
+        assertEquals("flow-in-lane", lanes.queuesByV1().get("bull:flows-parent").path("refusal").path("kind").asText(), lanes.out());
+        assertEquals(v1, flowQueues(), "v1 kept as it was");
+        assertTrue(lanes.out().contains("the migration of its queue bull:flows-parent has given no job an id yet"), lanes.out());
+
+        // the child's queue took its first steps into lanes: abandoned, as its refusal in the run without lanes says
+        CliRun again = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-parent", "--queue", "flows-child", "--yes");
+        assertEquals(ExitCodes.REFUSED, again.code(), again.out() + again.err());
+        assertFalse(again.out().contains("bull:flows-parent refused"), "the parent's queue is free to go flat: " + again.out());
+        assertTrue(again.out().contains("bull:flows-child refused (lane)") && again.out().contains("abandon it first"), again.out());
+        assertEquals(ExitCodes.OK, CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "flows-child", "--yes").code());
+        CliRun flat = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-parent", "--queue", "flows-child", "--yes");
+        assertEquals(ExitCodes.OK, flat.code(), flat.out() + flat.err());
+        assertEquals(java.util.Map.of(), flowQueues(), "both retired");
+    }
+
+    /** Every key of the fixture's flow queues in v1, with its bytes (DUMP), as hex. */
+    private static java.util.Map<String, String> flowQueues() {
+        java.util.Map<String, String> keys = new java.util.TreeMap<>();
+        SERVER.client().keys("bull:flows-*").stream().filter(k -> !k.endsWith(":meta") && !k.endsWith(":id"))
+                .forEach(k -> keys.put(k, java.util.HexFormat.of().formatHex(SERVER.client().dump(k))));
+        return keys;
     }
 
     @Test

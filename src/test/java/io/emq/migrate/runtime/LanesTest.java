@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.SnowflakeMinter;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Wire;
@@ -214,8 +215,29 @@ class LanesTest {
         assertEquals(0, gactive("sw", A));
         assertEquals(0, lanes.depth(A));
         assertTrue(jobs.reprocess(second.dead().get(0)));
-        assertEquals(1, lanes.depth(A), "a reprocessed dead job goes back to its lane");
-        assertEquals(List.of(A), lanes.ring());
+        assertEquals(0, lanes.depth(A), "a reprocessed dead job goes to the flat pending set, as the reference's @reprocess");
+        assertEquals(List.of(), lanes.ring());
+        assertEquals(Optional.empty(), lanes.claim(LEASE), "a lanes consumer never serves it");
+        assertEquals(second.dead().get(0), jobs.claim(LEASE).orElseThrow().id(), "a flat claim does");
+    }
+
+    /**
+     * A flow parent whose row names a lane (as a migration into lanes writes it) is released into the flat pending set
+     * when its last child completes, as the reference's fan-in releases it: a lanes consumer never serves it.
+     */
+    @Test
+    void aFlowParentWithALaneIsReleasedIntoTheFlatPendingSet() {
+        lanes("fl");
+        Flows flows = Flows.on(Wire.open(SERVER.client()), new SnowflakeMinter(7));
+        AdmittedFlow parent = flows.add(FlowNode.of("fl", p("parent"), FlowNode.leaf("fl", p("child"))));
+        SERVER.client().hset("emq:{fl}:job:" + parent.id(), "group", A);
+        Claim child = jobs.claim(LEASE).orElseThrow();
+        assertEquals(parent.children().get(0).id(), child.id());
+        jobs.complete(child.id(), child.token());
+        assertEquals(JobState.PENDING, jobs.state(parent.id()));
+        assertEquals(0, lanes.depth(A));
+        assertEquals(Optional.empty(), lanes.claim(LEASE), "not in its lane");
+        assertEquals(parent.id(), jobs.claim(LEASE).orElseThrow().id(), "in the flat pending set");
     }
 
     @Test

@@ -209,6 +209,7 @@ public final class Planner {
         names.migratingElsewhere(snap.queue()).ifPresent(reason ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.MIGRATING_ELSEWHERE, reason, allIds(snap)), false)));
         flowParentsOutsideTheRun(snap).ifPresent(out::add);
+        flowParentsInLanes(snap).ifPresent(out::add);
         finishedChildrenOutsideTheRun(snap).ifPresent(out::add);
         Bytes meta = snap.queue().key(QueueStructure.META);
         snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
@@ -279,6 +280,23 @@ public final class Planner {
         }
         return first == null ? Optional.empty() : Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_PARENT,
                 first + (unlinked.size() > 1 ? " (" + (unlinked.size() - 1) + " more job(s) like it)" : ""), ids(unlinked)), false));
+    }
+
+    /**
+     * The refusal of a queue going into lanes whose flow parents wait for their children: the reference releases a parent
+     * into the flat pending set when its last child settles (v2 protocol §4.9), a row with a group too, and its lanes
+     * consumer (EchoMQ.Consumer) claims only from lanes: the parent would never be served.
+     */
+    private Optional<PlannedRefusal> flowParentsInLanes(QueueSnapshot snap) {
+        List<JobFacts> parents = snap.jobs(V1State.WAITING_CHILDREN);
+        if (!options.lanes() || parents.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new PlannedRefusal(new Refusal(RefusalKind.FLOW_IN_LANE, parents.size() + " flow parent(s) wait for"
+                + " their children; the reference releases a parent into the flat pending set when its last child settles,"
+                + " which a lanes consumer (EchoMQ.Consumer) never claims: migrate this queue without --lane and --lane-from"
+                + " (flows are flat in v2, as the reference's own) and serve it with a flat consumer (Jobs.claim,"
+                + " BatchConsumer), or let its flows finish in v1 first", ids(parents.stream().map(JobFacts::id).toList())), false));
     }
 
     /**
