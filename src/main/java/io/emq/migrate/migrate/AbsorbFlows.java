@@ -10,6 +10,7 @@ import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,9 @@ import java.util.stream.Stream;
  * children's records keyed by branded child ids: v1 {@code :processed} to v2 {@code :processed};
  * v1 {@code :failed} (children that failed with ignore/continue) to v2 {@code :unsuccessful} (the
  * v2 ignore-dependency meaning); v1 {@code :unsuccessful} (fail-parent children) to v2 {@code :failed}.
- * Children in other queues are branded through their queue's journal.
+ * Children in other queues are branded through their queue's journal. A parent v1 released already (its
+ * last child finished: in {@code wait}, or anywhere else a row comes from), whose row an earlier step wrote, gets
+ * its records here too: its children's results are what it reads when it runs ({@link #records}).
  */
 final class AbsorbFlows implements Step {
     /** Children whose ids are minted or looked up at once. */
@@ -54,22 +57,59 @@ final class AbsorbFlows implements Step {
             if (minted.isEmpty() && m.v1Live()) {
                 continue; // added after the ids were minted: the re-sync refuses a flow added during the migration
             }
-            ParentRecord job = ParentRecord.read(m, facts);
-            BrandedId id = minted.orElseThrow();
-            Map<byte[], byte[]> processed = branded(m, job.processed(), facts);
-            Map<byte[], byte[]> ignored = branded(m, job.failed(), facts);
-            Map<byte[], byte[]> failed = branded(m, job.unsuccessful(), facts);
-            TargetWrites w = new TargetWrites(m)
-                    .set(m.keys.job(id, JobSub.DEPENDENCIES), Utf8.bytes(Long.toString(job.dependencies())), 0, false);
-            replaceHash(w, m.keys.job(id, JobSub.PROCESSED), processed);
-            replaceHash(w, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
-            replaceHash(w, m.keys.job(id, JobSub.FAILED), failed);
-            w.flush();
-            links += job.dependencies() + processed.size() + ignored.size() + failed.size();
-            m.checkpoints.hit("flow parent written");
+            links += write(m, facts.id(), minted.orElseThrow(), true);
         }
         counts.put("child-links", links);
+        long released = records(m, Migratable.rows(m.snapshot(), m.options));
+        if (released > 0) {
+            counts.put("released-parent-links", released);
+        }
         return counts;
+    }
+
+    /**
+     * Writes the records of those of these jobs (rows written, read as they are) that are flow parents v1 released
+     * already (not waiting for children): their children's records keyed by branded ids, and {@code :dependencies} when
+     * v1 still holds one; returns how many links they hold. The re-sync calls it for the rows it writes again.
+     */
+    static long records(QueueMigration m, Iterable<JobFacts> rows) {
+        Set<Bytes> released = new HashSet<>();
+        m.snapshot().flowParents().forEach(p -> released.add(p.id()));
+        m.snapshot().jobs(V1State.WAITING_CHILDREN).forEach(j -> released.remove(j.id()));
+        if (released.isEmpty()) {
+            return 0; // no walk of the rows when every parent waits
+        }
+        long links = 0;
+        for (JobFacts facts : rows) {
+            if (released.contains(facts.id())) {
+                Optional<BrandedId> id = m.journal.ids().lookupV1(List.of(facts.id().raw())).get(0);
+                if (id.isPresent()) { // a job given no id yet gets its row, and these records, from the re-sync
+                    links += write(m, facts.id(), id.get(), false);
+                }
+            }
+        }
+        return links;
+    }
+
+    /**
+     * Writes a flow parent's records under its branded id, {@code :dependencies} when it waits for children or v1 holds
+     * some still; returns how many child links they hold.
+     */
+    private static long write(QueueMigration m, Bytes parent, BrandedId id, boolean waiting) {
+        ParentRecord job = ParentRecord.read(m, parent);
+        Map<byte[], byte[]> processed = branded(m, job.processed(), parent);
+        Map<byte[], byte[]> ignored = branded(m, job.failed(), parent);
+        Map<byte[], byte[]> failed = branded(m, job.unsuccessful(), parent);
+        TargetWrites w = new TargetWrites(m);
+        if (waiting || job.dependencies() > 0) {
+            w.set(m.keys.job(id, JobSub.DEPENDENCIES), Utf8.bytes(Long.toString(job.dependencies())), 0, false);
+        }
+        replaceHash(w, m.keys.job(id, JobSub.PROCESSED), processed);
+        replaceHash(w, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
+        replaceHash(w, m.keys.job(id, JobSub.FAILED), failed);
+        w.flush();
+        m.checkpoints.hit("flow parent written");
+        return job.dependencies() + processed.size() + ignored.size() + failed.size();
     }
 
     /**
@@ -83,13 +123,13 @@ final class AbsorbFlows implements Step {
         static final List<JobSubKind> SUBKEYS = List.of(JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED,
                 JobSubKind.FAILED, JobSubKind.UNSUCCESSFUL);
 
-        static ParentRecord read(QueueMigration m, JobFacts parent) {
-            byte[] hashKey = m.source.jobKey(parent.id()).raw();
+        static ParentRecord read(QueueMigration m, Bytes parent) {
+            byte[] hashKey = m.source.jobKey(parent).raw();
             List<byte[]> keys = new ArrayList<>(List.of(hashKey));
-            SUBKEYS.forEach(sub -> keys.add(m.source.jobSubKey(parent.id(), sub).raw()));
+            SUBKEYS.forEach(sub -> keys.add(m.source.jobSubKey(parent, sub).raw()));
             List<String> types = m.sourceWire.types(keys);
             if (KeyType.parse(types.get(0)) != KeyType.HASH) {
-                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "flow parent " + m.source.jobKey(parent.id()).display()
+                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "flow parent " + m.source.jobKey(parent).display()
                         + " disappeared during the migration");
             }
             Map<JobSubKind, byte[]> present = new EnumMap<>(JobSubKind.class);
@@ -145,12 +185,12 @@ final class AbsorbFlows implements Step {
         }
     }
 
-    private static Map<byte[], byte[]> branded(QueueMigration m, Map<Bytes, Bytes> byChildKey, JobFacts parent) {
+    private static Map<byte[], byte[]> branded(QueueMigration m, Map<Bytes, Bytes> byChildKey, Bytes parent) {
         Map<Bytes, BrandedId> ids = childIds(m, byChildKey.keySet());
         Map<byte[], byte[]> out = new LinkedHashMap<>();
         byChildKey.forEach((childKey, value) -> {
             BrandedId child = Optional.ofNullable(ids.get(childKey)).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.FLOW_CHILD,
-                    "child " + childKey.display() + " of flow parent " + parent.id().display() + " has no branded id: "
+                    "child " + childKey.display() + " of flow parent " + parent.display() + " has no branded id: "
                             + m.whyNoBrandedId(childKey)));
             out.put(Utf8.bytes(child.toString()), value.raw());
         });

@@ -224,6 +224,7 @@ final class Resync {
             rows.forEach(inLine::unsure); // each row is written from the hash as the write reads it, which may be newer
         }
         JobWriter.write(m, rows);
+        AbsorbFlows.records(m, rows); // a parent v1 released: its children's records with its row
         m.added(fresh);
         m.added(unwritten);
         List<BrandedId> written = m.journal.ids().lookupV1(rows.stream().map(j -> j.id().raw()).toList()).stream()

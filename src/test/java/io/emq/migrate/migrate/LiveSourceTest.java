@@ -441,13 +441,43 @@ class LiveSourceTest {
     }
 
     /**
+     * A flow parent v1 released (its child completed) that a worker held through the copy gets its row in the pass after
+     * its lock ran out, and with it its child's result, keyed by the child's branded id.
+     */
+    @Test
+    void aReleasedFlowParentWhoseLockRanOutGetsItsChildsResultWithItsRow() {
+        MigrationResult r = migrateWithAJobWhoseLockRunsOut("P", Map.of("name", "parent", "data", "{}", "opts", "{}",
+                "timestamp", "1700000000000", "delay", "0", "priority", "0"), () -> {
+            client().hset("bull:live:c", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1700000000000",
+                    "parentKey", "bull:live:P", "parent", "{\"id\":\"P\",\"queueKey\":\"bull:live\"}", "finishedOn", "2",
+                    "returnvalue", "42"));
+            client().zadd("bull:live:completed", 2, "c");
+            client().hset("bull:live:P:processed", "bull:live:c", "42");
+        });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        io.emq.migrate.keyspace.BrandedId parent = journal.ids().lookupV1(List.of("P".getBytes())).get(0).orElseThrow();
+        Map<String, String> processed = client().hgetAll(Keys.queue(QUEUE).job(parent, io.emq.migrate.keyspace.JobSub.PROCESSED));
+        assertEquals(List.of("42"), List.copyOf(processed.values()), "the child's result");
+        assertEquals(journal.ids().lookupV1(List.of("c".getBytes())).get(0).map(Object::toString), processed.keySet().stream().findFirst(),
+                "keyed by the child's branded id");
+    }
+
+    /**
      * Migrates while a job of this id and hash, added once V70 wrote and served next, is taken by a v1 worker under a
      * 300 ms lock that runs out unwritten by V110: the passes before meet it held, the catch-up before the pause free.
      */
     private MigrationResult migrateWithAJobWhoseLockRunsOut(String id, Map<String, String> hash) {
+        return migrateWithAJobWhoseLockRunsOut(id, hash, () -> { });
+    }
+
+    /** As {@link #migrateWithAJobWhoseLockRunsOut(String, Map)}, {@code alsoWrite} writing beside the job as it is added. */
+    private MigrationResult migrateWithAJobWhoseLockRunsOut(String id, Map<String, String> hash, Runnable alsoWrite) {
         long[] taken = {0};
         return migrate(OPTIONS.withAcceptOrderDrift(true), (version, where) -> { // a stalled job is served first
             if (version == 70 && where.equals("schedulers written") && taken[0] == 0) {
+                alsoWrite.run();
                 client().hset("bull:live:" + id, hash);
                 client().rpush("bull:live:wait", id); // served next
                 added.add(id);
