@@ -100,6 +100,7 @@ final class PlanCommand implements Command {
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
+        VersionFence.claimNote(v2.client(), in.wireVersion()).ifPresent(note -> in.note("emq-migrate plan: " + note));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
         // the target's journals, listed as migrate lists them (a key scan of the target: a journal under a renamed queue's
         // name holds its v1 queue too); none where the target holds no {emq}:version, which every v2 write claims first

@@ -14,6 +14,8 @@ public final class VersionFence {
     public static final String KEY = Keys.VERSION;
     /** The wire version this runtime speaks unless configured otherwise. */
     public static final String DEFAULT_VERSION = "echomq:2.0.0";
+    /** The version the reference connector (as built) claims, and refuses any other: v2 protocol §5. */
+    public static final String REFERENCE_VERSION = "echomq:3.0.0";
     /** The environment variable that configures it, e.g. {@code echomq:3.0.0} for a deployment on that fence. */
     public static final String VERSION_ENV = "EMQ_WIRE_VERSION";
 
@@ -38,6 +40,19 @@ public final class VersionFence {
         if (found != null && !expected.equals(found)) {
             throw new EmqWireException.VersionFence(found, expected);
         }
+    }
+
+    /**
+     * What an operator must hear before a run claims a version on a target that holds none: empty when the target holds
+     * one (checked by {@link #verify}) or the run claims the reference's.
+     */
+    public static java.util.Optional<String> claimNote(UnifiedJedis client, String claimed) {
+        if (claimed.equals(REFERENCE_VERSION) || client.exists(KEY)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("the target holds no " + KEY + ": the first write claims " + claimed + " there; the"
+                + " reference connector speaks " + REFERENCE_VERSION + " and stops at connect on any other value: if it will"
+                + " serve this target, pass --wire-version " + REFERENCE_VERSION + " (or set " + VERSION_ENV + "=" + REFERENCE_VERSION + ")");
     }
 
     /**

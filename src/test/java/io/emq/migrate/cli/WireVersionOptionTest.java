@@ -53,6 +53,27 @@ class WireVersionOptionTest {
         assertEquals(REFERENCE, SERVER.client().get("{emq}:version"), "the fence value is left as found");
     }
 
+    /**
+     * On a target that holds no fence value, plan and migrate say which one the run claims there, and how to claim the
+     * reference connector's instead; said of neither a target that holds one nor a run that claims the reference's.
+     */
+    @Test
+    void planAndMigrateSayWhichFenceValueTheyClaimOnATargetThatHoldsNone() {
+        SERVER.client().flushAll();
+        SERVER.client().hset("bull:q:1", java.util.Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().lpush("bull:q:wait", "1");
+        String note = "the first write claims echomq:2.0.0 there; the reference connector speaks " + REFERENCE
+                + " and stops at connect on any other value: if it will serve this target, pass --wire-version " + REFERENCE;
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertTrue(plan.err().contains(note), plan.err());
+        assertFalse(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q", "--wire-version", REFERENCE).err().contains("claims"));
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "q", "--no-retire");
+        assertEquals(ExitCodes.OK, migrate.code(), migrate.all());
+        assertTrue(migrate.err().contains(note), migrate.err());
+        assertEquals("echomq:2.0.0", SERVER.client().get("{emq}:version"));
+        assertFalse(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").err().contains("claims"), "it holds one now");
+    }
+
     @Test
     void theOptionIsInEveryV2CommandsHelp() {
         for (String[] command : commands()) {
