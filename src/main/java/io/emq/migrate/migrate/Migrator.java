@@ -444,7 +444,8 @@ public final class Migrator {
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
                     record(step, t0, refused.getMessage());
                 }
-                stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(), refused.getMessage());
+                stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(),
+                        refused.getMessage() + v2LeftPaused());
             } catch (RuntimeException e) {
                 Optional<ServerRefusal.Found> refusal = ServerRefusal.in(e);
                 if (refusal.isPresent()) {
@@ -471,6 +472,19 @@ public final class Migrator {
             m.takeAdded().forEach((state, n) -> now.merge(state.wireName(), n, Long::sum));
             now.forEach((k, v) -> moved.merge(k, v, Long::sum));
             return jobs(now);
+        }
+
+        /**
+         * What a refusal past the fence says of the v2 queue the fence paused, when it was not paused before (it may serve
+         * v2 jobs of its own): empty when the fence never held (it gives the queue back when it refuses).
+         */
+        private String v2LeftPaused() {
+            if (!applied.containsKey(catalog.steps().get(0).version())
+                    || header().flatMap(h -> h.get(JournalHeader.V2_WAS_PAUSED)).orElse(true)) {
+                return "";
+            }
+            return "; the v2 queue emq:{" + m.target + "} stays paused (its consumers claim nothing) until a re-run finishes the"
+                    + " migration or `emq-migrate abandon` gives it back as it was";
         }
 
         /**

@@ -48,6 +48,10 @@ class FlowRefusalsTest {
         assertTrue(child.path("refusal").path("reason").asText().contains("migrate its queue bull:flows-parent in the same run"),
                 child.toString());
         assertEquals(before, SERVER.client().keys("bull:flows-child:*"), "v1 kept");
+        assertTrue(child.path("refusal").path("reason").asText().contains("the v2 queue emq:{flows-child} stays paused (its"
+                + " consumers claim nothing) until a re-run finishes the migration or `emq-migrate abandon` gives it back"),
+                child.toString());
+        assertEquals("1", SERVER.client().hget("emq:{flows-child}:meta", "paused"));
 
         CliRun both = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "flows-child", "--yes");
         assertEquals(0, both.code(), both.all());

@@ -63,6 +63,8 @@ class LaneMigrationTest {
                 "--lane-from", "name", "--json", "--yes");
         assertEquals(ExitCodes.REFUSED, lanes.code(), lanes.out() + lanes.err());
         assertEquals("flow-in-lane", lanes.queuesByV1().get("bull:flows-parent").path("refusal").path("kind").asText(), lanes.out());
+        assertFalse(lanes.out().contains("emq:{flows-parent} stays paused"), "refused at its fence, which gives v2 back: " + lanes.out());
+        assertEquals(null, SERVER.client().hget("emq:{flows-parent}:meta", "paused"));
         assertEquals(v1, flowQueues(), "v1 kept as it was");
         assertTrue(lanes.out().contains("the migration of its queue bull:flows-parent has given no job an id yet"), lanes.out());
 
