@@ -51,6 +51,7 @@ final class MigrateCommand implements Command {
                         + " while it served) instead of refusing it; migrate prints where")
                 .addOption(null, "drop-cron-schedulers", false, "drop cron schedulers, which have no v2 form")
                 .addOption(null, "drop-legacy-repeatables", false, "drop legacy repeatables, which have no v2 form")
+                .addOption(null, "drop-bounded-schedulers", false, "drop every schedulers with a limit or an end date, which have no v2 form")
                 .addOption(Cli.valued("lease", "DURATION", "how long the queue lock outlives a crashed migrator (default 15s)"))
                 .addOption(Cli.valued("parallel", "N", "migrate N queues at once, each under its own lease (default 1);"
                         + " every queue finishes a step before any queue starts the next, so flows across queues still"
@@ -143,7 +144,7 @@ final class MigrateCommand implements Command {
         });
         return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
                 in.has("archive-completed") ? Optional.of(in.outputFile("archive-completed")) : Optional.empty(), !in.has("no-retire"),
-                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), lease, lane(in), laneFrom(in),
+                in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), in.has("drop-bounded-schedulers"), lease, lane(in), laneFrom(in),
                 in.has("accept-order-drift"));
     }
 

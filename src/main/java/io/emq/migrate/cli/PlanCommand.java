@@ -67,6 +67,7 @@ final class PlanCommand implements Command {
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
                 .addOption(null, "drop-cron-schedulers", false, "lift cron-scheduler refusals: drop them, named in the journal")
                 .addOption(null, "drop-legacy-repeatables", false, "lift legacy-repeatable refusals: drop them, named in the journal")
+                .addOption(null, "drop-bounded-schedulers", false, "lift bounded-scheduler refusals: drop them, named in the journal")
                 .addOption(Cli.valued("preview", "N", "how many rebranded ids to show per queue (default "
                         + PlanOptions.DEFAULT_PREVIEW + ", 0 for none)"));
     }
@@ -186,7 +187,7 @@ final class PlanCommand implements Command {
         int preview = in.number("preview", PlanOptions.DEFAULT_PREVIEW, 0, 100_000);
         boolean lanes = MigrateCommand.lane(in).isPresent() || MigrateCommand.laneFrom(in).isPresent();
         return new PlanOptions(payload, renames(in), lanes, in.has("wait-for-locks"), in.has("accept-anomalies"),
-                in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), preview);
+                in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), in.has("drop-bounded-schedulers"), preview);
     }
 
     /**
@@ -325,7 +326,7 @@ final class PlanCommand implements Command {
             Table t = new Table("V1 SCHEDULER", "KIND", "EVERY", "V2 NAME (repeat:<name>)");
             for (Scheduler s : snap.schedulers()) {
                 boolean every = s.kind() == Scheduler.Kind.EVERY;
-                t.row(s.id().display(), s.kind().wireName(), every ? s.everyMs() + " ms" : "-",
+                t.row(s.id().display(), s.kind().wireName(), s.everyMs() >= 0 ? s.everyMs() + " ms" : "-",
                         every ? SchedulerNames.v2Name(s.id()) : "none: no v2 form (refused, or dropped when its option is given)");
             }
             t.print(out);

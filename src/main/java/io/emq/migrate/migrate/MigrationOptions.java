@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param acceptAnomalies  migrate queues with refusable anomalies, each treated as the report says
  * @param dropCronSchedulers drop cron (pattern) schedulers, which have no v2 form, with a report line
  * @param dropLegacyRepeatables drop legacy repeatables (repeat members without a scheduler record)
+ * @param dropBoundedSchedulers drop {@code every} schedulers with a limit or an end date, which have no v2 form
  * @param lease            how long the queue's lock outlives a crashed migrator
  * @param lane             the lane (a branded group id) the queue's jobs are migrated into; empty: the flat pending set
  * @param laneFrom         the job field ({@code name}, or {@code group} for opts.group.id) whose value picks each job's
@@ -29,73 +30,78 @@ import java.util.Optional;
 public record MigrationOptions(PayloadPolicy payload, Map<String, String> renames, boolean keepBrandedIds,
                                Duration waitForLocks, Optional<Path> archiveCompleted, boolean retire,
                                boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
-                               Duration lease, Optional<BrandedId> lane,
+                               boolean dropBoundedSchedulers, Duration lease, Optional<BrandedId> lane,
                                Optional<String> laneFrom, boolean acceptOrderDrift) {
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(15);
 
     public static MigrationOptions defaults() {
         return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), false, Duration.ZERO, Optional.empty(), true,
-                false, false, false, DEFAULT_LEASE, Optional.empty(), Optional.empty(), false);
+                false, false, false, false, DEFAULT_LEASE, Optional.empty(), Optional.empty(), false);
     }
 
     public MigrationOptions withWaitForLocks(Duration wait) {
         return new MigrationOptions(payload, renames, keepBrandedIds, wait, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withRetire(boolean retire) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withAcceptAnomalies(boolean accept) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                accept, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                accept, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withDropCronSchedulers(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, drop, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, drop, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withRenames(Map<String, String> renames) {
         return new MigrationOptions(payload, Map.copyOf(renames), keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withDropLegacyRepeatables(boolean drop) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, drop, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, drop, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     /** The same choices as the dry run sees them, so plan and migrate refuse alike. */
     public PlanOptions planOptions() {
         return new PlanOptions(payload, renames, lane.isPresent() || laneFrom.isPresent(), !waitForLocks.isZero(), acceptAnomalies, dropCronSchedulers,
-                dropLegacyRepeatables, PlanOptions.DEFAULT_PREVIEW);
+                dropLegacyRepeatables, dropBoundedSchedulers, PlanOptions.DEFAULT_PREVIEW);
+    }
+
+    public MigrationOptions withDropBoundedSchedulers(boolean drop) {
+        return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, drop, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withPayload(PayloadPolicy policy) {
         return new MigrationOptions(policy, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withLaneFrom(Optional<String> field) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, field, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, field, acceptOrderDrift);
     }
 
     public MigrationOptions withLane(Optional<BrandedId> lane) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withLease(Duration lease) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, acceptOrderDrift);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, acceptOrderDrift);
     }
 
     public MigrationOptions withAcceptOrderDrift(boolean accept) {
         return new MigrationOptions(payload, renames, keepBrandedIds, waitForLocks, archiveCompleted, retire,
-                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, lease, lane, laneFrom, accept);
+                acceptAnomalies, dropCronSchedulers, dropLegacyRepeatables, dropBoundedSchedulers, lease, lane, laneFrom, accept);
     }
 }

@@ -13,7 +13,7 @@ public final class MigrationRefused extends RuntimeException {
      * refusals ({@link RefusalKind}) under their own names, then what the runner and the steps refuse.
      */
     public enum Kind {
-        LIVE_LOCK, INVALID_QUEUE_NAME, NAME_TAKEN, MIGRATING_ELSEWHERE, DAMAGED_META, ANOTHER_QUEUES_JOB, FLOW_KEY_JOB, COUNTER_TAKEN, FLOW_IN_LANE, CRON_SCHEDULER, LEGACY_REPEATABLE,
+        LIVE_LOCK, INVALID_QUEUE_NAME, NAME_TAKEN, MIGRATING_ELSEWHERE, DAMAGED_META, ANOTHER_QUEUES_JOB, FLOW_KEY_JOB, COUNTER_TAKEN, FLOW_IN_LANE, CRON_SCHEDULER, LEGACY_REPEATABLE, BOUNDED_SCHEDULER,
         SCHEDULER_NAME_CLASH, ANOMALIES,
         /** Another migrator holds the queue's lease. */
         LOCKED,

@@ -1181,7 +1181,8 @@ public final class QueueSnapshotReader {
                         .forEach((f, v) -> h.put(Bytes.of(f).display(), Bytes.of(v).display()));
                 Double next = repeatMembers.get(sid);
                 Scheduler.Kind kind = h.containsKey("pattern") ? Scheduler.Kind.PATTERN
-                        : h.containsKey("every") ? Scheduler.Kind.EVERY : Scheduler.Kind.LEGACY;
+                        : !h.containsKey("every") ? Scheduler.Kind.LEGACY
+                        : h.containsKey("limit") || h.containsKey("endDate") ? Scheduler.Kind.BOUNDED : Scheduler.Kind.EVERY;
                 out.add(new Scheduler(sid, kind, next == null ? -1 : next.longValue(), parseLong(h.get("every"), -1),
                         h.get("pattern"), h.get("tz"), h.get("name"), parseLong(h.get("ic"), 0)));
             }

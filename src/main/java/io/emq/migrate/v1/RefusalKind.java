@@ -16,6 +16,7 @@ public enum RefusalKind {
     FLOW_IN_LANE("flow-in-lane", "migrating the queue without --lane and --lane-from (or once its flows finished in v1)"),
     CRON_SCHEDULER("cron-scheduler", "--drop-cron-schedulers"),
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
+    BOUNDED_SCHEDULER("bounded-scheduler", "--drop-bounded-schedulers"),
     SCHEDULER_NAME_CLASH("scheduler-name-clash", "another id for one of the schedulers in v1"),
     ANOMALIES("anomalies", "--accept-anomalies");
 

@@ -2,7 +2,7 @@ package io.emq.migrate.v1;
 
 /**
  * A job scheduler ({@code repeat} zset member + {@code repeat:<sid>} hash). {@code every} ones
- * have a v2 form; cron {@code pattern} ones do not; a member with no hash, or with five or more
+ * have a v2 form, but for those bounded by a {@code limit} or an {@code endDate}; cron {@code pattern} ones do not; a member with no hash, or with five or more
  * {@code :}-parts, is a legacy repeatable (spec v1-keyspace §8.1).
  *
  * @param nextRunMs the {@code repeat} zset score, or -1 when not registered
@@ -13,7 +13,9 @@ public record Scheduler(Bytes id, Kind kind, long nextRunMs, long everyMs, Strin
                         String jobName, long iterations) {
 
     public enum Kind {
-        EVERY("every"), PATTERN("pattern"), LEGACY("legacy");
+        EVERY("every"), PATTERN("pattern"), LEGACY("legacy"),
+        /** An {@code every} scheduler with a {@code limit} or an {@code endDate}: v2's registration has no bound. */
+        BOUNDED("bounded");
 
         private final String wireName;
 

@@ -458,6 +458,46 @@ class AnomalyEndToEndTest {
         assertFalse(SERVER.client().exists("bull:rel:P:processed"), "v1 retired");
     }
 
+    /**
+     * An every scheduler with a limit or an end date (BullMQ stores them in its record) has no v2 form: a v2 registration
+     * fires every period for good. Plan and migrate refuse it, v1 kept; dropped on request, its iteration job migrates as an
+     * ordinary job and only the unbounded scheduler is registered.
+     */
+    @Test
+    void anEverySchedulerWithALimitOrAnEndDateIsRefusedUntilDroppedAndNeverRegistered() throws Exception {
+        meta("rep");
+        job("rep", "1");
+        SERVER.client().rpush("bull:rep:wait", "1");
+        SERVER.client().set("bull:rep:id", "1");
+        long next = System.currentTimeMillis() + 60_000;
+        for (String sid : List.of("thrice", "until", "plain")) {
+            SERVER.client().zadd("bull:rep:repeat", next, sid);
+            SERVER.client().hset("bull:rep:repeat:" + sid, Map.of("name", "tick", "every", "60000", "ic", "1"));
+        }
+        SERVER.client().hset("bull:rep:repeat:thrice", "limit", "3");
+        SERVER.client().hset("bull:rep:repeat:until", "endDate", Long.toString(next + 3_600_000));
+        String iteration = "repeat:thrice:" + next;
+        job("rep", iteration, "delay", "60000");
+        SERVER.client().zadd("bull:rep:delayed", (double) next * 4096, iteration);
+        Map<String, String> v1 = dumpOf(k -> k.startsWith("bull:rep:"));
+
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "rep");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("bounded-scheduler") && plan.out().contains("--drop-bounded-schedulers")
+                && plan.out().contains("2 every scheduler(s) with a limit or an end date have no v2 form"), plan.out());
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "rep", "--yes", "--json");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+        assertEquals("bounded-scheduler", refused.queuesByV1().get("bull:rep").path("refusal").path("kind").asText(), refused.out());
+        forgetRefusal("rep");
+        assertEquals(v1, dumpOf(k -> k.startsWith("bull:rep:")), "v1 as it was");
+
+        CliRun dropped = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "rep", "--drop-bounded-schedulers", "--yes");
+        assertEquals(ExitCodes.OK, dropped.code(), dropped.all());
+        assertEquals(List.of(io.emq.migrate.v1.plan.SchedulerNames.v2Name(io.emq.migrate.v1.Bytes.utf8("plain"))),
+                SERVER.client().zrange("emq:{rep}:repeat", 0, -1), "only the unbounded scheduler is registered");
+        assertEquals(1, SERVER.client().zcard("emq:{rep}:schedule"), "the iteration v1 created already, as an ordinary job");
+    }
+
     @Test
     void migratingAQueueWhoseNameHoldsGlobCharactersTouchesOnlyItsOwnKeys() throws Exception {
         for (String q : List.of("a*", "ab", "x[y]", "xy")) {

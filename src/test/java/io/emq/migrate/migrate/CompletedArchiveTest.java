@@ -53,7 +53,7 @@ class CompletedArchiveTest {
     private List<MigrationResult> migrate(int parallel, Checkpoints checkpoints, String... queues) {
         MigrationOptions o = MigrationOptions.defaults();
         MigrationOptions options = new MigrationOptions(o.payload(), o.renames(), o.keepBrandedIds(), o.waitForLocks(), Optional.of(archive),
-                true, o.acceptAnomalies(), o.dropCronSchedulers(), o.dropLegacyRepeatables(), LEASE, o.lane(), o.laneFrom(), o.acceptOrderDrift());
+                true, o.acceptAnomalies(), o.dropCronSchedulers(), o.dropLegacyRepeatables(), o.dropBoundedSchedulers(), LEASE, o.lane(), o.laneFrom(), o.acceptOrderDrift());
         return new Migrator(io.emq.migrate.wire.Wire.unfenced(SERVER.client()), io.emq.migrate.wire.Wire.open(SERVER.client()),
                 SERVER.uri(), options, checkpoints).parallel(parallel).migrate(List.of("bull"), List.of(queues));
     }

@@ -35,7 +35,7 @@ class MigrationOptionsTest {
     }
 
     private static MigrationOptions options(boolean keep, Duration wait, Optional<Path> archive) {
-        return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), keep, wait, archive, true, false, true, true,
+        return new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), keep, wait, archive, true, false, true, true, true,
                 MigrationOptions.DEFAULT_LEASE, Optional.empty(), Optional.empty(), false);
     }
 

@@ -160,7 +160,7 @@ class VerifierTest {
         SERVER.client().hset("bull:q:" + kept, Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
         SERVER.client().lpush("bull:q:wait", kept);
         MigrationOptions keep = new MigrationOptions(PayloadPolicy.ENVELOPE, Map.of(), true, Duration.ZERO, Optional.empty(), false,
-                false, false, false, MigrationOptions.DEFAULT_LEASE, Optional.empty(), Optional.empty(), false);
+                false, false, false, false, MigrationOptions.DEFAULT_LEASE, Optional.empty(), Optional.empty(), false);
         List<MigrationResult> results = MigrationHarness.migrate(SERVER, SERVER, keep, Checkpoints.none(), List.of("bull"), "q");
         assertTrue(results.get(0).ok(), results.toString());
         Wire wire = Wire.unfenced(SERVER.client());

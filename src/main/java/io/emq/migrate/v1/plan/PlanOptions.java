@@ -12,7 +12,7 @@ import java.util.Map;
  */
 public record PlanOptions(PayloadPolicy payload, Map<String, String> renames, boolean lanes, boolean waitForLocks,
                           boolean acceptAnomalies, boolean dropCronSchedulers, boolean dropLegacyRepeatables,
-                          int preview) {
+                          boolean dropBoundedSchedulers, int preview) {
     public static final int DEFAULT_PREVIEW = 10;
 
     public PlanOptions {
@@ -20,6 +20,6 @@ public record PlanOptions(PayloadPolicy payload, Map<String, String> renames, bo
     }
 
     public static PlanOptions defaults() {
-        return new PlanOptions(PayloadPolicy.ENVELOPE, Map.of(), false, false, false, false, false, DEFAULT_PREVIEW);
+        return new PlanOptions(PayloadPolicy.ENVELOPE, Map.of(), false, false, false, false, false, false, DEFAULT_PREVIEW);
     }
 }

@@ -236,6 +236,12 @@ public final class Planner {
                     + " legacy repeatable(s) (repeat members without a scheduler record) have no v2 form", ids(legacy)),
                     options.dropLegacyRepeatables()));
         }
+        List<Bytes> bounded = snap.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.BOUNDED).map(Scheduler::id).toList();
+        if (!bounded.isEmpty()) {
+            out.add(new PlannedRefusal(new Refusal(RefusalKind.BOUNDED_SCHEDULER, bounded.size() + " every scheduler(s) with a"
+                    + " limit or an end date have no v2 form (a v2 registration fires every period for good); they are never"
+                    + " dropped silently", ids(bounded)), options.dropBoundedSchedulers()));
+        }
         SchedulerNames.clash(snap.schedulers()).ifPresent(reason -> out.add(new PlannedRefusal(new Refusal(
                 RefusalKind.SCHEDULER_NAME_CLASH, reason, List.of()), false)));
         List<Anomaly> refusing = snap.anomalies().stream().filter(Planner::refusing).toList();
