@@ -28,6 +28,10 @@ public enum AnomalyKind {
             "jobs in paused without meta.paused (the v1 pause wrapper); migrated as waiting, the v2 queue is not paused"),
     BARE_QUEUE_HASH("bare-queue-hash", Disposition.DROP_WITH_SOURCE,
             "a stray hash at the bare P:Q key (the v1 stalled-check wrapper); dropped with the source"),
+    DEFERRED_FAILURE("deferred-failure", Disposition.REFUSE,
+            "a job holding BullMQ's defa, a deferred failure (a stalled job past its stall limit, or a flow parent a child"
+                    + " that fails its parent failed): v1 fails it at its next fetch without running it; refused until"
+                    + " --accept-anomalies, which migrates it as it is listed (v2 then runs it)"),
     EXPIRED_LOCK("expired-lock", Disposition.WARN,
             "an active job whose lock has expired (stalled, never recovered by v1); migrated as pending, attempts kept"),
     BAD_DELAYED_SCORE("bad-delayed-score", Disposition.REFUSE,

@@ -1306,7 +1306,7 @@ public final class QueueSnapshotReader {
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
-                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter");
+                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter", "defa");
         private static final Rawable[] FIELDS = rawables(FIELD_NAMES);
         private static final Rawable[] FIELDS_AND_DATA = rawables(
                 Stream.concat(FIELD_NAMES.stream(), Stream.of("data")).toList());
@@ -1656,6 +1656,10 @@ public final class QueueSnapshotReader {
                         payload.utf8()));
             }
             h.optsNotSpliced().ifPresent(why -> reading.anomaly(AnomalyKind.NON_JSON_OPTS, jobKey(n), why));
+            if (h.deferredFailure() != null && state != V1State.FAILED && state != V1State.COMPLETED) {
+                reading.anomaly(AnomalyKind.DEFERRED_FAILURE, jobKey(n), "holds defa '" + h.deferredFailure().display()
+                        + "': v1 fails it at its next fetch without running it");
+            }
             if (h.parentKey() != null) {
                 reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !owns(queue, h.parentKey())));
             }

@@ -383,7 +383,7 @@ class AnomalyEndToEndTest {
         meta("fl");
         long now = System.currentTimeMillis();
         long failedAt = now - 5_000;
-        job("fl", "P", "name", "parent", "defa", "child bull:fl:c2 failed");
+        job("fl", "P", "name", "parent");
         SERVER.client().zadd("bull:fl:waiting-children", now - 1_000, "P");
         SERVER.client().sadd("bull:fl:P:dependencies", "bull:fl:c1");
         SERVER.client().zadd("bull:fl:P:unsuccessful", failedAt, "bull:fl:c2");
@@ -496,6 +496,36 @@ class AnomalyEndToEndTest {
         assertEquals(List.of(io.emq.migrate.v1.plan.SchedulerNames.v2Name(io.emq.migrate.v1.Bytes.utf8("plain"))),
                 SERVER.client().zrange("emq:{rep}:repeat", 0, -1), "only the unbounded scheduler is registered");
         assertEquals(1, SERVER.client().zcard("emq:{rep}:schedule"), "the iteration v1 created already, as an ordinary job");
+    }
+
+    /**
+     * A flow parent whose fail-parent child failed is moved to wait holding defa: v1 fails it at its next fetch without
+     * running it. Migrated as listed, v2 would run it: refused (an anomaly), v1 kept, until --accept-anomalies.
+     */
+    @Test
+    void aParentV1FailsAtItsNextFetchIsRefusedUntilAccepted() throws Exception {
+        meta("dfa");
+        job("dfa", "P", "name", "parent", "defa", "child bull:dfa:c failed");
+        SERVER.client().rpush("bull:dfa:wait", "P");
+        SERVER.client().zadd("bull:dfa:P:unsuccessful", 2, "bull:dfa:c");
+        job("dfa", "c", "parentKey", "bull:dfa:P", "parent", "{\"id\":\"P\",\"queueKey\":\"bull:dfa\",\"fpof\":true}",
+                "finishedOn", "2", "failedReason", "boom");
+        SERVER.client().zadd("bull:dfa:failed", 2, "c");
+        SERVER.client().set("bull:dfa:id", "2");
+        Map<String, String> v1 = dumpOf(k -> k.startsWith("bull:dfa:"));
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "dfa");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("deferred-failure") && plan.out().contains("v1 fails it at its next fetch without running it"),
+                plan.out());
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "dfa", "--yes");
+        assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+        forgetRefusal("dfa");
+        assertEquals(v1, dumpOf(k -> k.startsWith("bull:dfa:")), "v1 as it was");
+        CliRun accepted = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "dfa", "--accept-anomalies", "--yes");
+        assertEquals(ExitCodes.OK, accepted.code(), accepted.all());
+        Map<String, JsonNode> ids = lookup("dfa");
+        assertEquals("pending", row("dfa", v2Id(ids, "P")).get("state"), "as listed, as the refusal said");
+        assertEquals(java.util.Set.of(v2Id(ids, "c")), SERVER.client().hkeys("emq:{dfa}:job:" + v2Id(ids, "P") + ":failed"));
     }
 
     @Test

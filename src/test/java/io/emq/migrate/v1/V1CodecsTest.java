@@ -97,7 +97,7 @@ class V1CodecsTest {
             texts.add(t.toString());
         }
         for (String text : texts) {
-            java.util.List<byte[]> fields = new java.util.ArrayList<>(java.util.Collections.nCopies(12, (byte[]) null));
+            java.util.List<byte[]> fields = new java.util.ArrayList<>(java.util.Collections.nCopies(13, (byte[]) null));
             fields.set(1, text.getBytes(StandardCharsets.UTF_8)); // timestamp
             assertEquals(QueueSnapshotReader.parseLong(text, 0), JobHashFields.of(fields).timestamp(), text);
         }
