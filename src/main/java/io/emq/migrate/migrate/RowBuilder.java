@@ -119,7 +119,7 @@ public final class RowBuilder {
         long score = v2 == V2State.SCHEDULED ? facts.dueAt() : 0;
         byte[] lastError = switch (facts.state()) {
             case FAILED -> orEmpty(hash.raw(FAILED_REASON));
-            case UNKNOWN -> Utf8.bytes("orphan: the v1 job hash was listed in no structure");
+            case UNKNOWN -> orphanError(hash.raw(FAILED_REASON));
             default -> null;
         };
         byte[] payload = payload(m, facts, hash, data);
@@ -143,6 +143,19 @@ public final class RowBuilder {
         return new Row(id, state, set, score, fields,
                 new Expectation(state, facts.attempts(), PayloadDigest.sha256(data), source, Expectation.payloadSha1(payload),
                         v2 == V2State.SCHEDULED ? score : -1));
+    }
+
+    /** Why an orphan is dead: listed nowhere, and the failure v1 recorded, when it holds one (a failed job whose listing was lost). */
+    private static byte[] orphanError(byte[] failedReason) {
+        byte[] why = Utf8.bytes("orphan: the v1 job hash was listed in no structure");
+        if (failedReason == null) {
+            return why;
+        }
+        byte[] then = Utf8.bytes("; its failedReason: ");
+        byte[] out = java.util.Arrays.copyOf(why, why.length + then.length + failedReason.length);
+        System.arraycopy(then, 0, out, why.length, then.length);
+        System.arraycopy(failedReason, 0, out, why.length + then.length, failedReason.length);
+        return out;
     }
 
     private static byte[] payload(QueueMigration m, JobFacts facts, FlatHash hash, byte[] data) {
