@@ -46,17 +46,7 @@ class AnomalyEndToEndTest {
 
     /** A job hash as BullMQ 5.65.1's addStandardJob writes it, the given fields added or replaced. */
     private static void job(String queue, String id, String... fields) {
-        Map<String, String> hash = new LinkedHashMap<>();
-        hash.put("name", "send");
-        hash.put("data", "{\"id\":\"" + id + "\"}");
-        hash.put("opts", "{\"attempts\":3}");
-        hash.put("timestamp", Long.toString(System.currentTimeMillis()));
-        hash.put("delay", "0");
-        hash.put("priority", "0");
-        for (int i = 0; i < fields.length; i += 2) {
-            hash.put(fields[i], fields[i + 1]);
-        }
-        SERVER.client().hset("bull:" + queue + ":" + id, hash);
+        V1QueueGenerator.job(SERVER.client(), queue, id, fields);
     }
 
     /** A job hash holding exactly these fields. */

@@ -90,20 +90,22 @@ class MovedDueTimeTest {
         };
     }
 
-    @Test
-    void aDueTimeChangeDelayMovesUnderThePauseIsCopiedAgain() {
+    /** Migrates, {@code move} moving job {@link #MOVED}'s due time under the pause: the pass there rewrites that job alone. */
+    private void assertMovedUnderThePauseIsCopiedAgain(java.util.function.BiConsumer<String, Long> move) {
         long moved = firstDue + 90_000;
-        MigrationResult r = migrate(atFirst(120, "v1 paused", () -> changeDelayToTheSameDelay(MOVED, moved))).get(0);
+        MigrationResult r = migrate(atFirst(120, "v1 paused", () -> move.accept(MOVED, moved))).get(0);
         assertRetiredWithTheDueTimeMoved(r, moved);
         assertEquals(1L, LiveV1.stepCounts(client(), QUEUE, 120).get("pass-rewritten"), "the moved job alone");
     }
 
     @Test
+    void aDueTimeChangeDelayMovesUnderThePauseIsCopiedAgain() {
+        assertMovedUnderThePauseIsCopiedAgain(MovedDueTimeTest::changeDelayToTheSameDelay);
+    }
+
+    @Test
     void aDueTimeMovedInDelayedAloneUnderThePauseIsCopiedAgain() {
-        long moved = firstDue + 90_000;
-        MigrationResult r = migrate(atFirst(120, "v1 paused", () -> moveInDelayedAlone(MOVED, moved))).get(0);
-        assertRetiredWithTheDueTimeMoved(r, moved);
-        assertEquals(1L, LiveV1.stepCounts(client(), QUEUE, 120).get("pass-rewritten"), "the moved job alone");
+        assertMovedUnderThePauseIsCopiedAgain(MovedDueTimeTest::moveInDelayedAlone);
     }
 
     @Test

@@ -57,17 +57,7 @@ class V1DataEdgesTest {
 
     /** A job hash as BullMQ's addJob writes it, plus the extra fields given. */
     private static void job(String queue, String id, String... extra) {
-        Map<String, String> h = new LinkedHashMap<>();
-        h.put("name", "send");
-        h.put("data", "{\"id\":\"" + id + "\"}");
-        h.put("opts", "{\"attempts\":3}");
-        h.put("timestamp", Long.toString(System.currentTimeMillis()));
-        h.put("delay", "0");
-        h.put("priority", "0");
-        for (int i = 0; i < extra.length; i += 2) {
-            h.put(extra[i], extra[i + 1]);
-        }
-        SERVER.client().hset("bull:" + queue + ":" + id, h);
+        V1QueueGenerator.job(SERVER.client(), queue, id, extra);
         SERVER.client().hset("bull:" + queue + ":meta", Map.of("version", "bullmq:5.65.1"));
     }
 

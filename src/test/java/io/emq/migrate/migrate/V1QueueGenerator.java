@@ -16,6 +16,25 @@ public final class V1QueueGenerator {
     private V1QueueGenerator() {
     }
 
+
+    /**
+     * Writes job {@code id}'s hash as BullMQ 5.65.1's addStandardJob leaves it (data naming the id, three attempts,
+     * created now), the given field-value pairs added or replaced.
+     */
+    public static void job(UnifiedJedis jedis, String queue, String id, String... fields) {
+        Map<String, String> hash = new LinkedHashMap<>();
+        hash.put("name", "send");
+        hash.put("data", "{\"id\":\"" + id + "\"}");
+        hash.put("opts", "{\"attempts\":3}");
+        hash.put("timestamp", Long.toString(System.currentTimeMillis()));
+        hash.put("delay", "0");
+        hash.put("priority", "0");
+        for (int i = 0; i < fields.length; i += 2) {
+            hash.put(fields[i], fields[i + 1]);
+        }
+        jedis.hset("bull:" + queue + ":" + id, hash);
+    }
+
     /** Adds jobs {@code from..to} (inclusive) to the queue, with payloads of {@code payloadBytes}. */
     public static void addWaiting(UnifiedJedis jedis, String queue, long from, long to, int payloadBytes) {
         addWaiting(jedis, queue, from, to, payloadBytes, false, -1, "");
