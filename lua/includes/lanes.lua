@@ -67,33 +67,33 @@ local function requeue(base, id)
   redis.call('HSET', row, 'state', 'pending')
 end
 
+-- leave_line(base, id, g): take a waiting job out of line: its lane g (the row's group; nil when it
+-- has none) and the flat pending set, where a grouped job waits too once released as a flow parent
+-- or reprocessed from dead (as the reference puts them).
+local function leave_line(base, id, g)
+  if g then
+    redis.call('ZREM', lane_key(base, g), id)
+    unring_if_empty(base, g)
+  end
+  redis.call('ZREM', base .. 'pending', id)
+end
+
 -- unclaim(base, id, g): take a job off active, giving the slot of its lane g (the row's group, read
 -- by the caller; nil when it has none) back; a job that was not active is taken out of line instead
--- (its lane, or the flat pending set). Returns true when the job was active.
+-- (leave_line). Returns true when the job was active.
 local function unclaim(base, id, g)
   local was_active = redis.call('ZREM', base .. 'active', id) == 1
-  if g then
-    if was_active then
-      give_back_slot(base, g)
-    else
-      redis.call('ZREM', lane_key(base, g), id)
-      unring_if_empty(base, g)
-    end
-  elseif not was_active then
-    redis.call('ZREM', base .. 'pending', id)
+  if not was_active then
+    leave_line(base, id, g)
+  elseif g then
+    give_back_slot(base, g)
   end
   return was_active
 end
 
--- out_of_line(base, id): take a waiting job out of its lane or the flat pending set.
+-- out_of_line(base, id): take a waiting job out of line (leave_line), its group read from its row.
 local function out_of_line(base, id)
-  local g = redis.call('HGET', base .. 'job:' .. id, 'group')
-  if g then
-    redis.call('ZREM', lane_key(base, g), id)
-    unring_if_empty(base, g)
-  else
-    redis.call('ZREM', base .. 'pending', id)
-  end
+  leave_line(base, id, redis.call('HGET', base .. 'job:' .. id, 'group') or nil)
 end
 
 -- known_lanes(base): the groups named by the ring, the paused set, gactive, glimit or gweight; a

@@ -221,6 +221,21 @@ class LanesTest {
         assertEquals(second.dead().get(0), jobs.claim(LEASE).orElseThrow().id(), "a flat claim does");
     }
 
+    /** A grouped dead job reprocessed into the flat pending set is removed from there: no claim brings it back. */
+    @Test
+    void aReprocessedGroupedJobIsRemovedFromTheFlatPendingSet() throws Exception {
+        lanes("rr");
+        String id = fill(A, 1).get(0);
+        lanes.claim(Duration.ofMillis(1)).orElseThrow();
+        Thread.sleep(20);
+        assertEquals(List.of(id), jobs.sweepStalled(1, 100).dead());
+        assertTrue(jobs.reprocess(id));
+        assertTrue(jobs.remove(id));
+        assertEquals(0, SERVER.client().zcard("emq:{rr}:pending"), "out of the flat pending set");
+        assertEquals(Optional.empty(), jobs.claim(LEASE), "nothing to claim");
+        assertEquals(0, SERVER.client().zcard("emq:{rr}:active"));
+    }
+
     /**
      * A flow parent whose row names a lane (as a migration into lanes writes it) is released into the flat pending set
      * when its last child completes, as the reference's fan-in releases it: a lanes consumer never serves it.
