@@ -1,6 +1,5 @@
 package io.emq.migrate.migrate;
 
-import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.Bytes;
@@ -109,11 +108,8 @@ final class FenceSource implements Step {
      */
     private static JournalHeader recordHeader(QueueMigration m) {
         JournalHeader recorded = m.headerAsBegun();
-        JournalHeader.Write header = new JournalHeader.Write()
+        JournalHeader.Write header = m.choices(new JournalHeader.Write())
                 .set(JournalHeader.STATE, MigrationState.RUNNING)
-                .set(JournalHeader.POLICY, m.options.payload())
-                .set(JournalHeader.LANE, m.options.lane().map(BrandedId::toString).orElse(""))
-                .set(JournalHeader.LANE_FROM, m.options.laneFrom().orElse(""))
                 .set(JournalHeader.V1_QUEUE, m.source.display())
                 .set(JournalHeader.V1_PREFIX, m.source.prefix().display())
                 .set(JournalHeader.V1_NAME, m.source.name().display())

@@ -401,8 +401,13 @@ public final class Migrator {
                     return;
                 }
             }
-            // a run whose fence step never held wrote no row: its choices, recorded by that step, are the next run's to make
-            Optional<MigrationRefused> changed = (fenced ? m.changedChoice(header) : Optional.<MigrationRefused>empty())
+            // the choices (payload policy, lanes) shape the rows alone: until a step wrote rows, a run may make others,
+            // recorded in their place (a run refused early, e.g. flow-in-lane, is re-run without --lane)
+            boolean rowsWritten = applied.keySet().stream().anyMatch(v -> catalog.byVersion(v).map(StepDefinition::moves).orElse(true));
+            if (fenced && !rowsWritten && m.changedChoice(header).isPresent()) {
+                m.journal.record(m.choices(new JournalHeader.Write()));
+            }
+            Optional<MigrationRefused> changed = (rowsWritten ? m.changedChoice(header) : Optional.<MigrationRefused>empty())
                     .or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
             if (changed.isPresent()) {
                 stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage());

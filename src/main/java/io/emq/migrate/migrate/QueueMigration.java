@@ -134,6 +134,13 @@ final class QueueMigration {
         this.targetNames = targetNames;
     }
 
+    /** {@code header} with this run's choices that shape the rows: the payload policy and the lanes. */
+    JournalHeader.Write choices(JournalHeader.Write header) {
+        return header.set(JournalHeader.POLICY, options.payload())
+                .set(JournalHeader.LANE, options.lane().map(BrandedId::toString).orElse(""))
+                .set(JournalHeader.LANE_FROM, options.laneFrom().orElse(""));
+    }
+
     /**
      * The refusal a run owes when its options differ from those the queue's migration started with
      * (payload policy, lane): every step must write the same way. Empty when they agree, when

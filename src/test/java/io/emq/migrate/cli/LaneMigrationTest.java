@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.wire.Wire;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -68,15 +72,22 @@ class LaneMigrationTest {
         assertEquals(v1, flowQueues(), "v1 kept as it was");
         assertTrue(lanes.out().contains("the migration of its queue bull:flows-parent has given no job an id yet"), lanes.out());
 
-        // the child's queue took its first steps into lanes: abandoned, as its refusal in the run without lanes says
-        CliRun again = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-parent", "--queue", "flows-child", "--yes");
-        assertEquals(ExitCodes.REFUSED, again.code(), again.out() + again.err());
-        assertFalse(again.out().contains("bull:flows-parent refused"), "the parent's queue is free to go flat: " + again.out());
-        assertTrue(again.out().contains("bull:flows-child refused (lane)") && again.out().contains("abandon it first"), again.out());
-        assertEquals(ExitCodes.OK, CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "flows-child", "--yes").code());
+        // the child's queue was given ids but wrote no row: the run without lanes takes both, with the ids minted then
+        Optional<BrandedId> child = childId();
+        assertTrue(child.isPresent(), "the first run minted the child's id");
         CliRun flat = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-parent", "--queue", "flows-child", "--yes");
         assertEquals(ExitCodes.OK, flat.code(), flat.out() + flat.err());
         assertEquals(java.util.Map.of(), flowQueues(), "both retired");
+        assertEquals(child, childId(), "the same id");
+        String parent = SERVER.client().keys("emq:{flows-parent}:job:*:processed").iterator().next();
+        assertEquals(java.util.Set.of(child.get().toString()), SERVER.client().hkeys(parent), "the parent's record names the child's row");
+        assertEquals("", SERVER.client().hget("{emq}:migration:flows-child", "lane_from"), "the choice recorded in its place");
+    }
+
+    /** The branded id flows-child's journal gives the fixture's completed child, named in its parent's :processed. */
+    private static Optional<BrandedId> childId() {
+        return new Journal(Wire.open(SERVER.client()), "flows-child").ids()
+                .lookupV1(List.of("b489d018-07fe-4dc3-9569-1bca187a0597".getBytes(java.nio.charset.StandardCharsets.UTF_8))).get(0);
     }
 
     /** Every key of the fixture's flow queues in v1, with its bytes (DUMP), as hex. */
