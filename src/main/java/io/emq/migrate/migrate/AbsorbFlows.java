@@ -57,7 +57,9 @@ final class AbsorbFlows implements Step {
             if (minted.isEmpty() && m.v1Live()) {
                 continue; // added after the ids were minted: the re-sync refuses a flow added during the migration
             }
-            links += write(m, facts.id(), minted.orElseThrow(), true);
+            ParentRecord job = ParentRecord.read(m, facts.id()).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED,
+                    "flow parent " + m.source.jobKey(facts.id()).display() + " disappeared during the migration"));
+            links += write(m, facts.id(), job, minted.orElseThrow(), true);
         }
         counts.put("child-links", links);
         long released = records(m, Migratable.rows(m.snapshot(), m.options));
@@ -83,8 +85,11 @@ final class AbsorbFlows implements Step {
         for (JobFacts facts : rows) {
             if (released.contains(facts.id())) {
                 Optional<BrandedId> id = m.journal.ids().lookupV1(List.of(facts.id().raw())).get(0);
-                if (id.isPresent()) { // a job given no id yet gets its row, and these records, from the re-sync
-                    links += write(m, facts.id(), id.get(), false);
+                Optional<ParentRecord> job = id.isPresent() ? ParentRecord.read(m, facts.id()) : Optional.empty();
+                // a job given no id yet gets its row, and these records, from the re-sync; one v1 finished and removed
+                // since it was read loses its row there too
+                if (job.isPresent()) {
+                    links += write(m, facts.id(), job.get(), id.get(), false);
                 }
             }
         }
@@ -95,8 +100,7 @@ final class AbsorbFlows implements Step {
      * Writes a flow parent's records under its branded id, {@code :dependencies} when it waits for children or v1 holds
      * some still; returns how many child links they hold.
      */
-    private static long write(QueueMigration m, Bytes parent, BrandedId id, boolean waiting) {
-        ParentRecord job = ParentRecord.read(m, parent);
+    private static long write(QueueMigration m, Bytes parent, ParentRecord job, BrandedId id, boolean waiting) {
         Map<byte[], byte[]> processed = branded(m, job.processed(), parent);
         Map<byte[], byte[]> ignored = branded(m, job.failed(), parent);
         Map<byte[], byte[]> failed = branded(m, job.unsuccessful(), parent);
@@ -123,14 +127,14 @@ final class AbsorbFlows implements Step {
         static final List<JobSubKind> SUBKEYS = List.of(JobSubKind.DEPENDENCIES, JobSubKind.PROCESSED,
                 JobSubKind.FAILED, JobSubKind.UNSUCCESSFUL);
 
-        static ParentRecord read(QueueMigration m, Bytes parent) {
+        /** The records of the parent as they are now; empty when v1 holds its hash no more. */
+        static Optional<ParentRecord> read(QueueMigration m, Bytes parent) {
             byte[] hashKey = m.source.jobKey(parent).raw();
             List<byte[]> keys = new ArrayList<>(List.of(hashKey));
             SUBKEYS.forEach(sub -> keys.add(m.source.jobSubKey(parent, sub).raw()));
             List<String> types = m.sourceWire.types(keys);
             if (KeyType.parse(types.get(0)) != KeyType.HASH) {
-                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "flow parent " + m.source.jobKey(parent).display()
-                        + " disappeared during the migration");
+                return Optional.empty();
             }
             Map<JobSubKind, byte[]> present = new EnumMap<>(JobSubKind.class);
             for (int i = 0; i < SUBKEYS.size(); i++) {
@@ -144,8 +148,8 @@ final class AbsorbFlows implements Step {
                         unsuccessful.put(Bytes.of(e.getKey()), Bytes.utf8("failed at " + e.getValue().longValue())));
             }
             byte[] dependencies = present.get(JobSubKind.DEPENDENCIES);
-            return new ParentRecord(dependencies == null ? 0 : m.sourceWire.scard(dependencies),
-                    hash(m, present.get(JobSubKind.PROCESSED)), hash(m, present.get(JobSubKind.FAILED)), unsuccessful);
+            return Optional.of(new ParentRecord(dependencies == null ? 0 : m.sourceWire.scard(dependencies),
+                    hash(m, present.get(JobSubKind.PROCESSED)), hash(m, present.get(JobSubKind.FAILED)), unsuccessful));
         }
 
         /** The hash at {@code key} (none: empty). */

@@ -465,6 +465,29 @@ class LiveSourceTest {
     }
 
     /**
+     * A flow parent v1 released that a v1 worker finishes and removes between the copy and the flows step is no
+     * refusal: the flows step passes it by and the re-sync takes its row away, as for any job v1 removed.
+     */
+    @Test
+    void aReleasedFlowParentAWorkerRemovesDuringTheCopyIsPassedByAndRemoved() {
+        client().hset("bull:live:P", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1700000000000",
+                "delay", "0", "priority", "0"));
+        client().hset("bull:live:P:processed", "bull:live:c", "42");
+        client().hset("bull:live:c", Map.of("name", "child", "data", "{}", "opts", "{}", "timestamp", "1700000000000",
+                "parentKey", "bull:live:P", "parent", "{\"id\":\"P\",\"queueKey\":\"bull:live\"}", "finishedOn", "2",
+                "returnvalue", "42"));
+        client().zadd("bull:live:completed", 2, "c");
+        client().lpush("bull:live:wait", "P");
+        MigrationResult r = migrate(OPTIONS, atFirst(30, "rows written", () -> {
+            client().lrem("bull:live:wait", 0, "P"); // taken, finished, removed on completion
+            client().del("bull:live:P", "bull:live:P:processed");
+            completed.add("P");
+        })).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+    }
+
+    /**
      * Migrates while a job of this id and hash, added once V70 wrote and served next, is taken by a v1 worker under a
      * 300 ms lock that runs out unwritten by V110: the passes before meet it held, the catch-up before the pause free.
      */
