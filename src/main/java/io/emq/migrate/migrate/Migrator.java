@@ -481,15 +481,23 @@ public final class Migrator {
 
         /**
          * What a refusal past the fence says of the v2 queue the fence paused, when it was not paused before (it may serve
-         * v2 jobs of its own): empty when the fence never held (it gives the queue back when it refuses).
+         * v2 jobs of its own) and is paused still (the retirement resumes it): empty when the fence never held (it gives
+         * the queue back when it refuses), or when either server cannot be read. {@code abandon} is named only before the
+         * tombstone (after it, the migration can only be finished).
          */
         private String v2LeftPaused() {
-            if (!applied.containsKey(catalog.steps().get(0).version())
-                    || header().flatMap(h -> h.get(JournalHeader.V2_WAS_PAUSED)).orElse(true)) {
+            try {
+                if (!applied.containsKey(catalog.steps().get(0).version())
+                        || header().flatMap(h -> h.get(JournalHeader.V2_WAS_PAUSED)).orElse(true)
+                        || m.targetWire.hget(Utf8.bytes(m.keys.meta()), Utf8.bytes("paused")) == null) {
+                    return "";
+                }
+                return "; the v2 queue emq:{" + m.target + "} stays paused (its consumers claim nothing) until a re-run finishes"
+                        + " the migration" + (SourceFence.tombstoned(m.sourceWire, m.source) ? ""
+                        : " or `emq-migrate abandon` gives it back as it was");
+            } catch (RuntimeException unreadable) {
                 return "";
             }
-            return "; the v2 queue emq:{" + m.target + "} stays paused (its consumers claim nothing) until a re-run finishes the"
-                    + " migration or `emq-migrate abandon` gives it back as it was";
         }
 
         /**

@@ -906,6 +906,7 @@ class LiveSourceTest {
         }).get(0);
         assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.refusalKind(), r.toString());
         assertTrue(r.message().contains("bull:live:5") && r.message().contains("kept changing over 5 attempts"), r.message());
+        assertFalse(r.message().contains("stays paused"), "the retirement resumed v2: " + r.message());
         assertEquals(5, edits[0], "edited after the tombstone, then after each of the four copies made again (the fifth attempt refuses)");
         assertEquals(Set.of("bull:live:5", "bull:live:meta", "bull:live:id"), client().keys("bull:live:*"), "its hash is kept, the rest retired");
         Map<String, Integer> rows = LiveV1.v2Rows(client(), QUEUE);

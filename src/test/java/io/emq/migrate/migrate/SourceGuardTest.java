@@ -249,6 +249,8 @@ class SourceGuardTest {
         assertEquals(5, moved[0], "one move before each of five retirements");
         assertTrue(result.message().contains("kept changing at retirement over 5 passes (paused 49 -> 45, delayed 1 -> 5)"),
                 result.message());
+        assertTrue(result.message().endsWith("the v2 queue emq:{read} stays paused (its consumers claim nothing) until a re-run"
+                + " finishes the migration or `emq-migrate abandon` gives it back as it was"), result.message());
         assertFalse("echomq:2.0.0-migrated".equals(c.hget("bull:read:meta", "version")), "nothing retired");
         assertNull(c.hget("bull:read:meta", "paused"), "v1 is resumed");
         assertEquals(45, c.llen("bull:read:wait"), "every job left in paused waits again");
