@@ -151,11 +151,30 @@ final class FenceSource implements Step {
             }
         }
         if (!blocking.isEmpty()) {
-            Refusal first = blocking.get(0);
-            throw new MigrationRefused(MigrationRefused.Kind.of(first.kind()), "queue " + m.source.display() + " is refused: "
-                    + blocking.stream().map(r -> r.reason() + " (" + r.kind().option() + " lifts it)")
-                    .collect(Collectors.joining("; ")) + "; see `emq-migrate plan`");
+            throw refused(m, blocking, "");
         }
+    }
+
+    /** The plan's refusals a source read of a later pass can meet first (v1 live): none lifts itself by a second read. */
+    private static final Set<RefusalKind> LATE = EnumSet.of(RefusalKind.CRON_SCHEDULER, RefusalKind.LEGACY_REPEATABLE,
+            RefusalKind.BOUNDED_SCHEDULER);
+
+    /**
+     * Refuses, as this step would have, what a re-sync pass's read meets that v1 wrote since: a scheduler with no v2 form
+     * (made cron, bounded, or legacy), a job v1 gave a deferred failure; nothing deleted (a pass runs before the tombstone).
+     */
+    static void refuseWhatAppeared(QueueMigration m, QueueSnapshot snap) {
+        List<Refusal> late = blocking(m, snap).stream().filter(r -> LATE.contains(r.kind())
+                || r.kind() == RefusalKind.ANOMALIES && snap.anomalyCount(AnomalyKind.DEFERRED_FAILURE) > 0).toList();
+        if (!late.isEmpty()) {
+            throw refused(m, late, " (v1 wrote it during the migration; nothing was deleted)");
+        }
+    }
+
+    private static MigrationRefused refused(QueueMigration m, List<Refusal> blocking, String when) {
+        return new MigrationRefused(MigrationRefused.Kind.of(blocking.get(0).kind()), "queue " + m.source.display() + " is refused: "
+                + blocking.stream().map(r -> r.reason() + " (" + r.kind().option() + " lifts it)")
+                .collect(Collectors.joining("; ")) + when + "; see `emq-migrate plan`");
     }
 
     private static List<Refusal> blocking(QueueMigration m, QueueSnapshot snap) {

@@ -147,6 +147,7 @@ final class Resync {
         }
         m.refuseIfHeldByAnother(); // another migration's window or tombstone on the queue read: not this one's to act on
         QueueSnapshot snap = m.snapshot();
+        FenceSource.refuseWhatAppeared(m, snap);
         // without the feed, a pass that read the source in full reads no job's logs or flow keys when its scan met none:
         // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,
         // the retirement (each job retired only while its digest is the one v2 holds) finds and copies again

@@ -488,6 +488,31 @@ class LiveSourceTest {
     }
 
     /**
+     * What v1 writes during the migration that the plan refuses at the fence is refused by the pass that meets it, v1
+     * given back, until its option lifts it: a scheduler given a limit, a job given a deferred failure.
+     */
+    @Test
+    void aSchedulerBoundedAndAJobGivenADeferredFailureWhileV1ServesAreRefusedUntilLifted() {
+        assertTrue(LiveV1.schedule(client(), QUEUE, "s1", 1));
+        MigrationResult bounded = migrate(OPTIONS, atFirst(70, "schedulers written",
+                () -> client().hset("bull:live:repeat:s1", "limit", "3"))).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.BOUNDED_SCHEDULER), bounded.refusalKind(), bounded.toString());
+        assertTrue(bounded.message().contains("v1 wrote it during the migration; nothing was deleted"), bounded.message());
+        assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 serves");
+        assertExactlyOnce(bounded);
+
+        client().hset("bull:live:5", "defa", "job stalled more than allowable limit");
+        MigrationResult deferred = migrate(OPTIONS.withDropBoundedSchedulers(true), (v, w) -> { }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.ANOMALIES), deferred.refusalKind(), deferred.toString());
+        assertTrue(deferred.message().contains("deferred-failure"), deferred.message());
+
+        MigrationResult lifted = migrate(OPTIONS.withDropBoundedSchedulers(true).withAcceptAnomalies(true), (v, w) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, lifted.outcome(), lifted.toString());
+        assertExactlyOnce(lifted);
+        assertEquals(List.of(), client().zrange(Keys.queue(QUEUE).base() + "repeat", 0, -1), "the bounded scheduler is not registered");
+    }
+
+    /**
      * Migrates while a job of this id and hash, added once V70 wrote and served next, is taken by a v1 worker under a
      * 300 ms lock that runs out unwritten by V110: the passes before meet it held, the catch-up before the pause free.
      */
