@@ -64,13 +64,13 @@ public final class FlowLinks {
                 + " by hand, then migrate again";
     }
 
-    /** The linked job's queue began its migration before v1 added the job. */
     /** The linked job's queue has a migration that gave no job an id yet: refused at its start, or stopped before. */
     public static String givenNoIdsYet(QueueRef owner) {
         return "the migration of its queue " + owner.display() + " has given no job an id yet (refused: see its refusal, or"
                 + " stopped before): migrate that queue first, or both in one run once its refusal is lifted";
     }
 
+    /** The linked job's queue began its migration before v1 added the job. */
     public static String addedSince(QueueRef owner) {
         return "the migration of its queue " + owner.display() + " began before v1 added it, while a flow producer was live:"
                 + " stop the flow producers, then migrate again (`emq-migrate abandon` both queues first if it is refused again)";
