@@ -34,8 +34,8 @@ final class Absorb implements Step {
     public Map<String, Long> apply(QueueMigration m) {
         QueueSnapshot snapshot = m.snapshot();
         if (m.inLine.isEmpty()) {
-            m.inLine = m.watch.isEmpty() ? InLine.withDigestsIfTheyFit(snapshot.jobCount(), snapshot.listedIdBytes())
-                    : Optional.of(new InLine(snapshot.jobCount(), snapshot.listedIdBytes()));
+            m.inLine = m.watch.isEmpty() ? InLine.withDigestsIfTheyFit(snapshot.jobCount(), InLine.idBytes(snapshot))
+                    : Optional.of(new InLine(snapshot.jobCount(), InLine.idBytes(snapshot)));
         }
         return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot), m.freshIds());
     }

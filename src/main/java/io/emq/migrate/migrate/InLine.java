@@ -2,6 +2,8 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.v1.HeapChunks;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.V1State;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -77,11 +79,16 @@ final class InLine {
     private int following;
 
     /**
-     * A table sized for {@code jobs} jobs whose ids take {@code idBytes} together (the snapshot its first pass
-     * reads: that pass rehashes nothing as it fills it).
+     * A table sized for {@code jobs} jobs whose records' ids and due times take {@code idBytes} together (the snapshot its
+     * first pass reads, {@link #idBytes}: that pass rehashes nothing as it fills it).
      */
     InLine(long jobs, long idBytes) {
         this(jobs, idBytes, Integer.BYTES);
+    }
+
+    /** What the records of a snapshot's jobs hold beside their fixed part: their ids, and the due times of delayed jobs. */
+    static long idBytes(QueueSnapshot snap) {
+        return snap.listedIdBytes() + (long) Long.BYTES * snap.listedCount(V1State.DELAYED);
     }
 
     /** A table as {@link #InLine(long, long)} makes that holds each job's digest too, for passes without the change feed. */
@@ -95,7 +102,7 @@ final class InLine {
     }
 
     /**
-     * Whether a table {@link #withDigests} of this many jobs, whose ids take {@code idBytes}, takes at most a quarter of a
+     * Whether a table {@link #withDigests} of this many jobs, whose ids and due times take {@code idBytes}, takes at most a quarter of a
      * heap of {@code heapBytes} (its records, and at most 8 bytes a job of slots). It is held through the source read
      * under the pause, beside that read's own tables: a queue too large for it (ten million jobs under 512 MiB) is
      * looked up in full, as before the table was kept.

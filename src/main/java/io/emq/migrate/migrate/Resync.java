@@ -152,8 +152,8 @@ final class Resync {
         // one created since changes the job's digest, which the next pass (its scan meets the key) or, under the pause,
         // the retirement (each job retired only while its digest is the one v2 holds) finds and copies again
         boolean withoutExtras = feedless && SourceFence.noExtrasScanned(snap);
-        InLine inLine = before.or(() -> feedless ? InLine.withDigestsIfTheyFit(snap.jobCount(), snap.listedIdBytes()) : Optional.empty())
-                .orElseGet(() -> new InLine(snap.jobCount(), snap.listedIdBytes()));
+        InLine inLine = before.or(() -> feedless ? InLine.withDigestsIfTheyFit(snap.jobCount(), InLine.idBytes(snap)) : Optional.empty())
+                .orElseGet(() -> new InLine(snap.jobCount(), InLine.idBytes(snap)));
         inLine.nextPass();
         List<JobFacts> fresh = new ArrayList<>();
         List<JobFacts> changed = new ArrayList<>();
