@@ -493,7 +493,9 @@ final class RetireSource implements Step {
                         + " retirement stamped the tombstone on " + m.source.display() + (facts.isEmpty()
                         ? " and this run cannot copy it again (" + (before.isEmpty() ? "an earlier run stamped it" : "a flow parent") + ")"
                         : " and kept changing over " + PASSES + " attempts") + ": its v1 hash is kept, its v2 row holds"
-                        + " what was copied before; stop whatever edits it, then `emq-migrate abandon` or copy the edit by hand");
+                        + " what was copied before, and no later run can copy it again (v1 lists it no more); stop whatever edits"
+                        + " it, copy the edit into its v2 row by hand if it matters, then delete it from v1 (DEL "
+                        + m.source.jobKey(id).display() + ") and run migrate again: the retirement finishes");
             }
             jobs.add(facts.get());
         }

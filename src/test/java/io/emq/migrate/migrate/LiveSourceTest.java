@@ -932,6 +932,7 @@ class LiveSourceTest {
         assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.refusalKind(), r.toString());
         assertTrue(r.message().contains("bull:live:5") && r.message().contains("kept changing over 5 attempts"), r.message());
         assertFalse(r.message().contains("stays paused"), "the retirement resumed v2: " + r.message());
+        assertTrue(r.message().contains("then delete it from v1 (DEL bull:live:5) and run migrate again"), r.message());
         assertEquals(5, edits[0], "edited after the tombstone, then after each of the four copies made again (the fifth attempt refuses)");
         assertEquals(Set.of("bull:live:5", "bull:live:meta", "bull:live:id"), client().keys("bull:live:*"), "its hash is kept, the rest retired");
         Map<String, Integer> rows = LiveV1.v2Rows(client(), QUEUE);
@@ -947,6 +948,12 @@ class LiveSourceTest {
         assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), again.refusalKind(), again.toString());
         assertTrue(again.message().contains("cannot copy it again (an earlier run stamped it)"), again.message());
         assertTrue(client().exists("bull:live:5"), "still kept");
+
+        client().del("bull:live:5"); // as the refusal says, the edit being v1's alone
+        MigrationResult finished = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.toString());
+        assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"), "retired");
+        assertEquals(JOBS, LiveV1.v2Rows(client(), QUEUE).size(), "one v2 row a job, job 5's as copied last");
     }
 
     /** A step that fails before retirement says so: v1 is whole; repair and a re-run finish the migration. */
