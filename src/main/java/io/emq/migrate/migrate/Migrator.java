@@ -410,7 +410,7 @@ public final class Migrator {
             Optional<MigrationRefused> changed = (rowsWritten ? m.changedChoice(header) : Optional.<MigrationRefused>empty())
                     .or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
             if (changed.isPresent()) {
-                stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage());
+                stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage() + v2LeftPaused());
             }
         }
 

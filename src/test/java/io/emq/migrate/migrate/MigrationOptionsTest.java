@@ -105,6 +105,8 @@ class MigrationOptionsTest {
         MigrationResult lane = migrate(MigrationOptions.defaults().withLaneFrom(Optional.of("tenant")));
         assertEquals(Optional.of(MigrationRefused.Kind.LANE), lane.refusalKind(), lane.toString());
         assertTrue(lane.message().contains("started with no --lane and no --lane-from; re-run it the same way"), lane.message());
+        assertTrue(lane.message().contains("} stays paused (its consumers claim nothing) until a re-run finishes the migration or"
+                + " `emq-migrate abandon` gives it back as it was"), "a copy --no-retire left paused: " + lane.message());
 
         assertEquals(MigrationResult.Outcome.RETIRED, migrate(MigrationOptions.defaults()).outcome(), "the same choices finish it");
     }
