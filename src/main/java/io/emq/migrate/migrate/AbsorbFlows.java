@@ -51,17 +51,20 @@ final class AbsorbFlows implements Step {
     public Map<String, Long> apply(QueueMigration m) {
         Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), parentStates, m.options);
         Map<String, Long> counts = new LinkedHashMap<>(JobWriter.write(m, parents));
-        long links = 0;
-        for (JobFacts facts : parents) {
-            Optional<BrandedId> minted = m.journal.ids().lookupV1(List.of(facts.id().raw())).get(0);
-            if (minted.isEmpty() && m.v1Live()) {
-                continue; // added after the ids were minted: the re-sync refuses a flow added during the migration
+        long[] links = {0};
+        Migratable.inBatches(parents, LOOKUP, batch -> {
+            List<Optional<BrandedId>> minted = idsOf(m, batch);
+            for (int i = 0; i < batch.size(); i++) {
+                Bytes parent = batch.get(i).id();
+                if (minted.get(i).isEmpty() && m.v1Live()) {
+                    continue; // added after the ids were minted: the re-sync refuses a flow added during the migration
+                }
+                ParentRecord job = ParentRecord.read(m, parent).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED,
+                        "flow parent " + m.source.jobKey(parent).display() + " disappeared during the migration"));
+                links[0] += write(m, parent, job, minted.get(i).orElseThrow(), true);
             }
-            ParentRecord job = ParentRecord.read(m, facts.id()).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED,
-                    "flow parent " + m.source.jobKey(facts.id()).display() + " disappeared during the migration"));
-            links += write(m, facts.id(), job, minted.orElseThrow(), true);
-        }
-        counts.put("child-links", links);
+        });
+        counts.put("child-links", links[0]);
         long released = records(m, Migratable.rows(m.snapshot(), m.options));
         if (released > 0) {
             counts.put("released-parent-links", released);
@@ -81,19 +84,31 @@ final class AbsorbFlows implements Step {
         if (released.isEmpty()) {
             return 0; // no walk of the rows when every parent waits
         }
-        long links = 0;
-        for (JobFacts facts : rows) {
-            if (released.contains(facts.id())) {
-                Optional<BrandedId> id = m.journal.ids().lookupV1(List.of(facts.id().raw())).get(0);
-                Optional<ParentRecord> job = id.isPresent() ? ParentRecord.read(m, facts.id()) : Optional.empty();
+        List<JobFacts> parents = new ArrayList<>();
+        rows.forEach(j -> {
+            if (released.contains(j.id())) {
+                parents.add(j);
+            }
+        });
+        long[] links = {0};
+        Migratable.inBatches(parents, LOOKUP, batch -> {
+            List<Optional<BrandedId>> ids = idsOf(m, batch);
+            for (int i = 0; i < batch.size(); i++) {
+                Bytes parent = batch.get(i).id();
+                Optional<ParentRecord> job = ids.get(i).isPresent() ? ParentRecord.read(m, parent) : Optional.empty();
                 // a job given no id yet gets its row, and these records, from the re-sync; one v1 finished and removed
                 // since it was read loses its row there too
                 if (job.isPresent()) {
-                    links += write(m, facts.id(), job.get(), id.get(), false);
+                    links[0] += write(m, parent, job.get(), ids.get(i).get(), false);
                 }
             }
-        }
-        return links;
+        });
+        return links[0];
+    }
+
+    /** The branded ids the journal gives these jobs, in order, looked up at once. */
+    private static List<Optional<BrandedId>> idsOf(QueueMigration m, List<JobFacts> jobs) {
+        return m.journal.ids().lookupV1(jobs.stream().map(j -> j.id().raw()).toList());
     }
 
     /**

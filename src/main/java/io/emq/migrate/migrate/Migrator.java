@@ -404,11 +404,12 @@ public final class Migrator {
             // the choices (payload policy, lanes) shape the rows alone: until a step wrote rows, a run may make others,
             // recorded in their place (a run refused early, e.g. flow-in-lane, is re-run without --lane)
             boolean rowsWritten = applied.keySet().stream().anyMatch(v -> catalog.byVersion(v).map(StepDefinition::moves).orElse(true));
-            if (fenced && !rowsWritten && m.changedChoice(header).isPresent()) {
+            Optional<MigrationRefused> changedChoice = fenced ? m.changedChoice(header) : Optional.empty();
+            if (changedChoice.isPresent() && !rowsWritten) {
                 m.journal.record(m.choices(new JournalHeader.Write()));
+                changedChoice = Optional.empty();
             }
-            Optional<MigrationRefused> changed = (rowsWritten ? m.changedChoice(header) : Optional.<MigrationRefused>empty())
-                    .or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
+            Optional<MigrationRefused> changed = changedChoice.or(() -> fenced && !abandoned ? m.sourceRefusal(header) : Optional.empty());
             if (changed.isPresent()) {
                 stop(MigrationResult.Outcome.REFUSED, changed.get().kind(), changed.get().getMessage() + v2LeftPaused());
             }

@@ -147,15 +147,8 @@ public final class RowBuilder {
 
     /** Why an orphan is dead: listed nowhere, and the failure v1 recorded, when it holds one (a failed job whose listing was lost). */
     private static byte[] orphanError(byte[] failedReason) {
-        byte[] why = Utf8.bytes("orphan: the v1 job hash was listed in no structure");
-        if (failedReason == null) {
-            return why;
-        }
-        byte[] then = Utf8.bytes("; its failedReason: ");
-        byte[] out = java.util.Arrays.copyOf(why, why.length + then.length + failedReason.length);
-        System.arraycopy(then, 0, out, why.length, then.length);
-        System.arraycopy(failedReason, 0, out, why.length + then.length, failedReason.length);
-        return out;
+        Bytes why = Bytes.utf8("orphan: the v1 job hash was listed in no structure");
+        return failedReason == null ? why.raw() : why.concat("; its failedReason: ").concat(Bytes.of(failedReason)).raw();
     }
 
     private static byte[] payload(QueueMigration m, JobFacts facts, FlatHash hash, byte[] data) {
