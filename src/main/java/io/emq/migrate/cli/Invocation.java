@@ -88,11 +88,17 @@ final class Invocation implements AutoCloseable {
 
     /** {@code --queue Q} as a v2 queue name, else a usage error saying what a name may hold. */
     String queue() {
-        String queue = required("queue", "Q");
-        Names.queueNameProblem(queue).ifPresent(problem -> {
+        return queues().get(0);
+    }
+
+    /** Each {@code --queue Q} (one at least; once each) as a v2 queue name, else a usage error saying what a name may hold. */
+    List<String> queues() {
+        required("queue", "Q");
+        List<String> queues = values("queue").stream().distinct().toList();
+        queues.forEach(queue -> Names.queueNameProblem(queue).ifPresent(problem -> {
             throw CliException.usage("--queue: " + problem);
-        });
-        return queue;
+        }));
+        return queues;
     }
 
     /** A whole-number option within bounds, else a usage error. */

@@ -10,12 +10,14 @@ import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Undoes a migration that has not retired its source: deletes every row, set member, subkey,
@@ -43,6 +45,14 @@ public final class Abandon {
     }
 
     public static Map<String, Long> run(Wire source, Wire target, String queue, Duration lease) {
+        return run(source, target, queue, Set.of(), lease);
+    }
+
+    /**
+     * As above, {@code alongside} naming the other queues abandoned with it in one command: a queue whose flows link it
+     * with one of those is not refused for that link ({@link #refuseStrandedFlows}).
+     */
+    public static Map<String, Long> run(Wire source, Wire target, String queue, Set<String> alongside, Duration lease) {
         Journal journal = new Journal(target, queue);
         MigrationState state = journal.header().get(JournalHeader.STATE).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.NO_JOURNAL,
                 "queue " + queue + " has no migration journal on the target: nothing to abandon"));
@@ -53,6 +63,7 @@ public final class Abandon {
         if (state == MigrationState.ABANDONED) {
             return Map.of("rows", 0L);
         }
+        refuseStrandedFlows(target, journal, alongside);
         journal.lease().acquire(Migrator.owner(), lease.toMillis());
         JournalHeader header = journal.header();
         Optional<QueueRef> paused = pausedSource(header);
@@ -115,7 +126,7 @@ public final class Abandon {
             counts.put("v1-not-paused-here", 1L);
         }
         for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, IdentityMap.V2_BLOCK, Expectations.PREFIX, StepHistory.PREFIX,
-                Journal.SCHEDULER_PREFIX, Journal.DEDUP_PREFIX,
+                Journal.SCHEDULER_PREFIX, Journal.DEDUP_PREFIX, Journal.LINKED_PREFIX,
                 Journal.RECEIPT_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
                 JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.V1_PAUSED_AT.name(),
                 JournalHeader.WINDOW_MS.name())) {
@@ -124,6 +135,45 @@ public final class Abandon {
         journal.record(JournalHeader.STATE, MigrationState.ABANDONED);
         journal.lease().release();
         return counts;
+    }
+
+    /**
+     * Refuses, nothing changed, to abandon a queue whose flows link it with another queue's migration that stands (one
+     * journal records the link to the other: {@link Journal#LINKED_PREFIX}): not abandoned, and not abandoned in the same
+     * command ({@code alongside}) unless retired (its journal gone: {@code forget} deleted it after its retirement).
+     * Abandoning one alone would leave the other's v2 jobs naming jobs v2 no longer holds: a parent waiting for children
+     * that are gone (their v1 copies cannot release it: its v1 side retired, or paused for its own migration), or
+     * children whose parent is. Reads every journal's link to this queue and state (one key scan of the journals).
+     */
+    private static void refuseStrandedFlows(Wire target, Journal journal, Set<String> alongside) {
+        String queue = journal.queue();
+        List<String> others = Journals.queues(target).stream().filter(q -> !q.equals(queue)).toList();
+        List<List<byte[]>> read = target.hmget(others.stream().map(q -> Utf8.bytes(Keys.migrationJournal(q))).toList(),
+                List.of(Utf8.bytes(Journal.LINKED_PREFIX + queue), Utf8.bytes(JournalHeader.STATE.name())));
+        Map<String, String> states = new HashMap<>();
+        Set<String> partners = new TreeSet<>(journal.linkedQueues());
+        for (int i = 0; i < others.size(); i++) {
+            byte[] state = read.get(i).get(1);
+            states.put(others.get(i), state == null ? MigrationState.RUNNING.wireName() : Replies.asText(state));
+            if (read.get(i).get(0) != null) {
+                partners.add(others.get(i));
+            }
+        }
+        List<String> standing = new ArrayList<>();
+        for (String partner : partners) {
+            String state = states.getOrDefault(partner, "forgotten after its retirement");
+            boolean retired = !states.containsKey(partner) || state.equals(MigrationState.RETIRED.wireName());
+            if (!state.equals(MigrationState.ABANDONED.wireName()) && (retired || !alongside.contains(partner))) {
+                standing.add(partner + " (" + state + ")");
+            }
+        }
+        if (!standing.isEmpty()) {
+            throw new MigrationRefused(MigrationRefused.Kind.FLOW_PARTNER, "the flows of " + queue + " link its jobs with those"
+                    + " of " + String.join(", ", standing) + ", whose migration stands: abandoning " + queue + " would leave"
+                    + " their v2 jobs naming jobs v2 no longer holds (a parent waiting for children that are gone, or children"
+                    + " whose parent is). Nothing was changed: finish the migration of " + queue + " (`emq-migrate migrate`"
+                    + " again), or, while none of them is retired, abandon them together in one command (a --queue for each)");
+        }
     }
 
     /**

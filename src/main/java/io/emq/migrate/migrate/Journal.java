@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
  * the typed {@link JournalHeader header}, the {@link IdentityMap identity map}, the
  * {@link StepHistory step history} and the {@link Expectations expectations}; besides them the
  * families of fields a migration records to undo or re-find what it wrote ({@code lane:},
- * {@code scheduler:}, {@code dedup:}, {@code receipt:}, {@code setting:}).
+ * {@code scheduler:}, {@code dedup:}, {@code receipt:}, {@code setting:}, {@code linked:}).
  */
 public final class Journal {
     /** {@code lane:<group>} = the job-field value a lane was minted from ("" for a fixed lane). */
@@ -34,6 +35,12 @@ public final class Journal {
     static final String DEDUP_PREFIX = "dedup:";
     /** {@code receipt:<custom v1 id>} = the branded id the v2 receipt {@code de:<custom v1 id>} was written with. */
     static final String RECEIPT_PREFIX = "receipt:";
+    /**
+     * {@code linked:<q>} = 1: this migration's v2 rows or records name branded ids of queue {@code q}'s migration (a flow
+     * across the two queues: a child naming its parent, a parent its finished children), recorded before the first such
+     * write; {@link Abandon} refuses to undo one of two linked queues alone.
+     */
+    static final String LINKED_PREFIX = "linked:";
     /** How many {@code dedup:}, {@code receipt:} and {@code scheduler:} fields the journal holds, kept by its fenced writes. */
     static final String CARRIED_COUNT = "carried_records";
 
@@ -134,6 +141,15 @@ public final class Journal {
         SortedSet<BrandedId> out = new TreeSet<>();
         for (byte[] field : fieldsStartingWith(LANE_PREFIX)) {
             out.add(BrandedId.of(Replies.asText(field).substring(LANE_PREFIX.length())));
+        }
+        return out;
+    }
+
+    /** The queues whose branded ids this migration's v2 data names ({@code linked:}). */
+    Set<String> linkedQueues() {
+        Set<String> out = new TreeSet<>();
+        for (byte[] field : fieldsStartingWith(LINKED_PREFIX)) {
+            out.add(Replies.asText(field).substring(LINKED_PREFIX.length()));
         }
         return out;
     }

@@ -31,6 +31,8 @@ public final class MigrationRefused extends RuntimeException {
         ERROR, INTERRUPTED, VERIFICATION,
         SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,
+        /** {@code abandon} of a queue whose flows link it with another queue's migration that stands ({@link Abandon}). */
+        FLOW_PARTNER,
         /** A run names another v1 server than the one the migration it resumes began from. */
         OTHER_SOURCE,
         /** v2 would serve or list jobs v1 moved while it served in another order than v1's ({@link ServeOrder}). */

@@ -20,10 +20,12 @@ import io.emq.migrate.wire.Wire;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
@@ -96,6 +98,8 @@ final class QueueMigration {
     private Optional<FreshIds> freshIds = Optional.empty();
     private final Function<QueueRef, Optional<String>> targetNames;
     private final Map<String, Journal> otherJournals = new HashMap<>();
+    /** The other queues this run recorded its v2 data links with ({@link Journal#LINKED_PREFIX}). */
+    private final Set<String> linked = new HashSet<>();
     private QueueSnapshot snapshot;
     private final Map<BrandedId, String> knownLanes = new HashMap<>();
     /** Whether this run proved every journaled row (V110, or a whole proof in V120): then a pass under the pause proves only what it wrote. */
@@ -557,7 +561,8 @@ final class QueueMigration {
 
     /**
      * The branded ids of the jobs at these full v1 keys, resolved through their queues' journals, each journal read once
-     * for all its keys; a key whose job has no id is absent.
+     * for all its keys; a key whose job has no id is absent. The first time ids of another queue are found, the journal
+     * records the link ({@link Journal#LINKED_PREFIX}) before the caller writes them.
      */
     Map<Bytes, BrandedId> brandedIdsOf(Collection<Bytes> fullJobKeys) {
         Map<Journal, Map<Bytes, Bytes>> byJournal = new LinkedHashMap<>(); // journal -> full key -> v1 id in it
@@ -568,6 +573,9 @@ final class QueueMigration {
         byJournal.forEach((j, ids) -> {
             List<Bytes> keys = List.copyOf(ids.keySet());
             List<Optional<BrandedId>> found = j.ids().lookupV1(ids.values().stream().map(Bytes::raw).toList());
+            if (j != journal && found.stream().anyMatch(Optional::isPresent) && linked.add(j.queue())) {
+                journal.set(Map.of(Journal.LINKED_PREFIX + j.queue(), "1")); // before any row names them
+            }
             for (int i = 0; i < keys.size(); i++) {
                 int at = i;
                 found.get(i).ifPresent(id -> out.put(keys.get(at), id));
