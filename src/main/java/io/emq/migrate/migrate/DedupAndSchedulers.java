@@ -9,7 +9,10 @@ import io.emq.migrate.v1.IdSet;
 import io.emq.migrate.v1.KeyClass;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.Scheduler;
+import io.emq.migrate.v1.plan.PlanOptions;
 import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.SchedulerNames;
 import io.emq.migrate.wire.Replies;
@@ -43,6 +46,9 @@ import java.util.stream.Stream;
  */
 final class DedupAndSchedulers {
     private static final List<byte[]> TEMPLATE_FIELDS = List.of(Utf8.bytes("name"), Utf8.bytes("data"), Utf8.bytes("opts"));
+    /** What the retirement follows of a scheduler record: the {@link #TEMPLATE_FIELDS} first, then what decides its kind and period. */
+    private static final List<byte[]> FOLLOWED_FIELDS = Stream.concat(TEMPLATE_FIELDS.stream(),
+            Stream.of("every", "pattern", "limit", "endDate").map(Utf8::bytes)).toList();
     private static final byte[] TEMPLATE = Utf8.bytes("template");
     private static final byte[] EVERY_MS = Utf8.bytes("every_ms");
 
@@ -208,11 +214,14 @@ final class DedupAndSchedulers {
     }
 
     /**
-     * Once the tombstone is stamped: rewrites the v2 template of each {@code every} scheduler of {@code before} (the
-     * source as the last pass read it, which registered each of them) whose v1 record now makes another template than
-     * v2 holds. An upsert that keeps a scheduler's next run writes its record alone ({@code repeat}'s score unchanged: no
-     * watched key moves), so the guard held through it; one that moves or removes a scheduler moved {@code repeat}, and
-     * a pass followed. Two reads a scheduler (a queue has few). Returns how many it rewrote.
+     * Once the tombstone is stamped: rewrites the v2 registration of each {@code every} scheduler of {@code before} (the
+     * source as the last pass read it, which registered each of them) whose v1 record now makes another template or
+     * period than v2 holds. An upsert that keeps a scheduler's next run writes its record alone ({@code repeat}'s score
+     * unchanged: no watched key moves), so the guard held through it; one that moves or removes a scheduler moved
+     * {@code repeat}, and a pass followed. A record such an upsert gave a cron pattern or a bound (a {@code limit}, an
+     * {@code endDate}), which v2's registration cannot hold, is refused as the plan refuses it (v1's jobs not deleted yet;
+     * a re-run follows again) unless the run drops such schedulers: then its registration is deleted. Two reads a
+     * scheduler (a queue has few). Returns how many it rewrote or deleted.
      */
     static long rewriteEditedTemplates(QueueMigration m, QueueSnapshot before) {
         return before.schedulers().stream().filter(s -> s.kind() == Scheduler.Kind.EVERY)
@@ -235,18 +244,47 @@ final class DedupAndSchedulers {
      * not when v2 holds no registration of that name (nothing to rewrite: a template alone would be no registration).
      */
     private static boolean rewroteIfEdited(QueueMigration m, SchedulerRecord scheduler) {
-        List<byte[]> record = templateFields(m, scheduler.v1Id());
+        List<byte[]> record = m.sourceWire.hmget(m.source.key("repeat:").concat(scheduler.v1Id()).raw(), FOLLOWED_FIELDS);
         if (record.stream().allMatch(v -> v == null)) {
             return false; // its record gone (a removal moved repeat: the pass before carried it)
         }
-        byte[] template = template(m, scheduler.v1Id(), record);
         String key = m.keys.repeat(scheduler.name());
         List<byte[]> registered = m.targetWire.hmget(Utf8.bytes(key), List.of(EVERY_MS, TEMPLATE));
-        if (registered.get(0) == null || Arrays.equals(template, registered.get(1))) {
+        if (registered.get(0) == null) {
             return false;
         }
-        new TargetWrites(m).hset(key, Map.of(TEMPLATE, template)).flush();
+        Scheduler.Kind kind = Scheduler.Kind.of(record.get(4) != null, record.get(3) != null, record.get(5) != null || record.get(6) != null);
+        if (kind != Scheduler.Kind.EVERY) {
+            refuseUnlessDropped(m, scheduler.v1Id(), kind);
+            new TargetWrites(m).del(key).zrem(m.keys.base() + "repeat", scheduler.name()).flush();
+            return true;
+        }
+        byte[] template = template(m, scheduler.v1Id(), record);
+        byte[] every = Utf8.bytes(Long.toString(QueueSnapshotReader.parseLong(Replies.asText(record.get(3)), -1))); // as V70 reads it
+        if (Arrays.equals(template, registered.get(1)) && Arrays.equals(every, registered.get(0))) {
+            return false;
+        }
+        new TargetWrites(m).hset(key, Map.of(TEMPLATE, template, EVERY_MS, every)).flush();
         return true;
+    }
+
+    /**
+     * Refuses, as the plan would have, a scheduler v1 made cron, legacy or bounded after the tombstone, unless the run
+     * drops schedulers of that kind.
+     */
+    private static void refuseUnlessDropped(QueueMigration m, Bytes sid, Scheduler.Kind kind) {
+        PlanOptions options = m.options.planOptions();
+        RefusalKind refusal = switch (kind) {
+            case PATTERN -> options.dropCronSchedulers() ? null : RefusalKind.CRON_SCHEDULER;
+            case LEGACY -> options.dropLegacyRepeatables() ? null : RefusalKind.LEGACY_REPEATABLE;
+            default -> options.dropBoundedSchedulers() ? null : RefusalKind.BOUNDED_SCHEDULER;
+        };
+        if (refusal != null) {
+            throw new MigrationRefused(MigrationRefused.Kind.of(refusal), "v1 scheduler " + m.source.key("repeat:").concat(sid).display()
+                    + " became " + kind.wireName() + " after the tombstone (an upsert keeping its next run), which v2's registration"
+                    + " cannot hold; v2 serves it as the every scheduler it was. v1's jobs are not deleted yet: run migrate"
+                    + " again with " + refusal.option() + " to drop it from v2, or give it back its every form in v1 first");
+        }
     }
 
     /** The journal fields of the records written by one call: held compactly ({@link IdSet}), a million dedup keys among them. */

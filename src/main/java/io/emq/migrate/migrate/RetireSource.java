@@ -54,8 +54,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * <p>The v2 queue is resumed (unless either side was paused before) and the window is journaled
  * ({@code window-ms}): v2 serves from here. What v1 wrote since the pass read it without moving a watched key follows:
  * the dedup keys it deleted on their own are dropped from v2 ({@link DedupAndSchedulers#dropDeletedAlone}: those the
- * change feed tells, or without it every one the pass read), the templates of schedulers it upserted keeping their
- * next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}), the queue settings v1's {@code meta} holds now
+ * change feed tells, or without it every one the pass read), the templates and periods of schedulers it upserted keeping
+ * their next run are rewritten ({@link DedupAndSchedulers#rewriteEditedTemplates}: one made cron or bounded is refused
+ * unless the run drops such schedulers), the queue settings v1's {@code meta} holds now
  * are carried ({@link CarrySettings#followV1}: {@code meta} is not watched); a run resumed past the tombstone whose
  * journal says an earlier run did not get to it follows from the journal (every dedup key and scheduler it records),
  * as nothing of v1 is deleted before the journal says it followed ({@code v1_followed}).

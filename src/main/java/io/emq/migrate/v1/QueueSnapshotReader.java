@@ -1180,9 +1180,8 @@ public final class QueueSnapshotReader {
                 jedis.hgetAll(queue.key("repeat:").concat(sid).raw())
                         .forEach((f, v) -> h.put(Bytes.of(f).display(), Bytes.of(v).display()));
                 Double next = repeatMembers.get(sid);
-                Scheduler.Kind kind = h.containsKey("pattern") ? Scheduler.Kind.PATTERN
-                        : !h.containsKey("every") ? Scheduler.Kind.LEGACY
-                        : h.containsKey("limit") || h.containsKey("endDate") ? Scheduler.Kind.BOUNDED : Scheduler.Kind.EVERY;
+                Scheduler.Kind kind = Scheduler.Kind.of(h.containsKey("pattern"), h.containsKey("every"),
+                        h.containsKey("limit") || h.containsKey("endDate"));
                 out.add(new Scheduler(sid, kind, next == null ? -1 : next.longValue(), parseLong(h.get("every"), -1),
                         h.get("pattern"), h.get("tz"), h.get("name"), parseLong(h.get("ic"), 0)));
             }
@@ -1680,7 +1679,7 @@ public final class QueueSnapshotReader {
         return out;
     }
 
-    static long parseLong(String s, long otherwise) {
+    public static long parseLong(String s, long otherwise) {
         if (s == null) {
             return otherwise;
         }

@@ -26,5 +26,13 @@ public record Scheduler(Bytes id, Kind kind, long nextRunMs, long everyMs, Strin
         public String wireName() {
             return wireName;
         }
+
+        /**
+         * The kind of a scheduler record holding these fields: {@code pattern} makes it cron; with no {@code every} it is
+         * legacy; {@code limit} or {@code endDate} bound it.
+         */
+        public static Kind of(boolean pattern, boolean every, boolean limitOrEndDate) {
+            return pattern ? PATTERN : !every ? LEGACY : limitOrEndDate ? BOUNDED : EVERY;
+        }
     }
 }

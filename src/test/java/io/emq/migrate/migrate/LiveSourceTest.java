@@ -1477,6 +1477,41 @@ class LiveSourceTest {
     }
 
     /**
+     * A scheduler v1 upserts right before the retirement keeping its next run, with another period, has its v2 period
+     * followed; one it gives a bound (a limit) that way, which no v2 registration holds, is refused once the tombstone is
+     * stamped (v1's jobs kept) rather than served unbounded, in one run and in the re-run of a run stopped right after the
+     * tombstone; the re-run with --drop-bounded-schedulers drops the registration and retires the queue.
+     */
+    @Test
+    void aSchedulerV1BoundsRightBeforeTheRetirementIsRefusedUnlessDroppedAndAPeriodChangeIsCarried() {
+        for (String runs : List.of("one run", "stopped after the tombstone")) {
+            generate();
+            client().hset("bull:live:repeat:tick", Map.of("every", "60000", "name", "tick"));
+            client().hset("bull:live:repeat:tock", Map.of("every", "60000", "name", "tock"));
+            client().zadd("bull:live:repeat", Map.of("tick", 1.0, "tock", 1.0));
+            MigrationResult r = migrateActingRightBeforeTheRetirement(runs, () -> {
+                client().hset("bull:live:repeat:tick", "limit", "3");
+                client().hset("bull:live:repeat:tock", "every", "30000");
+                client().zadd("bull:live:repeat", Map.of("tick", 1.0, "tock", 1.0));
+            }, (version, where) -> { });
+            assertEquals(MigrationResult.Outcome.REFUSED, r.outcome(), runs + ": " + r);
+            assertEquals(Optional.of(MigrationRefused.Kind.BOUNDED_SCHEDULER), r.refusalKind(), r.toString());
+            assertTrue(r.message().contains("v1 scheduler bull:live:repeat:tick became bounded after the tombstone")
+                    && r.message().contains("--drop-bounded-schedulers"), r.message());
+            assertTrue(client().exists("bull:live:5"), runs + ": v1's jobs kept");
+
+            leaseLapses();
+            MigrationResult dropped = migrate(OPTIONS.withDropBoundedSchedulers(true), (version, where) -> { }).get(0);
+            assertEquals(MigrationResult.Outcome.RETIRED, dropped.outcome(), runs + ": " + dropped);
+            assertExactlyOnce(dropped);
+            Keys keys = Keys.queue(QUEUE);
+            assertFalse(client().exists(keys.repeat("tick")), runs + ": the bounded scheduler's registration is gone");
+            assertEquals(List.of("tock"), client().zrange(keys.base() + "repeat", 0, -1), runs);
+            assertEquals("30000", client().hget(keys.repeat("tock"), "every_ms"), runs + ": the period v1 held at the cutover");
+        }
+    }
+
+    /**
      * The queue settings v2's gates read start as v1 holds them at the cutover: one v1 changes while it serves through
      * the copy is carried by the passes, one it changes or removes right before the retirement (its {@code meta} is not
      * watched) once the tombstone is stamped, in one run, in a re-run, and by the re-run of a run stopped right after the
