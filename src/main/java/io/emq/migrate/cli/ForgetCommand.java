@@ -1,10 +1,12 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.FlowPartners;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.wire.Wire;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.commons.cli.Options;
 
@@ -14,7 +16,8 @@ import org.apache.commons.cli.Options;
  * on the target for good otherwise. {@code lookup}, {@code verify} and {@code drain} then know the queue no more;
  * its v2 queue is untouched. Only a retired journal: before that it is what a re-run and {@code abandon} need. The
  * state is read again in the script that unlinks the journal ({@link Journal#unlinkIfRetired}), so a journal no
- * longer retired by then is kept; the target needs no {@code @transaction} for it.
+ * longer retired by then is kept; the target needs no {@code @transaction} for it. Nor while a queue its flows link it
+ * with ({@link FlowPartners}) is still migrating: that migration looks up this queue's branded ids in the journal.
  */
 final class ForgetCommand implements Command {
     public void options(Options options) {
@@ -29,6 +32,14 @@ final class ForgetCommand implements Command {
         if (state != MigrationState.RETIRED) {
             throw CliException.refused("the migration of " + queue + " is " + state.wireName() + ", not retired: its journal is what a"
                     + " re-run and `abandon` need; forget it once `migrate` retired the queue");
+        }
+        List<String> underWay = FlowPartners.of(wire, journal).entrySet().stream()
+                .filter(p -> p.getValue().filter(s -> s != MigrationState.RETIRED && s != MigrationState.ABANDONED).isPresent())
+                .map(FlowPartners::described).toList();
+        if (!underWay.isEmpty()) {
+            throw CliException.refused("the flows of " + queue + " link its jobs with those of " + String.join(", ", underWay)
+                    + ", whose migration is under way and looks up " + queue + "'s branded ids in this journal: forget it once"
+                    + " that migration retired (or was abandoned)");
         }
         in.confirm("forget " + queue, "deletes the journal " + journal.key() + ": `lookup`, `verify` and `drain` know the queue no"
                 + " more (the v2 queue is untouched)");

@@ -10,14 +10,12 @@ import io.emq.migrate.wire.Scan;
 import io.emq.migrate.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Undoes a migration that has not retired its source: deletes every row, set member, subkey,
@@ -143,31 +141,15 @@ public final class Abandon {
      * command ({@code alongside}) unless retired (its journal gone: {@code forget} deleted it after its retirement).
      * Abandoning one alone would leave the other's v2 jobs naming jobs v2 no longer holds: a parent waiting for children
      * that are gone (their v1 copies cannot release it: its v1 side retired, or paused for its own migration), or
-     * children whose parent is. Reads every journal's link to this queue and state (one key scan of the journals).
+     * children whose parent is.
      */
     private static void refuseStrandedFlows(Wire target, Journal journal, Set<String> alongside) {
-        String queue = journal.queue();
-        List<String> others = Journals.queues(target).stream().filter(q -> !q.equals(queue)).toList();
-        List<List<byte[]>> read = target.hmget(others.stream().map(q -> Utf8.bytes(Keys.migrationJournal(q))).toList(),
-                List.of(Utf8.bytes(Journal.LINKED_PREFIX + queue), Utf8.bytes(JournalHeader.STATE.name())));
-        Map<String, String> states = new HashMap<>();
-        Set<String> partners = new TreeSet<>(journal.linkedQueues());
-        for (int i = 0; i < others.size(); i++) {
-            byte[] state = read.get(i).get(1);
-            states.put(others.get(i), state == null ? MigrationState.RUNNING.wireName() : Replies.asText(state));
-            if (read.get(i).get(0) != null) {
-                partners.add(others.get(i));
-            }
-        }
-        List<String> standing = new ArrayList<>();
-        for (String partner : partners) {
-            String state = states.getOrDefault(partner, "forgotten after its retirement");
-            boolean retired = !states.containsKey(partner) || state.equals(MigrationState.RETIRED.wireName());
-            if (!state.equals(MigrationState.ABANDONED.wireName()) && (retired || !alongside.contains(partner))) {
-                standing.add(partner + " (" + state + ")");
-            }
-        }
+        List<String> standing = FlowPartners.of(target, journal).entrySet().stream().filter(p -> p.getValue()
+                        .map(s -> s != MigrationState.ABANDONED && (s == MigrationState.RETIRED || !alongside.contains(p.getKey())))
+                        .orElse(true))
+                .map(FlowPartners::described).toList();
         if (!standing.isEmpty()) {
+            String queue = journal.queue();
             throw new MigrationRefused(MigrationRefused.Kind.FLOW_PARTNER, "the flows of " + queue + " link its jobs with those"
                     + " of " + String.join(", ", standing) + ", whose migration stands: abandoning " + queue + " would leave"
                     + " their v2 jobs naming jobs v2 no longer holds (a parent waiting for children that are gone, or children"

@@ -48,10 +48,17 @@ class AbandonFlowPartnersTest {
         assertTrue(together.err().contains("link its jobs with those of flows-parent (retired)"), together.all());
         assertEquals(v2Before, v2Keys("flows-child"), "a retired partner is no partner to abandon with");
 
+        CliRun forget = CliRun.of("forget", "--target", SERVER.uri(), "--queue", "flows-parent", "--yes");
+        assertEquals(3, forget.code(), forget.all());
+        assertTrue(forget.err().contains("link its jobs with those of flows-child (verified), whose migration is under way"),
+                forget.all());
+        assertTrue(SERVER.client().exists("{emq}:migration:flows-parent"), "the parents' journal kept");
+
         CliRun finish = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "flows-child", "--yes");
         assertEquals(0, finish.code(), finish.all());
         assertTrue(SERVER.client().keys("bull:flows-child:*").stream().allMatch(k -> k.endsWith(":meta") || k.endsWith(":id")),
                 "retired: " + SERVER.client().keys("bull:flows-child:*"));
+        assertEquals(0, CliRun.of("forget", "--target", SERVER.uri(), "--queue", "flows-parent", "--yes").code(), "both retired");
     }
 
     @Test
