@@ -68,6 +68,9 @@ final class AbandonCommand implements Command {
                 ? "; the v1 queue at " + source.describe() + began + " showed no pause of this migration (no token of its journal on"
                 + " meta, its add counter not frozen) and was left as it is: if the migration paused it on another server,"
                 + " give it back there by hand (MIGRATION.md, rollback)"
-                : "; the v1 queue is as it was before the migration"));
+                : "; the v1 queue is as it was before the migration")
+                + (counts.containsKey("served-on-v2") ? "; the v2 queue had served " + counts.get("served-on-v2") + " of its jobs"
+                + " (completed, or still active: a `drain --resume` or a consumer on the target) that the v1 queue holds and serves"
+                + " too: they run twice unless you remove them from v1 by hand" : ""));
     }
 }

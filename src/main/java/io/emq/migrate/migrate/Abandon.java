@@ -77,11 +77,19 @@ public final class Abandon {
                     + " was changed: run migrate again to finish the retirement");
         }
         Keys keys = Keys.queue(queue);
-        if (found == SourceFence.Claim.PAUSED_HERE) {
-            refuseAServedCopy(target, keys, journal, queue);
+        Served served = served(target, keys, journal);
+        if (found == SourceFence.Claim.PAUSED_HERE && served.any()) {
+            journal.lease().release();
+            throw new MigrationRefused(MigrationRefused.Kind.OUT_OF_LINE, "the v2 queue " + queue + " served jobs of this migration"
+                    + " already (" + served.gone() + " of its rows gone, " + served.active() + " jobs active): abandon would give the"
+                    + " v1 queue back and v1 would run them again. Nothing was changed: v1 still holds every job, paused; decide by"
+                    + " hand which side keeps them (MIGRATION.md, rollback: a copy served before its migration finished)");
         }
         TargetFence.claim(target, keys, journal);
         Map<String, Long> counts = new LinkedHashMap<>();
+        if (served.any() && found == SourceFence.Claim.NOT_PAUSED_HERE) {
+            counts.put("served-on-v2", served.gone() + served.active()); // v1 serves them too: told, not undone
+        }
         long[] rows = {0};
         java.util.SortedSet<BrandedId> lanes = journal.lanes();
         journal.ids().inBatches(BATCH, (id, v1) -> id, batch -> {
@@ -158,25 +166,26 @@ public final class Abandon {
         }
     }
 
+    /** The jobs of a migration the v2 queue served already: rows the journal expects that are gone (completed on v2), jobs active on v2. */
+    private record Served(long gone, long active) {
+        boolean any() {
+            return gone > 0 || active > 0;
+        }
+    }
+
     /**
-     * Refuses, nothing changed on the target, to give v1 back when the v2 queue served some of the migration's jobs
-     * already (a {@code drain --resume} of a migration stopped inside its pause window): rows the journal expects that
-     * are gone (completed on v2), or jobs active on v2. v1 would run them again. Reads every journaled row's existence.
+     * What the v2 queue served of the migration's jobs ({@link Served}): a {@code drain --resume} on the target, or its
+     * consumers. Inside the pause window, abandon refuses then, nothing changed (v1, given back, would run them again);
+     * with v1 not paused here (it serves every job anyway: a {@code --no-retire} copy) it goes on and counts them. Reads
+     * every journaled row's existence.
      */
-    private static void refuseAServedCopy(Wire target, Keys keys, Journal journal, String queue) {
+    private static Served served(Wire target, Keys keys, Journal journal) {
         long[] gone = {0};
         journal.ids().inBatches(BATCH, (id, v1) -> id, batch -> {
             List<byte[]> expected = journal.expectations().of(batch).keySet().stream().map(id -> Utf8.bytes(keys.job(id))).toList();
             gone[0] += expected.isEmpty() ? 0 : expected.size() - target.existing(List.of(expected)).get(0);
         });
-        long active = target.zcards(List.of(Utf8.bytes(keys.active()))).get(0);
-        if (gone[0] > 0 || active > 0) {
-            journal.lease().release();
-            throw new MigrationRefused(MigrationRefused.Kind.OUT_OF_LINE, "the v2 queue " + queue + " served jobs of this migration"
-                    + " already (" + gone[0] + " of its rows gone, " + active + " jobs active): abandon would give the v1 queue back"
-                    + " and v1 would run them again. Nothing was changed: v1 still holds every job, paused; decide by hand which side"
-                    + " keeps them (MIGRATION.md, rollback: a copy served before its migration finished)");
-        }
+        return new Served(gone[0], target.zcards(List.of(Utf8.bytes(keys.active()))).get(0));
     }
 
     /**

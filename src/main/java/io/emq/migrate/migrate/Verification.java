@@ -52,7 +52,12 @@ final class Verification {
         }
         if (!report.passed()) {
             throw new MigrationRefused(MigrationRefused.Kind.VERIFICATION, "verification of " + m.target + " failed with "
-                    + report.problemCount() + " problems (nothing was deleted): " + String.join("; ", report.problems()));
+                    + report.problemCount() + " problems (nothing was deleted)" + (report.rowsMissing() == 0 ? "" : ". "
+                    + report.rowsMissing() + " row(s) the journal expects are gone from the target: the v2 queue served them (a"
+                    + " `drain --resume` or a consumer of the v2 queue on this target) or they were deleted (a target restarted"
+                    + " without persistence, an eviction), while v1 still holds their jobs; `repair` does not bring them back:"
+                    + " if v2 ran them, decide which side keeps those jobs (MIGRATION.md §9, a copy served before its migration"
+                    + " finished); if they were lost, `abandon` and migrate again") + ": " + String.join("; ", report.problems()));
         }
         m.checkpoints.hit("verified, not yet recorded");
         if (!m.provenThisRun) {

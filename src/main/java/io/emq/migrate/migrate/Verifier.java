@@ -43,7 +43,7 @@ public final class Verifier {
 
     /** The verdict: counts expected and found per v2 state, and the problems found (empty when it passed). */
     public record Report(String queue, Map<String, Long> expected, Map<String, Long> found, long jobsChecked,
-                         long keysChecked, List<String> problems, long problemCount) {
+                         long keysChecked, List<String> problems, long problemCount, long rowsMissing) {
         public boolean passed() {
             return problemCount == 0;
         }
@@ -65,6 +65,8 @@ public final class Verifier {
     private Listings listings;
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
+    /** The rows the journal expects that the target does not hold. */
+    private long rowsMissing;
     private long jobsChecked;
 
     public Verifier(Wire target, String queue) {
@@ -127,7 +129,8 @@ public final class Verifier {
     }
 
     private Report report(Map<String, Long> found, long keysChecked) {
-        return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount);
+        return new Report(queue, Map.copyOf(expected), found, jobsChecked, keysChecked, List.copyOf(problems), problemCount,
+                rowsMissing);
     }
 
     /**
@@ -212,6 +215,7 @@ public final class Verifier {
     private Optional<String> checkRow(BrandedId id, Expectation e, List<byte[]> found) {
         byte[] state = found.get(0);
         if (state == null) {
+            rowsMissing++;
             problem(keys.job(id) + ": row missing (expected " + e.state() + ")");
             return Optional.empty();
         }
