@@ -92,6 +92,9 @@ public final class Keys {
         return key(new Part.Metrics(false, false));
     }
 
+    public String metricsFailed() {
+        return key(new Part.Metrics(true, false));
+    }
 
     public String repeat(String name) {
         return key(new Part.Repeat(name));

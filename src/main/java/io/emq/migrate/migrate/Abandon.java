@@ -109,17 +109,7 @@ public final class Abandon {
         for (byte[] field : journal.fieldsStartingWith(CarrySettings.JOURNAL_PREFIX)) {
             w.hdel(keys.meta(), Replies.asText(field).substring(CarrySettings.JOURNAL_PREFIX.length()));
         }
-        List<byte[]> completed = target.hmget(Utf8.bytes(keys.metricsCompleted()),
-                List.of(Utf8.bytes("migrated_completed"), Utf8.bytes("count")));
-        if (completed.get(0) != null) {
-            long migratedCompleted = Long.parseLong(Replies.asText(completed.get(0)));
-            long count = completed.get(1) == null ? 0 : Long.parseLong(Replies.asText(completed.get(1)));
-            if (count <= migratedCompleted) {
-                w.del(keys.metricsCompleted());
-            } else {
-                w.hincrBy(keys.metricsCompleted(), "count", -migratedCompleted).hdel(keys.metricsCompleted(), "migrated_completed");
-            }
-        }
+        FinishedCounts.takeBack(target, keys, w);
         w.flush();
         if (!header.get(JournalHeader.V2_WAS_PAUSED).orElse(false)) {
             TargetFence.resume(target, keys, journal);

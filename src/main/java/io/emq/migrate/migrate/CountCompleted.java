@@ -9,13 +9,14 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once
- * ({@link CompletedCount}).
+ * V80: completed v1 jobs have no v2 row; their number is folded into {@code metrics:completed} once, and the number
+ * of failed ones (each a dead row since V50) into {@code metrics:failed} ({@link FinishedCounts}).
  * With {@code --archive-completed FILE} each completed job is first written as one JSON line
  * (queue, id, name, data, returnvalue, finishedOn, attemptsMade) into the file, beside the lines of the other
  * queues archived there; a re-run replaces the queue's lines ({@link CompletedArchive}).
@@ -30,15 +31,20 @@ final class CountCompleted implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        long listed = m.snapshot().listedCount(V1State.COMPLETED);
         long archived = 0;
         if (m.options.archiveCompleted().isPresent()) {
             archived = archive(m, m.snapshot().jobs(V1State.COMPLETED), m.options.archiveCompleted().get());
             m.checkpoints.hit("archive written");
         }
         m.checkpoints.hit("before the fold");
-        CompletedCount.fold(m, listed);
-        return archived > 0 ? Map.of("completed", listed, "archived", archived) : Map.of("completed", listed);
+        Map<FinishedCounts.Metric, Long> listed = FinishedCounts.fold(m, m.snapshot());
+        Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("completed", listed.get(FinishedCounts.Metric.COMPLETED));
+        counts.put("failed", listed.get(FinishedCounts.Metric.FAILED));
+        if (archived > 0) {
+            counts.put("archived", archived);
+        }
+        return counts;
     }
 
     /** Replaces this queue's lines in the archive ({@link CompletedArchive}) with one a completed job, read a batch at a time. */

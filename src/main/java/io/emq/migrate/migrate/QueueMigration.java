@@ -87,8 +87,8 @@ final class QueueMigration {
     boolean unjournaledRows = true;
     /** The jobs re-sync passes added since the Migrator last took them ({@link #takeAdded}), by the v2 state of their rows. */
     private final Map<V2State, Long> added = new EnumMap<>(V2State.class);
-    /** The v1 completed count this run last folded into v2's metrics ({@link CompletedCount}); -1 before the first fold. */
-    long completedFolded = -1;
+    /** The v1 finished counts this run last folded into v2's metrics ({@link FinishedCounts}); empty before the first fold. */
+    Map<FinishedCounts.Metric, Long> folded = Map.of();
     /**
      * The snapshot V20 minted ids from in this run, until the first re-sync pass: the absorb steps after it
      * copied every row-bearing job of it as it read it (see {@link Resync}); null when V20 did not run in this run.

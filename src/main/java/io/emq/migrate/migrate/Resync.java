@@ -234,7 +234,7 @@ final class Resync {
         m.unjournaledRows = false; // looked for, and removed, when they could be there
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m, changes, rows);
-        CompletedCount.fold(m, snap.listedCount(V1State.COMPLETED));
+        FinishedCounts.fold(m, snap);
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);
         return new Pass(fresh.size(), changed.size(), gone.rows().size(), reread[0], lookedUp[0],

@@ -1032,6 +1032,72 @@ class LiveSourceTest {
         assertEquals(JOBS - 5, client().zcard(Keys.queue(QUEUE).pending()), "the removed jobs are not served again");
     }
 
+    /**
+     * v1 serves while the bulk is copied: its worker fails three jobs the copy already wrote as pending (their last
+     * attempt). The passes make each one dead row, and {@code metrics:failed} counts each once: the jobs v1 lists failed,
+     * not v1's own {@code metrics:failed} count (7, then 10: it counts failures of jobs v1 holds no more too).
+     */
+    @Test
+    void aV1WorkerFailingJobsDuringTheLiveCopyCountsEachIntoMetricsFailedOnce() {
+        client().hset("bull:live:metrics:failed", Map.of("count", "7", "prevTS", "0", "prevCount", "0"));
+        Set<String> failed = new TreeSet<>();
+        MigrationResult result = migrate(OPTIONS, atFirst(30, "rows written", () -> failed.addAll(failTaken(3)))).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, result.outcome(), result.toString());
+        assertExactlyOnce(result);
+        assertEquals(Set.of("1", "2", "3"), failed);
+        assertEquals(failed, deadV1Ids(), "each failed job one dead row");
+        assertEquals(Map.of("completed", 0L, "failed", 0L), LiveV1.stepCounts(client(), QUEUE, 80), "V80 counted the snapshot's");
+        assertEquals("3", client().hget(Keys.queue(QUEUE).metricsFailed(), "count"), "counted once, by the passes");
+        io.emq.migrate.runtime.Counts counts = io.emq.migrate.runtime.Jobs.on(Wire.open(client()), QUEUE).counts();
+        assertEquals(List.of(3L, 3L), List.of(counts.dead(), counts.failed()), counts.toString());
+    }
+
+    /**
+     * A run that crashes right after a catch-up pass folded two failed jobs into {@code metrics:failed} (the step not yet
+     * recorded) is run again after a v1 worker failed a third: the re-run folds again and adds the third alone.
+     */
+    @Test
+    void aReRunAfterACrashPastTheFailedCountAddsOnlyTheJobsV1FailedSince() {
+        Set<String> failed = new TreeSet<>();
+        Checkpoints.Observer failing = atFirst(30, "rows written", () -> failed.addAll(failTaken(2)));
+        org.junit.jupiter.api.Assertions.assertThrows(Checkpoints.InjectedCrash.class, () -> migrate(OPTIONS, (version, where) -> {
+            failing.at(version, where);
+            if (version == 100 && where.equals("pass recorded")) {
+                throw new Checkpoints.InjectedCrash("100:pass recorded");
+            }
+        }));
+        String metric = Keys.queue(QUEUE).metricsFailed();
+        assertEquals("2", client().hget(metric, "count"), "the crashed run's pass counted the two");
+        leaseLapses();
+        failed.addAll(failTaken(1));
+        MigrationResult r = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        assertEquals(failed, deadV1Ids());
+        assertEquals("3", client().hget(metric, "count"), "each failed job counted once across the two runs");
+    }
+
+    /** A v1 worker takes {@code n} jobs and fails each for good; their ids. */
+    private List<String> failTaken(int n) {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String id = LiveV1.take(client(), QUEUE, false, 30_000).orElseThrow();
+            assertTrue(LiveV1.fail(client(), QUEUE, id));
+            ids.add(id);
+        }
+        return ids;
+    }
+
+    /** The v1 ids of the v2 dead rows. */
+    private Set<String> deadV1Ids() {
+        Journal journal = new Journal(Wire.open(client()), QUEUE);
+        Set<String> out = new TreeSet<>();
+        for (String member : client().zrange(Keys.queue(QUEUE).dead(), 0, -1)) {
+            out.add(new String(journal.ids().lookupV2(BrandedId.of(member)).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
     /** Migrates while, once the copy has written its first rows, a v1 worker takes five jobs and completes (or removes) each. */
     private MigrationResult migrateWithFiveFinishedDuringTheCopy(boolean removes) {
         return migrate(OPTIONS, atFirst(30, "rows written", () -> {

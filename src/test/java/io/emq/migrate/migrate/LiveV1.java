@@ -89,6 +89,21 @@ public final class LiveV1 {
             return 1
             """;
 
+    /** As BullMQ's moveToFinished fails a job for good, with worker metrics on ({@code collectMetrics}: the count). */
+    private static final String FAIL = """
+            local job = ARGV[1] .. ARGV[2]
+            if redis.call('GET', job .. ':lock') ~= ARGV[3] then
+              return -2
+            end
+            redis.call('DEL', job .. ':lock')
+            redis.call('LREM', KEYS[1], -1, ARGV[2])
+            redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+            redis.call('HSET', job, 'finishedOn', ARGV[4], 'failedReason', 'boom ' .. ARGV[2])
+            redis.call('HINCRBY', job, 'atm', 1)
+            redis.call('HINCRBY', KEYS[3], 'count', 1)
+            return 1
+            """;
+
     private LiveV1() {
     }
 
@@ -227,6 +242,17 @@ public final class LiveV1 {
     /** As {@link #completeAndRemove(UnifiedJedis, String, String)}, under the v1 prefix {@code prefix}. */
     public static boolean completeAndRemove(UnifiedJedis client, String prefix, String queue, String id) {
         return finish(client, prefix, queue, id, true);
+    }
+
+    /**
+     * The worker fails a job it holds for good (its last attempt): into {@code failed}, scored by its finishing
+     * instant, with {@code failedReason}, and counted into v1's {@code metrics:failed}; false when it no longer
+     * holds the lock.
+     */
+    public static boolean fail(UnifiedJedis client, String queue, String id) {
+        Object done = client.eval(FAIL, List.of(key("bull", queue, "active"), key("bull", queue, "failed"),
+                key("bull", queue, "metrics:failed")), List.of(key("bull", queue, ""), id, TOKEN, Long.toString(System.currentTimeMillis())));
+        return Long.valueOf(1).equals(done);
     }
 
     private static boolean finish(UnifiedJedis client, String prefix, String queue, String id, boolean remove) {

@@ -113,6 +113,44 @@ class MigratorTest {
         assertEquals(Map.of("count", "3"), SERVER.client().hgetAll(completed));
     }
 
+    /**
+     * The fixture's two failed jobs become two dead rows, and {@code metrics:failed} counts them, as completed counts the
+     * two completed ones: the v2 counts read dead 2, failed 2. v1's own {@code metrics:failed} count is not what is
+     * carried (raised here to 7, as after five more failures of jobs removed since): it counts failures v1 no longer lists.
+     */
+    @Test
+    void failedV1JobsAreCountedIntoMetricsFailedAsTheDeadRowsTheyBecome() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        assertEquals("2", SERVER.client().hget("bull:orders:metrics:failed", "count"), "BullMQ's worker counted its two failures");
+        SERVER.client().hset("bull:orders:metrics:failed", "count", "7");
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withAcceptAnomalies(true)
+                .withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(), List.of("bull"), "orders");
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).message());
+        Keys orders = Keys.queue("orders");
+        assertEquals(Map.of("count", "2", "migrated_failed", "2"), SERVER.client().hgetAll(orders.metricsFailed()));
+        assertEquals("2", SERVER.client().hget(orders.metricsCompleted(), "count"));
+        io.emq.migrate.runtime.Counts counts = io.emq.migrate.runtime.Jobs.on(Wire.open(SERVER.client()), "orders").counts();
+        assertEquals(List.of(2L, 2L, 2L), List.of(counts.dead(), counts.failed(), counts.completed()), counts.toString());
+        assertEquals(Map.of("completed", 2L, "failed", 2L), LiveV1.stepCounts(SERVER.client(), "orders", 80));
+        assertFalse(SERVER.client().exists("bull:orders:metrics:failed"), "v1's metrics are retired with the source");
+    }
+
+    @Test
+    void abandonTakesBackTheFailedCountItAddedAndKeepsWhatV2FailedSince() {
+        MigrationHarness.load(SERVER.client(), "node-5.65.1");
+        SERVER.client().keys("bull:orders:*:lock").forEach(SERVER.client()::del);
+        String failed = Keys.queue("orders").metricsFailed();
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withRetire(false)
+                .withAcceptAnomalies(true).withDropCronSchedulers(true).withDropLegacyRepeatables(true), Checkpoints.none(),
+                List.of("bull"), "orders");
+        assertEquals(MigrationResult.Outcome.VERIFIED, r.get(0).outcome(), r.get(0).message());
+        assertEquals("2", SERVER.client().hget(failed, "count"), "the two failed v1 jobs are counted");
+        SERVER.client().hincrBy(failed, "count", 3); // three v2 deaths since
+        Abandon.run(Wire.unfenced(SERVER.client()), Wire.open(SERVER.client()), "orders", MigrationOptions.DEFAULT_LEASE);
+        assertEquals(Map.of("count", "3"), SERVER.client().hgetAll(failed));
+    }
+
     @Test
     void aCompletedCountThatDoesNotChangeIsFoldedOnceARun() throws Exception {
         String completed = Keys.queue("orders").metricsCompleted();

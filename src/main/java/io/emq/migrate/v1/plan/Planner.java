@@ -446,6 +446,9 @@ public final class Planner {
         if (fates.get(V2Fate.COUNTED) > 0) {
             out.add(new V2KeyEstimate(base + "metrics:completed", "hash", 1, MemoryModel.SMALL_HASH));
         }
+        if (snap.listedCount(V1State.FAILED) > 0) {
+            out.add(new V2KeyEstimate(base + "metrics:failed", "hash", 1, MemoryModel.SMALL_HASH));
+        }
         long mapped = snap.jobCount();
         out.add(new V2KeyEstimate("{emq}:migration:" + q, "journal", 1, mapped * MemoryModel.JOURNAL_ENTRY + MemoryModel.SMALL_HASH));
         return out;
