@@ -28,7 +28,11 @@ class RunbookTest {
     @RegisterExtension
     static final RealServerExtension TARGET = RealServerExtension.standalone();
     @RegisterExtension
+    static final RealServerExtension SCRATCH = RealServerExtension.standalone();
+    @RegisterExtension
     static final RealServerExtension CLUSTER = RealServerExtension.cluster();
+    /** What a shell would take for something else than a word (a redirection, a pipe, a glob...) unless quoted. */
+    private static final String SHELL_SPECIAL = "<>|&;*?~{}()`\\\"";
 
     private static final Pattern EXIT = Pattern.compile("\\s+#\\s*exit\\s+(\\d+)\\s*$");
 
@@ -55,10 +59,24 @@ class RunbookTest {
                 line = line.substring(0, m.start());
             }
             String substituted = line.replace("$SOURCE_HOSTPORT", SOURCE.uri().substring("redis://".length()))
-                    .replace("$SOURCE", SOURCE.uri()).replace("$TARGET", TARGET.uri()).replace("$CLUSTER", CLUSTER.uri());
+                    .replace("$SOURCE", SOURCE.uri()).replace("$TARGET", TARGET.uri()).replace("$SCRATCH", SCRATCH.uri())
+                    .replace("$CLUSTER", CLUSTER.uri());
             out.add(new Command(raw.strip(), words(substituted), exit));
         }
         return out;
+    }
+
+    /** The first character outside single quotes a shell would not take as part of a word, if any. */
+    static java.util.Optional<Character> unquotedSpecial(String line) {
+        boolean quoted = false;
+        for (char c : line.toCharArray()) {
+            if (c == '\'') {
+                quoted = !quoted;
+            } else if (!quoted && SHELL_SPECIAL.indexOf(c) >= 0) {
+                return java.util.Optional.of(c);
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     /** Splits like a shell: whitespace separates words, single quotes keep spaces. */
@@ -96,6 +114,8 @@ class RunbookTest {
         List<Command> commands = commands(Files.readString(Path.of("MIGRATION.md")));
         assertTrue(commands.size() >= 20, "the runbook's commands: " + commands.size());
         for (Command c : commands) {
+            assertEquals(java.util.Optional.empty(), unquotedSpecial(c.line()), "pasted into a shell, this line is not the"
+                    + " command it shows (quote the word): " + c.line());
             String program = c.words().get(0);
             List<String> args = c.words().subList(1, c.words().size());
             if (program.equals("emq-migrate")) {
