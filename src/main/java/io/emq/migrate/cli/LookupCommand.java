@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Expectation;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
@@ -22,6 +23,8 @@ import org.apache.commons.cli.Options;
 final class LookupCommand implements Command {
     private static final int PER_READ = 1000;
     private static final String NO_ROW = "none";
+    private static final String GONE = "gone";
+    private static final byte[] STATE = "state".getBytes(StandardCharsets.UTF_8);
 
     public void options(Options options) {
         options.addOption(Cli.valued("queue", "Q", "the v2 queue"))
@@ -54,19 +57,24 @@ final class LookupCommand implements Command {
             BrandedId id = BrandedId.of(in.value("job-id", ""));
             journal.ids().lookupV2(id).ifPresent(bytes -> found.add(Map.entry(bytes, id)));
         }
-        List<Map<String, String>> pairs = pairs(journal, found);
+        List<Map<String, String>> pairs = pairs(wire, queue, journal, found);
         if (in.json()) {
             Json.print(pairs, in.out());
         } else if (pairs.isEmpty()) {
             in.out().println(in.has("all") ? "the mapping of " + queue + " is empty: it migrated no jobs"
                     : "no mapping for that id in " + queue);
         } else {
-            Table t = new Table("V1", "V2", "V2 ROW");
-            pairs.forEach(p -> t.row(p.get("v1"), p.get("v2"), Optional.ofNullable(p.get("v2Row")).orElse(NO_ROW)));
+            Table t = new Table("V1", "V2", "MIGRATED AS", "V2 ROW NOW");
+            pairs.forEach(p -> t.row(p.get("v1"), p.get("v2"), Optional.ofNullable(p.get("v2Row")).orElse(NO_ROW),
+                    Optional.ofNullable(p.get("v2Now")).orElse(GONE)));
             t.print(in.out());
             if (pairs.stream().anyMatch(p -> p.get("v2Row") == null)) {
                 in.out().println(NO_ROW + ": the id was minted, but v2 got no row of the job: a v1 worker completed or removed it"
                         + " before the cutover, or it was completed in v1 and counted (metrics:completed)");
+            }
+            if (pairs.stream().anyMatch(p -> p.get("v2Row") != null && p.get("v2Now") == null)) {
+                in.out().println(GONE + ": the row the migration wrote is gone from the target now: v2 served the job (completed"
+                        + " and removed), or it was removed");
             }
         }
         return pairs.isEmpty() && !in.has("all") ? ExitCodes.REFUSED : ExitCodes.OK;
@@ -82,14 +90,19 @@ final class LookupCommand implements Command {
 
     /**
      * Each v1 id and its branded id, with the state of the v2 row the migration wrote ({@code v2Row}, as its journal
-     * expects it: {@code null} when it wrote none), read {@link #PER_READ} at a time.
+     * expects it: {@code null} when it wrote none) and the state the row holds now ({@code v2Now}: {@code null} when the
+     * target holds no row of that id), read {@link #PER_READ} at a time.
      */
-    private static List<Map<String, String>> pairs(Journal journal, List<Map.Entry<byte[], BrandedId>> found) {
+    private static List<Map<String, String>> pairs(Wire wire, String queue, Journal journal, List<Map.Entry<byte[], BrandedId>> found) {
+        Keys keys = Keys.queue(queue);
         List<Map<String, String>> out = new ArrayList<>(found.size());
         for (int from = 0; from < found.size(); from += PER_READ) {
             List<Map.Entry<byte[], BrandedId>> some = found.subList(from, Math.min(found.size(), from + PER_READ));
             Map<BrandedId, Expectation> rows = journal.expectations().of(some.stream().map(Map.Entry::getValue).toList());
-            for (Map.Entry<byte[], BrandedId> e : some) {
+            List<List<byte[]>> now = wire.hmget(some.stream().map(e -> keys.job(e.getValue()).getBytes(StandardCharsets.UTF_8)).toList(),
+                    List.of(STATE));
+            for (int i = 0; i < some.size(); i++) {
+                Map.Entry<byte[], BrandedId> e = some.get(i);
                 Map<String, String> m = new LinkedHashMap<>();
                 m.put("v1", Bytes.of(e.getKey()).display());
                 if (!Bytes.of(e.getKey()).isUtf8()) { // its display escapes bytes as a text id may spell them: the bytes tell
@@ -97,6 +110,7 @@ final class LookupCommand implements Command {
                 }
                 m.put("v2", e.getValue().toString());
                 m.put("v2Row", Optional.ofNullable(rows.get(e.getValue())).map(Expectation::state).orElse(null));
+                m.put("v2Now", Optional.ofNullable(now.get(i).get(0)).map(v -> new String(v, StandardCharsets.UTF_8)).orElse(null));
                 out.add(m);
             }
         }

@@ -173,9 +173,12 @@ class MigrationCommandsTest {
                 "an ISO-8601 duration is taken too");
     }
 
-    /** A job v1 finished between a --no-retire run and the one that retires has an id, and lookup says v2 got no row of it. */
+    /**
+     * A job v1 finished between a --no-retire run and the one that retires has an id, and lookup says v2 got no row of it;
+     * beside the state each row was migrated as, lookup tells the state it holds now, gone once v2 served it.
+     */
     @Test
-    void lookupTellsTheRowEachJobGotAndNoneForOneV1FinishedBeforeTheCutover() throws Exception {
+    void lookupTellsTheRowEachJobGotAndNoneForOneV1FinishedBeforeTheCutoverAndWhichRowsAreGoneNow() throws Exception {
         load("node-5.65.1");
         assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--no-retire").code());
         String finished = SERVER.client().lindex("bull:emails:paused", -1);
@@ -189,9 +192,20 @@ class MigrationCommandsTest {
             boolean gone = p.get("v1").asText().equals(finished);
             assertEquals(gone, p.get("v2Row").isNull(), p.toString());
             assertEquals(!gone, SERVER.client().exists("emq:{emails}:job:" + p.get("v2").asText()), p.toString());
+            assertEquals(p.get("v2Row").textValue(), p.get("v2Now").textValue(), "as migrated, before v2 serves: " + p);
         }
         CliRun table = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--v1-id", finished);
-        assertTrue(table.out().contains("V2 ROW") && table.out().contains("none: the id was minted, but v2 got no row"), table.out());
+        assertTrue(table.out().contains("MIGRATED AS") && table.out().contains("none: the id was minted, but v2 got no row"), table.out());
+
+        assertEquals(0, CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume").code()); // paused in v1, so in v2
+        JsonNode served = Json.MAPPER.readTree(CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--all", "--json").out());
+        for (JsonNode p : served) {
+            String migratedAs = p.get("v2Row").textValue();
+            assertEquals("scheduled".equals(migratedAs) ? "scheduled" : null, p.get("v2Now").textValue(),
+                    "a pending row is gone once v2 served it, a scheduled one waits: " + p);
+        }
+        CliRun drained = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--all");
+        assertTrue(drained.out().contains("gone: the row the migration wrote is gone from the target now"), drained.out());
     }
 
     /** An output file that cannot be written is bad usage before anything is read or written: one line, one document. */
