@@ -99,7 +99,7 @@ final class Cli {
         }
         CommandLine line;
         try {
-            line = new DefaultParser().parse(options(command), rest);
+            line = DefaultParser.builder().setAllowPartialMatching(false).build().parse(options(command), rest); // --queu is no --queue
         } catch (ParseException e) {
             return fail(command.name(), new Failures.Failure(ExitCodes.USAGE, "usage", e.getMessage()
                     + "; `emq-migrate help " + command.name() + "` shows the options"), json, out, err);

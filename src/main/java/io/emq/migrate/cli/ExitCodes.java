@@ -19,7 +19,7 @@ public final class ExitCodes {
         m.put(OK, ok);
         m.put(USAGE, "bad usage, or a server that could not be used (the message says what to check)");
         if (refused != null) {
-            m.put(REFUSED, refused + "; nothing was destroyed");
+            m.put(REFUSED, refused + "; nothing of a refused queue was destroyed");
         }
         m.put(INTERNAL, "an internal error (a bug; --debug shows the trace)");
         return m;

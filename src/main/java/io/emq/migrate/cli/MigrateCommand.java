@@ -63,7 +63,7 @@ final class MigrateCommand implements Command {
     public int run(Invocation in) {
         List<String> queues = in.values("queue");
         if (queues.isEmpty() == !in.has("all")) {
-            throw CliException.usage("give --queue Q (one or more) or --all, not both");
+            throw CliException.usage(queues.isEmpty() ? "give --queue Q (one or more) or --all" : "give --queue Q (one or more) or --all, not both");
         }
         MigrationOptions options = migrationOptions(in);
         int parallel = in.number("parallel", 1, 1, MAX_PARALLEL);

@@ -78,7 +78,7 @@ final class PlanCommand implements Command {
         boolean inLanes = MigrateCommand.lane(in).isPresent() || MigrateCommand.laneFrom(in).isPresent();
         List<String> named = in.values("queue");
         if (named.isEmpty() == !in.has("all")) {
-            throw CliException.usage("name the queues with --queue Q (repeatable) or plan them all with --all, not both");
+            throw CliException.usage("name the queues with --queue Q (repeatable) or plan them all with --all" + (named.isEmpty() ? "" : ", not both"));
         }
         Path htmlFile = in.has("html") ? in.outputFile("html") : null;
         List<String> prefixes = DiscoverCommand.prefixes(in);

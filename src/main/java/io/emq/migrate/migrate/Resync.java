@@ -90,8 +90,9 @@ final class Resync {
             if (System.nanoTime() >= deadline) {
                 throw new MigrationRefused(MigrationRefused.Kind.LIVE_LOCK, "v1 workers still hold jobs of " + m.source.display()
                         + " after it was paused: " + pass.held().size() + " jobs (" + String.join(", ",
-                        pass.held().subList(0, Math.min(5, pass.held().size()))) + "); let them finish (pass"
-                        + " --wait-for-locks DURATION to wait for them) or stop the v1 workers, then re-run; nothing was"
+                        pass.held().subList(0, Math.min(5, pass.held().size()))) + "); let them finish (" + (m.options.waitForLocks().isZero()
+                        ? "pass --wait-for-locks DURATION to wait for them" : "they outlasted --wait-for-locks "
+                        + m.options.waitForLocks().toSeconds() + "s: a longer one waits longer") + ") or stop the v1 workers, then re-run; nothing was"
                         + " deleted, v1 is resumed, and no job a worker holds is pending in v2");
             }
             Sleep.millis(200);

@@ -61,6 +61,14 @@ class CliSkeletonTest {
         assertTrue(preview.err().contains("--preview takes a whole number from 0"), preview.err());
         assertOneLineError(CliRun.of("frobnicate"), ExitCodes.USAGE);
         assertOneLineError(CliRun.of("plan", "--nope"), ExitCodes.USAGE);
+        CliRun abbreviated = CliRun.of("plan", "--source", "redis://127.0.0.1:1", "--queu", "orders");
+        assertOneLineError(abbreviated, ExitCodes.USAGE);
+        assertTrue(abbreviated.err().contains("--queu"), "an abbreviation is not taken for the option it starts: " + abbreviated.err());
+        for (String command : List.of("plan", "migrate")) {
+            CliRun neither = CliRun.of(command, "--source", "redis://127.0.0.1:1");
+            assertOneLineError(neither, ExitCodes.USAGE);
+            assertTrue(neither.err().contains("--all") && !neither.err().contains("not both"), neither.err());
+        }
         assertOneLineError(CliRun.of("info", "--target", "redis://127.0.0.1:1", "stray"), ExitCodes.USAGE);
         for (String command : List.of("info", "lookup", "verify", "repair", "validate", "drain")) {
             CliRun r = command.equals("lookup")
