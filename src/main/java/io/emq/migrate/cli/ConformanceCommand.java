@@ -1,6 +1,8 @@
 package io.emq.migrate.cli;
 
 import io.emq.migrate.runtime.Conformance;
+import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.ServerState;
 import io.emq.migrate.wire.Wire;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -8,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.commons.cli.Options;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code emq-migrate conformance --target URI [--queue PREFIX] [--wire-version V]}: runs the v2
@@ -22,7 +25,13 @@ final class ConformanceCommand implements Command {
     public int run(Invocation in) {
         String version = in.wireVersion();
         String prefix = in.value("queue", "conformance");
-        Wire wire = Wire.open(in.open(in.require(Side.TARGET), Side.TARGET, 4), version);
+        Endpoint target = in.require(Side.TARGET);
+        UnifiedJedis client = in.open(target, Side.TARGET, 4);
+        ServerState.of(client, target.clientConfig()).replicaOf().ifPresent(master -> {
+            throw CliException.refused(target.describe() + " is a read-only replica of " + master + ": the scenarios write; point"
+                    + " --target at the master");
+        });
+        Wire wire = Wire.open(client, version);
         PrintStream lines = in.json() ? new PrintStream(OutputStream.nullOutputStream()) : in.out();
         List<Conformance.Verdict> verdicts = new Conformance(wire, prefix).run(lines);
         boolean passed = verdicts.stream().allMatch(Conformance.Verdict::ok);

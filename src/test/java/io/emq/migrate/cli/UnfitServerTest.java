@@ -88,6 +88,18 @@ class UnfitServerTest {
         }
     }
 
+    /** The wire scenarios write: a replica named as their target is refused in one line, nothing run. */
+    @Test
+    void conformanceAgainstAReplicaIsRefusedInOneLine() {
+        try (LocalServer master = LocalServer.start(); LocalServer replica = LocalServer.startReplicaOf(master)) {
+            CliRun r = CliRun.of("conformance", "--target", replica.uri());
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains(replica.uri() + " is a read-only replica of") && r.err().contains("point --target at the master"),
+                    r.all());
+            assertEquals("", r.out(), "no scenario ran");
+        }
+    }
+
     /** A fresh client reaches the master alone: the replicas are those its {@code INFO replication} names online. */
     @Test
     void anEvictingReplicaOfTheTargetIsRefusedToo() {
