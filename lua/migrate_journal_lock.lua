@@ -1,6 +1,6 @@
 -- migrate_journal_lock: the migrator's lease on one queue's journal, with a fencing token.
 -- KEYS[1] {emq}:migration:<q>   the journal hash
--- ARGV[1] op: acquire | release (renewals go through migrate_journals, many queues in one call)
+-- ARGV[1] op: acquire | release | hold (renewals go through migrate_journals, many queues in one call)
 -- ARGV[2] owner (host:pid:nonce of the migrator)
 -- ARGV[3] token (release; ignored by acquire)
 -- ARGV[4] lease in ms (acquire)
@@ -8,7 +8,7 @@
 -- Reply:  acquire -> {the new fencing token (an integer, HINCRBY lock_fence), the journal's uid}: lock_uid,
 --                    set (server time) when the journal first gets a lease, tells this journal's tokens
 --                    from another's (the v1 side is fenced with <uid>:<token>, see migrate_v1_fence);
---         release -> 1.
+--         release -> 1; hold -> 1 (the caller's token is current: nothing written).
 --         EMQLOCK when another live owner holds the lease, or the caller's token is not current.
 --- @include "server_time"
 --- @include "lease"
@@ -30,6 +30,9 @@ if op == 'acquire' then
 end
 if not holds_lease(KEYS[1], 'lock_token', ARGV[3]) then
   return lease_lost()
+end
+if op == 'hold' then
+  return 1
 end
 if op == 'release' then
   redis.call('HDEL', KEYS[1], 'lock_owner', 'lock_token', 'lock_until')

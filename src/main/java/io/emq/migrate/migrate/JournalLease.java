@@ -58,6 +58,14 @@ public final class JournalLease {
         wire.eval(call("release", "", token, 0, Replies::asLong));
     }
 
+    /**
+     * Checks that the target still holds this lease (refused, {@code EMQLOCK}, when another migrator took it or the journal
+     * is gone: a target restarted without its data): before writes to another server that no target write fences.
+     */
+    public void hold() {
+        wire.eval(call("hold", "", token, 0, Replies::asLong));
+    }
+
     /** The fencing token of this lease ("" before {@link #acquire}). */
     String token() {
         return token;

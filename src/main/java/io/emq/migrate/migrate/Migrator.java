@@ -439,9 +439,11 @@ public final class Migrator {
                 throw crash;
             } catch (EmqWireException.Lock lost) {
                 stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "step V" + step.version() + " (" + step.description() + ") of " + m.target
-                        + " was refused: this migrator's lease lapsed and another migrator took over the queue ("
-                        + lost.getMessage() + "); this run wrote nothing after that. Nothing to repair: see"
-                        + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
+                        + " was refused: this migrator's lease lapsed and another migrator took over the queue, or the target"
+                        + " lost the journal (restarted without its data, or failed over to a server without it) ("
+                        + lost.getMessage() + "); this run stopped there, writing nothing more. Nothing to repair: see"
+                        + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish; if"
+                        + " `info` finds no journal, the target lost the v2 copy: what v1 still holds is the only copy of those jobs");
             } catch (JedisConnectionException dropped) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "step V" + step.version() + " (" + step.description() + ") lost its"
                         + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()

@@ -386,8 +386,10 @@ final class RetireSource implements Step {
 
     /**
      * Retires the jobs of the source as read before the tombstone, {@link #UNLINK_BATCH} at a time: those
-     * the change feed tells unwritten since the pass are unlinked ({@link UnlinkUnwritten}); the others,
-     * and every one without a feed, have their digests checked {@link #BATCH} at a time.
+     * the change feed tells unwritten since the pass are unlinked ({@link UnlinkUnwritten}), each batch once the
+     * target is seen to hold this run's lease still (a target that lost its data holds no journal: the v1 jobs left are
+     * then kept); the others, and every one without a feed, have their digests checked {@link #BATCH} at a time
+     * against the journal's expectations.
      */
     private static Retired retireRead(QueueMigration m, QueueSnapshot before) {
         long[] done = {0, 0};
@@ -400,6 +402,7 @@ final class RetireSource implements Step {
                 List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
                 List<Bytes> left = v1Ids;
                 if (unlinker.isPresent()) {
+                    m.journal.lease().hold(); // the feed's word needs no target read: the v2 copy must still be there
                     UnlinkUnwritten.Unlinked unlinked = unlinker.get().unlink(v1Ids);
                     left = unlinked.left();
                     done[0] += unlinked.deleted();
