@@ -26,6 +26,8 @@ public final class MigrationRefused extends RuntimeException {
          * step resumes on a re-run once it is fixed, or the slot settled.
          */
         OUT_OF_MEMORY, READ_ONLY, DISK_ERROR, SLOT_MOVING,
+        /** A server answered that it is loading its data set (it just restarted): the step resumes once it is done. */
+        LOADING,
         /** The target's replicas did not acknowledge v2's writes before v1 was to give them up ({@link ReplicaAcks}). */
         REPLICAS_BEHIND,
         ERROR, INTERRUPTED, VERIFICATION,

@@ -19,6 +19,8 @@ public enum ServerRefusal {
             "point --source or --target at the master (after a failover, the new one)"),
     DISK_ERROR("MISCONF ", MigrationRefused.Kind.DISK_ERROR, "a server refused a write as it cannot save to disk (its last RDB"
             + " save failed, and stop-writes-on-bgsave-error is on)", "fix that server's disk or its save settings (its log says why the save failed)"),
+    LOADING("LOADING ", MigrationRefused.Kind.LOADING, "a server was loading its data set, just restarted", "let it finish loading"
+            + " (INFO persistence shows loading:0); if it restarted during the migration, check it kept its data (`emq-migrate info`)"),
     /**
      * A cluster master sent a command on the queue's keys to another node, or asked for it again later: their slot is
      * migrating between masters (a reshard), or moved (the reshard ended, or a replica took over). The step's reads and

@@ -23,6 +23,12 @@ class ServerRefusalTest {
                 "EXECABORT Transaction discarded because of: TRYAGAIN Multiple keys request during rehashing of slot")).orElseThrow().said());
     }
 
+    /** The reply a server just restarted gives while it loads its data set (Redis 7.0's words). */
+    @Test
+    void aServerLoadingItsDataIsToldAsAStateOfItsOwn() {
+        assertEquals(Optional.of(ServerRefusal.LOADING), why(new JedisDataException("LOADING Redis is loading the dataset in memory")));
+    }
+
     @Test
     void theWordsInsideAnotherWordOrOutsideAServersReplyAreNone() {
         assertEquals(Optional.empty(), why(new JedisDataException("ERR user_script:1: job REMOVED by another client")));
