@@ -30,6 +30,8 @@ public final class MigrationRefused extends RuntimeException {
         LOADING,
         /** The target's replicas did not acknowledge v2's writes before v1 was to give them up ({@link ReplicaAcks}). */
         REPLICAS_BEHIND,
+        /** The target did not write v2's writes to its append-only file in time before v1 was to give them up ({@link ReplicaAcks}). */
+        NOT_ON_DISK,
         ERROR, INTERRUPTED, VERIFICATION,
         SOURCE_CHANGED, OUT_OF_LINE, FLOW_PARENT, FLOW_CHILD, PAYLOAD_POLICY, LANE,
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,

@@ -277,13 +277,29 @@ public final class ServerState {
 
     /** The {@code INFO replication} text of the server that holds {@code key} (in a cluster, the master serving its slot). */
     private static String replication(UnifiedJedis client, byte[] key) {
+        return info(client, key, "replication");
+    }
+
+    /**
+     * Whether the server that holds {@code key} (in a cluster, the master serving its slot) keeps an append-only file
+     * ({@code INFO persistence}: {@code aof_enabled}); empty for a server that refuses {@code INFO}.
+     */
+    public static Optional<Boolean> appendOnly(UnifiedJedis client, byte[] key) {
+        try {
+            return Optional.of(field(info(client, key, "persistence"), "aof_enabled").orElse("0").equals("1"));
+        } catch (JedisDataException refused) {
+            return Optional.empty();
+        }
+    }
+
+    private static String info(UnifiedJedis client, byte[] key, String section) {
         if (client instanceof RedisClusterClient) {
             try (Connection c = DedicatedConnection.serverOf(client, key).getResource()) {
-                c.sendCommand(Protocol.Command.INFO, "replication");
+                c.sendCommand(Protocol.Command.INFO, section);
                 return c.getBulkReply();
             }
         }
-        return client.info("replication");
+        return client.info(section);
     }
 
     /** The master ({@code host:port}) the {@code INFO replication} text {@code info} names, when the server is a replica. */

@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
@@ -172,24 +174,38 @@ public final class Wire implements AutoCloseable {
      * refusal is thrown as {@link #eval}'s is.
      */
     public long writeAndWait(ScriptCall<?> call, int replicas, Duration timeout) {
+        return writeThen(call, p -> p.waitReplicas(replicas, timeout.toMillis())).orElse(-1L);
+    }
+
+    /**
+     * Sends a fenced write, then {@code WAITAOF 1 0} on the same connection (the server that holds the call's first key):
+     * whether that server wrote the write to its append-only file on disk within {@code timeout}; empty when it knows no
+     * {@code WAITAOF} (Redis before 7.2) or refuses it.
+     */
+    public Optional<Boolean> writeAndWaitAof(ScriptCall<?> call, Duration timeout) {
+        return writeThen(call, p -> p.waitAOF(1, 0, timeout.toMillis())).map(synced -> synced.getKey() >= 1);
+    }
+
+    /** A fenced write, then {@code then} on the same connection: its reply, empty when the server refused it. */
+    private <T> Optional<T> writeThen(ScriptCall<?> call, Function<Pipeline, Response<T>> then) {
         ensureFenced();
         try (Connection c = DedicatedConnection.serverOf(client, call.keys().get(0)).getResource();
              Pipeline p = new Pipeline(c, false)) {
             Response<Object> written = p.evalsha(call.script().shaBytes(), call.keys(), call.args());
-            Response<Long> acknowledged = p.waitReplicas(replicas, timeout.toMillis());
+            Response<T> after = then.apply(p);
             p.sync();
             try {
                 call.decode(written.get());
             } catch (JedisNoScriptException e) {
                 load(call.script(), call.keys().get(0));
-                return writeAndWait(call, replicas, timeout);
+                return writeThen(call, then);
             } catch (JedisDataException e) {
                 throw WireErrors.map(e);
             }
             try {
-                return acknowledged.get();
+                return Optional.ofNullable(after.get());
             } catch (JedisDataException refused) {
-                return -1;
+                return Optional.empty();
             }
         } catch (JedisConnectionException e) {
             fenced = false;
