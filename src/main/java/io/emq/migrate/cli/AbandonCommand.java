@@ -31,7 +31,7 @@ final class AbandonCommand implements Command {
         Wire sourceWire = Wire.unfenced(in.open(source, Side.SOURCE, 8));
         Map<String, JournalHeader> headers = new LinkedHashMap<>();
         for (String queue : queues) {
-            headers.put(queue, Migrated.journal(in.readableTarget(target), queue).header());
+            headers.put(queue, Migrated.withHistory(in.readableTarget(target), queue).header());
         }
         List<String> unretired = queues.stream().filter(q -> headers.get(q).get(JournalHeader.STATE)
                 .filter(s -> s == MigrationState.RETIRED).isEmpty()).toList();

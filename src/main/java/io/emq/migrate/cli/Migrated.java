@@ -41,13 +41,27 @@ final class Migrated {
      * journal with a header and no applied step: that queue was never migrated either.
      */
     static Journal journal(Wire target, String queue) {
+        return journal(target, queue, false);
+    }
+
+    /**
+     * As {@link #journal}, for {@code repair} and {@code abandon}: a journal whose only rows are failed steps will do. A
+     * first step that failed may have paused and fenced the v2 queue, and its failed row stops every later run until
+     * {@code repair} clears it.
+     */
+    static Journal withHistory(Wire target, String queue) {
+        return journal(target, queue, true);
+    }
+
+    private static Journal journal(Wire target, String queue, boolean failedStepsDo) {
         Journal journal = new Journal(target, queue);
         Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
         if (state.filter(s -> s == MigrationState.ABANDONED).isPresent()) {
             throw CliException.refused("the migration of queue " + queue + " was abandoned on this target; `info`"
                     + " lists the queues that are migrated");
         }
-        if (state.isEmpty() || journal.history().rows().stream().noneMatch(HistoryRow::success)) {
+        List<HistoryRow> rows = journal.history().rows();
+        if (failedStepsDo ? rows.isEmpty() : state.isEmpty() || rows.stream().noneMatch(HistoryRow::success)) {
             throw CliException.refused(journal.exists() ? "queue " + queue + " was never migrated on this target (a migration of"
                     + " it began, and stopped or was refused before its first step was done); `info` lists those that were"
                     : "queue " + queue + " has no migration journal on this target (never migrated here, or `forget` deleted"

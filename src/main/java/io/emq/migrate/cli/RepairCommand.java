@@ -17,7 +17,7 @@ final class RepairCommand implements Command {
     public int run(Invocation in) {
         String queue = in.queue();
         Endpoint target = in.require(Side.TARGET);
-        Migrated.journal(in.readableTarget(target), queue);
+        Migrated.withHistory(in.readableTarget(target), queue);
         List<String> changed = Journals.repair(in.writableTarget(target, 8), queue, MigrationOptions.DEFAULT_LEASE);
         if (in.json()) {
             Map<String, Object> doc = new LinkedHashMap<>();

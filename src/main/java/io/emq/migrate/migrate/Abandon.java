@@ -53,7 +53,8 @@ public final class Abandon {
     public static Map<String, Long> run(Wire source, Wire target, String queue, Set<String> alongside, Duration lease) {
         Journal journal = new Journal(target, queue);
         MigrationState state = journal.header().get(JournalHeader.STATE).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.NO_JOURNAL,
-                "queue " + queue + " has no migration journal on the target: nothing to abandon"));
+                "queue " + queue + " has no migration under way on the target (no journal, or its first step stopped before it paused"
+                + " either queue): nothing to abandon"));
         if (state == MigrationState.RETIRED) {
             throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the migration of " + queue + " retired its v1 source: it can no"
                     + " longer be abandoned (the v2 queue is now the only copy; see MIGRATION.md, rollback after retire)");

@@ -463,8 +463,9 @@ public final class Migrator {
                             + "; " + why.remedy + ", then run migrate again: the step resumes, nothing to repair");
                     return;
                 }
-                record(step, t0, e.toString());
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + e
+                String error = StepErrors.of(e);
+                record(step, t0, error);
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + error
                         + "; " + sourceLeft(step) + "; fix the cause, run `emq-migrate repair`, then migrate again");
             } finally {
                 tally(Map.of()); // the jobs passes of a step that stopped added: v2 holds them
