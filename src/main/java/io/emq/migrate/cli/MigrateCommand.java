@@ -225,10 +225,6 @@ final class MigrateCommand implements Command {
         t.print(out);
         notes.forEach(n -> out.println("  " + n));
         long ok = results.stream().filter(MigrationResult::ok).count();
-        if (results.isEmpty()) {
-            out.println("no v1 queues to migrate under the given prefixes; check --prefix (`discover` lists them)");
-            return;
-        }
         out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), Sizes.count(jobs),
                 millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"

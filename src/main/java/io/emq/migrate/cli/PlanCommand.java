@@ -3,6 +3,7 @@ package io.emq.migrate.cli;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
+import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
 import io.emq.migrate.payload.PayloadPolicy;
@@ -99,6 +100,9 @@ final class PlanCommand implements Command {
             }
         }
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
+        if (chosen.isEmpty()) {
+            throw Migrator.noQueues(jedis, prefixes);
+        }
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         VersionFence.claimNote(v2.client(), in.wireVersion()).ifPresent(note -> in.note("emq-migrate plan: " + note));
@@ -148,9 +152,6 @@ final class PlanCommand implements Command {
             Json.print(PlanDocument.of(source.describe(), found, rendered, serverProblems, warnings, blocked), in.out());
         } else {
             warnings.forEach(w -> in.out().println("WARNING: " + w));
-            if (chosen.isEmpty()) {
-                in.out().println("no v1 queues under " + DiscoverCommand.under(prefixes) + "; check --prefix");
-            }
             in.out().println(found.foreignKeys() + " foreign keys under the prefixes and " + found.keysOutsidePrefixes()
                     + " keys outside them: untouched. This was a dry run; nothing was written.");
         }

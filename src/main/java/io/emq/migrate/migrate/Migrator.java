@@ -14,6 +14,7 @@ import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
+import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -35,7 +36,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
@@ -114,6 +117,9 @@ public final class Migrator {
     /** Migrates the named v1 queues (all discovered ones when {@code names} is empty). */
     public List<MigrationResult> migrate(List<String> prefixes, List<String> names) {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
+        if (names.isEmpty() && found.queues().isEmpty()) {
+            throw noQueues(source.client(), prefixes);
+        }
         QueueBases bases = new QueueBases(found.queues());
         List<QueueRef> selected = select(found.queues(), names);
         Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
@@ -307,6 +313,24 @@ public final class Migrator {
     /** The jobs moved into v2 states in {@code moved} (its other counts are other records: child links, receipts...). */
     private static long jobs(Map<String, Long> moved) {
         return V2State.MIGRATED.stream().mapToLong(s -> moved.getOrDefault(s.wireName(), 0L)).sum();
+    }
+
+    /**
+     * The refusal of a run of every queue ({@code --all}) on a source that holds none under the prefixes: a wrong prefix
+     * or database, or a v2 server given as the source (it holds {@code {emq}:version}, where the source user may read it).
+     */
+    public static MigrationRefused noQueues(UnifiedJedis source, List<String> prefixes) {
+        boolean v2;
+        try {
+            v2 = source.exists(VersionFence.KEY);
+        } catch (JedisDataException refused) { // NOPERM: the user's key patterns leave it out
+            v2 = false;
+        }
+        return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue under the prefix"
+                + (prefixes.size() == 1 ? " " : "es ") + String.join(", ", prefixes)
+                + " on the source" + (v2 ? ", which holds " + VersionFence.KEY + " as a v2 server does (are --source and --target"
+                + " swapped?)" : "") + "; check --source (its database, /N) and --prefix (`discover` lists the queues);"
+                + " nothing was written");
     }
 
     private static List<QueueRef> select(List<QueueRef> queues, List<String> names) {

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.v1.fixture.KeyspaceDump;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,15 +29,38 @@ class OperatorHabitsTest {
 
     @Test
     void emptyResultsSaySoAndNameThePrefix() {
-        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all");
-        assertEquals(0, plan.code(), plan.all());
-        assertTrue(plan.out().startsWith("no v1 queues under prefix bull; check --prefix"), plan.out());
         CliRun discover = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
+        assertEquals(0, discover.code(), discover.all());
         assertTrue(discover.out().startsWith("no v1 queues under prefixes echo, bull; check --prefix"), discover.out());
+    }
+
+    /**
+     * plan and migrate of every queue (--all) on a source without one refuse (exit 3), nothing written, as a --queue that
+     * names none does: a wrong prefix or database, or a v2 server given as the source, which they name as such.
+     */
+    @Test
+    void allOnASourceWithoutAV1QueueIsRefusedAndAV2ServerIsNamed() {
+        String empty = "emq-migrate %s: no v1 queue under the prefix bull on the source; check --source (its database, /N) and"
+                + " --prefix (`discover` lists the queues); nothing was written";
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.err().contains(String.format(empty, "plan")), plan.all());
         CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire");
-        assertEquals(0, migrate.code(), migrate.all());
-        assertTrue(migrate.out().contains("no v1 queues to migrate under the given prefixes; check --prefix"), migrate.out());
-        assertFalse(migrate.out().contains("0 of 0"), migrate.out());
+        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+        assertTrue(migrate.err().contains(String.format(empty, "migrate")), migrate.all());
+        assertEquals(0, SERVER.client().dbSize(), "nothing written");
+
+        V1QueueGenerator.addWaiting(SERVER.client(), "orders", 1, 3, 20);
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--yes").code());
+        SERVER.client().keys("bull:*").forEach(SERVER.client()::del); // the tombstone retirement left: a v2 target alone now
+        String before = new KeyspaceDump(SERVER.client()).digest();
+        for (CliRun r : List.of(CliRun.of("plan", "--source", SERVER.uri(), "--all"),
+                CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--yes"))) {
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains("no v1 queue under the prefix bull on the source, which holds {emq}:version as a v2 server"
+                    + " does (are --source and --target swapped?); check --source"), r.all());
+        }
+        assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "nothing written");
     }
 
     @Test
