@@ -3,6 +3,7 @@ package io.emq.migrate.cli;
 import io.emq.migrate.v1.fixture.Fixture;
 import io.emq.migrate.v1.fixture.FixtureKey;
 import io.emq.migrate.v1.fixture.FixtureLoader;
+import io.emq.migrate.wire.Endpoint;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,8 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * {@code emq-migrate fixture load --target URI NAME}: writes one of the recorded v1 keyspaces the
  * demo uses into a server of one's own, to try the other commands on it. It never overwrites: a key
- * the fixture holds that already exists refuses the load before anything is written.
+ * the fixture holds that already exists refuses the load before anything is written, as a cluster does (its keys
+ * carry no hash tag).
  */
 final class FixtureCommand implements Command {
     static final List<String> NAMES = List.of("node-5.65.1", "elixir-v1", "legacy-and-foreign", "node-large-payload");
@@ -26,7 +28,13 @@ final class FixtureCommand implements Command {
             throw CliException.usage("give: fixture load NAME (one of " + String.join(", ", NAMES) + ")");
         }
         Fixture fixture = fixture(words.get(1));
-        UnifiedJedis client = in.open(in.require(Side.TARGET), Side.TARGET, 8);
+        Endpoint target = in.require(Side.TARGET);
+        if (target.cluster()) {
+            throw CliException.usage("fixtures load into a standalone server only: their keys carry no hash tag (as BullMQ's off"
+                    + " a cluster), so a cluster would spread each queue over its slots, where it can be neither served nor"
+                    + " migrated; give --target as redis://host:port (a scratch server); nothing was written");
+        }
+        UnifiedJedis client = in.open(target, Side.TARGET, 8);
         for (FixtureKey k : fixture.keys()) {
             if (client.exists(k.key().raw())) {
                 throw CliException.refused("key " + k.key().display() + " already exists there: the fixture loads only"

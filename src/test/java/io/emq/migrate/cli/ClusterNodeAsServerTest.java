@@ -7,8 +7,12 @@ import io.emq.migrate.testing.RealServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 
-/** One node of a cluster named as a single server is refused, with the way to name the cluster: it holds a share of the keys only. */
+/**
+ * One node of a cluster named as a single server is refused, with the way to name the cluster: it holds a share of the keys
+ * only. A fixture is refused by a cluster.
+ */
 class ClusterNodeAsServerTest {
     @RegisterExtension
     static final RealServerExtension CLUSTER = RealServerExtension.cluster();
@@ -27,5 +31,21 @@ class ClusterNodeAsServerTest {
 
         CliRun asCluster = CliRun.of("discover", "--source", "redis+cluster://" + node.getHost() + ":" + node.getPort());
         assertEquals(0, asCluster.code(), asCluster.all());
+    }
+
+    /** A recorded v1 keyspace (keys without a hash tag) is refused by a cluster in one line, before its first write. */
+    @Test
+    void aFixtureLoadIntoAClusterIsRefusedBeforeItsFirstWrite() {
+        HostAndPort node = CLUSTER.nodes().get(0);
+        CliRun load = CliRun.of("fixture", "load", "--target", "redis+cluster://" + node.getHost() + ":" + node.getPort(), "node-5.65.1");
+        assertEquals(ExitCodes.USAGE, load.code(), load.all());
+        assertEquals("emq-migrate fixture: fixtures load into a standalone server only: their keys carry no hash tag (as BullMQ's"
+                + " off a cluster), so a cluster would spread each queue over its slots, where it can be neither served nor migrated;"
+                + " give --target as redis://host:port (a scratch server); nothing was written", load.err().strip());
+        for (HostAndPort master : CLUSTER.nodes()) {
+            try (Jedis jedis = CLUSTER.node(master)) {
+                assertEquals(0, jedis.dbSize(), "nothing written on " + master);
+            }
+        }
     }
 }
