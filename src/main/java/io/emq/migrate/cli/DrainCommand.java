@@ -128,10 +128,18 @@ final class DrainCommand implements Command {
         }
     }
 
-    /** Copies the queue, drains and judges the copy, deletes it; the queue is only read. */
+    /**
+     * Copies the queue, drains and judges the copy, deletes it; the queue is only read. Stopped (Ctrl-C, SIGTERM) while it
+     * copies or drains, it deletes the copy as it exits, or names it and how to delete it when it cannot.
+     */
     private static int drainShadow(Wire wire, String queue, DrainOptions options, JobHandler handler, String handlerName,
                                    Path htmlFile, Endpoint target, Invocation in) throws InterruptedException {
-        try (ShadowQueue shadow = ShadowQueue.copyOf(wire.client(), queue)) {
+        ShadowQueue shadow = ShadowQueue.of(wire.client(), queue);
+        Thread interrupted = new Thread(() -> in.note("emq-migrate drain: interrupted; " + discarded(shadow, queue, target)));
+        Runtime.getRuntime().addShutdownHook(interrupted);
+        try (shadow) {
+            in.note("copying queue '" + queue + "' into the scratch queue '" + shadow.name() + "'");
+            shadow.copy();
             in.note("copied queue '" + queue + "' into the scratch queue '" + shadow.name() + "' (" + shadow.keys()
                     + " keys); draining the copy");
             Jobs.on(wire, shadow.name()).resume();
@@ -139,7 +147,26 @@ final class DrainCommand implements Command {
             render(report, handlerName, htmlFile, target, in);
             in.note("deleted the scratch queue '" + shadow.name() + "'; queue '" + queue + "' was only read");
             return exitCode(report, handlerName);
+        } finally {
+            Runtime.getRuntime().removeShutdownHook(interrupted);
         }
+    }
+
+    /** Deletes the scratch copy of a stopped shadow drain: what became of it, and when it could not, how to delete it. */
+    private static String discarded(ShadowQueue shadow, String queue, Endpoint target) {
+        String why;
+        try {
+            if (shadow.discard()) {
+                return "deleted the scratch queue '" + shadow.name() + "'; queue '" + queue + "' was only read";
+            }
+            why = "the drain kept writing to it";
+        } catch (RuntimeException unreachable) {
+            why = unreachable.getMessage();
+        }
+        String keys = "'emq:{" + shadow.name() + "}:*'";
+        return "the scratch queue '" + shadow.name() + "' could not be deleted (" + why + "): its keys " + keys + " are left on "
+                + target.describe() + ", unpaused; queue '" + queue + "' was only read. Delete them: redis-cli -u URI --scan"
+                + " --pattern " + keys + " | xargs redis-cli -u URI unlink (URI: the target's; add -c to the second for a cluster)";
     }
 
     private static void render(DrainReport report, String handlerName, Path htmlFile, Endpoint target, Invocation in) {

@@ -27,7 +27,7 @@ import redis.clients.jedis.resps.Tuple;
  * {@code parent_queue} naming the queue itself is pointed at the copy (so same-queue flows stay in
  * it), and everything else is kept byte for byte. The real queue is only read, a page of the key scan at a time
  * in a few pipelines (not a round trip a key), at most a few MiB of payloads at once. {@link #close()}
- * deletes the copy.
+ * deletes the copy; {@link #discard()} too, from another thread, while a copy or a drain of it may be under way.
  */
 public final class ShadowQueue implements AutoCloseable {
     private static final int CHUNK = 1000;
@@ -41,6 +41,8 @@ public final class ShadowQueue implements AutoCloseable {
     private final String queue;
     private final String name;
     private long keys;
+    /** Set by {@link #discard()}: the copy under way writes nothing more. */
+    private volatile boolean discarded;
 
     private ShadowQueue(UnifiedJedis client, String queue, String name) {
         this.client = client;
@@ -48,17 +50,15 @@ public final class ShadowQueue implements AutoCloseable {
         this.name = name;
     }
 
-    /** Copies {@code queue} into a fresh shadow queue; the caller closes it to delete the copy. */
-    public static ShadowQueue copyOf(UnifiedJedis client, String queue) {
+    /** A fresh shadow queue of {@code queue}, named but not copied yet ({@link #copy}); the caller closes it to delete the copy. */
+    public static ShadowQueue of(UnifiedJedis client, String queue) {
         byte[] suffix = new byte[3];
         RANDOM.nextBytes(suffix);
         String name = queue + "-shadow-" + HexFormat.of().formatHex(suffix);
         if (!Names.isQueueName(name)) {
             throw new IllegalArgumentException("queue '" + queue + "' is too long for a shadow copy named after it");
         }
-        ShadowQueue shadow = new ShadowQueue(client, queue, name);
-        shadow.copy();
-        return shadow;
+        return new ShadowQueue(client, queue, name);
     }
 
     /** The copy's v2 queue name. */
@@ -71,14 +71,16 @@ public final class ShadowQueue implements AutoCloseable {
         return keys;
     }
 
-    private void copy() {
+    /** Copies the queue into this shadow queue. */
+    public ShadowQueue copy() {
         byte[] from = base(queue);
         byte[] to = base(name);
         scan(from, page -> {
-            for (int i = 0; i < page.size(); i += CHUNK) {
+            for (int i = 0; i < page.size() && !discarded; i += CHUNK) {
                 copyKeys(page.subList(i, Math.min(page.size(), i + CHUNK)), from, to);
             }
         });
+        return this;
     }
 
     /** What the first two pipelines tell of a key: its type, TTL, entries (hash, list, zset) and payload bytes (hash, string). */
@@ -277,11 +279,34 @@ public final class ShadowQueue implements AutoCloseable {
      */
     @Override
     public void close() {
+        delete();
+    }
+
+    /**
+     * Deletes the copy while the copy under way, or a drain of it, may still write to it (an operator stopped the process):
+     * the copy writes nothing more, and a scan deletes what it finds until one finds nothing, three at most (a drain's
+     * job in flight may settle into the copy meanwhile). Whether the copy is gone.
+     */
+    public boolean discard() {
+        discarded = true;
+        for (int pass = 0; pass < 3; pass++) {
+            if (delete() == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Deletes every key of the copy the scan finds: how many. */
+    private long delete() {
+        long[] deleted = {0};
         scan(base(name), page -> {
             for (int from = 0; from < page.size(); from += CHUNK) {
-                client.unlink(page.subList(from, Math.min(page.size(), from + CHUNK)).stream().map(Bytes::raw).toArray(byte[][]::new));
+                deleted[0] += client.unlink(page.subList(from, Math.min(page.size(), from + CHUNK)).stream().map(Bytes::raw)
+                        .toArray(byte[][]::new));
             }
         });
+        return deleted[0];
     }
 
     private void scan(byte[] base, Consumer<List<Bytes>> pages) {

@@ -35,7 +35,7 @@ class DrainClusterTest {
         assertTrue(dry.passed(), dry.checks() + " " + dry.problems());
         long ordersPending = CLUSTER.client().zcard("emq:{orders}:pending");
         String copyName;
-        try (ShadowQueue copy = ShadowQueue.copyOf(CLUSTER.client(), "orders")) {
+        try (ShadowQueue copy = ShadowQueue.of(CLUSTER.client(), "orders").copy()) {
             copyName = copy.name();
             Wire wire = Wire.open(CLUSTER.client());
             io.emq.migrate.runtime.Jobs.on(wire, copyName).resume();

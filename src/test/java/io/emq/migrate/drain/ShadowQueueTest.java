@@ -59,7 +59,7 @@ class ShadowQueueTest {
 
     private static DrainReport drainACopy(String queue) throws InterruptedException {
         Wire wire = Wire.open(SERVER.client());
-        try (ShadowQueue copy = ShadowQueue.copyOf(SERVER.client(), queue)) {
+        try (ShadowQueue copy = ShadowQueue.of(SERVER.client(), queue).copy()) {
             Jobs.on(wire, copy.name()).resume();
             return Drain.ofShadow(wire, queue, copy).run(DrainOptions.defaults(), job -> { }, new ConsumerListener() { });
         }
@@ -126,7 +126,7 @@ class ShadowQueueTest {
         c.rpush("emq:{q}:job:a:logs", "one", "two");
         c.set("emq:{other}:meta", "not of the queue");
         TreeMap<String, String> before = keyspace();
-        try (ShadowQueue copy = ShadowQueue.copyOf(c, "q")) {
+        try (ShadowQueue copy = ShadowQueue.of(c, "q").copy()) {
             TreeMap<String, String> after = keyspace();
             String base = "emq:{" + copy.name() + "}:";
             TreeMap<String, String> copied = new TreeMap<>();
@@ -166,7 +166,7 @@ class ShadowQueueTest {
             c.hset("emq:{q}:job:small" + n, java.util.Map.of("state", "pending", "payload", "{}"));
         }
         c.set("emq:{q}:dedup:big".getBytes(StandardCharsets.UTF_8), big);
-        try (ShadowQueue copy = ShadowQueue.copyOf(c, "q")) {
+        try (ShadowQueue copy = ShadowQueue.of(c, "q").copy()) {
             assertEquals(11, copy.keys());
             for (int n = 0; n < 5; n++) {
                 assertTrue(java.util.Arrays.equals(big, c.hget(("emq:{" + copy.name() + "}:job:big" + n).getBytes(StandardCharsets.UTF_8),
