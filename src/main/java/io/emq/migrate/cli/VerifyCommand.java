@@ -11,6 +11,7 @@ import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
@@ -25,7 +26,8 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * {@code emq-migrate verify --source URI --target URI --queue Q [--json]}: re-checks a migrated queue
  * with reads only: counts per structure, a digest per job (payload bytes, attempts, state), every
- * written key parses; and, while the v1 source still exists, every v1 job has its row.
+ * written key parses; and, while the v1 source still exists, every v1 job has its row; once it is retired, that v1
+ * lists no job there (a writer that does not INCR the add counter may add some after the tombstone).
  */
 final class VerifyCommand implements Command {
     public void options(Options options) {
@@ -47,8 +49,15 @@ final class VerifyCommand implements Command {
         }
         stale.unchecked().ifPresent(why -> in.note("emq-migrate verify: not checked whether another migration retired the v1 queue"
                 + " since this one stopped (its copy would then be stale): " + why));
-        if (source.isPresent() && !retired && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
-            snapshot = Optional.of(snapshot(in.open(source.get(), Side.SOURCE, 8), journal));
+        if (source.isPresent() && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
+            QueueSnapshot v1 = snapshot(in.open(source.get(), Side.SOURCE, 8), journal);
+            if (!retired) {
+                snapshot = Optional.of(v1);
+            } else if (v1.retired()) { // jobs a writer added since the retirement: v2 lacks them, and nothing serves them
+                Planner.stranded(v1, Optional.of(queue)).ifPresent(stranded -> {
+                    throw CliException.refused("queue " + v1.queue().display() + " is refused: " + stranded);
+                });
+            }
         }
         Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
         print(report, snapshot.isPresent(), retired, in.json(), in.out());

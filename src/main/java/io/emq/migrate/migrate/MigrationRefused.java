@@ -14,7 +14,7 @@ public final class MigrationRefused extends RuntimeException {
      */
     public enum Kind {
         LIVE_LOCK, INVALID_QUEUE_NAME, NAME_TAKEN, MIGRATING_ELSEWHERE, DAMAGED_META, ANOTHER_QUEUES_JOB, FLOW_KEY_JOB, COUNTER_TAKEN, FLOW_IN_LANE, CRON_SCHEDULER, LEGACY_REPEATABLE, BOUNDED_SCHEDULER,
-        SCHEDULER_NAME_CLASH, ANOMALIES,
+        SCHEDULER_NAME_CLASH, STRANDED, ANOMALIES,
         /** Another migrator holds the queue's lease. */
         LOCKED,
         /** This run's lease lapsed and another took it: this run wrote nothing after. */

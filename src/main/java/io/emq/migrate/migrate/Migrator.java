@@ -6,8 +6,11 @@ import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.WorkPermits;
+import io.emq.migrate.v1.plan.Planner;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.DaemonThreads;
 import io.emq.migrate.wire.DedicatedConnections;
@@ -165,6 +168,11 @@ public final class Migrator {
                         Optional.empty()));
                 continue;
             }
+            Optional<MigrationResult> retired = retiredBefore(q, targetName.get(), bases, recorded);
+            if (retired.isPresent()) {
+                results.add(retired.get());
+                continue;
+            }
             runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
                     linked, sourceServer, idBases, sourceKeys, targetKeys, feed,
                     guardConnections)));
@@ -294,6 +302,22 @@ public final class Migrator {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * How a run ends, before it writes anything, for a v1 queue that holds the tombstone and that no migration on the target
+     * is retiring still (one that is finishes its retirement in its run): refused ({@code stranded}) when v1 lists jobs
+     * there or holds job hashes ({@link Planner#stranded}); empty otherwise.
+     */
+    private Optional<MigrationResult> retiredBefore(QueueRef q, String v2Name, QueueBases bases, TargetNames.Recorded recorded) {
+        if (recorded.migratingAs(q).isPresent() || !source.type(q.key(QueueStructure.META).raw()).equals("hash")
+                || !SourceFence.tombstoned(source, q)) { // a meta of another type: the run refuses it (damaged-meta)
+            return Optional.empty();
+        }
+        return Planner.stranded(new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q), Optional.of(v2Name))
+                .map(stranded -> new MigrationResult(q.display(), v2Name, MigrationResult.Outcome.REFUSED, Map.of(),
+                        Optional.of(MigrationRefused.Kind.STRANDED), "queue " + q.display() + " is refused: " + stranded
+                        + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
     }
 
     private Optional<String> targetName(QueueRef q) {

@@ -101,7 +101,7 @@ final class SourceGuard implements AutoCloseable {
      * tombstone, and drops {@code meta.migrating-id} (the saved value of the frozen counter) and
      * {@code meta.migrating-was-paused} (whether v1 was paused when the window opened), keeping
      * {@code meta.migrating-token} as the record of the migration that retired the queue: a v1 producer still adding then fails (INCR of a non-integer) instead of
-     * adding a job no migration sees. Returns the number of keys deleted, 0 when the tombstone is there
+     * adding a job no migration sees (one that adds without the counter is not stopped: {@code Planner#stranded}). Returns the number of keys deleted, 0 when the tombstone is there
      * already (stamped under this token or one it supersedes: a tombstone a newer token stamped refuses, as its
      * lease was lost); empty when the source moved (nothing deleted). {@code meta} is watched from the tombstone
      * and token check on, so the check and the transaction are one step. Three round trips: the watch with the check;

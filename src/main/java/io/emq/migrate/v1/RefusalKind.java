@@ -18,6 +18,7 @@ public enum RefusalKind {
     LEGACY_REPEATABLE("legacy-repeatable", "--drop-legacy-repeatables"),
     BOUNDED_SCHEDULER("bounded-scheduler", "--drop-bounded-schedulers"),
     SCHEDULER_NAME_CLASH("scheduler-name-clash", "another id for one of the schedulers in v1"),
+    STRANDED("stranded", "adding the jobs to the v2 queue by hand, then deleting them from v1"),
     ANOMALIES("anomalies", "--accept-anomalies");
 
     private final String wireName;

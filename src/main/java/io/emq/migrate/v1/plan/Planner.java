@@ -211,6 +211,9 @@ public final class Planner {
         flowParentsOutsideTheRun(snap).ifPresent(out::add);
         flowParentsInLanes(snap).ifPresent(out::add);
         finishedChildrenOutsideTheRun(snap).ifPresent(out::add);
+        if (snap.retired() && !names.migrating(snap.queue())) {
+            stranded(snap, v2Name).ifPresent(reason -> out.add(new PlannedRefusal(new Refusal(RefusalKind.STRANDED, reason, allIds(snap)), false)));
+        }
         Bytes meta = snap.queue().key(QueueStructure.META);
         snap.anomalies().stream().filter(a -> a.kind() == AnomalyKind.WRONG_TYPE && a.key().equals(meta)).findFirst().ifPresent(a ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.DAMAGED_META, damagedMeta(snap.queue(), a.reason()), allIds(snap)), false)));
@@ -352,6 +355,31 @@ public final class Planner {
             return Optional.of(FlowLinks.dangling(key));
         }
         return parent.state() == V1State.COMPLETED && !getsIdentity(parent) ? Optional.of(FlowLinks.completedWithoutId()) : Optional.empty();
+    }
+
+    /**
+     * Why a queue that holds the tombstone, and that no migration on the target is retiring still, is refused when v1
+     * lists jobs there or holds job hashes: a writer that does not INCR the add counter (BullMQ's adds do, and fail on the
+     * tombstone) added them after the retirement, and nothing serves them. Their migration is over (a new one would mint
+     * ids the v2 queue may hold already), so they go into v2 by hand; empty when the queue holds no job.
+     */
+    public static Optional<String> stranded(QueueSnapshot snap, Optional<String> v2Name) {
+        List<V1State> listed = V1State.LISTED.stream().filter(s -> snap.listedCount(s) > 0).toList();
+        long orphans = snap.jobs(V1State.UNKNOWN).size();
+        if (listed.isEmpty() && orphans == 0) {
+            return Optional.empty();
+        }
+        String base = snap.queue().base().display();
+        return Optional.of(listed.stream().mapToLong(snap::listedCount).sum() + " job(s) listed ("
+                + listed.stream().map(s -> s.wireName() + " " + snap.listedCount(s)).collect(Collectors.joining(", ")) + ")"
+                + (orphans > 0 ? " and " + orphans + " job hash(es) listed nowhere" : "") + " under " + snap.queue().display()
+                + ", which a migration retired (meta.version is the tombstone): nothing serves them. A writer that does not INCR"
+                + " the add counter " + snap.queue().key(QueueStructure.ID).display() + " (BullMQ's adds do, and fail on the"
+                + " tombstone) added them after the retirement" + (orphans > 0 ? ", or a retirement into another target stopped"
+                + " before it deleted every job hash (`info` there shows it `verified`: run that migration again, it deletes them)"
+                : "") + ": stop that writer (point it at v2), add each job to the v2 queue " + v2Name.map(n -> "emq:{" + n + "} ")
+                .orElse("") + "by hand (its hash " + base + "<id> holds its name, data and opts), then delete them from v1 (DEL "
+                + base + "<id> and the lists that name them, e.g. " + base + "wait), and run this again");
     }
 
     /**

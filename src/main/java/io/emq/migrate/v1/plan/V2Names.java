@@ -86,6 +86,11 @@ public final class V2Names {
         return new V2Names(List.of(), renames, name -> Optional.empty(), Journaled.NONE);
     }
 
+    /** Whether a migration of {@code q} on the target, neither retired nor abandoned, holds it (it may be retiring it). */
+    public boolean migrating(QueueRef q) {
+        return journaled.migratingAs(q).isPresent();
+    }
+
     /** One line per rename whose OLD names no v1 queue of the source. */
     public List<String> unknownRenames() {
         List<String> out = new ArrayList<>();
