@@ -217,7 +217,7 @@ final class MigrateCommand implements Command {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome().wireName(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
                     r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
             if (!r.message().isEmpty()) {
-                notes.add(r.v1Queue() + " " + r.outcome().wireName() + " (" + r.refusalKind().map(MigrationRefused.Kind::wireName).orElse("") + "): " + r.message());
+                notes.add(r.v1Queue() + " " + r.outcome().wireName() + r.refusalKind().map(k -> " (" + k.wireName() + ")").orElse("") + ": " + r.message());
             }
             jobs += r.jobs();
             millis = Math.max(millis, r.millis());

@@ -64,7 +64,8 @@ final class FenceSource implements Step {
     /**
      * Refuses, before anything is written but the v2 fence (let go here), a v1 queue whose meta holds the tombstone
      * (a migration retired it, and this target keeps no journal of it: this step runs only on a new or abandoned
-     * journal, so it was forgotten, or the queue went into another target), and one inside the pause window of
+     * journal, so it was forgotten, or the queue went into another target; the Migrator reports such a queue retired
+     * before its run begins, so this meets one retired since), and one inside the pause window of
      * another migration (its add counter frozen: one into another target stopped there), which would otherwise be
      * copied as that migration left it and retired under it, both targets then holding its jobs. Before that, a
      * meta that is not a hash ({@link Planner#damagedMeta}), which no read of it nor pause could get past.

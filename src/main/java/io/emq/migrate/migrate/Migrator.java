@@ -307,17 +307,27 @@ public final class Migrator {
     /**
      * How a run ends, before it writes anything, for a v1 queue that holds the tombstone and that no migration on the target
      * is retiring still (one that is finishes its retirement in its run): refused ({@code stranded}) when v1 lists jobs
-     * there or holds job hashes ({@link Planner#stranded}); empty otherwise.
+     * there or holds job hashes ({@link Planner#stranded}), else retired, as {@code plan} reads it, when the target keeps
+     * no journal of it under {@code v2Name} (forgotten, retired under another name, or into another target: there is
+     * nothing left to migrate); empty otherwise (the run of a retired journal ends so).
      */
     private Optional<MigrationResult> retiredBefore(QueueRef q, String v2Name, QueueBases bases, TargetNames.Recorded recorded) {
         if (recorded.migratingAs(q).isPresent() || !source.type(q.key(QueueStructure.META).raw()).equals("hash")
                 || !SourceFence.tombstoned(source, q)) { // a meta of another type: the run refuses it (damaged-meta)
             return Optional.empty();
         }
-        return Planner.stranded(new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q), Optional.of(v2Name))
-                .map(stranded -> new MigrationResult(q.display(), v2Name, MigrationResult.Outcome.REFUSED, Map.of(),
-                        Optional.of(MigrationRefused.Kind.STRANDED), "queue " + q.display() + " is refused: " + stranded
-                        + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
+        Optional<String> stranded = Planner.stranded(new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q),
+                Optional.of(v2Name));
+        Optional<String> journaled = recorded.migratedAs(q);
+        if (stranded.isEmpty() && journaled.equals(Optional.of(v2Name))) {
+            return Optional.empty();
+        }
+        return Optional.of(new MigrationResult(q.display(), v2Name, stranded.isPresent() ? MigrationResult.Outcome.REFUSED
+                : MigrationResult.Outcome.RETIRED, Map.of(), stranded.map(s -> MigrationRefused.Kind.STRANDED),
+                stranded.map(s -> "queue " + q.display() + " is refused: " + s).orElse("a migration retired it already (its meta"
+                + " holds the tombstone " + SourceFence.TOMBSTONE + ")" + journaled.map(n -> ", into v2 queue '" + n + "' here")
+                .orElse(", and this target keeps no journal of it (forgotten, or it went into another target, whose `info`"
+                + " tells)")) + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
     }
 
     private Optional<String> targetName(QueueRef q) {

@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.testing.RealServerExtension;
@@ -10,13 +11,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * A v1 queue a migration retired: jobs a writer that does not INCR the add counter listed (or a job hash it wrote) after
- * the tombstone are refused by {@code plan}, {@code verify --source} and {@code migrate} ({@code stranded}, exit 3,
- * nothing written).
+ * A v1 queue a migration retired: {@code plan}, {@code verify --source} and {@code migrate} agree on it. Jobs a writer that
+ * does not INCR the add counter listed (or a job hash it wrote) after the tombstone are refused by all three ({@code
+ * stranded}, exit 3, nothing written); a queue that holds none is retired, exit 0, by both {@code plan} and {@code migrate},
+ * with its journal on the target, forgotten, or kept by another target.
  */
 class RetiredQueueTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
+    @RegisterExtension
+    static final RealServerExtension OTHER = RealServerExtension.standalone();
 
     private static void v1Queue(UnifiedJedis server) {
         for (int id = 1; id <= 3; id++) {
@@ -52,8 +56,51 @@ class RetiredQueueTest {
                 && migrate.out().contains("add each job to the v2 queue emq:{q} by hand"), migrate.out());
         assertTrue(v1.exists("bull:q:p1") && v1.exists("bull:q:p3") && v1.llen("bull:q:wait") == 2, "nothing deleted");
 
+        assertEquals(0, CliRun.of("forget", "--yes", "--target", SERVER.uri(), "--queue", "q").code());
+        CliRun forgotten = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, forgotten.code(), forgotten.all());
+        assertTrue(forgotten.out().contains("refused (stranded)"), forgotten.out());
+        assertEquals(ExitCodes.REFUSED, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").code());
+
         v1.del("bull:q:p1", "bull:q:p2", "bull:q:p3", "bull:q:wait"); // the advice, once the jobs are in v2
         assertEquals(0, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").code());
         assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q").code());
+    }
+
+    @Test
+    void aRetiredQueueWhoseJournalThisTargetDoesNotKeepIsRetiredForPlanAndMigrateAlikeWithNothingWritten() {
+        v1Queue(SERVER.client());
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--target", OTHER.uri(), "--queue", "q").code());
+        for (String[] target : new String[][] {{}, {"--target", OTHER.uri()}}) { // another target's, then one forgotten here
+            if (target.length > 0) {
+                assertEquals(0, CliRun.of("forget", "--yes", "--target", OTHER.uri(), "--queue", "q").code());
+            }
+            String into = target.length > 0 ? OTHER.uri() : SERVER.uri();
+            CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--target", into, "--queue", "q");
+            assertEquals(0, plan.code(), plan.all());
+            assertTrue(plan.out().contains("retired (meta.version is the tombstone"), plan.out());
+            CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--target", into, "--queue", "q");
+            assertEquals(0, migrate.code(), migrate.all());
+            assertTrue(migrate.out().contains("1 of 1 queues done") && migrate.out().contains("bull:q retired: a migration"
+                    + " retired it already") && migrate.out().contains("this target keeps no journal of it"), migrate.out());
+        }
+        assertFalse(SERVER.client().exists("{emq}:migration:q"), "nothing written on the target that never held the queue");
+        assertTrue(SERVER.client().keys("emq:*").isEmpty(), SERVER.client().keys("emq:*").toString());
+        assertFalse(OTHER.client().exists("{emq}:migration:q"), "nor a journal again where it was forgotten");
+        assertEquals(null, OTHER.client().hget("emq:{q}:meta", "migration"), "nor a fence");
+        assertEquals(3, OTHER.client().zcard("emq:{q}:pending"), "the v2 queue is untouched");
+    }
+
+    @Test
+    void aQueueRetiredUnderAnotherNameIsRetiredForAPlanAndAMigrationWithoutThatRename() {
+        v1Queue(SERVER.client());
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q", "--rename", "q=q2").code());
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(0, plan.code(), plan.all());
+        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("bull:q retired: a migration retired it already (its meta holds the tombstone"
+                + " echomq:2.0.0-migrated), into v2 queue 'q2' here; nothing was written"), migrate.out());
+        assertFalse(SERVER.client().exists("{emq}:migration:q"), "no journal begun under the name without the rename");
     }
 }
