@@ -57,6 +57,10 @@ final class VerifyCommand implements Command {
                 Planner.stranded(v1, Optional.of(queue)).ifPresent(stranded -> {
                     throw CliException.refused("queue " + v1.queue().display() + " is refused: " + stranded);
                 });
+            } else { // listed again without the tombstone: a restored backup serves them beside v2
+                Planner.restored(v1, queue).ifPresent(restored -> {
+                    throw CliException.refused("queue " + v1.queue().display() + " is refused: " + restored);
+                });
             }
         }
         Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);

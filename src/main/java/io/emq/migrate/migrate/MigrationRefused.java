@@ -37,6 +37,8 @@ public final class MigrationRefused extends RuntimeException {
         LANE_COLLISION, UNKNOWN_RENAME, NO_SUCH_QUEUE, AMBIGUOUS_QUEUE, RETIRED, NO_JOURNAL,
         /** {@code abandon} of a queue whose flows link it with another queue's migration that stands ({@link Abandon}). */
         FLOW_PARTNER,
+        /** A v1 queue a retired migration's journal names lists jobs again, without the tombstone (a restored backup). */
+        V1_RESTORED,
         /** A run names another v1 server than the one the migration it resumes began from. */
         OTHER_SOURCE,
         /** v2 would serve or list jobs v1 moved while it served in another order than v1's ({@link ServeOrder}). */

@@ -6,6 +6,7 @@ import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.SharedScan;
@@ -312,9 +313,12 @@ public final class Migrator {
      * nothing left to migrate); empty otherwise (the run of a retired journal ends so).
      */
     private Optional<MigrationResult> retiredBefore(QueueRef q, String v2Name, QueueBases bases, TargetNames.Recorded recorded) {
-        if (recorded.migratingAs(q).isPresent() || !source.type(q.key(QueueStructure.META).raw()).equals("hash")
-                || !SourceFence.tombstoned(source, q)) { // a meta of another type: the run refuses it (damaged-meta)
-            return Optional.empty();
+        String meta = source.type(q.key(QueueStructure.META).raw());
+        if (recorded.migratingAs(q).isPresent() || !(meta.equals("hash") || meta.equals("none"))) {
+            return Optional.empty(); // a meta of another type: the run refuses it (damaged-meta)
+        }
+        if (!SourceFence.tombstoned(source, q)) {
+            return recorded.migratedAs(q).filter(v2Name::equals).flatMap(retired -> restored(q, v2Name, bases));
         }
         Optional<String> stranded = Planner.stranded(new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q),
                 Optional.of(v2Name));
@@ -328,6 +332,19 @@ public final class Migrator {
                 + " holds the tombstone " + SourceFence.TOMBSTONE + ")" + journaled.map(n -> ", into v2 queue '" + n + "' here")
                 .orElse(", and this target keeps no journal of it (forgotten, or it went into another target, whose `info`"
                 + " tells)")) + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
+    }
+
+    /**
+     * A v1 queue that lists jobs without the tombstone while the target's journal of it under {@code v2Name} says its
+     * migration retired it: refused ({@code v1-restored}), nothing written. The v1 server was restored from a backup taken
+     * before the migration (its jobs are in v2 already, and v1 workers would run them again), or a new queue of that name
+     * was made since. Empty when v1 lists no job there.
+     */
+    private Optional<MigrationResult> restored(QueueRef q, String v2Name, QueueBases bases) {
+        QueueSnapshot snap = new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q);
+        return Planner.restored(snap, v2Name).map(reason -> new MigrationResult(q.display(), v2Name, MigrationResult.Outcome.REFUSED,
+                Map.of(), Optional.of(MigrationRefused.Kind.V1_RESTORED), "queue " + q.display() + " is refused: " + reason
+                + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
     }
 
     private Optional<String> targetName(QueueRef q) {

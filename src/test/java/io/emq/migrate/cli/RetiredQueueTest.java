@@ -103,4 +103,34 @@ class RetiredQueueTest {
                 + " echomq:2.0.0-migrated), into v2 queue 'q2' here; nothing was written"), migrate.out());
         assertFalse(SERVER.client().exists("{emq}:migration:q"), "no journal begun under the name without the rename");
     }
+
+    /**
+     * The v1 server restored from a backup taken before the migration: the queue lists its jobs again, without the
+     * tombstone, while the journal says it retired. migrate and verify --source refuse it (v1-restored, exit 3), nothing
+     * written: v1 workers would run jobs v2 holds already.
+     */
+    @Test
+    void aV1QueueRestoredFromABackupAfterItsRetirementIsRefusedByMigrateAndVerify() {
+        UnifiedJedis v1 = SERVER.client();
+        v1.flushAll();
+        v1Queue(v1);
+        java.util.Map<String, byte[]> backup = new java.util.TreeMap<>();
+        for (String key : v1.keys("bull:q:*")) {
+            backup.put(key, v1.dump(key));
+        }
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q").code());
+        v1.keys("bull:q:*").stream().filter(key -> !backup.containsKey(key)).forEach(v1::del); // the v1 side as the backup holds it
+        backup.forEach((key, dump) -> v1.restore(key, 0, dump, redis.clients.jedis.params.RestoreParams.restoreParams().replace()));
+        long rows = v1.zcard("emq:{q}:pending");
+
+        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("bull:q refused (v1-restored)") && migrate.out().contains("retired it, yet v1 holds it again"
+                + " without the tombstone and lists 3 job(s)"), migrate.out());
+        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
+        assertTrue(verify.err().contains("lists 3 job(s)"), verify.all());
+        assertEquals(rows, v1.zcard("emq:{q}:pending"), "nothing written");
+        assertEquals(3, v1.llen("bull:q:wait"), "nothing deleted");
+    }
 }

@@ -383,6 +383,24 @@ public final class Planner {
     }
 
     /**
+     * Why a v1 queue is refused that lists jobs without the tombstone while the target's journal of it under
+     * {@code v2Name} says its migration retired it: the v1 server was restored from a backup taken before the migration
+     * (its jobs are in v2 already: v1 workers would run them again), or a new queue of that name was made since; empty
+     * when v1 lists no job there.
+     */
+    public static Optional<String> restored(QueueSnapshot snap, String v2Name) {
+        long listed = V1State.LISTED.stream().mapToLong(snap::listedCount).sum();
+        if (listed == 0) {
+            return Optional.empty();
+        }
+        return Optional.of("the journal on the target says its migration into v2 queue '" + v2Name + "' retired it, yet v1 holds"
+                + " it again without the tombstone and lists " + listed + " job(s): if the v1 server was restored from a backup"
+                + " taken before the migration, those jobs are in v2 already and v1 workers would run them a second time: stop"
+                + " them and delete the v1 queue (BullMQ's queue.obliterate()); if a new queue of that name was made since,"
+                + " migrate it into another v2 queue (--rename " + snap.queue().name().display() + "=NEW)");
+    }
+
+    /**
      * Why a queue whose meta is not a hash ({@code what}: {@code meta is a set, expected a hash}) cannot be migrated:
      * v1 itself fails on it, and the migration pauses v1 and stamps its tombstone there.
      */
