@@ -127,6 +127,8 @@ class ServersTest {
     void aPasswordIsAskedForNamedWhenWrongAndNeverPrinted(@TempDir Path dir) throws Exception {
         try (LocalServer locked = LocalServer.start()) {
             try (Jedis admin = new Jedis(locked.hostAndPort())) {
+                admin.hset("bull:q:1", Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1")); // a queue to plan
+                admin.lpush("bull:q:wait", "1");
                 admin.configSet("requirepass", "pa/ss%w");
             }
             String hp = "127.0.0.1:" + locked.port();
