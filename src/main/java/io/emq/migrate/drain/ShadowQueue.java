@@ -41,8 +41,10 @@ public final class ShadowQueue implements AutoCloseable {
     private final String queue;
     private final String name;
     private long keys;
-    /** Set by {@link #discard()}: the copy under way writes nothing more. */
+    /** Set by {@link #discard()}: the copy under way writes nothing more (a large key stops at its next chunk). */
     private volatile boolean discarded;
+    /** Held by each write of the copy, so {@link #discard()} can wait for the one under way. */
+    private final Object writing = new Object();
 
     private ShadowQueue(UnifiedJedis client, String queue, String name) {
         this.client = client;
@@ -159,25 +161,36 @@ public final class ShadowQueue implements AutoCloseable {
             }
             p.sync();
         }
-        try (AbstractPipeline p = client.pipelined()) {
-            for (int i = 0; i < group.size(); i++) {
-                byte[] key = group.get(i).raw();
-                String type = sized.get(i).type();
-                if (type.equals("none")) {
-                    continue;
+        writing(() -> {
+            try (AbstractPipeline p = client.pipelined()) {
+                for (int i = 0; i < group.size(); i++) {
+                    byte[] key = group.get(i).raw();
+                    String type = sized.get(i).type();
+                    if (type.equals("none")) {
+                        continue;
+                    }
+                    byte[] target = concat(to, Arrays.copyOfRange(key, from.length, key.length));
+                    if (contents.get(i) == null) {
+                        copyLarge(type, key, target);
+                    } else {
+                        write(p, type, target, contents.get(i).get());
+                    }
+                    if (sized.get(i).ttl() > 0) {
+                        p.pexpire(target, sized.get(i).ttl());
+                    }
+                    keys++;
                 }
-                byte[] target = concat(to, Arrays.copyOfRange(key, from.length, key.length));
-                if (contents.get(i) == null) {
-                    copyLarge(type, key, target);
-                } else {
-                    write(p, type, target, contents.get(i).get());
-                }
-                if (sized.get(i).ttl() > 0) {
-                    p.pexpire(target, sized.get(i).ttl());
-                }
-                keys++;
+                p.sync();
             }
-            p.sync();
+        });
+    }
+
+    /** Runs a write of the copy, unless the copy was discarded. */
+    private void writing(Runnable write) {
+        synchronized (writing) {
+            if (!discarded) {
+                write.run();
+            }
         }
     }
 
@@ -247,12 +260,12 @@ public final class ShadowQueue implements AutoCloseable {
                 client.hset(target, fields);
             }
             cursor = page.getCursorAsBytes();
-        } while (!Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+        } while (!discarded && !Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
     }
 
     private void copyList(byte[] key, byte[] target) {
         long length = client.llen(key);
-        for (long i = 0; i < length; i += CHUNK) {
+        for (long i = 0; i < length && !discarded; i += CHUNK) {
             List<byte[]> items = client.lrange(key, i, i + CHUNK - 1);
             if (!items.isEmpty()) {
                 client.rpush(target, items.toArray(new byte[0][]));
@@ -262,7 +275,7 @@ public final class ShadowQueue implements AutoCloseable {
 
     private void copyZset(byte[] key, byte[] target) {
         long size = client.zcard(key);
-        for (long i = 0; i < size; i += CHUNK) {
+        for (long i = 0; i < size && !discarded; i += CHUNK) {
             Map<byte[], Double> members = new LinkedHashMap<>();
             for (Tuple t : client.zrangeWithScores(key, i, i + CHUNK - 1)) {
                 members.put(t.getBinaryElement(), t.getScore());
@@ -284,11 +297,13 @@ public final class ShadowQueue implements AutoCloseable {
 
     /**
      * Deletes the copy while the copy under way, or a drain of it, may still write to it (an operator stopped the process):
-     * the copy writes nothing more, and a scan deletes what it finds until one finds nothing, three at most (a drain's
-     * job in flight may settle into the copy meanwhile). Whether the copy is gone.
+     * the copy writes nothing more (a write under way ends first), and a scan deletes what it finds until one finds
+     * nothing, three at most (a drain's job in flight may settle into the copy meanwhile). Whether the copy is gone.
      */
     public boolean discard() {
         discarded = true;
+        synchronized (writing) { // a write of the copy under way ends first: none lands after the passes below
+        }
         for (int pass = 0; pass < 3; pass++) {
             if (delete() == 0) {
                 return true;
