@@ -84,6 +84,11 @@ public final class TargetNames {
             return of(q).filter(m -> m.state() != MigrationState.RETIRED).map(Migration::v2Name).findFirst();
         }
 
+        @Override
+        public Optional<String> retiredAs(QueueRef q) {
+            return of(q).filter(m -> m.state() == MigrationState.RETIRED).map(Migration::v2Name).findFirst();
+        }
+
         /**
          * The v2 name of the migration of {@code q}, under way or retired: its journal holds the branded ids of the queue's
          * jobs, which a flow job of another queue links to (the queue may have been renamed by an earlier run's

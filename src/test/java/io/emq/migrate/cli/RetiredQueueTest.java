@@ -106,8 +106,8 @@ class RetiredQueueTest {
 
     /**
      * The v1 server restored from a backup taken before the migration: the queue lists its jobs again, without the
-     * tombstone, while the journal says it retired. migrate and verify --source refuse it (v1-restored, exit 3), nothing
-     * written: v1 workers would run jobs v2 holds already.
+     * tombstone, while the journal says it retired. plan, migrate and verify --source refuse it (v1-restored, exit 3),
+     * nothing written: v1 workers would run jobs v2 holds already.
      */
     @Test
     void aV1QueueRestoredFromABackupAfterItsRetirementIsRefusedByMigrateAndVerify() {
@@ -130,6 +130,10 @@ class RetiredQueueTest {
         CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "q");
         assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
         assertTrue(verify.err().contains("lists 3 job(s)"), verify.all());
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("v1-restored") && plan.out().contains("lists 3 job(s)"),
+                plan.out());
         assertEquals(rows, v1.zcard("emq:{q}:pending"), "nothing written");
         assertEquals(3, v1.llen("bull:q:wait"), "nothing deleted");
     }

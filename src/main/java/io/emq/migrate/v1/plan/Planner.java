@@ -211,6 +211,10 @@ public final class Planner {
         flowParentsOutsideTheRun(snap).ifPresent(out::add);
         flowParentsInLanes(snap).ifPresent(out::add);
         finishedChildrenOutsideTheRun(snap).ifPresent(out::add);
+        if (!snap.retired() && v2Name.isPresent() && names.retiredAs(snap.queue()).equals(v2Name)) {
+            restored(snap, v2Name.get()).ifPresent(reason ->
+                    out.add(new PlannedRefusal(new Refusal(RefusalKind.V1_RESTORED, reason, allIds(snap)), false)));
+        }
         if (snap.retired() && !names.migrating(snap.queue())) {
             stranded(snap, v2Name).ifPresent(reason -> out.add(new PlannedRefusal(new Refusal(RefusalKind.STRANDED, reason, allIds(snap)), false)));
         }

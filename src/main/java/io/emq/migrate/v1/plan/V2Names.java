@@ -40,6 +40,11 @@ public final class V2Names {
         /** The v2 name under which a migration of {@code q} from this source, neither retired nor abandoned, holds it. */
         Optional<String> migratingAs(QueueRef q);
 
+        /** The v2 name under which a migration of {@code q} retired it (none: {@link #NONE} knows no journal). */
+        default Optional<String> retiredAs(QueueRef q) {
+            return Optional.empty();
+        }
+
         /**
          * Why a run of {@code q} into {@code v2Name} is refused when the migration under that name of a v1 queue named as
          * {@code q} began from another server: neither this run's source nor one holding its data (its master, a replica,
@@ -89,6 +94,11 @@ public final class V2Names {
     /** Whether a migration of {@code q} on the target, neither retired nor abandoned, holds it (it may be retiring it). */
     public boolean migrating(QueueRef q) {
         return journaled.migratingAs(q).isPresent();
+    }
+
+    /** The v2 name under which a migration of {@code q} on the target retired it. */
+    public Optional<String> retiredAs(QueueRef q) {
+        return journaled.retiredAs(q);
     }
 
     /** One line per rename whose OLD names no v1 queue of the source. */
