@@ -244,7 +244,7 @@ final class DedupAndSchedulers {
      * not when v2 holds no registration of that name (nothing to rewrite: a template alone would be no registration).
      */
     private static boolean rewroteIfEdited(QueueMigration m, SchedulerRecord scheduler) {
-        List<byte[]> record = m.sourceWire.hmget(m.source.key("repeat:").concat(scheduler.v1Id()).raw(), FOLLOWED_FIELDS);
+        List<byte[]> record = schedulerFields(m, scheduler.v1Id(), FOLLOWED_FIELDS);
         if (record.stream().allMatch(v -> v == null)) {
             return false; // its record gone (a removal moved repeat: the pass before carried it)
         }
@@ -507,7 +507,12 @@ final class DedupAndSchedulers {
 
     /** The {@link #TEMPLATE_FIELDS} of scheduler {@code sid}'s v1 record, in order, null where absent (all, when it has none). */
     private static List<byte[]> templateFields(QueueMigration m, Bytes sid) {
-        return m.sourceWire.hmget(m.source.key("repeat:").concat(sid).raw(), TEMPLATE_FIELDS);
+        return schedulerFields(m, sid, TEMPLATE_FIELDS);
+    }
+
+    /** These fields of scheduler {@code sid}'s v1 record, in order, null where absent. */
+    private static List<byte[]> schedulerFields(QueueMigration m, Bytes sid, List<byte[]> fields) {
+        return m.sourceWire.hmget(m.source.key("repeat:").concat(sid).raw(), fields);
     }
 
     /** The v2 template of scheduler {@code sid} from its v1 record's {@link #TEMPLATE_FIELDS} (name, data, opts; null where absent). */

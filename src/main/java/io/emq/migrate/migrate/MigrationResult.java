@@ -15,6 +15,13 @@ import java.util.Optional;
 public record MigrationResult(String v1Queue, String v2Queue, Outcome outcome, Map<String, Long> moved,
                               Optional<MigrationRefused.Kind> refusalKind, String message, long millis, long jobs,
                               Optional<Long> pauseWindowMs, Optional<String> orderDrift, Optional<String> withoutFeed) {
+    /** A queue whose run ended before it began (nothing written): refused ({@code refusal}), or retired already (none). */
+    static MigrationResult notRun(String v1Queue, String v2Queue, Outcome outcome, Optional<MigrationRefused.Kind> refusal,
+                                  String message) {
+        return new MigrationResult(v1Queue, v2Queue, outcome, Map.of(), refusal, message, 0, 0, Optional.empty(), Optional.empty(),
+                Optional.empty());
+    }
+
     /** Where a run left its queue: the journal's state when it ran to its end, else refused or failed. */
     public enum Outcome {
         PLANNED, RUNNING, VERIFIED, RETIRED, ABANDONED, REFUSED, FAILED;

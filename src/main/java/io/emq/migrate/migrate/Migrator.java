@@ -152,21 +152,19 @@ public final class Migrator {
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
-                results.add(new MigrationResult(q.display(), "", MigrationResult.Outcome.REFUSED, Map.of(),
+                results.add(MigrationResult.notRun(q.display(), "", MigrationResult.Outcome.REFUSED,
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
-                                + "): pass --rename " + q.name().display() + "=NEW", 0, 0, Optional.empty(), Optional.empty(),
-                        Optional.empty()));
+                                + "): pass --rename " + q.name().display() + "=NEW"));
                 continue;
             }
             Optional<String> taken = v2Names.conflict(q);
             Optional<String> elsewhere = v2Names.migratingElsewhere(q);
             if (taken.isPresent() || elsewhere.isPresent()) {
-                results.add(new MigrationResult(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED, Map.of(),
+                results.add(MigrationResult.notRun(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED,
                         Optional.of(taken.isPresent() ? MigrationRefused.Kind.NAME_TAKEN : MigrationRefused.Kind.MIGRATING_ELSEWHERE),
-                        taken.or(() -> elsewhere).get() + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(),
-                        Optional.empty()));
+                        taken.or(() -> elsewhere).get() + "; nothing was written"));
                 continue;
             }
             Optional<MigrationResult> retired = retiredBefore(q, targetName.get(), bases, recorded);
@@ -310,41 +308,37 @@ public final class Migrator {
      * is retiring still (one that is finishes its retirement in its run): refused ({@code stranded}) when v1 lists jobs
      * there or holds job hashes ({@link Planner#stranded}), else retired, as {@code plan} reads it, when the target keeps
      * no journal of it under {@code v2Name} (forgotten, retired under another name, or into another target: there is
-     * nothing left to migrate); empty otherwise (the run of a retired journal ends so).
+     * nothing left to migrate); refused ({@code v1-restored}, {@link Planner#restored}) for one without the tombstone
+     * that lists jobs while its journal here says it retired (a v1 server restored from a backup); empty otherwise (the
+     * run of a retired journal ends so).
      */
     private Optional<MigrationResult> retiredBefore(QueueRef q, String v2Name, QueueBases bases, TargetNames.Recorded recorded) {
         String meta = source.type(q.key(QueueStructure.META).raw());
         if (recorded.migratingAs(q).isPresent() || !(meta.equals("hash") || meta.equals("none"))) {
             return Optional.empty(); // a meta of another type: the run refuses it (damaged-meta)
         }
-        if (!SourceFence.tombstoned(source, q)) {
-            return recorded.migratedAs(q).filter(v2Name::equals).flatMap(retired -> restored(q, v2Name, bases));
-        }
-        Optional<String> stranded = Planner.stranded(new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q),
-                Optional.of(v2Name));
         Optional<String> journaled = recorded.migratedAs(q);
+        if (!SourceFence.tombstoned(source, q)) {
+            return journaled.filter(v2Name::equals).flatMap(retired -> Planner.restored(read(q, bases), v2Name)).map(reason ->
+                    MigrationResult.notRun(q.display(), v2Name, MigrationResult.Outcome.REFUSED,
+                            Optional.of(MigrationRefused.Kind.V1_RESTORED), "queue " + q.display() + " is refused: " + reason
+                            + "; nothing was written"));
+        }
+        Optional<String> stranded = Planner.stranded(read(q, bases), Optional.of(v2Name));
         if (stranded.isEmpty() && journaled.equals(Optional.of(v2Name))) {
             return Optional.empty();
         }
-        return Optional.of(new MigrationResult(q.display(), v2Name, stranded.isPresent() ? MigrationResult.Outcome.REFUSED
-                : MigrationResult.Outcome.RETIRED, Map.of(), stranded.map(s -> MigrationRefused.Kind.STRANDED),
+        return Optional.of(MigrationResult.notRun(q.display(), v2Name, stranded.isPresent() ? MigrationResult.Outcome.REFUSED
+                : MigrationResult.Outcome.RETIRED, stranded.map(s -> MigrationRefused.Kind.STRANDED),
                 stranded.map(s -> "queue " + q.display() + " is refused: " + s).orElse("a migration retired it already (its meta"
                 + " holds the tombstone " + SourceFence.TOMBSTONE + ")" + journaled.map(n -> ", into v2 queue '" + n + "' here")
                 .orElse(", and this target keeps no journal of it (forgotten, or it went into another target, whose `info`"
-                + " tells)")) + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
+                + " tells)")) + "; nothing was written"));
     }
 
-    /**
-     * A v1 queue that lists jobs without the tombstone while the target's journal of it under {@code v2Name} says its
-     * migration retired it: refused ({@code v1-restored}), nothing written. The v1 server was restored from a backup taken
-     * before the migration (its jobs are in v2 already, and v1 workers would run them again), or a new queue of that name
-     * was made since. Empty when v1 lists no job there.
-     */
-    private Optional<MigrationResult> restored(QueueRef q, String v2Name, QueueBases bases) {
-        QueueSnapshot snap = new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q);
-        return Planner.restored(snap, v2Name).map(reason -> new MigrationResult(q.display(), v2Name, MigrationResult.Outcome.REFUSED,
-                Map.of(), Optional.of(MigrationRefused.Kind.V1_RESTORED), "queue " + q.display() + " is refused: " + reason
-                + "; nothing was written", 0, 0, Optional.empty(), Optional.empty(), Optional.empty()));
+    /** The v1 queue as the source holds it now, its payloads not read: what a queue whose run ends before it begins needs. */
+    private QueueSnapshot read(QueueRef q, QueueBases bases) {
+        return new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q);
     }
 
     private Optional<String> targetName(QueueRef q) {

@@ -121,6 +121,11 @@ public final class QueueSnapshot {
         return listed.getOrDefault(state, 0L);
     }
 
+    /** How many ids the structures list together (markers excluded). */
+    public long listedCount() {
+        return V1State.LISTED.stream().mapToLong(this::listedCount).sum();
+    }
+
     /** Whether the payloads were read and digested ({@link PayloadRead#DIGESTED}). */
     public boolean payloadsDigested() {
         return payloadRead == PayloadRead.DIGESTED;

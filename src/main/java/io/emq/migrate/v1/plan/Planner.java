@@ -374,7 +374,7 @@ public final class Planner {
             return Optional.empty();
         }
         String base = snap.queue().base().display();
-        return Optional.of(listed.stream().mapToLong(snap::listedCount).sum() + " job(s) listed ("
+        return Optional.of(snap.listedCount() + " job(s) listed ("
                 + listed.stream().map(s -> s.wireName() + " " + snap.listedCount(s)).collect(Collectors.joining(", ")) + ")"
                 + (orphans > 0 ? " and " + orphans + " job hash(es) listed nowhere" : "") + " under " + snap.queue().display()
                 + ", which a migration retired (meta.version is the tombstone): nothing serves them. A writer that does not INCR"
@@ -393,7 +393,7 @@ public final class Planner {
      * when v1 lists no job there.
      */
     public static Optional<String> restored(QueueSnapshot snap, String v2Name) {
-        long listed = V1State.LISTED.stream().mapToLong(snap::listedCount).sum();
+        long listed = snap.listedCount();
         if (listed == 0) {
             return Optional.empty();
         }
