@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -38,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -138,21 +140,12 @@ public final class Migrator {
         v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
             throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
         });
-        Map<QueueRef, Run> runs = new LinkedHashMap<>();
-        List<MigrationResult> results = new ArrayList<>();
-        IdBases idBases = new IdBases(target, journaled);
-        WorkPermits working = new WorkPermits(parallel);
-        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
-        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
-                .stepAsideWith(working);
-        SourceFeed feed = new SourceFeed(source);
-        // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
-        DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
-        Function<QueueRef, Optional<String>> linked = linked(selected, recorded); // built once, shared by every queue
+        Map<QueueRef, MigrationResult> ended = new ConcurrentHashMap<>(); // the queues whose run ends before it begins
+        Map<QueueRef, String> named = new LinkedHashMap<>(); // the others, with their v2 names
         for (QueueRef q : selected) {
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
-                results.add(MigrationResult.notRun(q.display(), "", MigrationResult.Outcome.REFUSED,
+                ended.put(q, MigrationResult.notRun(q.display(), "", MigrationResult.Outcome.REFUSED,
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
@@ -162,24 +155,38 @@ public final class Migrator {
             Optional<String> taken = v2Names.conflict(q);
             Optional<String> elsewhere = v2Names.migratingElsewhere(q);
             if (taken.isPresent() || elsewhere.isPresent()) {
-                results.add(MigrationResult.notRun(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED,
+                ended.put(q, MigrationResult.notRun(q.display(), targetName.get(), MigrationResult.Outcome.REFUSED,
                         Optional.of(taken.isPresent() ? MigrationRefused.Kind.NAME_TAKEN : MigrationRefused.Kind.MIGRATING_ELSEWHERE),
                         taken.or(() -> elsewhere).get() + "; nothing was written"));
                 continue;
             }
-            Optional<MigrationResult> retired = retiredBefore(q, targetName.get(), bases, recorded);
-            if (retired.isPresent()) {
-                results.add(retired.get());
-                continue;
-            }
-            runs.put(q, new Run(new QueueMigration(q, targetName.get(), source, target, options, bases, checkpoints,
-                    linked, sourceServer, idBases, sourceKeys, targetKeys, feed,
-                    guardConnections)));
+            named.put(q, targetName.get());
         }
+        Map<QueueRef, Run> runs = new LinkedHashMap<>();
+        IdBases idBases = new IdBases(target, journaled);
+        WorkPermits working = new WorkPermits(parallel);
+        SharedScan<QueueRef> sourceKeys = SharedScan.v1(source.client(), bases).stepAsideWith(working);
+        SharedScan<String> targetKeys = SharedScan.v2(target.client(), target.client() instanceof RedisClusterClient)
+                .stepAsideWith(working);
+        SourceFeed feed = new SourceFeed(source);
+        // as many idle as queues in flight: each may hold a guard at once (one while its read waits for a key scan)
+        DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
+        Function<QueueRef, Optional<String>> linked = linked(selected, recorded); // built once, shared by every queue
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-lease"));
-        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(runs.size(), IN_FLIGHT)),
+        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(named.size(), IN_FLIGHT)),
                 DaemonThreads.named("emq-migrate-queue"));
         try {
+            // the queues a migration retired already, read at once whatever --parallel is: their key scans are shared
+            RetiredQueues retired = new RetiredQueues(recorded);
+            QueueSnapshotReader reader = new QueueSnapshotReader(source.client(), sourceKeys).withoutPayloadHashes();
+            allAtOnce(workers, working, retired.toRead(source, named),
+                    q -> retired.ended(reader.read(q), named.get(q)).ifPresent(end -> ended.put(q, end)));
+            named.forEach((q, v2Name) -> {
+                if (!ended.containsKey(q)) {
+                    runs.put(q, new Run(new QueueMigration(q, v2Name, source, target, options, bases, checkpoints,
+                            linked, sourceServer, idBases, sourceKeys, targetKeys, feed, guardConnections)));
+                }
+            });
             eachAtOnce(workers, working, runs.values(), Run::begin);
             long period = options.lease().toMillis() / 3;
             heartbeat.scheduleAtFixedRate(() -> renew(runs.values()), period, period, TimeUnit.MILLISECONDS);
@@ -197,9 +204,9 @@ public final class Migrator {
             feed.close();
             guardConnections.close();
         }
-        for (Run run : runs.values()) {
-            results.add(run.result);
-        }
+        List<MigrationResult> results = new ArrayList<>();
+        selected.stream().filter(ended::containsKey).map(ended::get).forEach(results::add);
+        runs.values().forEach(run -> results.add(run.result));
         return results;
     }
 
@@ -260,27 +267,27 @@ public final class Migrator {
     }
 
     /**
-     * Does {@code work} for every run, each holding one of the {@link #parallel} permits while it
-     * works, and returns when all are done; the first exception a run threw (an injected crash, a
-     * bug) is rethrown once every run has stopped.
+     * Does {@code work} for every run, each holding one of the {@link #parallel} permits while it works: one run after
+     * another when that is 1, else {@link #allAtOnce}.
      */
-    private void eachAtOnce(ExecutorService workers, WorkPermits working, Collection<Run> all,
-                            java.util.function.Consumer<Run> work) {
-        java.util.function.Consumer<Run> permitted = run -> {
-            working.enter();
-            try {
-                work.accept(run);
-            } finally {
-                working.leave();
-            }
-        };
+    private void eachAtOnce(ExecutorService workers, WorkPermits working, Collection<Run> all, Consumer<Run> work) {
         if (parallel == 1) {
-            all.forEach(permitted);
+            all.forEach(permitted(working, work));
             return;
         }
+        allAtOnce(workers, working, all, work);
+    }
+
+    /**
+     * Does {@code work} for each of {@code all} on a thread of {@code workers}, each holding a permit of {@code working}
+     * while it works (one waiting for a shared key scan gives it back), and returns when all are done; the first
+     * exception one threw (an injected crash, a bug) is rethrown once every one has stopped.
+     */
+    private static <T> void allAtOnce(ExecutorService workers, WorkPermits working, Collection<T> all, Consumer<T> work) {
+        Consumer<T> permitted = permitted(working, work);
         List<Future<?>> done = new ArrayList<>(all.size());
-        for (Run run : all) {
-            done.add(workers.submit(() -> permitted.accept(run)));
+        for (T each : all) {
+            done.add(workers.submit(() -> permitted.accept(each)));
         }
         RuntimeException first = null;
         for (Future<?> f : done) {
@@ -303,42 +310,15 @@ public final class Migrator {
         }
     }
 
-    /**
-     * How a run ends, before it writes anything, for a v1 queue that holds the tombstone and that no migration on the target
-     * is retiring still (one that is finishes its retirement in its run): refused ({@code stranded}) when v1 lists jobs
-     * there or holds job hashes ({@link Planner#stranded}), else retired, as {@code plan} reads it, when the target keeps
-     * no journal of it under {@code v2Name} (forgotten, retired under another name, or into another target: there is
-     * nothing left to migrate); refused ({@code v1-restored}, {@link Planner#restored}) for one without the tombstone
-     * that lists jobs while its journal here says it retired (a v1 server restored from a backup); empty otherwise (the
-     * run of a retired journal ends so).
-     */
-    private Optional<MigrationResult> retiredBefore(QueueRef q, String v2Name, QueueBases bases, TargetNames.Recorded recorded) {
-        String meta = source.type(q.key(QueueStructure.META).raw());
-        if (recorded.migratingAs(q).isPresent() || !(meta.equals("hash") || meta.equals("none"))) {
-            return Optional.empty(); // a meta of another type: the run refuses it (damaged-meta)
-        }
-        Optional<String> journaled = recorded.migratedAs(q);
-        if (!SourceFence.tombstoned(source, q)) {
-            return journaled.filter(v2Name::equals).flatMap(retired -> Planner.restored(read(q, bases), v2Name)).map(reason ->
-                    MigrationResult.notRun(q.display(), v2Name, MigrationResult.Outcome.REFUSED,
-                            Optional.of(MigrationRefused.Kind.V1_RESTORED), "queue " + q.display() + " is refused: " + reason
-                            + "; nothing was written"));
-        }
-        Optional<String> stranded = Planner.stranded(read(q, bases), Optional.of(v2Name));
-        if (stranded.isEmpty() && journaled.equals(Optional.of(v2Name))) {
-            return Optional.empty();
-        }
-        return Optional.of(MigrationResult.notRun(q.display(), v2Name, stranded.isPresent() ? MigrationResult.Outcome.REFUSED
-                : MigrationResult.Outcome.RETIRED, stranded.map(s -> MigrationRefused.Kind.STRANDED),
-                stranded.map(s -> "queue " + q.display() + " is refused: " + s).orElse("a migration retired it already (its meta"
-                + " holds the tombstone " + SourceFence.TOMBSTONE + ")" + journaled.map(n -> ", into v2 queue '" + n + "' here")
-                .orElse(", and this target keeps no journal of it (forgotten, or it went into another target, whose `info`"
-                + " tells)")) + "; nothing was written"));
-    }
-
-    /** The v1 queue as the source holds it now, its payloads not read: what a queue whose run ends before it begins needs. */
-    private QueueSnapshot read(QueueRef q, QueueBases bases) {
-        return new QueueSnapshotReader(source.client(), bases).withoutPayloadHashes().read(q);
+    private static <T> Consumer<T> permitted(WorkPermits working, Consumer<T> work) {
+        return each -> {
+            working.enter();
+            try {
+                work.accept(each);
+            } finally {
+                working.leave();
+            }
+        };
     }
 
     private Optional<String> targetName(QueueRef q) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.testing.CommandStats;
 import io.emq.migrate.testing.RealServerExtension;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -136,5 +137,35 @@ class RetiredQueueTest {
                 plan.out());
         assertEquals(rows, v1.zcard("emq:{q}:pending"), "nothing written");
         assertEquals(3, v1.llen("bull:q:wait"), "nothing deleted");
+    }
+
+    /**
+     * A re-run of {@code migrate --all} over many retired queues (a queue per tenant) looks for jobs stranded under every
+     * tombstone without a key scan of the source per queue: the scans it makes do not grow with the queues, and a queue
+     * that holds a stranded job among them is still the one refused.
+     */
+    @Test
+    void aReRunOverManyRetiredQueuesDoesNotScanTheSourceOnceAQueue() {
+        UnifiedJedis v1 = SERVER.client();
+        v1.flushAll();
+        OTHER.client().flushAll();
+        int queues = 40;
+        for (int q = 0; q < queues; q++) {
+            v1.incr("bull:t" + q + ":id");
+            v1.hset("bull:t" + q + ":1", Map.of("name", "n", "data", "{}", "timestamp", "1"));
+            v1.lpush("bull:t" + q + ":wait", "1");
+        }
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--target", OTHER.uri(), "--all").code());
+        v1.hset("bull:t7:late", Map.of("name", "late", "data", "{}", "timestamp", "1"));
+        v1.lpush("bull:t7:wait", "late");
+        v1.sendCommand(redis.clients.jedis.Protocol.Command.CONFIG, "RESETSTAT");
+
+        CliRun rerun = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--target", OTHER.uri(), "--all");
+        long scans = CommandStats.calls(v1, "scan");
+        assertEquals(ExitCodes.REFUSED, rerun.code(), rerun.all());
+        assertTrue(rerun.out().contains("bull:t7 refused (stranded): queue bull:t7 is refused: 1 job(s) listed (wait 1)")
+                && rerun.out().contains("39 of 40 queues done"), rerun.out());
+        assertTrue(scans < queues / 4, scans + " SCAN calls on the source for " + queues + " retired queues");
+        assertEquals(1, v1.llen("bull:t7:wait"), "nothing deleted");
     }
 }
