@@ -137,6 +137,8 @@ class LaneMigrationTest {
         assertTrue(plan.out().contains("one lane per value of the job's name"), plan.out());
         assertTrue(plan.out().contains("row state=pending in its lane's pending zset") && !plan.out().contains("in the pending zset"),
                 plan.out());
+        assertTrue(plan.out().contains("emq:{notify}:g:<lane>:pending") && plan.out().contains("emq:{notify}:ring")
+                && !plan.out().contains("emq:{notify}:pending "), "the v2 keys a lanes migration writes: " + plan.out());
         CliRun m = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "notify", "--lane-from", "name",
                 "--lane", LANE, "--yes");
         assertEquals(ExitCodes.OK, m.code(), m.out() + m.err());

@@ -467,7 +467,13 @@ public final class Planner {
         long customIds = rows.customIds;
         List<V2KeyEstimate> out = new ArrayList<>();
         out.add(new V2KeyEstimate(base + "job:<JOB id>", "hash", rows.count, rows.bytes));
-        zset(out, base + "pending", fates.get(V2Fate.PENDING) + fates.get(V2Fate.HELD));
+        long pending = fates.get(V2Fate.PENDING) + fates.get(V2Fate.HELD);
+        if (options.lanes() && pending > 0) { // each lane's own pending set, and the ring that lists the lanes
+            zset(out, base + "g:<lane>:pending", pending);
+            out.add(new V2KeyEstimate(base + "ring", "list", 1, MemoryModel.LIST_KEY));
+        } else {
+            zset(out, base + "pending", pending);
+        }
         zset(out, base + "schedule", fates.get(V2Fate.SCHEDULED));
         zset(out, base + "dead", fates.get(V2Fate.DEAD));
         long logs = snap.subkeys().getOrDefault(JobSubKind.LOGS, 0L);
