@@ -11,6 +11,7 @@ import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
+import io.emq.migrate.v1.ParentOnFailure;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
@@ -298,6 +299,12 @@ final class PlanCommand implements Command {
         out.println("v2: " + Table.counts(fates));
         out.println("payload policy: " + plan.payload().wireName() + " (" + plan.payload().description() + ")");
         out.println("served by: " + servedBy);
+        long parentsWait = snap.flowLinks().stream().filter(l -> l.onFailure() == ParentOnFailure.WAIT).count();
+        if (parentsWait > 0) {
+            out.println("flow children: " + Sizes.count(parentsWait) + " carry no failure option (failParentOnFailure and the"
+                    + " like): in v1 a child of them that fails leaves its parent waiting for ever; in v2 (parent_policy fp)"
+                    + " it fails the parent");
+        }
         Map<String, Long> layouts = new LinkedHashMap<>(PlanDocument.layouts(plan));
         layouts.values().removeIf(n -> n == 0);
         out.println("job layouts: " + Table.counts(layouts) + (snap.legacyMarkers() > 0

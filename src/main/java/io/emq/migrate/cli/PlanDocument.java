@@ -239,7 +239,8 @@ final class PlanDocument {
     private static Map<String, Object> flows(List<FlowLink> links, List<FlowParent> parents) {
         List<Map<String, Object>> l = new ArrayList<>();
         for (FlowLink f : links) {
-            l.add(Map.of("child", f.childId().display(), "parentKey", f.parentKey().display(), "crossQueue", f.crossQueue()));
+            l.add(Map.of("child", f.childId().display(), "parentKey", f.parentKey().display(), "crossQueue", f.crossQueue(),
+                    "onFailure", f.onFailure().name().toLowerCase(java.util.Locale.ROOT), "v2ParentPolicy", f.onFailure().v2Policy()));
         }
         List<Map<String, Object>> p = new ArrayList<>();
         for (FlowParent f : parents) {

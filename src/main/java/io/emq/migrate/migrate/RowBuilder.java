@@ -2,12 +2,11 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.payload.Envelope;
 import io.emq.migrate.payload.PayloadPolicy;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.ParentOnFailure;
 import io.emq.migrate.v1.PayloadDigest;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Script;
@@ -19,7 +18,6 @@ import java.util.Optional;
 
 /** Turns one v1 job (its facts and hash) into the v2 row the contract's mapping gives it (contract §3). */
 public final class RowBuilder {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private RowBuilder() {
     }
@@ -171,20 +169,9 @@ public final class RowBuilder {
         return value == null ? new byte[0] : value;
     }
 
-    /** fp (fail the parent) unless the child's v1 parent options ask to ignore or continue on failure. */
+    /** The child's v2 parent policy ({@link ParentOnFailure}: fp, fail the parent, unless its v1 option says to go on). */
     static String parentPolicy(Map<Bytes, Bytes> hash) {
-        Optional<Bytes> parent = field(hash, "parent");
-        if (parent.isPresent()) {
-            try {
-                JsonNode node = JSON.readTree(parent.get().raw());
-                if (node.path("idof").asBoolean() || node.path("cpof").asBoolean() || node.path("rdof").asBoolean()) {
-                    return "id";
-                }
-            } catch (java.io.IOException notJson) {
-                return "fp";
-            }
-        }
-        return "fp";
+        return ParentOnFailure.of(field(hash, "parent").map(Bytes::raw).orElse(null)).v2Policy();
     }
 
     static Optional<Bytes> field(Map<Bytes, Bytes> hash, String name) {

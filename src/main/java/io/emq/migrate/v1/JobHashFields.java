@@ -7,14 +7,14 @@ import java.util.stream.Stream;
 
 /**
  * The small fields of a job hash ({@code deferredFailure}: BullMQ's {@code defa}, set on a parent a failed child fails at
- * its next fetch), as read by {@code HMGET} in the order of
+ * its next fetch; {@code onFailure}: a flow child's option from its {@code parent} field, null for a job with no parent), as read by {@code HMGET} in the order of
  * {@code QueueSnapshotReader.FactsBatch.FIELDS}, decoded leniently: a field that does not parse
  * reads as absent, except the attempts counters, which are clamped into what v2 can count and
  * report why ({@link AttemptCount}).
  */
 record JobHashFields(String name, long timestamp, long delay, long priority, JobOptions opts, String optsProblem,
                      AttemptCount ats, AttemptCount atm, AttemptCount attemptsMadeLegacy, long finishedOn, Bytes parentKey,
-                     Bytes repeatJobKey, boolean legacyCounters, Bytes deferredFailure) {
+                     Bytes repeatJobKey, boolean legacyCounters, Bytes deferredFailure, ParentOnFailure onFailure) {
     private static final long NOT_PLAIN = Long.MIN_VALUE;
 
     static JobHashFields of(List<byte[]> f) {
@@ -22,7 +22,8 @@ record JobHashFields(String name, long timestamp, long delay, long priority, Job
         return new JobHashFields(text(f.get(0)), num(f.get(1), 0), num(f.get(2), 0), num(f.get(3), 0), opts, optsProblem(f.get(4)),
                 counter("ats", f.get(5)), counter("atm", f.get(6)), counter("attemptsMade", f.get(7)), num(f.get(8), -1),
                 f.get(9) == null ? null : Bytes.of(f.get(9)), f.get(10) == null ? null : Bytes.of(f.get(10)),
-                f.get(7) != null || f.get(11) != null, f.get(12) == null ? null : Bytes.of(f.get(12)));
+                f.get(7) != null || f.get(11) != null, f.get(12) == null ? null : Bytes.of(f.get(12)),
+                f.get(9) == null ? null : ParentOnFailure.of(f.get(13)));
     }
 
     JobLayout layout() {

@@ -1305,7 +1305,7 @@ public final class QueueSnapshotReader {
      */
     private final class FactsBatch {
         private static final List<String> FIELD_NAMES = List.of("name", "timestamp", "delay", "priority", "opts", "ats",
-                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter", "defa");
+                "atm", "attemptsMade", "finishedOn", "parentKey", "rjk", "stalledCounter", "defa", "parent");
         private static final Rawable[] FIELDS = rawables(FIELD_NAMES);
         private static final Rawable[] FIELDS_AND_DATA = rawables(
                 Stream.concat(FIELD_NAMES.stream(), Stream.of("data")).toList());
@@ -1660,7 +1660,7 @@ public final class QueueSnapshotReader {
                         + "': v1 fails it at its next fetch without running it");
             }
             if (h.parentKey() != null) {
-                reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !owns(queue, h.parentKey())));
+                reading.flowLinks.add(new FlowLink(id(n), h.parentKey(), !owns(queue, h.parentKey()), h.onFailure()));
             }
             JobLayout layout = h.layout();
             long priority = layout == JobLayout.ELIXIR ? h.opts().pri() : h.priority();

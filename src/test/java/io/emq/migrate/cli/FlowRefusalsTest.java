@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -225,6 +226,38 @@ class FlowRefusalsTest {
     }
 
     /** A completed flow child {@code id} of queue {@code queue} (listed completed) naming its parent {@code parentId} of {@code parentQueue}. */
+    /**
+     * A child without a failure option (BullMQ's default: a failed child leaves its parent waiting for ever) is migrated
+     * with v2's parent_policy fp (the parent fails): the plan says so, in text and JSON, and says nothing of a child
+     * whose option v2 keeps (failParentOnFailure, ignoreDependencyOnFailure); the migrated rows carry those policies.
+     */
+    @Test
+    void aChildWithoutAFailureOptionIsPlannedToFailItsParentInV2() throws Exception {
+        String told = "flow children: 1 carry no failure option (failParentOnFailure and the like): in v1 a child of them that"
+                + " fails leaves its parent waiting for ever; in v2 (parent_policy fp) it fails the parent";
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child", "--queue", "flows-parent");
+        assertTrue(plan.out().contains(told), plan.out());
+        JsonNode link = Json.MAPPER.readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flows-child", "--json").out())
+                .get("queues").get(0).path("flows").path("links").get(0);
+        assertEquals("wait", link.path("onFailure").asText(), link.toString());
+        assertEquals("fp", link.path("v2ParentPolicy").asText(), link.toString());
+
+        waitingParent("opted", "P");
+        job("bull:opted:c1", "parentKey", "bull:opted:P", "parent", "{\"id\":\"P\",\"queueKey\":\"bull:opted\",\"fpof\":true}");
+        job("bull:opted:c2", "parentKey", "bull:opted:P", "parent", "{\"id\":\"P\",\"queueKey\":\"bull:opted\",\"idof\":true}");
+        SERVER.client().rpush("bull:opted:wait", "c1", "c2");
+        SERVER.client().sadd("bull:opted:P:dependencies", "bull:opted:c1", "bull:opted:c2");
+        SERVER.client().set("bull:opted:id", "3");
+        CliRun opted = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "opted");
+        assertEquals(0, opted.code(), opted.all());
+        assertFalse(opted.out().contains("flow children:"), opted.out());
+        assertEquals(0, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "opted", "--yes").code());
+        assertEquals(Set.of("fp", "id"), SERVER.client().keys("emq:{opted}:job:*").stream()
+                .filter(row -> row.indexOf(':', "emq:{opted}:job:".length()) < 0) // rows, not their :dependencies
+                .map(row -> SERVER.client().hget(row, "parent_policy")).filter(java.util.Objects::nonNull)
+                .collect(java.util.stream.Collectors.toSet()));
+    }
+
     private static void completedChild(String queue, String id, String parentQueue, String parentId) {
         job("bull:" + queue + ":" + id, "finishedOn", "2", "returnvalue", "\"done\"", "parentKey", "bull:" + parentQueue + ":" + parentId,
                 "parent", "{\"id\":\"" + parentId + "\",\"queueKey\":\"bull:" + parentQueue + "\"}");
