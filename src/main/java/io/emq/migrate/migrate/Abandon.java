@@ -37,7 +37,8 @@ public final class Abandon {
     /** Rows deleted at once. */
     private static final int BATCH = 500;
     /** The journal's field that holds its uid, the first part of every token its leases fence v1 with ({@link SourceToken}). */
-    private static final String LOCK_UID = "lock_uid";
+    /** The journal field that names the journal in the tokens its migrations leave on v1 ({@link SourceToken}). */
+    static final String LOCK_UID = "lock_uid";
 
     private Abandon() {
     }

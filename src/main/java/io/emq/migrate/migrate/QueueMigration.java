@@ -206,14 +206,22 @@ final class QueueMigration {
     Optional<MigrationRefused> heldByAnother() {
         SourceFence.Holder holder = SourceFence.holder(sourceWire, source);
         if (holder.retiredByAnother(journal.sourceToken())) {
-            return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, "the v1 queue " + source.display() + " was retired by "
-                    + holder.describe() + ", another migration than this one (into another target, or begun again after an abandon),"
-                    + " since this one began: that migration's target holds its jobs (if its run stopped before its v2 queue served"
-                    + " them, run that migration again to finish it); this target's copy in '" + target + "' stays"
-                    + " paused, not served: `emq-migrate abandon` deletes it (v1 is left as it is); nothing was written to v1"));
+            return Optional.of(new MigrationRefused(MigrationRefused.Kind.RETIRED, retiredByAnother(source, holder.describe(), target)));
         }
         return holder.pauseWindowOpen() && holder.takenByAnother(journal.sourceToken()) ? Optional.of(insideTheWindowOf(holder))
                 : Optional.empty();
+    }
+
+    /**
+     * Why the migration into v2 queue {@code target} of v1 queue {@code source} is refused once {@code retiredBy} (another
+     * journal's migration) retired the queue: plan and migrate say it alike.
+     */
+    static String retiredByAnother(QueueRef source, String retiredBy, String target) {
+        return "the v1 queue " + source.display() + " was retired by " + retiredBy + ", another migration than this one (into"
+                + " another target, or begun again after an abandon), since this one began: that migration's target holds its"
+                + " jobs (if its run stopped before its v2 queue served them, run that migration again to finish it); this"
+                + " target's copy in '" + target + "' stays paused, not served: `emq-migrate abandon` deletes it (v1 is left as"
+                + " it is); nothing was written to v1";
     }
 
     /**

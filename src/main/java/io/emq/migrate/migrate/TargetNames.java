@@ -2,6 +2,7 @@ package io.emq.migrate.migrate;
 
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.Replies;
 import io.emq.migrate.wire.Wire;
@@ -52,8 +53,8 @@ public final class TargetNames {
 
     static Recorded recorded(Wire target, SourceServer sourceServer, Collection<String> named) {
         Map<String, List<Migration>> byV1Queue = new HashMap<>();
-        List<byte[]> fields = Stream.of(JournalHeader.V1_QUEUE, JournalHeader.STATE, JournalHeader.SOURCE, JournalHeader.SOURCE_REPLID)
-                .map(f -> Utf8.bytes(f.name())).toList();
+        List<byte[]> fields = Stream.concat(Stream.of(JournalHeader.V1_QUEUE, JournalHeader.STATE, JournalHeader.SOURCE,
+                JournalHeader.SOURCE_REPLID).map(JournalHeader.Field::name), Stream.of(Abandon.LOCK_UID)).map(Utf8::bytes).toList();
         Migratable.inBatches(List.copyOf(named), Migrator.PER_PIPELINE, names -> {
             List<List<byte[]>> headers = target.hmget(names.stream().map(name -> Utf8.bytes(Keys.migrationJournal(name))).toList(), fields);
             for (int i = 0; i < names.size(); i++) {
@@ -61,7 +62,7 @@ public final class TargetNames {
                 Optional<MigrationState> state = h.get(1).flatMap(JournalHeader.STATE.parse()).filter(s -> s != MigrationState.ABANDONED);
                 if (state.isPresent() && h.get(0).isPresent()) {
                     byV1Queue.computeIfAbsent(h.get(0).get(), q -> new ArrayList<>())
-                            .add(new Migration(names.get(i), state.get(), h.get(2), h.get(3)));
+                            .add(new Migration(names.get(i), state.get(), h.get(2), h.get(3), h.get(4).filter(u -> !u.isEmpty())));
                 }
             }
         });
@@ -82,6 +83,21 @@ public final class TargetNames {
         @Override
         public Optional<String> migratingAs(QueueRef q) {
             return of(q).filter(m -> m.state() != MigrationState.RETIRED).map(Migration::v2Name).findFirst();
+        }
+
+        /**
+         * Why a run of {@code snap}'s queue is refused when the migration here holds it (under way) while another
+         * journal's migration retired it ({@link QueueMigration#retiredByAnother}): the tombstone on v1's meta with a token
+         * not of this journal's.
+         */
+        @Override
+        public Optional<String> retiredByAnother(QueueSnapshot snap) {
+            Optional<SourceToken> token = SourceToken.parse(snap.meta().get("migrating-token"));
+            return of(snap.queue()).filter(m -> m.state() != MigrationState.RETIRED).findFirst()
+                    .filter(m -> snap.retired() && token.isPresent() && m.uid().isPresent()
+                            && token.get().ofAnotherJournal(new SourceToken(m.uid().get(), 0)))
+                    .map(m -> QueueMigration.retiredByAnother(snap.queue(), "the migration with token " + token.get().journal()
+                            + ":" + token.get().fence(), m.v2Name()));
         }
 
         @Override
@@ -117,8 +133,12 @@ public final class TargetNames {
         }
     }
 
-    /** A migration the target records: its v2 name, state, and the source server and replication id its journal records. */
-    private record Migration(String v2Name, MigrationState state, Optional<String> source, Optional<String> replicationId) {
+    /**
+     * A migration the target records: its v2 name, state, the source server and replication id its journal records, and
+     * the journal's uid (none before a run took its lease).
+     */
+    private record Migration(String v2Name, MigrationState state, Optional<String> source, Optional<String> replicationId,
+                             Optional<String> uid) {
     }
 
     private static List<byte[]> queueKeys(String name) {

@@ -19,6 +19,7 @@ public enum RefusalKind {
     BOUNDED_SCHEDULER("bounded-scheduler", "--drop-bounded-schedulers"),
     SCHEDULER_NAME_CLASH("scheduler-name-clash", "another id for one of the schedulers in v1"),
     STRANDED("stranded", "adding the jobs to the v2 queue by hand, then deleting them from v1"),
+    RETIRED("retired", "abandon (deletes this target's copy; the migration that retired the queue holds its jobs)"),
     V1_RESTORED("v1-restored", "deleting the restored v1 queue (its jobs are in v2), or --rename OLD=NEW for a new queue of that name"),
     ANOMALIES("anomalies", "--accept-anomalies");
 

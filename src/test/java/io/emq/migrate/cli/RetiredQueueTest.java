@@ -168,4 +168,34 @@ class RetiredQueueTest {
         assertTrue(scans < queues / 4, scans + " SCAN calls on the source for " + queues + " retired queues");
         assertEquals(1, v1.llen("bull:t7:wait"), "nothing deleted");
     }
+
+    /**
+     * A migration here stopped before its retirement (here: --no-retire), then another migration (into another target)
+     * retired the queue: plan and migrate against this target agree, refused (retired, exit 3) with the same reason,
+     * nothing written, and abandon (what both advise) deletes this target's copy.
+     */
+    @Test
+    void aQueueAnotherTargetsMigrationRetiredWhileOneHereHoldsItIsRefusedByPlanAsByMigrate() {
+        UnifiedJedis v1 = SERVER.client();
+        v1.flushAll();
+        OTHER.client().flushAll();
+        v1Queue(v1);
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q", "--no-retire").code());
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--target", OTHER.uri(), "--queue", "q").code());
+        String reason = "was retired by the migration with token";
+
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains("retired") && plan.out().contains(reason), plan.out());
+        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("bull:q refused (retired)") && migrate.out().contains(reason), migrate.out());
+        assertEquals(3, v1.zcard("emq:{q}:pending"), "this target's copy kept, paused");
+
+        assertEquals(0, CliRun.of("abandon", "--yes", "--source", SERVER.uri(), "--queue", "q").code());
+        CliRun after = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(0, after.code(), after.all());
+        assertTrue(after.out().contains("retired (meta.version is the tombstone"), after.out());
+        assertEquals(3, OTHER.client().zcard("emq:{q}:pending"), "the queue is the other target's");
+    }
 }

@@ -215,6 +215,8 @@ public final class Planner {
             restored(snap, v2Name.get()).ifPresent(reason ->
                     out.add(new PlannedRefusal(new Refusal(RefusalKind.V1_RESTORED, reason, allIds(snap)), false)));
         }
+        names.retiredByAnother(snap).ifPresent(reason ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.RETIRED, reason, allIds(snap)), false)));
         if (snap.retired() && !names.migrating(snap.queue())) {
             stranded(snap, v2Name).ifPresent(reason -> out.add(new PlannedRefusal(new Refusal(RefusalKind.STRANDED, reason, allIds(snap)), false)));
         }

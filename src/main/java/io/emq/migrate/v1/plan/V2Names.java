@@ -2,6 +2,7 @@ package io.emq.migrate.v1.plan;
 
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.QueueRef;
+import io.emq.migrate.v1.QueueSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,14 @@ public final class V2Names {
 
         /** The v2 name under which a migration of {@code q} from this source, neither retired nor abandoned, holds it. */
         Optional<String> migratingAs(QueueRef q);
+
+        /**
+         * Why a run of {@code snap}'s queue is refused: another migration retired it (into another target, or begun again
+         * after an abandon) while a migration of it here is under way; none for {@link #NONE}.
+         */
+        default Optional<String> retiredByAnother(QueueSnapshot snap) {
+            return Optional.empty();
+        }
 
         /** The v2 name under which a migration of {@code q} retired it (none: {@link #NONE} knows no journal). */
         default Optional<String> retiredAs(QueueRef q) {
@@ -99,6 +108,11 @@ public final class V2Names {
     /** The v2 name under which a migration of {@code q} on the target retired it. */
     public Optional<String> retiredAs(QueueRef q) {
         return journaled.retiredAs(q);
+    }
+
+    /** Why the migration of {@code snap}'s queue on the target is refused: another migration retired the queue ({@link Journaled#retiredByAnother}). */
+    public Optional<String> retiredByAnother(QueueSnapshot snap) {
+        return journaled.retiredByAnother(snap);
     }
 
     /** One line per rename whose OLD names no v1 queue of the source. */
