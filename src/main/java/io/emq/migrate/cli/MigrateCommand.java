@@ -29,7 +29,8 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@code emq-migrate migrate --source URI [--target URI] (--queue Q... | --all)}: runs the pending
- * steps of each queue and prints a summary (jobs moved per v2 state, refusals, time, jobs/s, and each
+ * steps of each queue and prints a summary (jobs this run wrote per v2 state and the queue's jobs in v2 over all runs,
+ * refusals, time, jobs/s of the queues that ended well, and each
  * retired queue's pause window: how long its v1 queue was paused).
  */
 final class MigrateCommand implements Command {
@@ -190,6 +191,7 @@ final class MigrateCommand implements Command {
         m.put("refusal", r.refusalKind().map(kind -> Map.of("kind", kind.wireName(), "reason", r.message())).orElse(null));
         m.put("millis", r.millis());
         m.put("jobs", r.jobs());
+        m.put("inV2", r.inV2().orElse(null));
         m.put("jobsPerSecond", Math.round(r.jobsPerSecond()));
         m.put("pauseWindowMs", r.pauseWindowMs().orElse(null));
         m.put("orderDrift", r.orderDrift().orElse(null));
@@ -206,27 +208,40 @@ final class MigrateCommand implements Command {
         }
     }
 
-    /** One row per queue, then the run's total: queues run side by side (step by step), so time is the run's. */
+    /**
+     * One row per queue: what this run wrote into v2 by state, and what the queue's migration holds there over all its runs
+     * (so a re-run, which writes only what changed, is not read as "nothing migrated"); then the run's total, which counts
+     * the queues that ended well only (a refused or failed queue's rows are a copy, named apart). Queues run side by
+     * side (step by step), so time is the run's.
+     */
     private static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
-        Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING");
+        Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING", "IN V2");
         List<String> notes = new ArrayList<>();
+        List<String> copies = new ArrayList<>();
         long jobs = 0;
         long millis = 0;
         for (MigrationResult r : results) {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome().wireName(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
-                    r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN));
+                    r.moved(V2State.DEAD), r.moved(V2State.AWAITING_CHILDREN), r.inV2().orElse(null));
             if (!r.message().isEmpty()) {
                 notes.add(r.v1Queue() + " " + r.outcome().wireName() + r.refusalKind().map(k -> " (" + k.wireName() + ")").orElse("") + ": " + r.message());
             }
-            jobs += r.jobs();
+            if (r.ok()) {
+                jobs += r.jobs();
+            } else if (r.inV2().orElse(0L) > 0) {
+                copies.add(r.v1Queue() + " (" + r.outcome().wireName() + ", " + Sizes.count(r.inV2().get()) + " in v2)");
+            }
             millis = Math.max(millis, r.millis());
         }
         t.print(out);
+        out.println("(PENDING to AWAITING: the jobs this run wrote into v2, a re-run writes only what changed; IN V2: the jobs"
+                + " the queue's migration wrote into v2 over all its runs)");
         notes.forEach(n -> out.println("  " + n));
         long ok = results.stream().filter(MigrationResult::ok).count();
-        out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%n", ok, results.size(), Sizes.count(jobs),
-                millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis));
+        out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%s%n", ok, results.size(), Sizes.count(jobs),
+                millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis), copies.isEmpty() ? "" : "; not counted, a copy"
+                + " until their migration finishes (a re-run resumes it, `abandon` removes it): " + String.join(", ", copies));
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
                 + " through the copy)%n", r.v1Queue(), ms)));
         results.forEach(r -> r.withoutFeed().ifPresent(why -> out.printf("%s: re-synced without the change feed (%s): each"

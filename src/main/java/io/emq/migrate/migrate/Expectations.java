@@ -19,7 +19,7 @@ import redis.clients.jedis.Protocol;
 public final class Expectations {
     static final String PREFIX = "r:";
     /** The journal field that counts the expectations (the journal Lua keeps it; see {@link #count()}). */
-    static final String COUNT = "expected_rows";
+    static final String COUNT = JournalHeader.EXPECTED_ROWS.name();
     private static final byte[] COUNT_FIELD = Utf8.bytes(COUNT);
     /** The fewest expectations {@link #record} writes in a transaction: below that, the connection it opens costs more than the script saves. */
     static final int LEAST = 64;

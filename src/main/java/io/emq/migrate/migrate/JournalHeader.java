@@ -77,9 +77,15 @@ public final class JournalHeader {
      */
     public static final Field<Long> REPLICAS_AWAITED = number("replicas_awaited");
 
+    /**
+     * How many rows' expectations the journal holds: the jobs this migration wrote into v2 over all its runs (the fenced
+     * journal scripts keep it exact; {@link Expectations#count()}); absent in a journal begun before the counter.
+     */
+    public static final Field<Long> EXPECTED_ROWS = number("expected_rows");
+
     static final List<Field<?>> ALL = List.of(STATE, POLICY, LANE, LANE_FROM, V1_QUEUE, V1_PREFIX, V1_NAME, SOURCE,
             SOURCE_REPLID, STARTED_ON, ID_BASE, KEPT_IDS, V1_WAS_PAUSED, V2_WAS_PAUSED, V1_PAUSED_AT, V1_FOLLOWED, WINDOW_MS,
-            PASS_WROTE, ORDER_DRIFT, REPLICAS_AWAITED);
+            PASS_WROTE, ORDER_DRIFT, REPLICAS_AWAITED, EXPECTED_ROWS);
 
     /** The header of a journal that holds none of these fields (a new one). */
     static final JournalHeader NONE = new JournalHeader(Map.of());

@@ -658,7 +658,8 @@ public final class Migrator {
             result = new MigrationResult(m.source.display(), m.target, outcome, moved, refusalKind, message,
                     (System.nanoTime() - started) / 1_000_000, jobs(moved),
                     header.filter(h -> retiredHere).flatMap(h -> h.get(JournalHeader.WINDOW_MS)),
-                    header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()), m.withoutFeed);
+                    header.flatMap(h -> h.get(JournalHeader.ORDER_DRIFT)).filter(drift -> !drift.isEmpty()), m.withoutFeed,
+                    header.flatMap(h -> h.get(JournalHeader.EXPECTED_ROWS)));
         }
     }
 

@@ -1,0 +1,53 @@
+package io.emq.migrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.fixture.FixtureLoader;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * migrate's summary tells what this run wrote and what each queue's migration holds in v2 over all its runs, so a
+ * re-run (which writes only what changed) does not read as "nothing migrated"; its total counts only the queues that
+ * ended well: a refused queue's copy is named apart (operator walk F12).
+ */
+class MigrateSummaryTest {
+    @RegisterExtension
+    static final RealServerExtension SERVER = RealServerExtension.standalone();
+
+    @Test
+    void aRefusedQueuesCopyIsNotMovedAndAReRunShowsWhatV2Holds() throws Exception {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1")); // orders: a job under a live lock
+        String[] migrate = {"migrate", "--source", SERVER.uri(), "--all", "--drop-cron-schedulers", "--yes"};
+        CliRun first = CliRun.of(migrate);
+        assertEquals(ExitCodes.REFUSED, first.code(), first.all());
+        assertTrue(row("bull:orders", "refused", "11 3 2 0 16").matcher(first.out()).find(), first.out());
+        assertTrue(first.out().contains("3 of 4 queues done; 8 jobs moved in "), "the refused queue's 16 rows are not moved: "
+                + first.out());
+        assertTrue(first.out().contains("not counted, a copy until their migration finishes (a re-run resumes it, `abandon`"
+                + " removes it): bull:orders (refused, 16 in v2)"), first.out());
+
+        SERVER.client().del("bull:orders:10:lock"); // the v1 worker stopped
+        CliRun again = CliRun.of(migrate);
+        assertEquals(0, again.code(), again.all());
+        assertTrue(row("bull:emails", "retired", "0 0 0 0 5").matcher(again.out()).find(), "retired before: " + again.out());
+        assertTrue(row("bull:orders", "retired", "1 0 0 0 17").matcher(again.out()).find(), "the held job: " + again.out());
+        assertTrue(again.out().contains("IN V2: the jobs the queue's migration wrote into v2 over all its runs"), again.out());
+        assertTrue(again.out().contains("4 of 4 queues done; 1 jobs moved in "), again.out());
+
+        CliRun json = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--drop-cron-schedulers", "--yes", "--json");
+        Map<String, JsonNode> queues = json.queuesByV1();
+        assertEquals(17, queues.get("bull:orders").path("inV2").asLong(), json.out());
+        assertEquals(0, queues.get("bull:orders").path("jobs").asLong(), "this run wrote nothing: " + json.out());
+    }
+
+    /** A table row: the queue, its outcome, then the counts (this run's per state, then in v2), as the table aligns them. */
+    private static Pattern row(String v1, String outcome, String counts) {
+        return Pattern.compile("(?m)^" + Pattern.quote(v1) + "\\s+\\S+\\s+" + outcome + "\\s+" + counts.replace(" ", "\\s+") + "$");
+    }
+}
