@@ -72,6 +72,7 @@ final class DiscoverCommand implements Command {
         doc.put("foreignKeys", found.foreignKeys());
         doc.put("foreignSample", found.foreignSample().stream().map(Bytes::display).toList());
         doc.put("keysOutsidePrefixes", found.keysOutsidePrefixes());
+        doc.put("otherPrefixes", found.otherPrefixes());
         return doc;
     }
 
@@ -106,6 +107,8 @@ final class DiscoverCommand implements Command {
         out.println(found.keysUnderPrefixes() + " keys under the prefixes; " + found.foreignKeys()
                 + " belong to no queue (foreign, untouched)" + (found.foreignSample().isEmpty() ? ""
                 : ": " + String.join(", ", found.foreignSample().stream().map(Bytes::display).toList())));
-        out.println(found.keysOutsidePrefixes() + " keys outside the prefixes (untouched)");
+        out.println(found.keysOutsidePrefixes() + " keys outside the prefixes (untouched)" + (found.otherPrefixes().isEmpty() ? ""
+                : "; some look like v1 queues under " + under(found.otherPrefixes()) + ": pass "
+                + String.join(" ", found.otherPrefixes().stream().map(p -> "--prefix " + p).toList()) + " to list them"));
     }
 }

@@ -11,12 +11,13 @@ final class Scanning {
     }
 
     /**
-     * The total is an upper bound: every key of the database once per prefix (keys outside the prefixes are not counted);
+     * Names the prefixes outside those given whose keys look like v1 queues ({@link Discovery#outsideToo}), for
+     * {@code discover}. The total is an upper bound: every key of the database once per prefix (keys outside the prefixes are not counted);
      * a scan that ends counts what it met as all of it ({@link Progress#complete}).
      */
     static DiscoveryResult discover(UnifiedJedis jedis, List<String> prefixes, Invocation in) {
         try (Progress progress = progress(jedis, prefixes, in)) {
-            DiscoveryResult result = new Discovery(jedis).discover(prefixes, progress::advance);
+            DiscoveryResult result = new Discovery(jedis).outsideToo().discover(prefixes, progress::advance);
             progress.complete();
             return result;
         }

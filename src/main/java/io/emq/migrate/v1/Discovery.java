@@ -1,5 +1,8 @@
 package io.emq.migrate.v1;
 
+import io.emq.migrate.keyspace.KeyGrammar;
+import io.emq.migrate.keyspace.ParsedKey;
+import io.emq.migrate.keyspace.Slots;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,6 +15,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -30,15 +34,32 @@ public final class Discovery {
             .filter(QueueStructure::evidence).map(QueueStructure::colonSuffix).toList();
     private final UnifiedJedis jedis;
     private final int maxHeldBytes;
+    private final boolean outsideToo;
 
     public Discovery(UnifiedJedis jedis) {
-        this(jedis, MAX_HELD_BYTES);
+        this(jedis, MAX_HELD_BYTES, false);
     }
 
     /** A discovery that holds keys weighing at most {@code maxHeldBytes} before it falls back to a second pass. */
     Discovery(UnifiedJedis jedis, int maxHeldBytes) {
+        this(jedis, maxHeldBytes, false);
+    }
+
+    private Discovery(UnifiedJedis jedis, int maxHeldBytes, boolean outsideToo) {
         this.jedis = jedis;
         this.maxHeldBytes = maxHeldBytes;
+        this.outsideToo = outsideToo;
+    }
+
+    /**
+     * This discovery, also naming the prefixes outside the given ones whose keys look like v1 queues (the same evidence,
+     * {@link DiscoveryResult#otherPrefixes}): the first prefix's walk, which the server makes over the whole keyspace
+     * anyway, hands every key over instead of those under the prefix only (more bytes on the wire where most keys lie
+     * outside; no second walk). Not on a cluster whose first prefix names one slot by its hash tag (its walk is one
+     * master's): none named there.
+     */
+    public Discovery outsideToo() {
+        return new Discovery(jedis, maxHeldBytes, true);
     }
 
     public DiscoveryResult discover(List<String> prefixes) {
@@ -76,10 +97,12 @@ public final class Discovery {
         long[] underPrefixes = {0};
         Held held = new Held(holdAll, maxHeldBytes);
         QueueBases[] found = {new QueueBases(queues)};
+        TreeSet<String> otherPrefixes = new TreeSet<>();
         for (String prefix : prefixes) {
             Bytes p = Bytes.utf8(prefix);
             Bytes start = p.concat(":");
-            scanUnder(scanner, prefixes, prefix, (batch, own) -> {
+            boolean outside = outsideToo && prefix.equals(prefixes.get(0)) && !(jedis instanceof RedisClusterClient && Slots.pins(start.raw()));
+            scanUnder(scanner, prefixes, prefix, outside ? keys -> otherPrefixes.addAll(v1Prefixes(scanner, keys, otherPrefixes)) : null, (batch, own) -> {
                 scanned.accept(batch.size());
                 underPrefixes[0] += own.size();
                 // only a key ending in an evidence suffix can be evidence: only those need a TYPE
@@ -110,7 +133,7 @@ public final class Discovery {
         Optional<KeySource<QueueRef>> keys = Optional.empty();
         if (held.keys == null) {
             for (String prefix : prefixes) {
-                scanUnder(scanner, prefixes, prefix, (batch, own) -> own.forEach(judge));
+                scanUnder(scanner, prefixes, prefix, null, (batch, own) -> own.forEach(judge));
             }
         } else if (held.all) {
             List<QueueRef> all = List.copyOf(queues);
@@ -134,7 +157,7 @@ public final class Discovery {
         }
         long total = jedis.dbSize();
         return new Discovered(new DiscoveryResult(List.copyOf(prefixes), List.copyOf(queues), underPrefixes[0], foreign[0],
-                foreignSample, Math.max(0, total - underPrefixes[0])), keys);
+                foreignSample, Math.max(0, total - underPrefixes[0]), List.copyOf(otherPrefixes)), keys);
     }
 
     /**
@@ -186,12 +209,55 @@ public final class Discovery {
      * Scans the keys under {@code prefix}, handing each batch on ({@code into}) whole and without the keys under another of
      * the {@code prefixes} that lies under it ({@code bull:x} under {@code bull}), which that prefix's scan meets too: the
      * first for evidence (queue {@code x} of {@code bull} keeps its keys under {@code bull:x:}), the second to count and
-     * hold each key once.
+     * hold each key once. With {@code outside} (else null), the walk hands over every key, and the keys under none of the
+     * {@code prefixes} go there.
      */
-    private static void scanUnder(KeyspaceScanner scanner, List<String> prefixes, String prefix, BiConsumer<List<Bytes>, List<Bytes>> into) {
+    private static void scanUnder(KeyspaceScanner scanner, List<String> prefixes, String prefix, Consumer<List<Bytes>> outside,
+                                  BiConsumer<List<Bytes>, List<Bytes>> into) {
+        Bytes start = Bytes.utf8(prefix + ":");
         List<Bytes> nested = prefixes.stream().filter(other -> other.startsWith(prefix + ":")).map(other -> Bytes.utf8(other + ":")).toList();
-        scanner.scanKeys(Bytes.utf8(prefix + ":"), batch -> into.accept(batch, nested.isEmpty() ? batch
-                : batch.stream().filter(key -> nested.stream().noneMatch(key::startsWith)).toList()));
+        Consumer<List<Bytes>> under = batch -> into.accept(batch, nested.isEmpty() ? batch
+                : batch.stream().filter(key -> nested.stream().noneMatch(key::startsWith)).toList());
+        if (outside == null) {
+            scanner.scanKeys(start, under);
+            return;
+        }
+        List<Bytes> starts = prefixes.stream().map(other -> Bytes.utf8(other + ":")).toList();
+        scanner.scanKeys(Bytes.utf8(""), batch -> {
+            under.accept(batch.stream().filter(key -> key.startsWith(start)).toList());
+            outside.accept(batch.stream().filter(key -> starts.stream().noneMatch(key::startsWith)).toList());
+        });
+    }
+
+    /**
+     * The prefixes ({@code P} of {@code P:NAME:SUFFIX}, NAME without a colon) under which these keys are evidence of a v1
+     * queue as under a given prefix ({@link #evidence}), but for those {@code known} already and v2 keys (a v2 queue's
+     * {@code meta} hash is no v1 queue's).
+     */
+    private List<String> v1Prefixes(KeyspaceScanner scanner, List<Bytes> keys, java.util.Set<String> known) {
+        Map<Bytes, List<Bytes>> byPrefix = new HashMap<>();
+        for (Bytes key : keys) {
+            for (Bytes suffix : EVIDENCE_SUFFIXES) {
+                if (!key.endsWith(suffix) || !(KeyGrammar.parse(key.raw()) instanceof ParsedKey.Rejected)) {
+                    continue;
+                }
+                byte[] raw = key.raw();
+                int colon = raw.length - suffix.length() - 1;
+                while (colon > 0 && raw[colon] != ':') {
+                    colon--;
+                }
+                if (colon > 0 && !known.contains(key.slice(0, colon).display())) {
+                    byPrefix.computeIfAbsent(key.slice(0, colon), k -> new ArrayList<>()).add(key);
+                }
+            }
+        }
+        List<String> found = new ArrayList<>();
+        byPrefix.forEach((prefix, candidates) -> {
+            if (!evidence(prefix, scanner.typed(candidates)).isEmpty()) {
+                found.add(prefix.display());
+            }
+        });
+        return found;
     }
 
     /**

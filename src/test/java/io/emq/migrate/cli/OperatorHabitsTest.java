@@ -35,6 +35,26 @@ class OperatorHabitsTest {
     }
 
     /**
+     * A v1 queue under a prefix not given shows as keys outside the prefixes, named with the --prefix that lists it (found
+     * in the walk discover makes anyway); a v2 queue's meta hash, or keys without the evidence, are no such hint.
+     */
+    @Test
+    void keysOutsideThePrefixesThatLookLikeAV1QueueNameTheirPrefix() throws Exception {
+        V1QueueGenerator.addWaiting(SERVER.client(), "bull", "orders", 1, 2, 20);
+        V1QueueGenerator.addWaiting(SERVER.client(), "echo", "billing", 1, 3, 20);
+        SERVER.client().hset("emq:{orders}:meta", "paused", "1");
+        SERVER.client().set("cache:user:7", "x");
+        CliRun discover = CliRun.of("discover", "--source", SERVER.uri());
+        assertEquals(0, discover.code(), discover.all());
+        assertTrue(discover.out().contains(" keys outside the prefixes (untouched); some look like v1 queues under prefix echo:"
+                + " pass --prefix echo to list them"), discover.out());
+        JsonNode json = Json.MAPPER.readTree(CliRun.of("discover", "--source", SERVER.uri(), "--json").out());
+        assertEquals("[\"echo\"]", json.path("otherPrefixes").toString(), json.toString());
+        CliRun both = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "bull", "--prefix", "echo");
+        assertTrue(both.out().contains("keys outside the prefixes (untouched)\n"), "none left outside: " + both.out());
+    }
+
+    /**
      * plan and migrate of every queue (--all) on a source without one refuse (exit 3), nothing written, as a --queue that
      * names none does: a wrong prefix or database, or a v2 server given as the source, which they name as such.
      */
