@@ -128,6 +128,8 @@ final class DemoCommand implements Command {
             if (in.has("quiet") || in.has("no-progress")) {
                 line.add("--no-progress");
             }
+            // the scratch server is the tour's: the version its commands claim there is named, not noted as news
+            line.addAll(List.of("--" + Invocation.WIRE_VERSION, in.wireVersion()));
             if (!in.json()) {
                 in.out().println();
                 in.out().println("$ emq-migrate " + String.join(" ", args));

@@ -235,6 +235,19 @@ final class Invocation implements AutoCloseable {
         return v.isBlank() ? VersionFence.configured() : v.trim();
     }
 
+    /**
+     * Notes which {@code {emq}:version} this run's first write will claim on a target that holds none
+     * ({@link VersionFence#claimNote}), unless the operator named the version ({@code --wire-version}, or
+     * {@value VersionFence#VERSION_ENV}): then it is the operator's choice, not news. Each command calls it once, after
+     * its refusals of the servers.
+     */
+    void noteClaim(UnifiedJedis target, String command) {
+        String named = System.getenv(VersionFence.VERSION_ENV);
+        if (!line.hasOption(WIRE_VERSION) && (named == null || named.isBlank())) {
+            VersionFence.claimNote(target, wireVersion()).ifPresent(note -> note("emq-migrate " + command + ": " + note));
+        }
+    }
+
     /** The v2 target, fenced for writing: an absent {@code {emq}:version} is claimed. */
     Wire writableTarget(Endpoint endpoint, int concurrency) {
         return Wire.open(open(endpoint, Side.TARGET, concurrency), wireVersion());

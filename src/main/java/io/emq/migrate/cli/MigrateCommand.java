@@ -76,8 +76,8 @@ final class MigrateCommand implements Command {
         UnifiedJedis sourceClient = in.open(source, Side.SOURCE, connections);
         UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, connections);
         VersionFence.verify(targetClient, in.wireVersion());
-        VersionFence.claimNote(targetClient, in.wireVersion()).ifPresent(note -> in.note("emq-migrate migrate: " + note));
         refuseUnfit(in, ServerChecks.of(source, sourceClient, target, targetClient));
+        in.noteClaim(targetClient, "migrate");
         if (options.retire()) {
             in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
                     + " --no-retire to stop before that)");

@@ -106,8 +106,10 @@ final class PlanCommand implements Command {
         }
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
-        VersionFence.claimNote(v2.client(), in.wireVersion()).ifPresent(note -> in.note("emq-migrate plan: " + note));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
+        if (serverProblems.isEmpty()) { // else migrate refuses the servers first: the claim is no news yet
+            in.noteClaim(v2.client(), "plan");
+        }
         // the target's journals, listed as migrate lists them (a key scan of the target: a journal under a renamed queue's
         // name holds its v1 queue too); none where the target holds no {emq}:version, which every v2 write claims first
         List<String> journaled = v2.client().exists(VersionFence.KEY) ? Journals.queues(v2) : List.of();

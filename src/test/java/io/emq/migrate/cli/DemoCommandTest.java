@@ -1,6 +1,7 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ class DemoCommandTest {
         assertTrue(r.out().contains("deletes the live v1 lock bull:orders:10:lock"), r.out());
         assertEquals(4, r.out().split("verdict: PASS", -1).length - 1, r.out());
         assertTrue(r.out().contains("demo: every stage passed"), r.out());
+        assertFalse(r.err().contains("first write claims"), "the scratch server's fence is the tour's, no news: " + r.err());
     }
 
     @Test

@@ -42,7 +42,8 @@ class UnfitServerTest {
     }
 
     /** migrate from {@code source} to {@code target} is refused (exit 3) saying each of {@code said}, and writes nothing to either. */
-    private static void assertRefusedUntouched(LocalServer source, LocalServer target, String... said) {
+    /** Migrate is refused saying {@code said}, nothing written; what it printed on standard error. */
+    private static String assertRefusedUntouched(LocalServer source, LocalServer target, String... said) {
         CliRun r = CliRun.of("migrate", "--yes", "--source", source.uri(), "--target", target.uri(), "--queue", "q");
         assertEquals(ExitCodes.REFUSED, r.code(), r.all());
         for (String words : said) {
@@ -50,6 +51,7 @@ class UnfitServerTest {
         }
         assertEquals(Set.of(), keys(target), "nothing written to the target");
         assertEquals(Set.of("bull:q:1", "bull:q:wait"), keys(source), "v1 untouched");
+        return r.err();
     }
 
     @Test
@@ -172,10 +174,13 @@ class UnfitServerTest {
             }
             String problem = replica.uri() + " (the v1 server) is a read-only replica of " + LocalServer.HOST + ":" + master.port()
                     + ": a migration writes to both servers; point --source at the master";
-            assertRefusedUntouched(replica, target, problem);
+            String refusal = assertRefusedUntouched(replica, target, problem);
+            assertFalse(refusal.contains("first write claims"), "the refusal alone, no note of the fence a write would claim: "
+                    + refusal);
             CliRun plan = CliRun.of("plan", "--source", replica.uri(), "--target", target.uri(), "--queue", "q");
             assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
             assertTrue(plan.out().startsWith("BLOCKED: " + problem + "; migrate refuses it as it is"), plan.out());
+            assertFalse(plan.err().contains("first write claims"), "a blocked plan: " + plan.err());
         }
     }
 }

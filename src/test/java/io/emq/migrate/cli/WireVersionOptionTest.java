@@ -55,7 +55,8 @@ class WireVersionOptionTest {
 
     /**
      * On a target that holds no fence value, plan and migrate say which one the run claims there, and how to claim the
-     * reference connector's instead; said of neither a target that holds one nor a run that claims the reference's.
+     * reference connector's instead; said of neither a target that holds one, nor a run that claims the reference's, nor
+     * one whose version the operator named.
      */
     @Test
     void planAndMigrateSayWhichFenceValueTheyClaimOnATargetThatHoldsNone() {
@@ -72,6 +73,9 @@ class WireVersionOptionTest {
         assertTrue(migrate.err().contains(note), migrate.err());
         assertEquals("echomq:2.0.0", SERVER.client().get("{emq}:version"));
         assertFalse(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").err().contains("claims"), "it holds one now");
+        SERVER.client().del("{emq}:version");
+        CliRun named = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q", "--wire-version", "echomq:2.0.0");
+        assertFalse(named.err().contains("claims"), "the version named: the operator's choice, no news: " + named.err());
     }
 
     @Test
