@@ -2,6 +2,7 @@ package io.emq.migrate.cli;
 
 import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.ServerRefusal;
+import io.emq.migrate.wire.AclAdvice;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.Endpoint;
 import java.io.UncheckedIOException;
@@ -46,8 +47,7 @@ final class Failures {
             }
             String message = messages(e).get(0);
             return new Failure(ExitCodes.USAGE, "server", "a server answered an error: " + message
-                    + (message.startsWith("NOPERM") ? "; the ACL user lacks a permission: a dry run needs +@read, a"
-                    + " migration the rules in MIGRATION.md (least privilege)" : ""));
+                    + AclAdvice.of(message).map(advice -> "; " + advice).orElse(""));
         }
         if (t instanceof InterruptedException) {
             return new Failure(ExitCodes.REFUSED, "interrupted", "interrupted; what was done is journaled, a re-run goes on");
@@ -91,9 +91,9 @@ final class Failures {
             return where + " refused the user name and password: check them (in the URI, or EMQ_" + role
                     + "_USERNAME / EMQ_" + role + "_PASSWORD) and that the ACL user is enabled";
         }
-        if (has(all, "NOPERM")) {
-            return where + " refused a command to this user: " + chain.get(chain.size() - 1) + "; grant the ACL rules"
-                    + " in MIGRATION.md (least privilege)";
+        Optional<String> grant = AclAdvice.of(all);
+        if (grant.isPresent()) {
+            return where + " refused a command to this user: " + chain.get(chain.size() - 1) + "; " + grant.get();
         }
         if (has(all, "DB index is out of range")) {
             return where + " has no such database (ERR DB index is out of range: its `databases` setting is lower): give the"

@@ -102,7 +102,25 @@ class ServersTest {
         assertTrue(r.err().contains("the host of redis://no-such-host.invalid:6379 is unknown: check the host name in --source"), r.err());
     }
 
-    /** A user that may only read runs migrate: the first write is refused, the message names the rules, v1 keeps every key. */
+    /**
+     * A command refused to the user when the server is opened (outside any step) names the rule it lacks, read from the
+     * server's words, as a step's error does.
+     */
+    @Test
+    void aPermissionRefusedAtConnectNamesTheRuleToGrant() {
+        try (LocalServer server = LocalServer.start()) {
+            try (Jedis admin = new Jedis(server.hostAndPort())) {
+                admin.aclSetUser("nodbsize", "on", ">pw", "~*", "&*", "+@all", "-dbsize");
+            }
+            String uri = "redis://nodbsize:pw@127.0.0.1:" + server.port();
+            CliRun r = CliRun.of("discover", "--source", uri);
+            assertEquals(ExitCodes.USAGE, r.code(), r.all());
+            assertTrue(r.err().contains(" refused a command to this user: NOPERM") && r.err().contains("'dbsize'")
+                    && r.err().contains("; grant that server's ACL user +dbsize (MIGRATION.md, least privilege)"), r.err());
+        }
+    }
+
+    /** A user that may only read runs migrate: the first write is refused, the message names the rule, v1 keeps every key. */
     @Test
     void aUserThatMayOnlyReadIsToldWhatAMigrationNeedsAndV1IsIntact() {
         try (LocalServer server = LocalServer.start()) {
@@ -116,7 +134,7 @@ class ServersTest {
             assertEquals(0, plan.code(), "a dry run needs only reads: " + plan.all());
             CliRun r = CliRun.of("migrate", "--yes", "--source", uri, "--target", uri, "--queue", "q");
             assertEquals(ExitCodes.USAGE, r.code(), r.all());
-            assertTrue(r.err().contains("NOPERM") && r.err().contains("the rules in MIGRATION.md (least privilege)"), r.err());
+            assertTrue(r.err().contains("NOPERM") && r.err().contains("; grant that server's ACL user +set (MIGRATION.md, least privilege)"), r.err());
             try (Jedis admin = new Jedis(server.hostAndPort())) {
                 assertEquals(Set.of("bull:q:1", "bull:q:wait"), admin.keys("*"), "nothing written, nothing deleted");
             }
