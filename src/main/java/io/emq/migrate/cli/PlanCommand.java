@@ -106,7 +106,8 @@ final class PlanCommand implements Command {
         }
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
-        List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
+        List<String> serverProblems = java.util.stream.Stream.concat(checks.stream().flatMap(c -> c.problems().stream()),
+                chosen.stream().map(q -> Migrator.spreadOverSlots(jedis, q)).flatMap(Optional::stream)).toList();
         if (serverProblems.isEmpty()) { // else migrate refuses the servers first: the claim is no news yet
             in.noteClaim(v2.client(), "plan");
         }

@@ -44,7 +44,9 @@ public final class MigrationRefused extends RuntimeException {
         /** v2 would serve or list jobs v1 moved while it served in another order than v1's ({@link ServeOrder}). */
         OUT_OF_ORDER,
         /** The completed-jobs archive cannot be written, or its file holds lines no migration wrote. */
-        ARCHIVE;
+        ARCHIVE,
+        /** The v1 keys of a queue of a cluster source spread over its slots: no hash tag in its prefix or name ({@link Migrator#spreadOverSlots}). */
+        CROSS_SLOT;
 
         /** The kind as the reports spell it: {@code source-changed}, {@code live-lock}, … */
         public String wireName() {

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.keyspace.Slots;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Discovery;
@@ -143,6 +144,12 @@ public final class Migrator {
         Map<QueueRef, MigrationResult> ended = new ConcurrentHashMap<>(); // the queues whose run ends before it begins
         Map<QueueRef, String> named = new LinkedHashMap<>(); // the others, with their v2 names
         for (QueueRef q : selected) {
+            Optional<String> spread = spreadOverSlots(source.client(), q);
+            if (spread.isPresent()) {
+                results.add(MigrationResult.notRun(q.display(), targetName(q).orElse(""), MigrationResult.Outcome.REFUSED,
+                        Optional.of(MigrationRefused.Kind.CROSS_SLOT), spread.get() + "; nothing was written"));
+                continue;
+            }
             Optional<String> targetName = targetName(q);
             if (targetName.isEmpty()) {
                 ended.put(q, MigrationResult.notRun(q.display(), "", MigrationResult.Outcome.REFUSED,
@@ -344,6 +351,22 @@ public final class Migrator {
      * The refusal of a run of every queue ({@code --all}) on a source that holds none under the prefixes: a wrong prefix
      * or database, or a v2 server given as the source (it holds {@code {emq}:version}, where the source user may read it).
      */
+    /**
+     * Why a queue of a cluster source cannot be migrated (nor served by BullMQ) when its keys spread over the slots:
+     * neither its prefix nor its name holds a hash tag, so no script reads or fences it at once; empty on a single
+     * server, or when its keys share a slot. {@code plan} says it as {@code migrate} refuses it ({@code cross-slot}).
+     */
+    public static Optional<String> spreadOverSlots(UnifiedJedis source, QueueRef q) {
+        if (!(source instanceof RedisClusterClient) || Slots.pins(q.base().raw())) {
+            return Optional.empty();
+        }
+        return Optional.of("the v1 keys of " + q.display() + " spread over the cluster's slots (neither its prefix nor its name"
+                + " holds a hash tag), where no script can read or pause the queue at once, and BullMQ cannot serve it: BullMQ on"
+                + " a cluster needs a prefix with a hash tag, such as {" + q.prefix().display() + "} (keys {" + q.prefix().display()
+                + "}:" + q.name().display() + ":…); give the prefix your v1 app uses (--prefix '{" + q.prefix().display() + "}'),"
+                + " or migrate these keys from a standalone server");
+    }
+
     public static MigrationRefused noQueues(UnifiedJedis source, List<String> prefixes) {
         boolean v2;
         try {

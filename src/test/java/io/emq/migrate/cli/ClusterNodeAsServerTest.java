@@ -1,8 +1,10 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.testing.RealServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +33,32 @@ class ClusterNodeAsServerTest {
 
         CliRun asCluster = CliRun.of("discover", "--source", "redis+cluster://" + node.getHost() + ":" + node.getPort());
         assertEquals(0, asCluster.code(), asCluster.all());
+    }
+
+    /**
+     * A queue of a cluster source whose keys spread over the slots (no hash tag in its prefix or name) is refused by migrate
+     * before anything is written (it failed its first step with the client's words before), saying why and what to do;
+     * plan says BLOCKED with the same words. A queue whose prefix has the tag is not.
+     */
+    @Test
+    void aClusterQueueWithoutAHashTagIsRefusedNamingTheTag() {
+        CLUSTER.client().flushAll();
+        V1QueueGenerator.addWaiting(CLUSTER.client(), "bull", "emails", 1, 3, 20);
+        V1QueueGenerator.addWaiting(CLUSTER.client(), "{bull}", "orders", 1, 3, 20);
+        String why = "the v1 keys of bull:emails spread over the cluster's slots (neither its prefix nor its name holds a hash"
+                + " tag), where no script can read or pause the queue at once, and BullMQ cannot serve it: BullMQ on a cluster"
+                + " needs a prefix with a hash tag, such as {bull} (keys {bull}:emails:…); give the prefix your v1 app uses"
+                + " (--prefix '{bull}'), or migrate these keys from a standalone server";
+        CliRun migrate = CliRun.of("migrate", "--source", CLUSTER.uri(), "--target", CLUSTER.uri(), "--queue", "emails",
+                "--no-retire");
+        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("bull:emails refused (cross-slot): " + why + "; nothing was written"), migrate.all());
+        assertFalse(CLUSTER.client().exists("{emq}:migration:emails"), "no journal: nothing was written");
+        CliRun plan = CliRun.of("plan", "--source", CLUSTER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("BLOCKED: " + why + "; migrate refuses it as it is"), plan.all());
+        CliRun tagged = CliRun.of("plan", "--source", CLUSTER.uri(), "--prefix", "{bull}", "--queue", "orders");
+        assertFalse(tagged.out().contains("BLOCKED"), tagged.all());
     }
 
     /** A recorded v1 keyspace (keys without a hash tag) is refused by a cluster in one line, before its first write. */
