@@ -37,5 +37,9 @@ class ServedCopyTest {
         CliRun abandoned = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes");
         assertEquals(0, abandoned.code(), abandoned.all());
         assertTrue(abandoned.out().contains("the v2 queue had served " + pending + " of its jobs"), abandoned.all());
+        String completed = Keys.queue("emails").metricsCompleted();
+        assertEquals(java.util.Map.of("count", Long.toString(pending)), SERVER.client().hgetAll(completed),
+                "abandon keeps the drain's completions in v2's metric: v2 ran those jobs (served-on-v2, told, not undone), and"
+                        + " v1 runs them again");
     }
 }
