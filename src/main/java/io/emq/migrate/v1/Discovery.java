@@ -10,6 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -234,7 +235,7 @@ public final class Discovery {
      * queue as under a given prefix ({@link #evidence}), but for those {@code known} already and v2 keys (a v2 queue's
      * {@code meta} hash is no v1 queue's).
      */
-    private List<String> v1Prefixes(KeyspaceScanner scanner, List<Bytes> keys, java.util.Set<String> known) {
+    private List<String> v1Prefixes(KeyspaceScanner scanner, List<Bytes> keys, Set<String> known) {
         Map<Bytes, List<Bytes>> byPrefix = new HashMap<>();
         for (Bytes key : keys) {
             for (Bytes suffix : EVIDENCE_SUFFIXES) {
