@@ -146,7 +146,7 @@ public final class Migrator {
         for (QueueRef q : selected) {
             Optional<String> spread = spreadOverSlots(source.client(), q);
             if (spread.isPresent()) {
-                results.add(MigrationResult.notRun(q.display(), targetName(q).orElse(""), MigrationResult.Outcome.REFUSED,
+                ended.put(q, MigrationResult.notRun(q.display(), targetName(q).orElse(""), MigrationResult.Outcome.REFUSED,
                         Optional.of(MigrationRefused.Kind.CROSS_SLOT), spread.get() + "; nothing was written"));
                 continue;
             }
@@ -348,10 +348,6 @@ public final class Migrator {
     }
 
     /**
-     * The refusal of a run of every queue ({@code --all}) on a source that holds none under the prefixes: a wrong prefix
-     * or database, or a v2 server given as the source (it holds {@code {emq}:version}, where the source user may read it).
-     */
-    /**
      * Why a queue of a cluster source cannot be migrated (nor served by BullMQ) when its keys spread over the slots:
      * neither its prefix nor its name holds a hash tag, so no script reads or fences it at once; empty on a single
      * server, or when its keys share a slot. {@code plan} says it as {@code migrate} refuses it ({@code cross-slot}).
@@ -367,6 +363,10 @@ public final class Migrator {
                 + " or migrate these keys from a standalone server");
     }
 
+    /**
+     * The refusal of a run of every queue ({@code --all}) on a source that holds none under the prefixes: a wrong prefix
+     * or database, or a v2 server given as the source (it holds {@code {emq}:version}, where the source user may read it).
+     */
     public static MigrationRefused noQueues(UnifiedJedis source, List<String> prefixes) {
         boolean v2;
         try {
