@@ -131,12 +131,13 @@ public final class Wire implements AutoCloseable {
         }
         ensureFenced();
         List<Response<Object>> responses = new ArrayList<>(calls.size());
-        try (AbstractPipeline pipeline = client.pipelined()) {
-            for (ScriptBatch.Pending<?> p : calls) {
-                ScriptCall<?> call = p.call();
-                responses.add(pipeline.evalsha(call.script().shaBytes(), call.keys(), call.args()));
-            }
-            pipeline.sync();
+        try {
+            inOnePipeline(pipeline -> {
+                for (ScriptBatch.Pending<?> p : calls) {
+                    ScriptCall<?> call = p.call();
+                    responses.add(pipeline.evalsha(call.script().shaBytes(), call.keys(), call.args()));
+                }
+            }, responses);
         } catch (JedisConnectionException e) {
             fenced = false;
             throw e;
@@ -377,11 +378,37 @@ public final class Wire implements AutoCloseable {
             return List.of();
         }
         List<Response<T>> responses = new ArrayList<>(items.size());
-        try (AbstractPipeline p = client.pipelined()) {
-            items.forEach(item -> responses.add(read.apply(p, item)));
-            p.sync();
-        }
+        inOnePipeline(p -> items.forEach(item -> responses.add(read.apply(p, item))), responses);
         return responses.stream().map(Response::get).toList();
+    }
+
+    /**
+     * Sends {@code commands} in one pipeline (grouped per node in a cluster) and checks that {@code replies}, the
+     * responses they returned, all came. Jedis's cluster pipeline logs a node's dropped connection instead of throwing
+     * it: that node's replies stay unset, and a pipeline over several nodes may then fail to close (it syncs again and
+     * meets the dropped node's queue without its connection, a {@link NullPointerException}). Either is thrown here as
+     * the dropped connection it is, so a step runs again as after any other (and needs no repair).
+     */
+    private void inOnePipeline(Consumer<AbstractPipeline> commands, List<? extends Response<?>> replies) {
+        try (AbstractPipeline pipeline = client.pipelined()) {
+            commands.accept(pipeline);
+            pipeline.sync();
+        } catch (NullPointerException closedWithoutItsConnection) {
+            throw droppedInPipeline(closedWithoutItsConnection);
+        }
+        for (Response<?> reply : replies) {
+            try {
+                reply.get();
+            } catch (IllegalStateException unset) {
+                throw droppedInPipeline(unset);
+            } catch (JedisDataException errorReply) {
+                // a reply all the same: its caller reads it
+            }
+        }
+    }
+
+    private static JedisConnectionException droppedInPipeline(RuntimeException cause) {
+        return new JedisConnectionException("a connection to a cluster node dropped during a pipeline (its replies never came)", cause);
     }
 
     /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */
