@@ -28,6 +28,8 @@ public final class MigrationRefused extends RuntimeException {
         OUT_OF_MEMORY, READ_ONLY, DISK_ERROR, SLOT_MOVING,
         /** A server answered that it is loading its data set (it just restarted): the step resumes once it is done. */
         LOADING,
+        /** A cluster node answered that the cluster is down (a master failed, no replica promoted yet): the step resumes once it is up. */
+        CLUSTER_DOWN,
         /** The target's replicas did not acknowledge v2's writes before v1 was to give them up ({@link ReplicaAcks}). */
         REPLICAS_BEHIND,
         /** The target did not write v2's writes to its append-only file in time before v1 was to give them up ({@link ReplicaAcks}). */

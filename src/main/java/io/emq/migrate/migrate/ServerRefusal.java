@@ -22,6 +22,13 @@ public enum ServerRefusal {
     LOADING("LOADING ", MigrationRefused.Kind.LOADING, "a server was loading its data set, just restarted", "let it finish loading"
             + " (INFO persistence shows loading:0); if it restarted during the migration, check it kept its data (`emq-migrate info`)"),
     /**
+     * A cluster node refused a command as the cluster is down: a master serving a slot failed and no replica was
+     * promoted yet (the cluster's node timeout, then its election), or a slot has no master at all.
+     */
+    CLUSTER_DOWN("CLUSTERDOWN ", MigrationRefused.Kind.CLUSTER_DOWN, "the cluster refused the command as it is down (a master"
+            + " failed and no replica was promoted in its place yet, or a slot has no master)", "let the cluster promote a"
+            + " replica of the failed master, or bring the master back (CLUSTER INFO on any node shows cluster_state:ok)"),
+    /**
      * A cluster master sent a command on the queue's keys to another node, or asked for it again later: their slot is
      * migrating between masters (a reshard), or moved (the reshard ended, or a replica took over). The step's reads and
      * writes go to one node in pipelines and transactions, which do not follow the slot; once it settled, a re-run reads

@@ -29,6 +29,14 @@ class ServerRefusalTest {
         assertEquals(Optional.of(ServerRefusal.LOADING), why(new JedisDataException("LOADING Redis is loading the dataset in memory")));
     }
 
+    /** What a cluster's node answers while a failed master's slots wait for a replica to take over (Redis 7.0's words). */
+    @Test
+    void aClusterDownIsToldAsAStateOfItsOwn() {
+        assertEquals(Optional.of(ServerRefusal.CLUSTER_DOWN), why(new JedisDataException("CLUSTERDOWN The cluster is down")));
+        assertEquals(Optional.of(ServerRefusal.CLUSTER_DOWN), why(new IllegalStateException("a pass failed",
+                new JedisDataException("CLUSTERDOWN Hash slot not served"))));
+    }
+
     @Test
     void theWordsInsideAnotherWordOrOutsideAServersReplyAreNone() {
         assertEquals(Optional.empty(), why(new JedisDataException("ERR user_script:1: job REMOVED by another client")));
