@@ -19,6 +19,8 @@ public final class MigrationRefused extends RuntimeException {
         LOCKED,
         /** This run's lease lapsed and another took it: this run wrote nothing after. */
         LEASE_LOST,
+        /** The journal this run wrote, its lease with it, is gone from the target (restarted without persistence, flushed). */
+        JOURNAL_LOST,
         LEASE_TOO_SHORT, FAILED_STEP, CHECKSUM, CONNECTION,
         /**
          * A server refused a write for lack of memory, as a read-only replica, or as it cannot save to disk; a cluster

@@ -510,17 +510,21 @@ public final class Migrator {
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
             } catch (EmqWireException.Lock lost) {
-                stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "step V" + step.version() + " (" + step.description() + ") of " + m.target
-                        + " was refused: this migrator's lease lapsed and another migrator took over the queue, or the target"
-                        + " lost the journal (restarted without its data, or failed over to a server without it) ("
-                        + lost.getMessage() + "); this run stopped there, writing nothing more. Nothing to repair: see"
-                        + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish; if"
-                        + " `info` finds no journal, the target lost the v2 copy: what v1 still holds is the only copy of those jobs");
+                if (!stoppedAsJournalLost("step V" + step.version() + " (" + step.description() + ")", step)) {
+                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                            + " was refused: this migrator's lease lapsed and another migrator took over the queue ("
+                            + lost.getMessage() + "); this run stopped there, writing nothing more. Nothing to repair: see"
+                            + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
+                }
             } catch (JedisConnectionException dropped) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "step V" + step.version() + " (" + step.description() + ") lost its"
                         + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
                         + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
+                if (refused.kind() == MigrationRefused.Kind.VERIFICATION
+                        && stoppedAsJournalLost("step V" + step.version() + " (" + step.description() + ")", step)) {
+                    return;
+                }
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
                     record(step, t0, refused.getMessage());
                 }
@@ -585,25 +589,55 @@ public final class Migrator {
             if (!step.destroys()) {
                 return "nothing was deleted";
             }
-            boolean live;
-            try {
-                live = m.v1Live();
-            } catch (RuntimeException unreadable) {
-                live = false;
-            }
-            return live ? "nothing was deleted, and the v1 queue serves as it did before the migration"
+            return v1Live() ? "nothing was deleted, and the v1 queue serves as it did before the migration"
                     : "the v1 queue is left paused (its workers fetch nothing) and may be partly or wholly retired already (once"
                     + " the tombstone is stamped, v1 refuses adds); a re-run finishes the migration (before the tombstone,"
                     + " `emq-migrate abandon` gives v1 back instead)";
+        }
+
+        /**
+         * Stops the run as {@code journal-lost} when the journal this run wrote (its lease with it) is gone from the target,
+         * and says so: {@code what} of the queue was refused, or found no journal, because the target restarted without
+         * persistence, was flushed, or failed over to a server without it; no rival holds the queue. False when the journal
+         * is there (a rival's lease then: {@code lease-lost}) or the target cannot be read.
+         */
+        private boolean stoppedAsJournalLost(String what, StepDefinition step) {
+            try {
+                if (m.journal.exists()) {
+                    return false;
+                }
+            } catch (RuntimeException unreadable) {
+                return false;
+            }
+            boolean v1Whole = !step.destroys() || v1Live();
+            stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.JOURNAL_LOST, what + " of " + m.target + " stopped: the journal "
+                    + m.journal.key() + " this run wrote, and its lease, are gone from the target (it restarted without"
+                    + " persistence, was flushed, or failed over to a server without them), and with them the record of the v2"
+                    + " copy; no other migrator holds the queue. " + (v1Whole
+                    ? "Nothing of v1 was deleted, and the v1 queue serves as before: check the target's persistence (appendonly"
+                    + " or save), then re-run migrate, which copies the queue again"
+                    : "The v1 queue is left paused and may be partly retired already: what it still holds is the only copy of"
+                    + " those jobs; keep it, and check the target's persistence before anything else (MIGRATION.md, journal-lost)"));
+            return true;
+        }
+
+        private boolean v1Live() {
+            try {
+                return m.v1Live();
+            } catch (RuntimeException unreadable) {
+                return false;
+            }
         }
 
         /** The outcome of writing this run's history row: {@code error} null when written. */
         void recorded(StepDefinition step, RuntimeException error) {
             unrecorded = null;
             if (error instanceof EmqWireException.Lock lost) {
-                stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "the history row of step V" + step.version() + " (" + step.description()
-                        + ") of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
-                        + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
+                if (!stoppedAsJournalLost("the history row of step V" + step.version() + " (" + step.description() + ")", step)) {
+                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "the history row of step V" + step.version() + " (" + step.description()
+                            + ") of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
+                            + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
+                }
             } else if (error != null) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of step V" + step.version() + " (" + step.description()
                         + ") could not be written: " + error.getMessage() + "; " + sourceLeft(step) + "; re-run migrate (the"
@@ -667,7 +701,7 @@ public final class Migrator {
                 } catch (RuntimeException lost) {
                     // a lapsed lease needs no release
                 }
-            } else if (leased && refusalKind.filter(k -> k == MigrationRefused.Kind.LEASE_LOST).isEmpty()) {
+            } else if (leased && refusalKind.filter(k -> k == MigrationRefused.Kind.LEASE_LOST || k == MigrationRefused.Kind.JOURNAL_LOST).isEmpty()) {
                 // also when refused as locked by another migration's window on v1: this run's own lease, not another's
                 try {
                     m.journal.lease().release();

@@ -24,12 +24,14 @@ public final class LocalServer implements AutoCloseable {
     private final ServerBinary binary;
     private final int port;
     private final Path dir;
-    private final Process process;
+    private final List<String> extraArgs;
+    private volatile Process process;
 
-    private LocalServer(ServerBinary binary, int port, Path dir, Process process) {
+    private LocalServer(ServerBinary binary, int port, Path dir, List<String> extraArgs, Process process) {
         this.binary = binary;
         this.port = port;
         this.dir = dir;
+        this.extraArgs = extraArgs;
         this.process = process;
     }
 
@@ -50,15 +52,8 @@ public final class LocalServer implements AutoCloseable {
         for (int attempt = 0; attempt < 5; attempt++) {
             int port = freePort();
             Path dir = tempDir();
-            List<String> cmd = new ArrayList<>(List.of(binary.path().toString(),
-                    "--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-                    "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no",
-                    "--repl-diskless-sync-delay", "0")); // a replica's first sync begins at once (the default waits 5 s for others)
-            cmd.addAll(extraArgs);
             try {
-                Process process = new ProcessBuilder(cmd).redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("server.log").toFile()).start();
-                LocalServer server = new LocalServer(binary, port, dir, process);
+                LocalServer server = new LocalServer(binary, port, dir, extraArgs, launch(binary, port, dir, extraArgs));
                 if (server.awaitReady()) {
                     return server;
                 }
@@ -70,6 +65,35 @@ public final class LocalServer implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    private static Process launch(ServerBinary binary, int port, Path dir, List<String> extraArgs) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(binary.path().toString(),
+                "--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+                "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no",
+                "--repl-diskless-sync-delay", "0")); // a replica's first sync begins at once (the default waits 5 s for others)
+        cmd.addAll(extraArgs);
+        return new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
+    }
+
+    /**
+     * Kills the server's process (SIGKILL, as a crash) and starts it again at once on the same port, empty (it keeps
+     * nothing on disk): a server restarted without its data. Its clients' connections drop.
+     */
+    public void restartEmpty() {
+        try {
+            process.destroyForcibly().waitFor();
+            process = launch(binary, port, dir, extraArgs);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restart " + binary.path(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        if (!awaitReady()) {
+            throw new IllegalStateException("server on port " + port + " did not answer PING after its restart: " + log());
+        }
     }
 
     private boolean awaitReady() {

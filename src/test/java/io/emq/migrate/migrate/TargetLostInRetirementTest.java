@@ -14,7 +14,7 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * A target that loses its data while retirement deletes v1's jobs on the change feed's word (killed and restarted
  * empty: here its journal deleted as a restart would) stops the deletion at the next batch: the v1 jobs left are the
- * only copy, and they are kept; the run says the lease is gone and why it may be.
+ * only copy, and they are kept; the run says the journal is gone, and that v1 holds the only copy left.
  */
 class TargetLostInRetirementTest {
     @RegisterExtension
@@ -36,8 +36,9 @@ class TargetLostInRetirementTest {
                     }
                 }), List.of("bull")).get(0);
         assertTrue(lost[0], "the feed's deletion ran: " + r);
-        assertEquals(Optional.of(MigrationRefused.Kind.LEASE_LOST), r.refusalKind(), r.toString());
-        assertTrue(r.message().contains("or the target lost the journal") && r.message().contains("writing nothing more"), r.message());
+        assertEquals(Optional.of(MigrationRefused.Kind.JOURNAL_LOST), r.refusalKind(), r.toString());
+        assertTrue(r.message().contains("are gone from the target") && r.message().contains("what it still holds is the only copy"),
+                r.message());
         long left = client.keys("bull:" + QUEUE + ":[0-9]*").size();
         assertEquals(JOBS - RetireSource.UNLINK_BATCH, left, "one batch deleted before the loss was seen, the rest kept");
     }
