@@ -85,7 +85,7 @@ final class MigrateCommand implements Command {
         Migrator migrator = new Migrator(Wire.unfenced(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
                 source.describe(), options, checkpoints).parallel(parallel);
         List<MigrationResult> results;
-        try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues))) {
+        try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues), migrator)) {
             Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()
                     + "; nothing is lost: " + (migrator.releaseLeases() ? "its lease is released: run the same command"
                     + " again and it resumes there" : "run the same command again once this run's lease lapses (--lease, "

@@ -16,9 +16,11 @@ final class MigrationProgress implements Migrator.Listener, AutoCloseable {
     private final Map<String, String> inFlight = new java.util.TreeMap<>();
     private String last = "starting";
 
-    MigrationProgress(Invocation in, long jobs) {
+    /** Progress over {@code jobs} of {@code migrator}'s run, which says what server it waits on ({@link Migrator#waitingFor}). */
+    MigrationProgress(Invocation in, long jobs, Migrator migrator) {
         this.in = in;
         this.bar = in.progress("migrate", jobs, "jobs");
+        bar.waitingFor(migrator::waitingFor);
     }
 
     /** The steps running now (else the last one started), for an interruption message. */

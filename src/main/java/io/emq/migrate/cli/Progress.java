@@ -4,15 +4,17 @@ import io.emq.migrate.wire.DaemonThreads;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Progress of long work (scan, migrate, drain). On a terminal: one bar redrawn in place with the
- * count, rate and ETA. Otherwise (a pipe, a log, CI): a plain line every few seconds and one at the
- * end. A total of 0 means unknown: the count and rate are shown, no bar or ETA. Thread-safe:
+ * count, rate and ETA. Otherwise (a pipe, a log, CI): a plain line every few seconds while the count moves or the
+ * work waits on a server ({@link #waitingFor}), and one at the end. A total of 0 means unknown: the count and rate are shown, no bar or ETA. Thread-safe:
  * {@link #advance} may be called from any thread.
  */
 public final class Progress implements AutoCloseable {
@@ -28,6 +30,7 @@ public final class Progress implements AutoCloseable {
     private final AtomicLong done = new AtomicLong();
     private final ScheduledExecutorService ticker;
     private volatile String label;
+    private volatile Supplier<Optional<String>> waitingFor = Optional::empty;
     private long printedAt = -1;
 
     private Progress(String label, long total, String unit, PrintStream out, boolean terminal, Duration every) {
@@ -66,6 +69,14 @@ public final class Progress implements AutoCloseable {
         total = done.get();
     }
 
+    /**
+     * What the work waits on, asked at each redraw or plain line: while it names something ({@code the target ..., which
+     * has not answered for 15 s}), the bar says so, and off a terminal a line says so every time, the count moving or not.
+     */
+    public void waitingFor(Supplier<Optional<String>> what) {
+        this.waitingFor = what;
+    }
+
     /** Renames the work in progress (the step or queue now running). */
     public void label(String text) {
         this.label = text;
@@ -89,8 +100,11 @@ public final class Progress implements AutoCloseable {
         if (ticker.isShutdown()) {
             return;
         }
+        String waiting = waitingFor.get().map(what -> ", waiting for " + what).orElse("");
         if (terminal) {
-            out.print("\r" + bar(false) + "\u001b[K");
+            out.print("\r" + bar(false) + waiting + "\u001b[K");
+        } else if (!waiting.isEmpty()) {
+            out.println(line(false) + waiting);
         } else if (done.get() != printedAt) {
             printedAt = done.get();
             out.println(line(false));

@@ -143,6 +143,7 @@ final class JobWriter {
         m.checkpoints.hit("rows written");
         if (!built.expectations().isEmpty()) {
             m.journal.expectations().record(m, journalTx, built.expectations(), allNew);
+            m.progressed(built.expectations().keySet().stream().filter(id -> !built.known().containsKey(id)).count());
             m.inLine.ifPresent(table -> {
                 for (int i = 0; i < built.rows().size(); i++) {
                     table.wrote(built.jobs().get(i), built.rows().get(i).expected());

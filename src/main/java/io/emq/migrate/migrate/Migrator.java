@@ -93,6 +93,8 @@ public final class Migrator {
     private final List<Run> leasedRuns = new CopyOnWriteArrayList<>();
     private Listener listener = Listener.NONE;
     private int parallel = 1;
+    /** Whether the servers answer, while {@link #migrate} runs (read from the progress's thread). */
+    private volatile List<ServerWatch> watches = List.of();
 
     public Migrator(Wire source, Wire target, String sourceName, MigrationOptions options, Checkpoints checkpoints) {
         this.source = source;
@@ -121,8 +123,35 @@ public final class Migrator {
         return this;
     }
 
-    /** Migrates the named v1 queues (all discovered ones when {@code names} is empty). */
+    /**
+     * Migrates the named v1 queues (all discovered ones when {@code names} is empty), its servers watched meanwhile
+     * ({@link #waitingFor}).
+     */
     public List<MigrationResult> migrate(List<String> prefixes, List<String> names) {
+        watches = source.client() == target.client() ? List.of(new ServerWatch("the source and target", source.client()))
+                : List.of(new ServerWatch("the source", source.client()), new ServerWatch("the target", target.client()));
+        try {
+            return run(prefixes, names);
+        } finally {
+            watches.forEach(ServerWatch::close);
+            watches = List.of();
+        }
+    }
+
+    /**
+     * The server this run waits on now, when one has not answered {@code PING} for a few seconds ({@link ServerWatch}):
+     * {@code the target 127.0.0.1:6379, which has not answered for 15 s}.
+     */
+    public Optional<String> waitingFor() {
+        return silence().map(ServerWatch.Silence::toString);
+    }
+
+    private Optional<ServerWatch.Silence> silence() {
+        return watches.stream().map(ServerWatch::silence).flatMap(Optional::stream)
+                .max(java.util.Comparator.comparing(ServerWatch.Silence::silentFor));
+    }
+
+    private List<MigrationResult> run(List<String> prefixes, List<String> names) {
         DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
         if (names.isEmpty() && found.queues().isEmpty()) {
             throw noQueues(source.client(), prefixes);
@@ -518,7 +547,7 @@ public final class Migrator {
                 }
             } catch (JedisConnectionException dropped) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "step V" + step.version() + " (" + step.description() + ") lost its"
-                        + " connection " + CONNECTION_RETRIES + " times: " + dropped.getMessage()
+                        + " connection " + CONNECTION_RETRIES + " times in a row, without progress between: " + ConnectionLoss.of(dropped, silence())
                         + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION
@@ -640,21 +669,30 @@ public final class Migrator {
                 }
             } else if (error != null) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of step V" + step.version() + " (" + step.description()
-                        + ") could not be written: " + error.getMessage() + "; " + sourceLeft(step) + "; re-run migrate (the"
+                        + ") could not be written: " + (error instanceof JedisConnectionException lost ? ConnectionLoss.of(lost, silence())
+                        : StepErrors.of(error)) + "; " + sourceLeft(step) + "; re-run migrate (the"
                         + " step runs again)");
             }
         }
 
+        /**
+         * Applies the step, trying it again (it is idempotent) after a lost connection, until it ends or loses its connection
+         * {@link #CONNECTION_RETRIES} times in a row: a loss after the step made progress since the one before
+         * ({@link QueueMigration#progressed}: rows new to the journal, v1 keys deleted) starts the count again.
+         */
         private Map<String, Long> withRetries(StepDefinition step) {
-            for (int attempt = 1; ; attempt++) {
+            long progressAtLoss = m.progress();
+            for (int inARow = 0; ; ) {
                 try {
                     return step.create().apply(m);
                 } catch (JedisConnectionException dropped) {
-                    if (attempt >= CONNECTION_RETRIES) {
+                    inARow = m.progress() > progressAtLoss ? 1 : inARow + 1;
+                    progressAtLoss = m.progress();
+                    if (inARow >= CONNECTION_RETRIES) {
                         throw dropped;
                     }
                     m.unjournaledRows = true; // the try may have stopped between rows and their expectations
-                    Sleep.millis(50L * attempt);
+                    Sleep.millis(50L * inARow);
                 }
             }
         }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
@@ -87,6 +88,8 @@ final class QueueMigration {
     boolean unjournaledRows = true;
     /** The jobs re-sync passes added since the Migrator last took them ({@link #takeAdded}), by the v2 state of their rows. */
     private final Map<V2State, Long> added = new EnumMap<>(V2State.class);
+    /** The work this run's steps did that no earlier try did ({@link #progressed}). */
+    private final AtomicLong progress = new AtomicLong();
     /** The v1 finished counts this run last folded into v2's metrics ({@link FinishedCounts}); empty before the first fold. */
     Map<FinishedCounts.Metric, Long> folded = Map.of();
     /**
@@ -604,6 +607,21 @@ final class QueueMigration {
     /** Counts jobs a re-sync pass gave their first row (each of the v2 state its v1 state becomes): added, or held before. */
     void added(List<JobFacts> fresh) {
         fresh.forEach(j -> j.state().becomes().ifPresent(state -> added.merge(state, 1L, Long::sum)));
+    }
+
+    /**
+     * Counts work no earlier try of a step did, so a step tried again after a lost connection does it only once: v1 jobs
+     * whose rows and expectations the journal records for the first time ({@link JobWriter}: the copy steps and the
+     * re-sync passes), and v1 keys retirement deleted ({@link RetireSource}). The {@link Migrator} counts a step's lost
+     * connections in a row from the last such progress.
+     */
+    void progressed(long units) {
+        progress.addAndGet(units);
+    }
+
+    /** The work counted by {@link #progressed} so far. */
+    long progress() {
+        return progress.get();
     }
 
     /** The jobs re-sync passes added since the last call, by v2 state; forgets them. */

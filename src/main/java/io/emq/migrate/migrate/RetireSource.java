@@ -406,6 +406,7 @@ final class RetireSource implements Step {
                     UnlinkUnwritten.Unlinked unlinked = unlinker.get().unlink(v1Ids);
                     left = unlinked.left();
                     done[0] += unlinked.deleted();
+                    m.progressed(unlinked.deleted());
                     done[1] += v1Ids.size() - left.size();
                     if (left.size() < v1Ids.size()) {
                         m.checkpoints.hit("job keys deleted");
@@ -473,6 +474,7 @@ final class RetireSource implements Step {
             }
             SourceFence.RetiredJobs retired = SourceFence.retireJobs(m.sourceWire, m.source, rows, digests);
             deleted += retired.deleted();
+            m.progressed(retired.deleted());
             m.checkpoints.hit("job keys deleted");
             if (retired.moved().isEmpty()) {
                 return deleted;
@@ -525,7 +527,9 @@ final class RetireSource implements Step {
                 }
             }
             if (!mine.isEmpty()) {
-                deleted[0] += m.sourceWire.unlink(mine);
+                long unlinked = m.sourceWire.unlink(mine);
+                deleted[0] += unlinked;
+                m.progressed(unlinked);
                 m.checkpoints.hit("job keys deleted");
             }
         });

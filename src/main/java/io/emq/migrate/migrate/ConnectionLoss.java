@@ -1,0 +1,60 @@
+package io.emq.migrate.migrate;
+
+import io.emq.migrate.wire.Endpoint;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.util.Optional;
+
+/**
+ * How a lost connection reads in a run's report: what happened, in plain words and without a Java class name (the
+ * server did not answer within the read timeout, closed the connection, refused it), naming the server when one is
+ * known to be silent ({@link ServerWatch}).
+ */
+final class ConnectionLoss {
+    private ConnectionLoss() {
+    }
+
+    /** What {@code lost} says happened; {@code silent}: the server that has not answered for a while, if one has not. */
+    static String of(RuntimeException lost, Optional<ServerWatch.Silence> silent) {
+        String server = silent.map(ServerWatch.Silence::name).orElse("a server (the source or the target)");
+        String since = silent.map(s -> ", and has not answered for " + s.silentFor().toSeconds() + " s").orElse("");
+        if (has(lost, SocketTimeoutException.class)) {
+            return server + " did not answer within the read timeout (" + Endpoint.TIMEOUT_MS / 1000 + " s)" + since;
+        }
+        if (has(lost, ConnectException.class)) {
+            return server + " refused the connection (nothing listens at its address: it is down or restarting)" + since;
+        }
+        String said = innermost(lost);
+        if (said.contains("Unexpected end of stream") || said.contains("Connection reset") || said.contains("Broken pipe")) {
+            return server + " closed the connection (a restart, CLIENT KILL, a proxy or the network)" + since;
+        }
+        return server + " could not be used: " + said + since;
+    }
+
+    /** Whether {@code t} or a cause of it, or one it suppressed (Jedis keeps each address it tried so), is a {@code kind}. */
+    private static boolean has(Throwable t, Class<? extends Throwable> kind) {
+        if (t == null) {
+            return false;
+        }
+        if (kind.isInstance(t) || has(t.getCause(), kind)) {
+            return true;
+        }
+        for (Throwable suppressed : t.getSuppressed()) {
+            if (has(suppressed, kind)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The message of the deepest cause that has one, without the class name Jedis puts before a cause's message. */
+    private static String innermost(Throwable t) {
+        String said = t.getClass().getSimpleName();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c.getMessage() != null) {
+                said = c.getMessage();
+            }
+        }
+        return said.replaceFirst("^([a-z]+\\.)+[A-Za-z]+(Exception|Error): ", "");
+    }
+}

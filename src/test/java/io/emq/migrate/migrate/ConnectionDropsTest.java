@@ -1,0 +1,107 @@
+package io.emq.migrate.migrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.wire.Wire;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.args.ClientType;
+import redis.clients.jedis.params.ClientKillParams;
+
+/**
+ * The target drops the migrator's connections ({@code CLIENT KILL TYPE normal}) while V30 copies: a step that made
+ * progress between the drops (rows new to the journal) goes on however many there are; one that loses its connection
+ * ten times in a row without progress fails in plain words. Either way no row is doubled or lost.
+ */
+class ConnectionDropsTest {
+    @RegisterExtension
+    static final RealServerExtension SOURCE = RealServerExtension.standalone();
+    @RegisterExtension
+    static final RealServerExtension TARGET = RealServerExtension.standalone();
+
+    static final String QUEUE = "dropped";
+    static final int JOBS = 16 * JobWriter.BATCH;
+    static final int DROPS = Migrator.CONNECTION_RETRIES + 2;
+
+    @BeforeEach
+    void generate() {
+        V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
+    }
+
+    @Test
+    void aStepThatMakesProgressBetweenDropsGoesOnPastTenOfThem() {
+        int[] drops = {0};
+        long[] recordedAtDrop = {0};
+        MigrationResult r;
+        try (Jedis admin = TARGET.node(TARGET.nodes().get(0)); UnifiedJedis target = TARGET.endpoint().open()) {
+            r = migrate(target, Checkpoints.observed((version, where) -> {
+                if (version != 30 || !where.equals("expectations recorded") || drops[0] == DROPS) {
+                    return;
+                }
+                long recorded = Long.parseLong(Optional.ofNullable(admin.hget(Keys.migrationJournal(QUEUE), Expectations.COUNT)).orElse("0"));
+                if (recorded > recordedAtDrop[0]) { // rows new to the journal since the last drop
+                    recordedAtDrop[0] = recorded;
+                    drops[0]++;
+                    dropTheMigratorsConnections(admin);
+                }
+            }));
+        }
+        assertEquals(DROPS, drops[0], r.toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEveryJobOnce();
+    }
+
+    @Test
+    void tenDropsInARowWithoutProgressFailTheStepInPlainWords() {
+        int[] drops = {0};
+        MigrationResult r;
+        try (Jedis admin = TARGET.node(TARGET.nodes().get(0)); UnifiedJedis target = TARGET.endpoint().open()) {
+            r = migrate(target, Checkpoints.observed((version, where) -> {
+                if (version == 30 && (where.equals("rows built") || where.equals("rows written"))) { // before a batch is recorded
+                    drops[0]++;
+                    dropTheMigratorsConnections(admin);
+                }
+            }));
+        }
+        // a connection made after a drop may outlive the next: a try now and then records one batch; never the queue
+        assertTrue(drops[0] >= Migrator.CONNECTION_RETRIES, drops[0] + " drops: " + r);
+        assertEquals(Optional.of(MigrationRefused.Kind.CONNECTION), r.refusalKind(), r.toString());
+        assertTrue(r.message().startsWith("step V30 (absorb pending) lost its connection " + Migrator.CONNECTION_RETRIES
+                + " times in a row, without progress between: "), r.message());
+        assertTrue(r.message().contains("closed the connection") && r.message().contains("nothing was deleted"), r.message());
+        assertFalse(r.message().contains("Exception") || r.message().contains("java."), r.message());
+        assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "every v1 job still waits in v1");
+
+        try (UnifiedJedis target = TARGET.endpoint().open()) { // a re-run: a new process's pool
+            MigrationResult again = migrate(target, Checkpoints.none());
+            assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
+        }
+        assertEveryJobOnce();
+    }
+
+    /** Every v1 job has one v2 row, pending, and no other row is: none lost or doubled (read through a new pool: the shared one's were dropped). */
+    private static void assertEveryJobOnce() {
+        try (UnifiedJedis check = TARGET.endpoint().open()) {
+            assertEquals(List.of(), LiveV1.exactlyOnce(check, QUEUE, JOBS));
+        }
+    }
+
+    private static MigrationResult migrate(UnifiedJedis target, Checkpoints checkpoints) {
+        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), MigrationOptions.defaults(), checkpoints)
+                .migrate(List.of("bull"), List.of(QUEUE)).get(0);
+    }
+
+    /** Every normal client of the target but {@code admin}'s own connection: the migrator's pool and heartbeat. */
+    private static void dropTheMigratorsConnections(Jedis admin) {
+        admin.clientKill(ClientKillParams.clientKillParams().type(ClientType.NORMAL));
+    }
+}
