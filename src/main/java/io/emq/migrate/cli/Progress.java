@@ -13,9 +13,10 @@ import java.util.function.Supplier;
 
 /**
  * Progress of long work (scan, migrate, drain). On a terminal: one bar redrawn in place with the
- * count, rate and ETA. Otherwise (a pipe, a log, CI): a plain line every few seconds while the count moves or the
- * work waits on a server ({@link #waitingFor}), and one at the end. A total of 0 means unknown: the count and rate are shown, no bar or ETA. Thread-safe:
- * {@link #advance} may be called from any thread.
+ * count, rate and ETA. Otherwise (a pipe, a log, CI): a plain line every few seconds while the count
+ * moves or the work waits on a server ({@link #waitingFor}), and one at the end. A total of 0 means
+ * unknown: the count and rate are shown, no bar or ETA. Thread-safe: {@link #advance} may be called
+ * from any thread.
  */
 public final class Progress implements AutoCloseable {
     private static final int BAR_WIDTH = 30;

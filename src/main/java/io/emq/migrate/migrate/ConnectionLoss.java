@@ -3,7 +3,13 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.wire.Endpoint;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * How a lost connection reads in a run's report: what happened, in plain words and without a Java class name (the
@@ -31,18 +37,20 @@ final class ConnectionLoss {
         return server + " could not be used: " + said + since;
     }
 
-    /** Whether {@code t} or a cause of it, or one it suppressed (Jedis keeps each address it tried so), is a {@code kind}. */
+    /** Whether {@code t}, a cause of it, or one it suppressed (Jedis keeps each address it tried so) is a {@code kind}. */
     private static boolean has(Throwable t, Class<? extends Throwable> kind) {
-        if (t == null) {
-            return false;
-        }
-        if (kind.isInstance(t) || has(t.getCause(), kind)) {
-            return true;
-        }
-        for (Throwable suppressed : t.getSuppressed()) {
-            if (has(suppressed, kind)) {
+        List<Throwable> next = new ArrayList<>(List.of(t));
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        while (!next.isEmpty() && seen.size() < 50) { // each once: causes and suppressed ones may form a cycle
+            Throwable c = next.remove(next.size() - 1);
+            if (c == null || !seen.add(c)) {
+                continue;
+            }
+            if (kind.isInstance(c)) {
                 return true;
             }
+            next.add(c.getCause());
+            next.addAll(Arrays.asList(c.getSuppressed()));
         }
         return false;
     }
@@ -50,7 +58,8 @@ final class ConnectionLoss {
     /** The message of the deepest cause that has one, without the class name Jedis puts before a cause's message. */
     private static String innermost(Throwable t) {
         String said = t.getClass().getSimpleName();
-        for (Throwable c = t; c != null; c = c.getCause()) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable c = t; c != null && seen.add(c); c = c.getCause()) {
             if (c.getMessage() != null) {
                 said = c.getMessage();
             }

@@ -26,6 +26,7 @@ import java.net.InetAddress;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,7 +149,7 @@ public final class Migrator {
 
     private Optional<ServerWatch.Silence> silence() {
         return watches.stream().map(ServerWatch::silence).flatMap(Optional::stream)
-                .max(java.util.Comparator.comparing(ServerWatch.Silence::silentFor));
+                .max(Comparator.comparing(ServerWatch.Silence::silentFor));
     }
 
     private List<MigrationResult> run(List<String> prefixes, List<String> names) {
