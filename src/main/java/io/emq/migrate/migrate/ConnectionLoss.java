@@ -30,11 +30,16 @@ final class ConnectionLoss {
         if (has(lost, ConnectException.class)) {
             return server + " refused the connection (nothing listens at its address: it is down or restarting)" + since;
         }
-        String said = innermost(lost);
-        if (said.contains("Unexpected end of stream") || said.contains("Connection reset") || said.contains("Broken pipe")) {
+        if (closed(lost)) {
             return server + " closed the connection (a restart, CLIENT KILL, a proxy or the network)" + since;
         }
-        return server + " could not be used: " + said + since;
+        return server + " could not be used: " + innermost(lost) + since;
+    }
+
+    /** Whether the server closed the connection {@code lost} was on (not a timeout, not a refused connection): a new one may do. */
+    static boolean closed(RuntimeException lost) {
+        String said = innermost(lost);
+        return said.contains("Unexpected end of stream") || said.contains("Connection reset") || said.contains("Broken pipe");
     }
 
     /** Whether {@code t}, a cause of it, or one it suppressed (Jedis keeps each address it tried so) is a {@code kind}. */

@@ -723,6 +723,27 @@ public final class Migrator {
         }
 
         /** Ends this run once every step ran: its outcome, as the journal tells it when no step stopped it, its lease released, its {@link #result}. */
+        /**
+         * Releases this run's lease, so a re-run goes on at once; a lapsed or taken lease needs none. A connection the
+         * target closed is let go and the release tried on the next: a drop (CLIENT KILL, a restart of a proxy) closes
+         * every idle connection of the pool, so at most as many tries as the pool holds; a target away or silent is not
+         * waited for (the lease lapses).
+         */
+        private void releaseLease() {
+            for (int tries = 0; tries <= connections(parallel); tries++) {
+                try {
+                    m.journal.lease().release();
+                    return;
+                } catch (JedisConnectionException lost) {
+                    if (!ConnectionLoss.closed(lost)) {
+                        return;
+                    }
+                } catch (RuntimeException lapsedOrTaken) {
+                    return;
+                }
+            }
+        }
+
         void finish() {
             Optional<JournalHeader> header = Optional.empty();
             if (outcome == null && !options.retire() && retirementBegun(m)) {
@@ -735,18 +756,10 @@ public final class Migrator {
                 JournalHeader read = m.journal.header();
                 header = Optional.of(read);
                 outcome = read.get(JournalHeader.STATE).map(MigrationResult.Outcome::of).orElse(MigrationResult.Outcome.VERIFIED);
-                try {
-                    m.journal.lease().release();
-                } catch (RuntimeException lost) {
-                    // a lapsed lease needs no release
-                }
+                releaseLease();
             } else if (leased && refusalKind.filter(k -> k == MigrationRefused.Kind.LEASE_LOST || k == MigrationRefused.Kind.JOURNAL_LOST).isEmpty()) {
                 // also when refused as locked by another migration's window on v1: this run's own lease, not another's
-                try {
-                    m.journal.lease().release();
-                } catch (RuntimeException lost) {
-                    // as above
-                }
+                releaseLease();
             }
             if (header.isEmpty()) {
                 header = header();
