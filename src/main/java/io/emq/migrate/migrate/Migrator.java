@@ -524,6 +524,7 @@ public final class Migrator {
             listener.stepStarted(m.target, step);
             checkpoints.enterStep(step.version());
             long t0 = System.nanoTime();
+            String named = "step V" + step.version() + " (" + step.description() + ")";
             try {
                 if (!claimed) {
                     TargetFence.claim(m.targetWire, m.keys, m.journal);
@@ -540,22 +541,21 @@ public final class Migrator {
             } catch (Checkpoints.InjectedCrash crash) {
                 throw crash;
             } catch (EmqWireException.Lock lost) {
-                if (!stoppedAsJournalLost("step V" + step.version() + " (" + step.description() + ")", step)) {
-                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                if (!stoppedAsJournalLost(named, step)) {
+                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, named + " of " + m.target
                             + " was refused: this migrator's lease lapsed and another migrator took over the queue ("
                             + lost.getMessage() + "); this run stopped there, writing nothing more. Nothing to repair: see"
                             + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
                 }
             } catch (JedisConnectionException dropped) {
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "step V" + step.version() + " (" + step.description() + ") lost its"
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, named + " lost its"
                         + " connection " + CONNECTION_RETRIES + " times in a row, without progress between: " + ConnectionLoss.of(dropped, silence())
                         + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
-                if (refused.kind() == MigrationRefused.Kind.VERIFICATION
-                        && stoppedAsJournalLost("step V" + step.version() + " (" + step.description() + ")", step)) {
-                    return;
-                }
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
+                    if (stoppedAsJournalLost(named, step)) {
+                        return;
+                    }
                     record(step, t0, refused.getMessage());
                 }
                 stop(refused.kind() == MigrationRefused.Kind.VERIFICATION ? MigrationResult.Outcome.FAILED : MigrationResult.Outcome.REFUSED, refused.kind(),
@@ -564,14 +564,14 @@ public final class Migrator {
                 Optional<ServerRefusal.Found> refusal = ServerRefusal.in(e);
                 if (refusal.isPresent()) {
                     ServerRefusal why = refusal.get().why();
-                    stop(MigrationResult.Outcome.FAILED, why.kind, "step V" + step.version() + " (" + step.description() + ") of " + m.target
+                    stop(MigrationResult.Outcome.FAILED, why.kind, named + " of " + m.target
                             + " stopped: " + why.what + " (" + refusal.get().said() + "); " + sourceLeft(step)
                             + "; " + why.remedy + ", then run migrate again: the step resumes, nothing to repair");
                     return;
                 }
                 String error = StepErrors.of(e);
                 record(step, t0, error);
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, "step V" + step.version() + " (" + step.description() + ") failed: " + error
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.ERROR, named + " failed: " + error
                         + "; " + sourceLeft(step) + "; fix the cause, run `emq-migrate repair`, then migrate again");
             } finally {
                 tally(Map.of()); // the jobs passes of a step that stopped added: v2 holds them
