@@ -12,8 +12,6 @@ import io.emq.migrate.wire.Wire;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -116,12 +114,7 @@ public final class DrainBench {
 
     /** Runs bench/peer/drain.mjs: BullMQ adds N jobs, then its Worker drains them. */
     private static Side peerOnce(int port, int jobs) throws Exception {
-        Path script = Path.of("bench", "peer", "drain.mjs");
-        if (!Files.exists(script.resolveSibling("node_modules"))) {
-            throw new IllegalStateException("run `npm install` in bench/peer first (bench/run-drain does)");
-        }
-        Process p = new ProcessBuilder("node", script.toString(), Integer.toString(port), Integer.toString(jobs),
-                Integer.toString(PEER_CONCURRENCY)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = Peer.start("drain.mjs", Integer.toString(port), Integer.toString(jobs), Integer.toString(PEER_CONCURRENCY));
         String line;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             line = out.readLine();
