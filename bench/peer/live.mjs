@@ -67,10 +67,10 @@ async function run(rate) {
       const waiting = await queue.getWaiting(0, 20);
       const j = waiting[below(waiting.length)];
       if (j) {
-        const what = below(4);
-        if (what === 0) await j.updateData({ ...j.data, edited: Date.now() });
-        else if (what === 1) await j.updateProgress(below(100));
-        else if (what === 2) await j.log(`a line at ${Date.now()}`);
+        const what = below(20);
+        if (what < 6) await j.updateData({ ...j.data, edited: Date.now() });
+        else if (what < 12) await j.updateProgress(below(100));
+        else if (what < 19) await j.log(`a line at ${Date.now()}`);
         else if (await j.remove().then(() => true, () => false)) note('removed', j.id);
       }
     } catch (e) {

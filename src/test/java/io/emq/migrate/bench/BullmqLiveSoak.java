@@ -15,8 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -98,11 +100,20 @@ public final class BullmqLiveSoak {
             Thread.sleep(2000); // the clients at work before the migration begins
             MigrationOptions migrate = MigrationOptions.defaults().withAcceptOrderDrift(true);
             for (int run = 0; run < RUNS && !retired; run++) {
-                MigrationResult r = new Migrator(Wire.unfenced(source), Wire.open(target), server.uri(), migrate, Checkpoints.none())
+                Map<String, Long> windowAt = new LinkedHashMap<>();
+                int[] passes = {0};
+                Checkpoints inTheWindow = Checkpoints.observed((version, where) -> {
+                    if (version == 120 && (where.equals("v1 paused") || windowAt.containsKey("v1 paused"))) {
+                        windowAt.putIfAbsent(where, System.nanoTime());
+                        passes[0] += where.equals("before retire") ? 1 : 0;
+                    }
+                });
+                MigrationResult r = new Migrator(Wire.unfenced(source), Wire.open(target), server.uri(), migrate, inTheWindow)
                         .migrate(List.of("bull"), List.of(QUEUE)).get(0);
                 retired = r.outcome() == MigrationResult.Outcome.RETIRED;
                 unexpected += r.refusalKind().equals(Optional.of(MigrationRefused.Kind.ERROR)) ? 1 : 0;
-                runs.add(retired ? "retired, v1 paused " + r.pauseWindowMs().orElse(-1L) + " ms"
+                runs.add(retired ? "retired, v1 paused " + r.pauseWindowMs().orElse(-1L) + " ms, " + passes[0]
+                        + " pass(es) under the pause, ms from the pause to the first hit of each checkpoint: " + MigrationBench.sincePause(windowAt)
                         : r.outcome().wireName() + " " + r.refusalKind().map(k -> k.wireName()).orElse("") + ": " + firstWords(r.message()));
             }
             Thread.sleep(2000); // the clients go on against the tombstone
