@@ -16,6 +16,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -311,7 +312,7 @@ public final class Discovery {
             return List.of();
         }
         List<Response<Boolean>> hasData = new ArrayList<>();
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             for (QueueRef q : metaCandidates) {
                 hasData.add(p.hexists(q.key(QueueStructure.META).raw(), DATA));
             }

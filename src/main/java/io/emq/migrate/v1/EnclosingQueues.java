@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -78,7 +79,7 @@ final class EnclosingQueues {
         Map<Bytes, Bytes> byId = new HashMap<>();
         jobKeys.forEach(k -> byId.put(k.dropPrefix(lister.base()), k));
         List<Response<String>> types = new ArrayList<>();
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             V1State.LISTED.forEach(s -> types.add(p.type(lister.key(s.wireName()).raw())));
             p.sync();
         }
@@ -92,7 +93,7 @@ final class EnclosingQueues {
                     for (int from = 0; from < ids.size(); from += CHUNK) {
                         List<Bytes> some = ids.subList(from, Math.min(ids.size(), from + CHUNK));
                         List<Response<Double>> scores = new ArrayList<>();
-                        try (AbstractPipeline p = jedis.pipelined()) {
+                        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                             some.forEach(id -> scores.add(p.zscore(structure, id.raw())));
                             p.sync();
                         }

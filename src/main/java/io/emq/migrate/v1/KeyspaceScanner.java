@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.PipelineSend;
@@ -82,7 +83,7 @@ public final class KeyspaceScanner {
         ScanResult<byte[]> page = scan.apply(ScanParams.SCAN_POINTER_START_BINARY);
         while (true) {
             boolean last = page.isCompleteIteration();
-            AbstractPipeline pipeline = ahead && !last ? jedis.pipelined() : null;
+            AbstractPipeline pipeline = ahead && !last ? CheckedPipeline.of(jedis) : null;
             try (pipeline) {
                 Response<ScanResult<byte[]>> next = null;
                 if (pipeline != null) {
@@ -112,7 +113,7 @@ public final class KeyspaceScanner {
     /** These keys with their types, read in one pipeline. */
     public List<ScannedKey> typed(List<Bytes> keys) {
         List<Response<String>> types = new ArrayList<>(keys.size());
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             for (Bytes k : keys) {
                 types.add(p.type(k.raw()));
             }

@@ -3,6 +3,7 @@ package io.emq.migrate.v1;
 import java.util.EnumMap;
 import java.util.Map;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -19,7 +20,7 @@ public record QueueCounts(QueueRef queue, Map<V1State, Long> jobs, boolean pause
         Response<byte[]> version = null;
         Response<String> metaType;
         byte[] meta = queue.key(QueueStructure.META).raw();
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             for (V1State s : V1State.LISTED) {
                 types.put(s, p.type(queue.key(QueueStructure.of(s)).raw()));
             }
@@ -27,7 +28,7 @@ public record QueueCounts(QueueRef queue, Map<V1State, Long> jobs, boolean pause
             p.sync();
         }
         Map<V1State, Response<Long>> lengths = new EnumMap<>(V1State.class);
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             for (V1State s : V1State.LISTED) {
                 KeyType t = KeyType.parse(types.get(s).get());
                 byte[] key = queue.key(QueueStructure.of(s)).raw();

@@ -25,6 +25,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.Connection;
@@ -274,7 +275,7 @@ public final class QueueSnapshotReader {
                 for (int from = 0; from < hashesMissing.size(); from += JOB_BATCH) {
                     List<HashMissing> chunk = hashesMissing.subList(from, Math.min(hashesMissing.size(), from + JOB_BATCH));
                     List<Response<Double>> scores = new ArrayList<>(chunk.size());
-                    try (AbstractPipeline p = jedis.pipelined()) {
+                    try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                         chunk.forEach(m -> scores.add(p.zscore(key, listedIds.id(m.entry()).raw())));
                         p.sync();
                     }
@@ -546,7 +547,7 @@ public final class QueueSnapshotReader {
             }
             List<Bytes> ids = new ArrayList<>(again);
             List<Response<String>> types = new ArrayList<>(ids.size());
-            try (AbstractPipeline p = jedis.pipelined()) {
+            try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                 ids.forEach(did -> types.add(p.type(under.concat(did).raw())));
                 p.sync();
             }
@@ -631,7 +632,7 @@ public final class QueueSnapshotReader {
             }
             for (int from = 0; from < unlisted.size(); from += JOB_BATCH) {
                 List<Response<Boolean>> exists = new ArrayList<>();
-                try (AbstractPipeline p = jedis.pipelined()) {
+                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                     unlisted.subList(from, Math.min(unlisted.size(), from + JOB_BATCH)).forEach(k -> exists.add(p.exists(k.raw())));
                     p.sync();
                 }
@@ -714,7 +715,7 @@ public final class QueueSnapshotReader {
             Map<QueueStructure, Response<String>> types = new EnumMap<>(QueueStructure.class);
             Response<String> bare;
             Response<Map<byte[], byte[]>> metaFields;
-            try (AbstractPipeline p = jedis.pipelined()) {
+            try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                 for (QueueStructure s : QueueStructure.values()) {
                     types.put(s, p.type(queue.key(s).raw()));
                 }
@@ -849,7 +850,7 @@ public final class QueueSnapshotReader {
                                  BiFunction<AbstractPipeline, byte[], Response<List<T>>> firstChunk) {
             Response<Long> n;
             Response<List<T>> chunk;
-            try (AbstractPipeline p = jedis.pipelined()) {
+            try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                 n = length.apply(p, key.raw());
                 chunk = firstChunk.apply(p, key.raw());
                 p.sync();
@@ -990,7 +991,7 @@ public final class QueueSnapshotReader {
                 List<Response<List<byte[]>>> replies = new ArrayList<>();
                 List<Response<Boolean>> there = new ArrayList<>();
                 List<Response<Double>> legacyScores = new ArrayList<>();
-                try (AbstractPipeline p = jedis.pipelined()) {
+                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                     for (Bytes id : batch) {
                         replies.add(p.hmget(queue.jobKey(id).raw(), UNLISTED_FIELDS));
                         there.add(p.exists(queue.jobKey(id).raw()));
@@ -1147,7 +1148,7 @@ public final class QueueSnapshotReader {
 
         /** A pipeline for a batch's reads: on the {@link #held} connection, else the client's own. */
         private AbstractPipeline pipeline() {
-            return held != null ? new Pipeline(held, false) : jedis.pipelined();
+            return held != null ? new Pipeline(held, false) : CheckedPipeline.of(jedis);
         }
 
         /**
@@ -1202,7 +1203,7 @@ public final class QueueSnapshotReader {
                 }
                 List<Response<byte[]>> values = new ArrayList<>();
                 List<Response<Long>> ttls = new ArrayList<>();
-                try (AbstractPipeline p = jedis.pipelined()) {
+                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                     for (Bytes did : batch) {
                         byte[] key = under.concat(did).raw();
                         values.add(p.get(key));
@@ -1359,7 +1360,7 @@ public final class QueueSnapshotReader {
             }
             lengthReplies = new ArrayList<>(keys.length);
             lockReplies = new ArrayList<>();
-            lengthsAsked = jedis.pipelined();
+            lengthsAsked = CheckedPipeline.of(jedis);
             for (int n = 0; n < keys.length; n++) {
                 lengthReplies.add(lengthsAsked.hstrlen(keys[n], DATA));
                 if (state == V1State.ACTIVE) {
@@ -1383,7 +1384,7 @@ public final class QueueSnapshotReader {
             }
             readLengths();
             firstTo = chunkEnd(0);
-            firstChunk = jedis.pipelined();
+            firstChunk = CheckedPipeline.of(jedis);
             firstReplies = hmgets(firstChunk, 0, firstTo);
             PipelineSend.now(firstChunk);
         }
@@ -1479,7 +1480,7 @@ public final class QueueSnapshotReader {
             for (int from = firstTo; from < keys.length; ) {
                 int to = chunkEnd(from);
                 List<Response<List<byte[]>>> replies;
-                try (AbstractPipeline p = jedis.pipelined()) {
+                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
                     replies = hmgets(p, from, to);
                     p.sync();
                 }

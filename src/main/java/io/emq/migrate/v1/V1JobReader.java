@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.resps.Tuple;
@@ -24,7 +25,7 @@ public final class V1JobReader {
         Bytes key = queue.jobKey(id);
         Response<String> type;
         Map<JobSubKind, Response<String>> subTypes = new LinkedHashMap<>();
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             type = p.type(key.raw());
             for (JobSubKind sub : JobSubKind.values()) {
                 subTypes.put(sub, p.type(queue.jobSubKey(id, sub).raw()));
@@ -41,7 +42,7 @@ public final class V1JobReader {
         Response<Map<byte[], byte[]>> failed = null;
         Response<List<Tuple>> unsuccessful = null;
         Response<Long> lock;
-        try (AbstractPipeline p = jedis.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
             hash = p.hgetAll(key.raw());
             if (has(subTypes, JobSubKind.LOGS)) {
                 logs = p.lrange(queue.jobSubKey(id, JobSubKind.LOGS).raw(), 0, -1);

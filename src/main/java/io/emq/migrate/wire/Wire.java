@@ -10,6 +10,7 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Pipeline;
@@ -137,7 +138,7 @@ public final class Wire implements AutoCloseable {
                     ScriptCall<?> call = p.call();
                     responses.add(pipeline.evalsha(call.script().shaBytes(), call.keys(), call.args()));
                 }
-            }, responses);
+            });
         } catch (JedisConnectionException e) {
             fenced = false;
             throw e;
@@ -378,37 +379,16 @@ public final class Wire implements AutoCloseable {
             return List.of();
         }
         List<Response<T>> responses = new ArrayList<>(items.size());
-        inOnePipeline(p -> items.forEach(item -> responses.add(read.apply(p, item))), responses);
+        inOnePipeline(p -> items.forEach(item -> responses.add(read.apply(p, item))));
         return responses.stream().map(Response::get).toList();
     }
 
-    /**
-     * Sends {@code commands} in one pipeline (grouped per node in a cluster) and checks that {@code replies}, the
-     * responses they returned, all came. Jedis's cluster pipeline logs a node's dropped connection instead of throwing
-     * it: that node's replies stay unset, and a pipeline over several nodes may then fail to close (it syncs again and
-     * meets the dropped node's queue without its connection, a {@link NullPointerException}). Either is thrown here as
-     * the dropped connection it is, so a step runs again as after any other (and needs no repair).
-     */
-    private void inOnePipeline(Consumer<AbstractPipeline> commands, List<? extends Response<?>> replies) {
-        try (AbstractPipeline pipeline = client.pipelined()) {
+    /** Sends {@code commands} in one pipeline (grouped per node in a cluster); a dropped connection is thrown ({@link CheckedPipeline}). */
+    private void inOnePipeline(Consumer<AbstractPipeline> commands) {
+        try (AbstractPipeline pipeline = CheckedPipeline.of(client)) {
             commands.accept(pipeline);
             pipeline.sync();
-        } catch (NullPointerException closedWithoutItsConnection) {
-            throw droppedInPipeline(closedWithoutItsConnection);
         }
-        for (Response<?> reply : replies) {
-            try {
-                reply.get();
-            } catch (IllegalStateException unset) {
-                throw droppedInPipeline(unset);
-            } catch (JedisDataException errorReply) {
-                // a reply all the same: its caller reads it
-            }
-        }
-    }
-
-    private static JedisConnectionException droppedInPipeline(RuntimeException cause) {
-        return new JedisConnectionException("a connection to a cluster node dropped during a pipeline (its replies never came)", cause);
     }
 
     /** The keys matching {@code pattern}, a page at a time ({@link Scan#keys}). */
