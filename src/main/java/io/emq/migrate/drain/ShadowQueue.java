@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CheckedPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
@@ -102,7 +103,7 @@ public final class ShadowQueue implements AutoCloseable {
     private void copyKeys(List<Bytes> page, byte[] from, byte[] to) {
         List<Response<String>> types = new ArrayList<>(page.size());
         List<Response<Long>> ttls = new ArrayList<>(page.size());
-        try (AbstractPipeline p = client.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(client)) {
             for (Bytes k : page) {
                 types.add(p.type(k.raw()));
                 ttls.add(p.pttl(k.raw()));
@@ -111,7 +112,7 @@ public final class ShadowQueue implements AutoCloseable {
         }
         List<Response<Long>> entries = new ArrayList<>(page.size());
         List<Response<Long>> bytes = new ArrayList<>(page.size());
-        try (AbstractPipeline p = client.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(client)) {
             for (int i = 0; i < page.size(); i++) {
                 byte[] key = page.get(i).raw();
                 String type = types.get(i).get();
@@ -147,7 +148,7 @@ public final class ShadowQueue implements AutoCloseable {
     /** Reads these keys in one pipeline (each whole one's contents) and writes them in another. */
     private void copyGroup(List<Bytes> group, List<Sized> sized, byte[] from, byte[] to) {
         List<Response<?>> contents = new ArrayList<>(group.size());
-        try (AbstractPipeline p = client.pipelined()) {
+        try (AbstractPipeline p = CheckedPipeline.of(client)) {
             for (int i = 0; i < group.size(); i++) {
                 byte[] key = group.get(i).raw();
                 contents.add(!sized.get(i).whole() ? null : switch (sized.get(i).type()) {
@@ -162,7 +163,7 @@ public final class ShadowQueue implements AutoCloseable {
             p.sync();
         }
         writing(() -> {
-            try (AbstractPipeline p = client.pipelined()) {
+            try (AbstractPipeline p = CheckedPipeline.of(client)) {
                 for (int i = 0; i < group.size(); i++) {
                     byte[] key = group.get(i).raw();
                     String type = sized.get(i).type();
