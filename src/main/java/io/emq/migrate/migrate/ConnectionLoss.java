@@ -14,14 +14,17 @@ import java.util.Set;
 /**
  * How a lost connection reads in a run's report: what happened, in plain words and without a Java class name (the
  * server did not answer within the read timeout, closed the connection, refused it), naming the server when one is
- * known to be silent ({@link ServerWatch}).
+ * known to be silent, or for a closed connection, when one server's connections broke meanwhile ({@link ServerWatch}).
  */
 final class ConnectionLoss {
     private ConnectionLoss() {
     }
 
-    /** What {@code lost} says happened; {@code silent}: the server that has not answered for a while, if one has not. */
-    static String of(RuntimeException lost, Optional<ServerWatch.Silence> silent) {
+    /**
+     * What {@code lost} says happened; {@code silent}: the server that has not answered for a while, if one has not;
+     * {@code broke}: the one server whose connections broke while the work that lost {@code lost} ran, if only one's did.
+     */
+    static String of(RuntimeException lost, Optional<ServerWatch.Silence> silent, Optional<String> broke) {
         String server = silent.map(ServerWatch.Silence::name).orElse("a server (the source or the target)");
         String since = silent.map(s -> ", and has not answered for " + s.silentFor().toSeconds() + " s").orElse("");
         if (has(lost, SocketTimeoutException.class)) {
@@ -31,7 +34,7 @@ final class ConnectionLoss {
             return server + " refused the connection (nothing listens at its address: it is down or restarting)" + since;
         }
         if (closed(lost)) {
-            return server + " closed the connection (a restart, CLIENT KILL, a proxy or the network)" + since;
+            return broke.orElse(server) + " closed the connection (a restart, CLIENT KILL, a proxy or the network)" + since;
         }
         return server + " could not be used: " + innermost(lost) + since;
     }

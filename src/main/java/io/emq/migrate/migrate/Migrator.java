@@ -43,6 +43,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -150,6 +151,21 @@ public final class Migrator {
     private Optional<ServerWatch.Silence> silence() {
         return watches.stream().map(ServerWatch::silence).flatMap(Optional::stream)
                 .max(Comparator.comparing(ServerWatch.Silence::silentFor));
+    }
+
+    /** Each watched server's count of its pooled connections that broke so far ({@link ServerWatch#breaks}). */
+    private List<long[]> breaks() {
+        return watches.stream().map(ServerWatch::breaks).toList();
+    }
+
+    /**
+     * The server ({@code the target 127.0.0.1:6379}) whose pooled connections broke since {@code before} ({@link #breaks}),
+     * when only one server's did: the one that closed the connection a try lost, as the loss itself does not tell.
+     */
+    private Optional<String> brokeSince(List<long[]> before) {
+        List<String> broke = IntStream.range(0, before.size()).boxed()
+                .flatMap(i -> watches.get(i).brokeSince(before.get(i)).stream()).toList();
+        return broke.size() == 1 ? Optional.of(broke.get(0)) : Optional.empty();
     }
 
     private List<MigrationResult> run(List<String> prefixes, List<String> names) {
@@ -291,14 +307,15 @@ public final class Migrator {
     private void recordHistory(Collection<Run> all, StepDefinition step) {
         List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
         Migratable.inBatches(done, PER_PIPELINE, some -> {
+            List<long[]> before = breaks();
             try {
                 List<ScriptReply<Long>> replies = target.eval(ManyJournals.historyRows(
                         some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList()));
                 for (int i = 0; i < some.size(); i++) {
-                    some.get(i).recorded(step, replies.get(i).error());
+                    some.get(i).recorded(step, replies.get(i).error(), Optional.empty());
                 }
             } catch (RuntimeException unreachable) {
-                some.forEach(run -> run.recorded(step, unreachable));
+                some.forEach(run -> run.recorded(step, unreachable, brokeSince(before)));
             }
         });
     }
@@ -456,6 +473,8 @@ public final class Migrator {
         boolean retiredHere;
         /** How this run ended, once {@link #finish} ran. */
         MigrationResult result;
+        /** The servers' broken connections as the step's latest try began ({@link #breaks}): which server closed the one it lost. */
+        List<long[]> breaksAtTry = List.of();
 
         Run(QueueMigration m) {
             this.m = m;
@@ -549,7 +568,7 @@ public final class Migrator {
                 }
             } catch (JedisConnectionException dropped) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, named + " lost its"
-                        + " connection " + CONNECTION_RETRIES + " times in a row, without progress between: " + ConnectionLoss.of(dropped, silence())
+                        + " connection " + CONNECTION_RETRIES + " times in a row, without progress between: " + ConnectionLoss.of(dropped, silence(), brokeSince(breaksAtTry))
                         + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
@@ -659,8 +678,11 @@ public final class Migrator {
             }
         }
 
-        /** The outcome of writing this run's history row: {@code error} null when written. */
-        void recorded(StepDefinition step, RuntimeException error) {
+        /**
+         * The outcome of writing this run's history row: {@code error} null when written; {@code broke}, for a lost
+         * connection, the server whose connections broke meanwhile ({@link #brokeSince}).
+         */
+        void recorded(StepDefinition step, RuntimeException error, Optional<String> broke) {
             unrecorded = null;
             if (error instanceof EmqWireException.Lock lost) {
                 if (!stoppedAsJournalLost("the history row of step V" + step.version() + " (" + step.description() + ")", step)) {
@@ -670,7 +692,7 @@ public final class Migrator {
                 }
             } else if (error != null) {
                 stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of step V" + step.version() + " (" + step.description()
-                        + ") could not be written: " + (error instanceof JedisConnectionException lost ? ConnectionLoss.of(lost, silence())
+                        + ") could not be written: " + (error instanceof JedisConnectionException lost ? ConnectionLoss.of(lost, silence(), broke)
                         : StepErrors.of(error)) + "; " + sourceLeft(step) + "; re-run migrate (the"
                         + " step runs again)");
             }
@@ -684,6 +706,7 @@ public final class Migrator {
         private Map<String, Long> withRetries(StepDefinition step) {
             long progressAtLoss = m.progress();
             for (int inARow = 0; ; ) {
+                breaksAtTry = breaks();
                 try {
                     return step.create().apply(m);
                 } catch (JedisConnectionException dropped) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -54,6 +55,19 @@ final class ServerWatch implements AutoCloseable {
                 .max(Comparator.comparing(Silence::silentFor));
     }
 
+    /**
+     * How many of each server's pooled connections broke so far (were given back to their pool broken: closed by the
+     * server, timed out), for {@link #brokeSince}.
+     */
+    long[] breaks() {
+        return nodes.stream().mapToLong(Node::breaks).toArray();
+    }
+
+    /** The servers ({@code the target 127.0.0.1:6379}) a pooled connection of which broke since {@code before} ({@link #breaks}). */
+    List<String> brokeSince(long[] before) {
+        return IntStream.range(0, nodes.size()).filter(i -> nodes.get(i).breaks() > before[i]).mapToObj(i -> nodes.get(i).name()).toList();
+    }
+
     private void pingAll() {
         nodes.forEach(Node::ping);
     }
@@ -90,6 +104,11 @@ final class ServerWatch implements AutoCloseable {
 
         String name() {
             return address.isEmpty() ? role : role + " " + address;
+        }
+
+        /** The pool's connections destroyed other than as idle or failing a test: those given back broken. */
+        long breaks() {
+            return pool.getDestroyedCount() - pool.getDestroyedByEvictorCount() - pool.getDestroyedByBorrowValidationCount();
         }
 
         void ping() {

@@ -21,7 +21,8 @@ import redis.clients.jedis.params.ClientKillParams;
 /**
  * The target drops the migrator's connections ({@code CLIENT KILL TYPE normal}) while V30 copies: a step that made
  * progress between the drops (rows new to the journal) goes on however many there are; one that loses its connection
- * ten times in a row without progress fails in plain words. Either way no row is doubled or lost.
+ * ten times in a row without progress fails in plain words, naming the server that closed it (the target here, the
+ * source when it drops them as V10 reads it). Either way no row is doubled or lost.
  */
 class ConnectionDropsTest {
     @RegisterExtension
@@ -78,7 +79,8 @@ class ConnectionDropsTest {
         assertEquals(Optional.of(MigrationRefused.Kind.CONNECTION), r.refusalKind(), r.toString());
         assertTrue(r.message().startsWith("step V30 (absorb pending) lost its connection " + Migrator.CONNECTION_RETRIES
                 + " times in a row, without progress between: "), r.message());
-        assertTrue(r.message().contains("closed the connection") && r.message().contains("nothing was deleted"), r.message());
+        assertTrue(r.message().contains(": the target " + TARGET.nodes().get(0) + " closed the connection")
+                && r.message().contains("nothing was deleted"), r.message());
         assertFalse(r.message().contains("Exception") || r.message().contains("java."), r.message());
         assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "every v1 job still waits in v1");
 
@@ -90,6 +92,25 @@ class ConnectionDropsTest {
             assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
         }
         assertEveryJobOnce();
+    }
+
+    @Test
+    void dropsOfTheSourceInARowFailTheStepNamingTheSource() {
+        int[] drops = {0};
+        MigrationResult r;
+        try (Jedis admin = SOURCE.node(SOURCE.nodes().get(0)); UnifiedJedis target = TARGET.endpoint().open()) {
+            r = migrate(target, Checkpoints.observed((version, where) -> {
+                if (version == 10 && where.equals("v2 paused")) { // before the step reads the source
+                    drops[0]++;
+                    dropTheMigratorsConnections(admin);
+                }
+            }));
+        }
+        assertTrue(drops[0] >= 1, drops[0] + " drops: " + r);
+        assertEquals(Optional.of(MigrationRefused.Kind.CONNECTION), r.refusalKind(), r.toString());
+        assertTrue(r.message().startsWith("step V10 (fence source) lost its connection " + Migrator.CONNECTION_RETRIES
+                + " times in a row, without progress between: the source " + SOURCE.nodes().get(0) + " closed the connection"), r.message());
+        assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "every v1 job still waits in v1");
     }
 
     /** Every v1 job has one v2 row, pending, and no other row is: none lost or doubled (read through a new pool: the shared one's were dropped). */
@@ -104,7 +125,7 @@ class ConnectionDropsTest {
                 .migrate(List.of("bull"), List.of(QUEUE)).get(0);
     }
 
-    /** Every normal client of the target but {@code admin}'s own connection: the migrator's pool and heartbeat. */
+    /** Every normal client of {@code admin}'s server but its own connection: the migrator's pool (and on the target its heartbeat). */
     private static void dropTheMigratorsConnections(Jedis admin) {
         admin.clientKill(ClientKillParams.clientKillParams().type(ClientType.NORMAL));
     }

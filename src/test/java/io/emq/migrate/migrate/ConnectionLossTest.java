@@ -38,7 +38,7 @@ class ConnectionLossTest {
                 while (watch.silence().isEmpty() && System.nanoTime() - started < 20_000_000_000L) {
                     pause();
                 }
-                String said = ConnectionLoss.of(lost, watch.silence());
+                String said = ConnectionLoss.of(lost, watch.silence(), Optional.empty());
                 assertTrue(said.matches("the target " + Pattern.quote(server.hostAndPort().toString()) + " did not answer within the"
                         + " read timeout \\(10 s\\), and has not answered for \\d+ s"), said);
                 assertTrue(JAVA_NAME.matcher(said).results().findAny().isEmpty(), said);
@@ -70,7 +70,7 @@ class ConnectionLossTest {
             admin.clientKill(ClientKillParams.clientKillParams().type(ClientType.NORMAL));
             JedisConnectionException closed = assertThrows(JedisConnectionException.class, victim::ping);
             assertEquals("a server (the source or the target) closed the connection (a restart, CLIENT KILL, a proxy or the network)",
-                    ConnectionLoss.of(closed, Optional.empty()));
+                    ConnectionLoss.of(closed, Optional.empty(), Optional.empty()));
         }
         HostAndPort nobody;
         try (LocalServer gone = LocalServer.start()) {
@@ -82,6 +82,6 @@ class ConnectionLossTest {
             }
         });
         assertEquals("a server (the source or the target) refused the connection (nothing listens at its address: it is down or"
-                + " restarting)", ConnectionLoss.of(refused, Optional.empty()));
+                + " restarting)", ConnectionLoss.of(refused, Optional.empty(), Optional.empty()));
     }
 }
