@@ -106,8 +106,7 @@ final class PlanCommand implements Command {
         }
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
-        List<String> serverProblems = java.util.stream.Stream.concat(checks.stream().flatMap(c -> c.problems().stream()),
-                chosen.stream().map(q -> Migrator.spreadOverSlots(jedis, q)).flatMap(Optional::stream)).toList();
+        List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
         if (serverProblems.isEmpty()) { // else migrate refuses the servers first: the claim is no news yet
             in.noteClaim(v2.client(), "plan");
         }
@@ -124,7 +123,7 @@ final class PlanCommand implements Command {
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))
                 .orElseGet(() -> new QueueSnapshotReader(jedis, new QueueBases(found.queues()))).withoutPayloadHashes();
         Planner planner = new Planner(planOptions, names, flowJobWithoutId(new QueueBases(found.queues()), chosen, names,
-                recorded, jedis, v2));
+                recorded, jedis, v2), q -> Migrator.spreadOverSlots(jedis, q));
         boolean blocked = !serverProblems.isEmpty();
         List<Map<String, Object>> rendered = new ArrayList<>();
         PlanHtml html = htmlFile == null ? null : new PlanHtml(source.describe(), serverProblems);

@@ -21,7 +21,8 @@ public enum RefusalKind {
     STRANDED("stranded", "adding the jobs to the v2 queue by hand, then deleting them from v1"),
     RETIRED("retired", "abandon (deletes this target's copy; the migration that retired the queue holds its jobs)"),
     V1_RESTORED("v1-restored", "deleting the restored v1 queue (its jobs are in v2), or --rename OLD=NEW for a new queue of that name"),
-    ANOMALIES("anomalies", "--accept-anomalies");
+    ANOMALIES("anomalies", "--accept-anomalies"),
+    CROSS_SLOT("cross-slot", "--prefix with the hash tag your v1 app uses ('{bull}'), or a standalone source");
 
     private final String wireName;
     private final String option;

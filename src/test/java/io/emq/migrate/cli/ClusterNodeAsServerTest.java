@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.testing.RealServerExtension;
 import org.junit.jupiter.api.Test;
@@ -38,10 +40,11 @@ class ClusterNodeAsServerTest {
     /**
      * A queue of a cluster source whose keys spread over the slots (no hash tag in its prefix or name) is refused by migrate
      * before anything is written (it failed its first step with the client's words before), saying why and what to do;
-     * plan says BLOCKED with the same words. A queue whose prefix has the tag is not.
+     * plan blocks it with a refusal of the same kind ({@code cross-slot}) and words, in its text and its JSON. A queue
+     * whose prefix has the tag is not.
      */
     @Test
-    void aClusterQueueWithoutAHashTagIsRefusedNamingTheTag() {
+    void aClusterQueueWithoutAHashTagIsRefusedNamingTheTag() throws Exception {
         CLUSTER.client().flushAll();
         V1QueueGenerator.addWaiting(CLUSTER.client(), "bull", "emails", 1, 3, 20);
         V1QueueGenerator.addWaiting(CLUSTER.client(), "{bull}", "orders", 1, 3, 20);
@@ -56,7 +59,15 @@ class ClusterNodeAsServerTest {
         assertFalse(CLUSTER.client().exists("{emq}:migration:emails"), "no journal: nothing was written");
         CliRun plan = CliRun.of("plan", "--source", CLUSTER.uri(), "--queue", "emails");
         assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
-        assertTrue(plan.out().contains("BLOCKED: " + why + "; migrate refuses it as it is"), plan.all());
+        assertTrue(plan.out().lines().anyMatch(line -> line.startsWith("cross-slot ") && line.endsWith(why)), plan.all());
+        CliRun json = CliRun.of("plan", "--json", "--source", CLUSTER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, json.code(), json.all());
+        JsonNode doc = new ObjectMapper().readTree(json.out());
+        JsonNode queue = doc.get("queues").get(0);
+        assertTrue(doc.get("blocked").asBoolean() && queue.get("blocked").asBoolean(), json.out());
+        assertEquals("cross-slot", queue.get("refusals").get(0).get("kind").asText(), json.out());
+        assertEquals(why, queue.get("refusals").get(0).get("reason").asText(), json.out());
+        assertFalse(queue.get("refusals").get(0).get("lifted").asBoolean(), json.out());
         CliRun tagged = CliRun.of("plan", "--source", CLUSTER.uri(), "--prefix", "{bull}", "--queue", "orders");
         assertFalse(tagged.out().contains("BLOCKED"), tagged.all());
     }

@@ -46,22 +46,26 @@ public final class Planner {
     private final PlanOptions options;
     private final V2Names names;
     private final Function<Bytes, Optional<String>> flowJobWithoutId;
+    private final Function<QueueRef, Optional<String>> spreadOverSlots;
 
     /** A planner that takes the v2 names as the renames give them (a run whose names were checked already). */
     public Planner(PlanOptions options) {
-        this(options, V2Names.unchecked(options.renames()), job -> Optional.empty());
+        this(options, V2Names.unchecked(options.renames()), job -> Optional.empty(), queue -> Optional.empty());
     }
 
     /**
      * A planner that also refuses a v2 name another queue or the target holds ({@code name-taken}), and a queue whose
      * job links to a flow job in another queue that {@code flowJobWithoutId} (given its full v1 key) tells will have no
      * branded id in the run: a job's parent ({@code flow-parent}), a parent's finished child ({@code flow-child}), as
-     * {@code migrate} would stop at it ({@link FlowLinks}).
+     * {@code migrate} would stop at it ({@link FlowLinks}); and a queue {@code spreadOverSlots} tells why its keys
+     * spread over a cluster's slots ({@code cross-slot}, as {@code migrate} refuses it before any write).
      */
-    public Planner(PlanOptions options, V2Names names, Function<Bytes, Optional<String>> flowJobWithoutId) {
+    public Planner(PlanOptions options, V2Names names, Function<Bytes, Optional<String>> flowJobWithoutId,
+                   Function<QueueRef, Optional<String>> spreadOverSlots) {
         this.options = options;
         this.names = names;
         this.flowJobWithoutId = flowJobWithoutId;
+        this.spreadOverSlots = spreadOverSlots;
     }
 
     public QueuePlan plan(QueueSnapshot snap) {
@@ -194,6 +198,8 @@ public final class Planner {
                     + " active job(s) hold a live lock (longest TTL " + (longest < 0 ? "none" : longest + " ms")
                     + "); a v1 worker may still be running them", lockedIds), options.waitForLocks()));
         }
+        spreadOverSlots.apply(snap.queue()).ifPresent(reason ->
+                out.add(new PlannedRefusal(new Refusal(RefusalKind.CROSS_SLOT, reason, allIds(snap)), false)));
         String v1Name = snap.queue().name().display();
         Names.queueNameProblem(v1Name).ifPresent(problem -> {
             String rename = names.rename(snap.queue()).orElse(null);
