@@ -145,6 +145,7 @@ final class Cli {
             error.put("exitCode", f.exitCode());
             error.put("kind", f.kind());
             error.put("message", f.message());
+            f.refusal().ifPresent(kind -> error.put("refusal", kind));
             Json.print(Map.of("error", error), out);
         } else {
             err.println(Printable.line((command.equals("emq-migrate") ? "" : "emq-migrate ") + command + ": " + f.message()));

@@ -36,6 +36,9 @@ final class DiscoverCommand implements Command {
             counts.add(QueueCounts.read(jedis, q));
         }
         if (in.json()) {
+            if (counts.isEmpty()) { // the text's line, where a script's log keeps it
+                in.note("emq-migrate discover: " + none(found));
+            }
             Json.print(json(source.describe(), found, counts), in.out());
         } else {
             text(found, counts, in.out());
@@ -84,9 +87,14 @@ final class DiscoverCommand implements Command {
         return out;
     }
 
+    /** What a discovery that found no queue says. */
+    private static String none(DiscoveryResult found) {
+        return "no v1 queues under " + under(found.prefixes()) + "; check --prefix";
+    }
+
     private static void text(DiscoveryResult found, List<QueueCounts> counts, PrintStream out) {
         if (counts.isEmpty()) {
-            out.println("no v1 queues under " + under(found.prefixes()) + "; check --prefix");
+            out.println(none(found));
         } else {
             out.println("v1 queues under " + String.join(", ", found.prefixes()) + ": " + counts.size());
             List<String> header = new ArrayList<>(List.of("PREFIX", "QUEUE"));

@@ -20,8 +20,11 @@ final class Failures {
     private Failures() {
     }
 
-    /** An exit code and the line that explains it. */
-    record Failure(int exitCode, String kind, String message) {
+    /** An exit code and the line that explains it; {@code refusal}: the kind of a refusal of the migration ({@code no-such-queue}). */
+    record Failure(int exitCode, String kind, String message, Optional<String> refusal) {
+        Failure(int exitCode, String kind, String message) {
+            this(exitCode, kind, message, Optional.empty());
+        }
     }
 
     static Failure of(Throwable t) {
@@ -35,7 +38,7 @@ final class Failures {
             return new Failure(ExitCodes.USAGE, "usage", e.getMessage());
         }
         if (t instanceof MigrationRefused e) {
-            return new Failure(ExitCodes.REFUSED, "refused", e.getMessage());
+            return new Failure(ExitCodes.REFUSED, "refused", e.getMessage(), Optional.of(e.kind().wireName()));
         }
         if (t instanceof EmqWireException e) {
             return new Failure(ExitCodes.REFUSED, "refused", e.getMessage());

@@ -3,6 +3,7 @@ package io.emq.migrate.cli;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
+import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
@@ -96,8 +97,8 @@ final class PlanCommand implements Command {
         }
         for (String n : named) {
             if (chosen.stream().noneMatch(q -> q.name().display().equals(n) || q.display().equals(n))) {
-                throw CliException.refused("no v1 queue '" + n + "' under " + DiscoverCommand.under(prefixes)
-                        + " (`discover` lists them; check --prefix)");
+                throw new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue '" + n + "' under "
+                        + DiscoverCommand.under(prefixes) + " (`discover` lists them; check --prefix)");
             }
         }
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would
@@ -116,7 +117,7 @@ final class PlanCommand implements Command {
         TargetNames.Recorded recorded = TargetNames.recorded(v2, Wire.unfenced(jedis), source.describe(), journaled);
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name), recorded);
         names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
-            throw CliException.refused(unknown); // as a --queue that names no v1 queue
+            throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown); // as migrate refuses it
         });
         // each queue's keys as discovery's pass met them (a queue scans its own when they did not fit in memory);
         // payloads checked for the report, not hashed (it shows no digest)

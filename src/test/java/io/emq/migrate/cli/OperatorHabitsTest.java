@@ -27,11 +27,17 @@ class OperatorHabitsTest {
     @RegisterExtension
     static final RealServerExtension SERVER = RealServerExtension.standalone();
 
+    /** discover lists what there is: none is an answer (exit 0), said in its text, and with --json on standard error. */
     @Test
-    void emptyResultsSaySoAndNameThePrefix() {
+    void emptyResultsSaySoAndNameThePrefix() throws Exception {
         CliRun discover = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
         assertEquals(0, discover.code(), discover.all());
         assertTrue(discover.out().startsWith("no v1 queues under prefixes echo, bull; check --prefix"), discover.out());
+        CliRun json = CliRun.of("discover", "--json", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
+        assertEquals(0, json.code(), json.all());
+        assertEquals("[]", Json.MAPPER.readTree(json.out()).path("queues").toString(), json.out());
+        assertTrue(json.err().lines().anyMatch("emq-migrate discover: no v1 queues under prefixes echo, bull; check --prefix"::equals),
+                json.all());
     }
 
     /**
@@ -56,18 +62,26 @@ class OperatorHabitsTest {
 
     /**
      * plan and migrate of every queue (--all) on a source without one refuse (exit 3), nothing written, as a --queue that
-     * names none does: a wrong prefix or database, or a v2 server given as the source, which they name as such.
+     * names none does: a wrong prefix or database, or a v2 server given as the source, which they name as such. With
+     * --json the refusal is the error document, its kind {@code no-such-queue}, as a script tells it from other refusals.
      */
     @Test
-    void allOnASourceWithoutAV1QueueIsRefusedAndAV2ServerIsNamed() {
-        String empty = "emq-migrate %s: no v1 queue under the prefix bull on the source; check --source (its database, /N) and"
+    void allOnASourceWithoutAV1QueueIsRefusedAndAV2ServerIsNamed() throws Exception {
+        String empty = "no v1 queue under the prefix bull on the source; check --source (its database, /N) and"
                 + " --prefix (`discover` lists the queues); nothing was written";
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all");
         assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
-        assertTrue(plan.err().contains(String.format(empty, "plan")), plan.all());
+        assertTrue(plan.err().contains("emq-migrate plan: " + empty), plan.all());
         CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire");
         assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
-        assertTrue(migrate.err().contains(String.format(empty, "migrate")), migrate.all());
+        assertTrue(migrate.err().contains("emq-migrate migrate: " + empty), migrate.all());
+        assertNoQueueDocument("plan", CliRun.of("plan", "--json", "--source", SERVER.uri(), "--all"), empty);
+        assertNoQueueDocument("migrate", CliRun.of("migrate", "--json", "--source", SERVER.uri(), "--all", "--yes"), empty);
+        for (CliRun named : List.of(CliRun.of("plan", "--json", "--source", SERVER.uri(), "--queue", "nosuch"),
+                CliRun.of("migrate", "--json", "--source", SERVER.uri(), "--queue", "nosuch", "--yes"))) { // the same kind
+            assertEquals(ExitCodes.REFUSED, named.code(), named.all());
+            assertEquals("no-such-queue", Json.MAPPER.readTree(named.out()).path("error").path("refusal").asText(), named.out());
+        }
         assertEquals(0, SERVER.client().dbSize(), "nothing written");
 
         V1QueueGenerator.addWaiting(SERVER.client(), "orders", 1, 3, 20);
@@ -81,6 +95,14 @@ class OperatorHabitsTest {
                     + " does (are --source and --target swapped?); check --source"), r.all());
         }
         assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "nothing written");
+    }
+
+    private static void assertNoQueueDocument(String command, CliRun json, String message) throws Exception {
+        assertEquals(ExitCodes.REFUSED, json.code(), json.all());
+        JsonNode error = Json.MAPPER.readTree(json.out()).path("error");
+        assertEquals(List.of(command, "3", "refused", "no-such-queue", message), List.of(error.path("command").asText(),
+                error.path("exitCode").asText(), error.path("kind").asText(), error.path("refusal").asText(),
+                error.path("message").asText()), json.out());
     }
 
     @Test
