@@ -97,8 +97,7 @@ final class PlanCommand implements Command {
         }
         for (String n : named) {
             if (chosen.stream().noneMatch(q -> q.name().display().equals(n) || q.display().equals(n))) {
-                throw new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue '" + n + "' under "
-                        + DiscoverCommand.under(prefixes) + " (`discover` lists them; check --prefix)");
+                throw Migrator.noSuchQueue(jedis, n, prefixes);
             }
         }
         Wire v2 = in.readableTarget(in.targetOrSource()); // refuses a foreign fence, as migrate would

@@ -174,7 +174,7 @@ public final class Migrator {
             throw noQueues(source.client(), prefixes);
         }
         QueueBases bases = new QueueBases(found.queues());
-        List<QueueRef> selected = select(found.queues(), names);
+        List<QueueRef> selected = select(found.queues(), names, name -> noSuchQueue(source.client(), name, prefixes));
         Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
                 selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
         SourceServer sourceServer = SourceServer.of(source, sourceName);
@@ -411,6 +411,18 @@ public final class Migrator {
     }
 
     /**
+     * The refusal of a queue {@code name} found under none of the {@code prefixes}, naming the prefixes it lies under if
+     * any ({@link Discovery#prefixesOf}: a walk of the source, made only now).
+     */
+    public static MigrationRefused noSuchQueue(UnifiedJedis source, String name, List<String> prefixes) {
+        List<String> elsewhere = new Discovery(source).prefixesOf(name, prefixes);
+        return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue named '" + name + "' under the prefix"
+                + (prefixes.size() == 1 ? " " : "es ") + String.join(", ", prefixes) + (elsewhere.isEmpty()
+                ? " (`discover` lists them; check --prefix)" : "; one lies under the prefix" + (elsewhere.size() == 1 ? " " : "es ")
+                + String.join(", ", elsewhere) + ": pass --prefix " + elsewhere.get(0) + (elsewhere.size() == 1 ? "" : " (or another of them)")));
+    }
+
+    /**
      * The refusal of a run of every queue ({@code --all}) on a source that holds none under the prefixes: a wrong prefix
      * or database, or a v2 server given as the source (it holds {@code {emq}:version}, where the source user may read it).
      */
@@ -428,7 +440,7 @@ public final class Migrator {
                 + " nothing was written");
     }
 
-    private static List<QueueRef> select(List<QueueRef> queues, List<String> names) {
+    private static List<QueueRef> select(List<QueueRef> queues, List<String> names, Function<String, MigrationRefused> none) {
         if (names.isEmpty()) {
             return queues;
         }
@@ -437,8 +449,7 @@ public final class Migrator {
             List<QueueRef> matching = queues.stream()
                     .filter(q -> q.name().display().equals(name) || q.display().equals(name)).toList();
             if (matching.isEmpty()) {
-                throw new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue named '" + name + "' under the given prefixes"
-                        + " (run `discover` to list them, or pass --prefix)");
+                throw none.apply(name);
             }
             if (matching.stream().map(QueueRef::display).distinct().count() < matching.size()) {
                 throw new MigrationRefused(MigrationRefused.Kind.AMBIGUOUS_QUEUE, "'" + name + "' names " + matching.size() + " v1 queues"

@@ -263,6 +263,34 @@ public final class Discovery {
     }
 
     /**
+     * The prefixes but {@code given} under which a v1 queue named {@code name} lies (the evidence discovery asks under a
+     * prefix), sorted: one walk of the whole keyspace matching {@code *:NAME:[a-z]*} (a queue structure's key, not a
+     * numbered job's), for a refusal of a name found under none of the given prefixes.
+     */
+    public List<String> prefixesOf(String name, List<String> given) {
+        KeyspaceScanner scanner = new KeyspaceScanner(jedis);
+        Bytes named = Bytes.utf8(":" + name);
+        Map<Bytes, List<Bytes>> byPrefix = new HashMap<>();
+        scanner.scanMatching(Bytes.utf8("*").concat(KeyspaceScanner.glob(named)).concat(":[a-z]*"), batch -> {
+            for (Bytes key : batch) {
+                for (Bytes suffix : EVIDENCE_SUFFIXES) {
+                    int end = key.length() - named.length() - suffix.length();
+                    if (end > 0 && key.endsWith(named.concat(suffix))) {
+                        byPrefix.computeIfAbsent(key.slice(0, end), prefix -> new ArrayList<>()).add(key);
+                    }
+                }
+            }
+        });
+        TreeSet<String> found = new TreeSet<>();
+        byPrefix.forEach((prefix, candidates) -> {
+            if (!given.contains(prefix.display()) && !evidence(prefix, scanner.typed(candidates)).isEmpty()) {
+                found.add(prefix.display());
+            }
+        });
+        return List.copyOf(found);
+    }
+
+    /**
      * One queue a base: with {@code bull} and {@code bull:x} given, {@code bull:x:q:wait} is evidence of queue {@code x:q}
      * of {@code bull} and of queue {@code q} of {@code bull:x}, one queue, kept as the second (the longer prefix, the one
      * the operator named for it); a second ref would copy its jobs into a second v2 queue.

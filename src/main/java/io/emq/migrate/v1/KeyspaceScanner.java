@@ -59,11 +59,21 @@ public final class KeyspaceScanner {
      * {@code bull:{orders}:…} under {@code bull}) master by master: a cluster client scans one slot's master alone.
      */
     public void scanKeys(Bytes start, Consumer<List<Bytes>> batches) {
+        scan(start.isEmpty() ? null : globPrefix(start), !Slots.pins(start.raw()), batches);
+    }
+
+    /** Every key matching the glob {@code pattern}, in batches, without types; on a cluster, master by master. */
+    public void scanMatching(Bytes pattern, Consumer<List<Bytes>> batches) {
+        scan(pattern, true, batches);
+    }
+
+    /** The keys matching {@code pattern} (all when null); on a cluster, master by master when {@code spread} over slots. */
+    private void scan(Bytes pattern, boolean spread, Consumer<List<Bytes>> batches) {
         ScanParams params = new ScanParams().count(BATCH);
-        if (!start.isEmpty()) {
-            params.match(globPrefix(start).raw());
+        if (pattern != null) {
+            params.match(pattern.raw());
         }
-        if (jedis instanceof RedisClusterClient cluster && !Slots.pins(start.raw())) {
+        if (jedis instanceof RedisClusterClient cluster && spread) {
             CommandObjects commands = new CommandObjects(RedisProtocol.RESP2);
             for (Pool<Connection> master : DedicatedConnection.masters(cluster)) {
                 try (Connection c = master.getResource()) {
@@ -128,8 +138,13 @@ public final class KeyspaceScanner {
 
     /** A MATCH pattern for "starts with these bytes": glob metacharacters escaped, then {@code *}. */
     static Bytes globPrefix(Bytes start) {
-        byte[] raw = start.raw();
-        byte[] out = new byte[raw.length * 2 + 1];
+        return glob(start).concat("*");
+    }
+
+    /** A glob pattern that matches {@code literal} alone (its glob characters escaped). */
+    static Bytes glob(Bytes literal) {
+        byte[] raw = literal.raw();
+        byte[] out = new byte[raw.length * 2];
         int n = 0;
         for (byte b : raw) {
             if (b == '*' || b == '?' || b == '[' || b == ']' || b == '\\') {
@@ -137,7 +152,6 @@ public final class KeyspaceScanner {
             }
             out[n++] = b;
         }
-        out[n++] = '*';
         return Bytes.of(Arrays.copyOf(out, n));
     }
 }

@@ -61,6 +61,27 @@ class OperatorHabitsTest {
     }
 
     /**
+     * plan and migrate of a --queue found under none of the prefixes given name the prefix a queue of that name lies under
+     * (a v2 queue of the name, or a key of another shape, is none), or else point to discover.
+     */
+    @Test
+    void aQueueUnderAnotherPrefixIsNamedWithTheOptionThatFindsIt() {
+        V1QueueGenerator.addWaiting(SERVER.client(), "echo", "billing", 1, 3, 20);
+        SERVER.client().hset("emq:{billing}:meta", "paused", "1");
+        SERVER.client().set("cache:billing:user", "x");
+        String said = "no v1 queue named 'billing' under the prefix bull; one lies under the prefix echo: pass --prefix echo";
+        for (CliRun r : List.of(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "billing"),
+                CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "billing", "--yes"))) {
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains(said), r.all());
+        }
+        assertEquals(ExitCodes.OK, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "billing", "--prefix", "echo").code());
+        CliRun none = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "user");
+        assertTrue(none.err().contains("no v1 queue named 'user' under the prefix bull (`discover` lists them; check --prefix)"),
+                none.all());
+    }
+
+    /**
      * plan and migrate of every queue (--all) on a source without one refuse (exit 3), nothing written, as a --queue that
      * names none does: a wrong prefix or database, or a v2 server given as the source, which they name as such. With
      * --json the refusal is the error document, its kind {@code no-such-queue}, as a script tells it from other refusals.
