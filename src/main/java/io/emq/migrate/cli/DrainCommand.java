@@ -8,6 +8,7 @@ import io.emq.migrate.drain.ShadowQueue;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.StructureType;
+import io.emq.migrate.migrate.ConnectionLoss;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
@@ -21,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.cli.Options;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * {@code emq-migrate drain --target URI --queue Q [--workers N] [--handler validate|noop|exec CMD]
@@ -108,7 +110,7 @@ final class DrainCommand implements Command {
             drain.resume();
             in.note("resumed queue '" + queue + "', which was paused: " + paused.get());
         }
-        DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler, in);
+        DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler, target, in);
         render(report, handlerName, htmlFile, target, in);
         return exitCode(report, handlerName);
     }
@@ -143,7 +145,7 @@ final class DrainCommand implements Command {
             in.note("copied queue '" + queue + "' into the scratch queue '" + shadow.name() + "' (" + shadow.keys()
                     + " keys); draining the copy");
             Jobs.on(wire, shadow.name()).resume();
-            DrainReport report = drainWithProgress(Drain.ofShadow(wire, queue, shadow), options, handler, in);
+            DrainReport report = drainWithProgress(Drain.ofShadow(wire, queue, shadow), options, handler, target, in);
             render(report, handlerName, htmlFile, target, in);
             in.note("deleted the scratch queue '" + shadow.name() + "'; queue '" + queue + "' was only read");
             return exitCode(report, handlerName);
@@ -181,7 +183,7 @@ final class DrainCommand implements Command {
         }
     }
 
-    private static DrainReport drainWithProgress(Drain drain, DrainOptions options, JobHandler handler, Invocation in)
+    private static DrainReport drainWithProgress(Drain drain, DrainOptions options, JobHandler handler, Endpoint target, Invocation in)
             throws InterruptedException {
         try (Progress progress = in.progress("drain " + drain.queue(), drain.backlog(options), "jobs")) {
             return drain.run(options, handler, new ConsumerListener() {
@@ -200,12 +202,14 @@ final class DrainCommand implements Command {
 
                 @Override
                 public void error(Throwable error) {
-                    String said = String.valueOf(error.getMessage());
+                    String said = error instanceof JedisConnectionException lost
+                            ? ConnectionLoss.of(lost, "the target " + target.describe()) + ", which the drain tries again on a new connection"
+                            : "the server refused a call, which the drain retries until it is taken (" + error.getMessage() + "); a server"
+                            + " out of memory, a read-only replica or one that cannot save to disk refuses until it is fixed";
                     // one script's refusal and another's differ only in the script's SHA-1 and line
                     if (told.size() < MOST_ERRORS_TOLD && told.add(said.replaceAll("[0-9a-f]{40}", "").replaceAll("[0-9]+", ""))) {
-                        in.note("emq-migrate drain: the server refused a call, which the drain retries until it is taken (" + said
-                                + "); a server out of memory, a read-only replica or one that cannot save to disk refuses until it"
-                                + " is fixed; Ctrl-C stops the drain, and the jobs it holds go back to pending when their lease lapses");
+                        in.note("emq-migrate drain: " + said + "; Ctrl-C stops the drain, and the jobs it holds go back to pending"
+                                + " when their lease lapses");
                     }
                 }
             });

@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.migrate.ConnectionLoss;
 import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.ServerRefusal;
 import io.emq.migrate.wire.AclAdvice;
@@ -9,11 +10,12 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The one mapping from what stopped a command to its exit code and its one line: usage errors and
- * unusable servers exit 2, refusals (of the plan, the migration, the wire) exit 3, anything else is
+ * unusable servers exit 2 (a connection lost mid-way too: migrate tries its step again, other commands stop), refusals (of the plan, the migration, the wire) exit 3, anything else is
  * a bug and exits 4. A server failure says what went wrong and what to check, case by case.
  */
 final class Failures {
@@ -42,6 +44,9 @@ final class Failures {
         }
         if (t instanceof EmqWireException e) {
             return new Failure(ExitCodes.REFUSED, "refused", e.getMessage());
+        }
+        if (t instanceof JedisConnectionException lost) {
+            return new Failure(ExitCodes.USAGE, "connection", ConnectionLoss.of(lost, "a server") + "; run the command again once it answers");
         }
         if (t instanceof JedisException e) {
             Optional<String> explained = ServerRefusal.explained(e);

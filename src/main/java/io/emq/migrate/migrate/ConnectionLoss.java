@@ -16,7 +16,7 @@ import java.util.Set;
  * server did not answer within the read timeout, closed the connection, refused it), naming the server when one is
  * known to be silent, or for a closed connection, when one server's connections broke meanwhile ({@link ServerWatch}).
  */
-final class ConnectionLoss {
+public final class ConnectionLoss {
     private ConnectionLoss() {
     }
 
@@ -26,7 +26,16 @@ final class ConnectionLoss {
      */
     static String of(RuntimeException lost, Optional<ServerWatch.Silence> silent, Optional<String> broke) {
         String server = silent.map(ServerWatch.Silence::name).orElse("a server (the source or the target)");
-        String since = silent.map(s -> ", and has not answered for " + s.silentFor().toSeconds() + " s").orElse("");
+        return told(lost, server, broke.orElse(server), silent.map(s -> ", and has not answered for " + s.silentFor().toSeconds() + " s").orElse(""));
+    }
+
+    /** What {@code lost} says happened to {@code server} (a command's one server, or "a server" where it cannot tell which). */
+    public static String of(RuntimeException lost, String server) {
+        return told(lost, server, server, "");
+    }
+
+    /** {@code server} named for a timeout, a refused or unusable connection, {@code closer} for a closed one; {@code since}: how long it has been silent. */
+    private static String told(RuntimeException lost, String server, String closer, String since) {
         if (has(lost, SocketTimeoutException.class)) {
             return server + " did not answer within the read timeout (" + Endpoint.TIMEOUT_MS / 1000 + " s)" + since;
         }
@@ -34,7 +43,7 @@ final class ConnectionLoss {
             return server + " refused the connection (nothing listens at its address: it is down or restarting)" + since;
         }
         if (closed(lost)) {
-            return broke.orElse(server) + " closed the connection (a restart, CLIENT KILL, a proxy or the network)" + since;
+            return closer + " closed the connection (a restart, CLIENT KILL, a proxy or the network)" + since;
         }
         return server + " could not be used: " + innermost(lost) + since;
     }
