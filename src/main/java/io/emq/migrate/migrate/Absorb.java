@@ -1,7 +1,9 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +16,10 @@ import java.util.Optional;
  * keeps what it recorded of each job ({@link InLine}: its v2 state and attempts, and without the feed its digest,
  * {@link InLine#withDigests}), so the first pass looks up in the journal only the jobs the feed tells touched, or
  * that it reads in another state or with other attempts (without the feed: another digest).
+ * A try of the step after a lost connection ({@link Migrator}) goes on where the tries before it stopped: the jobs the
+ * table holds as written and journaled by this run ({@link InLine#holds}) are counted as copied, and neither read,
+ * looked up nor written again; a job whose row was written but whose expectation did not land is not held, and is
+ * written again as on a re-run (guarded by what its row holds, {@link JobWriter}).
  */
 final class Absorb implements Step {
     private final List<V1State> states;
@@ -37,6 +43,22 @@ final class Absorb implements Step {
             m.inLine = m.watch.isEmpty() ? InLine.withDigestsIfTheyFit(snapshot.jobCount(), InLine.idBytes(snapshot))
                     : Optional.of(new InLine(snapshot.jobCount(), InLine.idBytes(snapshot)));
         }
-        return JobWriter.write(m, Migratable.rows(snapshot, states, m.options), !SourceFence.noExtrasScanned(snapshot), m.freshIds());
+        InLine table = m.inLine.orElse(null); // empty on a first try of V30: then nothing is skipped or looked up
+        Map<String, Long> counts = table == null || table.isEmpty() ? new HashMap<>() : written(table, Migratable.rows(snapshot, states, m.options));
+        Iterable<JobFacts> rows = counts.isEmpty() ? Migratable.rows(snapshot, states, m.options)
+                : Migratable.select(states.stream().map(snapshot::jobs).toList(), j -> Migratable.getsRow(j, m.options) && !table.holds(j));
+        JobWriter.write(m, rows, !SourceFence.noExtrasScanned(snapshot), m.freshIds()).forEach((state, n) -> counts.merge(state, n, Long::sum));
+        return counts;
+    }
+
+    /** How many of these jobs this run wrote and journaled already ({@link InLine#holds}), by v2 state. */
+    private static Map<String, Long> written(InLine table, Iterable<JobFacts> rows) {
+        Map<String, Long> counts = new HashMap<>();
+        for (JobFacts j : rows) {
+            if (table.holds(j)) {
+                counts.merge(j.state().becomes().orElseThrow().wireName(), 1L, Long::sum);
+            }
+        }
+        return counts;
     }
 }

@@ -197,6 +197,30 @@ final class InLine {
         }
     }
 
+    /** Whether this table holds no job yet. */
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /**
+     * Whether this pass read {@code job} in the v2 state, with the attempts and due time it has now, and v2 was in line
+     * with it: in the copy, whether it wrote the job's row and journaled its expectation ({@link #wrote}) from these facts.
+     * Changes nothing. (The digest, held for the passes without the change feed, is not compared: it is that of what
+     * the write read, and those passes compare it with the source's.)
+     */
+    boolean holds(JobFacts job) {
+        int ref = slot(find(job.id().raw()));
+        if (ref == 0) {
+            return false;
+        }
+        byte[] chunk = chunks[(ref - 1) >>> CHUNK_BITS];
+        int value = valueAt(chunk, (ref - 1) & ((1 << CHUNK_BITS) - 1));
+        int held = (int) INT.get(chunk, value);
+        boolean sameDue = (held & HAS_DUE) != 0 ? (long) LONG.get(chunk, value + valueBytes) == job.dueAt() : job.dueAt() < 0;
+        int read = packed(job);
+        return held < 0 && read != STALE && (held & STALE) == read && sameDue;
+    }
+
     /** Records that this pass read {@code job}, holding nothing of it: the next pass looks it up. */
     private void readHoldingNothing(JobFacts job) {
         read(job, 0);

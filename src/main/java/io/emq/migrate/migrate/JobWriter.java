@@ -71,10 +71,11 @@ final class JobWriter {
 
     /**
      * One batch ready to write: its rows, what each is expected to be, what the journal expected of those written
-     * before, and whether every row's id is fresh ({@link FreshIds}).
+     * before (and what those it expects nothing of hold), how many of them the journal expected something of, and
+     * whether every row's id is fresh ({@link FreshIds}).
      */
     private record Built(List<RowBuilder.Row> rows, List<JobFacts> jobs, Map<BrandedId, Expectation> expectations,
-                         Map<BrandedId, Expectation> known, boolean fresh) {
+                         Map<BrandedId, Expectation> known, int journaled, boolean fresh) {
     }
 
     /**
@@ -112,7 +113,7 @@ final class JobWriter {
         }
         Map<BrandedId, Expectation> known = expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of();
         return new Built(rows, jobs, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known,
-                ranked.isPresent());
+                known.size(), ranked.isPresent());
     }
 
     /**
@@ -143,7 +144,7 @@ final class JobWriter {
         m.checkpoints.hit("rows written");
         if (!built.expectations().isEmpty()) {
             m.journal.expectations().record(m, journalTx, built.expectations(), allNew);
-            m.progressed(built.expectations().keySet().stream().filter(id -> !built.known().containsKey(id)).count());
+            m.progressed(built.expectations().size() - built.journaled()); // a row an earlier try wrote and did not journal too
             m.inLine.ifPresent(table -> {
                 for (int i = 0; i < built.rows().size(); i++) {
                     table.wrote(built.jobs().get(i), built.rows().get(i).expected());

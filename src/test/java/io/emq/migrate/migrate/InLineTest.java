@@ -229,6 +229,38 @@ class InLineTest {
         }
     }
 
+    /**
+     * A try of the copy after a lost connection skips what an earlier one wrote: {@code holds} tells a job this pass
+     * recorded as written in line with what it reads now, and changes nothing; not a job never written, written in
+     * another v2 state, with other attempts or at another due time, one the pass is unsure of, or one only the pass before wrote.
+     */
+    @Test
+    void holdsTellsTheJobsThisPassWroteAsTheyAreWithoutChangingAnything() {
+        for (InLine in : List.of(new InLine(0, 0), InLine.withDigests(0, 0))) {
+            assertTrue(in.isEmpty());
+            for (int n = 1; n <= JOBS; n++) {
+                JobFacts job = job(n);
+                in.wrote(job, new Expectation(job.state().becomes().orElseThrow().wireName(), job.attempts(), "", digest(n), "", job.dueAt()));
+            }
+            JobFacts other = job("other", V1State.WAIT, 2);
+            in.wrote(other, new Expectation(V2State.SCHEDULED.wireName(), 2, "", digest(0), "", 1000));
+            assertFalse(in.isEmpty());
+            for (int n = 1; n <= JOBS; n++) {
+                assertTrue(in.holds(job(n)), "job " + n);
+                assertTrue(in.holds(job(n)), "job " + n + " still: holds changes nothing");
+            }
+            assertFalse(in.holds(other), "written in another v2 state than the copy read it in");
+            assertFalse(in.holds(job("never", V1State.WAIT, 0)), "never written");
+            assertFalse(in.holds(job("3", V1State.DELAYED, 1)), "other attempts");
+            assertFalse(in.holds(job("3", V1State.DELAYED, 0, 5_000)), "another due time");
+            assertFalse(in.holds(job("2", V1State.FAILED, 2)), "another v2 state");
+            in.unsure(job(4));
+            assertFalse(in.holds(job(4)), "the pass is unsure of it");
+            in.nextPass();
+            assertFalse(in.holds(job(6)), "only the pass before wrote it");
+        }
+    }
+
     /** A table with digests is kept only within a quarter of the heap: a million jobs under 256 MiB, not ten million under 512. */
     @Test
     void digestsFitAQuarterOfTheHeap() {
