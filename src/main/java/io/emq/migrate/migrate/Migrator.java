@@ -36,10 +36,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -226,7 +226,7 @@ public final class Migrator {
         DedicatedConnections guardConnections = new DedicatedConnections(source.client(), IN_FLIGHT);
         Function<QueueRef, Optional<String>> linked = linked(selected, recorded); // built once, shared by every queue
         ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-lease"));
-        ExecutorService workers = Executors.newFixedThreadPool(Math.max(parallel, Math.min(named.size(), IN_FLIGHT)),
+        ThreadPoolExecutor workers = (ThreadPoolExecutor) Executors.newFixedThreadPool(Math.max(parallel, Math.min(named.size(), IN_FLIGHT)),
                 DaemonThreads.named("emq-migrate-queue"));
         try {
             // the queues a migration retired already, read at once whatever --parallel is: their key scans are shared
@@ -324,7 +324,7 @@ public final class Migrator {
      * Does {@code work} for every run, each holding one of the {@link #parallel} permits while it works: one run after
      * another when that is 1, else {@link #allAtOnce}.
      */
-    private void eachAtOnce(ExecutorService workers, WorkPermits working, Collection<Run> all, Consumer<Run> work) {
+    private void eachAtOnce(ThreadPoolExecutor workers, WorkPermits working, Collection<Run> all, Consumer<Run> work) {
         if (parallel == 1) {
             all.forEach(permitted(working, work));
             return;
@@ -335,13 +335,28 @@ public final class Migrator {
     /**
      * Does {@code work} for each of {@code all} on a thread of {@code workers}, each holding a permit of {@code working}
      * while it works (one waiting for a shared key scan gives it back), and returns when all are done; the first
-     * exception one threw (an injected crash, a bug) is rethrown once every one has stopped.
+     * exception one threw (an injected crash, a bug) is rethrown once every one has stopped. Those a thread takes at once
+     * (as many as the pool holds; the others wait for one to finish) are expected by the permits from the start, so a
+     * shared key scan's round waits for each of them to ask, however late its thread starts.
      */
-    private static <T> void allAtOnce(ExecutorService workers, WorkPermits working, Collection<T> all, Consumer<T> work) {
-        Consumer<T> permitted = permitted(working, work);
+    private static <T> void allAtOnce(ThreadPoolExecutor workers, WorkPermits working, Collection<T> all, Consumer<T> work) {
+        int atOnce = Math.min(all.size(), workers.getMaximumPoolSize());
+        working.expect(atOnce);
         List<Future<?>> done = new ArrayList<>(all.size());
         for (T each : all) {
-            done.add(workers.submit(() -> permitted.accept(each)));
+            boolean expected = done.size() < atOnce;
+            done.add(workers.submit(() -> {
+                if (expected) {
+                    working.enterExpected();
+                } else {
+                    working.enter();
+                }
+                try {
+                    work.accept(each);
+                } finally {
+                    working.leave();
+                }
+            }));
         }
         RuntimeException first = null;
         for (Future<?> f : done) {

@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The permits of N callers that may work at once (the migrator's {@code --parallel N}); a caller that
@@ -10,6 +11,8 @@ import java.util.concurrent.Semaphore;
 public final class WorkPermits {
     private final int total;
     private final Semaphore permits;
+    /** Callers handed to a thread that have not asked for a permit yet ({@link #expect}): a round waits for them too. */
+    private final AtomicInteger coming = new AtomicInteger();
 
     public WorkPermits(int total) {
         this.total = total;
@@ -20,12 +23,26 @@ public final class WorkPermits {
         permits.acquireUninterruptibly();
     }
 
+    /**
+     * {@code callers} more are on their way (handed to threads that may not have started yet: a loaded machine starts
+     * a thread late), each to {@link #enterExpected}: until they have, no one counts as idle.
+     */
+    public void expect(int callers) {
+        coming.addAndGet(callers);
+    }
+
+    /** Enters as one of the callers {@link #expect}ed (holding the permit before it stops being counted as coming). */
+    public void enterExpected() {
+        enter();
+        coming.decrementAndGet();
+    }
+
     public void leave() {
         permits.release();
     }
 
-    /** Whether no caller holds a permit or waits for one. */
+    /** Whether no caller holds a permit, waits for one or is on its way. */
     boolean idle() {
-        return permits.availablePermits() == total && !permits.hasQueuedThreads();
+        return coming.get() == 0 && permits.availablePermits() == total && !permits.hasQueuedThreads();
     }
 }
