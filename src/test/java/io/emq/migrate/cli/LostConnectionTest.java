@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.testing.RealServerExtension;
-import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,8 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import redis.clients.jedis.Protocol;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A drain whose server closes its connections mid-way goes on, and says what happened in migrate's plain words: not
@@ -43,9 +40,7 @@ class LostConnectionTest {
             Thread.sleep(50);
         }
         assertTrue(Files.exists(began), "the drain's handler never ran");
-        try (UnifiedJedis admin = Endpoint.parse(SERVER.uri()).open()) {
-            admin.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal"); // every client but this one
-        }
+        SERVER.dropConnections();
         Files.writeString(go, "");
         CliRun r = drain.get(30, TimeUnit.SECONDS);
         assertEquals(ExitCodes.OK, r.code(), r.all());

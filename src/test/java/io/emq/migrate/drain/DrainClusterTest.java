@@ -18,9 +18,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -83,11 +81,7 @@ class DrainClusterTest {
             copy = ShadowQueue.of(c, "q"); // a name of its own: the copy's writes on another master than the reads
         }
         c.exists("emq:{" + copy.name() + "}:meta"); // a connection to the copy's master idles in the pool
-        for (HostAndPort node : CLUSTER.nodes()) {
-            try (Jedis master = CLUSTER.node(node)) {
-                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal");
-            }
-        }
+        CLUSTER.dropConnections();
         try (ShadowQueue dropped = copy) {
             JedisConnectionException lost = assertThrows(JedisConnectionException.class, dropped::copy);
             assertTrue(lost.getMessage().contains("dropped during a pipeline"), lost.getMessage());

@@ -3,19 +3,13 @@ package io.emq.migrate.migrate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.emq.migrate.keyspace.Slots;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 
 /**
  * A cluster source's connections dropped (its master killed and a replica promoted, or the connections cut) just before
@@ -29,29 +23,14 @@ class ClusterSourceFaultTest {
     @RegisterExtension
     static final RealServerExtension TARGET = RealServerExtension.standalone();
 
-    static final String PREFIX = "{v1}";
-    static final String QUEUE = "orders";
-    static final int JOBS = 300;
-    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
+    static final String PREFIX = ClusterSourceTest.PREFIX;
+    static final String QUEUE = ClusterSourceTest.QUEUE;
+    static final int JOBS = ClusterSourceTest.JOBS;
+    static final MigrationOptions OPTIONS = ClusterSourceTest.OPTIONS;
 
     @BeforeEach
     void clean() {
-        SOURCE.nodes().forEach(node -> {
-            try (Jedis n = SOURCE.node(node)) {
-                n.clusterSetSlotStable(Slots.slot(PREFIX));
-                n.flushAll();
-            }
-        });
-        TARGET.client().flushAll();
-    }
-
-    /** Cuts every client connection of every master (CLIENT KILL TYPE normal; not the one that asks). */
-    private static void dropSourceConnections() {
-        for (HostAndPort node : SOURCE.nodes()) {
-            try (Jedis master = SOURCE.node(node)) {
-                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal");
-            }
-        }
+        ClusterSourceTest.clean(SOURCE, TARGET);
     }
 
     /**
@@ -66,7 +45,7 @@ class ClusterSourceFaultTest {
         MigrationResult result = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(TARGET.client()), SOURCE.uri(), OPTIONS,
                 Checkpoints.observed((version, where) -> {
                     if ((version + ":" + where).equals(at) && !dropped[0]) {
-                        dropSourceConnections();
+                        SOURCE.dropConnections();
                         dropped[0] = true;
                     }
                 })).migrate(List.of(PREFIX), List.of(QUEUE)).get(0);

@@ -57,13 +57,18 @@ class ClusterSourceTest {
 
     @BeforeEach
     void clean() {
-        SOURCE.nodes().forEach(node -> {
-            try (var n = SOURCE.node(node)) {
-                n.clusterSetSlotStable(Slots.slot(PREFIX)); // as a test that moved it left it
+        clean(SOURCE, TARGET);
+    }
+
+    /** Empties a cluster source, its queue's slot served stable again (as a test that moved it left it), and the target. */
+    static void clean(RealServerExtension source, RealServerExtension target) {
+        source.nodes().forEach(node -> {
+            try (var n = source.node(node)) {
+                n.clusterSetSlotStable(Slots.slot(PREFIX));
                 n.flushAll();
             }
         });
-        TARGET.client().flushAll();
+        target.client().flushAll();
     }
 
     /** The address of the cluster as {@code --source} would name it through these seeds alone. */

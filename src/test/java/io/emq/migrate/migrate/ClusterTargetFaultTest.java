@@ -35,14 +35,6 @@ class ClusterTargetFaultTest {
     static final int JOBS = 500;
     static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
 
-    /** Cuts every client connection of every master (CLIENT KILL TYPE normal; not the one that asks). */
-    private static void dropTargetConnections() {
-        for (HostAndPort node : TARGET.nodes()) {
-            try (Jedis master = TARGET.node(node)) {
-                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal");
-            }
-        }
-    }
 
     /** Unassigns (or assigns back to the master that served it) the queue's slot on every master: the cluster is down meanwhile. */
     private static void queueSlotServed(boolean served, HostAndPort master) {
@@ -104,7 +96,7 @@ class ClusterTargetFaultTest {
             MigrationResult result = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), OPTIONS,
                     Checkpoints.observed((version, where) -> {
                         if (version == 120 && where.equals("source deleted") && !dropped[0]) {
-                            dropTargetConnections(); // the fence's release and the journal's "retired" go out next, in one pipeline
+                            TARGET.dropConnections(); // the fence's release and the journal's "retired" go out next, in one pipeline
                             dropped[0] = true;
                         }
                     })).migrate(List.of("bull"), List.of(QUEUE)).get(0);

@@ -15,6 +15,7 @@ import org.testcontainers.containers.GenericContainer;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -121,6 +122,15 @@ public final class RealServerExtension implements BeforeAllCallback, AfterAllCal
     /** A direct connection to one node, for tests that inspect where keys landed. */
     public Jedis node(HostAndPort node) {
         return new Jedis(node, DefaultJedisClientConfig.builder().resp2().build());
+    }
+
+    /** Cuts every client connection of every node ({@code CLIENT KILL TYPE normal}; not the one that asks), as a drop does. */
+    public void dropConnections() {
+        for (HostAndPort n : nodes()) {
+            try (Jedis admin = node(n)) {
+                admin.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal");
+            }
+        }
     }
 
     /** Which binary serves the tests: valkey, redis, embedded or container. */

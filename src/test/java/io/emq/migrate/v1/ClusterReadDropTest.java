@@ -13,9 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -45,14 +43,6 @@ class ClusterReadDropTest {
                 Arguments.of("the jobs an enclosing queue lists", (Consumer<UnifiedJedis>) c -> EnclosingQueues.listedBy(c, QUEUE, List.of(job))));
     }
 
-    /** Cuts every client connection of every master (CLIENT KILL TYPE normal; not the one that asks). */
-    private static void dropConnections() {
-        for (HostAndPort node : SOURCE.nodes()) {
-            try (Jedis master = SOURCE.node(node)) {
-                master.sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "normal");
-            }
-        }
-    }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("reads")
@@ -60,7 +50,7 @@ class ClusterReadDropTest {
         V1QueueGenerator.addWaiting(SOURCE.client(), PREFIX, NAME, 1, 50, 20);
         try (UnifiedJedis client = SOURCE.endpoint().open()) {
             read.accept(client); // the read's connections now idle in the client's pool
-            dropConnections();
+            SOURCE.dropConnections();
             JedisConnectionException lost = assertThrows(JedisConnectionException.class, () -> read.accept(client), what);
             assertTrue(lost.getMessage().contains("dropped during a pipeline"), lost.getMessage());
             assertDoesNotThrow(() -> read.accept(client), what);
