@@ -326,7 +326,7 @@ public final class Migrator {
      */
     private void eachAtOnce(ThreadPoolExecutor workers, WorkPermits working, Collection<Run> all, Consumer<Run> work) {
         if (parallel == 1) {
-            all.forEach(permitted(working, work));
+            all.forEach(each -> permitted(working, working::enter, work, each));
             return;
         }
         allAtOnce(workers, working, all, work);
@@ -344,19 +344,8 @@ public final class Migrator {
         working.expect(atOnce);
         List<Future<?>> done = new ArrayList<>(all.size());
         for (T each : all) {
-            boolean expected = done.size() < atOnce;
-            done.add(workers.submit(() -> {
-                if (expected) {
-                    working.enterExpected();
-                } else {
-                    working.enter();
-                }
-                try {
-                    work.accept(each);
-                } finally {
-                    working.leave();
-                }
-            }));
+            Runnable enter = done.size() < atOnce ? working::enterExpected : working::enter;
+            done.add(workers.submit(() -> permitted(working, enter, work, each)));
         }
         RuntimeException first = null;
         for (Future<?> f : done) {
@@ -379,15 +368,19 @@ public final class Migrator {
         }
     }
 
-    private static <T> Consumer<T> permitted(WorkPermits working, Consumer<T> work) {
-        return each -> {
-            working.enter();
-            try {
-                work.accept(each);
-            } finally {
-                working.leave();
-            }
-        };
+    /** Does {@code work} for {@code each} holding a permit of {@code working}, taken by {@code enter}. */
+    private static <T> void permitted(WorkPermits working, Runnable enter, Consumer<T> work, T each) {
+        enter.run();
+        try {
+            work.accept(each);
+        } finally {
+            working.leave();
+        }
+    }
+
+    /** How a run's messages name a step: {@code step V30 (absorb pending)}. */
+    private static String named(StepDefinition step) {
+        return "step V" + step.version() + " (" + step.description() + ")";
     }
 
     private Optional<String> targetName(QueueRef q) {
@@ -569,7 +562,7 @@ public final class Migrator {
             listener.stepStarted(m.target, step);
             checkpoints.enterStep(step.version());
             long t0 = System.nanoTime();
-            String named = "step V" + step.version() + " (" + step.description() + ")";
+            String named = named(step);
             try {
                 if (!claimed) {
                     TargetFence.claim(m.targetWire, m.keys, m.journal);
@@ -711,14 +704,14 @@ public final class Migrator {
         void recorded(StepDefinition step, RuntimeException error, Optional<String> broke) {
             unrecorded = null;
             if (error instanceof EmqWireException.Lock lost) {
-                if (!stoppedAsJournalLost("the history row of step V" + step.version() + " (" + step.description() + ")", step)) {
-                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, "the history row of step V" + step.version() + " (" + step.description()
-                            + ") of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
+                String row = "the history row of " + named(step);
+                if (!stoppedAsJournalLost(row, step)) {
+                    stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, row + " of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
                             + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
                 }
             } else if (error != null) {
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of step V" + step.version() + " (" + step.description()
-                        + ") could not be written: " + (error instanceof JedisConnectionException lost ? ConnectionLoss.of(lost, silence(), broke)
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of " + named(step)
+                        + " could not be written: " + (error instanceof JedisConnectionException lost ? ConnectionLoss.of(lost, silence(), broke)
                         : StepErrors.of(error)) + "; " + sourceLeft(step) + "; re-run migrate (the"
                         + " step runs again)");
             }
@@ -771,7 +764,6 @@ public final class Migrator {
             }
         }
 
-        /** Ends this run once every step ran: its outcome, as the journal tells it when no step stopped it, its lease released, its {@link #result}. */
         /**
          * Releases this run's lease, so a re-run goes on at once; a lapsed or taken lease needs none. A connection the
          * target closed is let go and the release tried on the next: a drop (CLIENT KILL, a restart of a proxy) closes
@@ -793,6 +785,7 @@ public final class Migrator {
             }
         }
 
+        /** Ends this run once every step ran: its outcome, as the journal tells it when no step stopped it, its lease released, its {@link #result}. */
         void finish() {
             Optional<JournalHeader> header = Optional.empty();
             if (outcome == null && !options.retire() && retirementBegun(m)) {
