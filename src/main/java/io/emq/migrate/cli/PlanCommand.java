@@ -371,7 +371,8 @@ final class PlanCommand implements Command {
                 + Table.counts(plan.dropped()));
         out.println("estimated v1 pause window: " + window.ms() + " ms (v1 serves through the copy; it is paused from the last"
                 + " re-sync pass until the v2 queue serves" + window.withoutFeed().map(why -> "; without the change feed (" + why
-                + "), that pass reads every job again").orElse("") + ")");
+                + "), that pass reads every job again").orElse("") + window.readInFull().map(why -> "; " + why
+                + ", which the change feed does not carry from one read to the next, so that pass reads every job again").orElse("") + ")");
         out.println();
     }
 }

@@ -107,6 +107,7 @@ final class PlanDocument {
         q.put("estimatedPauseMs", window.ms());
         q.put("changeFeed", window.withoutFeed().isEmpty());
         window.withoutFeed().ifPresent(why -> q.put("withoutChangeFeed", why));
+        window.readInFull().ifPresent(why -> q.put("pauseReadsEveryJob", why));
         q.put("dropped", plan.dropped());
         q.put("activeLocks", locks(snap));
         q.put("schedulers", schedulers(snap.schedulers()));

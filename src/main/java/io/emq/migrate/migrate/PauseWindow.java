@@ -13,8 +13,9 @@ import java.util.Optional;
  * ({@link InLine}), and looks up in the journal only the jobs touched or added since (every job when the
  * change feed broke), so the window still grows with the queue, slowly (the guard of that read and the
  * retirement of the structures are O(1): {@link SourceGuard}). Without the change feed that pass reads every job
- * again. The estimate is the jobs times the cost per job {@code bench/run-migration} measured either way
- * (bench/RESULTS.md).
+ * again, and so it does with the feed when the queue holds what the feed's refresh of the read before cannot carry on
+ * (job schedulers, flows, anomalies: {@link QueueSnapshot#readInFullBecause}). The estimate is the jobs times the
+ * cost per job {@code bench/run-migration} measured either way (bench/RESULTS.md).
  */
 public final class PauseWindow implements AutoCloseable {
     /**
@@ -30,7 +31,9 @@ public final class PauseWindow implements AutoCloseable {
      * {@link SourceFeed#MOST_WATCHED} a run watches): the pass under the pause reads every job again and looks each up in
      * the journal. Rounded up from {@code bench/run-migration --without-feed} (bench/RESULTS.md, session 29, once that
      * pass read a queue without logs or flow keys as hashes alone): 11,036 ms for 1,000,000 jobs (11.0 µs a job),
-     * 14,944 ms for 1,099,980 with {@code --producer 1000} (13.6 µs a job).
+     * 14,944 ms for 1,099,980 with {@code --producer 1000} (13.6 µs a job). A queue read whole with the feed costs
+     * about as much: 6-11 µs a job a read, timed in session 43 with a real BullMQ client beside the run, and a write
+     * landing in a read has it read again.
      */
     static final double MICROS_PER_JOB_WITHOUT_FEED = 14;
 
@@ -46,8 +49,11 @@ public final class PauseWindow implements AutoCloseable {
         return new PauseWindow(new SourceFeed(source));
     }
 
-    /** A queue's estimate, and why its run would re-sync it without the change feed (then its last pass reads every job again). */
-    public record Estimate(long ms, Optional<String> withoutFeed) {
+    /**
+     * A queue's estimate; why its run would re-sync it without the change feed, or else why the last pass would read the
+     * queue whole all the same (either way it reads every job again).
+     */
+    public record Estimate(long ms, Optional<String> withoutFeed, Optional<String> readInFull) {
     }
 
     /**
@@ -57,8 +63,9 @@ public final class PauseWindow implements AutoCloseable {
      */
     public Estimate next(QueueSnapshot snap) {
         Optional<String> without = feed.watch(snap.queue()).isPresent() ? Optional.empty() : Optional.of(feed.whyUnwatched(snap.queue()));
-        double micros = without.isEmpty() ? MICROS_PER_JOB : MICROS_PER_JOB_WITHOUT_FEED;
-        return new Estimate(Math.round(snap.jobCount() * micros / 1000), without);
+        Optional<String> readInFull = without.isEmpty() ? snap.readInFullBecause() : Optional.empty();
+        double micros = without.isEmpty() && readInFull.isEmpty() ? MICROS_PER_JOB : MICROS_PER_JOB_WITHOUT_FEED;
+        return new Estimate(Math.round(snap.jobCount() * micros / 1000), without, readInFull);
     }
 
     /** Closes the feed's connections. */

@@ -1,5 +1,7 @@
 package io.emq.migrate.v1;
 
+import java.util.function.Consumer;
+
 /**
  * A set of byte-string ids held compactly: their bytes in one {@link ByteArena}, an {@link IdIndex}
  * over them; about 20 bytes an id of a few bytes, where a {@code HashSet} of {@link Bytes} costs
@@ -21,5 +23,12 @@ public final class IdSet {
 
     public int size() {
         return ids.size();
+    }
+
+    /** Each id, in the order added. */
+    public void forEach(Consumer<Bytes> each) {
+        for (int i = 0; i < ids.size(); i++) {
+            each.accept(ids.get(i));
+        }
     }
 }

@@ -25,8 +25,10 @@ public sealed interface KeyClass {
 
     /** A per-job key {@code P:Q:<id>:<sub>} of the right type. */
     record JobSubkey(QueueRef queue, Bytes id, JobSubKind sub) implements KeyClass {
+        static final String KIND = "job-subkey";
+
         public String kindName() {
-            return "job-subkey";
+            return KIND;
         }
     }
 

@@ -49,13 +49,14 @@ public final class QueueSnapshot {
     private final List<FlowParent> flowParents;
     private final Map<String, Long> keyClasses;
     private final Map<JobSubKind, Long> subkeys;
+    private final JobSubkeys jobSubkeys;
     private final long legacyMarkers;
 
     QueueSnapshot(QueueRef queue, Map<QueueStructure, KeyType> structures, Map<String, String> meta,
                   Map<V1State, Long> listed, Map<V1State, StateJobs> jobs, PayloadRead payloadRead, AnomalyLog anomalies,
                   List<Scheduler> schedulers, DedupKeys dedupKeys, List<FlowLink> flowLinks,
                   List<FlowParent> flowParents, Map<String, Long> keyClasses, Map<JobSubKind, Long> subkeys,
-                  long legacyMarkers) {
+                  JobSubkeys jobSubkeys, long legacyMarkers) {
         this.queue = queue;
         EnumMap<QueueStructure, KeyType> st = new EnumMap<>(QueueStructure.class);
         st.putAll(structures);
@@ -81,6 +82,7 @@ public final class QueueSnapshot {
         EnumMap<JobSubKind, Long> sk = new EnumMap<>(JobSubKind.class);
         sk.putAll(subkeys);
         this.subkeys = Collections.unmodifiableMap(sk);
+        this.jobSubkeys = jobSubkeys; // held compactly, not copied
         this.legacyMarkers = legacyMarkers;
     }
 
@@ -284,12 +286,47 @@ public final class QueueSnapshot {
 
     /**
      * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
-     * no scheduler, flow, per-job key, legacy marker or anomaly but orphan hashes (a read of
+     * no scheduler, flow, per-job key but locks and logs lists, legacy marker or anomaly but orphan hashes (a read of
      * a live source meets the hash of a job added after it read the listings); dedup keys it may hold.
      */
     boolean plain() {
-        return anomalyCounts.keySet().stream().allMatch(k -> k == AnomalyKind.ORPHAN_HASH) && schedulers.isEmpty()
-                && flowLinks.isEmpty() && flowParents.isEmpty() && subkeys.isEmpty() && legacyMarkers == 0;
+        return readInFullBecause().isEmpty();
+    }
+
+    /**
+     * Why no refresh may start from this snapshot ({@link #plain}), in an operator's words ("it holds 2 job schedulers,
+     * flows (3 parents, 7 children)"): then a pass under the pause reads the queue whole; empty when one may.
+     */
+    public Optional<String> readInFullBecause() {
+        List<String> why = new ArrayList<>();
+        long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH)
+                .mapToLong(Map.Entry::getValue).sum();
+        if (anomalies > 0) {
+            why.add(counted(anomalies, "anomaly", "anomalies"));
+        }
+        if (!schedulers.isEmpty()) {
+            why.add(counted(schedulers.size(), "job scheduler", "job schedulers"));
+        }
+        if (!flowParents.isEmpty() || !flowLinks.isEmpty()) {
+            why.add("flows (" + flowParents.size() + " parents, " + flowLinks.size() + " children)");
+        }
+        long flowKeys = subkeys.entrySet().stream().filter(e -> !JobSubkeys.CARRIED.contains(e.getKey())).mapToLong(Map.Entry::getValue).sum();
+        if (flowKeys > 0) {
+            why.add(counted(flowKeys, "flow key of a job", "flow keys of jobs"));
+        }
+        if (legacyMarkers > 0) {
+            why.add(counted(legacyMarkers, "BullMQ 4.x marker", "BullMQ 4.x markers"));
+        }
+        return why.isEmpty() ? Optional.empty() : Optional.of("it holds " + String.join(", ", why));
+    }
+
+    private static String counted(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
+    }
+
+    /** The jobs that have a lock or a logs list, as this snapshot found them: what a refresh carries on. */
+    JobSubkeys jobSubkeys() {
+        return jobSubkeys;
     }
 
     /** The columns of one state's jobs; null when it holds none. */

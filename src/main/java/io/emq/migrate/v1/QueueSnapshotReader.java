@@ -118,12 +118,13 @@ public final class QueueSnapshotReader {
      * {@code wait} or {@code paused} that is the one before entry for entry, none of its jobs written (as after the
      * pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
-     * structures, listed job hashes and dedup keys (an anomaly, a scheduler, a flow, a per-job key, a
-     * legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
-     * read), a written key is neither a structure, a job hash listed before or now nor a dedup key, or an unlisted
-     * job's hash is still there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is
-     * left of a TTL: one that runs out is told as a write) but for those written since, which are read again, as is
-     * every dedup key written since.
+     * structures, listed job hashes, their locks and logs lists, and dedup keys (an anomaly, a scheduler, a flow, a
+     * flow's per-job key, a legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
+     * read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job listed
+     * now (or gone) nor a dedup key, or an unlisted job's hash, lock or logs list is still there; then read the queue in
+     * full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one that runs out is told as a
+     * write) but for those written since, which are read again, as is every dedup key written since; so are its jobs'
+     * locks and logs lists, only those written since typed again.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
         if (!previous.plain() || previous.payloadRead() != payloadRead) {
@@ -157,6 +158,8 @@ public final class QueueSnapshotReader {
         private final DedupKeys dedupKeys = new DedupKeys();
         private final Map<Bytes, Set<JobSubKind>> parentSubkeys = new HashMap<>();
         private final Map<Bytes, Bytes> unlistedStems = new LinkedHashMap<>();
+        /** The jobs that have a lock or a logs list; in a refresh, those of the snapshot before with the written ones typed again. */
+        private JobSubkeys jobSubkeys = new JobSubkeys();
         private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
         private final NameTable names = new NameTable();
@@ -322,8 +325,10 @@ public final class QueueSnapshotReader {
             if (!listedOnce()) {
                 return Optional.empty(); // an anomaly: no refresh stands for the full read
             }
-            ByteArena writtenIds = writtenIds();
-            BitSet listedNow = markWritten(writtenIds);
+            ByteArena sought = writtenIds();
+            int writtenCount = sought.size();
+            List<WrittenSubkey> subkeysShaped = stemsSought(sought);
+            BitSet listedNow = markWritten(sought, writtenCount);
             KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
             Map<String, Long> expected = new TreeMap<>(keyClasses);
             previous.structures().forEach((s, t) ->
@@ -331,12 +336,15 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            Long previousDedupKeys = previous.keyClasses().get(KeyClass.DedupKey.KIND); // counted again by refreshDedupKeys
-            if (previousDedupKeys != null) {
-                expected.put(KeyClass.DedupKey.KIND, previousDedupKeys);
+            for (String counted : List.of(KeyClass.DedupKey.KIND, KeyClass.JobSubkey.KIND)) { // counted again below
+                Long was = previous.keyClasses().get(counted);
+                if (was != null) {
+                    expected.put(counted, was);
+                }
             }
-            if (!expected.equals(previous.keyClasses()) || !onlyStructuresAndJobsWritten(writtenIds, listedNow) || !orphansWritten()
-                    || !refreshDedupKeys()) {
+            Optional<List<WrittenSubkey>> subkeysWritten = subkeysWritten(sought, writtenCount, listedNow, subkeysShaped);
+            if (!expected.equals(previous.keyClasses()) || subkeysWritten.isEmpty() || !orphansWritten()
+                    || !refreshDedupKeys() || !refreshSubkeys(sought, listedNow, subkeysWritten.get())) {
                 return Optional.empty();
             }
             structureTypes.forEach((s, t) -> {
@@ -429,12 +437,55 @@ public final class QueueSnapshotReader {
             return ids;
         }
 
+        /** A written key shaped as a job's lock or logs list: its id and its job's id, by entry of the ids sought ({@link #stemsSought}). */
+        private record WrittenSubkey(int key, int job, JobSubKind kind) {
+        }
+
         /**
-         * Marks the entries listed now whose hash was written ({@link #writtenEntries}), each listed entry
-         * looked up among {@code writtenIds} (an index of them only); returns which of those are listed now.
+         * Adds to {@code sought} (the written ids) the job id of each written key shaped as a lock or logs list, so
+         * that the one walk of the listings ({@link #markWritten}) tells whether its job is listed now; returns those keys.
          */
-        private BitSet markWritten(ByteArena writtenIds) {
-            return listedAmong(writtenIds, IntStream.range(0, writtenIds.size()).toArray(), listedIds.arena(), writtenEntries::set);
+        private List<WrittenSubkey> stemsSought(ByteArena sought) {
+            List<WrittenSubkey> shaped = new ArrayList<>();
+            int writtenCount = sought.size();
+            for (int k = 0; k < writtenCount; k++) {
+                Bytes rest = sought.get(k);
+                for (JobSubKind kind : JobSubkeys.CARRIED) {
+                    if (rest.endsWith(kind.colonSuffix()) && rest.length() > kind.colonSuffix().length()) {
+                        shaped.add(new WrittenSubkey(k, sought.add(rest.dropSuffix(kind.colonSuffix()).raw()), kind));
+                    }
+                }
+            }
+            return shaped;
+        }
+
+        /**
+         * Marks the entries listed now whose hash was written ({@link #writtenEntries}): the listings walked once, each
+         * entry looked up in an index of {@code sought} only (the first {@code writtenCount} of them written, the rest
+         * the jobs of written locks and logs lists). Returns which entries of {@code sought} are listed now.
+         */
+        private BitSet markWritten(ByteArena sought, int writtenCount) {
+            BitSet listed = new BitSet();
+            if (sought.size() == 0) {
+                return listed;
+            }
+            IdIndex index = indexOf(sought, IntStream.range(0, sought.size()), sought.size());
+            ByteArena listing = listedIds.arena();
+            for (int entry = 0; entry < listing.size(); entry++) {
+                int at = index.find(listing, entry);
+                if (at >= 0) {
+                    listed.set(at);
+                    if (at < writtenCount) { // the first entry of an id: a written id comes before a job's id of the same bytes
+                        writtenEntries.set(entry);
+                    }
+                }
+            }
+            for (int k = 0; k < sought.size(); k++) {
+                if (listed.get(index.first(k))) {
+                    listed.set(k);
+                }
+            }
+            return listed;
         }
 
         /**
@@ -567,22 +618,75 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether every written key is a queue structure, or the hash of a job listed now ({@code listedNow}:
-         * which of {@code writtenIds} are) or before (the rest looked up along the listings before).
+         * The locks and logs lists written since, when every written key is a queue structure, the hash of a job listed
+         * now ({@code listedNow}: which of the ids {@code sought} are) or before (the rest looked up along the listings
+         * before), a dedup key ({@link #refreshDedupKeys}) or a key shaped as a lock or logs list ({@code shaped}, typed
+         * again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of its id is listed now,
+         * and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
          */
-        private boolean onlyStructuresAndJobsWritten(ByteArena writtenIds, BitSet listedNow) {
+        private Optional<List<WrittenSubkey>> subkeysWritten(ByteArena sought, int writtenCount, BitSet listedNow,
+                                                             List<WrittenSubkey> shaped) {
             Set<Bytes> structureKeys = new HashSet<>();
             for (QueueStructure s : QueueStructure.values()) {
                 structureKeys.add(queue.key(s));
             }
             if (written.stream().anyMatch(key -> !key.startsWith(base) && !structureKeys.contains(key))) {
-                return false;
+                return Optional.empty();
             }
-            int[] notNow = IntStream.range(0, writtenIds.size())
-                    .filter(k -> !listedNow.get(k) && !structureKeys.contains(base.concat(writtenIds.get(k)))
-                            && !writtenIds.get(k).startsWith(KeyClass.DedupKey.PREFIX)).toArray();
-            return notNow.length == 0 || previousIds != null
-                    && listedAmong(writtenIds, notNow, previousIds.arena(), entry -> { }).cardinality() == notNow.length;
+            Map<Integer, WrittenSubkey> shapedKeys = new HashMap<>();
+            shaped.forEach(w -> shapedKeys.put(w.key(), w));
+            List<WrittenSubkey> subkeys = new ArrayList<>();
+            List<Integer> jobs = new ArrayList<>();
+            for (int k = 0; k < writtenCount; k++) {
+                if (listedNow.get(k) || structureKeys.contains(base.concat(sought.get(k))) || sought.get(k).startsWith(KeyClass.DedupKey.PREFIX)) {
+                    continue;
+                }
+                if (shapedKeys.containsKey(k)) {
+                    subkeys.add(shapedKeys.get(k));
+                } else {
+                    jobs.add(k);
+                }
+            }
+            int[] notNow = jobs.stream().mapToInt(Integer::intValue).toArray();
+            boolean listedBefore = notNow.length == 0 || previousIds != null
+                    && listedAmong(sought, notNow, previousIds.arena(), entry -> { }).cardinality() == notNow.length;
+            return listedBefore ? Optional.of(subkeys) : Optional.empty();
+        }
+
+        /**
+         * Types again each lock or logs list written since: one of its kind's type is a key of its job, which must be
+         * listed now ({@code listedNow}; else a full read finds it dangling), one gone is gone, and one of another type is
+         * a key a full read classifies otherwise (false). The jobs' locks and logs lists are then those of the snapshot
+         * before, with those typed again as they are now, and counted as a full read counts them.
+         */
+        private boolean refreshSubkeys(ByteArena sought, BitSet listedNow, List<WrittenSubkey> typedAgain) {
+            List<Response<String>> types = new ArrayList<>(typedAgain.size());
+            if (!typedAgain.isEmpty()) {
+                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
+                    typedAgain.forEach(w -> types.add(p.type(base.concat(sought.get(w.key())).raw())));
+                    p.sync();
+                }
+            }
+            Map<JobSubKind, Set<Bytes>> retyped = new EnumMap<>(JobSubKind.class);
+            Map<JobSubKind, Set<Bytes>> there = new EnumMap<>(JobSubKind.class);
+            for (int i = 0; i < typedAgain.size(); i++) {
+                WrittenSubkey w = typedAgain.get(i);
+                KeyType type = KeyType.parse(types.get(i).get());
+                Bytes job = sought.get(w.job());
+                retyped.computeIfAbsent(w.kind(), k -> new HashSet<>()).add(job);
+                if (type == w.kind().type() && listedNow.get(w.job())) {
+                    there.computeIfAbsent(w.kind(), k -> new HashSet<>()).add(job);
+                } else if (type != KeyType.NONE) {
+                    return false;
+                }
+            }
+            jobSubkeys = previous.jobSubkeys().retyped(retyped, there);
+            subkeys.putAll(jobSubkeys.counts());
+            long held = subkeys.values().stream().mapToLong(Long::longValue).sum();
+            if (held > 0) {
+                keyClasses.put(KeyClass.JobSubkey.KIND, held);
+            }
+            return true;
         }
 
         /** An index of these entries (about {@code expected} of them) of {@code arena}. */
@@ -624,8 +728,8 @@ public final class QueueSnapshotReader {
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
                 if (!listedNow.get(entry)) {
                     Bytes key = base.concat(previousIds.id(entry));
-                    if (!written.contains(key)) {
-                        return false;
+                    if (!written.contains(key) || jobSubkeys.anyOf(previousIds.id(entry))) {
+                        return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
                     }
                     unlisted.add(key);
                 }
@@ -685,7 +789,7 @@ public final class QueueSnapshotReader {
                 }
             });
             return new QueueSnapshot(queue, present, meta, listed, facts, payloadRead, anomalies, readSchedulers(),
-                    readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, legacyMarkers);
+                    readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, jobSubkeys, legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {
@@ -963,6 +1067,9 @@ public final class QueueSnapshotReader {
                 dedupIds.add(d.dedupId().raw());
             } else if (c instanceof KeyClass.JobSubkey j) {
                 subkeys.merge(j.sub(), 1L, Long::sum);
+                if (JobSubkeys.CARRIED.contains(j.sub())) {
+                    jobSubkeys.add(j.sub(), j.id());
+                }
                 if (!index.contains(j.id())) {
                     unlistedStems.putIfAbsent(j.id(), queue.jobSubKey(j.id(), j.sub()));
                 }

@@ -12,6 +12,7 @@ import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -69,6 +70,33 @@ class PauseWindowCommandTest {
         assertTrue(Pattern.compile("(?m)^estimated v1 pause window: 28 ms \\(v1 serves through the copy; it is paused from the last"
                 + " re-sync pass until the v2 queue serves; without the change feed \\(.*NOPERM.*\\), that pass reads every job"
                 + " again\\)$").matcher(text.out()).find(), text.out());
+    }
+
+    /**
+     * A queue with job schedulers is read whole under the pause even with the change feed: the plan charges it as a pass
+     * without the feed, and says why; locks and logs lists the feed carries, so they cost nothing more.
+     */
+    @Test
+    void planEstimatesTheLongerWindowOfAQueueTheFeedCannotCarryAndSaysWhy() throws Exception {
+        V1QueueGenerator.addWaiting(SERVER.client(), "logged", 1, 2000, 20);
+        SERVER.client().rpush("bull:logged:5:logs", "a line");
+        JsonNode logged = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "logged", "--json").out())
+                .path("queues").path(0);
+        assertTrue(logged.path("pauseReadsEveryJob").isMissingNode(), logged.toString());
+        assertEquals(3, logged.path("estimatedPauseMs").asLong(), "2,000 jobs at 1.5 µs: a logs list is carried");
+
+        V1QueueGenerator.addWaiting(SERVER.client(), "scheduled", 1, 2000, 20);
+        SERVER.client().hset("bull:scheduled:repeat:tick", Map.of("every", "60000", "name", "tick"));
+        SERVER.client().zadd("bull:scheduled:repeat", 1, "tick");
+        JsonNode scheduled = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "scheduled", "--json").out())
+                .path("queues").path(0);
+        assertTrue(scheduled.path("changeFeed").asBoolean(), scheduled.toString());
+        assertEquals("it holds 1 job scheduler", scheduled.path("pauseReadsEveryJob").asText(), scheduled.toString());
+        assertEquals(28, scheduled.path("estimatedPauseMs").asLong(), "2,000 jobs at 14 µs");
+        CliRun text = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "scheduled");
+        assertTrue(text.out().contains("estimated v1 pause window: 28 ms (v1 serves through the copy; it is paused from the last re-sync"
+                + " pass until the v2 queue serves; it holds 1 job scheduler, which the change feed does not carry from one read to the"
+                + " next, so that pass reads every job again)"), text.out());
     }
 
     /**

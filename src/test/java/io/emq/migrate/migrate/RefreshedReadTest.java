@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.testing.RealServerExtension;
@@ -61,6 +62,33 @@ class RefreshedReadTest {
         assertFalse(window.containsKey("pass-refreshed-read"), "the feed broke: the source read in full: " + window);
         assertEquals(1L, window.get("pass-full-pass"), window.toString());
         assertEquals(1L, window.get("pass-rewritten"), window.toString());
+    }
+
+    @Test
+    void aQueueWithLogsListsAndAJobAWorkerHoldsIsRefreshedUnderThePauseToo() {
+        client().rpush("bull:" + QUEUE + ":11:logs", "first line");
+        client().rpush("bull:" + QUEUE + ":12:logs", "kept line");
+        String held = client().rpoplpush("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":active");
+        client().psetex("bull:" + QUEUE + ":" + held + ":lock", 60_000, "a-worker-token");
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) { // the worker finishes the job it holds; a job logs a line
+                client().lrem("bull:" + QUEUE + ":active", 0, held);
+                client().del("bull:" + QUEUE + ":" + held + ":lock");
+                client().zadd("bull:" + QUEUE + ":completed", 1, held);
+                client().hset("bull:" + QUEUE + ":" + held, Map.of("finishedOn", "1", "returnvalue", "null"));
+                client().rpush("bull:" + QUEUE + ":11:logs", "second line");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        assertEquals(1L, window.get("pass-refreshed-read"), "locks and logs lists: the snapshot refreshed all the same: " + window);
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(held), true));
+        List<BrandedId> ids = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("11".getBytes(), "12".getBytes()))
+                .stream().map(java.util.Optional::orElseThrow).toList();
+        assertEquals(List.of("first line", "second line"), client().lrange(Keys.queue(QUEUE).job(ids.get(0), JobSub.LOGS), 0, -1));
+        assertEquals(List.of("kept line"), client().lrange(Keys.queue(QUEUE).job(ids.get(1), JobSub.LOGS), 0, -1));
     }
 
     /** Migrates; once v1 is paused, optionally kills the feed's subscriber, then edits job 11. The window's counts. */

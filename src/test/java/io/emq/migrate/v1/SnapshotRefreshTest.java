@@ -128,9 +128,98 @@ class SnapshotRefreshTest {
     @Test
     void aWrittenKeyThatIsNeitherAStructureNorAJobHashIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
-        client().rpush("bull:fresh:5:logs", "a line");
-        wrote("5:logs");
-        assertTrue(reader().refresh(before, written).isEmpty(), "a per-job key: only a scan classifies it as a full read does");
+        client().sadd("bull:fresh:5:dependencies", "bull:other:1");
+        wrote("5:dependencies");
+        assertTrue(reader().refresh(before, written).isEmpty(), "a flow's per-job key: only a scan classifies it as a full read does");
+    }
+
+    /** What a v1 worker does when it takes the job at the near end of {@code wait}: moves it to {@code active} under a lock. */
+    private String take() {
+        String id = client().rpoplpush("bull:fresh:wait", "bull:fresh:active");
+        client().psetex("bull:fresh:" + id + ":lock", 60_000, "a-worker-token");
+        client().hset("bull:fresh:" + id, "processedOn", "1");
+        List.of("wait", "active", id, id + ":lock").forEach(this::wrote);
+        return id;
+    }
+
+    /** What a v1 worker does when it finishes a job it took: the lock goes, the job is completed. */
+    private void complete(String id) {
+        client().lrem("bull:fresh:active", 0, id);
+        client().del("bull:fresh:" + id + ":lock");
+        client().zadd("bull:fresh:completed", 2, id);
+        client().hset("bull:fresh:" + id, Map.of("finishedOn", "2", "returnvalue", "null"));
+        List.of("active", "completed", id, id + ":lock").forEach(this::wrote);
+    }
+
+    private void log(String id, String line) {
+        client().rpush("bull:fresh:" + id + ":logs", line);
+        wrote(id + ":logs");
+    }
+
+    @Test
+    void locksAndLogsListsAreCarriedThroughARefreshAndOnlyThoseWrittenSinceAreTypedAgain() {
+        String first = take();
+        List.of("30", "40", "50").forEach(id -> client().rpush("bull:fresh:" + id + ":logs", "line of " + id));
+        written.clear();
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(JobSubKind.LOCK, 1L, JobSubKind.LOGS, 3L), before.subkeys());
+        assertTrue(before.plain(), "locks and logs lists: a refresh may start from it");
+        complete(first);
+        String second = take();
+        log("40", "another line");
+        log("60", "a first line");
+        client().del("bull:fresh:50:logs");
+        wrote("50:logs");
+        long unwritten = typeCalls(before, Set.of());
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(0L, calls.getOrDefault("scan", 0L), "no key scan: " + calls);
+        assertEquals(5L, calls.getOrDefault("type", 0L) - unwritten, "the two locks and three logs lists written, typed: " + calls);
+        assertSameSource(reader().read(Q), refreshed);
+        assertEquals(Map.of(JobSubKind.LOCK, 1L, JobSubKind.LOGS, 3L), refreshed.subkeys(), "30, 40 and 60 log; " + second + " is locked");
+        written.clear();
+        complete(second);
+        assertSameSource(reader().read(Q), reader().refresh(refreshed, written).orElseThrow());
+    }
+
+    /** The TYPE calls of a refresh of {@code before} told {@code written} (its structures and bare key are typed whatever was written). */
+    private static long typeCalls(QueueSnapshot before, Set<Bytes> written) {
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        reader().refresh(before, written);
+        return commandCalls().getOrDefault("type", 0L);
+    }
+
+    @Test
+    void aLogsKeyThatIsNoListIsReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        client().set("bull:fresh:7:logs", "not a list");
+        wrote("7:logs");
+        assertTrue(reader().refresh(before, written).isEmpty(), "only a scan classifies it as a full read does");
+        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.UNKNOWN_KEY));
+    }
+
+    @Test
+    void aLogsListOfAJobListedNowhereIsReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        log(Integer.toString(JOBS + 7), "a line of a job never added");
+        assertTrue(reader().refresh(before, written).isEmpty(), "dangling: only a full read reports it");
+        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.DANGLING_SUBKEY));
+    }
+
+    @Test
+    void aJobRemovedWhileItsLogsListStaysIsReadInFull() {
+        client().rpush("bull:fresh:12:logs", "a line");
+        QueueSnapshot before = reader().read(Q);
+        client().lrem("bull:fresh:wait", 0, "12");
+        client().del("bull:fresh:12");
+        wrote("wait");
+        wrote("12");
+        assertTrue(reader().refresh(before, written).isEmpty(), "its logs list is left dangling: only a full read reports it");
+        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.DANGLING_SUBKEY));
+        client().del("bull:fresh:12:logs");
+        wrote("12:logs");
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
     }
 
     @Test
@@ -245,7 +334,12 @@ class SnapshotRefreshTest {
         assertEquals(full.anomalyCounts(), refreshed.anomalyCounts());
         assertEquals(full.legacyMarkers(), refreshed.legacyMarkers());
         assertEquals(dedupKeys(full), dedupKeys(refreshed), "the dedup keys, each with its job and whether it has a TTL");
-        assertEquals(List.copyOf(full.jobsInRankOrder()), List.copyOf(refreshed.jobsInRankOrder()), "every job's facts, in rank order");
+        assertEquals(facts(full), facts(refreshed), "every job's facts, in rank order");
+    }
+
+    /** Each job's facts, a lock's TTL as whether there is one (it runs on between two reads). */
+    private static List<String> facts(QueueSnapshot s) {
+        return s.jobsInRankOrder().stream().map(j -> j.toString().replaceAll("lockTtlMs=[1-9][0-9]*", "lockTtlMs=held")).toList();
     }
 
     /** Each dedup key as its id, its job's id and its TTL (-1: none; 0 for any TTL, which runs on between two reads). */
