@@ -1,13 +1,13 @@
 // The BullMQ 5.65.1 side of bench/run-live-bullmq: the real v1 clients live beside a migration, then the check of
 // every job they made. Three modes, sharing DIR (one file a kind of event, a line an id):
-//   node live.mjs setup PORT QUEUE BACKLOG DIR   adds BACKLOG jobs of the mix below and 20 flows (a parent, two children)
+//   node live.mjs setup PORT QUEUE BACKLOG DIR FLOWS   adds BACKLOG jobs of the mix below and FLOWS flows (a parent, two children)
 //   node live.mjs run PORT QUEUE RATE DIR        a Queue adding RATE jobs a second, a Worker and an editor, until DIR/stop exists
 //   node live.mjs check PORT QUEUE DIR           prints one JSON line of what became of every job added; exit 1 on a lost or doubled one
 import { Queue, Worker, FlowProducer } from 'bullmq';
 import IORedis from 'ioredis';
 import fs from 'node:fs';
 
-const [mode, portText, name, third, fourth] = process.argv.slice(2);
+const [mode, portText, name, third, fourth, fifth] = process.argv.slice(2);
 const port = Number(portText);
 const dir = mode === 'check' ? third : fourth;
 const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
@@ -34,7 +34,7 @@ function job(tag) {
   return { name: 'j', data: { n, tag, pad: 'x'.repeat(below(200)) }, opts };
 }
 
-async function setup(backlog) {
+async function setup(backlog, flowCount) {
   fs.mkdirSync(dir, { recursive: true });
   const queue = new Queue(name, { connection });
   for (let from = 0; from < backlog; from += 500) {
@@ -43,7 +43,7 @@ async function setup(backlog) {
     (await queue.addBulk(chunk)).forEach((j) => note('added', j.id));
   }
   const flows = new FlowProducer({ connection });
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < flowCount; i++) {
     const tree = await flows.add({ name: 'p', queueName: name, data: { flow: i }, children: [
       { name: 'c', queueName: name, data: { flow: i, child: 1 } }, { name: 'c', queueName: name, data: { flow: i, child: 2 } }] });
     note('added', tree.job.id);
@@ -138,5 +138,5 @@ async function check() {
   return counts.lost || counts.doubled ? 1 : 0;
 }
 
-const code = mode === 'setup' ? await setup(Number(third)) : mode === 'run' ? await run(Number(third)) : await check();
+const code = mode === 'setup' ? await setup(Number(third), Number(fifth)) : mode === 'run' ? await run(Number(third)) : await check();
 process.exit(code || 0);

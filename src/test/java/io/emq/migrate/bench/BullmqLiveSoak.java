@@ -39,7 +39,8 @@ import redis.clients.jedis.UnifiedJedis;
  * failed for good: a dead row at most); with v1 not retired, its v1 hash kept unless the worker finished it.
  * Prints a line a round, then {@code N rounds, L lost, D doubled, R not retired, E runs failed with an unexpected error},
  * and exits 1 unless L, D and E are 0 (a round not retired was refused each time, v1 kept: the check says). Arguments:
- * {@code [--rounds N] [--jobs BACKLOG] [--producer ADDS_A_SECOND]} (3, 20,000 and, from bench/run-live-bullmq, 300).
+ * {@code [--rounds N] [--jobs BACKLOG] [--producer ADDS_A_SECOND]} (3, 20,000 and, from bench/run-live-bullmq, 300) and
+ * {@code --without-flows} (a backlog with no flow: a queue the change feed's refresh carries from one read to the next).
  */
 public final class BullmqLiveSoak {
     static final String QUEUE = "live";
@@ -48,7 +49,7 @@ public final class BullmqLiveSoak {
     private static final Pattern COUNT = Pattern.compile("\"(lost|doubled)\":(\\d+)");
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--rounds", "--jobs", "--producer"), 20_000, 3);
+        BenchArgs options = BenchArgs.parse(args, Set.of("--rounds", "--jobs", "--producer", "--without-flows"), 20_000, 3);
         int rounds = options.rounds();
         int rate = options.producer();
         long lost = 0;
@@ -58,7 +59,7 @@ public final class BullmqLiveSoak {
         for (int round = 1; round <= rounds; round++) {
             Path dir = Files.createTempDirectory("emq-live-bullmq");
             try (LocalServer server = LocalServer.start()) {
-                Round r = round(server, options.jobs(), rate, dir);
+                Round r = round(server, options.jobs(), options.withoutFlows() ? 0 : 20, rate, dir);
                 lost += r.count("lost");
                 doubled += r.count("doubled");
                 notRetired += r.retired() ? 0 : 1;
@@ -89,9 +90,9 @@ public final class BullmqLiveSoak {
         }
     }
 
-    private static Round round(LocalServer server, int backlog, int rate, Path dir) throws Exception {
+    private static Round round(LocalServer server, int backlog, int flows, int rate, Path dir) throws Exception {
         String port = Integer.toString(server.port());
-        finish(Peer.start("live.mjs", "setup", port, QUEUE, Integer.toString(backlog), dir.toString()), "setup");
+        finish(Peer.start("live.mjs", "setup", port, QUEUE, Integer.toString(backlog), dir.toString(), Integer.toString(flows)), "setup");
         Process clients = Peer.start("live.mjs", "run", port, QUEUE, Integer.toString(rate), dir.toString());
         List<String> runs = new ArrayList<>();
         boolean retired = false;
