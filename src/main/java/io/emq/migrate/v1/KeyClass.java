@@ -34,8 +34,10 @@ public sealed interface KeyClass {
 
     /** A scheduler record {@code P:Q:repeat:<sid>} (a HASH). */
     record SchedulerRecord(QueueRef queue, Bytes schedulerId) implements KeyClass {
+        static final String KIND = "scheduler";
+
         public String kindName() {
-            return "scheduler";
+            return KIND;
         }
     }
 

@@ -286,7 +286,7 @@ public final class QueueSnapshot {
 
     /**
      * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
-     * no scheduler, flow, per-job key but locks and logs lists, legacy marker or anomaly but orphan hashes (a read of
+     * no flow, per-job key but locks and logs lists, legacy marker or anomaly but orphan hashes (a read of
      * a live source meets the hash of a job added after it read the listings); dedup keys it may hold.
      */
     boolean plain() {
@@ -294,7 +294,7 @@ public final class QueueSnapshot {
     }
 
     /**
-     * Why no refresh may start from this snapshot ({@link #plain}), in an operator's words ("it holds 2 job schedulers,
+     * Why no refresh may start from this snapshot ({@link #plain}), in an operator's words ("it holds 2 anomalies,
      * flows (3 parents, 7 children)"): then a pass under the pause reads the queue whole; empty when one may.
      */
     public Optional<String> readInFullBecause() {
@@ -304,11 +304,8 @@ public final class QueueSnapshot {
         if (anomalies > 0) {
             why.add(counted(anomalies, "anomaly", "anomalies"));
         }
-        if (!schedulers.isEmpty()) {
-            why.add(counted(schedulers.size(), "job scheduler", "job schedulers"));
-        }
         if (!flowParents.isEmpty() || !flowLinks.isEmpty()) {
-            why.add("flows (" + flowParents.size() + " parents, " + flowLinks.size() + " children)");
+            why.add("flows (" + counted(flowParents.size(), "parent", "parents") + ", " + counted(flowLinks.size(), "child", "children") + ")");
         }
         long flowKeys = subkeys.entrySet().stream().filter(e -> !JobSubkeys.CARRIED.contains(e.getKey())).mapToLong(Map.Entry::getValue).sum();
         if (flowKeys > 0) {

@@ -118,13 +118,14 @@ public final class QueueSnapshotReader {
      * {@code wait} or {@code paused} that is the one before entry for entry, none of its jobs written (as after the
      * pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
-     * structures, listed job hashes, their locks and logs lists, and dedup keys (an anomaly, a scheduler, a flow, a
-     * flow's per-job key, a legacy marker; {@code previous} may hold orphan hashes written since, jobs added while it was
-     * read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job listed
-     * now (or gone) nor a dedup key, or an unlisted job's hash, lock or logs list is still there; then read the queue in
-     * full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one that runs out is told as a
-     * write) but for those written since, which are read again, as is every dedup key written since; so are its jobs'
-     * locks and logs lists, only those written since typed again.
+     * structures, listed job hashes, their locks and logs lists, job schedulers' records and dedup keys (an anomaly, a
+     * flow, a flow's per-job key, a legacy marker; {@code previous} may hold orphan hashes written since, jobs added while
+     * it was read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job
+     * listed now (or gone), a scheduler's record nor a dedup key, or an unlisted job's hash, lock or logs list is still
+     * there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one
+     * that runs out is told as a write) but for those written since, which are read again, as is every dedup key written
+     * since; so are its jobs' locks and logs lists, only those written since typed again. The schedulers (a queue holds
+     * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
         if (!previous.plain() || previous.payloadRead() != payloadRead) {
@@ -311,9 +312,7 @@ public final class QueueSnapshotReader {
                 return Optional.empty();
             }
             readStructureTypes();
-            if (hasType(QueueStructure.REPEAT)) {
-                return Optional.empty();
-            }
+            readRepeatMembers();
             previous = before;
             written = writtenSince;
             if (listingsUnwritten()) {
@@ -328,6 +327,7 @@ public final class QueueSnapshotReader {
             ByteArena sought = writtenIds();
             int writtenCount = sought.size();
             List<WrittenSubkey> subkeysShaped = stemsSought(sought);
+            List<Integer> schedulerKeys = schedulerKeysSought(sought, writtenCount);
             BitSet listedNow = markWritten(sought, writtenCount);
             KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
             Map<String, Long> expected = new TreeMap<>(keyClasses);
@@ -336,7 +336,7 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            for (String counted : List.of(KeyClass.DedupKey.KIND, KeyClass.JobSubkey.KIND)) { // counted again below
+            for (String counted : List.of(KeyClass.DedupKey.KIND, KeyClass.JobSubkey.KIND, KeyClass.SchedulerRecord.KIND)) { // counted again below
                 Long was = previous.keyClasses().get(counted);
                 if (was != null) {
                     expected.put(counted, was);
@@ -344,7 +344,8 @@ public final class QueueSnapshotReader {
             }
             Optional<List<WrittenSubkey>> subkeysWritten = subkeysWritten(sought, writtenCount, listedNow, subkeysShaped);
             if (!expected.equals(previous.keyClasses()) || subkeysWritten.isEmpty() || !orphansWritten()
-                    || !refreshDedupKeys() || !refreshSubkeys(sought, listedNow, subkeysWritten.get())) {
+                    || !refreshDedupKeys() || !refreshSubkeys(sought, listedNow, subkeysWritten.get())
+                    || !refreshSchedulerRecords(sought, listedNow, schedulerKeys, classifier)) {
                 return Optional.empty();
             }
             structureTypes.forEach((s, t) -> {
@@ -460,9 +461,31 @@ public final class QueueSnapshotReader {
         }
 
         /**
+         * Adds to {@code sought} the key (the base taken off) of every job scheduler's record the queue may hold: of each
+         * id the snapshot before read a scheduler of, each member of the {@code repeat} zset now, and each written key
+         * under {@code repeat:} that is no lock or logs list (so that the walk of the listings tells whether a job of that
+         * id is listed now); returns their entries.
+         */
+        private List<Integer> schedulerKeysSought(ByteArena sought, int writtenCount) {
+            Set<Bytes> keys = new LinkedHashSet<>();
+            previous.schedulers().forEach(sc -> keys.add(KeyClassifier.REPEAT.concat(sc.id())));
+            repeatMembers.keySet().forEach(sid -> keys.add(KeyClassifier.REPEAT.concat(sid)));
+            for (int k = 0; k < writtenCount; k++) {
+                Bytes rest = sought.get(k);
+                if (rest.startsWith(KeyClassifier.REPEAT) && JobSubkeys.CARRIED.stream().noneMatch(kind -> rest.endsWith(kind.colonSuffix()))) {
+                    keys.add(rest);
+                }
+            }
+            List<Integer> entries = new ArrayList<>(keys.size());
+            keys.forEach(key -> entries.add(sought.add(key.raw())));
+            return entries;
+        }
+
+        /**
          * Marks the entries listed now whose hash was written ({@link #writtenEntries}): the listings walked once, each
          * entry looked up in an index of {@code sought} only (the first {@code writtenCount} of them written, the rest
-         * the jobs of written locks and logs lists). Returns which entries of {@code sought} are listed now.
+         * the jobs of written locks and logs lists and the schedulers' record keys). Returns which entries of {@code sought}
+         * are listed now.
          */
         private BitSet markWritten(ByteArena sought, int writtenCount) {
             BitSet listed = new BitSet();
@@ -620,7 +643,8 @@ public final class QueueSnapshotReader {
         /**
          * The locks and logs lists written since, when every written key is a queue structure, the hash of a job listed
          * now ({@code listedNow}: which of the ids {@code sought} are) or before (the rest looked up along the listings
-         * before), a dedup key ({@link #refreshDedupKeys}) or a key shaped as a lock or logs list ({@code shaped}, typed
+         * before), a dedup key ({@link #refreshDedupKeys}), a key under {@code repeat:} ({@link #refreshSchedulerRecords})
+         * or a key shaped as a lock or logs list ({@code shaped}, typed
          * again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of its id is listed now,
          * and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
          */
@@ -643,7 +667,7 @@ public final class QueueSnapshotReader {
                 }
                 if (shapedKeys.containsKey(k)) {
                     subkeys.add(shapedKeys.get(k));
-                } else {
+                } else if (!sought.get(k).startsWith(KeyClassifier.REPEAT)) { // a scheduler's record key: refreshSchedulerRecords
                     jobs.add(k);
                 }
             }
@@ -651,6 +675,34 @@ public final class QueueSnapshotReader {
             boolean listedBefore = notNow.length == 0 || previousIds != null
                     && listedAmong(sought, notNow, previousIds.arena(), entry -> { }).cardinality() == notNow.length;
             return listedBefore ? Optional.of(subkeys) : Optional.empty();
+        }
+
+        /**
+         * Types every key a job scheduler's record may be at ({@code keys}, {@link #schedulerKeysSought}; a queue holds a
+         * few schedulers) and classifies it as a scan would: a hash at the id of a member of the {@code repeat} zset is its
+         * record. False when one is a job listed now (a full read tells it apart) or a hash the zset does not list (a
+         * stale record, or an orphan: only a full read resolves it); a key of another type is an anomaly, which has the
+         * refresh give nothing.
+         */
+        private boolean refreshSchedulerRecords(ByteArena sought, BitSet listedNow, List<Integer> keys, KeyClassifier classifier) {
+            if (keys.stream().anyMatch(listedNow::get)) {
+                return false;
+            }
+            List<Response<String>> types = new ArrayList<>(keys.size());
+            if (!keys.isEmpty()) {
+                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
+                    keys.forEach(k -> types.add(p.type(base.concat(sought.get(k)).raw())));
+                    p.sync();
+                }
+            }
+            KeyClassifier records = new KeyClassifier(queue, id -> false, repeatMembers::containsKey);
+            for (int i = 0; i < keys.size(); i++) {
+                KeyType type = KeyType.parse(types.get(i).get());
+                if (type != KeyType.NONE) {
+                    classified(records.classify(new ScannedKey(base.concat(sought.get(keys.get(i))), type)));
+                }
+            }
+            return unlistedHashes.isEmpty();
         }
 
         /**

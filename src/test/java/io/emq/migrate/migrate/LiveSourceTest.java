@@ -1501,7 +1501,8 @@ class LiveSourceTest {
 
     /**
      * A scheduler v1 removes under the pause (its iteration job not in delayed, so no structure moves) as the first read
-     * ends (a queue with schedulers is always read whole), or right before the retirement: the guard, which watches
+     * under the pause ends (a refresh of the live pass's read: the schedulers are read again whole), or right before the
+     * retirement: the guard, which watches
      * the schedulers' zset, takes the read again or refuses the retirement, and the pass, told that v1 wrote the
      * schedulers since it drained, drops the registration from v2.
      */

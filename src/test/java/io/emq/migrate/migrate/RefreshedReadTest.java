@@ -28,7 +28,8 @@ import redis.clients.jedis.UnifiedJedis;
  * The exact read under the v1 pause refreshes the snapshot of the catch-up's last pass with what the
  * change feed told written (the pause's RENAME, an edit) instead of reading the whole source; a feed
  * killed once v1 is paused makes it the full read, which still catches the edit. Both end with each
- * job exactly once, the edit in v2.
+ * job exactly once, the edit in v2. A queue with logs lists, a job scheduler and a job a v1 worker holds is refreshed
+ * the same way.
  */
 class RefreshedReadTest {
     @RegisterExtension
@@ -65,18 +66,21 @@ class RefreshedReadTest {
     }
 
     @Test
-    void aQueueWithLogsListsAndAJobAWorkerHoldsIsRefreshedUnderThePauseToo() {
+    void aQueueWithLogsListsASchedulerAndAJobAWorkerHoldsIsRefreshedUnderThePauseToo() {
+        client().hset("bull:" + QUEUE + ":repeat:tick", Map.of("every", "60000", "name", "tick"));
+        client().zadd("bull:" + QUEUE + ":repeat", 1, "tick");
         client().rpush("bull:" + QUEUE + ":11:logs", "first line");
         client().rpush("bull:" + QUEUE + ":12:logs", "kept line");
         String held = client().rpoplpush("bull:" + QUEUE + ":wait", "bull:" + QUEUE + ":active");
         client().psetex("bull:" + QUEUE + ":" + held + ":lock", 60_000, "a-worker-token");
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
-            if (version == 120 && where.equals("v1 paused")) { // the worker finishes the job it holds; a job logs a line
+            if (version == 120 && where.equals("v1 paused")) { // the worker finishes the job it holds; a job logs a line; the scheduler is rescheduled
                 client().lrem("bull:" + QUEUE + ":active", 0, held);
                 client().del("bull:" + QUEUE + ":" + held + ":lock");
                 client().zadd("bull:" + QUEUE + ":completed", 1, held);
                 client().hset("bull:" + QUEUE + ":" + held, Map.of("finishedOn", "1", "returnvalue", "null"));
                 client().rpush("bull:" + QUEUE + ":11:logs", "second line");
+                client().zadd("bull:" + QUEUE + ":repeat", 2, "tick");
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
@@ -89,6 +93,7 @@ class RefreshedReadTest {
                 .stream().map(java.util.Optional::orElseThrow).toList();
         assertEquals(List.of("first line", "second line"), client().lrange(Keys.queue(QUEUE).job(ids.get(0), JobSub.LOGS), 0, -1));
         assertEquals(List.of("kept line"), client().lrange(Keys.queue(QUEUE).job(ids.get(1), JobSub.LOGS), 0, -1));
+        assertEquals(List.of("tick"), client().zrange(Keys.queue(QUEUE).base() + "repeat", 0, -1), "the scheduler carried");
     }
 
     /** Migrates; once v1 is paused, optionally kills the feed's subscriber, then edits job 11. The window's counts. */

@@ -190,6 +190,47 @@ class SnapshotRefreshTest {
         return commandCalls().getOrDefault("type", 0L);
     }
 
+    private void schedule(String sid, long next) {
+        client().hset("bull:fresh:repeat:" + sid, Map.of("every", "60000", "name", sid));
+        client().zadd("bull:fresh:repeat", next, sid);
+        wrote("repeat:" + sid);
+        wrote("repeat");
+    }
+
+    @Test
+    void jobSchedulersAreReadAgainWholeInARefresh() {
+        schedule("tick", 1000);
+        schedule("tock", 2000);
+        schedule("gone", 3000);
+        written.clear();
+        QueueSnapshot before = reader().read(Q);
+        assertTrue(before.plain(), "job schedulers: a refresh may start from it");
+        client().zadd("bull:fresh:repeat", 1500, "tick"); // its next run moved
+        wrote("repeat");
+        client().hset("bull:fresh:repeat:tock", "every", "30000");
+        wrote("repeat:tock");
+        client().zrem("bull:fresh:repeat", "gone");
+        client().del("bull:fresh:repeat:gone");
+        wrote("repeat:gone");
+        schedule("new", 4000);
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertSameSource(reader().read(Q), refreshed);
+        assertEquals(List.of("new 4000 60000", "tick 1500 60000", "tock 2000 30000"), refreshed.schedulers().stream()
+                .map(sc -> sc.id().utf8() + " " + sc.nextRunMs() + " " + sc.everyMs()).sorted().toList());
+    }
+
+    @Test
+    void aSchedulersRecordTheZsetNoLongerListsIsReadInFull() {
+        schedule("tick", 1000);
+        written.clear();
+        QueueSnapshot before = reader().read(Q);
+        client().zrem("bull:fresh:repeat", "tick");
+        wrote("repeat");
+        assertTrue(reader().refresh(before, written).isEmpty(), "a stale record: only a full read resolves it");
+        QueueSnapshot full = reader().read(Q);
+        assertFalse(full.plain(), full.anomalyCounts().toString());
+    }
+
     @Test
     void aLogsKeyThatIsNoListIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
@@ -333,6 +374,7 @@ class SnapshotRefreshTest {
         assertEquals(full.subkeys(), refreshed.subkeys());
         assertEquals(full.anomalyCounts(), refreshed.anomalyCounts());
         assertEquals(full.legacyMarkers(), refreshed.legacyMarkers());
+        assertEquals(Set.copyOf(full.schedulers()), Set.copyOf(refreshed.schedulers()), "the job schedulers");
         assertEquals(dedupKeys(full), dedupKeys(refreshed), "the dedup keys, each with its job and whether it has a TTL");
         assertEquals(facts(full), facts(refreshed), "every job's facts, in rank order");
     }
