@@ -345,7 +345,7 @@ public final class QueueSnapshotReader {
             Optional<List<WrittenSubkey>> subkeysWritten = subkeysWritten(sought, writtenCount, listedNow, subkeysShaped);
             if (!expected.equals(previous.keyClasses()) || subkeysWritten.isEmpty() || !orphansWritten()
                     || !refreshDedupKeys() || !refreshSubkeys(sought, listedNow, subkeysWritten.get())
-                    || !refreshSchedulerRecords(sought, listedNow, schedulerKeys, classifier)) {
+                    || !refreshSchedulerRecords(sought, listedNow, schedulerKeys)) {
                 return Optional.empty();
             }
             structureTypes.forEach((s, t) -> {
@@ -620,13 +620,9 @@ public final class QueueSnapshotReader {
                 }
             }
             List<Bytes> ids = new ArrayList<>(again);
-            List<Response<String>> types = new ArrayList<>(ids.size());
-            try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
-                ids.forEach(did -> types.add(p.type(under.concat(did).raw())));
-                p.sync();
-            }
+            List<ScannedKey> typed = new KeyspaceScanner(jedis).typed(ids.stream().map(under::concat).toList());
             for (int i = 0; i < ids.size(); i++) {
-                KeyType type = KeyType.parse(types.get(i).get());
+                KeyType type = typed.get(i).type();
                 if (type == KeyType.STRING) {
                     dedupIds.add(ids.get(i).raw());
                 } else if (type != KeyType.NONE) {
@@ -684,22 +680,14 @@ public final class QueueSnapshotReader {
          * stale record, or an orphan: only a full read resolves it); a key of another type is an anomaly, which has the
          * refresh give nothing.
          */
-        private boolean refreshSchedulerRecords(ByteArena sought, BitSet listedNow, List<Integer> keys, KeyClassifier classifier) {
+        private boolean refreshSchedulerRecords(ByteArena sought, BitSet listedNow, List<Integer> keys) {
             if (keys.stream().anyMatch(listedNow::get)) {
                 return false;
             }
-            List<Response<String>> types = new ArrayList<>(keys.size());
-            if (!keys.isEmpty()) {
-                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
-                    keys.forEach(k -> types.add(p.type(base.concat(sought.get(k)).raw())));
-                    p.sync();
-                }
-            }
             KeyClassifier records = new KeyClassifier(queue, id -> false, repeatMembers::containsKey);
-            for (int i = 0; i < keys.size(); i++) {
-                KeyType type = KeyType.parse(types.get(i).get());
-                if (type != KeyType.NONE) {
-                    classified(records.classify(new ScannedKey(base.concat(sought.get(keys.get(i))), type)));
+            for (ScannedKey key : new KeyspaceScanner(jedis).typed(keys.stream().map(k -> base.concat(sought.get(k))).toList())) {
+                if (key.type() != KeyType.NONE) {
+                    classified(records.classify(key));
                 }
             }
             return unlistedHashes.isEmpty();
@@ -712,18 +700,12 @@ public final class QueueSnapshotReader {
          * before, with those typed again as they are now, and counted as a full read counts them.
          */
         private boolean refreshSubkeys(ByteArena sought, BitSet listedNow, List<WrittenSubkey> typedAgain) {
-            List<Response<String>> types = new ArrayList<>(typedAgain.size());
-            if (!typedAgain.isEmpty()) {
-                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
-                    typedAgain.forEach(w -> types.add(p.type(base.concat(sought.get(w.key())).raw())));
-                    p.sync();
-                }
-            }
+            List<ScannedKey> typed = new KeyspaceScanner(jedis).typed(typedAgain.stream().map(w -> base.concat(sought.get(w.key()))).toList());
             Map<JobSubKind, Set<Bytes>> retyped = new EnumMap<>(JobSubKind.class);
             Map<JobSubKind, Set<Bytes>> there = new EnumMap<>(JobSubKind.class);
             for (int i = 0; i < typedAgain.size(); i++) {
                 WrittenSubkey w = typedAgain.get(i);
-                KeyType type = KeyType.parse(types.get(i).get());
+                KeyType type = typed.get(i).type();
                 Bytes job = sought.get(w.job());
                 retyped.computeIfAbsent(w.kind(), k -> new HashSet<>()).add(job);
                 if (type == w.kind().type() && listedNow.get(w.job())) {
