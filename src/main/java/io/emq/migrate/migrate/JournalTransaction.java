@@ -184,7 +184,7 @@ final class JournalTransaction implements AutoCloseable {
     @Override
     public void close() {
         if (connection != null) {
-            connection.close();
+            DedicatedConnection.close(connection);
             connection = null;
         }
         watching = false;

@@ -153,13 +153,13 @@ public final class Migrator {
                 .max(Comparator.comparing(ServerWatch.Silence::silentFor));
     }
 
-    /** Each watched server's count of its pooled connections that broke so far ({@link ServerWatch#breaks}). */
+    /** Each watched server's count of its connections, pooled or dedicated, that broke so far ({@link ServerWatch#breaks}). */
     private List<long[]> breaks() {
         return watches.stream().map(ServerWatch::breaks).toList();
     }
 
     /**
-     * The server ({@code the target 127.0.0.1:6379}) whose pooled connections broke since {@code before} ({@link #breaks}),
+     * The server ({@code the target 127.0.0.1:6379}) whose connections broke since {@code before} ({@link #breaks}),
      * when only one server's did: the one that closed the connection a try lost, as the loss itself does not tell.
      */
     private Optional<String> brokeSince(List<long[]> before) {

@@ -228,7 +228,7 @@ final class NewRows implements AutoCloseable {
 
     @Override
     public void close() {
-        connections.forEach(Connection::close);
+        connections.forEach(DedicatedConnection::close);
         connections.clear();
     }
 }

@@ -56,14 +56,15 @@ final class ServerWatch implements AutoCloseable {
     }
 
     /**
-     * How many of each server's pooled connections broke so far (were given back to their pool broken: closed by the
-     * server, timed out), for {@link #brokeSince}.
+     * How many of each server's connections broke so far (closed by the server, timed out): its pooled ones (given back
+     * to their pool broken) and its dedicated ones ({@link DedicatedConnection#breaks}: a guard's {@code WATCH}, the
+     * change feed's), for {@link #brokeSince}.
      */
     long[] breaks() {
         return nodes.stream().mapToLong(Node::breaks).toArray();
     }
 
-    /** The servers ({@code the target 127.0.0.1:6379}) a pooled connection of which broke since {@code before} ({@link #breaks}). */
+    /** The servers ({@code the target 127.0.0.1:6379}) a connection of which broke since {@code before} ({@link #breaks}). */
     List<String> brokeSince(long[] before) {
         return IntStream.range(0, nodes.size()).filter(i -> nodes.get(i).breaks() > before[i]).mapToObj(i -> nodes.get(i).name()).toList();
     }
@@ -106,9 +107,13 @@ final class ServerWatch implements AutoCloseable {
             return address.isEmpty() ? role : role + " " + address;
         }
 
-        /** The pool's connections destroyed other than as idle or failing a test: those given back broken. */
+        /**
+         * The pool's connections destroyed other than as idle or failing a test (those given back broken), and the
+         * dedicated connections made like them that closed broken.
+         */
         long breaks() {
-            return pool.getDestroyedCount() - pool.getDestroyedByEvictorCount() - pool.getDestroyedByBorrowValidationCount();
+            return pool.getDestroyedCount() - pool.getDestroyedByEvictorCount() - pool.getDestroyedByBorrowValidationCount()
+                    + DedicatedConnection.breaks(pool);
         }
 
         void ping() {

@@ -185,7 +185,7 @@ final class SourceFeed implements AutoCloseable {
 
     private static void close(Connection c) {
         if (c != null) {
-            c.close();
+            DedicatedConnection.close(c);
         }
     }
 
@@ -259,7 +259,7 @@ final class SourceFeed implements AutoCloseable {
                     listener.proceed(subscribed, CHANNEL);
                     breaks("the subscriber connection to " + address + " closed");
                 } catch (RuntimeException dropped) {
-                    breaks(refusedByAcl(dropped).orElse("the subscriber connection to " + address + " dropped: " + dropped.getMessage()));
+                    breaks(refusedByAcl(dropped).orElse(lost(dropped)));
                 } finally {
                     ready.completeExceptionally(new IllegalStateException(broken));
                     pongs.values().forEach(p -> p.complete(null));
@@ -278,7 +278,7 @@ final class SourceFeed implements AutoCloseable {
                 return true;
             } catch (RuntimeException refused) {
                 if (!tracking.isConnected() || tracking.isBroken()) {
-                    breaks("the tracking connection to " + address + " dropped: " + refused.getMessage());
+                    breaks(lost(refused));
                 }
                 return false;
             }
@@ -305,8 +305,10 @@ final class SourceFeed implements AutoCloseable {
                 listener.ping(Utf8.bytes(token));
                 pong.get(WAIT_SECONDS, TimeUnit.SECONDS);
                 pongs.remove(token);
-            } catch (Exception dropped) {
-                breaks("the change feed from " + address + " dropped: " + dropped.getMessage());
+            } catch (RuntimeException dropped) {
+                breaks(lost(dropped));
+            } catch (Exception unanswered) {
+                breaks("the change feed from " + address + " did not answer within " + WAIT_SECONDS + " s");
             }
             return broken == null;
         }
@@ -316,9 +318,14 @@ final class SourceFeed implements AutoCloseable {
             try {
                 return Placement.read(tracking, slot);
             } catch (RuntimeException dropped) {
-                breaks("the change feed from " + address + " dropped: " + dropped.getMessage());
+                breaks(lost(dropped));
                 return Optional.empty();
             }
+        }
+
+        /** Why the feed broke when a connection to this server was lost: as a run tells a lost connection ({@link ConnectionLoss}). */
+        private String lost(RuntimeException lost) {
+            return "the change feed broke: " + ConnectionLoss.of(lost, "the source " + address);
         }
 
         void close() {

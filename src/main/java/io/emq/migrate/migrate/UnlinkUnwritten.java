@@ -340,6 +340,6 @@ final class UnlinkUnwritten implements AutoCloseable {
 
     @Override
     public void close() {
-        connections.forEach(Connection::close);
+        connections.forEach(DedicatedConnection::close);
     }
 }

@@ -2,7 +2,11 @@ package io.emq.migrate.wire;
 
 import io.emq.migrate.keyspace.Slots;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
@@ -14,9 +18,15 @@ import redis.clients.jedis.util.Pool;
  * A connection of its own to the server that holds a key (in a cluster, the master owning the key's
  * slot), made with the client's settings (credentials, TLS, protocol) but outside its pool: for state a
  * pooled connection must not carry back to the pool (a {@code WATCH}), and so that holding it never
- * starves the pool. The caller closes it (or gives it back to the {@link DedicatedConnections} it came from).
+ * starves the pool. The caller closes it with {@link #close} (or gives it back to the {@link DedicatedConnections} it
+ * came from), which counts it against its server when it broke ({@link #breaks}), as its pool counts its own.
  */
 public final class DedicatedConnection {
+    /** The server (its pool in the client) each dedicated connection open was made like. */
+    private static final Map<Connection, Pool<Connection>> MADE = Collections.synchronizedMap(new WeakHashMap<>());
+    /** How many dedicated connections closed broken, by the server they were made like. */
+    private static final Map<Pool<Connection>, AtomicLong> BROKE = Collections.synchronizedMap(new WeakHashMap<>());
+
     private DedicatedConnection() {
     }
 
@@ -59,11 +69,28 @@ public final class DedicatedConnection {
     /** A new connection made like those of {@code pool}, outside it. */
     public static Connection make(Pool<Connection> pool) {
         try {
-            return pool.getFactory().makeObject().getObject();
+            Connection c = pool.getFactory().makeObject().getObject();
+            MADE.put(c, pool);
+            return c;
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {
             throw new IllegalStateException("could not connect: " + e.getMessage(), e);
         }
+    }
+
+    /** Closes a dedicated connection; one that broke (its server closed it, or it timed out) counts against its server. */
+    public static void close(Connection c) {
+        Pool<Connection> server = MADE.remove(c);
+        if (server != null && c.isBroken()) {
+            BROKE.computeIfAbsent(server, s -> new AtomicLong()).incrementAndGet();
+        }
+        c.close();
+    }
+
+    /** How many dedicated connections made like those of {@code pool} closed broken so far ({@link #close}). */
+    public static long breaks(Pool<Connection> pool) {
+        AtomicLong broke = BROKE.get(pool);
+        return broke == null ? 0 : broke.get();
     }
 }

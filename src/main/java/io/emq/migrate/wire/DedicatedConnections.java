@@ -58,7 +58,7 @@ public final class DedicatedConnections implements AutoCloseable {
             }
         }
         if (!kept) {
-            c.close();
+            DedicatedConnection.close(c);
         }
     }
 
@@ -67,7 +67,7 @@ public final class DedicatedConnections implements AutoCloseable {
         synchronized (this) {
             lent.remove(c);
         }
-        c.close();
+        DedicatedConnection.close(c);
     }
 
     private synchronized Connection idleOf(Pool<Connection> server) {
@@ -88,6 +88,6 @@ public final class DedicatedConnections implements AutoCloseable {
             idle.values().forEach(closing::addAll);
             idle.clear();
         }
-        closing.forEach(Connection::close);
+        closing.forEach(DedicatedConnection::close);
     }
 }

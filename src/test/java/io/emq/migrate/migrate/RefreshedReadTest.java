@@ -20,8 +20,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -101,12 +99,7 @@ class RefreshedReadTest {
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
             if (version == 120 && where.equals("v1 paused")) {
                 if (killFeed) {
-                    try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
-                        List<String> ids = admin.clientList().lines().filter(line -> line.contains("sub=1"))
-                                .map(line -> line.substring(3, line.indexOf(' '))).toList();
-                        assertEquals(1, ids.size(), "one feed subscriber to kill");
-                        admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", ids.get(0));
-                    }
+                    assertEquals(1, SERVER.dropConnections("sub=1"), "one feed subscriber to kill");
                 }
                 client().hset("bull:" + QUEUE + ":11", "data", "{\"edited\":11}");
             }

@@ -19,8 +19,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -306,12 +304,7 @@ class SourceFeedTest {
 
     private void assertKillForcesAFullPass(String marker) {
         migrateWith(() -> {
-            try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
-                List<String> ids = admin.clientList().lines().filter(line -> line.contains(marker))
-                        .map(line -> line.substring(3, line.indexOf(' '))).toList();
-                assertEquals(1, ids.size(), "one feed connection (" + marker + ") to kill");
-                admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", ids.get(0));
-            }
+            assertEquals(1, SERVER.dropConnections(marker), "one feed connection (" + marker + ") to kill");
             editData("5");
         });
         Map<String, Long> counts = catchUpCounts();

@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -157,12 +155,7 @@ class SourceGuardTest {
             assertTrue(SourceGuard.watch(connections, QUEUE).held(), "a failed EXEC leaves the connection clean too");
             assertEquals(1, connectionsReceived() - before, "five guards, one connection");
 
-            try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
-                List<String> idle = admin.clientList().lines().filter(line -> line.contains(" cmd=exec "))
-                        .map(line -> line.substring(3, line.indexOf(' '))).toList();
-                assertEquals(1, idle.size(), "one idle guard connection");
-                admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", idle.get(0));
-            }
+            assertEquals(1, SERVER.dropConnections(" cmd=exec "), "one idle guard connection");
             SERVER.client().set(key("id"), "7");
             assertTrue(SourceGuard.watch(connections, QUEUE).held(), "a new connection for the one killed while idle");
         }
@@ -262,12 +255,7 @@ class SourceGuardTest {
         return MigrationHarness.migrate(SERVER, SERVER, MigrationOptions.defaults().withLease(Duration.ofSeconds(2)),
                 Checkpoints.observed((version, where) -> {
                     if (killFeed && version == 120 && where.equals("v1 paused")) {
-                        try (Jedis admin = SERVER.node(SERVER.nodes().get(0))) {
-                            List<String> ids = admin.clientList().lines().filter(line -> line.contains("sub=1"))
-                                    .map(line -> line.substring(3, line.indexOf(' '))).toList();
-                            assertEquals(1, ids.size(), "one feed subscriber to kill");
-                            admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", ids.get(0));
-                        }
+                        assertEquals(1, SERVER.dropConnections("sub=1"), "one feed subscriber to kill");
                     }
                     observer.at(version, where);
                 }), List.of("bull")).get(0);

@@ -133,6 +133,23 @@ public final class RealServerExtension implements BeforeAllCallback, AfterAllCal
         }
     }
 
+    /**
+     * Cuts the client connections of every node whose {@code CLIENT LIST} line holds {@code marker} ({@code " cmd=watch "},
+     * {@code "sub=1"}), as a drop of those alone does; how many it cut.
+     */
+    public int dropConnections(String marker) {
+        int cut = 0;
+        for (HostAndPort n : nodes()) {
+            try (Jedis admin = node(n)) {
+                for (String line : admin.clientList().lines().filter(line -> line.contains(marker)).toList()) {
+                    admin.sendCommand(Protocol.Command.CLIENT, "KILL", "ID", line.substring(3, line.indexOf(' ')));
+                    cut++;
+                }
+            }
+        }
+        return cut;
+    }
+
     /** Which binary serves the tests: valkey, redis, embedded or container. */
     public String source() {
         if (container != null) {
