@@ -9,7 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure.
+ * V30-V50: write the rows of the jobs of the v1 states the step file {@code takes} into their v2 structure (V60 writes
+ * its flow parents' rows the same way, {@link AbsorbFlows}).
  * When the key scan of the snapshot read (V10's, or this run's first read on a re-run) met no job's logs list or
  * flow key, no job is checked for them ({@link SourceFence#readWithoutExtras}): one created since is told by the
  * change feed, or found by the full re-sync pass when there is no feed, and that job copied again with it. The copy
@@ -38,6 +39,15 @@ final class Absorb implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
+        return write(m, states, !SourceFence.noExtrasScanned(m.snapshot()), m.freshIds());
+    }
+
+    /**
+     * Writes the rows of the jobs of these states ({@link JobWriter#write(QueueMigration, Iterable, boolean, Optional)}),
+     * going on where the tries before this one stopped: the jobs this run wrote and journaled are counted, not written
+     * again. Returns how many rows each v2 state received.
+     */
+    static Map<String, Long> write(QueueMigration m, List<V1State> states, boolean checkExtras, Optional<FreshIds> fresh) {
         QueueSnapshot snapshot = m.snapshot();
         if (m.inLine.isEmpty()) {
             m.inLine = m.watch.isEmpty() ? InLine.withDigestsIfTheyFit(snapshot.jobCount(), InLine.idBytes(snapshot))
@@ -47,7 +57,7 @@ final class Absorb implements Step {
         Map<String, Long> counts = table == null || table.isEmpty() ? new HashMap<>() : written(table, Migratable.rows(snapshot, states, m.options));
         Iterable<JobFacts> rows = counts.isEmpty() ? Migratable.rows(snapshot, states, m.options)
                 : Migratable.select(states.stream().map(snapshot::jobs).toList(), j -> Migratable.getsRow(j, m.options) && !table.holds(j));
-        JobWriter.write(m, rows, !SourceFence.noExtrasScanned(snapshot), m.freshIds()).forEach((state, n) -> counts.merge(state, n, Long::sum));
+        JobWriter.write(m, rows, checkExtras, fresh).forEach((state, n) -> counts.merge(state, n, Long::sum));
         return counts;
     }
 

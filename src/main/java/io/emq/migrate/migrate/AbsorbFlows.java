@@ -28,6 +28,9 @@ import java.util.stream.Stream;
  * Children in other queues are branded through their queue's journal. A parent v1 released already (its
  * last child finished: in {@code wait}, or anywhere else a row comes from), whose row an earlier step wrote, gets
  * its records here too: its children's results are what it reads when it runs ({@link #records}).
+ * A try after a lost connection ({@link Migrator}) goes on where the tries before it stopped: the parents' rows as the
+ * copy steps do ({@link Absorb#write}), and the parents whose records this run wrote ({@link QueueMigration#flowRecords})
+ * are counted, neither read nor written again (a try that wrote them once left what a try that did not stop leaves).
  */
 final class AbsorbFlows implements Step {
     /** Children whose ids are minted or looked up at once. */
@@ -49,10 +52,9 @@ final class AbsorbFlows implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        Iterable<JobFacts> parents = Migratable.rows(m.snapshot(), parentStates, m.options);
-        Map<String, Long> counts = new LinkedHashMap<>(JobWriter.write(m, parents));
+        Map<String, Long> counts = new LinkedHashMap<>(Absorb.write(m, parentStates, true, Optional.empty()));
         long[] links = {0};
-        Migratable.inBatches(parents, LOOKUP, batch -> {
+        Migratable.inBatches(unwritten(m, Migratable.rows(m.snapshot(), parentStates, m.options), links), LOOKUP, batch -> {
             List<Optional<BrandedId>> minted = idsOf(m, batch);
             for (int i = 0; i < batch.size(); i++) {
                 Bytes parent = batch.get(i).id();
@@ -65,7 +67,7 @@ final class AbsorbFlows implements Step {
             }
         });
         counts.put("child-links", links[0]);
-        long released = records(m, Migratable.rows(m.snapshot(), m.options));
+        long released = records(m, Migratable.rows(m.snapshot(), m.options), true);
         if (released > 0) {
             counts.put("released-parent-links", released);
         }
@@ -78,6 +80,11 @@ final class AbsorbFlows implements Step {
      * v1 still holds one; returns how many links they hold. The re-sync calls it for the rows it writes again.
      */
     static long records(QueueMigration m, Iterable<JobFacts> rows) {
+        return records(m, rows, false);
+    }
+
+    /** As {@link #records(QueueMigration, Iterable)}; {@code goOn}: but the parents whose records this run wrote ({@link #unwritten}). */
+    private static long records(QueueMigration m, Iterable<JobFacts> rows, boolean goOn) {
         Set<Bytes> released = new HashSet<>();
         m.snapshot().flowParents().forEach(p -> released.add(p.id()));
         m.snapshot().jobs(V1State.WAITING_CHILDREN).forEach(j -> released.remove(j.id()));
@@ -91,7 +98,7 @@ final class AbsorbFlows implements Step {
             }
         });
         long[] links = {0};
-        Migratable.inBatches(parents, LOOKUP, batch -> {
+        Migratable.inBatches(goOn ? unwritten(m, parents, links) : parents, LOOKUP, batch -> {
             List<Optional<BrandedId>> ids = idsOf(m, batch);
             for (int i = 0; i < batch.size(); i++) {
                 Bytes parent = batch.get(i).id();
@@ -106,6 +113,23 @@ final class AbsorbFlows implements Step {
         return links[0];
     }
 
+    /**
+     * Those of these parents whose records this run has not written ({@link QueueMigration#flowRecords}); the links of
+     * the others, written by a try before this one, are added to {@code links}.
+     */
+    private static List<JobFacts> unwritten(QueueMigration m, Iterable<JobFacts> parents, long[] links) {
+        List<JobFacts> unwritten = new ArrayList<>();
+        for (JobFacts parent : parents) {
+            Long written = m.flowRecords.get(parent.id());
+            if (written == null) {
+                unwritten.add(parent);
+            } else {
+                links[0] += written;
+            }
+        }
+        return unwritten;
+    }
+
     /** The branded ids the journal gives these jobs, in order, looked up at once. */
     private static List<Optional<BrandedId>> idsOf(QueueMigration m, List<JobFacts> jobs) {
         return m.journal.ids().lookupV1(jobs.stream().map(j -> j.id().raw()).toList());
@@ -113,7 +137,8 @@ final class AbsorbFlows implements Step {
 
     /**
      * Writes a flow parent's records under its branded id, {@code :dependencies} when it waits for children or v1 holds
-     * some still; returns how many child links they hold.
+     * some still; returns how many child links they hold. Kept in {@link QueueMigration#flowRecords}, progress the first
+     * time in this run ({@link QueueMigration#progressed}).
      */
     private static long write(QueueMigration m, Bytes parent, ParentRecord job, BrandedId id, boolean waiting) {
         Map<byte[], byte[]> processed = branded(m, job.processed(), parent);
@@ -127,8 +152,12 @@ final class AbsorbFlows implements Step {
         replaceHash(w, m.keys.job(id, JobSub.UNSUCCESSFUL), ignored);
         replaceHash(w, m.keys.job(id, JobSub.FAILED), failed);
         w.flush();
+        long links = job.dependencies() + processed.size() + ignored.size() + failed.size();
+        if (m.flowRecords.put(parent, links) == null) {
+            m.progressed(1);
+        }
         m.checkpoints.hit("flow parent written");
-        return job.dependencies() + processed.size() + ignored.size() + failed.size();
+        return links;
     }
 
     /**

@@ -88,6 +88,11 @@ final class QueueMigration {
     boolean unjournaledRows = true;
     /** The jobs re-sync passes added since the Migrator last took them ({@link #takeAdded}), by the v2 state of their rows. */
     private final Map<V2State, Long> added = new EnumMap<>(V2State.class);
+    /**
+     * The flow parents whose records (their children's results, {@code :dependencies}) this run wrote, and the child
+     * links each holds ({@link AbsorbFlows}): a try of V60 after a lost connection goes on from there.
+     */
+    final Map<Bytes, Long> flowRecords = new HashMap<>();
     /** The work this run's steps did that no earlier try did ({@link #progressed}). */
     private final AtomicLong progress = new AtomicLong();
     /** The v1 finished counts this run last folded into v2's metrics ({@link FinishedCounts}); empty before the first fold. */
@@ -612,7 +617,8 @@ final class QueueMigration {
     /**
      * Counts work no earlier try of a step did, so a step tried again after a lost connection does it only once: v1 jobs
      * whose rows and expectations the journal records for the first time ({@link JobWriter}: the copy steps and the
-     * re-sync passes), and v1 keys retirement deleted ({@link RetireSource}). The {@link Migrator} counts a step's lost
+     * re-sync passes), flow parents whose records this run writes for the first time ({@link AbsorbFlows}), and v1 keys
+     * retirement deleted ({@link RetireSource}). The {@link Migrator} counts a step's lost
      * connections in a row from the last such progress.
      */
     void progressed(long units) {
