@@ -302,21 +302,32 @@ public final class Migrator {
      * Writes the history row of the step just run for every queue that applied it, {@link #PER_PIPELINE}
      * queues in one call ({@link ManyJournals}), each fenced by its queue's lease. Until then the step
      * counts as not applied: a crash before this runs it again (steps are idempotent), as a crash
-     * between a step's work and its row always did.
+     * between a step's work and its row always did. A connection the target closed (a drop as the step
+     * ended) is let go and the call made again on the next, at most as many times as the pool holds
+     * connections: a row written twice is the same field set to the same row.
      */
     private void recordHistory(Collection<Run> all, StepDefinition step) {
         List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
         Migratable.inBatches(done, PER_PIPELINE, some -> {
             List<long[]> before = breaks();
-            try {
-                List<ScriptReply<Long>> replies = target.eval(ManyJournals.historyRows(
-                        some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList()));
-                for (int i = 0; i < some.size(); i++) {
-                    some.get(i).recorded(step, replies.get(i).error(), Optional.empty());
+            RuntimeException unwritten = null;
+            for (int tries = 0; tries <= connections(parallel); tries++) {
+                try {
+                    List<ScriptReply<Long>> replies = target.eval(ManyJournals.historyRows(
+                            some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList()));
+                    for (int i = 0; i < some.size(); i++) {
+                        some.get(i).recorded(step, replies.get(i).error(), Optional.empty());
+                    }
+                    return;
+                } catch (RuntimeException unreachable) {
+                    unwritten = unreachable;
+                    if (!ConnectionLoss.closed(unreachable)) {
+                        break;
+                    }
                 }
-            } catch (RuntimeException unreachable) {
-                some.forEach(run -> run.recorded(step, unreachable, brokeSince(before)));
             }
+            RuntimeException failed = unwritten;
+            some.forEach(run -> run.recorded(step, failed, brokeSince(before)));
         });
     }
 

@@ -129,6 +129,27 @@ class ConnectionDropsTest {
         assertEveryJobOnce();
     }
 
+    /**
+     * A drop as a step's work ends, before its history row is written: the row is written on a new connection (writing it
+     * again sets the same field), and the run goes on. Before, the run failed at once: "the history row of step V10 (fence
+     * source) could not be written".
+     */
+    @Test
+    void aDropAsAStepEndsDoesNotFailItsHistoryRow() {
+        int[] drops = {0};
+        MigrationResult r;
+        try (Jedis admin = TARGET.node(TARGET.nodes().get(0)); UnifiedJedis target = TARGET.endpoint().open()) {
+            r = migrate(target, Checkpoints.observed((version, where) -> {
+                if (version == 10 && where.equals("read checked") && drops[0]++ == 0) { // the step's last checkpoint
+                    dropTheMigratorsConnections(admin);
+                }
+            }));
+        }
+        assertEquals(1, drops[0], r.toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEveryJobOnce();
+    }
+
     @Test
     void dropsOfTheSourceInARowFailTheStepNamingTheSource() {
         int[] drops = {0};
