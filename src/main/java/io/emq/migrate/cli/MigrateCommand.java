@@ -77,22 +77,30 @@ final class MigrateCommand implements Command {
         UnifiedJedis targetClient = target.equals(source) ? sourceClient : in.open(target, Side.TARGET, connections);
         VersionFence.verify(targetClient, in.wireVersion());
         refuseUnfit(in, ServerChecks.of(source, sourceClient, target, targetClient));
-        in.noteClaim(targetClient, "migrate");
-        if (options.retire()) {
-            in.confirm("migrate", "retires the v1 source of each queue it verifies: its v1 keys are deleted (add"
-                    + " --no-retire to stop before that)");
-        }
         Migrator migrator = new Migrator(Wire.unfenced(sourceClient), Wire.fencedOnFirstCall(targetClient, in.wireVersion()),
                 source.describe(), options, checkpoints).parallel(parallel);
+        // the queues first: a run refused as a whole (none found, a name found under none of the prefixes...) is refused
+        // alone, before the claim note (no write follows) and before the question, which then says what it is about
+        Migrator.Selection selection = migrator.select(prefixes, queues);
+        in.noteClaim(targetClient, "migrate");
+        boolean asks = options.retire() && !in.has("yes");
+        // for the progress total and the question; with --all (thousands of queues, a read each) only when asked
+        long jobs = queues.isEmpty() && !asks ? 0 : jobs(sourceClient, selection.queues());
+        if (options.retire()) {
+            int count = selection.queues().size();
+            in.confirm("migrate", "moves " + Sizes.count(count) + " v1 queue" + (count == 1 ? "" : "s") + " (" + Sizes.count(jobs)
+                    + " jobs, completed ones aside) and retires the v1 source of each queue it verifies: its v1 keys are deleted"
+                    + " (add --no-retire to stop before that)");
+        }
         List<MigrationResult> results;
-        try (MigrationProgress progress = new MigrationProgress(in, jobs(sourceClient, prefixes, queues), migrator)) {
+        try (MigrationProgress progress = new MigrationProgress(in, jobs, migrator)) {
             Thread interrupted = new Thread(() -> in.note("emq-migrate migrate: interrupted at " + progress.inFlight()
                     + "; nothing is lost: " + (migrator.releaseLeases() ? "its lease is released: run the same command"
                     + " again and it resumes there" : "run the same command again once this run's lease lapses (--lease, "
                     + options.lease().toMillis() + " ms) and it resumes there")));
             Runtime.getRuntime().addShutdownHook(interrupted);
             try {
-                results = migrator.listener(progress).migrate(prefixes, queues);
+                results = migrator.listener(progress).migrate(selection);
                 if (results.stream().allMatch(MigrationResult::ok)) {
                     progress.finished();
                 }
@@ -121,15 +129,12 @@ final class MigrateCommand implements Command {
         }
     }
 
-    /** The v1 jobs the named queues list (completed ones aside), for the progress total; 0 (unknown) with --all. */
-    private static long jobs(UnifiedJedis source, List<String> prefixes, List<String> queues) {
+    /** The v1 jobs the queues list (completed ones aside). */
+    private static long jobs(UnifiedJedis source, List<QueueRef> queues) {
         long jobs = 0;
-        for (String name : queues) {
-            for (String prefix : prefixes) {
-                String bare = name.startsWith(prefix + ":") ? name.substring(prefix.length() + 1) : name;
-                for (Map.Entry<V1State, Long> e : QueueCounts.read(source, QueueRef.of(prefix, bare)).jobs().entrySet()) {
-                    jobs += e.getKey() == V1State.COMPLETED ? 0 : e.getValue();
-                }
+        for (QueueRef q : queues) {
+            for (Map.Entry<V1State, Long> e : QueueCounts.read(source, q).jobs().entrySet()) {
+                jobs += e.getKey() == V1State.COMPLETED ? 0 : e.getValue();
             }
         }
         return jobs;

@@ -3,7 +3,6 @@ package io.emq.migrate.cli;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.Journals;
-import io.emq.migrate.migrate.MigrationRefused;
 import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.PauseWindow;
 import io.emq.migrate.migrate.TargetNames;
@@ -104,6 +103,9 @@ final class PlanCommand implements Command {
         if (chosen.isEmpty()) {
             throw Migrator.noQueues(jedis, prefixes);
         }
+        V2Names.unknownRenames(found.queues(), planOptions.renames()).stream().findFirst().ifPresent(old -> {
+            throw Migrator.unknownRename(jedis, old, planOptions.renames().get(old), prefixes); // as migrate refuses it
+        });
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();
@@ -115,9 +117,6 @@ final class PlanCommand implements Command {
         List<String> journaled = v2.client().exists(VersionFence.KEY) ? Journals.queues(v2) : List.of();
         TargetNames.Recorded recorded = TargetNames.recorded(v2, Wire.unfenced(jedis), source.describe(), journaled);
         V2Names names = new V2Names(found.queues(), planOptions.renames(), name -> TargetNames.holder(v2, name), recorded);
-        names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
-            throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown); // as migrate refuses it
-        });
         // each queue's keys as discovery's pass met them (a queue scans its own when they did not fit in memory);
         // payloads checked for the report, not hashed (it shows no digest)
         QueueSnapshotReader reader = discovered.keys().map(keys -> new QueueSnapshotReader(jedis, keys))

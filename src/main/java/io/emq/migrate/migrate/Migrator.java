@@ -125,15 +125,39 @@ public final class Migrator {
         return this;
     }
 
-    /**
-     * Migrates the named v1 queues (all discovered ones when {@code names} is empty), its servers watched meanwhile
-     * ({@link #waitingFor}).
-     */
+    /** Migrates the named v1 queues (all discovered ones when {@code names} is empty): {@link #select}, then {@link #migrate(Selection)}. */
     public List<MigrationResult> migrate(List<String> prefixes, List<String> names) {
+        return migrate(select(prefixes, names));
+    }
+
+    /** The v1 queues a run is about, and every queue discovery found under the prefixes (flows and names are judged among them). */
+    public record Selection(DiscoveryResult found, List<QueueRef> queues) {
+    }
+
+    /**
+     * Finds the named v1 queues under the prefixes (every one found when {@code names} is empty), reading the source only,
+     * and refuses the run as a whole before anything is written: no queue under the prefixes, a name found under none of
+     * them or under several, a {@code --rename} whose OLD names no queue. So a caller can say what the run is about before
+     * it writes (migrate's confirmation).
+     */
+    public Selection select(List<String> prefixes, List<String> names) {
+        DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
+        if (names.isEmpty() && found.queues().isEmpty()) {
+            throw noQueues(source.client(), prefixes);
+        }
+        List<QueueRef> selected = select(found.queues(), names, name -> noSuchQueue(source.client(), name, prefixes));
+        V2Names.unknownRenames(found.queues(), options.renames()).stream().findFirst().ifPresent(old -> {
+            throw unknownRename(source.client(), old, options.renames().get(old), prefixes);
+        });
+        return new Selection(found, selected);
+    }
+
+    /** Migrates the queues selected ({@link #select}), its servers watched meanwhile ({@link #waitingFor}). */
+    public List<MigrationResult> migrate(Selection selection) {
         watches = source.client() == target.client() ? List.of(new ServerWatch("the source and target", source.client()))
                 : List.of(new ServerWatch("the source", source.client()), new ServerWatch("the target", target.client()));
         try {
-            return run(prefixes, names);
+            return run(selection.found(), selection.queues());
         } finally {
             watches.forEach(ServerWatch::close);
             watches = List.of();
@@ -168,13 +192,8 @@ public final class Migrator {
         return broke.size() == 1 ? Optional.of(broke.get(0)) : Optional.empty();
     }
 
-    private List<MigrationResult> run(List<String> prefixes, List<String> names) {
-        DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
-        if (names.isEmpty() && found.queues().isEmpty()) {
-            throw noQueues(source.client(), prefixes);
-        }
+    private List<MigrationResult> run(DiscoveryResult found, List<QueueRef> selected) {
         QueueBases bases = new QueueBases(found.queues());
-        List<QueueRef> selected = select(found.queues(), names, name -> noSuchQueue(source.client(), name, prefixes));
         Map<String, Optional<V2Names.Holder>> holders = TargetNames.holders(target,
                 selected.stream().map(this::targetName).flatMap(Optional::stream).toList());
         SourceServer sourceServer = SourceServer.of(source, sourceName);
@@ -184,9 +203,6 @@ public final class Migrator {
         TargetNames.Recorded recorded = TargetNames.recorded(target, sourceServer, journaled);
         V2Names v2Names = new V2Names(found.queues(), options.renames(),
                 name -> holders.containsKey(name) ? holders.get(name) : TargetNames.holder(target, name), recorded);
-        v2Names.unknownRenames().stream().findFirst().ifPresent(unknown -> {
-            throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, unknown);
-        });
         Map<QueueRef, MigrationResult> ended = new ConcurrentHashMap<>(); // the queues whose run ends before it begins
         Map<QueueRef, String> named = new LinkedHashMap<>(); // the others, with their v2 names
         for (QueueRef q : selected) {
@@ -429,16 +445,31 @@ public final class Migrator {
                 + " or migrate these keys from a standalone server");
     }
 
-    /**
-     * The refusal of a queue {@code name} found under none of the {@code prefixes}, naming the prefixes it lies under if
-     * any ({@link Discovery#prefixesOf}: a walk of the source, made only now).
-     */
+    /** The refusal of a queue {@code name} (a name, or PREFIX:QUEUE) found under none of the {@code prefixes} ({@link #elsewhere}). */
     public static MigrationRefused noSuchQueue(UnifiedJedis source, String name, List<String> prefixes) {
+        return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue named '" + name + "' "
+                + underPrefixes(prefixes) + elsewhere(source, name, prefixes));
+    }
+
+    /** The refusal of a {@code --rename OLD=NEW} whose OLD names no v1 queue under the {@code prefixes} ({@link #elsewhere}). */
+    public static MigrationRefused unknownRename(UnifiedJedis source, String old, String name, List<String> prefixes) {
+        return new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, "--rename " + old + "=" + name + " names no v1 queue '"
+                + old + "' " + underPrefixes(prefixes) + elsewhere(source, old, prefixes));
+    }
+
+    /**
+     * What to pass for a queue {@code name} found under none of the {@code prefixes}: the prefixes a queue of that name lies
+     * under ({@link Discovery#prefixesOf}: a walk of the source, made only for the refusal), else to list the queues.
+     */
+    private static String elsewhere(UnifiedJedis source, String name, List<String> prefixes) {
         List<String> elsewhere = new Discovery(source).prefixesOf(name, prefixes);
-        return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue named '" + name + "' under the prefix"
-                + (prefixes.size() == 1 ? " " : "es ") + String.join(", ", prefixes) + (elsewhere.isEmpty()
-                ? " (`discover` lists them; check --prefix)" : "; one lies under the prefix" + (elsewhere.size() == 1 ? " " : "es ")
-                + String.join(", ", elsewhere) + ": pass --prefix " + elsewhere.get(0) + (elsewhere.size() == 1 ? "" : " (or another of them)")));
+        return elsewhere.isEmpty() ? " (`discover` lists them; check --prefix)" : "; one lies under the prefix"
+                + (elsewhere.size() == 1 ? " " : "es ") + String.join(", ", elsewhere) + ": pass --prefix " + elsewhere.get(0)
+                + (elsewhere.size() == 1 ? "" : " (or another of them)");
+    }
+
+    private static String underPrefixes(List<String> prefixes) {
+        return "under the prefix" + (prefixes.size() == 1 ? " " : "es ") + String.join(", ", prefixes);
     }
 
     /**
@@ -452,8 +483,7 @@ public final class Migrator {
         } catch (JedisDataException refused) { // NOPERM: the user's key patterns leave it out
             v2 = false;
         }
-        return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue under the prefix"
-                + (prefixes.size() == 1 ? " " : "es ") + String.join(", ", prefixes)
+        return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue " + underPrefixes(prefixes)
                 + " on the source" + (v2 ? ", which holds " + VersionFence.KEY + " as a v2 server does (are --source and --target"
                 + " swapped?)" : "") + "; check --source (its database, /N) and --prefix (`discover` lists the queues);"
                 + " nothing was written");

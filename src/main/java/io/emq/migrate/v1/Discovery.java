@@ -264,19 +264,29 @@ public final class Discovery {
 
     /**
      * The prefixes but {@code given} under which a v1 queue named {@code name} lies (the evidence discovery asks under a
-     * prefix), sorted: one walk of the whole keyspace matching {@code *:NAME:[a-z]*} (a queue structure's key, not a
-     * numbered job's), for a refusal of a name found under none of the given prefixes.
+     * prefix), sorted: {@code PREFIX:NAME}, or a prefix the name itself begins with when it is given as {@code PREFIX:QUEUE}.
+     * One walk of the whole keyspace matching {@code *NAME:[a-z]*} (a queue structure's key, not a numbered job's), for a
+     * refusal of a name found under none of the given prefixes.
      */
     public List<String> prefixesOf(String name, List<String> given) {
         KeyspaceScanner scanner = new KeyspaceScanner(jedis);
-        Bytes named = Bytes.utf8(":" + name);
+        Bytes named = Bytes.utf8(name);
+        List<Bytes> itsOwnPrefixes = new ArrayList<>(); // PREFIX:QUEUE: each part of the name before a colon
+        for (int colon = name.indexOf(':'); colon > 0 && colon < name.length() - 1; colon = name.indexOf(':', colon + 1)) {
+            itsOwnPrefixes.add(Bytes.utf8(name.substring(0, colon)));
+        }
         Map<Bytes, List<Bytes>> byPrefix = new HashMap<>();
         scanner.scanMatching(Bytes.utf8("*").concat(KeyspaceScanner.glob(named)).concat(":[a-z]*"), batch -> {
             for (Bytes key : batch) {
                 for (Bytes suffix : EVIDENCE_SUFFIXES) {
                     int end = key.length() - named.length() - suffix.length();
-                    if (end > 0 && key.endsWith(named.concat(suffix))) {
-                        byPrefix.computeIfAbsent(key.slice(0, end), prefix -> new ArrayList<>()).add(key);
+                    if (!key.endsWith(named.concat(suffix))) {
+                        continue;
+                    }
+                    if (end == 0) {
+                        itsOwnPrefixes.forEach(prefix -> byPrefix.computeIfAbsent(prefix, p -> new ArrayList<>()).add(key));
+                    } else if (end > 1 && key.slice(end - 1, end).equals(Bytes.utf8(":"))) {
+                        byPrefix.computeIfAbsent(key.slice(0, end - 1), prefix -> new ArrayList<>()).add(key);
                     }
                 }
             }

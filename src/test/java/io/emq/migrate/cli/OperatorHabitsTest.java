@@ -61,8 +61,9 @@ class OperatorHabitsTest {
     }
 
     /**
-     * plan and migrate of a --queue found under none of the prefixes given name the prefix a queue of that name lies under
-     * (a v2 queue of the name, or a key of another shape, is none), or else point to discover.
+     * plan and migrate of a --queue found under none of the prefixes given (a name, or PREFIX:QUEUE), or of a --rename whose
+     * OLD is such a queue, name the prefix a queue of that name lies under (a v2 queue of the name, or a key of another
+     * shape, is none), or else point to discover.
      */
     @Test
     void aQueueUnderAnotherPrefixIsNamedWithTheOptionThatFindsIt() {
@@ -76,6 +77,22 @@ class OperatorHabitsTest {
             assertTrue(r.err().contains(said), r.all());
         }
         assertEquals(ExitCodes.OK, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "billing", "--prefix", "echo").code());
+        for (CliRun r : List.of(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "echo:billing"), // PREFIX:QUEUE
+                CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "echo:billing", "--yes"))) {
+            assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+            assertTrue(r.err().contains("no v1 queue named 'echo:billing' under the prefix bull; one lies under the prefix echo:"
+                    + " pass --prefix echo"), r.all());
+        }
+        V1QueueGenerator.addWaiting(SERVER.client(), "orders", 1, 2, 20);
+        for (String old : List.of("billing", "echo:billing")) {
+            String unknown = "--rename " + old + "=invoices names no v1 queue '" + old + "' under the prefix bull; one lies under"
+                    + " the prefix echo: pass --prefix echo";
+            for (CliRun r : List.of(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "orders", "--rename", old + "=invoices"),
+                    CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "orders", "--rename", old + "=invoices", "--yes"))) {
+                assertEquals(ExitCodes.REFUSED, r.code(), r.all());
+                assertTrue(r.err().contains(unknown), r.all());
+            }
+        }
         CliRun none = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "user");
         assertTrue(none.err().contains("no v1 queue named 'user' under the prefix bull (`discover` lists them; check --prefix)"),
                 none.all());
@@ -93,11 +110,14 @@ class OperatorHabitsTest {
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all");
         assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
         assertTrue(plan.err().contains("emq-migrate plan: " + empty), plan.all());
-        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire");
-        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
-        assertTrue(migrate.err().contains("emq-migrate migrate: " + empty), migrate.all());
+        for (CliRun migrate : List.of(CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire"),
+                CliRun.of("migrate", "--source", SERVER.uri(), "--all"))) { // not confirmed: it looks for queues first
+            assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+            assertEquals(List.of("emq-migrate migrate: " + empty), migrate.err().lines().toList(), "the refusal alone: " + migrate.all());
+        }
         assertNoQueueDocument("plan", CliRun.of("plan", "--json", "--source", SERVER.uri(), "--all"), empty);
         assertNoQueueDocument("migrate", CliRun.of("migrate", "--json", "--source", SERVER.uri(), "--all", "--yes"), empty);
+        assertNoQueueDocument("migrate", CliRun.of("migrate", "--json", "--source", SERVER.uri(), "--all"), empty);
         for (CliRun named : List.of(CliRun.of("plan", "--json", "--source", SERVER.uri(), "--queue", "nosuch"),
                 CliRun.of("migrate", "--json", "--source", SERVER.uri(), "--queue", "nosuch", "--yes"))) { // the same kind
             assertEquals(ExitCodes.REFUSED, named.code(), named.all());
@@ -115,6 +135,28 @@ class OperatorHabitsTest {
             assertTrue(r.err().contains("no v1 queue under the prefix bull on the source, which holds {emq}:version as a v2 server"
                     + " does (are --source and --target swapped?); check --source"), r.all());
         }
+        assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "nothing written");
+    }
+
+    /**
+     * migrate without --yes off a terminal finds the queues before it refuses to go on unconfirmed, and says how many queues
+     * and jobs it was about to migrate (and retire), after the claim note, which concerns its first write; nothing written.
+     */
+    @Test
+    void anUnconfirmedMigrationSaysHowManyQueuesAndJobsItWouldMove() {
+        V1QueueGenerator.addWaiting(SERVER.client(), "orders", 1, 3, 20);
+        V1QueueGenerator.addWaiting(SERVER.client(), "emails", 1, 2, 20);
+        String before = new KeyspaceDump(SERVER.client()).digest();
+        CliRun all = CliRun.of("migrate", "--source", SERVER.uri(), "--all");
+        assertEquals(ExitCodes.REFUSED, all.code(), all.all());
+        List<String> lines = all.err().lines().toList();
+        assertEquals(2, lines.size(), all.all());
+        assertTrue(lines.get(0).startsWith("emq-migrate migrate: the target holds no {emq}:version"), all.all());
+        assertEquals("emq-migrate migrate: migrate moves 2 v1 queues (5 jobs, completed ones aside) and retires the v1 source"
+                + " of each queue it verifies: its v1 keys are deleted (add --no-retire to stop before that); nothing was done."
+                + " Not on a terminal, so add --yes to confirm it", lines.get(1));
+        CliRun one = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails");
+        assertTrue(one.err().contains("migrate moves 1 v1 queue (2 jobs, completed ones aside)"), one.all());
         assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "nothing written");
     }
 

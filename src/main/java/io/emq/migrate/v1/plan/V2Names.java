@@ -3,7 +3,6 @@ package io.emq.migrate.v1.plan;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.QueueSnapshot;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +16,7 @@ import java.util.stream.Collectors;
  * name another v1 queue of the source migrates under (by its own name or a rename), or onto a v2
  * queue the target already holds, is refused; two v1 queues of one name under different prefixes
  * are refused until one is renamed; a name whose migration journal on the target records another
- * v1 queue is refused for every queue. A rename whose OLD names no v1 queue is a usage error. A v1 queue whose
+ * v1 queue is refused for every queue. A rename whose OLD names no v1 queue is refused ({@link #unknownRenames}). A v1 queue whose
  * migration on the target under one v2 name is neither retired nor abandoned is refused under any other
  * ({@link #migratingElsewhere}): two copies of its jobs would each be served.
  * Pure: what the target holds is asked of {@code target} and {@code migratingAs}.
@@ -115,17 +114,10 @@ public final class V2Names {
         return journaled.retiredByAnother(snap);
     }
 
-    /** One line per rename whose OLD names no v1 queue of the source. */
-    public List<String> unknownRenames() {
-        List<String> out = new ArrayList<>();
-        renames.forEach((old, name) -> {
-            if (queues.stream().noneMatch(q -> q.name().display().equals(old) || q.display().equals(old))) {
-                out.add("--rename " + old + "=" + name + " names no v1 queue '" + old
-                        + "' under the given prefixes (run `discover` to list them)");
-            }
-        });
-        out.sort(null);
-        return out;
+    /** The OLD of each rename that names none of the v1 {@code queues} (a queue name, or {@code P:Q}), sorted. */
+    public static List<String> unknownRenames(List<QueueRef> queues, Map<String, String> renames) {
+        return renames.keySet().stream().filter(old -> queues.stream().noneMatch(q -> q.name().display().equals(old)
+                || q.display().equals(old))).sorted().toList();
     }
 
     /** The v2 name the queue migrates under, empty when it is not a valid v2 name. */

@@ -47,7 +47,7 @@ class V2NamesTest {
         assertEquals(Optional.of("a"), one.v2Name(A), "a rename by PREFIX:QUEUE renames that queue only");
         assertEquals(Optional.empty(), one.conflict(A));
         assertEquals(Optional.empty(), one.conflict(ECHO_A));
-        assertEquals(List.of(), one.unknownRenames());
+        assertEquals(List.of(), V2Names.unknownRenames(List.of(A, ECHO_A), Map.of("echo:a", "echo-a")));
     }
 
     @Test
@@ -64,8 +64,7 @@ class V2NamesTest {
     @Test
     void renamesOfNoQueueAndInvalidNamesAreToldApart() {
         V2Names n = names(List.of(A), Map.of("zz", "y", "a", "not valid"), Map.of());
-        assertEquals(List.of("--rename zz=y names no v1 queue 'zz' under the given prefixes (run `discover` to list them)"),
-                n.unknownRenames());
+        assertEquals(List.of("zz"), V2Names.unknownRenames(List.of(A), Map.of("zz", "y", "a", "not valid")));
         assertEquals(Optional.empty(), n.v2Name(A));
         assertEquals(Optional.empty(), n.conflict(A), "an invalid name is refused as such, not as taken");
     }
