@@ -136,6 +136,10 @@ final class DrainCommand implements Command {
      */
     private static int drainShadow(Wire wire, String queue, DrainOptions options, JobHandler handler, String handlerName,
                                    Path htmlFile, Endpoint target, Invocation in) throws InterruptedException {
+        ShadowQueue.found(wire.client(), queue).forEach((name, keys) -> in.note("emq-migrate drain: the scratch queue '" + name
+                + "' (" + Sizes.count(keys) + " keys) of an earlier shadow drain of '" + queue + "' is on " + target.describe()
+                + ": that drain was killed before it could delete it, or runs now. Unless one runs now, delete it: "
+                + deleteCommand(name)));
         ShadowQueue shadow = ShadowQueue.of(wire.client(), queue);
         Thread interrupted = new Thread(() -> in.note("emq-migrate drain: interrupted; " + discarded(shadow, queue, target)));
         Runtime.getRuntime().addShutdownHook(interrupted);
@@ -165,10 +169,14 @@ final class DrainCommand implements Command {
         } catch (RuntimeException unreachable) {
             why = unreachable.getMessage();
         }
-        String keys = "'emq:{" + shadow.name() + "}:*'";
-        return "the scratch queue '" + shadow.name() + "' could not be deleted (" + why + "): its keys " + keys + " are left on "
-                + target.describe() + ", unpaused; queue '" + queue + "' was only read. Delete them: redis-cli -u URI --scan"
-                + " --pattern " + keys + " | xargs redis-cli -u URI unlink (URI: the target's; add -c to the second for a cluster)";
+        return "the scratch queue '" + shadow.name() + "' could not be deleted (" + why + "): its keys are left on "
+                + target.describe() + ", unpaused; queue '" + queue + "' was only read. Delete them: " + deleteCommand(shadow.name());
+    }
+
+    /** The shell command that deletes every key of the scratch queue {@code name}. */
+    private static String deleteCommand(String name) {
+        return "redis-cli -u URI --scan --pattern '" + Keys.queue(name).base() + "*' | xargs redis-cli -u URI unlink (URI: the"
+                + " target's; add -c to the second for a cluster)";
     }
 
     private static void render(DrainReport report, String handlerName, Path htmlFile, Endpoint target, Invocation in) {

@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.CheckedPipeline;
@@ -37,6 +38,8 @@ public final class ShadowQueue implements AutoCloseable {
     /** Payload bytes read in one pipeline, as the plan's reader bounds its own: a few rows of megabytes, not a thousand. */
     private static final long PIPELINE_BYTES = 4L << 20;
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The random bytes a copy's name ends with, in hex. */
+    private static final int SUFFIX_BYTES = 3;
 
     private final UnifiedJedis client;
     private final String queue;
@@ -55,13 +58,28 @@ public final class ShadowQueue implements AutoCloseable {
 
     /** A fresh shadow queue of {@code queue}, named but not copied yet ({@link #copy}); the caller closes it to delete the copy. */
     public static ShadowQueue of(UnifiedJedis client, String queue) {
-        byte[] suffix = new byte[3];
+        byte[] suffix = new byte[SUFFIX_BYTES];
         RANDOM.nextBytes(suffix);
         String name = queue + "-shadow-" + HexFormat.of().formatHex(suffix);
         if (!Names.isQueueName(name)) {
             throw new IllegalArgumentException("queue '" + queue + "' is too long for a shadow copy named after it");
         }
         return new ShadowQueue(client, queue, name);
+    }
+
+    /**
+     * The scratch copies of {@code queue} on the server, by name, with how many keys each holds: one a shadow drain running
+     * now is making or draining, or one a stopped drain could not delete (a process killed with SIGKILL runs no clean-up).
+     * One walk of the keyspace, matching the copies' names ({@code <queue>-shadow-<six hex digits>}).
+     */
+    public static Map<String, Long> found(UnifiedJedis client, String queue) {
+        Map<String, Long> copies = new TreeMap<>();
+        String names = "emq:{" + queue + "-shadow-" + "[0-9a-f]".repeat(2 * SUFFIX_BYTES) + "}:*"; // their keys (Keys#base)
+        new KeyspaceScanner(client).scanMatching(Bytes.utf8(names), page -> page.forEach(key -> {
+            String k = key.display();
+            copies.merge(k.substring(k.indexOf('{') + 1, k.indexOf("}:")), 1L, Long::sum);
+        }));
+        return copies;
     }
 
     /** The copy's v2 queue name. */
