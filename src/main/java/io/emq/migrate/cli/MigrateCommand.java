@@ -81,7 +81,7 @@ final class MigrateCommand implements Command {
                 source.describe(), options, checkpoints).parallel(parallel);
         // the queues first: a run refused as a whole (none found, a name found under none of the prefixes...) is refused
         // alone, before the claim note (no write follows) and before the question, which then says what it is about
-        Migrator.Selection selection = migrator.select(prefixes, queues);
+        Migrator.Selection selection = Scanning.scanning(sourceClient, prefixes, in, scanned -> migrator.select(prefixes, queues, scanned));
         in.noteClaim(targetClient, "migrate");
         boolean asks = options.retire() && !in.has("yes");
         // for the progress total and the question; with --all (thousands of queues, a read each) only when asked

@@ -43,6 +43,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.stream.IntStream;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -127,7 +128,7 @@ public final class Migrator {
 
     /** Migrates the named v1 queues (all discovered ones when {@code names} is empty): {@link #select}, then {@link #migrate(Selection)}. */
     public List<MigrationResult> migrate(List<String> prefixes, List<String> names) {
-        return migrate(select(prefixes, names));
+        return migrate(select(prefixes, names, scanned -> { }));
     }
 
     /** The v1 queues a run is about, and every queue discovery found under the prefixes (flows and names are judged among them). */
@@ -138,10 +139,10 @@ public final class Migrator {
      * Finds the named v1 queues under the prefixes (every one found when {@code names} is empty), reading the source only,
      * and refuses the run as a whole before anything is written: no queue under the prefixes, a name found under none of
      * them or under several, a {@code --rename} whose OLD names no queue. So a caller can say what the run is about before
-     * it writes (migrate's confirmation).
+     * it writes (migrate's confirmation). {@code scanned} is told the keys of each page of the discovery's walk.
      */
-    public Selection select(List<String> prefixes, List<String> names) {
-        DiscoveryResult found = new Discovery(source.client()).discover(prefixes);
+    public Selection select(List<String> prefixes, List<String> names, LongConsumer scanned) {
+        DiscoveryResult found = new Discovery(source.client()).discover(prefixes, scanned);
         if (names.isEmpty() && found.queues().isEmpty()) {
             throw noQueues(source.client(), prefixes);
         }

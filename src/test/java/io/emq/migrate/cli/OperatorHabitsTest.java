@@ -110,8 +110,8 @@ class OperatorHabitsTest {
         CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--all");
         assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
         assertTrue(plan.err().contains("emq-migrate plan: " + empty), plan.all());
-        for (CliRun migrate : List.of(CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire"),
-                CliRun.of("migrate", "--source", SERVER.uri(), "--all"))) { // not confirmed: it looks for queues first
+        for (CliRun migrate : List.of(CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-retire", "--no-progress"),
+                CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-progress"))) { // not confirmed: it looks first
             assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
             assertEquals(List.of("emq-migrate migrate: " + empty), migrate.err().lines().toList(), "the refusal alone: " + migrate.all());
         }
@@ -147,7 +147,7 @@ class OperatorHabitsTest {
         V1QueueGenerator.addWaiting(SERVER.client(), "orders", 1, 3, 20);
         V1QueueGenerator.addWaiting(SERVER.client(), "emails", 1, 2, 20);
         String before = new KeyspaceDump(SERVER.client()).digest();
-        CliRun all = CliRun.of("migrate", "--source", SERVER.uri(), "--all");
+        CliRun all = CliRun.of("migrate", "--source", SERVER.uri(), "--all", "--no-progress");
         assertEquals(ExitCodes.REFUSED, all.code(), all.all());
         List<String> lines = all.err().lines().toList();
         assertEquals(2, lines.size(), all.all());
