@@ -7,15 +7,15 @@ import java.util.Set;
  * starts), {@code --jobs N}, {@code --rounds R}, {@code --producer RATE} (v1 adds a second during the
  * run, 0: none), and three switches: {@code --dedup} (every v1 job, generated or added, carries a BullMQ 5 dedup key),
  * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}), {@code --without-flows} (a backlog of the
- * real BullMQ soak holds no flow), {@code --without-feed} (the migration reads
+ * real BullMQ soak holds no flow), {@code --logs} (one generated job in a hundred has a logs list of a line), {@code --without-feed} (the migration reads
  * v1 as a user the change feed's commands are refused to), {@code --resumed} (the migration stops at {@code --no-retire},
  * then a second run retires: MIGRATION.md §8); {@code --dedup-ttl MS} (with
  * {@code --dedup}: the generated jobs' dedup keys expire after MS, as BullMQ's throttled deduplication's); each main
  * names the ones it takes, anything else is refused.
  */
 record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedup, boolean customIds, boolean withoutFeed,
-                 boolean resumed, boolean withoutFlows, long dedupTtlMs) {
-    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids", "--without-feed", "--resumed", "--without-flows");
+                 boolean resumed, boolean withoutFlows, boolean logs, long dedupTtlMs) {
+    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids", "--without-feed", "--resumed", "--without-flows", "--logs");
 
     static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
         String target = null;
@@ -40,6 +40,6 @@ record BenchArgs(String target, int jobs, int rounds, int producer, boolean dedu
             }
         }
         return new BenchArgs(target, jobs, rounds, producer, on.contains("--dedup"), on.contains("--custom-ids"),
-                on.contains("--without-feed"), on.contains("--resumed"), on.contains("--without-flows"), dedupTtlMs);
+                on.contains("--without-feed"), on.contains("--resumed"), on.contains("--without-flows"), on.contains("--logs"), dedupTtlMs);
     }
 }

@@ -9,6 +9,7 @@ import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -85,6 +86,18 @@ final class BenchSetup {
         long t0 = System.nanoTime();
         V1QueueGenerator.addWaiting(client, queue, 1, jobs, PAYLOAD_BYTES, deduplicated, dedupTtlMs, idPrefix);
         return secs(t0);
+    }
+
+    /** Gives every hundredth generated job of {@code queue} a logs list of one line, as a job that logs has; how many. */
+    static long logEveryHundredth(UnifiedJedis client, String queue, int jobs, String idPrefix) {
+        long logged = 0;
+        try (AbstractPipeline p = client.pipelined()) {
+            for (int n = 100; n <= jobs; n += 100, logged++) {
+                p.rpush("bull:" + queue + ":" + idPrefix + n + ":logs", "a line of job " + n);
+            }
+            p.sync();
+        }
+        return logged;
     }
 
     static long maxHeapMiB() {

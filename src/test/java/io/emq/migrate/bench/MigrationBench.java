@@ -55,7 +55,7 @@ public final class MigrationBench {
 
     public static void main(String[] args) throws Exception {
         BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--dedup-ttl", "--custom-ids",
-                "--without-feed", "--resumed"), 1_000_000, 0);
+                "--without-feed", "--resumed", "--logs"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
@@ -66,6 +66,10 @@ public final class MigrationBench {
             System.out.printf(Locale.ROOT, "generated %d v1 jobs in %.1f s (server %s, heap max %d MiB)%n", jobs,
                     BenchSetup.generateWaiting(client, "bench", jobs, options.dedup(), options.dedupTtlMs(),
                             options.customIds() ? CUSTOM : ""), uri, BenchSetup.maxHeapMiB());
+            if (options.logs()) {
+                System.out.printf(Locale.ROOT, "gave %d of them a logs list%n", BenchSetup.logEveryHundredth(client, "bench", jobs,
+                        options.customIds() ? CUSTOM : ""));
+            }
 
             StepCpu bareCpu = new StepCpu(client);
             bareCpu.start();
