@@ -39,15 +39,15 @@ final class Absorb implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        return write(m, states, !SourceFence.noExtrasScanned(m.snapshot()), m.freshIds());
+        return write(m, states, SourceFence.asScanned(m.snapshot()), m.freshIds());
     }
 
     /**
-     * Writes the rows of the jobs of these states ({@link JobWriter#write(QueueMigration, Iterable, boolean, Optional)}),
+     * Writes the rows of the jobs of these states ({@link JobWriter#write(QueueMigration, Iterable, JobRead, Optional)}),
      * going on where the tries before this one stopped: the jobs this run wrote and journaled are counted, not written
      * again. Returns how many rows each v2 state received.
      */
-    static Map<String, Long> write(QueueMigration m, List<V1State> states, boolean checkExtras, Optional<FreshIds> fresh) {
+    static Map<String, Long> write(QueueMigration m, List<V1State> states, JobRead read, Optional<FreshIds> fresh) {
         QueueSnapshot snapshot = m.snapshot();
         if (m.inLine.isEmpty()) {
             m.inLine = m.watch.isEmpty() ? InLine.withDigestsIfTheyFit(snapshot.jobCount(), InLine.idBytes(snapshot))
@@ -57,7 +57,7 @@ final class Absorb implements Step {
         Map<String, Long> counts = table == null || table.isEmpty() ? new HashMap<>() : written(table, Migratable.rows(snapshot, states, m.options));
         Iterable<JobFacts> rows = counts.isEmpty() ? Migratable.rows(snapshot, states, m.options)
                 : Migratable.select(states.stream().map(snapshot::jobs).toList(), j -> Migratable.getsRow(j, m.options) && !table.holds(j));
-        JobWriter.write(m, rows, checkExtras, fresh).forEach((state, n) -> counts.merge(state, n, Long::sum));
+        JobWriter.write(m, rows, read, fresh).forEach((state, n) -> counts.merge(state, n, Long::sum));
         return counts;
     }
 

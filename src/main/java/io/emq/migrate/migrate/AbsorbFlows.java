@@ -52,7 +52,7 @@ final class AbsorbFlows implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        Map<String, Long> counts = new LinkedHashMap<>(Absorb.write(m, parentStates, true, Optional.empty()));
+        Map<String, Long> counts = new LinkedHashMap<>(Absorb.write(m, parentStates, SourceFence::read, Optional.empty()));
         long[] links = {0};
         Migratable.inBatches(unwritten(m, Migratable.rows(m.snapshot(), parentStates, m.options), links), LOOKUP, batch -> {
             List<Optional<BrandedId>> minted = idsOf(m, batch);

@@ -45,17 +45,17 @@ final class JobWriter {
 
     /** Writes the rows of these jobs, each read with its logs and flow keys checked ({@link SourceFence#read}); returns how many rows each v2 state received. */
     static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs) {
-        return write(m, jobs, true, Optional.empty());
+        return write(m, jobs, SourceFence::read, Optional.empty());
     }
 
     /**
-     * Writes the rows of these jobs; returns how many rows each v2 state received. With {@code checkExtras}
-     * false, no job is checked for logs or flow keys ({@link SourceFence#readWithoutExtras}: the caller's
-     * key scan met none). {@code fresh}: the ids that follow from the rank of a job given ({@link QueueMigration#freshIds},
+     * Writes the rows of these jobs, each read as {@code read} reads it ({@link SourceFence#asScanned}: what the caller's
+     * key scan met tells which jobs to ask about logs lists and flow keys); returns how many rows each v2 state received.
+     * {@code fresh}: the ids that follow from the rank of a job given ({@link QueueMigration#freshIds},
      * the jobs of the snapshot V20 minted from): a batch of those is not looked up in the journal, and its rows, new, are
      * written without the guards of a row the target may hold ({@link NewRows}).
      */
-    static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs, boolean checkExtras, Optional<FreshIds> fresh) {
+    static Map<String, Long> write(QueueMigration m, Iterable<JobFacts> jobs, JobRead read, Optional<FreshIds> fresh) {
         Map<String, Long> counts = new HashMap<>();
         if (!jobs.iterator().hasNext()) {
             return counts; // nothing asked of the journal either (a run of many small queues writes none in most passes)
@@ -63,7 +63,7 @@ final class JobWriter {
         boolean expectedBefore = !m.journal.text(Expectations.COUNT).equals(Optional.of("0"));
         try (NewRows newRows = new NewRows(m); JournalTransaction journalTx = new JournalTransaction(m, "expectations watched")) {
             ReadAhead.<Built>run("v1 jobs", Migratable.atMost(jobs, BATCH), ahead -> Migratable.inBatches(jobs, BATCH,
-                            batch -> ahead.accept(build(m, batch, checkExtras, expectedBefore, fresh))),
+                            batch -> ahead.accept(build(m, batch, read, expectedBefore, fresh))),
                     built -> write(m, newRows, journalTx, built, counts));
         }
         return counts;
@@ -82,13 +82,12 @@ final class JobWriter {
      * Reads a batch from the source and builds its rows, with what the journal expected of them when
      * {@code expectedBefore} (else none); only reads (it runs ahead, while the batch before is written).
      */
-    private static Built build(QueueMigration m, List<JobFacts> batch, boolean checkExtras, boolean expectedBefore,
+    private static Built build(QueueMigration m, List<JobFacts> batch, JobRead jobRead, boolean expectedBefore,
                                Optional<FreshIds> fresh) {
         List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
         Optional<List<Optional<BrandedId>>> ranked = fresh.flatMap(f -> f.of(batch));
         List<Optional<BrandedId>> ids = ranked.orElseGet(() -> m.journal.ids().lookupV1(v1Ids.stream().map(Bytes::raw).toList()));
-        List<SourceFence.Job> read = checkExtras ? SourceFence.read(m.sourceWire, m.source, v1Ids)
-                : SourceFence.readWithoutExtras(m.sourceWire, m.source, v1Ids);
+        List<SourceFence.Job> read = jobRead.read(m.sourceWire, m.source, v1Ids);
         List<RowBuilder.Row> rows = new ArrayList<>(batch.size());
         List<JobFacts> jobs = new ArrayList<>(batch.size());
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();

@@ -194,6 +194,23 @@ final class SourceFence {
     }
 
     /**
+     * How the jobs of this snapshot, read with a key scan, are best read ({@link JobWriter}): as {@link #readWithoutExtras}
+     * when the scan met no logs list or flow key; when it met logs lists only, the jobs it met one of by the script and
+     * the others plainly, digested as jobs with none (a list created since the scan moves the job's digest, as for
+     * {@link #readWithoutExtras}, and a pass copies it again); else as {@link #read}, each batch asked.
+     */
+    static JobRead asScanned(QueueSnapshot scanned) {
+        if (noExtrasScanned(scanned)) {
+            return SourceFence::readWithoutExtras;
+        }
+        if (EXTRAS.stream().anyMatch(kind -> kind != JobSubKind.LOGS && scanned.subkeys().containsKey(kind))) {
+            return SourceFence::read;
+        }
+        return (source, q, ids) -> read(source, q, ids, ids.stream().filter(id -> !scanned.hasLogs(id)).toList(),
+                ids.stream().filter(scanned::hasLogs).toList());
+    }
+
+    /**
      * Whether the key scan that read this snapshot met no job's logs list or flow key (a snapshot
      * refreshed without a scan, {@code QueueSnapshotReader#refresh}, cannot tell: only a scanned one may be asked).
      */

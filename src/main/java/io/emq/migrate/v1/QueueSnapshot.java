@@ -321,6 +321,11 @@ public final class QueueSnapshot {
         return n + " " + (n == 1 ? one : many);
     }
 
+    /** Whether job {@code id} had a logs list when this snapshot was read. */
+    public boolean hasLogs(Bytes id) {
+        return jobSubkeys.has(JobSubKind.LOGS, id);
+    }
+
     /** The jobs that have a lock or a logs list, as this snapshot found them: what a refresh carries on. */
     JobSubkeys jobSubkeys() {
         return jobSubkeys;

@@ -98,6 +98,46 @@ class ScannedExtrasTest {
                 "no expectation asked of the journal");
     }
 
+    /**
+     * A queue whose scan met logs lists (of jobs 10 and 200): the copy reads those two jobs by the script and the others
+     * plainly, asking no job whether it has logs or flow keys; logs pushed later are still copied.
+     */
+    @Test
+    void theCopyOfAQueueWithLogsListsReadsTheJobsTheScanMetOneOfByTheScriptAndAsksNoOther() throws Exception {
+        client().rpush("bull:" + QUEUE + ":10:logs", "before the scan");
+        client().rpush("bull:" + QUEUE + ":200:logs", "before the scan too");
+        List<String> commands = new CopyOnWriteArrayList<>();
+        MigrationResult r;
+        try (Monitor monitor = new Monitor(SERVER.node(SERVER.nodes().get(0)), commands::add);
+             Jedis marker = SERVER.node(SERVER.nodes().get(0))) {
+            Thread.sleep(200);
+            r = migrate((version, where) -> {
+                marker.echo("checkpoint " + version);
+                if (version == 10 && where.equals("read checked")) {
+                    client().rpush("bull:" + QUEUE + ":5:logs", "after the scan, before the copy");
+                }
+                if (version == 80) {
+                    client().rpush("bull:" + QUEUE + ":7:logs", "after the copy");
+                }
+            }).get(0);
+            Monitor.awaitShown(marker, commands, "migrated");
+        }
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, added, Set.of(), true), r.toString());
+        assertEquals(List.of("before the scan"), LiveV1.v2Logs(SERVER.client(), QUEUE, "10"));
+        assertEquals(List.of("before the scan too"), LiveV1.v2Logs(SERVER.client(), QUEUE, "200"));
+        assertEquals(List.of("after the scan, before the copy"), LiveV1.v2Logs(SERVER.client(), QUEUE, "5"));
+        assertEquals(List.of("after the copy"), LiveV1.v2Logs(SERVER.client(), QUEUE, "7"));
+        assertEquals(List.of(), LiveV1.v2Logs(SERVER.client(), QUEUE, "6"));
+        int from = lastIndexOf(commands, "\"checkpoint 20\"");
+        int to = commands.indexOf(commands.stream().filter(c -> c.contains("\"checkpoint 100\"")).findFirst().orElseThrow());
+        List<String> copy = new ArrayList<>(commands.subList(from, to)); // V30 to V90
+        assertEquals(0, copy.stream().filter(c -> c.contains("\"EXISTS\"") && c.contains(":dependencies\"") && !c.contains(" lua]")).count(),
+                "no job asked whether it has logs or flow keys: " + copy.stream().filter(c -> c.contains("\"EXISTS\"")).filter(c -> !c.contains(" lua]")).limit(3).toList());
+        assertEquals(JOBS - 2, copy.stream().filter(c -> !c.contains(" lua]") && c.matches(".*\"HGETALL\" \"bull:" + QUEUE + ":\\d+\".*")).count(),
+                "every job but the two read plainly");
+    }
+
     private static int lastIndexOf(List<String> commands, String text) {
         for (int i = commands.size() - 1; i >= 0; i--) {
             if (commands.get(i).contains(text)) {
