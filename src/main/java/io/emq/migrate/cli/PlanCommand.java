@@ -103,9 +103,7 @@ final class PlanCommand implements Command {
         if (chosen.isEmpty()) {
             throw Migrator.noQueues(jedis, prefixes);
         }
-        V2Names.unknownRenames(found.queues(), planOptions.renames()).stream().findFirst().ifPresent(old -> {
-            throw Migrator.unknownRename(jedis, old, planOptions.renames().get(old), prefixes); // as migrate refuses it
-        });
+        Migrator.refuseUnknownRenames(jedis, found.queues(), planOptions.renames(), prefixes);
         List<ServerChecks> checks = ServerChecks.of(source, jedis, in.targetOrSource(), v2.client());
         checks.forEach(c -> c.note().ifPresent(note -> in.note("emq-migrate plan: " + note)));
         List<String> serverProblems = checks.stream().flatMap(c -> c.problems().stream()).toList();

@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -147,9 +148,7 @@ public final class Migrator {
             throw noQueues(source.client(), prefixes);
         }
         List<QueueRef> selected = select(found.queues(), names, name -> noSuchQueue(source.client(), name, prefixes));
-        V2Names.unknownRenames(found.queues(), options.renames()).stream().findFirst().ifPresent(old -> {
-            throw unknownRename(source.client(), old, options.renames().get(old), prefixes);
-        });
+        refuseUnknownRenames(source.client(), found.queues(), options.renames(), prefixes);
         return new Selection(found, selected);
     }
 
@@ -320,32 +319,39 @@ public final class Migrator {
      * queues in one call ({@link ManyJournals}), each fenced by its queue's lease. Until then the step
      * counts as not applied: a crash before this runs it again (steps are idempotent), as a crash
      * between a step's work and its row always did. A connection the target closed (a drop as the step
-     * ended) is let go and the call made again on the next, at most as many times as the pool holds
-     * connections: a row written twice is the same field set to the same row.
+     * ended) has the call made again ({@link #againOnClosed}): a row written twice is the same field set to the same row.
      */
     private void recordHistory(Collection<Run> all, StepDefinition step) {
         List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
         Migratable.inBatches(done, PER_PIPELINE, some -> {
             List<long[]> before = breaks();
-            RuntimeException unwritten = null;
-            for (int tries = 0; tries <= connections(parallel); tries++) {
-                try {
-                    List<ScriptReply<Long>> replies = target.eval(ManyJournals.historyRows(
-                            some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList()));
-                    for (int i = 0; i < some.size(); i++) {
-                        some.get(i).recorded(step, replies.get(i).error(), Optional.empty());
-                    }
-                    return;
-                } catch (RuntimeException unreachable) {
-                    unwritten = unreachable;
-                    if (!ConnectionLoss.closed(unreachable)) {
-                        break;
-                    }
+            try {
+                List<ScriptReply<Long>> replies = againOnClosed(() -> target.eval(ManyJournals.historyRows(
+                        some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList())));
+                for (int i = 0; i < some.size(); i++) {
+                    some.get(i).recorded(step, replies.get(i).error(), Optional.empty());
+                }
+            } catch (RuntimeException unreachable) {
+                some.forEach(run -> run.recorded(step, unreachable, brokeSince(before)));
+            }
+        });
+    }
+
+    /**
+     * {@code call}, made again while the target closed the connection it went on: a drop (CLIENT KILL, a restart of a
+     * proxy) closes every idle connection of the pool, so at most as many times as the pool holds connections; its last
+     * failure thrown (a target away or silent is not waited for).
+     */
+    private <T> T againOnClosed(Supplier<T> call) {
+        for (int tries = 0; ; tries++) {
+            try {
+                return call.get();
+            } catch (JedisConnectionException lost) {
+                if (!ConnectionLoss.closed(lost) || tries == connections(parallel)) {
+                    throw lost;
                 }
             }
-            RuntimeException failed = unwritten;
-            some.forEach(run -> run.recorded(step, failed, brokeSince(before)));
-        });
+        }
     }
 
     /**
@@ -452,10 +458,15 @@ public final class Migrator {
                 + underPrefixes(prefixes) + elsewhere(source, name, prefixes));
     }
 
-    /** The refusal of a {@code --rename OLD=NEW} whose OLD names no v1 queue under the {@code prefixes} ({@link #elsewhere}). */
-    public static MigrationRefused unknownRename(UnifiedJedis source, String old, String name, List<String> prefixes) {
-        return new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, "--rename " + old + "=" + name + " names no v1 queue '"
-                + old + "' " + underPrefixes(prefixes) + elsewhere(source, old, prefixes));
+    /**
+     * Refuses the first {@code --rename OLD=NEW} whose OLD names none of the v1 {@code queues} found under the
+     * {@code prefixes} ({@link #elsewhere}), as migrate and plan refuse it.
+     */
+    public static void refuseUnknownRenames(UnifiedJedis source, List<QueueRef> queues, Map<String, String> renames, List<String> prefixes) {
+        V2Names.unknownRenames(queues, renames).stream().findFirst().ifPresent(old -> {
+            throw new MigrationRefused(MigrationRefused.Kind.UNKNOWN_RENAME, "--rename " + old + "=" + renames.get(old)
+                    + " names no v1 queue '" + old + "' " + underPrefixes(prefixes) + elsewhere(source, old, prefixes));
+        });
     }
 
     /**
@@ -807,23 +818,18 @@ public final class Migrator {
         }
 
         /**
-         * Releases this run's lease, so a re-run goes on at once; a lapsed or taken lease needs none. A connection the
-         * target closed is let go and the release tried on the next: a drop (CLIENT KILL, a restart of a proxy) closes
-         * every idle connection of the pool, so at most as many tries as the pool holds; a target away or silent is not
-         * waited for (the lease lapses).
+         * Releases this run's lease, so a re-run goes on at once; a lapsed or taken lease needs none. Tried again on a
+         * new connection when the target closed the one it went on ({@link #againOnClosed}); a target away or silent is
+         * not waited for (the lease lapses).
          */
         private void releaseLease() {
-            for (int tries = 0; tries <= connections(parallel); tries++) {
-                try {
+            try {
+                againOnClosed(() -> {
                     m.journal.lease().release();
-                    return;
-                } catch (JedisConnectionException lost) {
-                    if (!ConnectionLoss.closed(lost)) {
-                        return;
-                    }
-                } catch (RuntimeException lapsedOrTaken) {
-                    return;
-                }
+                    return null;
+                });
+            } catch (RuntimeException lapsedTakenOrUnreachable) {
+                // the lease lapses
             }
         }
 
