@@ -29,10 +29,17 @@ import java.util.Set;
  * ids follow from the jobs' ranks ({@link FreshIds}) are neither looked up in the journal nor guarded against a row or
  * a listing the target cannot hold.
  * While v1 is live a job with no id yet (added after V20 minted) or no hash any more (finished or
- * removed) is left to the re-sync passes; once v1 is paused, either is refused.
+ * removed) is left to the re-sync passes; once v1 is paused, a job with no id is a bug, and one whose hash is gone
+ * since the caller read the source (a client removed it: BullMQ's pause stops workers, not removals) is left
+ * out and counted ({@link #GONE_SINCE_READ}): the caller reads the source again or refuses.
  */
 final class JobWriter {
     static final int BATCH = 256;
+    /**
+     * The count {@link #write} returns, beside the rows each v2 state received, of the jobs v1 paused removed since the
+     * caller read the source: present only when some were.
+     */
+    static final String GONE_SINCE_READ = "gone-since-read";
     /**
      * The checkpoints a write passes, in order, for each batch ("new rows watched" only for a batch {@link NewRows} takes,
      * "expectations watched" only for expectations recorded in a {@link JournalTransaction}).
@@ -75,7 +82,7 @@ final class JobWriter {
      * whether every row's id is fresh ({@link FreshIds}).
      */
     private record Built(List<RowBuilder.Row> rows, List<JobFacts> jobs, Map<BrandedId, Expectation> expectations,
-                         Map<BrandedId, Expectation> known, int journaled, boolean fresh) {
+                         Map<BrandedId, Expectation> known, int journaled, boolean fresh, int gone) {
     }
 
     /**
@@ -93,6 +100,7 @@ final class JobWriter {
         Map<BrandedId, Expectation> expectations = new LinkedHashMap<>();
         Map<Bytes, BrandedId> parents = parentIds(m, batch);
         boolean live = m.v1Live();
+        int gone = 0;
         for (int i = 0; i < batch.size(); i++) {
             JobFacts facts = batch.get(i);
             FlatHash hash = read.get(i).hash();
@@ -102,8 +110,8 @@ final class JobWriter {
             BrandedId id = ids.get(i).orElseThrow(() -> new IllegalStateException("job " + facts.id().display()
                     + " has no branded id: the plan-identity step must run first"));
             if (hash.isEmpty()) {
-                throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(facts.id()).display()
-                        + " disappeared during the migration: stop v1 workers and producers, then re-run");
+                gone++;
+                continue;
             }
             RowBuilder.Row row = RowBuilder.build(m, facts, hash, read.get(i).digest(), id, parentOf(m, facts, hash, parents));
             rows.add(row);
@@ -112,7 +120,7 @@ final class JobWriter {
         }
         Map<BrandedId, Expectation> known = expectedBefore ? m.journal.expectations().of(new ArrayList<>(expectations.keySet())) : Map.of();
         return new Built(rows, jobs, expectations, m.unjournaledRows ? withUnjournaledRows(m, known, expectations.keySet()) : known,
-                known.size(), ranked.isPresent());
+                known.size(), ranked.isPresent(), gone);
     }
 
     /**
@@ -152,6 +160,9 @@ final class JobWriter {
         }
         m.checkpoints.hit("expectations recorded");
         built.rows().forEach(row -> counts.merge(row.state(), 1L, Long::sum));
+        if (built.gone() > 0) {
+            counts.merge(GONE_SINCE_READ, (long) built.gone(), Long::sum);
+        }
     }
 
     /** The branded ids of the parents the jobs of a batch name, all looked up at once (a batch of flow children often names one). */

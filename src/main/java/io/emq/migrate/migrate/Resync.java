@@ -41,10 +41,13 @@ final class Resync {
      * re-reads every job), whether the source read under the pause refreshed the snapshot of the pass before
      * ({@link QueueMigration#refreshSource}) instead of reading it all, how many expectations the journal holds
      * when the pass wrote and removed no row (the count it read; empty when it did either), the jobs held
-     * under a live v1 lock, and the jobs whose rows it wrote (added or moved), as it read them.
+     * under a live v1 lock, the jobs whose rows it wrote (added or moved), as it read them, and, under the pause, how
+     * many of those v1 removed after the pass read the source ({@link JobWriter#GONE_SINCE_READ}: no row written; the
+     * source moved, so the pass proves nothing, and the next pass removes what v2 held of them).
      */
     record Pass(long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
-                boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held, List<JobFacts> moved) {
+                boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held, List<JobFacts> moved,
+                long goneSinceRead) {
         long changed() {
             return added + rewritten + removed;
         }
@@ -225,7 +228,7 @@ final class Resync {
         if (feedless) {
             rows.forEach(inLine::unsure); // each row is written from the hash as the write reads it, which may be newer
         }
-        JobWriter.write(m, rows);
+        long goneSinceRead = JobWriter.write(m, rows).getOrDefault(JobWriter.GONE_SINCE_READ, 0L);
         AbsorbFlows.records(m, rows); // a parent v1 released: its children's records with its row
         m.added(fresh);
         m.added(unwritten);
@@ -240,7 +243,7 @@ final class Resync {
         m.inLine = Optional.of(inLine);
         return new Pass(fresh.size(), changed.size(), gone.rows().size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
-                rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows);
+                rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows, goneSinceRead);
     }
 
     /** The digests of these jobs as they are now, in order: of their hashes alone when the pass's key scan met no logs list or flow key. */

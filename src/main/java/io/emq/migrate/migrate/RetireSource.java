@@ -309,6 +309,11 @@ final class RetireSource implements Step {
         try {
             for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
+                if (synced.goneSinceRead() > 0) { // a client removed jobs the pass read: it proves nothing, the next one reads them gone
+                    m.checkpoints.hit("source moved at retire");
+                    first = first == null ? SourceFence.sizes(m.sourceWire, m.source) : first;
+                    continue;
+                }
                 Verification.proveWritten(m, synced.written(), synced.journaled());
                 QueueSnapshot snapshot = m.snapshot();
                 boolean whole = inWindow && pass == 0;
@@ -505,7 +510,7 @@ final class RetireSource implements Step {
             }
             jobs.add(facts.get());
         }
-        JobWriter.write(m, jobs);
+        JobWriter.write(m, jobs); // one v1 removed since retire_jobs found it edited is left out: the next call finds it retired already
         LogCopier.copy(m, jobs);
         ReplicaAcks.await(m, "v1's tombstone is stamped, the hashes of jobs copied again kept");
     }

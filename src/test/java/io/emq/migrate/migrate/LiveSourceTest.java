@@ -651,6 +651,39 @@ class LiveSourceTest {
         assertEquals(null, client().get(Keys.queue(QUEUE).dedup("order-3")), "no v2 receipt of the removed job");
     }
 
+    /**
+     * A client removes a job (BullMQ's remove: its listing and its hash; the pause stops workers, not removals) right
+     * after the pass under the pause read the source, before that pass copies the job again (it was edited as the pause
+     * began): the pass leaves it out and proves nothing, the next pass reads it gone and removes the row v2 held of it,
+     * and the run retires: in one run (the feed's refresh), in a queue no refresh stands for (it holds a flow: each pass
+     * reads the whole source), and in a re-run (no change feed).
+     */
+    @Test
+    void aJobRemovedRightAfterThePassUnderThePauseReadItIsLeftOutAndTheNextPassRetires() {
+        for (String runs : List.of("one run", "re-run", "read whole")) {
+            generate();
+            if (runs.equals("read whole")) {
+                addFlow();
+                added.add("c1");
+            }
+            if (runs.equals("re-run")) {
+                stopAt("70:schedulers written#1");
+            }
+            List<String> seen = new java.util.ArrayList<>();
+            MigrationResult r = migrateActingUnderThePauseAt("source read", () -> removeCustom("7"), false, (version, where) -> {
+                if (version == 120 && where.equals("pause recorded")) {
+                    client().hset("bull:live:7", "data", "{\"edited\":true}");
+                }
+                if (version == 120) {
+                    seen.add(where);
+                }
+            });
+            assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), runs + ": " + r);
+            assertTrue(seen.contains("source moved at retire"), runs + ": the pass that met the job gone proved nothing: " + seen);
+            assertExactlyOnce(r);
+        }
+    }
+
     /** Migrates, running {@code act} once at the first hit of {@code checkpoint} after v1 was paused (asserted to have run). */
     private MigrationResult migrateActingUnderThePauseAt(String checkpoint, Runnable act) {
         return migrateActingUnderThePauseAt(checkpoint, act, false, (version, where) -> { });
@@ -910,6 +943,32 @@ class LiveSourceTest {
             byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
             assertEquals("{\"after\":" + n + "}", new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
         }
+    }
+
+    /**
+     * A job edited after the tombstone and removed from v1 before retirement copies it again: the copy leaves it out and
+     * the retirement finds it retired already, as one removed before retirement read it; its v2 row holds what was
+     * copied before the tombstone, and the run retires.
+     */
+    @Test
+    void aJobEditedAfterTheTombstoneThenRemovedBeforeItsCopyAgainIsRetiredAsRemoved() {
+        int[] step = {0};
+        MigrationResult r = migrate(OPTIONS, (version, where) -> {
+            if (version == 120 && where.equals("structures deleted") && step[0] == 0) {
+                step[0] = 1;
+                client().hset("bull:live:5", "data", "{\"edited\":true}");
+            } else if (version == 120 && where.equals("source moved at retire") && step[0] == 1) {
+                step[0] = 2;
+                client().del("bull:live:5");
+            }
+        }).get(0);
+        assertEquals(2, step[0], "edited after the tombstone, then removed");
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertExactlyOnce(r);
+        io.emq.migrate.keyspace.BrandedId five = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("5".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(five).getBytes(), "payload".getBytes());
+        assertFalse(new String(io.emq.migrate.payload.PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()).contains("edited"),
+                "v2 holds the job as copied before the tombstone");
     }
 
     /**
