@@ -5,11 +5,15 @@ import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.JobSubKind;
+import io.emq.migrate.v1.KeyClass;
+import io.emq.migrate.v1.KeyClassifier;
 import io.emq.migrate.v1.QueueBases;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
+import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.plan.FlowLinks;
 import io.emq.migrate.v1.plan.V2Names;
@@ -17,6 +21,7 @@ import io.emq.migrate.wire.DedicatedConnections;
 import io.emq.migrate.wire.ScriptCall;
 import io.emq.migrate.wire.ScriptReply;
 import io.emq.migrate.wire.Wire;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -109,6 +114,11 @@ final class QueueMigration {
     /** The other queues this run recorded its v2 data links with ({@link Journal#LINKED_PREFIX}). */
     private final Set<String> linked = new HashSet<>();
     private QueueSnapshot snapshot;
+    /**
+     * The edits a refresh under the pause let stand ({@link #onlyJobEdits}): told by the drain after its read, so the next
+     * drain tells them no more, yet perhaps not in the snapshot held; the next refresh of it reads them again.
+     */
+    private Set<Bytes> editsSinceRefresh = Set.of();
     private final Map<BrandedId, String> knownLanes = new HashMap<>();
     /** Whether this run proved every journaled row (V110, or a whole proof in V120): then a pass under the pause proves only what it wrote. */
     boolean provenThisRun;
@@ -466,7 +476,9 @@ final class QueueMigration {
      * ({@link QueueSnapshotReader#refresh}), then a {@link SourceGuard} started, then the feed drained: when
      * the drain tells nothing written, the source held still from the drain before {@code changes} through
      * both, so the snapshot is the source as the guard found it, and the guard is kept to carry that on to
-     * the retirement ({@link #takeGuard}). Keys written meanwhile join {@code changes} and the refresh is
+     * the retirement ({@link #takeGuard}); so it is when the drain tells only edits of jobs the snapshot lists
+     * ({@link #onlyJobEdits}), which join {@code changes}: the pass reads those jobs again, as it reads those a whole
+     * read under the pause finds written since its drain. Other keys written meanwhile join {@code changes} and the refresh is
      * tried again, up to {@link #READS} times. False when the refresh cannot prove its result or the feed
      * broke (then {@code changes} tells every key touched): read the source in full with {@link #readSource()}.
      */
@@ -475,12 +487,15 @@ final class QueueMigration {
             return false;
         }
         guarded(null);
+        changes.absorb(new SourceFeed.Changes(editsSinceRefresh));
+        editsSinceRefresh = Set.of();
         QueueSnapshotReader reader = reader();
         for (int attempt = 1; attempt <= READS; attempt++) {
             Optional<QueueSnapshot> read = reader.refresh(snapshot, changes.written());
             if (read.isEmpty()) {
                 return false;
             }
+            checkpoints.hit("source refreshed");
             SourceGuard watching = SourceGuard.watch(guardConnections, source);
             Optional<SourceFeed.Changes> meanwhile;
             try {
@@ -494,7 +509,9 @@ final class QueueMigration {
                 changes.lost();
                 return false;
             }
-            if (meanwhile.get().keys() == 0) {
+            if (meanwhile.get().keys() == 0 || onlyJobEdits(read.get(), meanwhile.get().written())) {
+                changes.absorb(meanwhile.get());
+                editsSinceRefresh = Set.copyOf(meanwhile.get().written());
                 snapshot = read.get();
                 guarded(watching);
                 checkpoints.hit("source read");
@@ -504,6 +521,35 @@ final class QueueMigration {
             changes.absorb(meanwhile.get());
         }
         return false;
+    }
+
+    /**
+     * Whether these keys, written while a refresh read the source or before its guard began, are only the hashes and
+     * logs lists of jobs {@code read} lists (BullMQ's updateData, updateProgress and log, which move no job) and the
+     * events stream such an edit adds to. Then no key the guard watches, no listing, lock, dedup key or scheduler moved
+     * meanwhile: {@code read} is the source as the guard found it but for those jobs' hashes and logs, whose digests the
+     * pass reads again, and writes anew what moved.
+     */
+    private boolean onlyJobEdits(QueueSnapshot read, Set<Bytes> keys) {
+        Bytes base = source.base();
+        Bytes logs = JobSubKind.LOGS.colonSuffix();
+        Set<Bytes> ids = new HashSet<>();
+        for (Bytes key : keys) {
+            if (key.equals(source.key(QueueStructure.EVENTS))) {
+                continue;
+            }
+            if (!key.startsWith(base)) {
+                return false;
+            }
+            Bytes rest = key.dropPrefix(base);
+            Bytes id = rest.endsWith(logs) ? rest.dropSuffix(logs) : rest;
+            if (id.startsWith(KeyClass.DedupKey.PREFIX) || id.startsWith(KeyClassifier.REPEAT)
+                    || Arrays.stream(QueueStructure.values()).anyMatch(s -> s.suffix().equals(id.utf8()))) {
+                return false; // a queue's own key, whatever job shares its name
+            }
+            ids.add(id);
+        }
+        return read.jobsWithIds(ids).size() == ids.size();
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * a suffix (a v1 id may equal {@code wait} or end in {@code :logs}).
  */
 public final class KeyClassifier {
-    static final Bytes REPEAT = Bytes.utf8("repeat:");
+    public static final Bytes REPEAT = Bytes.utf8("repeat:");
 
     private final QueueRef queue;
     private final Predicate<Bytes> listedIds;

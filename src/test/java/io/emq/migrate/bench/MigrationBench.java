@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -41,7 +42,9 @@ import redis.clients.jedis.UnifiedJedis;
  * time in it ({@code INFO commandstats}: calls/ms, the commands scripts call included).
  * With {@code --producer RATE} a v1 producer (BullMQ's add shape) adds RATE jobs a second through the
  * whole migration; the bench then prints the v1 pause window beside the run's time, the adds v1
- * refused (from the pause on), and checks every job exactly once in v2. With {@code --dedup} every v1 job (generated
+ * refused (from the pause on), and checks every job exactly once in v2. With {@code --editor RATE} a v1 client edits the
+ * data of a generated job at random RATE times a second through the whole migration, the pause included (BullMQ's pause
+ * stops workers, not edits). With {@code --dedup} every v1 job (generated
  * or added) carries a BullMQ 5 dedup key, which the migration carries into v2 and the bench checks there; with
  * {@code --custom-ids} the generated jobs have ids of their own ({@code c<n>}), whose receipts the bench checks in v2.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
@@ -54,7 +57,7 @@ public final class MigrationBench {
     static final int FULL_GC_EVERY_SECONDS = 5;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--dedup", "--dedup-ttl", "--custom-ids",
+        BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--editor", "--dedup", "--dedup-ttl", "--custom-ids",
                 "--without-feed", "--resumed", "--logs"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
@@ -110,6 +113,7 @@ public final class MigrationBench {
             wholeCpu.start();
             long m0 = System.nanoTime();
             Producer producer = new Producer(uri, "bull", options.producer(), options.dedup());
+            Editor editor = new Editor(uri, options.editor(), jobs, options.customIds() ? CUSTOM : "");
             List<MigrationResult> results;
             try {
                 if (options.resumed()) {
@@ -124,6 +128,7 @@ public final class MigrationBench {
                 results = migrator.migrate(List.of("bull"), List.of("bench"));
             } finally {
                 producer.stop();
+                editor.stop();
             }
             double migrated = jobs / secs(m0);
             double migrateServer = wholeCpu.serverSince();
@@ -134,6 +139,9 @@ public final class MigrationBench {
             System.out.printf(Locale.ROOT, "v1 paused %d ms of the %d ms run (window/run %.3f); producer at %d/s: %d adds"
                     + " taken, %d refused (frozen from the pause, then the tombstone)%n", window, results.get(0).millis(),
                     window / (double) results.get(0).millis(), options.producer(), producer.added, producer.refused);
+            if (options.editor() > 0) {
+                System.out.printf(Locale.ROOT, "editor at %d/s: %d jobs' data edited%n", options.editor(), editor.edited);
+            }
             System.out.println("  inside V120, ms from the v1 pause to the first hit of each checkpoint: " + sincePause(windowAt));
             LongFunction<String> v1Id = n -> options.customIds() && n <= jobs ? CUSTOM + n : Long.toString(n); // the producer's ids count on
             List<String> problems = LiveV1.exactlyOnce(client, "bench", v1Id, jobs + producer.added);
@@ -286,36 +294,26 @@ public final class MigrationBench {
         return problems;
     }
 
-    /**
-     * A v1 producer adding {@code rate} jobs a second to queue {@code bench} under {@code prefix} on its own client until
-     * stopped; counts adds taken and refused.
-     */
-    static final class Producer {
+    /** Runs an action {@code rate} times a second on a client of its own, in a thread of its own, until stopped (never at rate 0). */
+    static final class Paced {
         private final Thread thread;
         private volatile boolean stop;
-        volatile long added;
-        volatile long refused;
 
-        Producer(String uri, String prefix, int rate, boolean dedup) {
+        Paced(String uri, int rate, String name, Consumer<UnifiedJedis> act) {
             thread = new Thread(() -> {
                 try (UnifiedJedis c = Endpoint.parse(uri).open()) {
                     long t0 = System.nanoTime();
                     for (long n = 0; !stop; n++) {
-                        long due = t0 + n * 1_000_000_000L / rate;
-                        long wait = due - System.nanoTime();
+                        long wait = t0 + n * 1_000_000_000L / rate - System.nanoTime();
                         if (wait > 0) {
                             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                         }
-                        if (LiveV1.add(c, prefix, "bench", dedup).isPresent()) {
-                            added++;
-                        } else {
-                            refused++;
-                        }
+                        act.accept(c);
                     }
                 } catch (InterruptedException stopped) {
                     Thread.currentThread().interrupt();
                 }
-            }, "v1-producer");
+            }, name);
             if (rate > 0) {
                 thread.start();
             }
@@ -324,6 +322,56 @@ public final class MigrationBench {
         void stop() throws InterruptedException {
             stop = true;
             thread.join();
+        }
+    }
+
+    /**
+     * A v1 producer adding {@code rate} jobs a second to queue {@code bench} under {@code prefix} on its own client until
+     * stopped; counts adds taken and refused.
+     */
+    static final class Producer {
+        private final Paced paced;
+        volatile long added;
+        volatile long refused;
+
+        Producer(String uri, String prefix, int rate, boolean dedup) {
+            paced = new Paced(uri, rate, "v1-producer", c -> {
+                if (LiveV1.add(c, prefix, "bench", dedup).isPresent()) {
+                    added++;
+                } else {
+                    refused++;
+                }
+            });
+        }
+
+        void stop() throws InterruptedException {
+            paced.stop();
+        }
+    }
+
+    /**
+     * A v1 client editing the data of a generated job of queue {@code bench}, chosen at random, {@code rate} times a
+     * second until stopped, as BullMQ's updateData does (only while the job's hash exists: after retirement deleted it,
+     * nothing); counts the edits made.
+     */
+    static final class Editor {
+        private static final String UPDATE_DATA = "if redis.call('EXISTS', KEYS[1]) == 1 then"
+                + " redis.call('HSET', KEYS[1], 'data', ARGV[1]) return 1 end return 0";
+        private final Paced paced;
+        volatile long edited;
+
+        Editor(String uri, int rate, int jobs, String idPrefix) {
+            java.util.Random random = new java.util.Random(13);
+            paced = new Paced(uri, rate, "v1-editor", c -> {
+                String id = idPrefix + (1 + random.nextInt(jobs));
+                if (Long.valueOf(1).equals(c.eval(UPDATE_DATA, List.of("bull:bench:" + id), List.of("{\"edited\":" + edited + "}")))) {
+                    edited++;
+                }
+            });
+        }
+
+        void stop() throws InterruptedException {
+            paced.stop();
         }
     }
 

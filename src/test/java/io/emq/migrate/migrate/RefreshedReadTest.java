@@ -94,6 +94,83 @@ class RefreshedReadTest {
         assertEquals(List.of("tick"), client().zrange(Keys.queue(QUEUE).base() + "repeat", 0, -1), "the scheduler carried");
     }
 
+    /**
+     * A client edits waiting jobs under the pause (BullMQ's updateData, log and updateProgress, which add to the events
+     * stream) while each refresh reads the source: the refresh stands all the same, at its first read, and the pass
+     * copies the edits; the retirement finds v2 holding them.
+     */
+    @Test
+    void editsOfListedJobsWhileTheRefreshReadsDoNotTakeItAgain() {
+        client().xadd("bull:" + QUEUE + ":events", redis.clients.jedis.StreamEntryID.NEW_ENTRY, Map.of("event", "added"));
+        int[] refreshes = {0};
+        Map<String, Long> window = migrateActingAtEachRefresh(refreshes, () -> {
+            client().hset("bull:" + QUEUE + ":20", "data", "{\"edited\":" + refreshes[0] + "}");
+            client().rpush("bull:" + QUEUE + ":30:logs", "line " + refreshes[0]);
+            client().xadd("bull:" + QUEUE + ":events", redis.clients.jedis.StreamEntryID.NEW_ENTRY, Map.of("event", "progress"));
+        });
+        assertEquals(1, refreshes[0], "one refresh read: the edits meanwhile moved no listing");
+        assertEquals(1L, window.get("pass-refreshed-read"), window.toString());
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(), true));
+        List<BrandedId> ids = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("20".getBytes(), "30".getBytes()))
+                .stream().map(java.util.Optional::orElseThrow).toList();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(ids.get(0)).getBytes(), "payload".getBytes());
+        assertEquals("{\"edited\":1}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+        assertEquals(List.of("line 1"), client().lrange(Keys.queue(QUEUE).job(ids.get(1), JobSub.LOGS), 0, -1));
+    }
+
+    /**
+     * A client removes a job (its listing and its hash) while the refresh reads the source: a listing moved, so the refresh
+     * reads again, and the job is gone from v2.
+     */
+    @Test
+    void aRemovalWhileTheRefreshReadsTakesItAgain() {
+        int[] refreshes = {0};
+        Map<String, Long> window = migrateActingAtEachRefresh(refreshes, () -> {
+            if (refreshes[0] == 1) {
+                client().lrem("bull:" + QUEUE + ":paused", 0, "40"); // paused: v1's pause renamed its wait list
+                client().del("bull:" + QUEUE + ":40");
+            }
+        });
+        assertEquals(2, refreshes[0], "the refresh read again: a listing moved meanwhile");
+        assertEquals(1L, window.get("pass-refreshed-read"), window.toString());
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+    }
+
+    /**
+     * A job's hash deleted alone while the refresh reads (damage: the job stays listed) looks like an edit to it, and the
+     * refresh stands; the pass finds the job gone and proves nothing, and the next pass reads it again though no drain
+     * tells it any more: it is listed without a hash, as a whole read finds it (missing-hash: nothing to migrate, its v2
+     * row removed), and the run retires every other job.
+     */
+    @Test
+    void aHashDeletedAloneWhileTheRefreshReadsIsReadAgainByTheNextPass() {
+        int[] refreshes = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("source refreshed") && ++refreshes[0] == 1) {
+                client().del("bull:" + QUEUE + ":40");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertEquals(java.util.Optional.of(299L), r.get(0).inV2(), r.get(0).toString());
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+    }
+
+    /** Migrates, running {@code act} at each refresh of the source under the pause, right after it read (counted in {@code refreshes}). The window's counts. */
+    private static Map<String, Long> migrateActingAtEachRefresh(int[] refreshes, Runnable act) {
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("source refreshed")) {
+                refreshes[0]++;
+                act.run();
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+    }
+
     /** Migrates; once v1 is paused, optionally kills the feed's subscriber, then edits job 11. The window's counts. */
     private static Map<String, Long> migrateEditingUnderThePause(boolean killFeed) {
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
