@@ -166,27 +166,12 @@ final class Resync {
         long[] reread = {0};
         long[] lookedUp = {0};
         Bytes base = m.source.base();
-        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
-            List<String> read = feedless ? digests(m, all.stream().map(JobFacts::id).toList(), withoutExtras) : List.of();
-            reread[0] += read.size();
-            List<JobFacts> batch = new ArrayList<>(all.size());
-            Map<Integer, String> digests = new HashMap<>();
-            for (int k = 0; k < all.size(); k++) {
-                JobFacts j = all.get(k);
-                // without the feed a table without digests (a queue too large for them) is this pass's own: it holds nothing yet
-                boolean asBefore = feedless && inLine.digests() ? inLine.read(j, read.get(k)) : inLine.read(j);
-                if (!asBefore || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
-                    if (feedless) {
-                        digests.put(batch.size(), read.get(k));
-                    }
-                    batch.add(j);
-                }
-            }
-            matched[0] += all.size() - batch.size();
+        // the jobs to look up, gathered across the rows until a lookup's worth: the few a feed tells written are
+        // scattered through a large queue, and looking up each with the rows it was read with cost a round trip or two each
+        List<JobFacts> batch = new ArrayList<>(LOOKUP);
+        Map<Integer, String> digests = new HashMap<>();
+        Runnable lookUp = () -> {
             lookedUp[0] += batch.size();
-            if (batch.isEmpty()) {
-                return;
-            }
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
             if (!feedless) {
@@ -210,7 +195,32 @@ final class Resync {
                     }
                 }
             }
+            batch.clear();
+            digests.clear();
+        };
+        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
+            List<String> read = feedless ? digests(m, all.stream().map(JobFacts::id).toList(), withoutExtras) : List.of();
+            reread[0] += read.size();
+            for (int k = 0; k < all.size(); k++) {
+                JobFacts j = all.get(k);
+                // without the feed a table without digests (a queue too large for them) is this pass's own: it holds nothing yet
+                boolean asBefore = feedless && inLine.digests() ? inLine.read(j, read.get(k)) : inLine.read(j);
+                if (!asBefore || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
+                    if (feedless) {
+                        digests.put(batch.size(), read.get(k));
+                    }
+                    batch.add(j);
+                    if (batch.size() == LOOKUP) {
+                        lookUp.run();
+                    }
+                } else {
+                    matched[0]++;
+                }
+            }
         });
+        if (!batch.isEmpty()) {
+            lookUp.run();
+        }
         List<String> held = snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).map(j -> j.id().display() + " (locked)").toList();
         long journaled = m.journal.expectations().count();
         Gone gone = gone(m, snap, matched[0], journaled);

@@ -134,6 +134,51 @@ public final class QueueSnapshotReader {
         return new Reading(previous.queue()).refresh(previous, written);
     }
 
+    /**
+     * The entries of a state a refresh keeps the facts of from the snapshot before, as runs: entries one after the other
+     * paired with jobs before one after the other (a listing walked beside the one before pairs long runs, cut only where
+     * a job was written or added).
+     */
+    private static final class KeptRuns {
+        /** Per run: its first entry now, its first entry before, and its length. */
+        private int[] runs = new int[3 * 16];
+        private int size;
+
+        void add(int entry, int kept) {
+            int last = 3 * (size - 1);
+            if (size > 0 && runs[last] + runs[last + 2] == entry && runs[last + 1] + runs[last + 2] == kept) {
+                runs[last + 2]++;
+                return;
+            }
+            if (3 * size == runs.length) {
+                runs = Arrays.copyOf(runs, runs.length * 2);
+            }
+            runs[3 * size] = entry;
+            runs[3 * size + 1] = kept;
+            runs[3 * size + 2] = 1;
+            size++;
+        }
+
+        /** Fills {@code jobs} in entry order: the jobs of {@code read} (the facts read), and those kept copied from {@code previous}. */
+        void merge(StateJobs jobs, StateJobs read, QueueSnapshot previous, ListedIds previousIds) {
+            int k = 0;
+            for (int run = 0; run < size; run++) {
+                int first = runs[3 * run];
+                for (; k < read.size() && read.entryOf(k) < first; k++) {
+                    jobs.copy(read.entryOf(k), read, k);
+                }
+                for (int i = 0; i < runs[3 * run + 2]; i++) {
+                    int kept = runs[3 * run + 1] + i;
+                    V1State was = previousIds.stateOf(kept);
+                    jobs.copy(first + i, previous.held(was), kept - previousIds.from(was));
+                }
+            }
+            for (; k < read.size(); k++) {
+                jobs.copy(read.entryOf(k), read, k);
+            }
+        }
+    }
+
     /** The mutable state of reading one queue. */
     private final class Reading {
         private final QueueRef queue;
@@ -1210,6 +1255,11 @@ public final class QueueSnapshotReader {
                 return;
             }
             StateJobs jobs = new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
+            // in a refresh walking this state beside the one before, the facts read go to a table of their own, in full
+            // batches, and the kept ones are copied around them once they are in (the few jobs written since are scattered
+            // through a large queue: a batch cut short by each kept run cost a round trip or two a job)
+            KeptRuns keptRuns = walks.containsKey(state) ? new KeptRuns() : null;
+            StateJobs read = keptRuns == null ? jobs : new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
             int[] batch = new int[JOB_BATCH];
             int n = 0;
             held = payloadRead == PayloadRead.MEASURED && jedis instanceof RedisClient standalone ? standalone.getPool().getResource() : null;
@@ -1218,20 +1268,17 @@ public final class QueueSnapshotReader {
                     int entry = from + local;
                     int kept = kept(state, entry);
                     if (kept >= 0) {
-                        n = readBatch(jobs, batch, n);
-                        addInFlight();
-                        V1State was = previousIds.stateOf(kept);
-                        jobs.copy(entry, previous.held(was), kept - previousIds.from(was));
+                        keptRuns.add(entry, kept);
                     } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
                         batch[n++] = entry;
                     } else {
                         jobs.skip(local);
                     }
                     if (n == JOB_BATCH) {
-                        n = readBatch(jobs, batch, n);
+                        n = readBatch(read, batch, n);
                     }
                 }
-                readBatch(jobs, batch, n);
+                readBatch(read, batch, n);
                 addInFlight();
             } finally {
                 for (FactsBatch inFlight : new FactsBatch[] {measuring, sent}) {
@@ -1245,6 +1292,9 @@ public final class QueueSnapshotReader {
                     held.close();
                     held = null;
                 }
+            }
+            if (keptRuns != null) {
+                keptRuns.merge(jobs, read, previous, previousIds);
             }
             facts.put(state, jobs);
         }

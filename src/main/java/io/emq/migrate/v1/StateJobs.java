@@ -168,7 +168,8 @@ final class StateJobs {
         return ids.arena().hashAt(entryOf(i));
     }
 
-    private int entryOf(int i) {
+    /** The arena entry of job {@code i}'s listed id. */
+    int entryOf(int i) {
         return (int) entry.get(i) + i;
     }
 
