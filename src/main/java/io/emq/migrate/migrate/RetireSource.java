@@ -394,7 +394,7 @@ final class RetireSource implements Step {
      * the change feed tells unwritten since the pass are unlinked ({@link UnlinkUnwritten}), each batch once the
      * target is seen to hold this run's lease still (a target that lost its data holds no journal: the v1 jobs left are
      * then kept); the others, and every one without a feed, have their digests checked {@link #BATCH} at a time
-     * against the journal's expectations.
+     * (gathered across those batches) against the journal's expectations.
      */
     private static Retired retireRead(QueueMigration m, QueueSnapshot before) {
         long[] done = {0, 0};
@@ -402,6 +402,9 @@ final class RetireSource implements Step {
         before.flowParents().forEach(p -> parents.add(p.id()));
         Optional<UnlinkUnwritten> unlinker = m.watch.flatMap(w -> UnlinkUnwritten.open(m.sourceWire, m.source, parents, w,
                 m.noExtrasAtFence, m.checkpoints));
+        // the jobs left to the digest check, gathered to a batch's worth: with the feed they are the few v1 wrote since the
+        // pass, scattered through the queue, and a check of each batch's one or two cost a copy's round trips each
+        List<Bytes> digestChecked = new ArrayList<>();
         try {
             Migratable.inBatches(Migratable.rows(before, m.options), UNLINK_BATCH, batch -> {
                 List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
@@ -418,8 +421,13 @@ final class RetireSource implements Step {
                     }
                     copyLate(m, before, unlinked.late());
                 }
-                Migratable.inBatches(left, BATCH, chunk -> done[0] += retireBatch(m, Optional.of(before), chunk));
+                digestChecked.addAll(left);
+                if (digestChecked.size() >= BATCH) {
+                    Migratable.inBatches(digestChecked, BATCH, chunk -> done[0] += retireBatch(m, Optional.of(before), chunk));
+                    digestChecked.clear();
+                }
             });
+            Migratable.inBatches(digestChecked, BATCH, chunk -> done[0] += retireBatch(m, Optional.of(before), chunk));
             unlinker.ifPresent(u -> copyLate(m, before, u.finish()));
         } finally {
             unlinker.ifPresent(UnlinkUnwritten::close);
