@@ -309,21 +309,11 @@ final class RetireSource implements Step {
         try {
             for (int pass = 0; pass < PASSES; pass++) {
                 Resync.Pass synced = Resync.run(m);
-                if (synced.goneSinceRead() > 0) { // a client removed jobs the pass read: it proves nothing, the next one reads them gone
-                    m.checkpoints.hit("source moved at retire");
-                    first = first == null ? SourceFence.sizes(m.sourceWire, m.source) : first;
-                    continue;
-                }
-                Verification.proveWritten(m, synced.written(), synced.journaled());
-                QueueSnapshot snapshot = m.snapshot();
-                boolean whole = inWindow && pass == 0;
-                ServeOrder.refuseADrift(m, () -> whole ? ServeOrder.of(m, snapshot) : ServeOrder.around(m, snapshot, synced.moved()));
-                ReplicaAcks.await(m, "nothing of v1 was deleted, and its pause is given back");
-                m.checkpoints.hit("before retire");
-                Optional<SourceGuard.Retirement> deleted = flowsMoved(m, snapshot) ? Optional.empty()
-                        : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken(), sourceReplicas, ReplicaAcks.TIMEOUT);
+                // a pass that found jobs it read removed since (a client's removal) proves nothing: the next one reads them gone
+                Optional<SourceGuard.Retirement> deleted = synced.goneSinceRead() > 0 ? Optional.empty()
+                        : proveAndRetire(m, synced, inWindow && pass == 0, sourceReplicas);
                 if (deleted.isPresent()) {
-                    return new Stamped(Optional.of(snapshot), deleted.get().deleted(), synced.counts(), Optional.of(pausedAt),
+                    return new Stamped(Optional.of(m.snapshot()), deleted.get().deleted(), synced.counts(), Optional.of(pausedAt),
                             Optional.of(v1WasPaused), deleted.map(d -> new TombstoneAcks(sourceReplicas, d.acknowledged())));
                 }
                 m.checkpoints.hit("source moved at retire");
@@ -338,6 +328,21 @@ final class RetireSource implements Step {
                 + " retirement over " + PASSES + " passes (" + SourceFence.describe(first,
                 SourceFence.sizes(m.sourceWire, m.source)) + "): v1 producers or workers are still running;"
                 + " stop them (point producers at v2), then re-run; nothing was deleted");
+    }
+
+    /**
+     * After a pass under the pause: proves the rows it wrote, checks the order around the jobs it moved ({@code whole}: the
+     * whole order), awaits v1's replicas, then deletes the structures and stamps the tombstone in the transaction of the
+     * guard that has watched the source since the pass read it; empty when the source moved since (or a flow job did).
+     */
+    private static Optional<SourceGuard.Retirement> proveAndRetire(QueueMigration m, Resync.Pass synced, boolean whole, int sourceReplicas) {
+        Verification.proveWritten(m, synced.written(), synced.journaled());
+        QueueSnapshot snapshot = m.snapshot();
+        ServeOrder.refuseADrift(m, () -> whole ? ServeOrder.of(m, snapshot) : ServeOrder.around(m, snapshot, synced.moved()));
+        ReplicaAcks.await(m, "nothing of v1 was deleted, and its pause is given back");
+        m.checkpoints.hit("before retire");
+        return flowsMoved(m, snapshot) ? Optional.empty()
+                : m.takeGuard().orElseThrow().retire(queueLevelKeys(m), m.journal.sourceToken(), sourceReplicas, ReplicaAcks.TIMEOUT);
     }
 
     /**
