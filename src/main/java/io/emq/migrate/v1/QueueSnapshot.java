@@ -34,6 +34,13 @@ import java.util.function.Predicate;
 public final class QueueSnapshot {
     /** What a migration stamps on {@code meta.version} (and the add counter) when it retires a v1 queue. */
     public static final String TOMBSTONE = "echomq:2.0.0-migrated";
+    /**
+     * The anomalies a read of a live source shows where it met a v1 worker's move half-way: an id listed in two
+     * places (read in {@code wait}, then in {@code active}), an active job whose lock went before it was read (the job
+     * finished), a listed job whose hash went (a job finished and removed). Each writes the job's hash.
+     */
+    static final Set<AnomalyKind> MOVED_WHILE_READ = Set.of(AnomalyKind.LISTED_TWICE, AnomalyKind.EXPIRED_LOCK,
+            AnomalyKind.MISSING_HASH);
     private final QueueRef queue;
     private final Map<QueueStructure, KeyType> structures;
     private final Map<String, String> meta;
@@ -285,21 +292,29 @@ public final class QueueSnapshot {
     }
 
     /**
-     * Whether a refresh may start from this snapshot ({@link QueueSnapshotReader#refresh}): it found
-     * no flow, per-job key but locks and logs lists, legacy marker or anomaly but orphan hashes (a read of
-     * a live source meets the hash of a job added after it read the listings); dedup keys it may hold.
+     * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
+     * ({@link QueueSnapshotReader#refresh}): it found no flow, per-job key but locks and logs lists, legacy marker or
+     * anomaly but orphan hashes (a read of a live source meets the hash of a job added after it read the listings) and
+     * those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a job whose hash is in
+     * {@code written}; dedup keys it may hold.
      */
-    boolean plain() {
-        return readInFullBecause().isEmpty();
+    boolean refreshableGiven(Set<Bytes> written) {
+        return readInFullBecause(written).isEmpty();
     }
 
     /**
-     * Why no refresh may start from this snapshot ({@link #plain}), in an operator's words ("it holds 2 anomalies,
-     * flows (3 parents, 7 children)"): then a pass under the pause reads the queue whole; empty when one may.
+     * Why no refresh may start from this snapshot ({@link #refreshableGiven}, nothing written since), in an operator's
+     * words ("it holds 2 anomalies, flows (3 parents, 7 children)"): then a pass under the pause reads the queue whole;
+     * empty when one may.
      */
     public Optional<String> readInFullBecause() {
+        return readInFullBecause(Set.of());
+    }
+
+    private Optional<String> readInFullBecause(Set<Bytes> written) {
         List<String> why = new ArrayList<>();
-        long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH)
+        long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH
+                && !(MOVED_WHILE_READ.contains(e.getKey()) && allWritten(e.getKey(), e.getValue(), written)))
                 .mapToLong(Map.Entry::getValue).sum();
         if (anomalies > 0) {
             why.add(counted(anomalies, "anomaly", "anomalies"));
@@ -315,6 +330,15 @@ public final class QueueSnapshot {
             why.add(counted(legacyMarkers, "BullMQ 4.x marker", "BullMQ 4.x markers"));
         }
         return why.isEmpty() ? Optional.empty() : Optional.of("it holds " + String.join(", ", why));
+    }
+
+    /**
+     * Whether every anomaly of this kind (all of them kept: {@code count} of them) is on a key in {@code written}: then a
+     * refresh reads each such job again ({@link QueueSnapshotReader#refresh}), and reports it only if it still is one.
+     */
+    private boolean allWritten(AnomalyKind kind, long count, Set<Bytes> written) {
+        List<Anomaly> kept = anomalies(kind);
+        return kept.size() == count && kept.stream().allMatch(a -> written.contains(a.key()));
     }
 
     private static String counted(long n, String one, String many) {

@@ -128,7 +128,7 @@ public final class QueueSnapshotReader {
      * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
-        if (!previous.plain() || previous.payloadRead() != payloadRead) {
+        if (!previous.refreshableGiven(written) || previous.payloadRead() != payloadRead) {
             return Optional.empty();
         }
         return new Reading(previous.queue()).refresh(previous, written);
@@ -169,8 +169,8 @@ public final class QueueSnapshotReader {
                 }
                 for (int i = 0; i < runs[3 * run + 2]; i++) {
                     int kept = runs[3 * run + 1] + i;
-                    V1State was = previousIds.stateOf(kept);
-                    jobs.copy(first + i, previous.held(was), kept - previousIds.from(was));
+                    StateJobs held = previous.held(previousIds.stateOf(kept));
+                    jobs.copy(first + i, held, held.jobAt(kept));
                 }
             }
             for (; k < read.size(); k++) {
@@ -449,15 +449,20 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether no id is listed twice now, without an index of every entry: the entries a walk paired list
-         * distinct ids (each the id of its own entry before, and the snapshot before listed no id twice), so
-         * only the others are indexed, and every paired entry is looked up among them.
+         * Whether no id is listed twice now, without an index of every entry when the snapshot before listed no id
+         * twice: then the entries a walk paired list distinct ids (each the id of its own entry before), so only the
+         * others are indexed, and every paired entry is looked up among them. After a read that met an id in two
+         * places, every entry is indexed.
          */
         private boolean listedOnce() {
             if (pairedTwice) {
                 return false;
             }
             ByteArena now = listedIds.arena();
+            if (previous.anomalyCount(AnomalyKind.LISTED_TWICE) > 0) {
+                IdIndex all = new IdIndex(now, now.size());
+                return IntStream.range(0, now.size()).allMatch(entry -> all.putIfAbsent(entry) < 0);
+            }
             IdIndex unpaired = new IdIndex(now, now.size() - pairedNow.cardinality());
             for (int entry = pairedNow.nextClearBit(0); entry < now.size(); entry = pairedNow.nextClearBit(entry + 1)) {
                 if (unpaired.putIfAbsent(entry) >= 0) {
@@ -784,7 +789,8 @@ public final class QueueSnapshotReader {
          * Whether every job the previous snapshot listed and no structure lists now had its hash written and
          * deleted; an entry a walk paired is listed now. The others are indexed (no index of the listings
          * now is built) and each entry now that no walk paired is looked up there (one a walk paired
-         * lists the id of another entry before, and no id was listed twice before).
+         * lists the id of another entry before). An id listed twice before is listed now when the first of its
+         * unpaired entries is found.
          */
         private boolean unlistedJobsGone() {
             if (previousIds == null) {
@@ -805,7 +811,7 @@ public final class QueueSnapshotReader {
             }
             List<Bytes> unlisted = new ArrayList<>();
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
-                if (!listedNow.get(entry)) {
+                if (!listedNow.get(unpaired.first(entry))) {
                     Bytes key = base.concat(previousIds.id(entry));
                     if (!written.contains(key) || jobSubkeys.anyOf(previousIds.id(entry))) {
                         return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
@@ -828,15 +834,19 @@ public final class QueueSnapshotReader {
 
         /**
          * The job of a previous snapshot whose facts a refresh keeps for this entry of {@code wait} or
-         * {@code paused}: the walk paired it with an entry listed there before ({@link Walk}), its hash not
-         * written since; -1 when its facts are read.
+         * {@code paused}: the walk paired it with an entry listed there before ({@link Walk}) that had facts
+         * there, its hash not written since; -1 when its facts are read.
          */
         private int kept(V1State state, int entry) {
             if (!pairedNow.get(entry)) {
                 return -1;
             }
             int before = walks.get(state).next();
-            return writtenEntries.get(entry) ? -1 : before;
+            if (writtenEntries.get(entry)) {
+                return -1;
+            }
+            StateJobs held = previous.held(previousIds.stateOf(before));
+            return held != null && held.jobAt(before) >= 0 ? before : -1; // none: its id was listed first elsewhere, or its hash gone
         }
 
         /**

@@ -173,6 +173,33 @@ final class StateJobs {
         return (int) entry.get(i) + i;
     }
 
+    /**
+     * The job listed at arena entry {@code at}, or -1 when that entry has none (its id is listed first in another
+     * state, or its hash was gone when read): {@code at}'s place among the state's entries when none before it lacks
+     * one, as in a read that met no anomaly, else found by bisection (jobs are held in entry order).
+     */
+    int jobAt(int at) {
+        int guess = at - ids.from(state);
+        if (guess >= 0 && guess < size && entryOf(guess) == at) {
+            return guess;
+        }
+        int low = 0;
+        int high = size - 1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            int entryThere = entryOf(mid);
+            if (entryThere == at) {
+                return mid;
+            }
+            if (entryThere < at) {
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return -1;
+    }
+
     /** Job {@code i} as a record; {@code rank} is its place in the queue's rebrand order. */
     JobFacts facts(int i, long rank) {
         int at = entryOf(i);

@@ -158,6 +158,36 @@ class RefreshedReadTest {
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
     }
 
+    /**
+     * The catch-up's last read while v1 serves meets a v1 worker's move half-way (job 1, at the served end, listed in
+     * {@code wait} and in {@code active}, its lock gone: the worker took it between the reads of the two listings and
+     * finished it before its lock was read); once v1 is paused, the move is complete (1 completed). The feed told job 1
+     * written, so the pass under the pause refreshes that read instead of reading the queue whole, and 1, finished in v1,
+     * has no v2 row.
+     */
+    @Test
+    void aLiveReadThatMetAWorkersMoveHalfWayIsRefreshedUnderThePause() {
+        String queue = "bull:" + QUEUE + ":";
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 110 && where.equals("verified, not yet recorded")) {
+                client().lpush(queue + "active", "1");
+                client().hset(queue + "1", "processedOn", "1");
+            }
+            if (version == 120 && where.equals("v1 paused")) {
+                client().lrem(queue + "paused", 0, "1"); // paused: v1's pause renamed its wait list
+                client().lrem(queue + "active", 0, "1");
+                client().zadd(queue + "completed", 1, "1");
+                client().hset(queue + "1", Map.of("finishedOn", "1", "returnvalue", "null"));
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        assertEquals(1L, window.get("pass-refreshed-read"), "the live read refreshed, its anomalies read again: " + window);
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("1"), true));
+    }
+
     /** Migrates, running {@code act} at each refresh of the source under the pause, right after it read (counted in {@code refreshes}). The window's counts. */
     private static Map<String, Long> migrateActingAtEachRefresh(int[] refreshes, Runnable act) {
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
