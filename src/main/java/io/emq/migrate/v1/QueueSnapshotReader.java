@@ -1025,14 +1025,48 @@ public final class QueueSnapshotReader {
             return -1;
         }
 
+        /**
+         * A zset in its order (by score, then by member), a chunk at a time, each chunk the members after the last one
+         * read: a member a v1 client adds or removes ahead of the read meanwhile shifts no later one, so a read of a live
+         * source lists a member that stays once (a read by rank lists one twice when a job is added ahead of it, and
+         * misses one when a job ahead is taken).
+         */
         private void readZset(Bytes key) {
             Head<Tuple> head = head(key, (p, k) -> p.zcard(k), (p, k) -> p.zrangeWithScores(k, 0, ID_CHUNK - 1));
             listedIds.reserve(head.length());
-            for (long i = 0; i < head.length(); i += ID_CHUNK) {
-                for (Tuple t : i == 0 ? head.chunk() : jedis.zrangeWithScores(key.raw(), i, i + ID_CHUNK - 1)) {
+            for (List<Tuple> chunk = head.chunk(); ; chunk = zsetAfter(key, chunk.get(chunk.size() - 1))) {
+                for (Tuple t : chunk) {
                     listedIds.add(t.getBinaryElement(), t.getScore());
                 }
+                if (chunk.size() < ID_CHUNK) {
+                    return;
+                }
             }
+        }
+
+        /**
+         * Up to {@link #ID_CHUNK} members of the zset after {@code last} in its order (fewer only at its end): from
+         * {@code last}'s score on, past the members of that score that sort no later than it (byte order), {@code last}
+         * itself while it is still there; asked again for as many more as were past when more were. Past a chunk's worth
+         * of them (a zset where many jobs share a score, as completed jobs finished in the same millisecond do), from
+         * the rank {@code last} has now.
+         */
+        private List<Tuple> zsetAfter(Bytes key, Tuple last) {
+            for (int past = 1; past <= ID_CHUNK; ) {
+                int asked = ID_CHUNK + past;
+                List<Tuple> page = jedis.zrangeByScoreWithScores(key.raw(), last.getScore(), Double.POSITIVE_INFINITY, 0, asked);
+                int notAfter = 0;
+                while (notAfter < page.size() && page.get(notAfter).getScore() == last.getScore()
+                        && Arrays.compareUnsigned(page.get(notAfter).getBinaryElement(), last.getBinaryElement()) <= 0) {
+                    notAfter++;
+                }
+                if (notAfter <= past || page.size() < asked) {
+                    return page.subList(notAfter, Math.min(page.size(), notAfter + ID_CHUNK));
+                }
+                past = notAfter;
+            }
+            Long rank = jedis.zrank(key.raw(), last.getBinaryElement());
+            return rank == null ? List.of() : jedis.zrangeWithScores(key.raw(), rank + 1, rank + ID_CHUNK);
         }
 
         /**
