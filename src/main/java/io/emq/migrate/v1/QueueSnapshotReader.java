@@ -1049,7 +1049,8 @@ public final class QueueSnapshotReader {
          * {@code last}'s score on, past the members of that score that sort no later than it (byte order), {@code last}
          * itself while it is still there; asked again for as many more as were past when more were. Past a chunk's worth
          * of them (a zset where many jobs share a score, as completed jobs finished in the same millisecond do), from
-         * the rank {@code last} has now.
+         * the rank {@code last} has now; none when it left the zset meanwhile (a read of a live source, which may miss a
+         * job anyway: the passes after it settle every job exactly).
          */
         private List<Tuple> zsetAfter(Bytes key, Tuple last) {
             for (int past = 1; past <= ID_CHUNK; ) {
