@@ -112,11 +112,11 @@ public final class QueueSnapshotReader {
      * {@code written}, every key of the queue written since that read began (the change feed's): the
      * structures and every listing are read again (the listed ids of {@code previous} are kept when no listing was
      * written and it holds no orphan); the facts only of the jobs whose hashes were written,
-     * that {@code previous} did not list at the same place in {@code wait} or {@code paused} (each listing
-     * walked beside the one before, byte for byte, past the jobs whose hashes were written), or that a
-     * state other than those two lists (an active job's lock runs out without a write); no key scan. A listing of
-     * {@code wait} or {@code paused} that is the one before entry for entry, none of its jobs written (as after the
-     * pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
+     * that {@code previous} did not list at the same place in {@code wait}, {@code paused} or a zset of
+     * {@link #WALKED_ZSETS} (each listing walked beside the one before, byte for byte, past the jobs whose hashes were
+     * written), or that {@code active} or {@code waiting-children} lists (an active job's lock runs out without a
+     * write); no key scan. A walked listing that is the one before entry for entry, none of its jobs written (as
+     * {@code paused} after the pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures, listed job hashes, their locks and logs lists, job schedulers' records and dedup keys (an anomaly, a
      * flow, a flow's per-job key, a legacy marker; {@code previous} may hold orphan hashes written since, jobs added while
@@ -178,6 +178,14 @@ public final class QueueSnapshotReader {
             }
         }
     }
+
+    /**
+     * The zsets whose jobs a refresh keeps the facts of when unwritten, as it keeps those of {@code wait} and
+     * {@code paused}: read in their order (score, then member), each one beside itself before pairs every job that
+     * stayed. Not {@code active} (a lock runs out without a write), nor {@code waiting-children} (a flow is read whole).
+     */
+    private static final List<V1State> WALKED_ZSETS = List.of(V1State.PRIORITIZED, V1State.DELAYED, V1State.COMPLETED,
+            V1State.FAILED);
 
     /** The mutable state of reading one queue. */
     private final class Reading {
@@ -428,8 +436,9 @@ public final class QueueSnapshotReader {
 
         /**
          * Walks {@code wait} and {@code paused} now, each beside the same listing before (the other one when
-         * the previous snapshot has none there: the pause renames {@code wait} to {@code paused}), pairing
-         * their entries before the facts are read ({@link #kept} replays the pairs).
+         * the previous snapshot has none there: the pause renames {@code wait} to {@code paused}), and each zset of
+         * {@link #WALKED_ZSETS} beside itself before, pairing their entries before the facts are read ({@link #kept}
+         * replays the pairs).
          */
         private void walkBeside() {
             if (previous.jobCount() == 0) {
@@ -438,13 +447,18 @@ public final class QueueSnapshotReader {
             previousIds = heldIds(previous);
             for (V1State state : List.of(V1State.WAIT, V1State.PAUSED)) {
                 V1State other = state == V1State.WAIT ? V1State.PAUSED : V1State.WAIT;
-                V1State was = previousIds.count(state) > 0 ? state : other;
-                Walk walk = new Walk(was, previousIds.from(was), previousIds.count(was));
-                walks.put(state, walk);
-                int from = listedIds.from(state);
-                for (int entry = from; entry < from + listedIds.count(state); entry++) {
-                    walk.pair(entry);
-                }
+                walk(state, previousIds.count(state) > 0 ? state : other);
+            }
+            WALKED_ZSETS.forEach(state -> walk(state, state));
+        }
+
+        /** Walks the entries of {@code state} now beside those of {@code was} before. */
+        private void walk(V1State state, V1State was) {
+            Walk walk = new Walk(was, previousIds.from(was), previousIds.count(was));
+            walks.put(state, walk);
+            int from = listedIds.from(state);
+            for (int entry = from; entry < from + listedIds.count(state); entry++) {
+                walk.pair(entry);
             }
         }
 
@@ -583,8 +597,8 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * A walk along a listing before ({@code wait} or {@code paused}) beside the same listing now, both in
-         * serve order: v1 adds at the far end and takes from the near one, so a listing mostly equals the one
+         * A walk along a listing before ({@code wait}, {@code paused} or a zset of {@link #WALKED_ZSETS}) beside the
+         * same listing now, both in serve order: v1 adds at the far end (a zset: mostly) and takes from the near one, so a listing mostly equals the one
          * before, position by position, once the entries taken, moved or removed since (each a job whose hash
          * was written) are passed over. Ids are compared byte for byte; no lookup, no key built per job.
          */
@@ -833,8 +847,8 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * The job of a previous snapshot whose facts a refresh keeps for this entry of {@code wait} or
-         * {@code paused}: the walk paired it with an entry listed there before ({@link Walk}) that had facts
+         * The job of a previous snapshot whose facts a refresh keeps for this entry of a walked state ({@code wait},
+         * {@code paused}, {@link #WALKED_ZSETS}): the walk paired it with an entry listed there before ({@link Walk}) that had facts
          * there, its hash not written since; -1 when its facts are read.
          */
         private int kept(V1State state, int entry) {
@@ -850,7 +864,7 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * In a refresh, the jobs of the snapshot before that this state ({@code wait} or {@code paused}) lists
+         * In a refresh, the jobs of the snapshot before that this walked state ({@link #walkBeside}) lists
          * again as they were, and only those: its walk paired every entry now with every entry before, in
          * order, no hash among them was written since, and every entry before was a job (as after the pause
          * renamed {@code wait}, nothing else written). Null otherwise: then the facts are copied or read.

@@ -366,6 +366,41 @@ class SnapshotRefreshTest {
         assertTrue(reader().refresh(before, written).isEmpty());
     }
 
+    /** Jobs {@code from} to {@code to}, each written as a hash with {@code fields} and added to {@code zset} at {@code score + n}. */
+    private static void addToZset(String zset, long from, long to, long score, Map<String, String> fields) {
+        for (long n = from; n <= to; n++) {
+            Map<String, String> hash = new java.util.HashMap<>(Map.of("name", "send", "data", "{}", "opts", "{}",
+                    "timestamp", Long.toString(1_700_000_000_000L + n)));
+            hash.putAll(fields);
+            client().hset("bull:fresh:" + n, hash);
+            client().zadd("bull:fresh:" + zset, score + n, Long.toString(n));
+        }
+    }
+
+    @Test
+    void theJobsOfZsetsThatStayedUnwrittenKeepTheirFactsThroughARefresh() {
+        addToZset("completed", 3001, 3400, 1_700_000_100_000L, Map.of("finishedOn", "1700000100000", "returnvalue", "null"));
+        addToZset("delayed", 4001, 4300, 1_800_000_000_000L * 4096, Map.of("delay", "1000"));
+        addToZset("prioritized", 5001, 5200, 3L << 32, Map.of("priority", "3"));
+        QueueSnapshot before = reader().read(Q);
+        client().hset("bull:fresh:3100", "returnvalue", "{\"edited\":true}");
+        wrote("3100");
+        complete(client().rpop("bull:fresh:wait"));
+        wrote("wait");
+        addToZset("delayed", 4500, 4500, 1_800_000_000_000L * 4096 - 4500 + 4150, Map.of("delay", "2000"));
+        wrote("4500");
+        wrote("delayed");
+        client().zrem("bull:fresh:prioritized", "5100");
+        client().del("bull:fresh:5100");
+        wrote("5100");
+        wrote("prioritized");
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(3L, calls.getOrDefault("hmget", 0L), "the edited, the newly completed and the new delayed job: " + calls);
+        assertSameSource(reader().read(Q), refreshed);
+    }
+
     /**
      * A read that met a v1 worker's move half-way: job 5 listed in {@code wait} and in {@code active}, its lock gone (the
      * worker took it between the reads of the two listings and finished it before its lock was read). BullMQ's getState
