@@ -104,11 +104,7 @@ class SnapshotRefreshTest {
         wrote("completed");
         client().hset("bull:fresh:1500", "data", "{\"edited\":1500}");
         wrote("1500");
-        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
-        Map<String, Long> calls = commandCalls();
-        assertEquals(5L, calls.getOrDefault("hmget", 0L), "the two jobs completed, those added at either end, the edited: " + calls);
-        assertSameSource(reader().read(Q), refreshed);
+        QueueSnapshot refreshed = refreshReadingFactsOf(before, 5, "the two jobs completed, those added at either end, the edited");
         assertEquals(List.of(Bytes.utf8(Integer.toString(JOBS + 2)), Bytes.utf8("4")), refreshed.jobs(V1State.WAIT).stream()
                 .limit(2).map(JobFacts::id).toList(), "the job pushed to the near end is served first");
     }
@@ -394,11 +390,17 @@ class SnapshotRefreshTest {
         client().del("bull:fresh:5100");
         wrote("5100");
         wrote("prioritized");
+        refreshReadingFactsOf(before, 3, "the edited, the newly completed and the new delayed job");
+    }
+
+    /** {@code before} refreshed with the keys written since, having read the facts of {@code jobs} jobs ({@code which}): a full read's equal. */
+    private QueueSnapshot refreshReadingFactsOf(QueueSnapshot before, long jobs, String which) {
         client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
         QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
         Map<String, Long> calls = commandCalls();
-        assertEquals(3L, calls.getOrDefault("hmget", 0L), "the edited, the newly completed and the new delayed job: " + calls);
+        assertEquals(jobs, calls.getOrDefault("hmget", 0L), which + ": " + calls);
         assertSameSource(reader().read(Q), refreshed);
+        return refreshed;
     }
 
     /**
