@@ -1039,19 +1039,21 @@ public final class QueueSnapshotReader {
             return -1;
         }
 
-        /**
-         * A zset in its order (by score, then by member), a chunk at a time, each chunk the members after the last one
-         * read: a member a v1 client adds or removes ahead of the read meanwhile shifts no later one, so a read of a live
-         * source lists a member that stays once (a read by rank lists one twice when a job is added ahead of it, and
-         * misses one when a job ahead is taken).
-         */
         private void readZset(Bytes key) {
+            walkZset(key, listedIds::reserve, t -> listedIds.add(t.getBinaryElement(), t.getScore()));
+        }
+
+        /**
+         * Each member of a zset in its order (by score, then by member), a chunk at a time, each chunk the members after
+         * the last one read; {@code length} is told its length first. A member a v1 client adds or removes ahead of the
+         * read meanwhile shifts no later one, so a read of a live source meets a member that stays once (a read by rank
+         * meets one twice when a job is added ahead of it, and misses one when a job ahead is taken).
+         */
+        private void walkZset(Bytes key, LongConsumer length, Consumer<Tuple> each) {
             Head<Tuple> head = head(key, (p, k) -> p.zcard(k), (p, k) -> p.zrangeWithScores(k, 0, ID_CHUNK - 1));
-            listedIds.reserve(head.length());
+            length.accept(head.length());
             for (List<Tuple> chunk = head.chunk(); ; chunk = zsetAfter(key, chunk.get(chunk.size() - 1))) {
-                for (Tuple t : chunk) {
-                    listedIds.add(t.getBinaryElement(), t.getScore());
-                }
+                chunk.forEach(each);
                 if (chunk.size() < ID_CHUNK) {
                     return;
                 }
@@ -1105,15 +1107,8 @@ public final class QueueSnapshotReader {
         }
 
         private void readRepeatMembers() {
-            if (!hasType(QueueStructure.REPEAT)) {
-                return;
-            }
-            byte[] key = queue.key(QueueStructure.REPEAT).raw();
-            long n = jedis.zcard(key);
-            for (long i = 0; i < n; i += ID_CHUNK) {
-                for (Tuple t : jedis.zrangeWithScores(key, i, i + ID_CHUNK - 1)) {
-                    repeatMembers.put(Bytes.of(t.getBinaryElement()), t.getScore());
-                }
+            if (hasType(QueueStructure.REPEAT)) {
+                walkZset(queue.key(QueueStructure.REPEAT), length -> { }, t -> repeatMembers.put(Bytes.of(t.getBinaryElement()), t.getScore()));
             }
         }
 
