@@ -10,11 +10,13 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -43,11 +45,12 @@ final class Resync {
      * when the pass wrote and removed no row (the count it read; empty when it did either), the jobs held
      * under a live v1 lock, the jobs whose rows it wrote (added or moved), as it read them, and, under the pause, how
      * many of those v1 removed after the pass read the source ({@link JobWriter#GONE_SINCE_READ}: no row written; the
-     * source moved, so the pass proves nothing, and the next pass removes what v2 held of them).
+     * source moved, so the pass proves nothing, and the next pass removes what v2 held of them), and whether it walked
+     * the whole journal for the rows to remove ({@link #gone}).
      */
     record Pass(long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
                 boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held, List<JobFacts> moved,
-                long goneSinceRead) {
+                long goneSinceRead, boolean walkedJournal) {
         long changed() {
             return added + rewritten + removed;
         }
@@ -62,6 +65,9 @@ final class Resync {
             c.put(feedKeys < 0 ? "full-pass" : "delta-keys", feedKeys < 0 ? 1 : feedKeys);
             if (refreshed) {
                 c.put("refreshed-read", 1L);
+            }
+            if (walkedJournal) {
+                c.put("journal-walked", 1L);
             }
             return c;
         }
@@ -170,8 +176,11 @@ final class Resync {
         // scattered through a large queue, and looking up each with the rows it was read with cost a round trip or two each
         List<JobFacts> batch = new ArrayList<>(LOOKUP);
         Map<Integer, String> digests = new HashMap<>();
+        // the jobs the feed told written that the read lists as rows: the feed's other jobs are the candidates for gone ones
+        Optional<Set<Bytes>> toldGone = changes.filter(SourceFeed.Changes::complete).map(c -> new HashSet<>(c.touchedUnder(base)));
         Runnable lookUp = () -> {
             lookedUp[0] += batch.size();
+            toldGone.ifPresent(told -> batch.forEach(j -> told.remove(j.id())));
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
             if (!feedless) {
@@ -223,7 +232,7 @@ final class Resync {
         }
         List<String> held = snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).map(j -> j.id().display() + " (locked)").toList();
         long journaled = m.journal.expectations().count();
-        Gone gone = gone(m, snap, matched[0], journaled);
+        Gone gone = gone(m, snap, journaled - matched[0], toldGone);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
@@ -253,7 +262,8 @@ final class Resync {
         m.inLine = Optional.of(inLine);
         return new Pass(fresh.size(), changed.size(), gone.rows().size(), reread[0], lookedUp[0],
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
-                rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows, goneSinceRead);
+                rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows, goneSinceRead,
+                gone.walkedJournal());
     }
 
     /** The digests of these jobs as they are now, in order: of their hashes alone when the pass's key scan met no logs list or flow key. */
@@ -302,22 +312,47 @@ final class Resync {
 
     /**
      * The rows to remove, each with the attempts it holds (the removal is guarded by them: never a row the v2 runtime
-     * claimed), and the flow jobs among them (refused: {@link #refuseMovedFlows}).
+     * claimed), the flow jobs among them (refused: {@link #refuseMovedFlows}), and whether the whole journal was walked
+     * to find them.
      */
-    private record Gone(Map<BrandedId, Long> rows, List<String> flows) {
+    private record Gone(Map<BrandedId, Long> rows, List<String> flows, boolean walkedJournal) {
+        Gone(boolean walkedJournal) {
+            this(new LinkedHashMap<>(), new ArrayList<>(), walkedJournal);
+        }
+
+        /** Adds journaled rows, each with the attempts the journal expects of it. */
+        void addJournaled(Map<BrandedId, Expectation> journaledRows) {
+            journaledRows.forEach((id, e) -> {
+                rows.put(id, e.attempts());
+                if (e.is(V2State.AWAITING_CHILDREN)) {
+                    flows.add("a flow parent");
+                }
+            });
+        }
     }
 
     /**
      * The rows whose v1 job no longer gets a row (removed, completed, held by a worker): the journaled ones, looked for
-     * when fewer of the snapshot's rows matched an expectation than the journal holds ({@code journaled}); and, when v2
-     * may hold rows the journal does not know of ({@link QueueMigration#unjournaledRows}), the rows of such jobs that
-     * are there without an expectation (read: state, attempts, parent).
+     * when fewer of the snapshot's rows matched an expectation than the journal holds ({@code unmatched} of them); and,
+     * when v2 may hold rows the journal does not know of ({@link QueueMigration#unjournaledRows}), the rows of such jobs
+     * that are there without an expectation (read: state, attempts, parent). A job that left the rows was written (its
+     * hash removed, moved or locked), so with the change feed intact the candidates are the jobs it told written that
+     * the snapshot lists as no row ({@code toldGone}); the whole journal is walked only when they hold fewer than
+     * {@code unmatched} expectations (a job that left unwritten: the rows' options, a feed that missed it).
      */
-    private static Gone gone(QueueMigration m, QueueSnapshot snap, long matched, long journaled) {
-        Gone gone = new Gone(new LinkedHashMap<>(), new ArrayList<>());
-        if (journaled <= matched && !m.unjournaledRows) {
-            return gone;
+    private static Gone gone(QueueMigration m, QueueSnapshot snap, long unmatched, Optional<Set<Bytes>> toldGone) {
+        if (unmatched <= 0 && !m.unjournaledRows) {
+            return new Gone(false);
         }
+        if (toldGone.isPresent() && !m.unjournaledRows) {
+            Gone told = new Gone(false);
+            Migratable.inBatches(List.copyOf(toldGone.get()), LOOKUP,
+                    batch -> told.addJournaled(m.journal.known(batch.stream().map(Bytes::raw).toList()).expected()));
+            if (told.rows().size() == unmatched) {
+                return told;
+            }
+        }
+        Gone gone = new Gone(true);
         IdSet rows = new IdSet();
         Migratable.rows(snap, m.options).forEach(j -> rows.add(j.id()));
         List<BrandedId> candidates = new ArrayList<>();
@@ -328,12 +363,7 @@ final class Resync {
         });
         Migratable.inBatches(candidates, LOOKUP, batch -> {
             Map<BrandedId, Expectation> journaledRows = m.journal.expectations().of(batch);
-            journaledRows.forEach((id, e) -> {
-                gone.rows().put(id, e.attempts());
-                if (e.is(V2State.AWAITING_CHILDREN)) {
-                    gone.flows().add("a flow parent");
-                }
-            });
+            gone.addJournaled(journaledRows);
             if (m.unjournaledRows) {
                 Rows.unjournaled(m, batch.stream().filter(id -> !journaledRows.containsKey(id)).toList()).forEach((id, row) -> {
                     gone.rows().put(id, row.attempts());
