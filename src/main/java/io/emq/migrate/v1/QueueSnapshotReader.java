@@ -307,7 +307,8 @@ public final class QueueSnapshotReader {
          * Settles the jobs of {@code state} whose hash was missing when their facts were read, against their listing
          * now: a job still listed there is listed without a hash ({@code missing-hash}, at the place it was met); a job
          * listed there no longer left the state since the listings were read (a v1 worker finished and removed it, a
-         * count trimmed it) and is no anomaly, and no longer counted as listed. An orphan ({@link V1State#UNKNOWN}, a
+         * count trimmed it) and is no anomaly, and no longer counted as listed. Either way a hash the scan met is no longer
+         * counted as a job hash: the keys counted are those the facts were read of, as a refresh counts them. An orphan ({@link V1State#UNKNOWN}, a
          * hash listed nowhere) whose hash is gone left too, like an unlisted key gone since the scan: no {@code orphan-hash}
          * is reported for it (one still there is reported at the place it was met, once the facts are read). A list is walked
          * once however many of its jobs are settled ({@code LPOS} would walk it once a job); a zset is asked
@@ -345,6 +346,9 @@ public final class QueueSnapshotReader {
             }
             long left = 0;
             for (HashMissing m : hashesMissing) {
+                if (state != V1State.UNKNOWN && m.entry() < metAt.length && metAt[m.entry()] > 0) {
+                    keyClasses.merge("job-hash", -1L, Long::sum); // the scan met a hash that was gone when its facts were read
+                }
                 if (state == V1State.UNKNOWN) {
                     orphans.remove(listedIds.id(m.entry()));
                     left++;
@@ -703,8 +707,9 @@ public final class QueueSnapshotReader {
         /**
          * The locks and logs lists written since, when every written key is a queue structure, the hash of a job listed
          * now ({@code listedNow}: which of the ids {@code sought} are) or before (the rest looked up along the listings
-         * before), a dedup key ({@link #refreshDedupKeys}), a key under {@code repeat:} ({@link #refreshSchedulerRecords})
-         * or a key shaped as a lock or logs list ({@code shaped}, typed
+         * before), a key that is gone now and was listed as no job before (a job added and removed between the two reads,
+         * which a full read would not meet either), a dedup key ({@link #refreshDedupKeys}), a key under {@code repeat:}
+         * ({@link #refreshSchedulerRecords}) or a key shaped as a lock or logs list ({@code shaped}, typed
          * again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of its id is listed now,
          * and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
          */
@@ -732,9 +737,10 @@ public final class QueueSnapshotReader {
                 }
             }
             int[] notNow = jobs.stream().mapToInt(Integer::intValue).toArray();
-            boolean listedBefore = notNow.length == 0 || previousIds != null
-                    && listedAmong(sought, notNow, previousIds.arena(), entry -> { }).cardinality() == notNow.length;
-            return listedBefore ? Optional.of(subkeys) : Optional.empty();
+            BitSet listedBefore = notNow.length == 0 || previousIds == null ? new BitSet()
+                    : listedAmong(sought, notNow, previousIds.arena(), entry -> { });
+            List<Bytes> cameAndWent = IntStream.of(notNow).filter(k -> !listedBefore.get(k)).mapToObj(k -> base.concat(sought.get(k))).toList();
+            return noneExists(cameAndWent) ? Optional.of(subkeys) : Optional.empty();
         }
 
         /**
@@ -833,10 +839,15 @@ public final class QueueSnapshotReader {
                     unlisted.add(key);
                 }
             }
-            for (int from = 0; from < unlisted.size(); from += JOB_BATCH) {
+            return noneExists(unlisted);
+        }
+
+        /** Whether none of these keys exists now ({@code EXISTS}, pipelined a batch at a time). */
+        private boolean noneExists(List<Bytes> keys) {
+            for (int from = 0; from < keys.size(); from += JOB_BATCH) {
                 List<Response<Boolean>> exists = new ArrayList<>();
                 try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
-                    unlisted.subList(from, Math.min(unlisted.size(), from + JOB_BATCH)).forEach(k -> exists.add(p.exists(k.raw())));
+                    keys.subList(from, Math.min(keys.size(), from + JOB_BATCH)).forEach(k -> exists.add(p.exists(k.raw())));
                     p.sync();
                 }
                 if (exists.stream().anyMatch(Response::get)) {

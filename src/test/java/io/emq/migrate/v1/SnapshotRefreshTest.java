@@ -465,6 +465,55 @@ class SnapshotRefreshTest {
         assertEquals(JOBS - 1, refreshed.jobCount());
     }
 
+    /**
+     * A v1 worker finishes job 5 and removes it after the read's key scan met its hash and before its facts were read:
+     * the read counts the job hashes it read facts of, and the refresh from it stands once the feed told 5 written.
+     */
+    @Test
+    void aJobRemovedBetweenTheScanAndItsFactsIsNotCountedAndTheReadIsRefreshed() {
+        QueueBases bases = new QueueBases(Set.of(Q));
+        KeySource<QueueRef> scan = new SharedScan<>(client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0);
+        KeySource<QueueRef> thenRemove = new KeySource<>() {
+            @Override
+            public void keysOf(QueueRef queue, java.util.function.Consumer<List<Bytes>> batches) {
+                scan.keysOf(queue, batches);
+                client().lrem("bull:fresh:wait", 0, "5");
+                client().del("bull:fresh:5");
+            }
+
+            @Override
+            public java.util.Optional<QueueRef> owner(Bytes key) {
+                return scan.owner(key);
+            }
+        };
+        QueueSnapshot before = new QueueSnapshotReader(client(), thenRemove).withoutPayloadDigests().read(Q);
+        assertEquals(Map.of(), before.anomalyCounts());
+        assertEquals(JOBS - 1L, before.keyClasses().get("job-hash"), "the hash gone before its facts not counted");
+        wrote("wait");
+        wrote("5");
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+    }
+
+    /**
+     * A producer adds a job after the read and a v1 worker finishes and removes it before the refresh: the feed tells its
+     * hash written, it is listed neither now nor before and is gone, so the refresh stands; a job added since and listed
+     * nowhere while its hash stays (an orphan, which only a full read reports) has it give nothing.
+     */
+    @Test
+    void aJobAddedAndRemovedBetweenTwoReadsIsNoObstacleButAnUnlistedNewHashIs() {
+        QueueSnapshot before = reader().read(Q);
+        String added = Integer.toString(JOBS + 1);
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        client().lrem("bull:fresh:wait", 0, added);
+        client().del("bull:fresh:" + added);
+        wrote("wait");
+        wrote(added);
+        wrote("id");
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+        client().hset("bull:fresh:" + added, Map.of("name", "send", "data", "{}", "timestamp", "1"));
+        assertTrue(reader().refresh(before, written).isEmpty(), "a hash listed nowhere: an orphan");
+    }
+
     static void assertSameSource(QueueSnapshot full, QueueSnapshot refreshed) {
         assertEquals(full.structures(), refreshed.structures());
         assertEquals(full.meta(), refreshed.meta());
