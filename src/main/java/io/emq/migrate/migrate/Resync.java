@@ -176,11 +176,9 @@ final class Resync {
         // scattered through a large queue, and looking up each with the rows it was read with cost a round trip or two each
         List<JobFacts> batch = new ArrayList<>(LOOKUP);
         Map<Integer, String> digests = new HashMap<>();
-        // the jobs the feed told written that the read lists as rows: the feed's other jobs are the candidates for gone ones
-        Optional<Set<Bytes>> toldGone = changes.filter(SourceFeed.Changes::complete).map(c -> new HashSet<>(c.touchedUnder(base)));
+        Optional<Set<Bytes>> toldGone = toldGone(m, changes);
         Runnable lookUp = () -> {
             lookedUp[0] += batch.size();
-            toldGone.ifPresent(told -> batch.forEach(j -> told.remove(j.id())));
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
             List<Optional<BrandedId>> ids = known.ids();
             if (!feedless) {
@@ -212,6 +210,7 @@ final class Resync {
             reread[0] += read.size();
             for (int k = 0; k < all.size(); k++) {
                 JobFacts j = all.get(k);
+                toldGone.ifPresent(told -> told.remove(j.id()));
                 // without the feed a table without digests (a queue too large for them) is this pass's own: it holds nothing yet
                 boolean asBefore = feedless && inLine.digests() ? inLine.read(j, read.get(k)) : inLine.read(j);
                 if (!asBefore || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
@@ -264,6 +263,21 @@ final class Resync {
                 changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
                 rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows, goneSinceRead,
                 gone.walkedJournal());
+    }
+
+    /**
+     * Where a job gone since the pass before is, with the change feed intact: among the jobs it told written, up to now
+     * (the read came after the drain; a job that left in between is told after it), from which the pass takes every
+     * job it reads as a row. Empty without the feed.
+     */
+    private static Optional<Set<Bytes>> toldGone(QueueMigration m, Optional<SourceFeed.Changes> changes) {
+        Bytes base = m.source.base();
+        return changes.filter(SourceFeed.Changes::complete).flatMap(c -> m.watch.flatMap(SourceFeed.Watch::peek)
+                .filter(SourceFeed.Changes::complete).map(since -> {
+                    Set<Bytes> told = new HashSet<>(c.touchedUnder(base));
+                    told.addAll(since.touchedUnder(base));
+                    return told;
+                }));
     }
 
     /** The digests of these jobs as they are now, in order: of their hashes alone when the pass's key scan met no logs list or flow key. */
