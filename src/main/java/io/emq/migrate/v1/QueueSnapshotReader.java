@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.function.IntPredicate;
 import java.util.function.LongConsumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -807,10 +808,8 @@ public final class QueueSnapshotReader {
 
         /**
          * Whether every job the previous snapshot listed and no structure lists now had its hash written and
-         * deleted; an entry a walk paired is listed now. The others are indexed (no index of the listings
-         * now is built) and each entry now that no walk paired is looked up there (one a walk paired
-         * lists the id of another entry before). An id listed twice before is listed now when the first of its
-         * unpaired entries is found.
+         * deleted; an entry a walk paired is listed now. The others are looked up among the entries now
+         * ({@link #listedNowAmong}).
          */
         private boolean unlistedJobsGone() {
             if (previousIds == null) {
@@ -821,17 +820,10 @@ public final class QueueSnapshotReader {
             if (left == 0) {
                 return true;
             }
-            IdIndex unpaired = indexOf(before, IntStream.iterate(paired.nextClearBit(0), e -> e < before.size(), e -> paired.nextClearBit(e + 1)), left);
-            BitSet listedNow = new BitSet();
-            for (int entry = pairedNow.nextClearBit(0); entry < listedIds.arena().size(); entry = pairedNow.nextClearBit(entry + 1)) {
-                int was = unpaired.find(listedIds.arena(), entry);
-                if (was >= 0) {
-                    listedNow.set(was);
-                }
-            }
+            IntPredicate listedNow = listedNowAmong(before, left);
             List<Bytes> unlisted = new ArrayList<>();
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
-                if (!listedNow.get(unpaired.first(entry))) {
+                if (!listedNow.test(entry)) {
                     Bytes key = base.concat(previousIds.id(entry));
                     if (!written.contains(key) || jobSubkeys.anyOf(previousIds.id(entry))) {
                         return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
@@ -840,6 +832,30 @@ public final class QueueSnapshotReader {
                 }
             }
             return noneExists(unlisted);
+        }
+
+        /**
+         * Which of the {@code left} entries before that no walk paired are listed now. When no id was listed twice
+         * before, those entries are indexed (no index of the listings now is built) and each entry now that no walk
+         * paired is looked up there (one a walk paired lists the id of another entry before). An id listed twice
+         * before may be paired in one listing and left in the other (a job a v1 worker moved as the read went, now in
+         * one place): then every entry now is indexed and each entry left is looked up there.
+         */
+        private IntPredicate listedNowAmong(ByteArena before, int left) {
+            ByteArena now = listedIds.arena();
+            if (previous.anomalyCount(AnomalyKind.LISTED_TWICE) > 0) {
+                IdIndex all = indexOf(now, IntStream.range(0, now.size()), now.size());
+                return entry -> all.find(before, entry) >= 0;
+            }
+            IdIndex unpaired = indexOf(before, IntStream.iterate(paired.nextClearBit(0), e -> e < before.size(), e -> paired.nextClearBit(e + 1)), left);
+            BitSet found = new BitSet();
+            for (int entry = pairedNow.nextClearBit(0); entry < now.size(); entry = pairedNow.nextClearBit(entry + 1)) {
+                int was = unpaired.find(now, entry);
+                if (was >= 0) {
+                    found.set(was);
+                }
+            }
+            return found::get;
         }
 
         /** Whether none of these keys exists now ({@code EXISTS}, pipelined a batch at a time). */

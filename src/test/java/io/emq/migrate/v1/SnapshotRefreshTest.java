@@ -431,6 +431,22 @@ class SnapshotRefreshTest {
                 .map(JobFacts::id).toList(), "the jobs after 5 kept with their own facts");
     }
 
+    /**
+     * The read met job 5 in {@code wait} and in {@code completed} (a v1 worker finished it as the read went); since, it
+     * left {@code wait}: the walk of {@code completed} pairs it there, so it is listed now, and the refresh stands.
+     */
+    @Test
+    void aJobReadInTwoPlacesAndNowInTheOneAWalkPairsIsListedNow() {
+        client().zadd("bull:fresh:completed", 1, "5");
+        client().hset("bull:fresh:5", Map.of("finishedOn", "1", "returnvalue", "null"));
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.LISTED_TWICE, 1L), before.anomalyCounts());
+        client().lrem("bull:fresh:wait", 0, "5");
+        wrote("wait");
+        wrote("5");
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+    }
+
     @Test
     void aReadThatMetAnIdInTwoPlacesWhoseJobTheFeedDidNotTellWrittenIsReadInFullAtOnce() {
         QueueSnapshot before = readMidMove();
