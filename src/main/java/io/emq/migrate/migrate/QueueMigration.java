@@ -479,8 +479,11 @@ final class QueueMigration {
      * the retirement ({@link #takeGuard}); so it is when the drain tells only edits of jobs the snapshot lists
      * ({@link #onlyJobEdits}), which join {@code changes}: the pass reads those jobs again, as it reads those a whole
      * read under the pause finds written since its drain. Other keys written meanwhile join {@code changes} and the refresh is
-     * tried again, up to {@link #READS} times. False when the refresh cannot prove its result or the feed
-     * broke (then {@code changes} tells every key touched): read the source in full with {@link #readSource()}.
+     * tried again, up to {@link #READS} times. So is a refresh that gave nothing while keys were written: under the pause
+     * a v1 worker still finishes the jobs it holds, and a refresh that met one's move half-way (a job read in neither
+     * listing) reads it again where it ended. False when the refresh cannot prove its result with nothing written
+     * meanwhile, after {@link #READS} tries, or when the feed broke (then {@code changes} tells every key touched): read
+     * the source in full with {@link #readSource()}.
      */
     boolean refreshSource(SourceFeed.Changes changes) {
         if (snapshot == null || watch.isEmpty()) {
@@ -493,7 +496,17 @@ final class QueueMigration {
         for (int attempt = 1; attempt <= READS; attempt++) {
             Optional<QueueSnapshot> read = reader.refresh(snapshot, changes.written());
             if (read.isEmpty()) {
-                return false;
+                checkpoints.hit("source refresh gave nothing");
+                Optional<SourceFeed.Changes> meanwhile = watch.get().drain();
+                if (meanwhile.isEmpty()) {
+                    changes.lost();
+                    return false;
+                }
+                changes.absorb(meanwhile.get());
+                if (meanwhile.get().keys() == 0) {
+                    return false;
+                }
+                continue;
             }
             checkpoints.hit("source refreshed");
             SourceGuard watching = SourceGuard.watch(guardConnections, source);

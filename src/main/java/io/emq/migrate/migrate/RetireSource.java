@@ -83,7 +83,7 @@ final class RetireSource implements Step {
 
     @Override
     public List<String> checkpoints() {
-        return Stream.of(Resync.CHECKPOINTS, List.of("source refreshed", "verified, not yet recorded", "caught up", "v2 on disk", "pause recorded", "v1 paused",
+        return Stream.of(Resync.CHECKPOINTS, List.of("source refresh gave nothing", "source refreshed", "verified, not yet recorded", "caught up", "v2 on disk", "pause recorded", "v1 paused",
                 "before retire", "source moved at retire", "structures deleted", "v2 resumed", "v1 followed", "jobs watched", "job keys deleted",
                 "jobs retired",
                 "source deleted")).flatMap(List::stream).toList();

@@ -221,6 +221,35 @@ class RefreshedReadTest {
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
     }
 
+    /**
+     * Under the pause a v1 worker finishes job 40, which it held: the refresh meets the job in no listing (taken from
+     * {@code paused} for the sake of the test), its hash still there (what a full read reports as an orphan), and gives
+     * nothing; the job written meanwhile ({@code completed}), the refresh is tried again and stands, and 40 has no v2 row.
+     */
+    @Test
+    void aRefreshThatMetAWorkersMoveHalfWayIsTriedAgainWithWhatWasWrittenMeanwhile() {
+        String queue = "bull:" + QUEUE + ":";
+        int[] gaveNothing = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                client().lrem(queue + "paused", 0, "40"); // the worker's move half-way: 40 in no listing
+                client().hset(queue + "40", "processedOn", "1");
+            }
+            if (version == 120 && where.equals("source refresh gave nothing") && ++gaveNothing[0] == 1) {
+                client().zadd(queue + "completed", 1, "40"); // and its end
+                client().hset(queue + "40", Map.of("finishedOn", "1", "returnvalue", "null"));
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        assertEquals(1, gaveNothing[0], window.toString());
+        assertEquals(1L, window.get("pass-refreshed-read"), "the refresh tried again stood: " + window);
+        assertEquals(1L, window.get("pass-removed"), window.toString());
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+    }
+
     /** Migrates, running {@code act} at each refresh of the source under the pause, right after it read (counted in {@code refreshes}). The window's counts. */
     private static Map<String, Long> migrateActingAtEachRefresh(int[] refreshes, Runnable act) {
         return migrateActingAt("source refreshed", () -> {
