@@ -362,7 +362,7 @@ final class Resync {
             Gone told = new Gone(false);
             Migratable.inBatches(List.copyOf(toldGone.get()), LOOKUP,
                     batch -> told.addJournaled(m.journal.known(batch.stream().map(Bytes::raw).toList()).expected()));
-            if (told.rows().size() == unmatched) {
+            if (told.rows().size() == unmatched) { // each is one of the unmatched (no row's id is left among the candidates): all of them
                 return told;
             }
         }
