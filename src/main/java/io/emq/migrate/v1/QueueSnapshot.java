@@ -37,10 +37,12 @@ public final class QueueSnapshot {
     /**
      * The anomalies a read of a live source shows where it met a v1 worker's move half-way: an id listed in two
      * places (read in {@code wait}, then in {@code active}), an active job whose lock went before it was read (the job
-     * finished), a listed job whose hash went (a job finished and removed). Each writes the job's hash.
+     * finished), a listed job whose hash went (a job finished and removed). Each writes the job's hash. And a lock or
+     * logs list whose job the read met nowhere (a job added after the listings were read, its hash passed by the key
+     * scan, then taken by a worker or given a log line): that key is written.
      */
     static final Set<AnomalyKind> MOVED_WHILE_READ = Set.of(AnomalyKind.LISTED_TWICE, AnomalyKind.EXPIRED_LOCK,
-            AnomalyKind.MISSING_HASH);
+            AnomalyKind.MISSING_HASH, AnomalyKind.DANGLING_SUBKEY);
     private final QueueRef queue;
     private final Map<QueueStructure, KeyType> structures;
     private final Map<String, String> meta;
@@ -295,8 +297,8 @@ public final class QueueSnapshot {
      * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
      * ({@link QueueSnapshotReader#refresh}): it found no flow, per-job key but locks and logs lists, legacy marker or
      * anomaly but orphan hashes (a read of a live source meets the hash of a job added after it read the listings) and
-     * those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a job whose hash is in
-     * {@code written}; dedup keys it may hold.
+     * those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or
+     * logs list met without its job) in {@code written}; dedup keys it may hold.
      */
     boolean refreshableGiven(Set<Bytes> written) {
         return readInFullBecause(written).isEmpty();

@@ -244,6 +244,32 @@ class SnapshotRefreshTest {
         assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.DANGLING_SUBKEY));
     }
 
+    /**
+     * The read met a logs list of a job it listed nowhere (the job added after the listings were read, its hash passed
+     * by the key scan, then logged): a refresh gives nothing while the feed has not told that list written, or while the
+     * job is still listed nowhere; once the job is listed and both are told written, the refresh stands.
+     */
+    @Test
+    void aReadThatMetALogsListBeforeItsJobIsRefreshedOnceTheFeedToldTheListWritten() {
+        String added = Integer.toString(JOBS + 1);
+        log(added, "a line");
+        written.clear();
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.DANGLING_SUBKEY, 1L), before.anomalyCounts());
+        wrote(added + ":logs");
+        assertTrue(reader().refresh(before, written).isEmpty(), "dangling still: only a full read reports it");
+        written.clear();
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        wrote("wait");
+        wrote("id");
+        wrote(added);
+        assertTrue(reader().refresh(before, written).isEmpty(), "a dangling list the feed did not tell written: damage, not a move");
+        wrote(added + ":logs");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertSameSource(reader().read(Q), refreshed);
+        assertTrue(refreshed.hasLogs(Bytes.utf8(added)));
+    }
+
     @Test
     void aJobRemovedWhileItsLogsListStaysIsReadInFull() {
         client().rpush("bull:fresh:12:logs", "a line");
