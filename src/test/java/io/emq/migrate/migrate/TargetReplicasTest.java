@@ -37,7 +37,8 @@ class TargetReplicasTest {
 
     static final String QUEUE = "mirrored";
     static final int JOBS = 300;
-    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300));
+    /** With a wait for locks: the live worker may hold a job as the pause lands, and the pass waits for it, as an operator running beside a worker asks. */
+    static final MigrationOptions OPTIONS = MigrationOptions.defaults().withLease(Duration.ofMillis(300)).withWaitForLocks(Duration.ofSeconds(10));
     static final String META = "bull:" + QUEUE + ":meta";
 
     private LocalServer master;
