@@ -31,6 +31,9 @@ class ConnectionLossTest {
              ServerWatch watch = new ServerWatch("the target", client);
              Jedis shortWait = new Jedis(server.hostAndPort(), DefaultJedisClientConfig.builder().resp2().timeoutMillis(200).build())) {
             shortWait.ping();
+            for (int i = 0; i < 5; i++) {
+                pause(); // the watch's first PING, at once on its own thread, learns the server's address (a loaded suite may delay it)
+            }
             server.stall();
             try {
                 JedisConnectionException lost = assertThrows(JedisConnectionException.class, shortWait::ping);
