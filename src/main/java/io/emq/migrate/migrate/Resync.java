@@ -176,7 +176,6 @@ final class Resync {
         // scattered through a large queue, and looking up each with the rows it was read with cost a round trip or two each
         List<JobFacts> batch = new ArrayList<>(LOOKUP);
         Map<Integer, String> digests = new HashMap<>();
-        Optional<Set<Bytes>> toldGone = toldGone(m, changes);
         Runnable lookUp = () -> {
             lookedUp[0] += batch.size();
             Journal.Known known = m.journal.known(batch.stream().map(j -> j.id().raw()).toList());
@@ -210,7 +209,6 @@ final class Resync {
             reread[0] += read.size();
             for (int k = 0; k < all.size(); k++) {
                 JobFacts j = all.get(k);
-                toldGone.ifPresent(told -> told.remove(j.id()));
                 // without the feed a table without digests (a queue too large for them) is this pass's own: it holds nothing yet
                 boolean asBefore = feedless && inLine.digests() ? inLine.read(j, read.get(k)) : inLine.read(j);
                 if (!asBefore || changes.map(c -> c.touchedJob(base, j.id())).orElse(false)) {
@@ -231,7 +229,7 @@ final class Resync {
         }
         List<String> held = snap.jobs(V1State.ACTIVE).stream().filter(Migratable::held).map(j -> j.id().display() + " (locked)").toList();
         long journaled = m.journal.expectations().count();
-        Gone gone = gone(m, snap, journaled - matched[0], toldGone);
+        Gone gone = gone(m, snap, journaled - matched[0], changes);
         if (fresh.stream().anyMatch(j -> j.state() == V1State.WAITING_CHILDREN)) {
             throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "a flow was added to " + m.source.display()
                     + " during the migration: stop its producers, run `emq-migrate abandon`, and migrate again");
@@ -267,15 +265,16 @@ final class Resync {
 
     /**
      * Where a job gone since the pass before is, with the change feed intact: among the jobs it told written, up to now
-     * (the read came after the drain; a job that left in between is told after it), from which the pass takes every
-     * job it reads as a row. Empty without the feed.
+     * (the read came after the drain; a job that left in between is told after it), less every job the pass reads as a
+     * row. Empty without the feed.
      */
-    private static Optional<Set<Bytes>> toldGone(QueueMigration m, Optional<SourceFeed.Changes> changes) {
+    private static Optional<Set<Bytes>> toldGone(QueueMigration m, QueueSnapshot snap, Optional<SourceFeed.Changes> changes) {
         Bytes base = m.source.base();
         return changes.filter(SourceFeed.Changes::complete).flatMap(c -> m.watch.flatMap(SourceFeed.Watch::peek)
                 .filter(SourceFeed.Changes::complete).map(since -> {
                     Set<Bytes> told = new HashSet<>(c.touchedUnder(base));
                     told.addAll(since.touchedUnder(base));
+                    Migratable.rows(snap, m.options).forEach(j -> told.remove(j.id()));
                     return told;
                 }));
     }
@@ -351,14 +350,15 @@ final class Resync {
      * when v2 may hold rows the journal does not know of ({@link QueueMigration#unjournaledRows}), the rows of such jobs
      * that are there without an expectation (read: state, attempts, parent). A job that left the rows was written (its
      * hash removed, moved or locked), so with the change feed intact the candidates are the jobs it told written that
-     * the snapshot lists as no row ({@code toldGone}); the whole journal is walked only when they hold fewer than
+     * the snapshot lists as no row ({@link #toldGone}); the whole journal is walked only when they hold fewer than
      * {@code unmatched} expectations (a job that left unwritten: the rows' options, a feed that missed it).
      */
-    private static Gone gone(QueueMigration m, QueueSnapshot snap, long unmatched, Optional<Set<Bytes>> toldGone) {
+    private static Gone gone(QueueMigration m, QueueSnapshot snap, long unmatched, Optional<SourceFeed.Changes> changes) {
         if (unmatched <= 0 && !m.unjournaledRows) {
             return new Gone(false);
         }
-        if (toldGone.isPresent() && !m.unjournaledRows) {
+        Optional<Set<Bytes>> toldGone = m.unjournaledRows ? Optional.empty() : toldGone(m, snap, changes);
+        if (toldGone.isPresent()) {
             Gone told = new Gone(false);
             Migratable.inBatches(List.copyOf(toldGone.get()), LOOKUP,
                     batch -> told.addJournaled(m.journal.known(batch.stream().map(Bytes::raw).toList()).expected()));
