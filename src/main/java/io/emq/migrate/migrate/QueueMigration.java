@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -408,16 +409,16 @@ final class QueueMigration {
      * with the keys written since ({@link QueueSnapshotReader#refresh}: the listings and those jobs read
      * again, no key scan). Nothing is proven here: a live read is no instant anyway, and a job written
      * after the drain is in the next pass's changes, so each job's facts are as read after the drain or
-     * written since, as in a full live read. False when there is no snapshot or the refresh cannot stand
-     * for a full read: then read the source in full with {@link #readLiveSource()}.
+     * written since, as in a full live read. Empty when there is no snapshot or the refresh cannot stand
+     * for a full read: then read the source in full with {@link #readLiveSource()}. Otherwise how many keys written it read again.
      */
-    boolean refreshLiveSource(SourceFeed.Changes changes) {
+    OptionalInt refreshLiveSource(SourceFeed.Changes changes) {
         Optional<QueueSnapshot> read = snapshot == null ? Optional.empty() : reader().refresh(snapshot, changes.written());
         read.ifPresent(s -> {
             snapshot = s;
             checkpoints.hit("source read");
         });
-        return read.isPresent();
+        return read.isPresent() ? OptionalInt.of(changes.written().size()) : OptionalInt.empty();
     }
 
     private QueueSnapshotReader reader() {
@@ -479,32 +480,35 @@ final class QueueMigration {
      * the retirement ({@link #takeGuard}); so it is when the drain tells only edits of jobs the snapshot lists
      * ({@link #onlyJobEdits}), which join {@code changes}: the pass reads those jobs again, as it reads those a whole
      * read under the pause finds written since its drain. Other keys written meanwhile join {@code changes} and the refresh is
-     * tried again, up to {@link #READS} times. So is a refresh that gave nothing while keys were written: under the pause
+     * tried again, up to {@link #READS} times, from the read it gave with only those keys (that read began after the drain
+     * before them, as the snapshot held did before {@code changes}). So is a refresh that gave nothing while keys were written: under the pause
      * a v1 worker still finishes the jobs it holds, and a refresh that met one's move half-way (a job read in neither
-     * listing) reads it again where it ended. False when the refresh cannot prove its result with nothing written
+     * listing) reads it again where it ended. Empty when the refresh cannot prove its result with nothing written
      * meanwhile, after {@link #READS} tries, or when the feed broke (then {@code changes} tells every key touched): read
-     * the source in full with {@link #readSource()}.
+     * the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
      */
-    boolean refreshSource(SourceFeed.Changes changes) {
+    OptionalInt refreshSource(SourceFeed.Changes changes) {
         if (snapshot == null || watch.isEmpty()) {
-            return false;
+            return OptionalInt.empty();
         }
         guarded(null);
         changes.absorb(new SourceFeed.Changes(editsSinceRefresh));
         editsSinceRefresh = Set.of();
         QueueSnapshotReader reader = reader();
+        Set<Bytes> since = new HashSet<>(changes.written()); // the keys written since the drain before the snapshot held was read
         for (int attempt = 1; attempt <= READS; attempt++) {
-            Optional<QueueSnapshot> read = reader.refresh(snapshot, changes.written());
+            Optional<QueueSnapshot> read = reader.refresh(snapshot, since);
             if (read.isEmpty()) {
                 checkpoints.hit("source refresh gave nothing");
                 Optional<SourceFeed.Changes> meanwhile = watch.get().drain();
                 if (meanwhile.isEmpty()) {
                     changes.lost();
-                    return false;
+                    return OptionalInt.empty();
                 }
                 changes.absorb(meanwhile.get());
+                since.addAll(meanwhile.get().written());
                 if (meanwhile.get().keys() == 0) {
-                    return false;
+                    return OptionalInt.empty();
                 }
                 continue;
             }
@@ -520,7 +524,7 @@ final class QueueMigration {
             if (meanwhile.isEmpty()) {
                 watching.close();
                 changes.lost();
-                return false;
+                return OptionalInt.empty();
             }
             if (meanwhile.get().keys() == 0 || onlyJobEdits(read.get(), meanwhile.get().written())) {
                 changes.absorb(meanwhile.get());
@@ -528,12 +532,16 @@ final class QueueMigration {
                 snapshot = read.get();
                 guarded(watching);
                 checkpoints.hit("source read");
-                return true;
+                return OptionalInt.of(since.size());
             }
             watching.close();
             changes.absorb(meanwhile.get());
+            // the read began after the drain before meanwhile: the next try refreshes it with what meanwhile told, as a pass
+            // while v1 is live refreshes the read of the pass before, not the snapshot held with every key told since
+            snapshot = read.get();
+            since = new HashSet<>(meanwhile.get().written());
         }
-        return false;
+        return OptionalInt.empty();
     }
 
     /**

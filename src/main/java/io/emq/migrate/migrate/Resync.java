@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -40,8 +41,9 @@ final class Resync {
     /**
      * What one pass did: the rows it wrote, how many jobs it re-read (digested), how many it looked up in the
      * journal, how many keys the change feed told were written since the pass before (-1 for a full pass, which
-     * re-reads every job), whether the source read under the pause refreshed the snapshot of the pass before
-     * ({@link QueueMigration#refreshSource}) instead of reading it all, how many expectations the journal holds
+     * re-reads every job), whether the source read refreshed the snapshot held instead of reading it all, and with how
+     * many keys written (under the pause, {@link QueueMigration#refreshSource}, a refresh tried again is given only those
+     * written since the try before read), how many expectations the journal holds
      * when the pass wrote and removed no row (the count it read; empty when it did either), the jobs held
      * under a live v1 lock, the jobs whose rows it wrote (added or moved), as it read them, and, under the pause, how
      * many of those v1 removed after the pass read the source ({@link JobWriter#GONE_SINCE_READ}: no row written; the
@@ -49,7 +51,7 @@ final class Resync {
      * the whole journal for the rows to remove ({@link #gone}).
      */
     record Pass(long added, long rewritten, long removed, long reread, long lookedUp, long feedKeys,
-                boolean refreshed, List<BrandedId> written, OptionalLong journaled, List<String> held, List<JobFacts> moved,
+                OptionalInt refreshedWith, List<BrandedId> written, OptionalLong journaled, List<String> held, List<JobFacts> moved,
                 long goneSinceRead, boolean walkedJournal) {
         long changed() {
             return added + rewritten + removed;
@@ -63,9 +65,10 @@ final class Resync {
             c.put("re-read", reread);
             c.put("looked-up", lookedUp);
             c.put(feedKeys < 0 ? "full-pass" : "delta-keys", feedKeys < 0 ? 1 : feedKeys);
-            if (refreshed) {
+            refreshedWith.ifPresent(keys -> {
                 c.put("refreshed-read", 1L);
-            }
+                c.put("refresh-keys", (long) keys);
+            });
             if (walkedJournal) {
                 c.put("journal-walked", 1L);
             }
@@ -148,7 +151,9 @@ final class Resync {
                 .map(table -> feedless ? table : table.withoutDigests());
         m.inLine = Optional.empty();
         m.copyDone();
-        boolean refreshed = !feedless && (m.v1Live() ? m.refreshLiveSource(changes.get()) : before.isPresent() && m.refreshSource(changes.get()));
+        OptionalInt refreshedWith = feedless ? OptionalInt.empty() : m.v1Live() ? m.refreshLiveSource(changes.get())
+                : before.isPresent() ? m.refreshSource(changes.get()) : OptionalInt.empty();
+        boolean refreshed = refreshedWith.isPresent();
         if (!refreshed && m.v1Live()) {
             m.readLiveSource();
         } else if (!refreshed) {
@@ -258,7 +263,7 @@ final class Resync {
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);
         return new Pass(fresh.size(), changed.size(), gone.rows().size(), reread[0], lookedUp[0],
-                changes.map(c -> (long) c.keys()).orElse(-1L), refreshed, written,
+                changes.map(c -> (long) c.keys()).orElse(-1L), refreshedWith, written,
                 rows.isEmpty() && gone.rows().isEmpty() ? OptionalLong.of(journaled) : OptionalLong.empty(), held, rows, goneSinceRead,
                 gone.walkedJournal());
     }

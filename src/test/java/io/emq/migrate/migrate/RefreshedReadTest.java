@@ -139,6 +139,38 @@ class RefreshedReadTest {
     }
 
     /**
+     * Jobs 101..150 edited as v1 is paused, then job 40 removed while the first refresh reads: the refresh is taken again
+     * from the first one's read with only what was written since that read began (the listing and 40's hash), not from
+     * the snapshot held with the 50 edits as well; the edits the first read carries reach v2.
+     */
+    @Test
+    void aRefreshTakenAgainReadsOnlyWhatWasWrittenSinceTheTryBefore() {
+        String queue = "bull:" + QUEUE + ":";
+        int[] refreshes = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                LongStream.rangeClosed(101, 150).forEach(n -> client().hset(queue + n, "data", "{\"edited\":" + n + "}"));
+            }
+            if (version == 120 && where.equals("source refreshed") && ++refreshes[0] == 1) {
+                client().lrem(queue + "paused", 0, "40");
+                client().del(queue + "40");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
+                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        assertEquals(2, refreshes[0], window.toString());
+        assertTrue(window.get("pass-delta-keys") >= 52, "the pass was told the edits, the listing and 40: " + window);
+        assertEquals(2L, window.get("pass-refresh-keys"), "the try again read the listing and 40's hash: " + window);
+        assertEquals(50L, window.get("pass-rewritten"), window.toString());
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("150".getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
+        assertEquals("{\"edited\":150}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+    }
+
+    /**
      * A job's hash deleted alone while the refresh reads (damage: the job stays listed) looks like an edit to it, and the
      * refresh stands; the pass finds the job gone and proves nothing, and the next pass reads it again though no drain
      * tells it any more: it is listed without a hash, as a whole read finds it (missing-hash: nothing to migrate, its v2
