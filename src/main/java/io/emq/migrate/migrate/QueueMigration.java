@@ -458,9 +458,7 @@ final class QueueMigration {
                     first = SourceFence.sizes(sourceWire, source);
                 }
                 if (attempt == READS) {
-                    throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + source.display() + " changed during each of "
-                            + READS + " reads (" + SourceFence.describe(first, SourceFence.sizes(sourceWire, source)) + "): v1 producers or"
-                            + " workers are still running; stop them, then re-run (nothing was deleted)");
+                    throw changedDuringEachRead(first, "reads", "v1 producers or workers are still running");
                 }
                 Sleep.millis(50L * attempt);
             }
@@ -469,6 +467,16 @@ final class QueueMigration {
                 watching.close();
             }
         }
+    }
+
+    /**
+     * The refusal of a source that moved during each of {@link #READS} reads, {@code first} its {@link SourceFence#sizes}
+     * when the first read found it moving.
+     */
+    private MigrationRefused changedDuringEachRead(String first, String reads, String why) {
+        return new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "the v1 queue " + source.display() + " changed during each of "
+                + READS + " " + reads + " (" + SourceFence.describe(first, SourceFence.sizes(sourceWire, source)) + "): " + why
+                + "; stop them, then re-run (nothing was deleted)");
     }
 
     /**
@@ -486,6 +494,9 @@ final class QueueMigration {
      * listing) reads it again where it ended. Empty when the refresh cannot prove its result with nothing written
      * meanwhile, after {@link #READS} tries, or when the feed broke (then {@code changes} tells every key touched): read
      * the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
+     * Refuses ({@code source-changed}, v1 intact) when each of the {@link #READS} tries read but a listing moved meanwhile:
+     * a client still moving jobs under the pause (removing, retrying, promoting) would move one during each longer whole
+     * read too, and five of those at a million jobs keep v1 paused for most of a minute before the same refusal.
      */
     OptionalInt refreshSource(SourceFeed.Changes changes) {
         if (snapshot == null || watch.isEmpty()) {
@@ -496,6 +507,8 @@ final class QueueMigration {
         editsSinceRefresh = Set.of();
         QueueSnapshotReader reader = reader();
         Set<Bytes> since = new HashSet<>(changes.written()); // the keys written since the drain before the snapshot held was read
+        String first = null;
+        int moved = 0;
         for (int attempt = 1; attempt <= READS; attempt++) {
             Optional<QueueSnapshot> read = reader.refresh(snapshot, since);
             if (read.isEmpty()) {
@@ -540,6 +553,14 @@ final class QueueMigration {
             // while v1 is live refreshes the read of the pass before, not the snapshot held with every key told since
             snapshot = read.get();
             since = new HashSet<>(meanwhile.get().written());
+            if (first == null) {
+                first = SourceFence.sizes(sourceWire, source);
+            }
+            moved++;
+        }
+        if (moved == READS) {
+            throw changedDuringEachRead(first, "refreshes of what v1 wrote under the pause", "v1 workers or other clients still"
+                    + " move its jobs (the pause stops adds and the workers' fetches, not a client removing, retrying or promoting a job)");
         }
         return OptionalInt.empty();
     }

@@ -171,6 +171,36 @@ class RefreshedReadTest {
     }
 
     /**
+     * A client removes a job while each refresh under the pause reads: after the fifth, the queue is refused
+     * {@code source-changed} without reading it whole (five whole reads would each meet a removal too, and keep v1 paused
+     * far longer), v1 resumed with every job it still holds, listed in wait.
+     */
+    @Test
+    void aClientMovingJobsDuringEachRefreshIsRefusedWithoutTheWholeReads() {
+        String queue = "bull:" + QUEUE + ":";
+        int[] refreshes = {0};
+        int[] readsAfter = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("source refreshed")) {
+                String id = Integer.toString(40 + ++refreshes[0]);
+                client().lrem(queue + "paused", 0, id);
+                client().del(queue + id);
+            }
+            if (version == 120 && where.equals("source read") && refreshes[0] > 0) {
+                readsAfter[0]++;
+            }
+        }), List.of("bull"));
+        assertEquals(java.util.Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.get(0).refusalKind(), r.get(0).toString());
+        assertTrue(r.get(0).message().contains("changed during each of 5 refreshes of what v1 wrote under the pause"), r.get(0).message());
+        assertEquals(5, refreshes[0]);
+        assertEquals(0, readsAfter[0], "no whole read after the refreshes");
+        assertFalse(client().hexists(queue + "meta", "paused"), "v1 resumed");
+        List<String> waiting = client().lrange(queue + "wait", 0, -1);
+        assertEquals(JOBS - 5, waiting.size());
+        assertTrue(waiting.stream().allMatch(id -> client().exists(queue + id)), "every job v1 still lists has its hash");
+    }
+
+    /**
      * A job's hash deleted alone while the refresh reads (damage: the job stays listed) looks like an edit to it, and the
      * refresh stands; the pass finds the job gone and proves nothing, and the next pass reads it again though no drain
      * tells it any more: it is listed without a hash, as a whole read finds it (missing-hash: nothing to migrate, its v2
