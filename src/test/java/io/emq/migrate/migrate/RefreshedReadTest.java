@@ -82,8 +82,7 @@ class RefreshedReadTest {
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        Map<String, Long> window = windowCounts();
         assertEquals(1L, window.get("pass-refreshed-read"), "locks and logs lists: the snapshot refreshed all the same: " + window);
         Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(held), true));
@@ -157,8 +156,7 @@ class RefreshedReadTest {
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        Map<String, Long> window = windowCounts();
         assertEquals(2, refreshes[0], window.toString());
         assertTrue(window.get("pass-delta-keys") >= 52, "the pass was told the edits, the listing and 40: " + window);
         assertEquals(2L, window.get("pass-refresh-keys"), "the try again read the listing and 40's hash: " + window);
@@ -243,8 +241,7 @@ class RefreshedReadTest {
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        Map<String, Long> window = windowCounts();
         assertEquals(1L, window.get("pass-refreshed-read"), "the live read refreshed, its anomalies read again: " + window);
         Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("1"), true));
@@ -303,8 +300,7 @@ class RefreshedReadTest {
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Map<String, Long> window = new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        Map<String, Long> window = windowCounts();
         assertEquals(1, gaveNothing[0], window.toString());
         assertEquals(1L, window.get("pass-refreshed-read"), "the refresh tried again stood: " + window);
         assertEquals(1L, window.get("pass-removed"), window.toString());
@@ -328,8 +324,7 @@ class RefreshedReadTest {
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
-                .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
+        return windowCounts();
     }
 
     /** Migrates; once v1 is paused, optionally kills the feed's subscriber, then edits job 11. The window's counts. */
@@ -348,6 +343,11 @@ class RefreshedReadTest {
         BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("11".getBytes())).get(0).orElseThrow();
         byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
         assertEquals("{\"edited\":11}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+        return windowCounts();
+    }
+
+    /** V120's counts, as its history row records them. */
+    private static Map<String, Long> windowCounts() {
         return new Journal(Wire.open(client()), QUEUE).history().rows().stream()
                 .filter(row -> row.version() == 120).findFirst().orElseThrow().counts();
     }
