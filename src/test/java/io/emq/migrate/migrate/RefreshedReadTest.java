@@ -84,8 +84,7 @@ class RefreshedReadTest {
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         Map<String, Long> window = windowCounts();
         assertEquals(1L, window.get("pass-refreshed-read"), "locks and logs lists: the snapshot refreshed all the same: " + window);
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(held), true));
+        assertEachJobOnce(Set.of(held));
         List<BrandedId> ids = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("11".getBytes(), "12".getBytes()))
                 .stream().map(java.util.Optional::orElseThrow).toList();
         assertEquals(List.of("first line", "second line"), client().lrange(Keys.queue(QUEUE).job(ids.get(0), JobSub.LOGS), 0, -1));
@@ -109,8 +108,7 @@ class RefreshedReadTest {
         });
         assertEquals(1, refreshes[0], "one refresh read: the edits meanwhile moved no listing");
         assertEquals(1L, window.get("pass-refreshed-read"), window.toString());
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(), true));
+        assertEachJobOnce(Set.of());
         List<BrandedId> ids = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("20".getBytes(), "30".getBytes()))
                 .stream().map(java.util.Optional::orElseThrow).toList();
         byte[] payload = client().hget(Keys.queue(QUEUE).job(ids.get(0)).getBytes(), "payload".getBytes());
@@ -133,8 +131,7 @@ class RefreshedReadTest {
         });
         assertEquals(2, refreshes[0], "the refresh read again: a listing moved meanwhile");
         assertEquals(1L, window.get("pass-refreshed-read"), window.toString());
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+        assertEachJobOnce(Set.of("40"));
     }
 
     /**
@@ -161,11 +158,8 @@ class RefreshedReadTest {
         assertTrue(window.get("pass-delta-keys") >= 52, "the pass was told the edits, the listing and 40: " + window);
         assertEquals(2L, window.get("pass-refresh-keys"), "the try again read the listing and 40's hash: " + window);
         assertEquals(50L, window.get("pass-rewritten"), window.toString());
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
-        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("150".getBytes())).get(0).orElseThrow();
-        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
-        assertEquals("{\"edited\":150}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+        assertEachJobOnce(Set.of("40"));
+        assertEquals("{\"edited\":150}", v1DataInV2("150"));
     }
 
     /**
@@ -214,8 +208,7 @@ class RefreshedReadTest {
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         assertEquals(java.util.Optional.of(299L), r.get(0).inV2(), r.get(0).toString());
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+        assertEachJobOnce(Set.of("40"));
     }
 
     /**
@@ -243,8 +236,7 @@ class RefreshedReadTest {
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
         Map<String, Long> window = windowCounts();
         assertEquals(1L, window.get("pass-refreshed-read"), "the live read refreshed, its anomalies read again: " + window);
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("1"), true));
+        assertEachJobOnce(Set.of("1"));
     }
 
     /**
@@ -259,8 +251,7 @@ class RefreshedReadTest {
         });
         assertEquals(1L, window.get("pass-removed"), window.toString());
         assertFalse(window.containsKey("pass-journal-walked"), "the feed told the removed job: " + window);
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+        assertEachJobOnce(Set.of("40"));
     }
 
     /**
@@ -276,8 +267,7 @@ class RefreshedReadTest {
         });
         assertEquals(1L, window.get("pass-removed"), window.toString());
         assertEquals(1L, window.get("pass-journal-walked"), "no told job accounts for the row gone: " + window);
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+        assertEachJobOnce(Set.of("40"));
     }
 
     /**
@@ -304,8 +294,7 @@ class RefreshedReadTest {
         assertEquals(1, gaveNothing[0], window.toString());
         assertEquals(1L, window.get("pass-refreshed-read"), "the refresh tried again stood: " + window);
         assertEquals(1L, window.get("pass-removed"), window.toString());
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of("40"), true));
+        assertEachJobOnce(Set.of("40"));
     }
 
     /** Migrates, running {@code act} at each refresh of the source under the pause, right after it read (counted in {@code refreshes}). The window's counts. */
@@ -338,12 +327,25 @@ class RefreshedReadTest {
             }
         }), List.of("bull"));
         assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, Set.of(), true));
-        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("11".getBytes())).get(0).orElseThrow();
-        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
-        assertEquals("{\"edited\":11}", new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow()));
+        assertEachJobOnce(Set.of());
+        assertEquals("{\"edited\":11}", v1DataInV2("11"));
         return windowCounts();
+    }
+
+    /**
+     * The queue retired with each job 1..{@value #JOBS} exactly one v2 row, but those of {@code noRow} (removed or finished
+     * in v1), which have none, as {@link LiveV1#problems} checks it.
+     */
+    private static void assertEachJobOnce(Set<String> noRow) {
+        Set<String> all = LongStream.rangeClosed(1, JOBS).mapToObj(Long::toString).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(List.of(), LiveV1.problems(client(), QUEUE, all, noRow, true));
+    }
+
+    /** The v1 data the v2 row of v1 job {@code v1Id} carries in its payload. */
+    private static String v1DataInV2(String v1Id) {
+        BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
+        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
+        return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow());
     }
 
     /** V120's counts, as its history row records them. */
