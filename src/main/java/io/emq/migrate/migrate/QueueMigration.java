@@ -406,14 +406,14 @@ final class QueueMigration {
     /**
      * Reads the source as it comes while v1 is live, from the snapshot held (read after the drain before
      * {@code changes}, by V10's read after the watch began or by the last pass of this run) refreshed
-     * with the keys written since ({@link QueueSnapshotReader#refresh}: the listings and those jobs read
+     * with the keys written since ({@link QueueSnapshotReader#refreshLive}: the listings and those jobs read
      * again, no key scan). Nothing is proven here: a live read is no instant anyway, and a job written
      * after the drain is in the next pass's changes, so each job's facts are as read after the drain or
-     * written since, as in a full live read. Empty when there is no snapshot or the refresh cannot stand
+     * written since, as in a full live read; a v1 worker's move met half-way is kept as that read keeps it. Empty when there is no snapshot or the refresh cannot stand
      * for a full read: then read the source in full with {@link #readLiveSource()}. Otherwise how many keys written it read again.
      */
     OptionalInt refreshLiveSource(SourceFeed.Changes changes) {
-        Optional<QueueSnapshot> read = snapshot == null ? Optional.empty() : reader().refresh(snapshot, changes.written());
+        Optional<QueueSnapshot> read = snapshot == null ? Optional.empty() : reader().refreshLive(snapshot, changes.written());
         read.ifPresent(s -> {
             snapshot = s;
             checkpoints.hit("source read");

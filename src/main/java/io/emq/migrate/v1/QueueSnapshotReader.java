@@ -129,10 +129,25 @@ public final class QueueSnapshotReader {
      * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
+        return refresh(previous, written, Set.of());
+    }
+
+    /**
+     * {@link #refresh} of a source v1 serves meanwhile: the read may meet a v1 worker's move half-way, as a full read of a
+     * live source does (a job read in {@code wait} and then in {@code active}, an active job's lock gone by the time its
+     * facts are read), and keeps the anomalies such a move shows ({@link QueueSnapshot#MOVED_WHILE_READ}) as that full read
+     * keeps them: the move wrote the job's hash after the drain before this read, so the next refresh reads the job again
+     * ({@link QueueSnapshot#refreshableGiven}). Any other anomaly has it give nothing, as {@link #refresh} does.
+     */
+    public Optional<QueueSnapshot> refreshLive(QueueSnapshot previous, Set<Bytes> written) {
+        return refresh(previous, written, QueueSnapshot.MOVED_WHILE_READ);
+    }
+
+    private Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written, Set<AnomalyKind> kept) {
         if (!previous.refreshableGiven(written) || previous.payloadRead() != payloadRead) {
             return Optional.empty();
         }
-        return new Reading(previous.queue()).refresh(previous, written);
+        return new Reading(previous.queue()).refresh(previous, written, kept);
     }
 
     /**
@@ -364,8 +379,8 @@ public final class QueueSnapshotReader {
             return left;
         }
 
-        /** See {@link QueueSnapshotReader#refresh}. */
-        Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince) {
+        /** See {@link QueueSnapshotReader#refresh}; the read keeps the anomalies of kinds {@code kept}, and gives nothing at any other. */
+        Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince, Set<AnomalyKind> kept) {
             if (writtenSince.contains(queue.bareKey())) {
                 return Optional.empty();
             }
@@ -380,7 +395,10 @@ public final class QueueSnapshotReader {
             }
             walkBeside();
             if (!listedOnce()) {
-                return Optional.empty(); // an anomaly: no refresh stands for the full read
+                if (pairedTwice || !kept.contains(AnomalyKind.LISTED_TWICE)) {
+                    return Optional.empty(); // an anomaly: no refresh stands for the full read
+                }
+                indexListings(); // each id read twice reported, its facts read at its first place, as a full read does
             }
             ByteArena sought = writtenIds();
             int writtenCount = sought.size();
@@ -418,7 +436,7 @@ public final class QueueSnapshotReader {
             if (jobs > 0) {
                 keyClasses.merge("job-hash", jobs, Long::sum);
             }
-            if (!anomalies.counts().isEmpty() || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
+            if (!kept.containsAll(anomalies.counts().keySet()) || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
                 return Optional.empty();
             }
             return Optional.of(snapshot(listed));
@@ -893,14 +911,16 @@ public final class QueueSnapshotReader {
         /**
          * In a refresh, the jobs of the snapshot before that this walked state ({@link #walkBeside}) lists
          * again as they were, and only those: its walk paired every entry now with every entry before, in
-         * order, no hash among them was written since, and every entry before was a job (as after the pause
-         * renamed {@code wait}, nothing else written). Null otherwise: then the facts are copied or read.
+         * order, no hash among them was written since, every entry before was a job (as after the pause
+         * renamed {@code wait}, nothing else written), and no id it lists is listed first in another state now.
+         * Null otherwise: then the facts are copied or read.
          */
         private StateJobs unchanged(V1State state) {
             Walk walk = walks.get(state);
             int from = listedIds.from(state);
             int count = listedIds.count(state);
-            if (walk == null || !walk.pairedEvery(count)) {
+            if (walk == null || !walk.pairedEvery(count)
+                    || listedTwice && IntStream.range(from, from + count).anyMatch(entry -> index.first(entry) != entry)) {
                 return null;
             }
             int written = writtenEntries.nextSetBit(from);
@@ -1347,13 +1367,13 @@ public final class QueueSnapshotReader {
             try {
                 for (int local = 0; local < count; local++) {
                     int entry = from + local;
-                    int kept = kept(state, entry);
-                    if (kept >= 0) {
-                        keptRuns.add(entry, kept);
-                    } else if (state == V1State.UNKNOWN || !listedTwice || index.first(entry) == entry) {
-                        batch[n++] = entry;
-                    } else {
+                    int kept = kept(state, entry); // asked of every entry: a walk hands its pairs out in order
+                    if (state != V1State.UNKNOWN && listedTwice && index.first(entry) != entry) {
                         jobs.skip(local);
+                    } else if (kept >= 0) {
+                        keptRuns.add(entry, kept);
+                    } else {
+                        batch[n++] = entry;
                     }
                     if (n == JOB_BATCH) {
                         n = readBatch(read, batch, n);

@@ -240,6 +240,34 @@ class RefreshedReadTest {
     }
 
     /**
+     * A v1 worker takes job 1 while V110 proves (its listing in {@code wait} still read, not yet taken off: a move met
+     * half-way) and finishes it once the catch-up's first pass read: that pass refreshes the snapshot before, keeping 1's
+     * move as a full read would (listed twice, its lock gone), as does each pass after it, and 1 has no v2 row.
+     */
+    @Test
+    void aLivePassThatMetAWorkersMoveHalfWayRefreshesTheSnapshot() {
+        String queue = "bull:" + QUEUE + ":";
+        int[] read = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 110 && where.equals("verified, not yet recorded")) {
+                client().lpush(queue + "active", "1");
+                client().hset(queue + "1", "processedOn", "1");
+            }
+            if (version == 120 && where.equals("source read") && ++read[0] == 1) {
+                client().lrem(queue + "wait", 0, "1");
+                client().lrem(queue + "active", 0, "1");
+                client().zadd(queue + "completed", 1, "1");
+                client().hset(queue + "1", Map.of("finishedOn", "1", "returnvalue", "null"));
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = windowCounts();
+        assertEquals(window.get("live-passes"), window.get("live-refreshed-read"), "no live pass read the source whole: " + window);
+        assertEquals(1L, window.get("pass-refreshed-read"), window.toString());
+        assertEachJobOnce(Set.of("1"));
+    }
+
+    /**
      * A v1 worker finishes job 40 under the pause and BullMQ removes it ({@code removeOnComplete}): the pass finds its
      * row to remove among the jobs the feed told written, without walking the journal, and v2 holds every other job once.
      */

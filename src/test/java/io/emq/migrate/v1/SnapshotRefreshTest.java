@@ -333,6 +333,46 @@ class SnapshotRefreshTest {
         wrote("completed");
         assertTrue(reader().refresh(before, written).isEmpty(), "listed twice: an anomaly, which only a full read reports");
         assertEquals(2, reader().read(Q).anomalyCount(AnomalyKind.LISTED_TWICE));
+        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+    }
+
+    /**
+     * While v1 serves, a v1 worker takes job 5 as the refresh reads, between its reads of {@code wait} and {@code active}
+     * (after the drain: its writes are not told yet), and a producer adds a job: the refresh of a live source keeps 5 as a
+     * full read does (listed twice, its lock gone, its facts read in {@code active}, none in {@code wait}); the refresh of
+     * the pause's read gives nothing. Once the move is told and done, the next refresh stands with no anomaly.
+     */
+    @Test
+    void aLiveRefreshThatMetAWorkersMoveHalfWayKeepsItAsAFullReadDoes() {
+        QueueSnapshot before = reader().read(Q);
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        refreshMeetingAMoveOfJob5(before);
+    }
+
+    /** As above with no job added: {@code wait} is the listing before entry for entry, and 5 still holds no facts there. */
+    @Test
+    void aLiveRefreshThatMetAWorkersMoveHalfWayBesideAnUnchangedWaitKeepsItAsAFullReadDoes() {
+        QueueSnapshot before = reader().read(Q);
+        addToZset("delayed", JOBS + 1, JOBS + 1, 1_800_000_000_000L * 4096, Map.of("delay", "1000"));
+        List.of("delayed", Integer.toString(JOBS + 1)).forEach(this::wrote);
+        refreshMeetingAMoveOfJob5(before);
+    }
+
+    private void refreshMeetingAMoveOfJob5(QueueSnapshot before) {
+        client().lpush("bull:fresh:active", "5");
+        client().hset("bull:fresh:5", "processedOn", "1");
+        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a move met half-way is read again");
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.LISTED_TWICE, 1L, AnomalyKind.EXPIRED_LOCK, 1L), live.anomalyCounts());
+        assertSameSource(reader().read(Q), live);
+        written.clear();
+        client().lrem("bull:fresh:wait", 0, "5");
+        wrote("wait");
+        complete("5");
+        QueueSnapshot done = reader().refreshLive(live, written).orElseThrow();
+        assertEquals(Map.of(), done.anomalyCounts());
+        assertSameSource(reader().read(Q), done);
     }
 
     @Test
