@@ -129,7 +129,7 @@ public final class QueueSnapshotReader {
      * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
-        return refresh(previous, written, Set.of());
+        return refresh(previous, written, false);
     }
 
     /**
@@ -137,17 +137,19 @@ public final class QueueSnapshotReader {
      * live source does (a job read in {@code wait} and then in {@code active}, an active job's lock gone by the time its
      * facts are read), and keeps the anomalies such a move shows ({@link QueueSnapshot#MOVED_WHILE_READ}) as that full read
      * keeps them: the move wrote the job's hash after the drain before this read, so the next refresh reads the job again
-     * ({@link QueueSnapshot#refreshableGiven}). Any other anomaly has it give nothing, as {@link #refresh} does.
+     * ({@link QueueSnapshot#refreshableGiven}). A job listed before that is listed nowhere now, its hash gone, is left out
+     * as that full read leaves it out, told written or not (v1 removed it after the drain). Any other anomaly has it give
+     * nothing, as {@link #refresh} does.
      */
     public Optional<QueueSnapshot> refreshLive(QueueSnapshot previous, Set<Bytes> written) {
-        return refresh(previous, written, QueueSnapshot.MOVED_WHILE_READ);
+        return refresh(previous, written, true);
     }
 
-    private Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written, Set<AnomalyKind> kept) {
+    private Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written, boolean live) {
         if (!previous.refreshableGiven(written) || previous.payloadRead() != payloadRead) {
             return Optional.empty();
         }
-        return new Reading(previous.queue()).refresh(previous, written, kept);
+        return new Reading(previous.queue()).refresh(previous, written, live);
     }
 
     /**
@@ -267,6 +269,8 @@ public final class QueueSnapshotReader {
         private final BitSet paired = new BitSet();
         private final BitSet pairedNow = new BitSet();
         private boolean pairedTwice;
+        /** Whether v1 serves as this refresh reads ({@link QueueSnapshotReader#refreshLive}). */
+        private boolean live;
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -379,8 +383,8 @@ public final class QueueSnapshotReader {
             return left;
         }
 
-        /** See {@link QueueSnapshotReader#refresh}; the read keeps the anomalies of kinds {@code kept}, and gives nothing at any other. */
-        Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince, Set<AnomalyKind> kept) {
+        /** See {@link QueueSnapshotReader#refresh} and, {@code live}, {@link QueueSnapshotReader#refreshLive}. */
+        Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince, boolean live) {
             if (writtenSince.contains(queue.bareKey())) {
                 return Optional.empty();
             }
@@ -388,6 +392,7 @@ public final class QueueSnapshotReader {
             readRepeatMembers();
             previous = before;
             written = writtenSince;
+            this.live = live;
             if (listingsUnwritten()) {
                 listedIds = heldIds(previous);
             } else {
@@ -395,7 +400,7 @@ public final class QueueSnapshotReader {
             }
             walkBeside();
             if (!listedOnce()) {
-                if (pairedTwice || !kept.contains(AnomalyKind.LISTED_TWICE)) {
+                if (pairedTwice || !live) {
                     return Optional.empty(); // an anomaly: no refresh stands for the full read
                 }
                 indexListings(); // each id read twice reported, its facts read at its first place, as a full read does
@@ -436,7 +441,7 @@ public final class QueueSnapshotReader {
             if (jobs > 0) {
                 keyClasses.merge("job-hash", jobs, Long::sum);
             }
-            if (!kept.containsAll(anomalies.counts().keySet()) || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
+            if (!(live ? QueueSnapshot.MOVED_WHILE_READ : Set.of()).containsAll(anomalies.counts().keySet()) || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
                 return Optional.empty();
             }
             return Optional.of(snapshot(listed));
@@ -825,8 +830,8 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether every job the previous snapshot listed and no structure lists now had its hash written and
-         * deleted; an entry a walk paired is listed now. The others are looked up among the entries now
+         * Whether every job the previous snapshot listed and no structure lists now had its hash written (told or not,
+         * in a {@link #live} refresh) and deleted; an entry a walk paired is listed now. The others are looked up among the entries now
          * ({@link #listedNowAmong}).
          */
         private boolean unlistedJobsGone() {
@@ -843,7 +848,7 @@ public final class QueueSnapshotReader {
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
                 if (!listedNow.test(entry)) {
                     Bytes key = base.concat(previousIds.id(entry));
-                    if (!written.contains(key) || jobSubkeys.anyOf(previousIds.id(entry))) {
+                    if (!written.contains(key) && !live || jobSubkeys.anyOf(previousIds.id(entry))) {
                         return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
                     }
                     unlisted.add(key);

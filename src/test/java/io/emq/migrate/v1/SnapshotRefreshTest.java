@@ -321,7 +321,25 @@ class SnapshotRefreshTest {
         client().lrem("bull:fresh:wait", 0, "12");
         wrote("wait");
         assertTrue(reader().refresh(before, written).isEmpty(), "an orphan hash now, which only the scan finds");
+        assertTrue(reader().refreshLive(before, written).isEmpty(), "an orphan hash, v1 live or not");
         assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.ORPHAN_HASH));
+    }
+
+    /**
+     * While v1 serves, a client removes job 12 after the drain (its writes not told yet) and a producer adds a job: the
+     * refresh of a live source leaves 12 out as a full read does; the refresh of the pause's read gives nothing.
+     */
+    @Test
+    void aJobRemovedAfterTheDrainIsLeftOutByALiveRefresh() {
+        QueueSnapshot before = reader().read(Q);
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        client().lrem("bull:fresh:wait", 0, "12");
+        client().del("bull:fresh:12");
+        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a job gone untold");
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertSameSource(reader().read(Q), live);
+        assertEquals(JOBS, live.jobCount());
     }
 
     @Test
