@@ -53,6 +53,11 @@ public final class QueueSnapshotReader {
     static final int ID_CHUNK = 1000;
     /** How far each chunk of a list reaches back toward its tail (see {@code readList}). */
     static final int OVERLAP = 250;
+    /**
+     * How many entries before a refresh's walk looks past one whose hash the feed did not tell written, for the id listed
+     * now ({@code Walk#pair}): more than a busy v1 worker takes between the feed's drain and the read of the listing.
+     */
+    private static final int LOOKAHEAD = 1024;
     static final int JOB_BATCH = 1000;
     /** The most payload bytes one {@code HMGET} pipeline asks for: two are in flight at once (see {@link FactsBatch#start}). */
     static final long PAYLOAD_BATCH_BYTES = 4L << 20;
@@ -638,6 +643,8 @@ public final class QueueSnapshotReader {
             /** The entries before this walk paired, in order; {@link #next} hands them out again, one a pair. */
             private final BitSet pairs = new BitSet();
             private int replayed;
+            /** Whether no look past an unwritten entry before ({@link #pair}) found nothing yet. */
+            private boolean looking = true;
 
             /** A walk along the {@code count} entries of {@code state} before, from entry {@code from}. */
             Walk(V1State state, int from, int count) {
@@ -662,9 +669,14 @@ public final class QueueSnapshotReader {
 
             /**
              * Pairs {@code entry} (entries come in order) with the entry before that lists the same id, past
-             * those before whose hash was written; pairs nothing when the next entry before lists another id
-             * and its hash was not written (then this entry is read, the walk stays). An entry before that the
-             * other walk paired too (both walked the same listing before) is an id listed twice now.
+             * those before whose hash was written. When the next entry before lists another id and its hash was
+             * not written, it looks up to {@link #LOOKAHEAD} entries further for the id (jobs v1 took or removed
+             * after the feed's drain, their writes not told yet, as a worker takes them from the near end while
+             * the refresh begins): those passed over are left unpaired, each then found listed elsewhere now or
+             * gone ({@link #unlistedJobsGone}). It pairs nothing when the look finds nothing (then this entry is
+             * read, the walk stays, and looks no further again: a listing reordered is read, not searched). An
+             * entry before that the other walk paired too (both walked the same listing before) is an id listed
+             * twice now.
              */
             void pair(int entry) {
                 while (at < end) {
@@ -677,10 +689,26 @@ public final class QueueSnapshotReader {
                         return;
                     }
                     if (!written.contains(base.concat(previousIds.id(at)))) {
-                        return;
+                        int ahead = looking ? ahead(entry) : -1;
+                        if (ahead < 0) {
+                            looking = false;
+                            return;
+                        }
+                        at = ahead;
+                    } else {
+                        at++;
                     }
-                    at++;
                 }
+            }
+
+            /** The entry before past {@code at}, at most {@link #LOOKAHEAD} on, that lists the id of {@code entry}; -1 when none does. */
+            private int ahead(int entry) {
+                for (int before = at + 1; before < Math.min(end, at + 1 + LOOKAHEAD); before++) {
+                    if (previousIds.arena().equalsAt(before, listedIds.arena(), entry)) {
+                        return before;
+                    }
+                }
+                return -1;
             }
 
             /** The entry before of the next pair, in the order {@link #pair} made them. */

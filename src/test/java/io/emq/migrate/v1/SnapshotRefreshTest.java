@@ -326,6 +326,28 @@ class SnapshotRefreshTest {
     }
 
     /**
+     * While v1 serves, a v1 worker takes jobs 1 to 3 from the near end of {@code wait} and finishes them after the drain
+     * (their writes not told yet) as a producer adds a job: the refresh of a live source walks {@code wait} past them to
+     * job 4 and keeps every other job's facts, reading only those of the added job and of 1 to 3 in {@code completed}.
+     */
+    @Test
+    void aLiveRefreshWalksPastJobsAWorkerTookAfterTheDrain() {
+        QueueSnapshot before = reader().read(Q);
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        for (int taken = 1; taken <= 3; taken++) {
+            String id = client().rpop("bull:fresh:wait");
+            assertEquals(Integer.toString(taken), id);
+            client().zadd("bull:fresh:completed", 2, id);
+            client().hset("bull:fresh:" + id, Map.of("processedOn", "2", "finishedOn", "2", "returnvalue", "null"));
+        }
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertEquals(4L, commandCalls().getOrDefault("hmget", 0L), "the facts of the added job and of the 3 taken");
+        assertSameSource(reader().read(Q), live);
+    }
+
+    /**
      * While v1 serves, a client removes job 12 after the drain (its writes not told yet) and a producer adds a job: the
      * refresh of a live source leaves 12 out as a full read does; the refresh of the pause's read gives nothing.
      */
