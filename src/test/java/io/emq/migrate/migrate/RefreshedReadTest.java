@@ -220,21 +220,7 @@ class RefreshedReadTest {
      */
     @Test
     void aLiveReadThatMetAWorkersMoveHalfWayIsRefreshedUnderThePause() {
-        String queue = "bull:" + QUEUE + ":";
-        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
-            if (version == 110 && where.equals("verified, not yet recorded")) {
-                client().lpush(queue + "active", "1");
-                client().hset(queue + "1", "processedOn", "1");
-            }
-            if (version == 120 && where.equals("v1 paused")) {
-                client().lrem(queue + "paused", 0, "1"); // paused: v1's pause renamed its wait list
-                client().lrem(queue + "active", 0, "1");
-                client().zadd(queue + "completed", 1, "1");
-                client().hset(queue + "1", Map.of("finishedOn", "1", "returnvalue", "null"));
-            }
-        }), List.of("bull"));
-        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Map<String, Long> window = windowCounts();
+        Map<String, Long> window = migrateFinishingJob1TakenHalfWay("v1 paused", "paused"); // v1's pause renamed its wait list
         assertEquals(1L, window.get("pass-refreshed-read"), "the live read refreshed, its anomalies read again: " + window);
         assertEachJobOnce(Set.of("1"));
     }
@@ -246,22 +232,7 @@ class RefreshedReadTest {
      */
     @Test
     void aLivePassThatMetAWorkersMoveHalfWayRefreshesTheSnapshot() {
-        String queue = "bull:" + QUEUE + ":";
-        int[] read = {0};
-        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
-            if (version == 110 && where.equals("verified, not yet recorded")) {
-                client().lpush(queue + "active", "1");
-                client().hset(queue + "1", "processedOn", "1");
-            }
-            if (version == 120 && where.equals("source read") && ++read[0] == 1) {
-                client().lrem(queue + "wait", 0, "1");
-                client().lrem(queue + "active", 0, "1");
-                client().zadd(queue + "completed", 1, "1");
-                client().hset(queue + "1", Map.of("finishedOn", "1", "returnvalue", "null"));
-            }
-        }), List.of("bull"));
-        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
-        Map<String, Long> window = windowCounts();
+        Map<String, Long> window = migrateFinishingJob1TakenHalfWay("source read", "wait");
         assertEquals(window.get("live-passes"), window.get("live-refreshed-read"), "no live pass read the source whole: " + window);
         assertEquals(1L, window.get("pass-refreshed-read"), window.toString());
         assertEachJobOnce(Set.of("1"));
@@ -323,6 +294,29 @@ class RefreshedReadTest {
         assertEquals(1L, window.get("pass-refreshed-read"), "the refresh tried again stood: " + window);
         assertEquals(1L, window.get("pass-removed"), window.toString());
         assertEachJobOnce(Set.of("40"));
+    }
+
+    /**
+     * Migrates while a v1 worker takes job 1 as V110 proves (listed in {@code active} too, not yet taken off {@code wait})
+     * and finishes it, from {@code listing}, at the first {@code where} V120 reaches. The window's counts.
+     */
+    private static Map<String, Long> migrateFinishingJob1TakenHalfWay(String where, String listing) {
+        String queue = "bull:" + QUEUE + ":";
+        int[] reached = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, at) -> {
+            if (version == 110 && at.equals("verified, not yet recorded")) {
+                client().lpush(queue + "active", "1");
+                client().hset(queue + "1", "processedOn", "1");
+            }
+            if (version == 120 && at.equals(where) && ++reached[0] == 1) {
+                client().lrem(queue + listing, 0, "1");
+                client().lrem(queue + "active", 0, "1");
+                client().zadd(queue + "completed", 1, "1");
+                client().hset(queue + "1", Map.of("finishedOn", "1", "returnvalue", "null"));
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        return windowCounts();
     }
 
     /** Migrates, running {@code act} at each refresh of the source under the pause, right after it read (counted in {@code refreshes}). The window's counts. */
