@@ -836,13 +836,21 @@ public final class QueueSnapshotReader {
                     return false;
                 }
             }
-            jobSubkeys = previous.jobSubkeys().retyped(retyped, there);
-            subkeys.putAll(jobSubkeys.counts());
+            carry(previous.jobSubkeys().retyped(retyped, there));
+            return true;
+        }
+
+        /** The locks and logs lists a refresh carries, counted as a full read counts them. */
+        private void carry(JobSubkeys carried) {
+            jobSubkeys = carried;
+            subkeys.keySet().removeAll(JobSubkeys.CARRIED);
+            subkeys.putAll(carried.counts());
             long held = subkeys.values().stream().mapToLong(Long::longValue).sum();
             if (held > 0) {
                 keyClasses.put(KeyClass.JobSubkey.KIND, held);
+            } else {
+                keyClasses.remove(KeyClass.JobSubkey.KIND);
             }
-            return true;
         }
 
         /** An index of these entries (about {@code expected} of them) of {@code arena}. */
@@ -858,9 +866,11 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether every job the previous snapshot listed and no structure lists now had its hash written (told or not,
-         * in a {@link #live} refresh) and deleted; an entry a walk paired is listed now. The others are looked up among the entries now
-         * ({@link #listedNowAmong}).
+         * Whether every job the previous snapshot listed and no structure lists now had its hash written and deleted, with
+         * the locks and logs lists carried of it (one the feed told written and found gone is no longer carried); an entry
+         * a walk paired is listed now. The others are looked up among the entries now ({@link #listedNowAmong}). In a
+         * {@link #live} refresh the feed may not have told those keys yet (v1 removed the job after the drain): each is
+         * found gone, and its lock or logs list is carried no more.
          */
         private boolean unlistedJobsGone() {
             if (previousIds == null) {
@@ -873,16 +883,29 @@ public final class QueueSnapshotReader {
             }
             IntPredicate listedNow = listedNowAmong(before, left);
             List<Bytes> unlisted = new ArrayList<>();
+            Map<JobSubKind, Set<Bytes>> subkeysGone = new EnumMap<>(JobSubKind.class);
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
                 if (!listedNow.test(entry)) {
-                    Bytes key = base.concat(previousIds.id(entry));
-                    if (!written.contains(key) && !live || jobSubkeys.anyOf(previousIds.id(entry))) {
+                    Bytes id = previousIds.id(entry);
+                    if (!live && (!written.contains(base.concat(id)) || jobSubkeys.anyOf(id))) {
                         return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
                     }
-                    unlisted.add(key);
+                    unlisted.add(base.concat(id));
+                    for (JobSubKind kind : JobSubkeys.CARRIED) {
+                        if (jobSubkeys.has(kind, id)) {
+                            unlisted.add(queue.jobSubKey(id, kind));
+                            subkeysGone.computeIfAbsent(kind, k -> new HashSet<>()).add(id);
+                        }
+                    }
                 }
             }
-            return noneExists(unlisted);
+            if (!noneExists(unlisted)) {
+                return false;
+            }
+            if (!subkeysGone.isEmpty()) {
+                carry(jobSubkeys.retyped(subkeysGone, Map.of()));
+            }
+            return true;
         }
 
         /**

@@ -364,6 +364,28 @@ class SnapshotRefreshTest {
         assertEquals(JOBS, live.jobCount());
     }
 
+    /**
+     * As above, job 12 and 13 having logs lists, and a client removing 12 with its list after the drain: the refresh of a
+     * live source carries 13's list and no longer 12's; with 12's list left behind (a dangling list, which only a full read
+     * reports), it gives nothing.
+     */
+    @Test
+    void aJobRemovedWithItsLogsAfterTheDrainIsLeftOutByALiveRefreshWithItsLogs() {
+        client().rpush("bull:fresh:12:logs", "a line");
+        client().rpush("bull:fresh:13:logs", "a line");
+        QueueSnapshot before = reader().read(Q);
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        client().lrem("bull:fresh:wait", 0, "12");
+        client().del("bull:fresh:12");
+        assertTrue(reader().refreshLive(before, written).isEmpty(), "12's logs list dangling");
+        client().del("bull:fresh:12:logs");
+        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a job gone untold");
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertEquals(Map.of(JobSubKind.LOGS, 1L), live.subkeys());
+        assertSameSource(reader().read(Q), live);
+    }
+
     @Test
     void aJobListedTwiceSinceIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
