@@ -409,8 +409,9 @@ final class QueueMigration {
      * with the keys written since ({@link QueueSnapshotReader#refreshLive}: the listings and those jobs read
      * again, no key scan). Nothing is proven here: a live read is no instant anyway, and a job written
      * after the drain is in the next pass's changes, so each job's facts are as read after the drain or
-     * written since, as in a full live read; a v1 worker's move met half-way is kept as that read keeps it. Empty when there is no snapshot or the refresh cannot stand
-     * for a full read: then read the source in full with {@link #readLiveSource()}. Otherwise how many keys written it read again.
+     * written since, as in a full live read; a v1 worker's move met half-way is kept as that read keeps it.
+     * Empty when there is no snapshot or the refresh cannot stand for a full read: then read the source in
+     * full with {@link #readLiveSource()}. Otherwise how many keys written it read again.
      */
     OptionalInt refreshLiveSource(SourceFeed.Changes changes) {
         Optional<QueueSnapshot> read = snapshot == null ? Optional.empty() : reader().refreshLive(snapshot, changes.written());

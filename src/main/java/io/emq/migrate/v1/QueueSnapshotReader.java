@@ -142,9 +142,9 @@ public final class QueueSnapshotReader {
      * live source does (a job read in {@code wait} and then in {@code active}, an active job's lock gone by the time its
      * facts are read), and keeps the anomalies such a move shows ({@link QueueSnapshot#MOVED_WHILE_READ}) as that full read
      * keeps them: the move wrote the job's hash after the drain before this read, so the next refresh reads the job again
-     * ({@link QueueSnapshot#refreshableGiven}). A job listed before that is listed nowhere now, its hash gone, is left out
-     * as that full read leaves it out, told written or not (v1 removed it after the drain). Any other anomaly has it give
-     * nothing, as {@link #refresh} does.
+     * ({@link QueueSnapshot#refreshableGiven}). A job listed before that is listed nowhere now, its hash gone (and its lock
+     * or logs list), is left out as that full read leaves it out, told written or not (v1 removed it after the drain). Any
+     * other anomaly has it give nothing, as {@link #refresh} does.
      */
     public Optional<QueueSnapshot> refreshLive(QueueSnapshot previous, Set<Bytes> written) {
         return refresh(previous, written, true);
@@ -446,10 +446,15 @@ public final class QueueSnapshotReader {
             if (jobs > 0) {
                 keyClasses.merge("job-hash", jobs, Long::sum);
             }
-            if (!(live ? QueueSnapshot.MOVED_WHILE_READ : Set.of()).containsAll(anomalies.counts().keySet()) || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
+            if (!onlyAnomaliesKept() || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
                 return Optional.empty();
             }
             return Optional.of(snapshot(listed));
+        }
+
+        /** Whether this refresh met no anomaly but those a {@link #live} one keeps ({@link QueueSnapshot#MOVED_WHILE_READ}). */
+        private boolean onlyAnomaliesKept() {
+            return (live ? QueueSnapshot.MOVED_WHILE_READ : Set.<AnomalyKind>of()).containsAll(anomalies.counts().keySet());
         }
 
         /**
