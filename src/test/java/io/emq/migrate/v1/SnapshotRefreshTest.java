@@ -49,6 +49,12 @@ class SnapshotRefreshTest {
         written.add(Q.key(suffix));
     }
 
+    /** What a producer does while v1 serves, told written: job {@value #JOBS} + 1 added to {@code wait}. */
+    private void addJobTold() {
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+    }
+
     /** What the pause and the writes around it do: RENAME wait to paused, meta.paused, 30 adds, an edit, a removal. */
     private void pauseAddEditRemove() {
         client().rename("bull:fresh:wait", "bull:fresh:paused");
@@ -259,10 +265,7 @@ class SnapshotRefreshTest {
         wrote(added + ":logs");
         assertTrue(reader().refresh(before, written).isEmpty(), "dangling still: only a full read reports it");
         written.clear();
-        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
-        wrote("wait");
-        wrote("id");
-        wrote(added);
+        addJobTold();
         assertTrue(reader().refresh(before, written).isEmpty(), "a dangling list the feed did not tell written: damage, not a move");
         wrote(added + ":logs");
         QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
@@ -333,8 +336,7 @@ class SnapshotRefreshTest {
     @Test
     void aLiveRefreshWalksPastJobsAWorkerTookAfterTheDrain() {
         QueueSnapshot before = reader().read(Q);
-        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
-        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        addJobTold();
         for (int taken = 1; taken <= 3; taken++) {
             String id = client().rpop("bull:fresh:wait");
             assertEquals(Integer.toString(taken), id);
@@ -354,8 +356,7 @@ class SnapshotRefreshTest {
     @Test
     void aJobRemovedAfterTheDrainIsLeftOutByALiveRefresh() {
         QueueSnapshot before = reader().read(Q);
-        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
-        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        addJobTold();
         client().lrem("bull:fresh:wait", 0, "12");
         client().del("bull:fresh:12");
         assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a job gone untold");
@@ -374,8 +375,7 @@ class SnapshotRefreshTest {
         client().rpush("bull:fresh:12:logs", "a line");
         client().rpush("bull:fresh:13:logs", "a line");
         QueueSnapshot before = reader().read(Q);
-        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
-        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        addJobTold();
         client().lrem("bull:fresh:wait", 0, "12");
         client().del("bull:fresh:12");
         assertTrue(reader().refreshLive(before, written).isEmpty(), "12's logs list dangling");
@@ -407,8 +407,7 @@ class SnapshotRefreshTest {
     @Test
     void aLiveRefreshThatMetAWorkersMoveHalfWayKeepsItAsAFullReadDoes() {
         QueueSnapshot before = reader().read(Q);
-        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
-        List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
+        addJobTold();
         refreshMeetingAMoveOfJob5(before);
     }
 
@@ -647,12 +646,9 @@ class SnapshotRefreshTest {
     void aJobAddedAndRemovedBetweenTwoReadsIsNoObstacleButAnUnlistedNewHashIs() {
         QueueSnapshot before = reader().read(Q);
         String added = Integer.toString(JOBS + 1);
-        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        addJobTold();
         client().lrem("bull:fresh:wait", 0, added);
         client().del("bull:fresh:" + added);
-        wrote("wait");
-        wrote(added);
-        wrote("id");
         assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
         client().hset("bull:fresh:" + added, Map.of("name", "send", "data", "{}", "timestamp", "1"));
         assertTrue(reader().refresh(before, written).isEmpty(), "a hash listed nowhere: an orphan");
