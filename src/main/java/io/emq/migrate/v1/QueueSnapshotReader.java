@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -143,8 +144,10 @@ public final class QueueSnapshotReader {
      * facts are read), and keeps the anomalies such a move shows ({@link QueueSnapshot#MOVED_WHILE_READ}) as that full read
      * keeps them: the move wrote the job's hash after the drain before this read, so the next refresh reads the job again
      * ({@link QueueSnapshot#refreshableGiven}). A job listed before that is listed nowhere now, its hash gone (and its lock
-     * or logs list), is left out as that full read leaves it out, told written or not (v1 removed it after the drain). Any
-     * other anomaly has it give nothing, as {@link #refresh} does.
+     * or logs list), is left out as that full read leaves it out, told written or not (v1 removed it after the drain); one
+     * whose hash is still there is an orphan, as that full read finds a job moved half-way from a listing it reads later
+     * to one it reads earlier (a retry pushed back to {@code wait}, a delayed job promoted): the next refresh reads it again
+     * once the feed tells its hash written. Any other anomaly has it give nothing, as {@link #refresh} does.
      */
     public Optional<QueueSnapshot> refreshLive(QueueSnapshot previous, Set<Bytes> written) {
         return refresh(previous, written, true);
@@ -209,6 +212,10 @@ public final class QueueSnapshotReader {
      */
     private static final List<V1State> WALKED_ZSETS = List.of(V1State.PRIORITIZED, V1State.DELAYED, V1State.COMPLETED,
             V1State.FAILED);
+
+    /** The anomalies a live refresh keeps as a full read keeps them ({@link Reading#onlyAnomaliesKept}). */
+    private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.of(AnomalyKind.ORPHAN_HASH,
+            QueueSnapshot.MOVED_WHILE_READ.toArray(AnomalyKind[]::new));
 
     /** The mutable state of reading one queue. */
     private final class Reading {
@@ -431,9 +438,10 @@ public final class QueueSnapshotReader {
             Optional<List<WrittenSubkey>> subkeysWritten = subkeysWritten(sought, writtenCount, listedNow, subkeysShaped);
             if (!expected.equals(previous.keyClasses()) || subkeysWritten.isEmpty() || !orphansWritten()
                     || !refreshDedupKeys() || !refreshSubkeys(sought, listedNow, subkeysWritten.get())
-                    || !refreshSchedulerRecords(sought, listedNow, schedulerKeys)) {
+                    || !refreshSchedulerRecords(sought, listedNow, schedulerKeys) || !unlistedJobsSettled()) {
                 return Optional.empty();
             }
+            resolveUnlistedHashes(); // a live refresh's orphans, each counted as a job hash once resolved
             structureTypes.forEach((s, t) -> {
                 if (t != KeyType.NONE) {
                     classified(classifier.classify(new ScannedKey(queue.key(s), t)));
@@ -442,19 +450,22 @@ public final class QueueSnapshotReader {
             metAt = new int[0]; // no key scan: no place was marked
             checkQueue();
             Map<V1State, Long> listed = readJobs();
-            long jobs = facts.values().stream().mapToLong(StateJobs::size).sum();
+            long jobs = facts.entrySet().stream().filter(e -> e.getKey() != V1State.UNKNOWN).mapToLong(e -> e.getValue().size()).sum();
             if (jobs > 0) {
                 keyClasses.merge("job-hash", jobs, Long::sum);
             }
-            if (!onlyAnomaliesKept() || legacyMarkers > 0 || !flowLinks.isEmpty() || !unlistedJobsGone()) {
+            if (!onlyAnomaliesKept() || legacyMarkers > 0 || !flowLinks.isEmpty()) {
                 return Optional.empty();
             }
             return Optional.of(snapshot(listed));
         }
 
-        /** Whether this refresh met no anomaly but those a {@link #live} one keeps ({@link QueueSnapshot#MOVED_WHILE_READ}). */
+        /**
+         * Whether this refresh met no anomaly but those a {@link #live} one keeps: those a v1 client's move met half-way
+         * shows ({@link QueueSnapshot#MOVED_WHILE_READ}, and an orphan: {@link #unlistedJobsSettled}).
+         */
         private boolean onlyAnomaliesKept() {
-            return (live ? QueueSnapshot.MOVED_WHILE_READ : Set.<AnomalyKind>of()).containsAll(anomalies.counts().keySet());
+            return (live ? KEPT_LIVE : Set.<AnomalyKind>of()).containsAll(anomalies.counts().keySet());
         }
 
         /**
@@ -677,11 +688,11 @@ public final class QueueSnapshotReader {
              * those before whose hash was written. When the next entry before lists another id and its hash was
              * not written, it looks up to {@link #LOOKAHEAD} entries further for the id (jobs v1 took or removed
              * after the feed's drain, their writes not told yet, as a worker takes them from the near end while
-             * the refresh begins): those passed over are left unpaired, each then found listed elsewhere now or
-             * gone ({@link #unlistedJobsGone}). It pairs nothing when the look finds nothing (then this entry is
-             * read, the walk stays, and looks no further again: a listing reordered is read, not searched). An
-             * entry before that the other walk paired too (both walked the same listing before) is an id listed
-             * twice now.
+             * the refresh begins): those passed over are left unpaired, each then found listed elsewhere now, gone,
+             * or in a live refresh an orphan ({@link #unlistedJobsSettled}). It pairs nothing when the look finds
+             * nothing (then this entry is read, the walk stays, and looks no further again: a listing reordered is
+             * read, not searched). An entry before that the other walk paired too (both walked the same listing
+             * before) is an id listed twice now.
              */
             void pair(int entry) {
                 while (at < end) {
@@ -871,13 +882,17 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether every job the previous snapshot listed and no structure lists now had its hash written and deleted, with
-         * the locks and logs lists carried of it (one the feed told written and found gone is no longer carried); an entry
-         * a walk paired is listed now. The others are looked up among the entries now ({@link #listedNowAmong}). In a
-         * {@link #live} refresh the feed may not have told those keys yet (v1 removed the job after the drain): each is
-         * found gone, and its lock or logs list is carried no more.
+         * Settles every job the previous snapshot listed that no structure lists now (an entry a walk paired is listed
+         * now; the others are looked up among the entries now, {@link #listedNowAmong}): its hash must have been written
+         * and be gone, with the locks and logs lists carried of it (one the feed told written and found gone is no longer
+         * carried). In a {@link #live} refresh the feed may not have told those keys yet: a job whose hash is gone (v1
+         * removed it after the drain) is left out with its lock or logs list, which is carried no more; a job whose hash
+         * is still there is an orphan ({@link #unlistedHashes}, resolved as a full read resolves the hashes its scan met
+         * unlisted), as a full read finds a job a v1 client moved half-way through the read, from a listing it read later
+         * to one it read earlier (a retry pushed back to {@code wait}, a delayed job promoted); its lock or logs list is
+         * carried while there. False when a key is not as a full read would find it: then the refresh gives nothing.
          */
-        private boolean unlistedJobsGone() {
+        private boolean unlistedJobsSettled() {
             if (previousIds == null) {
                 return true;
             }
@@ -887,25 +902,38 @@ public final class QueueSnapshotReader {
                 return true;
             }
             IntPredicate listedNow = listedNowAmong(before, left);
-            List<Bytes> unlisted = new ArrayList<>();
-            Map<JobSubKind, Set<Bytes>> subkeysGone = new EnumMap<>(JobSubKind.class);
+            List<Bytes> ids = new ArrayList<>();
+            List<Bytes> keys = new ArrayList<>();
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
                 if (!listedNow.test(entry)) {
                     Bytes id = previousIds.id(entry);
                     if (!live && (!written.contains(base.concat(id)) || jobSubkeys.anyOf(id))) {
                         return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
                     }
-                    unlisted.add(base.concat(id));
-                    for (JobSubKind kind : JobSubkeys.CARRIED) {
-                        if (jobSubkeys.has(kind, id)) {
-                            unlisted.add(queue.jobSubKey(id, kind));
+                    ids.add(id);
+                    keys.add(queue.jobKey(id));
+                    JobSubkeys.CARRIED.stream().filter(kind -> jobSubkeys.has(kind, id)).forEach(kind -> keys.add(queue.jobSubKey(id, kind)));
+                }
+            }
+            Iterator<ScannedKey> typed = new KeyspaceScanner(jedis).typed(keys).iterator();
+            Map<JobSubKind, Set<Bytes>> subkeysGone = new EnumMap<>(JobSubKind.class);
+            for (Bytes id : ids) {
+                KeyType hash = typed.next().type();
+                if (hash == KeyType.HASH && live) {
+                    unlistedHashes.add(id);
+                } else if (hash != KeyType.NONE) {
+                    return false;
+                }
+                for (JobSubKind kind : JobSubkeys.CARRIED) {
+                    if (jobSubkeys.has(kind, id)) {
+                        KeyType type = typed.next().type();
+                        if (type == KeyType.NONE) {
                             subkeysGone.computeIfAbsent(kind, k -> new HashSet<>()).add(id);
+                        } else if (type != kind.type() || hash == KeyType.NONE) {
+                            return false; // another key, or a lock or logs list left by a job gone (dangling in a full read)
                         }
                     }
                 }
-            }
-            if (!noneExists(unlisted)) {
-                return false;
             }
             if (!subkeysGone.isEmpty()) {
                 carry(jobSubkeys.retyped(subkeysGone, Map.of()));

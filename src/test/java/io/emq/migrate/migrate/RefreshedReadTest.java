@@ -239,6 +239,31 @@ class RefreshedReadTest {
     }
 
     /**
+     * A v1 worker takes job 40 and fails it as V110 proves; the catch-up's first pass meets its retry half-way (listed
+     * nowhere, its hash there: pushed back to {@code wait} only once that pass read). That pass refreshes the snapshot
+     * before, finding 40 an orphan as a full read would, as does each pass after it, and 40 is migrated once (the
+     * retry put it last: the operator accepts the order drift).
+     */
+    @Test
+    void aLivePassThatMetARetryHalfWayRefreshesTheSnapshot() {
+        String queue = "bull:" + QUEUE + ":";
+        int[] reached = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS.withAcceptOrderDrift(true), Checkpoints.observed((version, at) -> {
+            if (version == 110 && at.equals("verified, not yet recorded")) {
+                client().lrem(queue + "wait", 0, "40");
+                client().hset(queue + "40", Map.of("processedOn", "1", "attemptsMade", "1"));
+            }
+            if (version == 120 && at.equals("source read") && ++reached[0] == 1) {
+                client().lpush(queue + "wait", "40");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = windowCounts();
+        assertEquals(window.get("live-passes"), window.get("live-refreshed-read"), "no live pass read the source whole: " + window);
+        assertEachJobOnce(Set.of());
+    }
+
+    /**
      * A v1 worker finishes job 40 under the pause and BullMQ removes it ({@code removeOnComplete}): the pass finds its
      * row to remove among the jobs the feed told written, without walking the journal, and v2 holds every other job once.
      */

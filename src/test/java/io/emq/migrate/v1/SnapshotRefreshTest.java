@@ -318,14 +318,52 @@ class SnapshotRefreshTest {
         assertTrue(reader().refresh(before, written).isEmpty(), "not a dedup key: only a scan classifies it as a full read does");
     }
 
+    /**
+     * Job 12 leaves {@code wait} while its hash stays, its hash not told written: the refresh of the pause's read gives
+     * nothing; a live one finds 12 an orphan, as a full read does, and the next one gives nothing while the feed does not
+     * tell 12's hash written since (a job listed nowhere for good: only a full read settles it).
+     */
     @Test
-    void aJobUnlistedWhileItsHashStaysIsReadInFull() {
+    void aJobUnlistedWhileItsHashStaysIsReadInFullOrALiveRefreshsOrphan() {
         QueueSnapshot before = reader().read(Q);
         client().lrem("bull:fresh:wait", 0, "12");
         wrote("wait");
         assertTrue(reader().refresh(before, written).isEmpty(), "an orphan hash now, which only the scan finds");
-        assertTrue(reader().refreshLive(before, written).isEmpty(), "an orphan hash, v1 live or not");
-        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.ORPHAN_HASH));
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.ORPHAN_HASH, 1L), live.anomalyCounts());
+        assertSameSource(reader().read(Q), live);
+        written.clear();
+        assertTrue(reader().refreshLive(live, written).isEmpty(), "the orphan's hash not written since");
+    }
+
+    /**
+     * While v1 serves, a v1 worker fails job it holds after the drain (its writes not told yet): its lock goes and its
+     * retry pushes it from {@code active} back to {@code wait}, between the refresh's reads of {@code wait} and
+     * {@code active} (here: listed nowhere, as that refresh meets it). The refresh of a live source finds the job an
+     * orphan with its logs list, as a full read does; the refresh of the pause's read gives nothing. Once the move is told
+     * and done, the next refresh stands with no anomaly.
+     */
+    @Test
+    void aLiveRefreshThatMetARetryHalfWayFindsTheJobAnOrphanAsAFullReadDoes() {
+        String id = take();
+        log(id, "a line");
+        written.clear();
+        QueueSnapshot before = reader().read(Q);
+        addJobTold();
+        client().lrem("bull:fresh:active", 0, id);
+        client().del("bull:fresh:" + id + ":lock");
+        client().hset("bull:fresh:" + id, "attemptsMade", "1");
+        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a move met half-way is read again");
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.ORPHAN_HASH, 1L), live.anomalyCounts());
+        assertEquals(Map.of(JobSubKind.LOGS, 1L), live.subkeys(), "its logs list carried, its lock gone");
+        assertSameSource(reader().read(Q), live);
+        written.clear();
+        client().lpush("bull:fresh:wait", id);
+        List.of("wait", "active", id, id + ":lock").forEach(this::wrote);
+        QueueSnapshot done = reader().refreshLive(live, written).orElseThrow();
+        assertEquals(Map.of(), done.anomalyCounts());
+        assertSameSource(reader().read(Q), done);
     }
 
     /**
