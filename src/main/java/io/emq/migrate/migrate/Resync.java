@@ -77,7 +77,7 @@ final class Resync {
     }
 
     /** The checkpoints of a pass, its services' too. */
-    static final List<String> CHECKPOINTS = Stream.of(List.of("source read"), IdMinter.CHECKPOINTS,
+    static final List<String> CHECKPOINTS = Stream.of(List.of("feed drained", "source read"), IdMinter.CHECKPOINTS,
             JobWriter.CHECKPOINTS, List.of("removed rows forgotten", "rows removed"), LogCopier.CHECKPOINTS,
             DedupAndSchedulers.CHECKPOINTS, List.of("pass recorded")).flatMap(List::stream).toList();
     /** Jobs looked up in the journal at once. */
@@ -146,6 +146,9 @@ final class Resync {
 
     private static Pass pass(QueueMigration m, Optional<SourceFeed.Changes> changes) {
         boolean feedless = changes.isEmpty();
+        if (!feedless) {
+            m.checkpoints.hit("feed drained"); // v1 may write on before the source is read: the feed tells it next (toldGone)
+        }
         // a table with digests serves a pass with the feed by its states and attempts alone (the pass reads no digest of a job untouched)
         Optional<InLine> before = m.inLine.filter(table -> !feedless || table.digests())
                 .map(table -> feedless ? table : table.withoutDigests());

@@ -264,6 +264,35 @@ class RefreshedReadTest {
     }
 
     /**
+     * A client removes job 50 (BullMQ's remove: off {@code wait}, its hash deleted) as V110 proves, then job 40 after the
+     * feed's drain of V120's first live pass and before that pass reads the source: the drain told 50 and not 40, so the
+     * pass finds 40's row among the keys the feed told since (its peek), without walking the journal, and removes both.
+     */
+    @Test
+    void aJobRemovedBetweenALivePasssDrainAndItsReadIsFoundAmongTheKeysToldSince() {
+        int[] reached = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, at) -> {
+            if (version == 110 && at.equals("verified, not yet recorded")) {
+                remove("50");
+            }
+            if (version == 120 && at.equals("feed drained") && ++reached[0] == 1) {
+                remove("40");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        Map<String, Long> window = windowCounts();
+        assertEquals(2L, window.get("live-removed"), window.toString());
+        assertFalse(window.containsKey("live-journal-walked"), "the feed told the removed jobs: " + window);
+        assertEachJobOnce(Set.of("40", "50"));
+    }
+
+    /** What BullMQ's remove does to a waiting job: off {@code wait}, its hash deleted. */
+    private static void remove(String id) {
+        client().lrem("bull:" + QUEUE + ":wait", 0, id);
+        client().del("bull:" + QUEUE + ":" + id);
+    }
+
+    /**
      * A v1 worker finishes job 40 under the pause and BullMQ removes it ({@code removeOnComplete}): the pass finds its
      * row to remove among the jobs the feed told written, without walking the journal, and v2 holds every other job once.
      */
