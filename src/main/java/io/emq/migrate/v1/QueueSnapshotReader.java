@@ -145,9 +145,10 @@ public final class QueueSnapshotReader {
      * keeps them: the move wrote the job's hash after the drain before this read, so the next refresh reads the job again
      * ({@link QueueSnapshot#refreshableGiven}). A job listed before that is listed nowhere now, its hash gone (and its lock
      * or logs list), is left out as that full read leaves it out, told written or not (v1 removed it after the drain); one
-     * whose hash is still there is an orphan, as that full read finds a job moved half-way from a listing it reads later
-     * to one it reads earlier (a retry pushed back to {@code wait}, a delayed job promoted): the next refresh reads it again
-     * once the feed tells its hash written. Any other anomaly has it give nothing, as {@link #refresh} does.
+     * whose hash is still there, or a job added since listed nowhere now with its hash there, is an orphan, as that full
+     * read finds a job moved half-way from a listing it reads later to one it reads earlier (a retry pushed back to
+     * {@code wait}, a delayed job promoted): the next refresh reads it again once the feed tells its hash written. Any
+     * other anomaly has it give nothing, as {@link #refresh} does.
      */
     public Optional<QueueSnapshot> refreshLive(QueueSnapshot previous, Set<Bytes> written) {
         return refresh(previous, written, true);
@@ -233,6 +234,8 @@ public final class QueueSnapshotReader {
         private final Map<String, Long> keyClasses = new TreeMap<>();
         private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
+        /** In a {@link #live} refresh, the job hashes listed nowhere now that it finds orphans, as a full read would ({@link #unlistedJobsSettled}). */
+        private final List<Bytes> orphansMet = new ArrayList<>();
         /** The orphans (unlisted job hashes) in the order met, each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
         private final Map<Bytes, OrphanMet> orphans = new LinkedHashMap<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
@@ -441,6 +444,7 @@ public final class QueueSnapshotReader {
                     || !refreshSchedulerRecords(sought, listedNow, schedulerKeys) || !unlistedJobsSettled()) {
                 return Optional.empty();
             }
+            unlistedHashes.addAll(orphansMet);
             resolveUnlistedHashes(); // a live refresh's orphans, each counted as a job hash once resolved
             structureTypes.forEach((s, t) -> {
                 if (t != KeyType.NONE) {
@@ -776,7 +780,9 @@ public final class QueueSnapshotReader {
          * The locks and logs lists written since, when every written key is a queue structure, the hash of a job listed
          * now ({@code listedNow}: which of the ids {@code sought} are) or before (the rest looked up along the listings
          * before), a key that is gone now and was listed as no job before (a job added and removed between the two reads,
-         * which a full read would not meet either), a dedup key ({@link #refreshDedupKeys}), a key under {@code repeat:}
+         * which a full read would not meet either) or, in a {@link #live} refresh, a hash there now listed as no job now or
+         * before (an orphan, {@link #orphansMet}, as a full read finds a job added since that a v1 client moved half-way
+         * through the read: a retry with a backoff promoted to {@code wait}), a dedup key ({@link #refreshDedupKeys}), a key under {@code repeat:}
          * ({@link #refreshSchedulerRecords}) or a key shaped as a lock or logs list ({@code shaped}, typed
          * again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of its id is listed now,
          * and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
@@ -808,7 +814,17 @@ public final class QueueSnapshotReader {
             BitSet listedBefore = notNow.length == 0 || previousIds == null ? new BitSet()
                     : listedAmong(sought, notNow, previousIds.arena(), entry -> { });
             List<Bytes> cameAndWent = IntStream.of(notNow).filter(k -> !listedBefore.get(k)).mapToObj(k -> base.concat(sought.get(k))).toList();
-            return noneExists(cameAndWent) ? Optional.of(subkeys) : Optional.empty();
+            if (!live) {
+                return noneExists(cameAndWent) ? Optional.of(subkeys) : Optional.empty();
+            }
+            for (ScannedKey key : new KeyspaceScanner(jedis).typed(cameAndWent)) {
+                if (key.type() == KeyType.HASH) {
+                    orphansMet.add(key.key().dropPrefix(base));
+                } else if (key.type() != KeyType.NONE) {
+                    return Optional.empty();
+                }
+            }
+            return Optional.of(subkeys);
         }
 
         /**
@@ -887,7 +903,7 @@ public final class QueueSnapshotReader {
          * and be gone, with the locks and logs lists carried of it (one the feed told written and found gone is no longer
          * carried). In a {@link #live} refresh the feed may not have told those keys yet: a job whose hash is gone (v1
          * removed it after the drain) is left out with its lock or logs list, which is carried no more; a job whose hash
-         * is still there is an orphan ({@link #unlistedHashes}, resolved as a full read resolves the hashes its scan met
+         * is still there is an orphan ({@link #orphansMet}, resolved as a full read resolves the hashes its scan met
          * unlisted), as a full read finds a job a v1 client moved half-way through the read, from a listing it read later
          * to one it read earlier (a retry pushed back to {@code wait}, a delayed job promoted); its lock or logs list is
          * carried while there. False when a key is not as a full read would find it: then the refresh gives nothing.
@@ -920,7 +936,7 @@ public final class QueueSnapshotReader {
             for (Bytes id : ids) {
                 KeyType hash = typed.next().type();
                 if (hash == KeyType.HASH && live) {
-                    unlistedHashes.add(id);
+                    orphansMet.add(id);
                 } else if (hash != KeyType.NONE) {
                     return false;
                 }

@@ -133,6 +133,44 @@ class SnapshotRefreshTest {
         client().sadd("bull:fresh:5:dependencies", "bull:other:1");
         wrote("5:dependencies");
         assertTrue(reader().refresh(before, written).isEmpty(), "a flow's per-job key: only a scan classifies it as a full read does");
+        assertTrue(reader().refreshLive(before, written).isEmpty(), "a flow's per-job key, v1 live or not");
+    }
+
+    /** A hash written under the queue that is no job (an unknown key to a full read) has a live refresh give nothing too. */
+    @Test
+    void aWrittenHashListedNowhereThatIsNoJobIsReadInFull() {
+        QueueSnapshot before = reader().read(Q);
+        client().hset("bull:fresh:odd", "colour", "blue");
+        wrote("odd");
+        assertTrue(reader().refresh(before, written).isEmpty(), "a hash listed nowhere");
+        assertTrue(reader().refreshLive(before, written).isEmpty(), "an unknown key, which only a full read reports");
+        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.UNKNOWN_KEY));
+    }
+
+    /**
+     * While v1 serves, a producer adds a job after the read (told written) and a v1 worker moves it half-way through the
+     * refresh (a failed attempt's backoff promoted to {@code wait} after the refresh read {@code wait}, before it read
+     * {@code delayed}: here listed nowhere, its hash there). The refresh of a live source finds it an orphan as a full read
+     * does; the refresh of the pause's read gives nothing. Once the move is told and done, the next refresh stands with
+     * no anomaly.
+     */
+    @Test
+    void aLiveRefreshThatMetAnAddedJobMovedHalfWayFindsItAnOrphanAsAFullReadDoes() {
+        QueueSnapshot before = reader().read(Q);
+        String added = Integer.toString(JOBS + 1);
+        addJobTold();
+        client().lrem("bull:fresh:wait", 0, added);
+        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a hash listed nowhere");
+        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.ORPHAN_HASH, 1L), live.anomalyCounts());
+        assertSameSource(reader().read(Q), live);
+        written.clear();
+        client().lpush("bull:fresh:wait", added);
+        client().hset("bull:fresh:" + added, "attemptsMade", "1");
+        List.of("wait", added).forEach(this::wrote);
+        QueueSnapshot done = reader().refreshLive(live, written).orElseThrow();
+        assertEquals(Map.of(), done.anomalyCounts());
+        assertSameSource(reader().read(Q), done);
     }
 
     /** What a v1 worker does when it takes the job at the near end of {@code wait}: moves it to {@code active} under a lock. */
