@@ -385,6 +385,7 @@ public final class QueueSnapshotReader {
                     keyClasses.merge("job-hash", -1L, Long::sum); // the scan met a hash that was gone when its facts were read
                 }
                 if (state == V1State.UNKNOWN) {
+                    keyClasses.merge("job-hash", -1L, Long::sum); // counted once resolved (resolveUnlistedHashes)
                     orphans.remove(listedIds.id(m.entry()));
                     left++;
                 } else if (stillListed.get(m.entry())) {

@@ -161,16 +161,28 @@ class SnapshotRefreshTest {
         addJobTold();
         client().lrem("bull:fresh:wait", 0, added);
         assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a hash listed nowhere");
+        refreshLiveAsAFullReadThenOnceMoved(before, Map.of(AnomalyKind.ORPHAN_HASH, 1L), () -> {
+            client().lpush("bull:fresh:wait", added);
+            client().hset("bull:fresh:" + added, "attemptsMade", "1");
+            List.of("wait", added).forEach(this::wrote);
+        });
+    }
+
+    /**
+     * The refresh of a live source from {@code before} with what was written, equal to a full read and showing
+     * {@code anomalies} (a move met half-way); then, once {@code moveEnds} (its writes told), the next live refresh, equal
+     * to a full read with no anomaly. Returns the first.
+     */
+    private QueueSnapshot refreshLiveAsAFullReadThenOnceMoved(QueueSnapshot before, Map<AnomalyKind, Long> anomalies, Runnable moveEnds) {
         QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.ORPHAN_HASH, 1L), live.anomalyCounts());
+        assertEquals(anomalies, live.anomalyCounts());
         assertSameSource(reader().read(Q), live);
         written.clear();
-        client().lpush("bull:fresh:wait", added);
-        client().hset("bull:fresh:" + added, "attemptsMade", "1");
-        List.of("wait", added).forEach(this::wrote);
+        moveEnds.run();
         QueueSnapshot done = reader().refreshLive(live, written).orElseThrow();
         assertEquals(Map.of(), done.anomalyCounts());
         assertSameSource(reader().read(Q), done);
+        return live;
     }
 
     /** What a v1 worker does when it takes the job at the near end of {@code wait}: moves it to {@code active} under a lock. */
@@ -392,16 +404,11 @@ class SnapshotRefreshTest {
         client().del("bull:fresh:" + id + ":lock");
         client().hset("bull:fresh:" + id, "attemptsMade", "1");
         assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a move met half-way is read again");
-        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.ORPHAN_HASH, 1L), live.anomalyCounts());
+        QueueSnapshot live = refreshLiveAsAFullReadThenOnceMoved(before, Map.of(AnomalyKind.ORPHAN_HASH, 1L), () -> {
+            client().lpush("bull:fresh:wait", id);
+            List.of("wait", "active", id, id + ":lock").forEach(this::wrote);
+        });
         assertEquals(Map.of(JobSubKind.LOGS, 1L), live.subkeys(), "its logs list carried, its lock gone");
-        assertSameSource(reader().read(Q), live);
-        written.clear();
-        client().lpush("bull:fresh:wait", id);
-        List.of("wait", "active", id, id + ":lock").forEach(this::wrote);
-        QueueSnapshot done = reader().refreshLive(live, written).orElseThrow();
-        assertEquals(Map.of(), done.anomalyCounts());
-        assertSameSource(reader().read(Q), done);
     }
 
     /**
@@ -500,16 +507,11 @@ class SnapshotRefreshTest {
         client().lpush("bull:fresh:active", "5");
         client().hset("bull:fresh:5", "processedOn", "1");
         assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a move met half-way is read again");
-        QueueSnapshot live = reader().refreshLive(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.LISTED_TWICE, 1L, AnomalyKind.EXPIRED_LOCK, 1L), live.anomalyCounts());
-        assertSameSource(reader().read(Q), live);
-        written.clear();
-        client().lrem("bull:fresh:wait", 0, "5");
-        wrote("wait");
-        complete("5");
-        QueueSnapshot done = reader().refreshLive(live, written).orElseThrow();
-        assertEquals(Map.of(), done.anomalyCounts());
-        assertSameSource(reader().read(Q), done);
+        refreshLiveAsAFullReadThenOnceMoved(before, Map.of(AnomalyKind.LISTED_TWICE, 1L, AnomalyKind.EXPIRED_LOCK, 1L), () -> {
+            client().lrem("bull:fresh:wait", 0, "5");
+            wrote("wait");
+            complete("5");
+        });
     }
 
     @Test
@@ -710,6 +712,40 @@ class SnapshotRefreshTest {
         assertEquals(JOBS - 1L, before.keyClasses().get("job-hash"), "the hash gone before its facts not counted");
         wrote("wait");
         wrote("5");
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+    }
+
+    /**
+     * An orphan hash (listed nowhere) the read resolved is removed before its facts are read (here: as the facts of job
+     * {@code a:1}, read before the orphans', ask which queue owns its key): it is not counted as a job hash, as a listed
+     * job's hash gone by then is not, so a refresh told it written stands.
+     */
+    @Test
+    void anOrphanRemovedBeforeItsFactsIsNotCountedAndTheReadIsRefreshed() {
+        V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
+        client().rename("bull:fresh:" + (JOBS + 1), "bull:fresh:a:1");
+        client().lset("bull:fresh:wait", 0, "a:1");
+        client().hset("bull:fresh:orphan-1", Map.of("name", "send", "data", "{}", "timestamp", "1"));
+        QueueBases bases = new QueueBases(Set.of(Q));
+        KeySource<QueueRef> scan = new SharedScan<>(client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0);
+        KeySource<QueueRef> thenRemove = new KeySource<>() {
+            @Override
+            public void keysOf(QueueRef queue, java.util.function.Consumer<List<Bytes>> batches) {
+                scan.keysOf(queue, batches);
+            }
+
+            @Override
+            public java.util.Optional<QueueRef> owner(Bytes key) {
+                if (key.equals(Q.jobKey(Bytes.utf8("a:1")))) {
+                    client().del("bull:fresh:orphan-1");
+                }
+                return scan.owner(key);
+            }
+        };
+        QueueSnapshot before = new QueueSnapshotReader(client(), thenRemove).withoutPayloadDigests().read(Q);
+        assertEquals(Map.of(), before.anomalyCounts());
+        assertEquals(JOBS + 1L, before.keyClasses().get("job-hash"), "the orphan's hash gone before its facts not counted");
+        wrote("orphan-1");
         assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
     }
 
