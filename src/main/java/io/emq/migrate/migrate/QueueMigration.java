@@ -492,12 +492,13 @@ final class QueueMigration {
      * tried again, up to {@link #READS} times, from the read it gave with only those keys (that read began after the drain
      * before them, as the snapshot held did before {@code changes}). So is a refresh that gave nothing while keys were written: under the pause
      * a v1 worker still finishes the jobs it holds, and a refresh that met one's move half-way (a job read in neither
-     * listing) reads it again where it ended. Empty when the refresh cannot prove its result with nothing written
-     * meanwhile, after {@link #READS} tries, or when the feed broke (then {@code changes} tells every key touched): read
-     * the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
-     * Refuses ({@code source-changed}, v1 intact) when each of the {@link #READS} tries read but a listing moved meanwhile:
-     * a client still moving jobs under the pause (removing, retrying, promoting) would move one during each longer whole
-     * read too, and five of those at a million jobs keep v1 paused for most of a minute before the same refusal.
+     * listing) reads it again where it ended. Empty when a refresh gives nothing with nothing written meanwhile (the
+     * source holds what only a full read reports), or when the feed broke (then {@code changes} tells every key touched):
+     * read the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
+     * Refuses ({@code source-changed}, v1 intact) when v1 moved during each of the {@link #READS} tries (a listing moved
+     * while it read, or it gave nothing while keys were written): a client still moving jobs under the pause (removing,
+     * retrying, promoting) would move one during each longer whole read too, and five of those at a million jobs keep v1
+     * paused for a minute or more before the same refusal.
      */
     OptionalInt refreshSource(SourceFeed.Changes changes) {
         if (snapshot == null || watch.isEmpty()) {
@@ -509,7 +510,6 @@ final class QueueMigration {
         QueueSnapshotReader reader = reader();
         Set<Bytes> since = new HashSet<>(changes.written()); // the keys written since the drain before the snapshot held was read
         String first = null;
-        int moved = 0;
         for (int attempt = 1; attempt <= READS; attempt++) {
             Optional<QueueSnapshot> read = reader.refresh(snapshot, since);
             if (read.isEmpty()) {
@@ -523,6 +523,9 @@ final class QueueMigration {
                 since.addAll(meanwhile.get().written());
                 if (meanwhile.get().keys() == 0) {
                     return OptionalInt.empty();
+                }
+                if (first == null) {
+                    first = SourceFence.sizes(sourceWire, source);
                 }
                 continue;
             }
@@ -557,13 +560,9 @@ final class QueueMigration {
             if (first == null) {
                 first = SourceFence.sizes(sourceWire, source);
             }
-            moved++;
         }
-        if (moved == READS) {
-            throw changedDuringEachRead(first, "refreshes of what v1 wrote under the pause", "v1 workers or other clients still"
-                    + " move its jobs (the pause stops adds and the workers' fetches, not a client removing, retrying or promoting a job)");
-        }
-        return OptionalInt.empty();
+        throw changedDuringEachRead(first, "refreshes of what v1 wrote under the pause", "v1 workers or other clients still"
+                + " move its jobs (the pause stops adds and the workers' fetches, not a client removing, retrying or promoting a job)");
     }
 
     /**

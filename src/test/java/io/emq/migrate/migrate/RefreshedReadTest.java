@@ -193,6 +193,43 @@ class RefreshedReadTest {
     }
 
     /**
+     * Under the pause the first refresh meets a v1 worker's move half-way (job 30 in no listing, its hash there) and gives
+     * nothing; the move ends meanwhile, and a client removes a job while each of the four refreshes after it reads: the
+     * queue is refused {@code source-changed} after the fifth try, without reading it whole, as when each try read and met
+     * a removal (v1 moved during every try), v1 resumed.
+     */
+    @Test
+    void aRefreshThatGaveNothingThenRefreshesMeetingRemovalsAreRefusedWithoutTheWholeReads() {
+        String queue = "bull:" + QUEUE + ":";
+        int[] refreshes = {0};
+        int[] gaveNothing = {0};
+        int[] readsAfter = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && where.equals("v1 paused")) {
+                client().lrem(queue + "paused", 0, "30");
+                client().hset(queue + "30", "processedOn", "1");
+            }
+            if (version == 120 && where.equals("source refresh gave nothing") && ++gaveNothing[0] == 1) {
+                client().zadd(queue + "completed", 1, "30");
+                client().hset(queue + "30", Map.of("finishedOn", "1", "returnvalue", "null"));
+            }
+            if (version == 120 && where.equals("source refreshed")) {
+                String id = Integer.toString(40 + ++refreshes[0]);
+                client().lrem(queue + "paused", 0, id);
+                client().del(queue + id);
+            }
+            if (version == 120 && where.equals("source read") && gaveNothing[0] > 0) {
+                readsAfter[0]++;
+            }
+        }), List.of("bull"));
+        assertEquals(java.util.Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.get(0).refusalKind(), r.get(0).toString());
+        assertTrue(r.get(0).message().contains("changed during each of 5 refreshes of what v1 wrote under the pause"), r.get(0).message());
+        assertEquals(List.of(1, 4), List.of(gaveNothing[0], refreshes[0]));
+        assertEquals(0, readsAfter[0], "no whole read after the refreshes");
+        assertFalse(client().hexists(queue + "meta", "paused"), "v1 resumed");
+    }
+
+    /**
      * A job's hash deleted alone while the refresh reads (damage: the job stays listed) looks like an edit to it, and the
      * refresh stands; the pass finds the job gone and proves nothing, and the next pass reads it again though no drain
      * tells it any more: it is listed without a hash, as a whole read finds it (missing-hash: nothing to migrate, its v2
