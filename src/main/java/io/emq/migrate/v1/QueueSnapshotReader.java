@@ -234,7 +234,10 @@ public final class QueueSnapshotReader {
         private final Map<String, Long> keyClasses = new TreeMap<>();
         private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
-        /** In a {@link #live} refresh, the job hashes listed nowhere now that it finds orphans, as a full read would ({@link #unlistedJobsSettled}). */
+        /**
+         * In a {@link #live} refresh, the hashes listed nowhere now that it finds orphans, as a full read would
+         * ({@link #unlistedJobsSettled}, {@link #subkeysWritten}).
+         */
         private final List<Bytes> orphansMet = new ArrayList<>();
         /** The orphans (unlisted job hashes) in the order met, each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
         private final Map<Bytes, OrphanMet> orphans = new LinkedHashMap<>();
@@ -783,10 +786,10 @@ public final class QueueSnapshotReader {
          * before), a key that is gone now and was listed as no job before (a job added and removed between the two reads,
          * which a full read would not meet either) or, in a {@link #live} refresh, a hash there now listed as no job now or
          * before (an orphan, {@link #orphansMet}, as a full read finds a job added since that a v1 client moved half-way
-         * through the read: a retry with a backoff promoted to {@code wait}), a dedup key ({@link #refreshDedupKeys}), a key under {@code repeat:}
-         * ({@link #refreshSchedulerRecords}) or a key shaped as a lock or logs list ({@code shaped}, typed
-         * again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of its id is listed now,
-         * and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
+         * through the read: a retry with a backoff promoted to {@code wait}), a dedup key ({@link #refreshDedupKeys}), a
+         * key under {@code repeat:} ({@link #refreshSchedulerRecords}) or a key shaped as a lock or logs list
+         * ({@code shaped}, typed again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of
+         * its id is listed now, and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
          */
         private Optional<List<WrittenSubkey>> subkeysWritten(ByteArena sought, int writtenCount, BitSet listedNow,
                                                              List<WrittenSubkey> shaped) {
