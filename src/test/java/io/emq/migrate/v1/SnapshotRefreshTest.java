@@ -55,6 +55,14 @@ class SnapshotRefreshTest {
         List.of("wait", Integer.toString(JOBS + 1), "id").forEach(this::wrote);
     }
 
+    /** {@link #addJobTold}, then the added job taken off {@code wait} (not told); its id. */
+    private String addJobToldThenUnlistIt() {
+        addJobTold();
+        String added = Integer.toString(JOBS + 1);
+        client().lrem("bull:fresh:wait", 0, added);
+        return added;
+    }
+
     /** What the pause and the writes around it do: RENAME wait to paused, meta.paused, 30 adds, an edit, a removal. */
     private void pauseAddEditRemove() {
         client().rename("bull:fresh:wait", "bull:fresh:paused");
@@ -157,9 +165,7 @@ class SnapshotRefreshTest {
     @Test
     void aLiveRefreshThatMetAnAddedJobMovedHalfWayFindsItAnOrphanAsAFullReadDoes() {
         QueueSnapshot before = reader().read(Q);
-        String added = Integer.toString(JOBS + 1);
-        addJobTold();
-        client().lrem("bull:fresh:wait", 0, added);
+        String added = addJobToldThenUnlistIt();
         assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a hash listed nowhere");
         refreshLiveAsAFullReadThenOnceMoved(before, Map.of(AnomalyKind.ORPHAN_HASH, 1L), () -> {
             client().lpush("bull:fresh:wait", added);
@@ -692,22 +698,10 @@ class SnapshotRefreshTest {
      */
     @Test
     void aJobRemovedBetweenTheScanAndItsFactsIsNotCountedAndTheReadIsRefreshed() {
-        QueueBases bases = new QueueBases(Set.of(Q));
-        KeySource<QueueRef> scan = new SharedScan<>(client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0);
-        KeySource<QueueRef> thenRemove = new KeySource<>() {
-            @Override
-            public void keysOf(QueueRef queue, java.util.function.Consumer<List<Bytes>> batches) {
-                scan.keysOf(queue, batches);
-                client().lrem("bull:fresh:wait", 0, "5");
-                client().del("bull:fresh:5");
-            }
-
-            @Override
-            public java.util.Optional<QueueRef> owner(Bytes key) {
-                return scan.owner(key);
-            }
-        };
-        QueueSnapshot before = new QueueSnapshotReader(client(), thenRemove).withoutPayloadDigests().read(Q);
+        QueueSnapshot before = readScanning(() -> {
+            client().lrem("bull:fresh:wait", 0, "5");
+            client().del("bull:fresh:5");
+        }, key -> { });
         assertEquals(Map.of(), before.anomalyCounts());
         assertEquals(JOBS - 1L, before.keyClasses().get("job-hash"), "the hash gone before its facts not counted");
         wrote("wait");
@@ -726,23 +720,11 @@ class SnapshotRefreshTest {
         client().rename("bull:fresh:" + (JOBS + 1), "bull:fresh:a:1");
         client().lset("bull:fresh:wait", 0, "a:1");
         client().hset("bull:fresh:orphan-1", Map.of("name", "send", "data", "{}", "timestamp", "1"));
-        QueueBases bases = new QueueBases(Set.of(Q));
-        KeySource<QueueRef> scan = new SharedScan<>(client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0);
-        KeySource<QueueRef> thenRemove = new KeySource<>() {
-            @Override
-            public void keysOf(QueueRef queue, java.util.function.Consumer<List<Bytes>> batches) {
-                scan.keysOf(queue, batches);
+        QueueSnapshot before = readScanning(() -> { }, key -> {
+            if (key.equals(Q.jobKey(Bytes.utf8("a:1")))) {
+                client().del("bull:fresh:orphan-1");
             }
-
-            @Override
-            public java.util.Optional<QueueRef> owner(Bytes key) {
-                if (key.equals(Q.jobKey(Bytes.utf8("a:1")))) {
-                    client().del("bull:fresh:orphan-1");
-                }
-                return scan.owner(key);
-            }
-        };
-        QueueSnapshot before = new QueueSnapshotReader(client(), thenRemove).withoutPayloadDigests().read(Q);
+        });
         assertEquals(Map.of(), before.anomalyCounts());
         assertEquals(JOBS + 1L, before.keyClasses().get("job-hash"), "the orphan's hash gone before its facts not counted");
         wrote("orphan-1");
@@ -757,13 +739,34 @@ class SnapshotRefreshTest {
     @Test
     void aJobAddedAndRemovedBetweenTwoReadsIsNoObstacleButAnUnlistedNewHashIs() {
         QueueSnapshot before = reader().read(Q);
-        String added = Integer.toString(JOBS + 1);
-        addJobTold();
-        client().lrem("bull:fresh:wait", 0, added);
+        String added = addJobToldThenUnlistIt();
         client().del("bull:fresh:" + added);
         assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
         client().hset("bull:fresh:" + added, Map.of("name", "send", "data", "{}", "timestamp", "1"));
         assertTrue(reader().refresh(before, written).isEmpty(), "a hash listed nowhere: an orphan");
+    }
+
+    /**
+     * A full read whose keys come from a scan as a reader's own do, running {@code afterScan} once the key scan ended and
+     * {@code ownerAsked} with each key the read asks the owner of (a job whose id holds a colon, as its facts are read).
+     */
+    private static QueueSnapshot readScanning(Runnable afterScan, java.util.function.Consumer<Bytes> ownerAsked) {
+        QueueBases bases = new QueueBases(Set.of(Q));
+        KeySource<QueueRef> scan = new SharedScan<>(client(), bases::owner, q -> q.prefix().concat(":"), QueueRef::base, 0);
+        KeySource<QueueRef> acting = new KeySource<>() {
+            @Override
+            public void keysOf(QueueRef queue, java.util.function.Consumer<List<Bytes>> batches) {
+                scan.keysOf(queue, batches);
+                afterScan.run();
+            }
+
+            @Override
+            public java.util.Optional<QueueRef> owner(Bytes key) {
+                ownerAsked.accept(key);
+                return scan.owner(key);
+            }
+        };
+        return new QueueSnapshotReader(client(), acting).withoutPayloadDigests().read(Q);
     }
 
     static void assertSameSource(QueueSnapshot full, QueueSnapshot refreshed) {
