@@ -511,6 +511,9 @@ final class QueueMigration {
         Set<Bytes> since = new HashSet<>(changes.written()); // the keys written since the drain before the snapshot held was read
         String first = null;
         for (int attempt = 1; attempt <= READS; attempt++) {
+            if (attempt == 2) {
+                first = SourceFence.sizes(sourceWire, source); // v1 moved during the first try: the refusal tells what moved since
+            }
             Optional<QueueSnapshot> read = reader.refresh(snapshot, since);
             if (read.isEmpty()) {
                 checkpoints.hit("source refresh gave nothing");
@@ -523,9 +526,6 @@ final class QueueMigration {
                 since.addAll(meanwhile.get().written());
                 if (meanwhile.get().keys() == 0) {
                     return OptionalInt.empty();
-                }
-                if (first == null) {
-                    first = SourceFence.sizes(sourceWire, source);
                 }
                 continue;
             }
@@ -557,9 +557,6 @@ final class QueueMigration {
             // while v1 is live refreshes the read of the pass before, not the snapshot held with every key told since
             snapshot = read.get();
             since = new HashSet<>(meanwhile.get().written());
-            if (first == null) {
-                first = SourceFence.sizes(sourceWire, source);
-            }
         }
         throw changedDuringEachRead(first, "refreshes of what v1 wrote under the pause", "v1 workers or other clients still"
                 + " move its jobs (the pause stops adds and the workers' fetches, not a client removing, retrying or promoting a job)");

@@ -818,13 +818,8 @@ public final class QueueSnapshotReader {
             BitSet listedBefore = notNow.length == 0 || previousIds == null ? new BitSet()
                     : listedAmong(sought, notNow, previousIds.arena(), entry -> { });
             List<Bytes> cameAndWent = IntStream.of(notNow).filter(k -> !listedBefore.get(k)).mapToObj(k -> base.concat(sought.get(k))).toList();
-            if (!live) {
-                return noneExists(cameAndWent) ? Optional.of(subkeys) : Optional.empty();
-            }
             for (ScannedKey key : new KeyspaceScanner(jedis).typed(cameAndWent)) {
-                if (key.type() == KeyType.HASH) {
-                    orphansMet.add(key.key().dropPrefix(base));
-                } else if (key.type() != KeyType.NONE) {
+                if (!unlistedAsAFullReadFindsIt(key.key().dropPrefix(base), key.type())) {
                     return Optional.empty();
                 }
             }
@@ -939,9 +934,7 @@ public final class QueueSnapshotReader {
             Map<JobSubKind, Set<Bytes>> subkeysGone = new EnumMap<>(JobSubKind.class);
             for (Bytes id : ids) {
                 KeyType hash = typed.next().type();
-                if (hash == KeyType.HASH && live) {
-                    orphansMet.add(id);
-                } else if (hash != KeyType.NONE) {
+                if (!unlistedAsAFullReadFindsIt(id, hash)) {
                     return false;
                 }
                 for (JobSubKind kind : JobSubkeys.CARRIED) {
@@ -959,6 +952,18 @@ public final class QueueSnapshotReader {
                 carry(jobSubkeys.retyped(subkeysGone, Map.of()));
             }
             return true;
+        }
+
+        /**
+         * Whether the hash of job {@code id}, listed nowhere now, is of a {@code type} a full read would find too: gone, or
+         * in a {@link #live} refresh a hash, an orphan then ({@link #orphansMet}); anything else has the refresh give nothing.
+         */
+        private boolean unlistedAsAFullReadFindsIt(Bytes id, KeyType type) {
+            if (type == KeyType.HASH && live) {
+                orphansMet.add(id);
+                return true;
+            }
+            return type == KeyType.NONE;
         }
 
         /**
@@ -983,21 +988,6 @@ public final class QueueSnapshotReader {
                 }
             }
             return found::get;
-        }
-
-        /** Whether none of these keys exists now ({@code EXISTS}, pipelined a batch at a time). */
-        private boolean noneExists(List<Bytes> keys) {
-            for (int from = 0; from < keys.size(); from += JOB_BATCH) {
-                List<Response<Boolean>> exists = new ArrayList<>();
-                try (AbstractPipeline p = CheckedPipeline.of(jedis)) {
-                    keys.subList(from, Math.min(keys.size(), from + JOB_BATCH)).forEach(k -> exists.add(p.exists(k.raw())));
-                    p.sync();
-                }
-                if (exists.stream().anyMatch(Response::get)) {
-                    return false;
-                }
-            }
-            return true;
         }
 
         /**

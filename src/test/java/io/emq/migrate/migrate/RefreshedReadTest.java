@@ -182,11 +182,8 @@ class RefreshedReadTest {
                 readsAfter[0]++;
             }
         }), List.of("bull"));
-        assertEquals(java.util.Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.get(0).refusalKind(), r.get(0).toString());
-        assertTrue(r.get(0).message().contains("changed during each of 5 refreshes of what v1 wrote under the pause"), r.get(0).message());
+        assertRefusedAfterFiveRefreshes(r.get(0), readsAfter[0]);
         assertEquals(5, refreshes[0]);
-        assertEquals(0, readsAfter[0], "no whole read after the refreshes");
-        assertFalse(client().hexists(queue + "meta", "paused"), "v1 resumed");
         List<String> waiting = client().lrange(queue + "wait", 0, -1);
         assertEquals(JOBS - 5, waiting.size());
         assertTrue(waiting.stream().allMatch(id -> client().exists(queue + id)), "every job v1 still lists has its hash");
@@ -222,11 +219,16 @@ class RefreshedReadTest {
                 readsAfter[0]++;
             }
         }), List.of("bull"));
-        assertEquals(java.util.Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.get(0).refusalKind(), r.get(0).toString());
-        assertTrue(r.get(0).message().contains("changed during each of 5 refreshes of what v1 wrote under the pause"), r.get(0).message());
+        assertRefusedAfterFiveRefreshes(r.get(0), readsAfter[0]);
         assertEquals(List.of(1, 4), List.of(gaveNothing[0], refreshes[0]));
-        assertEquals(0, readsAfter[0], "no whole read after the refreshes");
-        assertFalse(client().hexists(queue + "meta", "paused"), "v1 resumed");
+    }
+
+    /** {@code r} refused {@code source-changed} after five refreshes under the pause, none followed by a whole read, v1 resumed. */
+    private static void assertRefusedAfterFiveRefreshes(MigrationResult r, int readsAfter) {
+        assertEquals(java.util.Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), r.refusalKind(), r.toString());
+        assertTrue(r.message().contains("changed during each of 5 refreshes of what v1 wrote under the pause"), r.message());
+        assertEquals(0, readsAfter, "no whole read after the refreshes");
+        assertFalse(client().hexists("bull:" + QUEUE + ":meta", "paused"), "v1 resumed");
     }
 
     /**
