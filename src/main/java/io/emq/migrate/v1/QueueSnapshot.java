@@ -295,10 +295,11 @@ public final class QueueSnapshot {
 
     /**
      * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
-     * ({@link QueueSnapshotReader#refresh}): it found no flow, per-job key but locks and logs lists, legacy marker or
-     * anomaly but orphan hashes (a read of a live source meets the hash of a job added after it read the listings) and
-     * those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or
-     * logs list met without its job) in {@code written}; dedup keys it may hold.
+     * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
+     * source meets the hash of a job added after it read the listings) and those a v1 worker's move met half-way shows
+     * ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
+     * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
+     * written since, and gives nothing once one was).
      */
     boolean refreshableGiven(Set<Bytes> written) {
         return readInFullBecause(written).isEmpty();
@@ -306,7 +307,7 @@ public final class QueueSnapshot {
 
     /**
      * Why no refresh may start from this snapshot ({@link #refreshableGiven}, nothing written since), in an operator's
-     * words ("it holds 2 anomalies, flows (3 parents, 7 children)"): then a pass under the pause reads the queue whole;
+     * words ("it holds 2 anomalies, 1 BullMQ 4.x marker"): then a pass under the pause reads the queue whole;
      * empty when one may.
      */
     public Optional<String> readInFullBecause() {
@@ -320,13 +321,6 @@ public final class QueueSnapshot {
                 .mapToLong(Map.Entry::getValue).sum();
         if (anomalies > 0) {
             why.add(counted(anomalies, "anomaly", "anomalies"));
-        }
-        if (!flowParents.isEmpty() || !flowLinks.isEmpty()) {
-            why.add("flows (" + counted(flowParents.size(), "parent", "parents") + ", " + counted(flowLinks.size(), "child", "children") + ")");
-        }
-        long flowKeys = subkeys.entrySet().stream().filter(e -> !JobSubkeys.CARRIED.contains(e.getKey())).mapToLong(Map.Entry::getValue).sum();
-        if (flowKeys > 0) {
-            why.add(counted(flowKeys, "flow key of a job", "flow keys of jobs"));
         }
         if (legacyMarkers > 0) {
             why.add(counted(legacyMarkers, "BullMQ 4.x marker", "BullMQ 4.x markers"));

@@ -209,7 +209,8 @@ public final class QueueSnapshotReader {
     /**
      * The zsets whose jobs a refresh keeps the facts of when unwritten, as it keeps those of {@code wait} and
      * {@code paused}: read in their order (score, then member), each one beside itself before pairs every job that
-     * stayed. Not {@code active} (a lock runs out without a write), nor {@code waiting-children} (a flow is read whole).
+     * stayed. Not {@code active} (a lock runs out without a write), nor {@code waiting-children} (flow parents, few, their
+     * facts read again in each refresh).
      */
     private static final List<V1State> WALKED_ZSETS = List.of(V1State.PRIORITIZED, V1State.DELAYED, V1State.COMPLETED,
             V1State.FAILED);
@@ -252,6 +253,8 @@ public final class QueueSnapshotReader {
         private JobSubkeys jobSubkeys = new JobSubkeys();
         private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
+        /** In a refresh, the flow parents of the snapshot before, carried ({@link #flowsCarried}); null in a full read, which reads them. */
+        private List<FlowParent> carriedParents;
         private final NameTable names = new NameTable();
         /** The jobs whose facts were read whose hash lies under a nested queue's base ({@link EnclosingQueues#nestedOwner}), by that queue. */
         private final Map<QueueRef, List<Bytes>> underNested = new HashMap<>();
@@ -404,7 +407,7 @@ public final class QueueSnapshotReader {
 
         /** See {@link QueueSnapshotReader#refresh} and, {@code live}, {@link QueueSnapshotReader#refreshLive}. */
         Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince, boolean live) {
-            if (writtenSince.contains(queue.bareKey())) {
+            if (writtenSince.contains(queue.bareKey()) || flowKeyWritten(writtenSince)) {
                 return Optional.empty();
             }
             readStructureTypes();
@@ -412,6 +415,8 @@ public final class QueueSnapshotReader {
             previous = before;
             written = writtenSince;
             this.live = live;
+            FLOW_KEYS.forEach(kind -> subkeys.put(kind, before.subkeys().getOrDefault(kind, 0L))); // none written: carried
+            subkeys.values().removeIf(n -> n == 0);
             if (listingsUnwritten()) {
                 listedIds = heldIds(previous);
             } else {
@@ -462,10 +467,49 @@ public final class QueueSnapshotReader {
             if (jobs > 0) {
                 keyClasses.merge("job-hash", jobs, Long::sum);
             }
-            if (!onlyAnomaliesKept() || legacyMarkers > 0 || !flowLinks.isEmpty()) {
+            if (!onlyAnomaliesKept() || legacyMarkers > 0 || !flowsCarried()) {
                 return Optional.empty();
             }
             return Optional.of(snapshot(listed));
+        }
+
+        /**
+         * Whether one of {@code keys} is shaped as a key a flow parent keeps its children in ({@link #FLOW_KEYS}): a flow
+         * moved (a child finished, a flow was added or removed), which only a full read reads as it is now.
+         */
+        private boolean flowKeyWritten(Set<Bytes> keys) {
+            return keys.stream().anyMatch(key -> key.startsWith(base) && FLOW_KEYS.stream().map(JobSubKind::colonSuffix)
+                    .anyMatch(suffix -> key.endsWith(suffix) && key.length() > base.length() + suffix.length()));
+        }
+
+        /**
+         * Carries the flows of the snapshot before into this refresh, none of their keys written since
+         * ({@link #flowKeyWritten}): each flow parent before is one still, as it was, while it is listed now; each job
+         * with a parent key is a flow child, its link read again with its facts or kept with them (as its facts were), the
+         * links in rank order as a full read lists them. False when a parent before is listed nowhere now (a full read
+         * finds its keys dangling): then the refresh gives nothing.
+         */
+        private boolean flowsCarried() {
+            Map<Bytes, FlowLink> known = new HashMap<>();
+            previous.flowLinks().forEach(link -> known.put(link.childId(), link));
+            flowLinks.forEach(link -> known.put(link.childId(), link)); // read again with the job's facts
+            List<FlowLink> ranked = new ArrayList<>();
+            for (V1State state : V1State.RANK_ORDER) {
+                if (facts.containsKey(state)) {
+                    facts.get(state).forEachChild((id, parentKey) -> ranked.add(known.get(id)));
+                }
+            }
+            List<FlowParent> parents = previous.flowParents();
+            ByteArena parentIds = new ByteArena(parents.size());
+            parents.forEach(p -> parentIds.add(p.id().raw()));
+            BitSet listed = listedAmong(parentIds, IntStream.range(0, parents.size()).toArray(), listedIds.arena(), entry -> { });
+            if (listed.cardinality() < parents.size()) {
+                return false;
+            }
+            flowLinks.clear();
+            flowLinks.addAll(ranked);
+            carriedParents = parents;
+            return true;
         }
 
         /**
@@ -1038,7 +1082,8 @@ public final class QueueSnapshotReader {
                 }
             });
             return new QueueSnapshot(queue, present, meta, listed, facts, payloadRead, anomalies, readSchedulers(),
-                    readDedupKeys(), flowLinks, readFlowParents(), keyClasses, subkeys, jobSubkeys, legacyMarkers);
+                    readDedupKeys(), flowLinks, carriedParents != null ? carriedParents : readFlowParents(), keyClasses, subkeys, jobSubkeys,
+                    legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {

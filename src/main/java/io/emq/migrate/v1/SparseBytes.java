@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.Arrays;
+import java.util.function.ObjIntConsumer;
 
 /** Byte-string values that few jobs have ({@code parentKey}, {@code rjk}), by job index; indexes are added in increasing order. */
 final class SparseBytes {
@@ -22,6 +23,13 @@ final class SparseBytes {
         }
         keys[size++] = index;
         values.add(value.raw());
+    }
+
+    /** Hands on each value with its job's index, in index order. */
+    void forEach(ObjIntConsumer<Bytes> each) {
+        for (int k = 0; k < size; k++) {
+            each.accept(values.get(k), keys[k]);
+        }
     }
 
     /** The value of job {@code index}, or null. */

@@ -1,6 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.Arrays;
+import java.util.function.BiConsumer;
 
 /**
  * The facts of the jobs of one state, column by column, in v1 serve order: ids live in the
@@ -156,6 +157,11 @@ final class StateJobs {
 
     Bytes id(int i) {
         return ids.id(entryOf(i));
+    }
+
+    /** Hands on the id and parent key of each job that has a parent (a flow child), in serve order. */
+    void forEachChild(BiConsumer<Bytes, Bytes> each) {
+        parentKey.forEach((parent, i) -> each.accept(id(i), parent));
     }
 
     /** Whether job {@code i}'s id is entry {@code j} of {@code other}. */

@@ -73,8 +73,9 @@ class PauseWindowCommandTest {
     }
 
     /**
-     * A queue with a flow is read whole under the pause even with the change feed: the plan charges it as a pass without
-     * the feed, and says why; locks, logs lists and job schedulers the feed's refresh carries, so they cost nothing more.
+     * A queue with an anomaly is read whole under the pause even with the change feed: the plan charges it as a pass
+     * without the feed, and says why; locks, logs lists, job schedulers and flows the feed's refresh carries, so they
+     * cost nothing more.
      */
     @Test
     void planEstimatesTheLongerWindowOfAQueueTheFeedCannotCarryAndSaysWhy() throws Exception {
@@ -82,25 +83,26 @@ class PauseWindowCommandTest {
         SERVER.client().rpush("bull:logged:5:logs", "a line");
         SERVER.client().hset("bull:logged:repeat:tick", Map.of("every", "60000", "name", "tick"));
         SERVER.client().zadd("bull:logged:repeat", 1, "tick");
+        SERVER.client().hset("bull:logged:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().sadd("bull:logged:p1:dependencies", "bull:logged:1");
+        SERVER.client().zadd("bull:logged:waiting-children", 0, "p1");
+        SERVER.client().hset("bull:logged:1", Map.of("parentKey", "bull:logged:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:logged\"}"));
         JsonNode logged = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "logged", "--json").out())
                 .path("queues").path(0);
         assertTrue(logged.path("pauseReadsEveryJob").isMissingNode(), logged.toString());
-        assertEquals(3, logged.path("estimatedPauseMs").asLong(), "2,000 jobs at 1.5 µs: a logs list and a scheduler are carried");
+        assertEquals(3, logged.path("estimatedPauseMs").asLong(), "2,001 jobs at 1.5 µs: a logs list, a scheduler and a flow are carried");
 
-        V1QueueGenerator.addWaiting(SERVER.client(), "flowing", 1, 2000, 20);
-        SERVER.client().hset("bull:flowing:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
-        SERVER.client().sadd("bull:flowing:p1:dependencies", "bull:flowing:1");
-        SERVER.client().zadd("bull:flowing:waiting-children", 0, "p1");
-        SERVER.client().hset("bull:flowing:1", Map.of("parentKey", "bull:flowing:p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:flowing\"}"));
-        JsonNode flowing = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flowing", "--json").out())
+        V1QueueGenerator.addWaiting(SERVER.client(), "odd", 1, 2000, 20);
+        SERVER.client().hset("bull:odd:5", "data", "not json");
+        JsonNode odd = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "odd", "--json").out())
                 .path("queues").path(0);
-        assertTrue(flowing.path("changeFeed").asBoolean(), flowing.toString());
-        assertEquals("it holds flows (1 parent, 1 child), 1 flow key of a job", flowing.path("pauseReadsEveryJob").asText(), flowing.toString());
-        assertEquals(28, flowing.path("estimatedPauseMs").asLong(), "2,001 jobs at 14 µs");
-        CliRun text = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "flowing");
+        assertTrue(odd.path("changeFeed").asBoolean(), odd.toString());
+        assertEquals("it holds 1 anomaly", odd.path("pauseReadsEveryJob").asText(), odd.toString());
+        assertEquals(28, odd.path("estimatedPauseMs").asLong(), "2,000 jobs at 14 µs");
+        CliRun text = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "odd");
         assertTrue(text.out().contains("estimated v1 pause window: 28 ms (v1 serves through the copy; it is paused from the last re-sync"
-                + " pass until the v2 queue serves; it holds flows (1 parent, 1 child), 1 flow key of a job, which the change feed does"
-                + " not carry from one read to the next, so that pass reads every job again)"), text.out());
+                + " pass until the v2 queue serves; it holds 1 anomaly, which the change feed does not carry from one read to the next,"
+                + " so that pass reads every job again)"), text.out());
     }
 
     /**

@@ -93,6 +93,32 @@ class RefreshedReadTest {
     }
 
     /**
+     * A queue with a flow (parent p1 waiting for children c1 and c2, which wait) whose flow stays under the pause is
+     * refreshed there as any other: the flow lands in v2 whole, the edit too, each job once.
+     */
+    @Test
+    void aQueueWithAFlowThatStaysIsRefreshedUnderThePauseToo() {
+        String queue = "bull:" + QUEUE + ":";
+        client().hset(queue + "p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        client().sadd(queue + "p1:dependencies", queue + "c1", queue + "c2");
+        client().zadd(queue + "waiting-children", 1, "p1");
+        for (String child : List.of("c1", "c2")) {
+            client().hset(queue + child, Map.of("name", "part", "data", "{}", "opts", "{}", "timestamp", "1", "parentKey", queue + "p1",
+                    "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:" + QUEUE + "\"}"));
+            client().lpush(queue + "wait", child);
+        }
+        Map<String, Long> window = migrateEditingUnderThePause(false);
+        assertEquals(1L, window.get("pass-refreshed-read"), "the flow stayed: the snapshot refreshed all the same: " + window);
+        List<BrandedId> ids = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("p1".getBytes(), "c1".getBytes(),
+                "c2".getBytes())).stream().map(java.util.Optional::orElseThrow).toList();
+        assertEquals("awaiting_children", client().hget(Keys.queue(QUEUE).job(ids.get(0)), "state"));
+        assertEquals("2", client().get(Keys.queue(QUEUE).job(ids.get(0), JobSub.DEPENDENCIES)), "two children pending");
+        for (BrandedId child : ids.subList(1, 3)) {
+            assertEquals(ids.get(0).toString(), client().hget(Keys.queue(QUEUE).job(child), "parent"));
+        }
+    }
+
+    /**
      * A client edits waiting jobs under the pause (BullMQ's updateData, log and updateProgress, which add to the events
      * stream) while each refresh reads the source: the refresh stands all the same, at its first read, and the pass
      * copies the edits; the retirement finds v2 holding them.

@@ -135,6 +135,100 @@ class SnapshotRefreshTest {
         assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
     }
 
+    /**
+     * A flow as BullMQ's FlowProducer leaves it once one child finished: parent p1 waits for children c1 and c2 (waiting),
+     * c0's result in its {@code :processed}; c0 completed; and c3 waiting, a child of a parent in another queue.
+     */
+    private static void addFlow() {
+        client().hset("bull:fresh:p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        client().zadd("bull:fresh:waiting-children", 1, "p1");
+        client().sadd("bull:fresh:p1:dependencies", "bull:fresh:c1", "bull:fresh:c2");
+        client().hset("bull:fresh:p1:processed", "bull:fresh:c0", "{\"made\":0}");
+        child("c0", "bull:fresh:p1");
+        client().zadd("bull:fresh:completed", 2, "c0");
+        for (String id : List.of("c1", "c2")) {
+            child(id, "bull:fresh:p1");
+            client().lpush("bull:fresh:wait", id);
+        }
+        child("c3", "bull:other:p9");
+        client().lpush("bull:fresh:wait", "c3");
+    }
+
+    private static void child(String id, String parentKey) {
+        String parentId = parentKey.substring(parentKey.lastIndexOf(':') + 1);
+        String parentQueue = parentKey.substring(0, parentKey.lastIndexOf(':'));
+        client().hset("bull:fresh:" + id, Map.of("name", "part", "data", "{}", "opts", "{}", "timestamp", "1", "parentKey", parentKey,
+                "parent", "{\"id\":\"" + parentId + "\",\"queueKey\":\"" + parentQueue + "\"}"));
+    }
+
+    /**
+     * A queue with flows is refreshed as any other while no key of a flow was written: the pause renamed {@code wait}
+     * (the children with it), jobs were added, edited and removed; the flow parents and every child's link are carried,
+     * equal to a full read's, with no key scan, and a live refresh carries them too.
+     */
+    @Test
+    void aRefreshCarriesTheFlowsWhileNoKeyOfAFlowWasWritten() {
+        addFlow();
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(1, before.flowParents().size());
+        assertEquals(4, before.flowLinks().size(), before.flowLinks().toString());
+        assertTrue(before.readInFullBecause().isEmpty(), "flows: a refresh may start from it");
+        pauseAddEditRemove();
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(0L, calls.getOrDefault("scan", 0L), "no key scan: " + calls);
+        assertEquals(0L, calls.getOrDefault("smembers", 0L) + calls.getOrDefault("hkeys", 0L), "the parent's keys carried: " + calls);
+        QueueSnapshot full = reader().read(Q);
+        assertSameSource(full, refreshed);
+        assertEquals(before.flowParents(), refreshed.flowParents());
+        assertSameSource(full, reader().refreshLive(before, written).orElseThrow());
+    }
+
+    /**
+     * Once a key of a flow was written (a child finished: its parent's {@code :dependencies} and {@code :processed};
+     * children removed, their parent's {@code :dependencies} gone with the last), a refresh gives nothing, v1 live or
+     * not: only a full read reads the flow as it is now; so does a live refresh that finds a parent gone with its flow's
+     * keys left (a full read finds them dangling).
+     */
+    @Test
+    void aRefreshAfterAFlowMovedGivesNothing() {
+        addFlow();
+        QueueSnapshot before = reader().read(Q);
+        client().lrem("bull:fresh:wait", 0, "c1");
+        client().zadd("bull:fresh:completed", 3, "c1");
+        client().srem("bull:fresh:p1:dependencies", "bull:fresh:c1");
+        client().hset("bull:fresh:p1:processed", "bull:fresh:c1", "{\"made\":1}");
+        List.of("wait", "completed", "c1", "p1:dependencies", "p1:processed").forEach(this::wrote);
+        assertTrue(reader().refresh(before, written).isEmpty(), "a child finished");
+        assertTrue(reader().refreshLive(before, written).isEmpty(), "a child finished, v1 live");
+
+        generate();
+        addFlow();
+        written.clear();
+        QueueSnapshot again = reader().read(Q);
+        for (String id : List.of("c1", "c2")) {
+            client().lrem("bull:fresh:wait", 0, id);
+            client().del("bull:fresh:" + id);
+            client().srem("bull:fresh:p1:dependencies", "bull:fresh:" + id);
+            List.of(id, "p1:dependencies").forEach(this::wrote);
+        }
+        wrote("wait");
+        assertFalse(client().exists("bull:fresh:p1:dependencies"), "gone with its last member");
+        assertTrue(reader().refresh(again, written).isEmpty(), "the parent's children removed, its pending ones gone");
+        assertTrue(reader().refreshLive(again, written).isEmpty(), "the same, v1 live");
+
+        generate();
+        addFlow();
+        written.clear();
+        QueueSnapshot third = reader().read(Q);
+        client().zrem("bull:fresh:waiting-children", "p1");
+        client().del("bull:fresh:p1");
+        wrote("waiting-children"); // v1 live: the parent's hash not told yet
+        assertTrue(reader().refreshLive(third, written).isEmpty(), "a parent gone, its keys left: dangling to a full read");
+        assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.DANGLING_SUBKEY));
+    }
+
     @Test
     void aWrittenKeyThatIsNeitherAStructureNorAJobHashIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
@@ -780,6 +874,8 @@ class SnapshotRefreshTest {
         assertEquals(Set.copyOf(full.schedulers()), Set.copyOf(refreshed.schedulers()), "the job schedulers");
         assertEquals(dedupKeys(full), dedupKeys(refreshed), "the dedup keys, each with its job and whether it has a TTL");
         assertEquals(facts(full), facts(refreshed), "every job's facts, in rank order");
+        assertEquals(full.flowLinks(), refreshed.flowLinks(), "each flow child's link, in rank order");
+        assertEquals(full.flowParents().toString(), refreshed.flowParents().toString(), "the flow parents");
     }
 
     /** Each job's facts, a lock's TTL as whether there is one (it runs on between two reads). */
