@@ -493,8 +493,9 @@ final class QueueMigration {
      * before them, as the snapshot held did before {@code changes}). So is a refresh that gave nothing while keys were written: under the pause
      * a v1 worker still finishes the jobs it holds, and a refresh that met one's move half-way (a job read in neither
      * listing) reads it again where it ended. Empty when a refresh gives nothing with nothing written meanwhile (the
-     * source holds what only a full read reports), or when the feed broke (then {@code changes} tells every key touched):
-     * read the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
+     * source holds what only a full read reports), when the snapshot held or the keys written hold what no refresh
+     * carries on ({@link QueueSnapshotReader#mayRefresh}: an anomaly, a flow that moved), or when the feed broke (then
+     * {@code changes} tells every key touched): read the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
      * Refuses ({@code source-changed}, v1 intact) when v1 moved during each of the {@link #READS} tries (a listing moved
      * while it read, or it gave nothing while keys were written): a client still moving jobs under the pause (removing,
      * retrying, promoting) would move one during each longer whole read too, and five of those at a million jobs keep v1
@@ -513,6 +514,9 @@ final class QueueMigration {
         for (int attempt = 1; attempt <= READS; attempt++) {
             if (attempt == 2) {
                 first = SourceFence.sizes(sourceWire, source); // v1 moved during the first try: the refusal tells what moved since
+            }
+            if (!reader.mayRefresh(snapshot, since)) {
+                return OptionalInt.empty(); // what only a whole read reads (an anomaly, a flow that moved): no try would stand
             }
             Optional<QueueSnapshot> read = reader.refresh(snapshot, since);
             if (read.isEmpty()) {

@@ -125,14 +125,15 @@ public final class QueueSnapshotReader {
      * write); no key scan. A walked listing that is the one before entry for entry, none of its jobs written (as
      * {@code paused} after the pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
-     * structures, listed job hashes, their locks and logs lists, job schedulers' records and dedup keys (an anomaly, a
-     * flow, a flow's per-job key, a legacy marker; {@code previous} may hold orphan hashes written since, jobs added while
+     * structures, listed job hashes, their locks and logs lists, job schedulers' records, dedup keys and flows, a flow's keys
+     * unwritten since (an anomaly, a flow that moved, a legacy marker: {@link #mayRefresh}; {@code previous} may hold orphan hashes written since, jobs added while
      * it was read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job
      * listed now (or gone), a scheduler's record nor a dedup key, or an unlisted job's hash, lock or logs list is still
      * there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one
      * that runs out is told as a write) but for those written since, which are read again, as is every dedup key written
      * since; so are its jobs' locks and logs lists, only those written since typed again. The schedulers (a queue holds
-     * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed.
+     * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed. The flow parents of
+     * {@code previous} are carried as it read them, and each flow child's link with its facts, read again or kept.
      */
     public Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written) {
         return refresh(previous, written, false);
@@ -155,10 +156,21 @@ public final class QueueSnapshotReader {
     }
 
     private Optional<QueueSnapshot> refresh(QueueSnapshot previous, Set<Bytes> written, boolean live) {
-        if (!previous.refreshableGiven(written) || previous.payloadRead() != payloadRead) {
-            return Optional.empty();
-        }
-        return new Reading(previous.queue()).refresh(previous, written, live);
+        return mayRefresh(previous, written) ? new Reading(previous.queue()).refresh(previous, written, live) : Optional.empty();
+    }
+
+    /**
+     * Whether a refresh of {@code previous} told {@code written} may stand, asked of no server: false when {@code previous}
+     * holds what only a full read carries on ({@link QueueSnapshot#refreshableGiven}: an anomaly, a BullMQ 4.x marker),
+     * was read otherwise than this reader reads, or {@code written} holds the queue's bare key or a key a flow parent keeps
+     * its children in (a flow moved: a child finished, a flow was added or removed). One that may can still give nothing
+     * (a key written that only a full read classifies, a job met half-way).
+     */
+    public boolean mayRefresh(QueueSnapshot previous, Set<Bytes> written) {
+        Bytes base = previous.queue().base();
+        return previous.refreshableGiven(written) && previous.payloadRead() == payloadRead && !written.contains(previous.queue().bareKey())
+                && written.stream().noneMatch(key -> key.startsWith(base) && FLOW_KEYS.stream().map(JobSubKind::colonSuffix)
+                .anyMatch(suffix -> key.endsWith(suffix) && key.length() > base.length() + suffix.length()));
     }
 
     /**
@@ -407,16 +419,16 @@ public final class QueueSnapshotReader {
 
         /** See {@link QueueSnapshotReader#refresh} and, {@code live}, {@link QueueSnapshotReader#refreshLive}. */
         Optional<QueueSnapshot> refresh(QueueSnapshot before, Set<Bytes> writtenSince, boolean live) {
-            if (writtenSince.contains(queue.bareKey()) || flowKeyWritten(writtenSince)) {
-                return Optional.empty();
-            }
             readStructureTypes();
             readRepeatMembers();
             previous = before;
             written = writtenSince;
             this.live = live;
-            FLOW_KEYS.forEach(kind -> subkeys.put(kind, before.subkeys().getOrDefault(kind, 0L))); // none written: carried
-            subkeys.values().removeIf(n -> n == 0);
+            before.subkeys().forEach((kind, n) -> {
+                if (FLOW_KEYS.contains(kind)) {
+                    subkeys.put(kind, n); // the flows' keys, none written since: carried, counted as a full read counts them
+                }
+            });
             if (listingsUnwritten()) {
                 listedIds = heldIds(previous);
             } else {
@@ -474,17 +486,8 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether one of {@code keys} is shaped as a key a flow parent keeps its children in ({@link #FLOW_KEYS}): a flow
-         * moved (a child finished, a flow was added or removed), which only a full read reads as it is now.
-         */
-        private boolean flowKeyWritten(Set<Bytes> keys) {
-            return keys.stream().anyMatch(key -> key.startsWith(base) && FLOW_KEYS.stream().map(JobSubKind::colonSuffix)
-                    .anyMatch(suffix -> key.endsWith(suffix) && key.length() > base.length() + suffix.length()));
-        }
-
-        /**
          * Carries the flows of the snapshot before into this refresh, none of their keys written since
-         * ({@link #flowKeyWritten}): each flow parent before is one still, as it was, while it is listed now; each job
+         * ({@link #mayRefresh}): each flow parent before is one still, as it was, while it is listed now; each job
          * with a parent key is a flow child, its link read again with its facts or kept with them (as its facts were), the
          * links in rank order as a full read lists them. False when a parent before is listed nowhere now (a full read
          * finds its keys dangling): then the refresh gives nothing.

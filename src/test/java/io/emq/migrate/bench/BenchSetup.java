@@ -9,6 +9,8 @@ import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
@@ -98,6 +100,28 @@ final class BenchSetup {
             p.sync();
         }
         return logged;
+    }
+
+    /**
+     * Adds {@code flows} flows to {@code queue} as BullMQ's FlowProducer leaves them: parent {@code f<n>} waiting for
+     * its children {@code f<n>a} and {@code f<n>b}, which wait.
+     */
+    static void addFlows(UnifiedJedis client, String queue, int flows) {
+        String base = "bull:" + queue + ":";
+        try (AbstractPipeline p = client.pipelined()) {
+            for (int n = 1; n <= flows; n++) {
+                String parent = "f" + n;
+                p.hset(base + parent, Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+                p.zadd(base + "waiting-children", 1, parent);
+                for (String child : List.of(parent + "a", parent + "b")) {
+                    p.sadd(base + parent + ":dependencies", base + child);
+                    p.hset(base + child, Map.of("name", "part", "data", "{}", "opts", "{}", "timestamp", "1", "parentKey", base + parent,
+                            "parent", "{\"id\":\"" + parent + "\",\"queueKey\":\"bull:" + queue + "\"}"));
+                    p.lpush(base + "wait", child);
+                }
+            }
+            p.sync();
+        }
     }
 
     static long maxHeapMiB() {

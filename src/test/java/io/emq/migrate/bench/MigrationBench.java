@@ -3,6 +3,7 @@ package io.emq.migrate.bench;
 import static io.emq.migrate.bench.BenchSetup.secs;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Checkpoints;
 import io.emq.migrate.migrate.Journal;
@@ -46,7 +47,9 @@ import redis.clients.jedis.UnifiedJedis;
  * data of a generated job at random RATE times a second through the whole migration, the pause included (BullMQ's pause
  * stops workers, not edits). With {@code --dedup} every v1 job (generated
  * or added) carries a BullMQ 5 dedup key, which the migration carries into v2 and the bench checks there; with
- * {@code --custom-ids} the generated jobs have ids of their own ({@code c<n>}), whose receipts the bench checks in v2.
+ * {@code --custom-ids} the generated jobs have ids of their own ({@code c<n>}), whose receipts the bench checks in v2;
+ * with {@code --flows N} the backlog holds N flows (parent {@code f<n>} waiting for {@code f<n>a} and {@code f<n>b}), each
+ * checked in v2 (the children pending, the parent waiting for both).
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
@@ -58,7 +61,7 @@ public final class MigrationBench {
 
     public static void main(String[] args) throws Exception {
         BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--editor", "--dedup", "--dedup-ttl", "--custom-ids",
-                "--without-feed", "--resumed", "--logs"), 1_000_000, 0);
+                "--without-feed", "--resumed", "--logs", "--flows"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
@@ -72,6 +75,10 @@ public final class MigrationBench {
             if (options.logs()) {
                 System.out.printf(Locale.ROOT, "gave %d of them a logs list%n", BenchSetup.logEveryHundredth(client, "bench", jobs,
                         options.customIds() ? CUSTOM : ""));
+            }
+            if (options.flows() > 0) {
+                BenchSetup.addFlows(client, "bench", options.flows());
+                System.out.printf(Locale.ROOT, "added %d flows, each a parent waiting for two waiting children%n", options.flows());
             }
 
             StepCpu bareCpu = new StepCpu(client);
@@ -143,10 +150,13 @@ public final class MigrationBench {
                 System.out.printf(Locale.ROOT, "editor at %d/s: %d jobs' data edited%n", options.editor(), editor.edited);
             }
             System.out.println("  inside V120, ms from the v1 pause to the first hit of each checkpoint: " + sincePause(windowAt));
-            LongFunction<String> v1Id = n -> options.customIds() && n <= jobs ? CUSTOM + n : Long.toString(n); // the producer's ids count on
-            List<String> problems = LiveV1.exactlyOnce(client, "bench", v1Id, jobs + producer.added);
-            System.out.println("exactly once (" + (jobs + producer.added) + " v1 jobs -> v2 pending): "
-                    + (problems.isEmpty() ? "ok" : "FAILED " + problems));
+            long plain = jobs + producer.added;
+            LongFunction<String> v1Id = n -> n > plain ? "f" + ((n - plain + 1) / 2) + ((n - plain) % 2 == 1 ? "a" : "b") // the flows' children
+                    : options.customIds() && n <= jobs ? CUSTOM + n : Long.toString(n); // the producer's ids count on
+            List<String> problems = LiveV1.exactlyOnce(client, "bench", v1Id, plain + 2L * options.flows());
+            problems.addAll(flowParentsLost(client, options.flows()));
+            System.out.println("exactly once (" + (plain + 2L * options.flows()) + " v1 jobs -> v2 pending" + (options.flows() > 0
+                    ? ", " + options.flows() + " flow parents -> v2 awaiting children" : "") + "): " + (problems.isEmpty() ? "ok" : "FAILED " + problems));
             if (options.dedup()) {
                 List<String> dedup = dedupKeysLost(client, jobs + producer.added, n -> "d" + n, v1Id);
                 System.out.println("dedup keys (one a job, each pointing at its job's v2 id): " + (dedup.isEmpty() ? "ok" : "FAILED " + dedup));
@@ -289,6 +299,25 @@ public final class MigrationBench {
                 if (branded.get(i).isEmpty() || !branded.get(i).get().toString().equals(held.get(i))) {
                     problems.add(dedup.get(i) + " holds " + held.get(i) + ", its job " + branded.get(i).orElse(null));
                 }
+            }
+        }
+        return problems;
+    }
+
+    /** The flow parents {@code f1..f<flows>} (at most ten named) whose v2 row is not waiting for its two children. */
+    static List<String> flowParentsLost(UnifiedJedis client, int flows) {
+        List<byte[]> parents = new ArrayList<>();
+        for (int n = 1; n <= flows; n++) {
+            parents.add(("f" + n).getBytes(StandardCharsets.UTF_8));
+        }
+        List<java.util.Optional<BrandedId>> branded = new Journal(Wire.open(client), "bench").ids().lookupV1(parents);
+        Keys keys = Keys.queue("bench");
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < flows && problems.size() < 10; i++) {
+            String row = branded.get(i).map(id -> client.hget(keys.job(id), "state") + " " + client.get(keys.job(id, JobSub.DEPENDENCIES)))
+                    .orElse("no v2 id");
+            if (!row.equals("awaiting_children 2")) {
+                problems.add("flow parent f" + (i + 1) + ": " + row);
             }
         }
         return problems;

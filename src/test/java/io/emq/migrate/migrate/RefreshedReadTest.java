@@ -119,6 +119,27 @@ class RefreshedReadTest {
     }
 
     /**
+     * A queue no refresh stands for (an anomaly: a job whose opts are no JSON) is read whole under the pause at once, no
+     * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
+     */
+    @Test
+    void aQueueNoRefreshStandsForIsReadWholeUnderThePauseAtOnce() {
+        client().hset("bull:" + QUEUE + ":5", "opts", "not json");
+        int[] edits = {0};
+        List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
+            if (version == 120 && (where.equals("v1 paused") || where.equals("source refresh gave nothing"))) {
+                client().hset("bull:" + QUEUE + ":20", "data", "{\"edited\":" + ++edits[0] + "}");
+            }
+        }), List.of("bull"));
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertEquals(1, edits[0], "no refresh tried under the pause");
+        Map<String, Long> window = windowCounts();
+        assertFalse(window.containsKey("pass-refreshed-read"), "read whole: " + window);
+        assertEachJobOnce(Set.of());
+        assertEquals("{\"edited\":1}", v1DataInV2("20"));
+    }
+
+    /**
      * A client edits waiting jobs under the pause (BullMQ's updateData, log and updateProgress, which add to the events
      * stream) while each refresh reads the source: the refresh stands all the same, at its first read, and the pass
      * copies the edits; the retirement finds v2 holding them.
