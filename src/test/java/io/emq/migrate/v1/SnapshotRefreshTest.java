@@ -193,8 +193,7 @@ class SnapshotRefreshTest {
      */
     @Test
     void aRefreshAfterAFlowMovedGivesNothing() {
-        addFlow();
-        QueueSnapshot before = reader().read(Q);
+        QueueSnapshot before = readAFreshFlow();
         client().lrem("bull:fresh:wait", 0, "c1");
         client().zadd("bull:fresh:completed", 3, "c1");
         client().srem("bull:fresh:p1:dependencies", "bull:fresh:c1");
@@ -203,10 +202,7 @@ class SnapshotRefreshTest {
         assertTrue(reader().refresh(before, written).isEmpty(), "a child finished");
         assertTrue(reader().refreshLive(before, written).isEmpty(), "a child finished, v1 live");
 
-        generate();
-        addFlow();
-        written.clear();
-        QueueSnapshot again = reader().read(Q);
+        QueueSnapshot again = readAFreshFlow();
         for (String id : List.of("c1", "c2")) {
             client().lrem("bull:fresh:wait", 0, id);
             client().del("bull:fresh:" + id);
@@ -218,15 +214,20 @@ class SnapshotRefreshTest {
         assertTrue(reader().refresh(again, written).isEmpty(), "the parent's children removed, its pending ones gone");
         assertTrue(reader().refreshLive(again, written).isEmpty(), "the same, v1 live");
 
-        generate();
-        addFlow();
-        written.clear();
-        QueueSnapshot third = reader().read(Q);
+        QueueSnapshot third = readAFreshFlow();
         client().zrem("bull:fresh:waiting-children", "p1");
         client().del("bull:fresh:p1");
         wrote("waiting-children"); // v1 live: the parent's hash not told yet
         assertTrue(reader().refreshLive(third, written).isEmpty(), "a parent gone, its keys left: dangling to a full read");
         assertEquals(1, reader().read(Q).anomalyCount(AnomalyKind.DANGLING_SUBKEY));
+    }
+
+    /** The queue generated again with {@link #addFlow}'s flow, nothing told written, read in full. */
+    private QueueSnapshot readAFreshFlow() {
+        generate();
+        addFlow();
+        written.clear();
+        return reader().read(Q);
     }
 
     @Test
