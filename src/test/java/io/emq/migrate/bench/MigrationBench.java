@@ -76,10 +76,6 @@ public final class MigrationBench {
                 System.out.printf(Locale.ROOT, "gave %d of them a logs list%n", BenchSetup.logEveryHundredth(client, "bench", jobs,
                         options.customIds() ? CUSTOM : ""));
             }
-            if (options.flows() > 0) {
-                BenchSetup.addFlows(client, "bench", options.flows());
-                System.out.printf(Locale.ROOT, "added %d flows, each a parent waiting for two waiting children%n", options.flows());
-            }
 
             StepCpu bareCpu = new StepCpu(client);
             bareCpu.start();
@@ -89,6 +85,10 @@ public final class MigrationBench {
             double bareServer = bareCpu.serverSince();
             client.del(Keys.queue("baseline").pending());
             deleteBaselineRows(client, jobs);
+            if (options.flows() > 0) {
+                BenchSetup.addFlows(client, "bench", options.flows());
+                System.out.printf(Locale.ROOT, "added %d flows, each a parent waiting for two waiting children (after the bare copy)%n", options.flows());
+            }
 
             long before = LiveHeap.afterFullGc();
             LiveHeap.watch(FULL_GC_EVERY_SECONDS);
