@@ -400,10 +400,10 @@ public final class QueueSnapshotReader {
             long left = 0;
             for (HashMissing m : hashesMissing) {
                 if (state != V1State.UNKNOWN && m.entry() < metAt.length && metAt[m.entry()] > 0) {
-                    keyClasses.merge("job-hash", -1L, Long::sum); // the scan met a hash that was gone when its facts were read
+                    uncount("job-hash"); // the scan met a hash that was gone when its facts were read
                 }
                 if (state == V1State.UNKNOWN) {
-                    keyClasses.merge("job-hash", -1L, Long::sum); // counted once resolved (resolveUnlistedHashes)
+                    uncount("job-hash"); // counted once resolved (resolveUnlistedHashes)
                     orphans.remove(listedIds.id(m.entry()));
                     left++;
                 } else if (stillListed.get(m.entry())) {
@@ -1097,10 +1097,15 @@ public final class QueueSnapshotReader {
             keyClasses.merge(kind, 1L, Long::sum);
         }
 
+        /** Takes back one key counted of {@code kind}: none left is no count, as a read that never met one has. */
+        private void uncount(String kind) {
+            keyClasses.merge(kind, -1L, (was, less) -> was + less == 0 ? null : was + less);
+        }
+
         /** A listed job key found not to be a hash: where the scan met it (no longer a job hash there), else now. */
         private void wrongJobType(int entry, Bytes key, String reason) {
             if (entry < metAt.length && metAt[entry] > 0) {
-                keyClasses.merge("job-hash", -1L, Long::sum);
+                uncount("job-hash");
                 count("anomaly");
                 anomalies.addAt(metAt[entry] - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
             } else {

@@ -805,6 +805,25 @@ class SnapshotRefreshTest {
     }
 
     /**
+     * Every job removed between the scan and its facts (its listing and its hash): no job hash is counted, not a count
+     * of none, so a refresh told the removals stands as for any job removed so.
+     */
+    @Test
+    void everyJobRemovedBetweenTheScanAndItsFactsLeavesNoCountAndTheReadIsRefreshed() {
+        QueueSnapshot before = readScanning(() -> {
+            client().del("bull:fresh:wait");
+            for (int n = 1; n <= JOBS; n++) {
+                client().del("bull:fresh:" + n);
+                wrote(Integer.toString(n));
+            }
+        }, key -> { });
+        assertEquals(0, before.jobCount());
+        assertFalse(before.keyClasses().containsKey("job-hash"), before.keyClasses().toString());
+        wrote("wait");
+        assertSameSource(reader().read(Q), reader().refresh(before, written).orElseThrow());
+    }
+
+    /**
      * An orphan hash (listed nowhere) the read resolved is removed before its facts are read (here: as the facts of job
      * {@code a:1}, read before the orphans', ask which queue owns its key): it is not counted as a job hash, as a listed
      * job's hash gone by then is not, so a refresh told it written stands.
