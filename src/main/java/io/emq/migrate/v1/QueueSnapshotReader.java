@@ -516,11 +516,14 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether this refresh met no anomaly but those a {@link #live} one keeps: those a v1 client's move met half-way
-         * shows ({@link QueueSnapshot#MOVED_WHILE_READ}, and an orphan: {@link #unlistedJobsSettled}).
+         * Whether this refresh met no anomaly but those it finds again as a full read does ({@link QueueSnapshot#FOUND_AGAIN}:
+         * a stalled job) and those a {@link #live} one keeps: those a v1 client's move met half-way shows
+         * ({@link QueueSnapshot#MOVED_WHILE_READ}, and an orphan: {@link #unlistedJobsSettled}). Under the pause a lock met
+         * gone because a worker finished the job as the refresh read is no stalled job: the worker's move wrote the
+         * listings, which the drain after the read tells, and the refresh is taken again.
          */
         private boolean onlyAnomaliesKept() {
-            return (live ? KEPT_LIVE : Set.<AnomalyKind>of()).containsAll(anomalies.counts().keySet());
+            return (live ? KEPT_LIVE : QueueSnapshot.FOUND_AGAIN).containsAll(anomalies.counts().keySet());
         }
 
         /**

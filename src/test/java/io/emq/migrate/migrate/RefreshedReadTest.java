@@ -119,6 +119,19 @@ class RefreshedReadTest {
     }
 
     /**
+     * A queue holding a stalled job (in {@code active}, its lock run out: a worker that crashed) is refreshed under the
+     * pause as any other, the stalled job found again; it migrates as pending, once.
+     */
+    @Test
+    void aQueueWithAStalledJobIsRefreshedUnderThePauseToo() {
+        client().lrem("bull:" + QUEUE + ":wait", 0, "7");
+        client().lpush("bull:" + QUEUE + ":active", "7");
+        client().hset("bull:" + QUEUE + ":7", "processedOn", "1");
+        Map<String, Long> window = migrateEditingUnderThePause(false);
+        assertEquals(1L, window.get("pass-refreshed-read"), "the stalled job found again: the snapshot refreshed: " + window);
+    }
+
+    /**
      * A queue no refresh stands for (an anomaly: a job whose opts are no JSON) is read whole under the pause at once, no
      * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
      */

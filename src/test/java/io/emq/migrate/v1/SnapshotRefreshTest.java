@@ -230,6 +230,26 @@ class SnapshotRefreshTest {
         return reader().read(Q);
     }
 
+    /**
+     * A stalled job (in {@code active}, its lock run out: a worker that crashed) is an anomaly a refresh finds again as a
+     * full read does, since every refresh reads the active jobs again: a refresh starts from a read that met one, and
+     * stands with it, under the pause or not.
+     */
+    @Test
+    void aStalledJobIsFoundAgainByARefreshAsByAFullRead() {
+        client().lrem("bull:fresh:wait", 0, "5");
+        client().lpush("bull:fresh:active", "5");
+        client().hset("bull:fresh:5", "processedOn", "1");
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.EXPIRED_LOCK, 1L), before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "a stalled job: a refresh may start from it");
+        pauseAddEditRemove();
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.EXPIRED_LOCK, 1L), refreshed.anomalyCounts());
+        assertSameSource(reader().read(Q), refreshed);
+        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+    }
+
     @Test
     void aWrittenKeyThatIsNeitherAStructureNorAJobHashIsReadInFull() {
         QueueSnapshot before = reader().read(Q);
