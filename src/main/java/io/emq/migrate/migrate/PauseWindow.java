@@ -15,8 +15,8 @@ import java.util.Optional;
  * retirement of the structures are O(1): {@link SourceGuard}). Without the change feed that pass reads every job
  * again, and so it does with the feed when the queue holds what the feed's refresh of the read before cannot carry on
  * (anomalies, BullMQ 4.x markers: {@link QueueSnapshot#readInFullBecause}), or when a flow moves under the pause (a
- * child finishing: the estimate takes flows to stay, as locks, logs lists and job schedulers are carried). The estimate is the jobs times the
- * cost per job {@code bench/run-migration} measured either way (bench/RESULTS.md).
+ * child finishing: the estimate takes flows to stay, as locks, logs lists, job schedulers and stalled jobs are carried).
+ * The estimate is the jobs times the cost per job {@code bench/run-migration} measured either way (bench/RESULTS.md).
  */
 public final class PauseWindow implements AutoCloseable {
     /**

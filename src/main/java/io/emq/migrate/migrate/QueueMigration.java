@@ -495,7 +495,8 @@ final class QueueMigration {
      * listing) reads it again where it ended. Empty when a refresh gives nothing with nothing written meanwhile (the
      * source holds what only a full read reports), when the snapshot held or the keys written hold what no refresh
      * carries on ({@link QueueSnapshotReader#mayRefresh}: an anomaly, a flow that moved), or when the feed broke (then
-     * {@code changes} tells every key touched): read the source in full with {@link #readSource()}. Otherwise how many keys written the refresh that stood read again.
+     * {@code changes} tells every key touched): read the source in full with {@link #readSource()}. Otherwise how many
+     * keys written the refresh that stood read again.
      * Refuses ({@code source-changed}, v1 intact) when v1 moved during each of the {@link #READS} tries (a listing moved
      * while it read, or it gave nothing while keys were written): a client still moving jobs under the pause (removing,
      * retrying, promoting) would move one during each longer whole read too, and five of those at a million jobs keep v1

@@ -302,8 +302,8 @@ public final class QueueSnapshot {
      * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
      * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN})
-     * and those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
-     * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
+     * and those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the
+     * lock or logs list met without its job) in {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
      * written since, and gives nothing once one was).
      */
     boolean refreshableGiven(Set<Bytes> written) {
@@ -322,7 +322,8 @@ public final class QueueSnapshot {
     private Optional<String> readInFullBecause(Set<Bytes> written) {
         List<String> why = new ArrayList<>();
         long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH
-                && !FOUND_AGAIN.contains(e.getKey()) && !(MOVED_WHILE_READ.contains(e.getKey()) && allWritten(e.getKey(), e.getValue(), written)))
+                && !FOUND_AGAIN.contains(e.getKey())
+                && !(MOVED_WHILE_READ.contains(e.getKey()) && allWritten(e.getKey(), e.getValue(), written)))
                 .mapToLong(Map.Entry::getValue).sum();
         if (anomalies > 0) {
             why.add(counted(anomalies, "anomaly", "anomalies"));

@@ -125,9 +125,9 @@ public final class QueueSnapshotReader {
      * write); no key scan. A walked listing that is the one before entry for entry, none of its jobs written (as
      * {@code paused} after the pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
-     * structures, listed job hashes, their locks and logs lists, job schedulers' records, dedup keys and flows, a flow's keys
-     * unwritten since (an anomaly, a flow that moved, a legacy marker: {@link #mayRefresh}; {@code previous} may hold orphan hashes written since, jobs added while
-     * it was read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job
+     * structures, listed job hashes, their locks and logs lists, job schedulers' records, dedup keys and flows whose keys
+     * were not written since (an anomaly, a flow that moved, a legacy marker: {@link #mayRefresh}; {@code previous} may
+     * hold orphan hashes written since, jobs added while it was read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job
      * listed now (or gone), a scheduler's record nor a dedup key, or an unlisted job's hash, lock or logs list is still
      * there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one
      * that runs out is told as a write) but for those written since, which are read again, as is every dedup key written
@@ -265,7 +265,7 @@ public final class QueueSnapshotReader {
         private JobSubkeys jobSubkeys = new JobSubkeys();
         private final Map<V1State, StateJobs> facts = new EnumMap<>(V1State.class);
         private final List<FlowLink> flowLinks = new ArrayList<>();
-        /** In a refresh, the flow parents of the snapshot before, carried ({@link #flowsCarried}); null in a full read, which reads them. */
+        /** In a refresh, the flow parents of the snapshot before, carried ({@link #flowsCarried}); null in a full read. */
         private List<FlowParent> carriedParents;
         private final NameTable names = new NameTable();
         /** The jobs whose facts were read whose hash lies under a nested queue's base ({@link EnclosingQueues#nestedOwner}), by that queue. */
@@ -499,7 +499,7 @@ public final class QueueSnapshotReader {
             List<FlowLink> ranked = new ArrayList<>();
             for (V1State state : V1State.RANK_ORDER) {
                 if (facts.containsKey(state)) {
-                    facts.get(state).forEachChild((id, parentKey) -> ranked.add(known.get(id)));
+                    facts.get(state).forEachChild(id -> ranked.add(known.get(id)));
                 }
             }
             List<FlowParent> parents = previous.flowParents();
@@ -1088,8 +1088,8 @@ public final class QueueSnapshotReader {
                 }
             });
             return new QueueSnapshot(queue, present, meta, listed, facts, payloadRead, anomalies, readSchedulers(),
-                    readDedupKeys(), flowLinks, carriedParents != null ? carriedParents : readFlowParents(), keyClasses, subkeys, jobSubkeys,
-                    legacyMarkers);
+                    readDedupKeys(), flowLinks, carriedParents != null ? carriedParents : readFlowParents(), keyClasses, subkeys,
+                    jobSubkeys, legacyMarkers);
         }
 
         private void anomaly(AnomalyKind kind, Bytes key, String reason) {

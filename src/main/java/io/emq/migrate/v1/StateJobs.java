@@ -1,7 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.Arrays;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * The facts of the jobs of one state, column by column, in v1 serve order: ids live in the
@@ -159,9 +159,9 @@ final class StateJobs {
         return ids.id(entryOf(i));
     }
 
-    /** Hands on the id and parent key of each job that has a parent (a flow child), in serve order. */
-    void forEachChild(BiConsumer<Bytes, Bytes> each) {
-        parentKey.forEach((parent, i) -> each.accept(id(i), parent));
+    /** Hands on the id of each job that has a parent (a flow child), in serve order. */
+    void forEachChild(Consumer<Bytes> each) {
+        parentKey.forEach((parent, i) -> each.accept(id(i)));
     }
 
     /** Whether job {@code i}'s id is entry {@code j} of {@code other}. */
