@@ -24,6 +24,11 @@ public enum JobSubKind {
         return colonSuffix;
     }
 
+    /** Whether {@code rest} (a key past the queue's base) is a job id then this kind's {@code :<suffix>}. */
+    public boolean shapes(Bytes rest) {
+        return rest.endsWith(colonSuffix) && rest.length() > colonSuffix.length();
+    }
+
     public String suffix() {
         return suffix;
     }

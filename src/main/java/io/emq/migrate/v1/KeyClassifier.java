@@ -61,9 +61,8 @@ public final class KeyClassifier {
             return new KeyClass.DedupKey(queue, rest.dropPrefix(KeyClass.DedupKey.PREFIX));
         }
         for (JobSubKind sub : JobSubKind.values()) {
-            Bytes suffix = sub.colonSuffix();
-            if (rest.endsWith(suffix) && rest.length() > suffix.length() && type == sub.type()) {
-                return new KeyClass.JobSubkey(queue, rest.dropSuffix(suffix), sub);
+            if (sub.shapes(rest) && type == sub.type()) {
+                return new KeyClass.JobSubkey(queue, rest.dropSuffix(sub.colonSuffix()), sub);
             }
         }
         if (type == KeyType.HASH) {

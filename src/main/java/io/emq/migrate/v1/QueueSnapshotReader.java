@@ -169,8 +169,8 @@ public final class QueueSnapshotReader {
     public boolean mayRefresh(QueueSnapshot previous, Set<Bytes> written) {
         Bytes base = previous.queue().base();
         return previous.refreshableGiven(written) && previous.payloadRead() == payloadRead && !written.contains(previous.queue().bareKey())
-                && written.stream().noneMatch(key -> key.startsWith(base) && FLOW_KEYS.stream().map(JobSubKind::colonSuffix)
-                .anyMatch(suffix -> key.endsWith(suffix) && key.length() > base.length() + suffix.length()));
+                && written.stream().noneMatch(key -> key.startsWith(base)
+                && FLOW_KEYS.stream().anyMatch(kind -> kind.shapes(key.dropPrefix(base))));
     }
 
     /**
@@ -623,7 +623,7 @@ public final class QueueSnapshotReader {
             for (int k = 0; k < writtenCount; k++) {
                 Bytes rest = sought.get(k);
                 for (JobSubKind kind : JobSubkeys.CARRIED) {
-                    if (rest.endsWith(kind.colonSuffix()) && rest.length() > kind.colonSuffix().length()) {
+                    if (kind.shapes(rest)) {
                         shaped.add(new WrittenSubkey(k, sought.add(rest.dropSuffix(kind.colonSuffix()).raw()), kind));
                     }
                 }
@@ -643,7 +643,7 @@ public final class QueueSnapshotReader {
             repeatMembers.keySet().forEach(sid -> keys.add(KeyClassifier.REPEAT.concat(sid)));
             for (int k = 0; k < writtenCount; k++) {
                 Bytes rest = sought.get(k);
-                if (rest.startsWith(KeyClassifier.REPEAT) && JobSubkeys.CARRIED.stream().noneMatch(kind -> rest.endsWith(kind.colonSuffix()))) {
+                if (rest.startsWith(KeyClassifier.REPEAT) && JobSubkeys.CARRIED.stream().noneMatch(kind -> kind.shapes(rest))) {
                     keys.add(rest);
                 }
             }

@@ -1,7 +1,7 @@
 package io.emq.migrate.v1;
 
 import java.util.Arrays;
-import java.util.function.ObjIntConsumer;
+import java.util.function.IntConsumer;
 
 /** Byte-string values that few jobs have ({@code parentKey}, {@code rjk}), by job index; indexes are added in increasing order. */
 final class SparseBytes {
@@ -25,10 +25,10 @@ final class SparseBytes {
         values.add(value.raw());
     }
 
-    /** Hands on each value with its job's index, in index order. */
-    void forEach(ObjIntConsumer<Bytes> each) {
+    /** Hands on the index of each job that has a value, in index order. */
+    void forEachIndex(IntConsumer each) {
         for (int k = 0; k < size; k++) {
-            each.accept(values.get(k), keys[k]);
+            each.accept(keys[k]);
         }
     }
 

@@ -161,7 +161,7 @@ final class StateJobs {
 
     /** Hands on the id of each job that has a parent (a flow child), in serve order. */
     void forEachChild(Consumer<Bytes> each) {
-        parentKey.forEach((parent, i) -> each.accept(id(i)));
+        parentKey.forEachIndex(i -> each.accept(id(i)));
     }
 
     /** Whether job {@code i}'s id is entry {@code j} of {@code other}. */

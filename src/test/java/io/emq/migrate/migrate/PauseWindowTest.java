@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.BrandedId;
+import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Wire;
@@ -25,6 +26,8 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -68,9 +71,23 @@ class PauseWindowTest {
                 .toList();
     }
 
-    /** Every third job, generated or added, carries a dedup key (BullMQ 5's, deleted by the worker that finishes it). */
-    @Test
-    void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder() throws Exception {
+    /**
+     * Every third job, generated or added, carries a dedup key (BullMQ 5's, deleted by the worker that finishes it). With
+     * {@code aFlowAndAStalledJob}, the queue also holds a flow (parent p1 waiting for children c1 and c2, delayed an hour
+     * from now) and job 1 stalled in {@code active} (its lock run out: a worker that crashed): the pass under the pause
+     * still refreshes the catch-up's read, the flow lands in v2 whole with its due times, and job 1 is served first.
+     */
+    @ParameterizedTest(name = "a delayed flow and a stalled job: {0}")
+    @ValueSource(booleans = {false, true})
+    void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder(boolean aFlowAndAStalledJob)
+            throws Exception {
+        long due = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
+        if (aFlowAndAStalledJob) {
+            addDelayedFlow(due);
+            client().lrem("bull:window:wait", 0, "1");
+            client().lpush("bull:window:active", "1");
+            client().hset("bull:window:1", "processedOn", "1");
+        }
         Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
         for (int n = 3; n <= JOBS; n += 3) {
             client().hset("bull:window:" + n, "deid", "d" + n);
@@ -121,13 +138,48 @@ class PauseWindowTest {
         assertEquals(List.of(), LiveV1.dedupProblems(client(), QUEUE, deduplicated, completed), "each dedup key v1 held, none stale");
         List<Long> served = servedOrder();
         assertEquals(served.stream().sorted().toList(), served, "waiting jobs keep v1's serve order");
-        assertEquals(added.size() - completed.size(), served.size());
+        int scheduled = aFlowAndAStalledJob ? 2 : 0; // the flow's children, delayed
+        assertEquals(added.size() - completed.size() - scheduled, served.size());
 
         JournalHeader header = new Journal(Wire.open(client()), QUEUE).header();
         long window = header.get(JournalHeader.WINDOW_MS).orElseThrow();
         assertTrue(header.get(JournalHeader.V1_PAUSED_AT).isPresent(), "the pause is journaled");
         assertEquals(window, retired.get(0).pauseWindowMs().orElseThrow(), "the window is reported as journaled");
         assertTrue(retired.get(0).millis() >= window, "the window is part of the run: " + window + " of " + retired.get(0).millis());
+        if (aFlowAndAStalledJob) {
+            assertEquals(1L, served.get(0), "the stalled job is served first, as v1 would after its stall check");
+            Map<String, Long> retire = LiveV1.stepCounts(client(), QUEUE, 120);
+            assertEquals(1L, retire.get("pass-refreshed-read"), "the flow and the stalled job carried by the refresh under the pause: "
+                    + retire);
+            assertFlowInV2(due);
+        }
+    }
+
+    /** Parent p1 waits for children c1 and c2, both delayed until {@code due}, as BullMQ's FlowProducer leaves them. */
+    private void addDelayedFlow(long due) {
+        String queue = "bull:" + QUEUE + ":";
+        client().hset(queue + "p1", Map.of("name", "parent", "data", "{}", "opts", "{}", "timestamp", "1"));
+        client().sadd(queue + "p1:dependencies", queue + "c1", queue + "c2");
+        client().zadd(queue + "waiting-children", 1, "p1");
+        int seq = 0;
+        for (String child : List.of("c1", "c2")) {
+            client().hset(queue + child, Map.of("name", "part", "data", "{}", "opts", "{\"delay\":3600000}", "timestamp", "1",
+                    "delay", "3600000", "parentKey", queue + "p1", "parent", "{\"id\":\"p1\",\"queueKey\":\"bull:" + QUEUE + "\"}"));
+            client().zadd(queue + "delayed", due * 4096 + ++seq, child);
+            added.add(child);
+        }
+    }
+
+    private void assertFlowInV2(long due) {
+        List<BrandedId> ids = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of("p1".getBytes(StandardCharsets.UTF_8),
+                "c1".getBytes(StandardCharsets.UTF_8), "c2".getBytes(StandardCharsets.UTF_8))).stream()
+                .map(java.util.Optional::orElseThrow).toList();
+        assertEquals("awaiting_children", client().hget(Keys.queue(QUEUE).job(ids.get(0)), "state"));
+        assertEquals("2", client().get(Keys.queue(QUEUE).job(ids.get(0), JobSub.DEPENDENCIES)), "two children pending");
+        for (int child = 1; child <= 2; child++) {
+            assertEquals(ids.get(0).toString(), client().hget(Keys.queue(QUEUE).job(ids.get(child)), "parent"));
+            assertEquals(due, LiveV1.v2Due(client(), QUEUE, "c" + child), "child c" + child + " keeps its due time");
+        }
     }
 
     @Test
