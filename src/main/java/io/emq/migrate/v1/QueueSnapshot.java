@@ -45,9 +45,18 @@ public final class QueueSnapshot {
             AnomalyKind.MISSING_HASH, AnomalyKind.DANGLING_SUBKEY);
     /**
      * The anomalies a refresh finds again as a full read finds them, whatever was written since: those met only on jobs
-     * every refresh reads again, the ones {@code active} lists (a stalled job, its lock run out: a write no feed tells).
+     * every refresh reads again, the ones {@code active} lists (a stalled job, its lock run out: a write no feed tells),
+     * and those of a listing's score, which every refresh reads again.
      */
-    static final Set<AnomalyKind> FOUND_AGAIN = Set.of(AnomalyKind.EXPIRED_LOCK);
+    static final Set<AnomalyKind> FOUND_AGAIN = Set.of(AnomalyKind.EXPIRED_LOCK, AnomalyKind.BAD_DELAYED_SCORE,
+            AnomalyKind.BAD_PRIORITIZED_SCORE);
+    /**
+     * The anomalies met in a job's hash: a refresh finds them again in each job it reads again, and carries them with the
+     * facts of each job it keeps (its hash not written since: {@link FactAnomalies}), while the snapshot keeps every one
+     * ({@link AnomalyLog#KEPT_PER_KIND}).
+     */
+    static final Set<AnomalyKind> CARRIED = Set.of(AnomalyKind.BAD_ATTEMPTS, AnomalyKind.HASH_WITHOUT_DATA,
+            AnomalyKind.NON_JSON_DATA, AnomalyKind.NON_JSON_OPTS, AnomalyKind.DEFERRED_FAILURE);
     private final QueueRef queue;
     private final Map<QueueStructure, KeyType> structures;
     private final Map<String, String> meta;
@@ -301,9 +310,10 @@ public final class QueueSnapshot {
     /**
      * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
-     * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN})
-     * and those a v1 worker's move met half-way shows ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the
-     * lock or logs list met without its job) in {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
+     * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN}),
+     * those met in job hashes while it keeps every one ({@link #CARRIED}) and those a v1 worker's move met half-way shows
+     * ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
+     * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
      * written since, and gives nothing once one was).
      */
     boolean refreshableGiven(Set<Bytes> written) {
@@ -323,6 +333,7 @@ public final class QueueSnapshot {
         List<String> why = new ArrayList<>();
         long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH
                 && !FOUND_AGAIN.contains(e.getKey())
+                && !(CARRIED.contains(e.getKey()) && anomalies(e.getKey()).size() == e.getValue())
                 && !(MOVED_WHILE_READ.contains(e.getKey()) && allWritten(e.getKey(), e.getValue(), written)))
                 .mapToLong(Map.Entry::getValue).sum();
         if (anomalies > 0) {

@@ -23,6 +23,7 @@ import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import redis.clients.jedis.AbstractPipeline;
@@ -227,9 +228,12 @@ public final class QueueSnapshotReader {
     private static final List<V1State> WALKED_ZSETS = List.of(V1State.PRIORITIZED, V1State.DELAYED, V1State.COMPLETED,
             V1State.FAILED);
 
-    /** The anomalies a live refresh keeps as a full read keeps them ({@link Reading#onlyAnomaliesKept}). */
-    private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.of(AnomalyKind.ORPHAN_HASH,
-            QueueSnapshot.MOVED_WHILE_READ.toArray(AnomalyKind[]::new));
+    /** The anomalies a refresh keeps as a full read keeps them ({@link Reading#onlyAnomaliesKept}): found again, or carried. */
+    private static final Set<AnomalyKind> KEPT = EnumSet.copyOf(Stream.concat(QueueSnapshot.FOUND_AGAIN.stream(),
+            QueueSnapshot.CARRIED.stream()).toList());
+    /** The anomalies a live refresh keeps as a full read keeps them: {@link #KEPT}, and those of a v1 client's move met half-way. */
+    private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.copyOf(Stream.of(KEPT, QueueSnapshot.MOVED_WHILE_READ,
+            Set.of(AnomalyKind.ORPHAN_HASH)).flatMap(Set::stream).toList());
 
     /** The mutable state of reading one queue. */
     private final class Reading {
@@ -304,6 +308,8 @@ public final class QueueSnapshotReader {
         private boolean pairedTwice;
         /** Whether v1 serves as this refresh reads ({@link QueueSnapshotReader#refreshLive}). */
         private boolean live;
+        /** In a refresh, the anomalies the snapshot before met in job hashes, carried with the facts kept; null in a full read. */
+        private FactAnomalies carried;
 
         Reading(QueueRef queue) {
             this.queue = queue;
@@ -352,8 +358,8 @@ public final class QueueSnapshotReader {
         private record OrphanMet(int place, String reason) {
         }
 
-        private void hashMissing(int entry) {
-            hashesMissing.add(new HashMissing(entry, anomalies.mark()));
+        private void hashMissing(int entry, int place) {
+            hashesMissing.add(new HashMissing(entry, place));
         }
 
         /**
@@ -424,6 +430,7 @@ public final class QueueSnapshotReader {
             previous = before;
             written = writtenSince;
             this.live = live;
+            carried = new FactAnomalies(before);
             before.subkeys().forEach((kind, n) -> {
                 if (FLOW_KEYS.contains(kind)) {
                     subkeys.put(kind, n); // the flows' keys, none written since: carried, counted as a full read counts them
@@ -517,13 +524,14 @@ public final class QueueSnapshotReader {
 
         /**
          * Whether this refresh met no anomaly but those it finds again as a full read does ({@link QueueSnapshot#FOUND_AGAIN}:
-         * a stalled job) and those a {@link #live} one keeps: those a v1 client's move met half-way shows
+         * a stalled job, a bad score), those met in job hashes ({@link QueueSnapshot#CARRIED}: read again or carried), and
+         * those a {@link #live} one keeps: those a v1 client's move met half-way shows
          * ({@link QueueSnapshot#MOVED_WHILE_READ}, and an orphan: {@link #unlistedJobsSettled}). Under the pause a lock met
          * gone because a worker finished the job as the refresh read is no stalled job: the worker's move wrote the
          * listings, which the drain after the read tells, and the refresh is taken again.
          */
         private boolean onlyAnomaliesKept() {
-            return (live ? KEPT_LIVE : QueueSnapshot.FOUND_AGAIN).containsAll(anomalies.counts().keySet());
+            return (live ? KEPT_LIVE : KEPT).containsAll(anomalies.counts().keySet());
         }
 
         /**
@@ -1105,14 +1113,41 @@ public final class QueueSnapshotReader {
             keyClasses.merge(kind, -1L, (was, less) -> was + less == 0 ? null : was + less);
         }
 
-        /** A listed job key found not to be a hash: where the scan met it (no longer a job hash there), else now. */
-        private void wrongJobType(int entry, Bytes key, String reason) {
+        /** A listed job key found not to be a hash: where the scan met it (no longer a job hash there), else at the job's {@code place}. */
+        private void wrongJobType(int entry, int place, Bytes key, String reason) {
             if (entry < metAt.length && metAt[entry] > 0) {
                 uncount("job-hash");
                 count("anomaly");
                 anomalies.addAt(metAt[entry] - 1, AnomalyKind.WRONG_JOB_TYPE, key, reason);
             } else {
-                anomaly(AnomalyKind.WRONG_JOB_TYPE, key, reason);
+                anomalies.addAt(place, AnomalyKind.WRONG_JOB_TYPE, key, reason);
+            }
+        }
+
+        /**
+         * A delayed or prioritized job's score that packs no due time or priority ({@link ScoreCodec#isPacking}), at the
+         * job's {@code place}; the key made only then.
+         */
+        private void scoreAnomaly(V1State state, int entry, int place, Supplier<Bytes> key) {
+            double score = listedIds.score(entry, state);
+            if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
+                anomalies.addAt(place, AnomalyKind.BAD_DELAYED_SCORE, key.get(), "delayed score " + ScoreCodec.render(score)
+                        + " is not due*4096+seq (a non-negative integer below 2^63)");
+            }
+            if (state == V1State.PRIORITIZED && !ScoreCodec.isPacking(score)) {
+                anomalies.addAt(place, AnomalyKind.BAD_PRIORITIZED_SCORE, key.get(), "prioritized score " + ScoreCodec.render(score)
+                        + " is not priority*2^32+seq (a non-negative integer below 2^63)");
+            }
+        }
+
+        /**
+         * The anomalies of a job whose facts this refresh keeps from entry {@code kept} before, at its {@code place}: its
+         * score's, found again, and those the snapshot before met in its hash, carried ({@link #carried}).
+         */
+        private void keptAnomalies(V1State state, int entry, int kept, int place) {
+            scoreAnomaly(state, entry, place, () -> queue.jobKey(listedIds.id(entry)));
+            for (Anomaly a : carried.of(previousIds.arena(), kept)) {
+                anomalies.addAt(place, a.kind(), a.key(), a.reason());
             }
         }
 
@@ -1508,6 +1543,12 @@ public final class QueueSnapshotReader {
             StateJobs same = unchanged(state);
             if (same != null) {
                 facts.put(state, new StateJobs(state, listedIds, same));
+                if (!carried.isEmpty() || state == V1State.DELAYED || state == V1State.PRIORITIZED) {
+                    int before = previousIds.from(walks.get(state).state());
+                    for (int local = 0; local < count; local++) {
+                        keptAnomalies(state, from + local, before + local, anomalies.mark());
+                    }
+                }
                 return;
             }
             StateJobs jobs = new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
@@ -1517,24 +1558,28 @@ public final class QueueSnapshotReader {
             KeptRuns keptRuns = walks.containsKey(state) ? new KeptRuns() : null;
             StateJobs read = keptRuns == null ? jobs : new StateJobs(state, listedIds, names, count, payloadRead == PayloadRead.DIGESTED);
             int[] batch = new int[JOB_BATCH];
+            int[] places = new int[JOB_BATCH];
             int n = 0;
             held = payloadRead == PayloadRead.MEASURED && jedis instanceof RedisClient standalone ? standalone.getPool().getResource() : null;
             try {
                 for (int local = 0; local < count; local++) {
                     int entry = from + local;
                     int kept = kept(state, entry); // asked of every entry: a walk hands its pairs out in order
+                    int place = anomalies.mark(); // each job's anomalies listed in serve order, however its facts come
                     if (state != V1State.UNKNOWN && listedTwice && index.first(entry) != entry) {
                         jobs.skip(local);
                     } else if (kept >= 0) {
                         keptRuns.add(entry, kept);
+                        keptAnomalies(state, entry, kept, place);
                     } else {
+                        places[n] = place;
                         batch[n++] = entry;
                     }
                     if (n == JOB_BATCH) {
-                        n = readBatch(read, batch, n);
+                        n = readBatch(read, batch, places, n);
                     }
                 }
-                readBatch(read, batch, n);
+                readBatch(read, batch, places, n);
                 addInFlight();
             } finally {
                 for (FactsBatch inFlight : new FactsBatch[] {measuring, sent}) {
@@ -1560,9 +1605,9 @@ public final class QueueSnapshotReader {
          * then {@link #advance}s: the server answers them and the batch before's first {@code HMGET} pipeline while
          * this reader adds the batch before that; 0, the batch's new length.
          */
-        private int readBatch(StateJobs jobs, int[] batch, int n) {
+        private int readBatch(StateJobs jobs, int[] batch, int[] places, int n) {
             if (n > 0) {
-                FactsBatch next = new FactsBatch(this, jobs, Arrays.copyOf(batch, n));
+                FactsBatch next = new FactsBatch(this, jobs, Arrays.copyOf(batch, n), Arrays.copyOf(places, n));
                 next.askLengths();
                 advance();
                 measuring = next;
@@ -1763,6 +1808,8 @@ public final class QueueSnapshotReader {
         private final StateJobs jobs;
         private final V1State state;
         private final int[] entries;
+        /** Per job: the place its anomalies take among those of the queue ({@link AnomalyLog#addAt}). */
+        private final int[] places;
         /** The job keys, made from the base and the listed ids in one copy each; ids and {@link Bytes} keys are made when needed. */
         private final byte[][] keys;
         /** Per job: its small fields (null when the key is not a hash), payload length, payload (digest mode) and lock TTL. */
@@ -1782,11 +1829,12 @@ public final class QueueSnapshotReader {
         private List<Response<List<byte[]>>> firstReplies;
         private int firstTo;
 
-        FactsBatch(Reading reading, StateJobs jobs, int[] entries) {
+        FactsBatch(Reading reading, StateJobs jobs, int[] entries, int[] places) {
             this.reading = reading;
             this.jobs = jobs;
             this.state = jobs.state();
             this.entries = entries;
+            this.places = places;
             this.keys = new byte[entries.length][];
             for (int n = 0; n < entries.length; n++) {
                 keys[n] = reading.listedIds.arena().prefixed(reading.base.raw(), entries[n]);
@@ -1869,9 +1917,9 @@ public final class QueueSnapshotReader {
                 if (type == KeyType.HASH) {
                     hashes.add(n);
                 } else if (type == KeyType.NONE) {
-                    reading.hashMissing(entries[n]);
+                    reading.hashMissing(entries[n], places[n]);
                 } else {
-                    reading.wrongJobType(entries[n], jobKey(n), "job " + id(n).display()
+                    reading.wrongJobType(entries[n], places[n], jobKey(n), "job " + id(n).display()
                             + " is listed but its key is a " + type.wireName() + ", not a hash");
                 }
             }
@@ -2080,31 +2128,24 @@ public final class QueueSnapshotReader {
             PayloadDigest payload = payloads[n];
             long lockTtl = lockTtls[n];
             QueueRef queue = reading.queue;
-            double score = reading.listedIds.score(entry, state);
-            if (state == V1State.DELAYED && !ScoreCodec.isPacking(score)) {
-                reading.anomaly(AnomalyKind.BAD_DELAYED_SCORE, jobKey(n), "delayed score " + ScoreCodec.render(score)
-                        + " is not due*4096+seq (a non-negative integer below 2^63)");
-            }
-            if (state == V1State.PRIORITIZED && !ScoreCodec.isPacking(score)) {
-                reading.anomaly(AnomalyKind.BAD_PRIORITIZED_SCORE, jobKey(n), "prioritized score " + ScoreCodec.render(score)
-                        + " is not priority*2^32+seq (a non-negative integer below 2^63)");
-            }
+            int place = places[n];
+            reading.scoreAnomaly(state, entry, place, () -> jobKey(n));
             EnclosingQueues.nestedOwner(keySource, reading.base, keys[n]).ifPresent(nested ->
                     reading.underNested.computeIfAbsent(nested, q -> new ArrayList<>()).add(jobKey(n)));
             if (state == V1State.ACTIVE && !(lockTtl > 0 || lockTtl == -1)) {
-                reading.anomaly(AnomalyKind.EXPIRED_LOCK, jobKey(n), "active but " + queue.jobSubKey(id(n), JobSubKind.LOCK).display()
+                reading.anomalies.addAt(place, AnomalyKind.EXPIRED_LOCK, jobKey(n), "active but " + queue.jobSubKey(id(n), JobSubKind.LOCK).display()
                         + " is gone: stalled, and v1 never recovered it");
             }
-            h.counterProblems().ifPresent(problem -> reading.anomaly(AnomalyKind.BAD_ATTEMPTS, jobKey(n), problem));
+            h.counterProblems().ifPresent(problem -> reading.anomalies.addAt(place, AnomalyKind.BAD_ATTEMPTS, jobKey(n), problem));
             if (!payload.present()) {
-                reading.anomaly(AnomalyKind.HASH_WITHOUT_DATA, jobKey(n), "the job hash has no data field");
+                reading.anomalies.addAt(place, AnomalyKind.HASH_WITHOUT_DATA, jobKey(n), "the job hash has no data field");
             } else if (payload.examined() && !payload.json()) {
-                reading.anomaly(AnomalyKind.NON_JSON_DATA, jobKey(n), PayloadDigest.whyNotSpliced("data", payload.bytes(), payload.deep(),
+                reading.anomalies.addAt(place, AnomalyKind.NON_JSON_DATA, jobKey(n), PayloadDigest.whyNotSpliced("data", payload.bytes(), payload.deep(),
                         payload.utf8()));
             }
-            h.optsNotSpliced().ifPresent(why -> reading.anomaly(AnomalyKind.NON_JSON_OPTS, jobKey(n), why));
+            h.optsNotSpliced().ifPresent(why -> reading.anomalies.addAt(place, AnomalyKind.NON_JSON_OPTS, jobKey(n), why));
             if (h.deferredFailure() != null && state != V1State.FAILED && state != V1State.COMPLETED) {
-                reading.anomaly(AnomalyKind.DEFERRED_FAILURE, jobKey(n), "holds defa '" + h.deferredFailure().display()
+                reading.anomalies.addAt(place, AnomalyKind.DEFERRED_FAILURE, jobKey(n), "holds defa '" + h.deferredFailure().display()
                         + "': v1 fails it at its next fetch without running it");
             }
             if (h.parentKey() != null) {

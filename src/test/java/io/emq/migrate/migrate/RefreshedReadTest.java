@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
@@ -132,12 +134,28 @@ class RefreshedReadTest {
     }
 
     /**
-     * A queue no refresh stands for (an anomaly: a job whose opts are no JSON) is read whole under the pause at once, no
+     * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
+     * client or by hand) is refreshed under the pause as any other, the anomalies carried with the jobs kept; each job
+     * migrates once, the opts carried as the string they are.
+     */
+    @Test
+    void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
+        client().hset("bull:" + QUEUE + ":5", "opts", "attempts: 3");
+        client().hset("bull:" + QUEUE + ":9", "attemptsMade", "-3");
+        Map<String, Long> window = migrateEditingUnderThePause(false);
+        assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
+        JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");
+        assertEquals("string", v1.get("opts_encoding").asText());
+        assertEquals("attempts: 3", v1.get("opts").asText());
+    }
+
+    /**
+     * A queue no refresh stands for (an anomaly: an id listed without its hash) is read whole under the pause at once, no
      * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
      */
     @Test
     void aQueueNoRefreshStandsForIsReadWholeUnderThePauseAtOnce() {
-        client().hset("bull:" + QUEUE + ":5", "opts", "not json");
+        client().lpush("bull:" + QUEUE + ":wait", "gone"); // listed, its hash gone (evicted): a missing-hash
         int[] edits = {0};
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
             if (version == 120 && (where.equals("v1 paused") || where.equals("source refresh gave nothing"))) {
@@ -518,9 +536,13 @@ class RefreshedReadTest {
 
     /** The v1 data the v2 row of v1 job {@code v1Id} carries in its payload. */
     private static String v1DataInV2(String v1Id) {
+        return new String(PayloadPolicy.ENVELOPE.v1Data(payloadInV2(v1Id)).orElseThrow());
+    }
+
+    /** The payload of the v2 row of v1 job {@code v1Id}. */
+    private static byte[] payloadInV2(String v1Id) {
         BrandedId id = new Journal(Wire.open(client()), QUEUE).ids().lookupV1(List.of(v1Id.getBytes())).get(0).orElseThrow();
-        byte[] payload = client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
-        return new String(PayloadPolicy.ENVELOPE.v1Data(payload).orElseThrow());
+        return client().hget(Keys.queue(QUEUE).job(id).getBytes(), "payload".getBytes());
     }
 
     /** V120's counts, as its history row records them. */

@@ -680,6 +680,59 @@ class SnapshotRefreshTest {
         assertSame(before.held(V1State.WAIT).ids(), refreshed.held(V1State.WAIT).ids(), "the listed ids before, kept");
     }
 
+    /**
+     * The anomalies met in job hashes (opts that are no JSON, a bad attempts counter, a hash without data, a deferred
+     * failure) and in listings' scores: a refresh carries those of the jobs whose facts it keeps (in a listing walked beside
+     * the one before, and in one kept whole) and finds again those of the jobs it reads again and of every score, as a full
+     * read finds them, in the same order; a job edited out of its anomaly has none, one edited into one has it.
+     */
+    @Test
+    void theAnomaliesOfJobHashesAndScoresAreCarriedOrFoundAgainByARefreshAsByAFullRead() {
+        client().hset("bull:fresh:5", "opts", "not json");
+        client().hset("bull:fresh:6", "attemptsMade", "-3");
+        client().hdel("bull:fresh:8", "data");
+        client().hset("bull:fresh:10", "defa", "stalled more than allowable limit");
+        client().hset("bull:fresh:12", "opts", "not json either");
+        addToZset("delayed", 4001, 4003, 1_800_000_000_000L * 4096, Map.of("delay", "1000"));
+        client().zadd("bull:fresh:delayed", 1.5, "4002");
+        client().hset("bull:fresh:4003", "opts", "{not json");
+        addToZset("prioritized", 5001, 5002, 3L << 32, Map.of("priority", "3"));
+        client().zadd("bull:fresh:prioritized", -1, "5001");
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.NON_JSON_OPTS, 3L, AnomalyKind.BAD_ATTEMPTS, 1L, AnomalyKind.HASH_WITHOUT_DATA, 1L,
+                AnomalyKind.DEFERRED_FAILURE, 1L, AnomalyKind.BAD_DELAYED_SCORE, 1L, AnomalyKind.BAD_PRIORITIZED_SCORE, 1L),
+                before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "anomalies of job hashes and scores: a refresh may start from it");
+        pauseAddEditRemove();
+        client().hset("bull:fresh:12", "opts", "{}");
+        wrote("12");
+        client().hset("bull:fresh:3", "ats", "x"); // served before the jobs kept with theirs: listed before them
+        wrote("3");
+        client().zadd("bull:fresh:prioritized", 2.5, "5002"); // its hash unwritten: kept, its score's anomaly found again
+        wrote("prioritized");
+        QueueSnapshot refreshed = refreshReadingFactsOf(before, 33, "the 30 added jobs, the three edited (the removed one gone)");
+        assertEquals(Map.of(AnomalyKind.NON_JSON_OPTS, 2L, AnomalyKind.BAD_ATTEMPTS, 2L, AnomalyKind.HASH_WITHOUT_DATA, 1L,
+                AnomalyKind.DEFERRED_FAILURE, 1L, AnomalyKind.BAD_DELAYED_SCORE, 1L, AnomalyKind.BAD_PRIORITIZED_SCORE, 2L),
+                refreshed.anomalyCounts());
+        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+        assertSameSource(reader().read(Q), reader().refresh(refreshed, Set.of()).orElseThrow());
+    }
+
+    /** A snapshot holding more anomalies of a kind than it keeps the keys of cannot tell which jobs to carry them with. */
+    @Test
+    void aSnapshotHoldingMoreAnomaliesOfJobHashesThanItKeepsIsReadInFull() {
+        for (int n = 1; n <= AnomalyLog.KEPT_PER_KIND + 1; n++) {
+            client().hset("bull:fresh:" + n, "opts", "not json");
+        }
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.NON_JSON_OPTS, AnomalyLog.KEPT_PER_KIND + 1L), before.anomalyCounts());
+        assertEquals(java.util.Optional.of("it holds 1001 anomalies"), before.readInFullBecause());
+        assertTrue(reader().refresh(before, written).isEmpty());
+        client().hset("bull:fresh:1", "opts", "{}");
+        QueueSnapshot fewer = reader().read(Q);
+        assertTrue(fewer.readInFullBecause().isEmpty(), "every one kept: " + fewer.readInFullBecause());
+    }
+
     @Test
     void aRefreshOfASnapshotWithAnAnomalyIsReadInFull() {
         client().set("bull:fresh:stray", "x");
@@ -910,6 +963,7 @@ class SnapshotRefreshTest {
         assertEquals(full.keyClasses(), refreshed.keyClasses());
         assertEquals(full.subkeys(), refreshed.subkeys());
         assertEquals(full.anomalyCounts(), refreshed.anomalyCounts());
+        assertEquals(full.anomalies(), refreshed.anomalies(), "each anomaly kept, in the order met");
         assertEquals(full.legacyMarkers(), refreshed.legacyMarkers());
         assertEquals(Set.copyOf(full.schedulers()), Set.copyOf(refreshed.schedulers()), "the job schedulers");
         assertEquals(dedupKeys(full), dedupKeys(refreshed), "the dedup keys, each with its job and whether it has a TTL");
