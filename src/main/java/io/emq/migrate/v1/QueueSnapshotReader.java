@@ -127,7 +127,7 @@ public final class QueueSnapshotReader {
      * {@code paused} after the pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
      * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures, listed job hashes, their locks and logs lists, job schedulers' records, dedup keys and flows whose keys
-     * were not written since (an anomaly, a flow that moved, a legacy marker: {@link #mayRefresh}; {@code previous} may
+     * were not written since (an anomaly it neither finds again nor carries, a flow that moved, a legacy marker: {@link #mayRefresh}; {@code previous} may
      * hold orphan hashes written since, jobs added while it was read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job
      * listed now (or gone), a scheduler's record nor a dedup key, or an unlisted job's hash, lock or logs list is still
      * there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one
@@ -162,7 +162,8 @@ public final class QueueSnapshotReader {
 
     /**
      * Whether a refresh of {@code previous} told {@code written} may stand, asked of no server: false when {@code previous}
-     * holds what only a full read carries on ({@link QueueSnapshot#refreshableGiven}: an anomaly, a BullMQ 4.x marker),
+     * holds what only a full read carries on ({@link QueueSnapshot#refreshableGiven}: an anomaly but those of job hashes, scores,
+     * stalled jobs and ids listed without a hash, a BullMQ 4.x marker),
      * was read otherwise than this reader reads, or {@code written} holds the queue's bare key or a key a flow parent keeps
      * its children in (a flow moved: a child finished, a flow was added or removed). One that may can still give nothing
      * (a key written that only a full read classifies, a job met half-way).

@@ -135,13 +135,14 @@ class RefreshedReadTest {
 
     /**
      * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
-     * client or by hand) is refreshed under the pause as any other, the anomalies carried with the jobs kept; each job
-     * migrates once, the opts carried as the string they are.
+     * client or by hand) and an id listed without its hash (evicted) is refreshed under the pause as any other, the
+     * anomalies carried with the jobs kept or found again; each job migrates once, the opts carried as the string they are.
      */
     @Test
     void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
         client().hset("bull:" + QUEUE + ":5", "opts", "attempts: 3");
         client().hset("bull:" + QUEUE + ":9", "attemptsMade", "-3");
+        client().lpush("bull:" + QUEUE + ":wait", "evicted");
         Map<String, Long> window = migrateEditingUnderThePause(false);
         assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
         JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");
@@ -150,12 +151,12 @@ class RefreshedReadTest {
     }
 
     /**
-     * A queue no refresh stands for (an anomaly: an id listed without its hash) is read whole under the pause at once, no
+     * A queue no refresh stands for (an anomaly: a key of no v1 shape) is read whole under the pause at once, no
      * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
      */
     @Test
     void aQueueNoRefreshStandsForIsReadWholeUnderThePauseAtOnce() {
-        client().lpush("bull:" + QUEUE + ":wait", "gone"); // listed, its hash gone (evicted): a missing-hash
+        client().set("bull:" + QUEUE + ":stray", "x"); // a key of no v1 shape: an unknown-key
         int[] edits = {0};
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
             if (version == 120 && (where.equals("v1 paused") || where.equals("source refresh gave nothing"))) {

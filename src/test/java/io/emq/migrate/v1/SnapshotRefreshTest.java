@@ -718,6 +718,26 @@ class SnapshotRefreshTest {
         assertSameSource(reader().read(Q), reader().refresh(refreshed, Set.of()).orElseThrow());
     }
 
+    /**
+     * Ids listed without a hash (evicted, or deleted by hand): a refresh reads each such entry again, as it reads a job
+     * whose hash was written, and finds them as a full read does, one deleted since too.
+     */
+    @Test
+    void theIdsListedWithoutAHashAreFoundAgainByARefreshAsByAFullRead() {
+        client().lpush("bull:fresh:wait", "evicted");
+        client().zadd("bull:fresh:delayed", 1_800_000_000_000L * 4096, "gone");
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.MISSING_HASH, 2L), before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "ids listed without a hash: a refresh may start from it");
+        pauseAddEditRemove();
+        client().del("bull:fresh:12");
+        wrote("12");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.MISSING_HASH, 3L), refreshed.anomalyCounts());
+        assertSameSource(reader().read(Q), refreshed);
+        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+    }
+
     /** A snapshot holding more anomalies of a kind than it keeps the keys of cannot tell which jobs to carry them with. */
     @Test
     void aSnapshotHoldingMoreAnomaliesOfJobHashesThanItKeepsIsReadInFull() {
