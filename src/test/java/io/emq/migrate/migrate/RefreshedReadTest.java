@@ -135,14 +135,17 @@ class RefreshedReadTest {
 
     /**
      * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
-     * client or by hand) and an id listed without its hash (evicted) is refreshed under the pause as any other, the
-     * anomalies carried with the jobs kept or found again; each job migrates once, the opts carried as the string they are.
+     * client or by hand), an id listed without its hash (evicted) and a job in {@code paused} without the flag (stranded by
+     * v1's pause/resume wrappers) is refreshed under the pause as any other, the anomalies carried with the jobs kept or
+     * found again; each job migrates once, the opts carried as the string they are.
      */
     @Test
     void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
         client().hset("bull:" + QUEUE + ":5", "opts", "attempts: 3");
         client().hset("bull:" + QUEUE + ":9", "attemptsMade", "-3");
         client().lpush("bull:" + QUEUE + ":wait", "evicted");
+        client().lrem("bull:" + QUEUE + ":wait", 0, "3");
+        client().lpush("bull:" + QUEUE + ":paused", "3"); // stranded by v1's pause/resume wrappers: no meta.paused
         Map<String, Long> window = migrateEditingUnderThePause(false);
         assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
         JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");

@@ -738,6 +738,32 @@ class SnapshotRefreshTest {
         assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
     }
 
+    /**
+     * Jobs in {@code paused} without {@code meta.paused} (stranded by the v1 pause/resume wrappers): a refresh finds them as
+     * a full read does, and finds none once the flag is set.
+     */
+    @Test
+    void jobsInPausedWithoutTheFlagAreFoundAgainByARefreshAsByAFullRead() {
+        for (int n = 1; n <= 3; n++) {
+            client().lrem("bull:fresh:wait", 0, Integer.toString(n));
+            client().lpush("bull:fresh:paused", Integer.toString(n));
+        }
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.PAUSED_WITHOUT_FLAG, 1L), before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "jobs in paused without the flag: a refresh may start from it");
+        addJobTold();
+        client().hset("bull:fresh:7", "data", "{\"edited\":7}");
+        wrote("7");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.PAUSED_WITHOUT_FLAG, 1L), refreshed.anomalyCounts());
+        assertSameSource(reader().read(Q), refreshed);
+        client().hset("bull:fresh:meta", "paused", "1");
+        wrote("meta");
+        QueueSnapshot flagged = reader().refresh(before, written).orElseThrow();
+        assertEquals(Map.of(), flagged.anomalyCounts());
+        assertSameSource(reader().read(Q), flagged);
+    }
+
     /** A snapshot holding more anomalies of a kind than it keeps the keys of cannot tell which jobs to carry them with. */
     @Test
     void aSnapshotHoldingMoreAnomaliesOfJobHashesThanItKeepsIsReadInFull() {
