@@ -47,11 +47,13 @@ public final class QueueSnapshot {
      * The anomalies a refresh finds again as a full read finds them, whatever was written since: those met only on jobs
      * every refresh reads again, the ones {@code active} lists (a stalled job, its lock run out: a write no feed tells)
      * and those listed without a hash (evicted, or deleted by hand: a job before without facts is read again, and a hash
-     * deleted since is written), those of a listing's score and jobs in {@code paused} without {@code meta.paused} (the
-     * v1 pause/resume wrappers strand them), which every refresh reads again.
+     * deleted since is written), those of a listing's score, jobs in {@code paused} without {@code meta.paused} (the
+     * v1 pause/resume wrappers strand them) and a structure of the wrong type or a hash at the bare key (left by the
+     * pause/resume and stalled-check wrappers), which every refresh reads again.
      */
     static final Set<AnomalyKind> FOUND_AGAIN = Set.of(AnomalyKind.EXPIRED_LOCK, AnomalyKind.MISSING_HASH,
-            AnomalyKind.BAD_DELAYED_SCORE, AnomalyKind.BAD_PRIORITIZED_SCORE, AnomalyKind.PAUSED_WITHOUT_FLAG);
+            AnomalyKind.BAD_DELAYED_SCORE, AnomalyKind.BAD_PRIORITIZED_SCORE, AnomalyKind.PAUSED_WITHOUT_FLAG,
+            AnomalyKind.WRONG_TYPE, AnomalyKind.BARE_QUEUE_HASH);
     /**
      * The anomalies met in a job's hash: a refresh finds them again in each job it reads again, and carries them with the
      * facts of each job it keeps (its hash not written since: {@link FactAnomalies}), while the snapshot keeps every one

@@ -136,8 +136,9 @@ class RefreshedReadTest {
     /**
      * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
      * client or by hand), an id listed without its hash (evicted) and a job in {@code paused} without the flag (stranded by
-     * v1's pause/resume wrappers) is refreshed under the pause as any other, the anomalies carried with the jobs kept or
-     * found again; each job migrates once, the opts carried as the string they are.
+     * v1's pause/resume wrappers, which leave {@code events} a zset; the stalled check leaves a hash at the bare key) is
+     * refreshed under the pause as any other, the anomalies carried with the jobs kept or found again; each job migrates
+     * once, the opts carried as the string they are, and the retirement drops the wrappers' keys with the source.
      */
     @Test
     void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
@@ -146,11 +147,15 @@ class RefreshedReadTest {
         client().lpush("bull:" + QUEUE + ":wait", "evicted");
         client().lrem("bull:" + QUEUE + ":wait", 0, "3");
         client().lpush("bull:" + QUEUE + ":paused", "3"); // stranded by v1's pause/resume wrappers: no meta.paused
+        client().zadd("bull:" + QUEUE + ":events", 1, "resumed"); // by the resume wrapper, as the stream should be
+        client().hset("bull:" + QUEUE, "opts.maxLenEvents", "10000"); // by the stalled-check wrapper
         Map<String, Long> window = migrateEditingUnderThePause(false);
         assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
         JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");
         assertEquals("string", v1.get("opts_encoding").asText());
         assertEquals("attempts: 3", v1.get("opts").asText());
+        assertEquals(Set.of(), client().keys("bull:" + QUEUE + "*").stream().filter(k -> !k.endsWith(":meta") && !k.endsWith(":id"))
+                .collect(Collectors.toSet()), "the source retired, the wrappers' keys with it");
     }
 
     /**

@@ -764,6 +764,28 @@ class SnapshotRefreshTest {
         assertSameSource(reader().read(Q), flagged);
     }
 
+    /**
+     * What the v1 wrappers leave beside the queue's structures: {@code events} a zset (pause/resume) and a hash at the bare
+     * key (the stalled check). A refresh types both again, as a full read does; the events zset gone, it finds none.
+     */
+    @Test
+    void aStructureOfTheWrongTypeAndABareHashAreFoundAgainByARefreshAsByAFullRead() {
+        client().zadd("bull:fresh:events", 1, "resumed");
+        client().hset("bull:fresh", "opts.maxLenEvents", "10000");
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.WRONG_TYPE, 1L, AnomalyKind.BARE_QUEUE_HASH, 1L), before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "a zset at events, a bare hash: a refresh may start from it");
+        pauseAddEditRemove();
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertEquals(before.anomalyCounts(), refreshed.anomalyCounts());
+        assertSameSource(reader().read(Q), refreshed);
+        client().del("bull:fresh:events");
+        wrote("events");
+        QueueSnapshot gone = reader().refresh(before, written).orElseThrow();
+        assertEquals(Map.of(AnomalyKind.BARE_QUEUE_HASH, 1L), gone.anomalyCounts());
+        assertSameSource(reader().read(Q), gone);
+    }
+
     /** A snapshot holding more anomalies of a kind than it keeps the keys of cannot tell which jobs to carry them with. */
     @Test
     void aSnapshotHoldingMoreAnomaliesOfJobHashesThanItKeepsIsReadInFull() {
