@@ -8,15 +8,18 @@ import java.util.Set;
  * run, 0: none), {@code --editor RATE} (edits of v1 jobs' data a second during the run, 0: none), {@code --flows N} (N flows
  * of a parent waiting for two waiting children added to the backlog, 0: none), and switches: {@code --dedup} (every v1 job, generated or added, carries a BullMQ 5 dedup key),
  * {@code --custom-ids} (the generated jobs have ids of their own, {@code c<n>}), {@code --without-flows} (a backlog of the
- * real BullMQ soak holds no flow), {@code --logs} (one generated job in a hundred has a logs list of a line), {@code --without-feed} (the migration reads
+ * real BullMQ soak holds no flow), {@code --logs} (one generated job in a hundred has a logs list of a line), {@code --anomalies} (a few of the
+ * anomalies production queues hold: a job whose opts are no JSON, one with a negative attempts counter, an id listed
+ * without its hash), {@code --without-feed} (the migration reads
  * v1 as a user the change feed's commands are refused to), {@code --resumed} (the migration stops at {@code --no-retire},
  * then a second run retires: MIGRATION.md §8); {@code --dedup-ttl MS} (with
  * {@code --dedup}: the generated jobs' dedup keys expire after MS, as BullMQ's throttled deduplication's); each main
  * names the ones it takes, anything else is refused.
  */
 record BenchArgs(String target, int jobs, int rounds, int producer, int editor, int flows, boolean dedup, boolean customIds, boolean withoutFeed,
-                 boolean resumed, boolean withoutFlows, boolean logs, long dedupTtlMs) {
-    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids", "--without-feed", "--resumed", "--without-flows", "--logs");
+                 boolean resumed, boolean withoutFlows, boolean logs, boolean anomalies, long dedupTtlMs) {
+    private static final Set<String> SWITCHES = Set.of("--dedup", "--custom-ids", "--without-feed", "--resumed", "--without-flows", "--logs",
+            "--anomalies");
 
     static BenchArgs parse(String[] args, Set<String> taken, int jobs, int rounds) {
         String target = null;
@@ -45,6 +48,7 @@ record BenchArgs(String target, int jobs, int rounds, int producer, int editor, 
             }
         }
         return new BenchArgs(target, jobs, rounds, producer, editor, flows, on.contains("--dedup"), on.contains("--custom-ids"),
-                on.contains("--without-feed"), on.contains("--resumed"), on.contains("--without-flows"), on.contains("--logs"), dedupTtlMs);
+                on.contains("--without-feed"), on.contains("--resumed"), on.contains("--without-flows"), on.contains("--logs"),
+                on.contains("--anomalies"), dedupTtlMs);
     }
 }

@@ -124,6 +124,19 @@ final class BenchSetup {
         }
     }
 
+    /**
+     * Gives {@code queue} a few of the anomalies production queues hold, each of which migrates with a warning: job
+     * {@code <prefix>5}'s opts no JSON, job {@code <prefix>9}'s attempts counter negative, and an id listed in {@code wait}
+     * without a hash (evicted). Returns what it did, for the bench's output.
+     */
+    static String addAnomalies(UnifiedJedis client, String queue, String idPrefix) {
+        String base = "bull:" + queue + ":";
+        client.hset(base + idPrefix + "5", "opts", "not json");
+        client.hset(base + idPrefix + "9", "attemptsMade", "-3");
+        client.lpush(base + "wait", "evicted");
+        return "job " + idPrefix + "5's opts no JSON, job " + idPrefix + "9's attemptsMade -3, id 'evicted' listed in wait without a hash";
+    }
+
     static long maxHeapMiB() {
         return Runtime.getRuntime().maxMemory() >> 20;
     }

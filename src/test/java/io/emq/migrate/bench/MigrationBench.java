@@ -49,7 +49,8 @@ import redis.clients.jedis.UnifiedJedis;
  * or added) carries a BullMQ 5 dedup key, which the migration carries into v2 and the bench checks there; with
  * {@code --custom-ids} the generated jobs have ids of their own ({@code c<n>}), whose receipts the bench checks in v2;
  * with {@code --flows N} the backlog holds N flows (parent {@code f<n>} waiting for {@code f<n>a} and {@code f<n>b}), each
- * checked in v2 (the children pending, the parent waiting for both).
+ * checked in v2 (the children pending, the parent waiting for both); with {@code --anomalies} the backlog holds a few
+ * anomalies that migrate with a warning ({@link BenchSetup#addAnomalies}).
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
@@ -61,7 +62,7 @@ public final class MigrationBench {
 
     public static void main(String[] args) throws Exception {
         BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--editor", "--dedup", "--dedup-ttl", "--custom-ids",
-                "--without-feed", "--resumed", "--logs", "--flows"), 1_000_000, 0);
+                "--without-feed", "--resumed", "--logs", "--flows", "--anomalies"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
@@ -88,6 +89,9 @@ public final class MigrationBench {
             if (options.flows() > 0) {
                 BenchSetup.addFlows(client, "bench", options.flows());
                 System.out.printf(Locale.ROOT, "added %d flows, each a parent waiting for two waiting children (after the bare copy)%n", options.flows());
+            }
+            if (options.anomalies()) {
+                System.out.println("anomalies (after the bare copy): " + BenchSetup.addAnomalies(client, "bench", options.customIds() ? CUSTOM : ""));
             }
 
             long before = LiveHeap.afterFullGc();
