@@ -162,8 +162,8 @@ public final class QueueSnapshotReader {
 
     /**
      * Whether a refresh of {@code previous} told {@code written} may stand, asked of no server: false when {@code previous}
-     * holds what only a full read carries on ({@link QueueSnapshot#refreshableGiven}: an anomaly but those of job hashes, scores,
-     * stalled jobs and ids listed without a hash, a BullMQ 4.x marker),
+     * holds what only a full read carries on ({@link QueueSnapshot#refreshableGiven}: an anomaly a refresh neither finds
+     * again nor carries, a BullMQ 4.x marker),
      * was read otherwise than this reader reads, or {@code written} holds the queue's bare key or a key a flow parent keeps
      * its children in (a flow moved: a child finished, a flow was added or removed). One that may can still give nothing
      * (a key written that only a full read classifies, a job met half-way).
