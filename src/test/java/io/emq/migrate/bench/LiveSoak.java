@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -41,7 +42,8 @@ import redis.clients.jedis.UnifiedJedis;
  * lapses, and it is run again at once, the v1 side still live); at a checkpoint some adds are LIFO (v1 serves
  * them next: an out-of-order refusal, unless v1 served them before the copy), some jobs are finished with
  * removeOnComplete (hash gone), and an operator pauses or resumes the v1 queue (inside the migration's pause
- * window too); about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
+ * window too); a quarter of the runs start with anomalies that migrate with a warning (opts that are no JSON, a negative
+ * attempts counter, a stalled job, an id delayed without a hash); about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
  * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
  * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
@@ -254,6 +256,18 @@ public final class LiveSoak {
                 }
                 if (random.nextInt(4) == 0) { // a job with a logs list: no refresh stands for it, every pass under the pause reads it all
                     source.rpush(v1.base() + (1 + random.nextInt(jobs)) + ":logs", "a line");
+                }
+                if (random.nextInt(4) == 0) { // anomalies production queues hold, each migrated with a warning; the refresh carries them
+                    List<Integer> picked = new ArrayList<>(IntStream.rangeClosed(1, jobs).boxed().toList());
+                    Collections.shuffle(picked, random);
+                    source.hset(v1.base() + picked.get(0), "opts", "not json");
+                    source.hset(v1.base() + picked.get(1), "attemptsMade", "-3");
+                    source.lrem(v1.base() + "wait", 0, picked.get(2).toString()); // stalled: a worker that crashed holding it
+                    source.lpush(v1.base() + "active", picked.get(2).toString());
+                    source.hset(v1.base() + picked.get(2), "processedOn", "1");
+                    source.zadd(v1.base() + "delayed", (System.currentTimeMillis() + DELAY_MS) * 4096.0, "evicted"); // no hash
+                    events.add("anomalies: opts of " + picked.get(0) + ", attempts of " + picked.get(1) + ", " + picked.get(2)
+                            + " stalled, an evicted id delayed");
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
