@@ -73,20 +73,23 @@ class PauseWindowTest {
 
     /**
      * Every third job, generated or added, carries a dedup key (BullMQ 5's, deleted by the worker that finishes it). With
-     * {@code aFlowAndAStalledJob}, the queue also holds a flow (parent p1 waiting for children c1 and c2, delayed an hour
-     * from now) and job 1 stalled in {@code active} (its lock run out: a worker that crashed): the pass under the pause
-     * still refreshes the catch-up's read, the flow lands in v2 whole with its due times, and job 1 is served first.
+     * {@code aFlowAStalledJobAndAnomalies}, the queue also holds a flow (parent p1 waiting for children c1 and c2, delayed an hour
+     * from now), job 1 stalled in {@code active} (its lock run out: a worker that crashed), job 7's opts no JSON and an id
+     * delayed without a hash: the pass under the pause still refreshes the catch-up's read, the flow lands in v2 whole
+     * with its due times, and job 1 is served first.
      */
-    @ParameterizedTest(name = "a delayed flow and a stalled job: {0}")
+    @ParameterizedTest(name = "a delayed flow, a stalled job and anomalies: {0}")
     @ValueSource(booleans = {false, true})
-    void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder(boolean aFlowAndAStalledJob)
+    void aProducerAWorkerAndASecondMigratorAtOnceThroughAWholeRunLeaveEveryJobExactlyOnceInServeOrder(boolean aFlowAStalledJobAndAnomalies)
             throws Exception {
         long due = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
-        if (aFlowAndAStalledJob) {
+        if (aFlowAStalledJobAndAnomalies) {
             addDelayedFlow(due);
             client().lrem("bull:window:wait", 0, "1");
             client().lpush("bull:window:active", "1");
             client().hset("bull:window:1", "processedOn", "1");
+            client().hset("bull:window:7", "opts", "not json");
+            client().zadd("bull:window:delayed", due * 4096 + 9, "evicted"); // listed without a hash
         }
         Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
         for (int n = 3; n <= JOBS; n += 3) {
@@ -138,7 +141,7 @@ class PauseWindowTest {
         assertEquals(List.of(), LiveV1.dedupProblems(client(), QUEUE, deduplicated, completed), "each dedup key v1 held, none stale");
         List<Long> served = servedOrder();
         assertEquals(served.stream().sorted().toList(), served, "waiting jobs keep v1's serve order");
-        int scheduled = aFlowAndAStalledJob ? 2 : 0; // the flow's children, delayed
+        int scheduled = aFlowAStalledJobAndAnomalies ? 2 : 0; // the flow's children, delayed
         assertEquals(added.size() - completed.size() - scheduled, served.size());
 
         JournalHeader header = new Journal(Wire.open(client()), QUEUE).header();
@@ -146,10 +149,10 @@ class PauseWindowTest {
         assertTrue(header.get(JournalHeader.V1_PAUSED_AT).isPresent(), "the pause is journaled");
         assertEquals(window, retired.get(0).pauseWindowMs().orElseThrow(), "the window is reported as journaled");
         assertTrue(retired.get(0).millis() >= window, "the window is part of the run: " + window + " of " + retired.get(0).millis());
-        if (aFlowAndAStalledJob) {
+        if (aFlowAStalledJobAndAnomalies) {
             assertEquals(1L, served.get(0), "the stalled job is served first, as v1 would after its stall check");
             Map<String, Long> retire = LiveV1.stepCounts(client(), QUEUE, 120);
-            assertEquals(1L, retire.get("pass-refreshed-read"), "the flow and the stalled job carried by the refresh under the pause: "
+            assertEquals(1L, retire.get("pass-refreshed-read"), "the flow, the stalled job and the anomalies carried by the refresh under the pause: "
                     + retire);
             assertFlowInV2(due);
         }
