@@ -124,13 +124,14 @@ public final class QueueSnapshotReader {
      * {@link #WALKED_ZSETS} (each listing walked beside the one before, byte for byte, past the jobs whose hashes were
      * written), or that {@code active} or {@code waiting-children} lists (an active job's lock runs out without a
      * write); no key scan. A walked listing that is the one before entry for entry, none of its jobs written (as
-     * {@code paused} after the pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy. Empty when that
-     * cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
+     * {@code paused} after the pause's RENAME), keeps the columns of {@code previous} for that state instead of a copy.
+     * Empty when that cannot be proven equal to a full read: {@code previous} or the queue now holds anything but its
      * structures, listed job hashes, their locks and logs lists, job schedulers' records, dedup keys and flows whose keys
-     * were not written since (an anomaly it neither finds again nor carries, a flow that moved, a legacy marker: {@link #mayRefresh}; {@code previous} may
-     * hold orphan hashes written since, jobs added while it was read), a written key is neither a structure, a job hash listed before or now, a lock or logs list of a job
-     * listed now (or gone), a scheduler's record nor a dedup key, or an unlisted job's hash, lock or logs list is still
-     * there; then read the queue in full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one
+     * were not written since (an anomaly it neither finds again nor carries, a flow that moved, a legacy marker:
+     * {@link #mayRefresh}; {@code previous} may hold orphan hashes written since, jobs added while it was read), a written
+     * key is neither a structure, a job hash listed before or now, a lock or logs list of a job listed now (or gone), a
+     * scheduler's record nor a dedup key, or an unlisted job's hash, lock or logs list is still there; then read the queue
+     * in full. The dedup keys of {@code previous} are kept (with what is left of a TTL: one
      * that runs out is told as a write) but for those written since, which are read again, as is every dedup key written
      * since; so are its jobs' locks and logs lists, only those written since typed again. The schedulers (a queue holds
      * a few) are read again whole: the {@code repeat} zset, and every key a record may be at typed. The flow parents of
