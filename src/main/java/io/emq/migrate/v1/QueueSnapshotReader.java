@@ -172,8 +172,8 @@ public final class QueueSnapshotReader {
     public boolean mayRefresh(QueueSnapshot previous, Set<Bytes> written) {
         Bytes base = previous.queue().base();
         return previous.refreshableGiven(written) && previous.payloadRead() == payloadRead && !written.contains(previous.queue().bareKey())
-                && written.stream().noneMatch(key -> key.startsWith(base)
-                && FLOW_KEYS.stream().anyMatch(kind -> kind.shapes(key.dropPrefix(base))));
+                && written.stream().filter(key -> key.startsWith(base)).map(key -> key.dropPrefix(base))
+                .noneMatch(rest -> FLOW_KEYS.stream().anyMatch(kind -> kind.shapes(rest)));
     }
 
     /**
