@@ -54,20 +54,31 @@ final class ByteArena {
 
     /** Appends one entry; returns its index. */
     int add(byte[] value) {
-        int length = value.length;
+        return add(value, 0, value.length);
+    }
+
+    /** Appends entry {@code i} of {@code other}, its bytes copied from that arena's chunk; returns its index. */
+    int add(ByteArena other, int i) {
+        long span = other.span(i);
+        int from = from(span);
+        return add(other.chunkAt(span), from, other.to(span) - from);
+    }
+
+    /** Appends {@code value[from..from + length)} as one entry; returns its index. */
+    private int add(byte[] value, int from, int length) {
         int end;
         if (length > CHUNK) {
             int slot = chunkOf(top) + (top % SLOT == 0 ? 0 : 1);
             end = endOfSlot(slot);
             chunkSlot(slot);
-            chunks[slot] = value.clone();
+            chunks[slot] = Arrays.copyOfRange(value, from, from + length);
         } else if (length == 0) {
             end = top;
         } else {
             int start = top % SLOT + length > CHUNK ? endOfSlot(chunkOf(top)) : top;
             end = start + length;
             byte[] chunk = chunkFor(checked(chunkOf(start)), start % SLOT + length);
-            System.arraycopy(value, 0, chunk, start % SLOT, length);
+            System.arraycopy(value, from, chunk, start % SLOT, length);
         }
         setEnd(size, end);
         top = end;

@@ -43,6 +43,19 @@ final class ListedIds {
         add(id, Double.NaN);
     }
 
+    /** The entries {@code before} holds of {@code state}, with their scores, as this one's of that state (its turn in order). */
+    void copy(ListedIds before, V1State state) {
+        int s = state.ordinal();
+        begin(state, before.scores[s] != null);
+        for (int entry = before.from[s]; entry < before.to[s]; entry++) {
+            arena.add(before.arena, entry);
+            to[s]++;
+            if (scores[s] != null) {
+                scores[s].add(before.score(entry, state));
+            }
+        }
+    }
+
     /** Drops spare capacity once every state is read (again: a refresh that keeps these ids trims them as they are). */
     void trim() {
         arena.trim();

@@ -320,7 +320,7 @@ public final class QueueSnapshotReader {
 
         QueueSnapshot run() {
             readStructureTypes();
-            readListings();
+            readListings(null);
             indexListings();
             readRepeatMembers();
             scanQueueKeys();
@@ -441,7 +441,7 @@ public final class QueueSnapshotReader {
             if (listingsUnwritten()) {
                 listedIds = heldIds(previous);
             } else {
-                readListings();
+                readListings(previous.jobCount() > 0 && !live ? heldIds(previous) : null);
             }
             walkBeside();
             if (!listedOnce()) {
@@ -1187,10 +1187,20 @@ public final class QueueSnapshotReader {
             return structureTypes.get(s) == s.type();
         }
 
-        /** Every structure's ids into {@link #listedIds}. */
-        private void readListings() {
+        /**
+         * Every structure's ids into {@link #listedIds}; in a refresh under the pause, those of each listing the feed tells
+         * unwritten since are copied from {@code before}, the listed ids of the snapshot before, not read again (a worker
+         * finishing the jobs it holds writes {@code active} and {@code completed}, not the million ids of {@code paused}; a
+         * listing written as this refresh reads has it taken again: {@code QueueMigration.refreshSource}). Not in a
+         * {@link #live} refresh: v1's workers move jobs after the feed's drain, and the walks find them where they went.
+         */
+        private void readListings(ListedIds before) {
             for (V1State state : V1State.LISTED) {
                 QueueStructure s = QueueStructure.of(state);
+                if (before != null && !written.contains(queue.key(s))) {
+                    listedIds.copy(before, state);
+                    continue;
+                }
                 listedIds.begin(state, !state.isList());
                 if (hasType(s) && state.isList()) {
                     readList(queue.key(s));

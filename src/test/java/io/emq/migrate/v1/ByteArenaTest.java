@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The segmented {@link ByteArena}: every entry reads back as added (bytes, hash, equality with an array and with an
  * entry of another arena laid out at other places, a prefix) at the edges of its chunks of bytes and of ends, for
- * an entry longer than a chunk, for empty entries, and after a trim; room reserved ahead is not reallocated.
+ * an entry longer than a chunk, for empty entries, after a trim, and copied entry by entry from another arena; room
+ * reserved ahead is not reallocated.
  */
 class ByteArenaTest {
     private static final int CHUNK = ByteArena.CHUNK;
@@ -131,11 +132,17 @@ class ByteArenaTest {
     }
 
     private static void assertReadsBack(List<byte[]> entries) {
-        assertSame(entries, arenaOf(entries));
+        ByteArena added = arenaOf(entries);
+        assertSame(entries, added);
         ByteArena sized = new ByteArena(entries.size());
         entries.forEach(sized::add);
         sized.trim();
         assertSame(entries, sized);
+        ByteArena copied = new ByteArena(1);
+        for (int i = 0; i < added.size(); i++) {
+            assertEquals(i, copied.add(added, i));
+        }
+        assertSame(entries, copied);
     }
 
     private static ByteArena arenaOf(List<byte[]> entries) {

@@ -49,6 +49,17 @@ class SnapshotRefreshTest {
         written.add(Q.key(suffix));
     }
 
+    /**
+     * The keys told written, and {@code suffix}: under the pause a refresh reads again only the listings told written
+     * (the drain after it tells those written as it read, and the try is taken again), where a live one reads every
+     * listing again once one was told.
+     */
+    private Set<Bytes> toldToo(String suffix) {
+        Set<Bytes> told = new HashSet<>(written);
+        told.add(Q.key(suffix));
+        return told;
+    }
+
     /** What a producer does while v1 serves, told written: job {@value #JOBS} + 1 added to {@code wait}. */
     private void addJobTold() {
         V1QueueGenerator.addWaiting(client(), "fresh", JOBS + 1, JOBS + 1, 60);
@@ -524,7 +535,7 @@ class SnapshotRefreshTest {
         client().lrem("bull:fresh:active", 0, id);
         client().del("bull:fresh:" + id + ":lock");
         client().hset("bull:fresh:" + id, "attemptsMade", "1");
-        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a move met half-way is read again");
+        assertTrue(reader().refresh(before, toldToo("active")).isEmpty(), "the pause's read: a move met half-way is read again");
         QueueSnapshot live = refreshLiveAsAFullReadThenOnceMoved(before, Map.of(AnomalyKind.ORPHAN_HASH, 1L), () -> {
             client().lpush("bull:fresh:wait", id);
             List.of("wait", "active", id, id + ":lock").forEach(this::wrote);
@@ -627,7 +638,7 @@ class SnapshotRefreshTest {
     private void refreshMeetingAMoveOfJob5(QueueSnapshot before) {
         client().lpush("bull:fresh:active", "5");
         client().hset("bull:fresh:5", "processedOn", "1");
-        assertTrue(reader().refresh(before, written).isEmpty(), "the pause's read: a move met half-way is read again");
+        assertTrue(reader().refresh(before, toldToo("active")).isEmpty(), "the pause's read: a move met half-way is read again");
         refreshLiveAsAFullReadThenOnceMoved(before, Map.of(AnomalyKind.LISTED_TWICE, 1L, AnomalyKind.EXPIRED_LOCK, 1L), () -> {
             client().lrem("bull:fresh:wait", 0, "5");
             wrote("wait");
@@ -678,6 +689,27 @@ class SnapshotRefreshTest {
         assertEquals(1L, calls.getOrDefault("hmget", 0L), "the edited job's facts: " + calls);
         assertSameSource(reader().read(Q), refreshed);
         assertSame(before.held(V1State.WAIT).ids(), refreshed.held(V1State.WAIT).ids(), "the listed ids before, kept");
+    }
+
+    /**
+     * A worker finishing the jobs it holds (as under the pause) writes {@code active} and {@code completed}: a refresh
+     * reads those listings again and copies the ids of {@code wait}, unwritten, from the snapshot before.
+     */
+    @Test
+    void aRefreshReadsAgainOnlyTheListingsWrittenSince() {
+        String first = take();
+        String second = take();
+        QueueSnapshot before = reader().read(Q);
+        written.clear();
+        complete(first);
+        complete(second);
+        client().sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        Map<String, Long> calls = commandCalls();
+        assertEquals(0L, calls.getOrDefault("lrange", 0L), "wait (" + (JOBS - 2) + " ids) not read again, active gone: " + calls);
+        assertEquals(1L, calls.getOrDefault("zrange", 0L), "completed, read again: " + calls);
+        assertSameSource(reader().read(Q), refreshed);
+        assertEquals(List.of(Bytes.utf8("3"), Bytes.utf8("4")), refreshed.jobs(V1State.WAIT).stream().limit(2).map(JobFacts::id).toList());
     }
 
     /**
