@@ -21,7 +21,8 @@ import redis.clients.jedis.UnifiedJedis;
  * payload digests: listings, key scan, every job's facts) and the baseline, a bare {@code LRANGE} of
  * the whole list 1000 ids at a time (re-reading the one listing the pause's RENAME writes), and
  * last a bare pipelined {@code HMGET} of 12 fields and {@code HSTRLEN} of the first D jobs (the facts
- * of a delta of D jobs). Prints the best of R rounds of each and the ratio read / listing.
+ * of a delta of D jobs); and a refresh under the pause of the exact read, told {@code wait} written (read again) or
+ * {@code active} written (the ids of {@code wait} copied). Prints the best of R rounds of each and the ratios to the listing.
  */
 public final class SnapshotReadBench {
     static final int CHUNK = 1000;
@@ -43,13 +44,18 @@ public final class SnapshotReadBench {
             double bestRead = Double.MAX_VALUE;
             double bestList = Double.MAX_VALUE;
             double bestDelta = Double.MAX_VALUE;
+            double bestListingWritten = Double.MAX_VALUE;
+            double bestActiveWritten = Double.MAX_VALUE;
+            QueueSnapshotReader reader = new QueueSnapshotReader(client, new QueueBases(Set.of(q))).withoutPayloadDigests();
             for (int round = 1; round <= options.rounds(); round++) {
                 long t0 = System.nanoTime();
-                QueueSnapshot snap = new QueueSnapshotReader(client, new QueueBases(Set.of(q))).withoutPayloadDigests().read(q);
+                QueueSnapshot snap = reader.read(q);
                 double read = BenchSetup.secs(t0);
                 if (snap.jobCount() != options.jobs()) {
                     throw new IllegalStateException("the read found " + snap.jobCount() + " jobs, not " + options.jobs());
                 }
+                double listingWritten = refreshTold(reader, snap, q.key("wait"));
+                double activeWritten = refreshTold(reader, snap, q.key("active"));
                 snap = null;
                 t0 = System.nanoTime();
                 List<byte[]> ids = listing(client, q);
@@ -60,16 +66,34 @@ public final class SnapshotReadBench {
                 t0 = System.nanoTime();
                 facts(client, q, ids.subList(0, Math.min(DELTA, ids.size())));
                 double delta = BenchSetup.secs(t0);
-                System.out.printf(Locale.ROOT, "round %d: exact read %.2f s, LRANGE of the list %.2f s, facts of %d jobs %.2f s%n",
-                        round, read, list, Math.min(DELTA, ids.size()), delta);
+                System.out.printf(Locale.ROOT, "round %d: exact read %.2f s, LRANGE of the list %.2f s, facts of %d jobs %.2f s,"
+                        + " refresh told wait written %.3f s, told active written %.3f s%n",
+                        round, read, list, Math.min(DELTA, ids.size()), delta, listingWritten, activeWritten);
                 bestRead = Math.min(bestRead, read);
                 bestList = Math.min(bestList, list);
                 bestDelta = Math.min(bestDelta, delta);
+                bestListingWritten = Math.min(bestListingWritten, listingWritten);
+                bestActiveWritten = Math.min(bestActiveWritten, activeWritten);
             }
             System.out.printf(Locale.ROOT, "exact read (%d waiting jobs) %.2f s | bare LRANGE of the list %.2f s | ratio %.1f"
                     + " | facts of %d jobs %.2f s | load average %s%n", options.jobs(), bestRead, bestList, bestRead / bestList,
                     Math.min(DELTA, options.jobs()), bestDelta, BenchSetup.loadAverage());
+            System.out.printf(Locale.ROOT, "refresh under the pause told wait written %.3f s, told active written %.3f s"
+                    + " | bare LRANGE of the list %.2f s | ratios %.2f, %.2f%n", bestListingWritten, bestActiveWritten, bestList,
+                    bestListingWritten / bestList, bestActiveWritten / bestList);
         }
+    }
+
+    /**
+     * The time a refresh under the pause ({@link QueueSnapshotReader#refresh}) of {@code snap} takes when the feed told
+     * {@code listing} written (nothing moved): a listing told written is read again, the others' ids copied.
+     */
+    static double refreshTold(QueueSnapshotReader reader, QueueSnapshot snap, Bytes listing) {
+        long t0 = System.nanoTime();
+        if (reader.refresh(snap, Set.of(listing)).isEmpty()) {
+            throw new IllegalStateException("no refresh stood for " + listing.display() + " told written");
+        }
+        return BenchSetup.secs(t0);
     }
 
     /** Every id of {@code wait}, {@value #CHUNK} at a time. */
