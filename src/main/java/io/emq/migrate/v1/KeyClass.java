@@ -61,8 +61,10 @@ public sealed interface KeyClass {
 
     /** A key that is wrong: the anomaly says why. */
     record Misfit(QueueRef queue, Anomaly anomaly) implements KeyClass {
+        static final String KIND = "anomaly";
+
         public String kindName() {
-            return "anomaly";
+            return KIND;
         }
     }
 

@@ -61,6 +61,12 @@ public final class QueueSnapshot {
      */
     static final Set<AnomalyKind> CARRIED = Set.of(AnomalyKind.BAD_ATTEMPTS, AnomalyKind.HASH_WITHOUT_DATA,
             AnomalyKind.NON_JSON_DATA, AnomalyKind.NON_JSON_OPTS, AnomalyKind.DEFERRED_FAILURE);
+    /**
+     * The anomalies of keys of no v1 shape (an application's own key under the queue's prefix, a key of a newer BullMQ):
+     * a refresh carries each as it was while its key was not written since, and the snapshot keeps every one; a key of
+     * that kind written since (or a new one) has the queue read whole.
+     */
+    static final Set<AnomalyKind> KEPT_UNWRITTEN = Set.of(AnomalyKind.UNKNOWN_KEY);
     private final QueueRef queue;
     private final Map<QueueStructure, KeyType> structures;
     private final Map<String, String> meta;
@@ -315,7 +321,8 @@ public final class QueueSnapshot {
      * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
      * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN}),
-     * those met in job hashes while it keeps every one ({@link #CARRIED}) and those a v1 worker's move met half-way shows
+     * those met in job hashes while it keeps every one ({@link #CARRIED}), those of keys of no v1 shape none of which was
+     * written ({@link #KEPT_UNWRITTEN}) and those a v1 worker's move met half-way shows
      * ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
      * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
      * written since, and gives nothing once one was).
@@ -338,6 +345,8 @@ public final class QueueSnapshot {
         long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH
                 && !FOUND_AGAIN.contains(e.getKey())
                 && !(CARRIED.contains(e.getKey()) && anomalies(e.getKey()).size() == e.getValue())
+                && !(KEPT_UNWRITTEN.contains(e.getKey()) && anomalies(e.getKey()).size() == e.getValue()
+                && anomalies(e.getKey()).stream().noneMatch(a -> written.contains(a.key())))
                 && !(MOVED_WHILE_READ.contains(e.getKey()) && allWritten(e.getKey(), e.getValue(), written)))
                 .mapToLong(Map.Entry::getValue).sum();
         if (anomalies > 0) {

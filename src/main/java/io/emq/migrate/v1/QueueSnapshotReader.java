@@ -231,8 +231,8 @@ public final class QueueSnapshotReader {
             V1State.FAILED);
 
     /** The anomalies a refresh keeps as a full read keeps them ({@link Reading#onlyAnomaliesKept}): found again, or carried. */
-    private static final Set<AnomalyKind> KEPT = EnumSet.copyOf(Stream.concat(QueueSnapshot.FOUND_AGAIN.stream(),
-            QueueSnapshot.CARRIED.stream()).toList());
+    private static final Set<AnomalyKind> KEPT = EnumSet.copyOf(Stream.of(QueueSnapshot.FOUND_AGAIN, QueueSnapshot.CARRIED,
+            QueueSnapshot.KEPT_UNWRITTEN).flatMap(Set::stream).toList());
     /** The anomalies a live refresh keeps as a full read keeps them: {@link #KEPT}, and those of a v1 client's move met half-way. */
     private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.copyOf(Stream.of(KEPT, QueueSnapshot.MOVED_WHILE_READ,
             Set.of(AnomalyKind.ORPHAN_HASH)).flatMap(Set::stream).toList());
@@ -462,6 +462,12 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
+            // the keys of no v1 shape, none written since (mayRefresh): carried as read; the bare key is typed again by every read
+            List<Anomaly> strays = previous.anomalies(AnomalyKind.UNKNOWN_KEY).stream()
+                    .filter(a -> !a.key().equals(queue.bareKey())).toList();
+            if (!strays.isEmpty()) {
+                expected.merge(KeyClass.Misfit.KIND, (long) strays.size(), Long::sum);
+            }
             for (String counted : List.of(KeyClass.DedupKey.KIND, KeyClass.JobSubkey.KIND, KeyClass.SchedulerRecord.KIND)) { // counted again below
                 Long was = previous.keyClasses().get(counted);
                 if (was != null) {
@@ -474,6 +480,10 @@ public final class QueueSnapshotReader {
                     || !refreshSchedulerRecords(sought, listedNow, schedulerKeys) || !unlistedJobsSettled()) {
                 return Optional.empty();
             }
+            strays.forEach(a -> {
+                count(KeyClass.Misfit.KIND);
+                anomaly(a.kind(), a.key(), a.reason());
+            });
             unlistedHashes.addAll(orphansMet);
             resolveUnlistedHashes(); // a live refresh's orphans, each counted as a job hash once resolved
             structureTypes.forEach((s, t) -> {

@@ -655,15 +655,15 @@ class LiveSourceTest {
      * A client removes a job (BullMQ's remove: its listing and its hash; the pause stops workers, not removals) right
      * after the pass under the pause read the source, before that pass copies the job again (it was edited as the pause
      * began): the pass leaves it out and proves nothing, the next pass reads it gone and removes the row v2 held of it,
-     * and the run retires: in one run (the feed's refresh), in a queue no refresh stands for (it holds an anomaly, a key of
-     * no v1 shape: each pass reads the whole source), and in a re-run (no change feed).
+     * and the run retires: in one run (the feed's refresh), in a queue no refresh stands for (it holds an anomaly, a logs
+     * list whose job hash is gone: each pass reads the whole source), and in a re-run (no change feed).
      */
     @Test
     void aJobRemovedRightAfterThePassUnderThePauseReadItIsLeftOutAndTheNextPassRetires() {
         for (String runs : List.of("one run", "re-run", "read whole")) {
             generate();
             if (runs.equals("read whole")) {
-                client().set("bull:live:stray", "x"); // a key of no v1 shape: an unknown-key
+                client().rpush("bull:live:gone:logs", "a line"); // a logs list whose job hash is gone: a dangling-subkey
             }
             if (runs.equals("re-run")) {
                 stopAt("70:schedulers written#1");

@@ -136,9 +136,10 @@ class RefreshedReadTest {
     /**
      * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
      * client or by hand), an id listed without its hash (evicted) and a job in {@code paused} without the flag (stranded by
-     * v1's pause/resume wrappers, which leave {@code events} a zset; the stalled check leaves a hash at the bare key) is
-     * refreshed under the pause as any other, the anomalies carried with the jobs kept or found again; each job migrates
-     * once, the opts carried as the string they are, and the retirement drops the wrappers' keys with the source.
+     * v1's pause/resume wrappers, which leave {@code events} a zset; the stalled check leaves a hash at the bare key) and
+     * an application's own key under the queue's prefix is refreshed under the pause as any other, the anomalies carried
+     * or found again; each job migrates once, the opts carried as the string they are, and the retirement drops the
+     * wrappers' and the application's keys with the source.
      */
     @Test
     void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
@@ -149,6 +150,7 @@ class RefreshedReadTest {
         client().lpush("bull:" + QUEUE + ":paused", "3"); // stranded by v1's pause/resume wrappers: no meta.paused
         client().zadd("bull:" + QUEUE + ":events", 1, "resumed"); // by the resume wrapper, as the stream should be
         client().hset("bull:" + QUEUE, "opts.maxLenEvents", "10000"); // by the stalled-check wrapper
+        client().set("bull:" + QUEUE + ":app:counter", "7"); // an application's own key under the prefix
         Map<String, Long> window = migrateEditingUnderThePause(false);
         assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
         JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");
@@ -159,12 +161,12 @@ class RefreshedReadTest {
     }
 
     /**
-     * A queue no refresh stands for (an anomaly: a key of no v1 shape) is read whole under the pause at once, no
+     * A queue no refresh stands for (an anomaly: a logs list whose job hash is gone) is read whole under the pause at once, no
      * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
      */
     @Test
     void aQueueNoRefreshStandsForIsReadWholeUnderThePauseAtOnce() {
-        client().set("bull:" + QUEUE + ":stray", "x"); // a key of no v1 shape: an unknown-key
+        client().rpush("bull:" + QUEUE + ":gone:logs", "a line"); // a logs list whose job hash is gone: a dangling-subkey
         int[] edits = {0};
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
             if (version == 120 && (where.equals("v1 paused") || where.equals("source refresh gave nothing"))) {
