@@ -342,12 +342,7 @@ public final class QueueSnapshot {
 
     private Optional<String> readInFullBecause(Set<Bytes> written) {
         List<String> why = new ArrayList<>();
-        long anomalies = anomalyCounts.entrySet().stream().filter(e -> e.getKey() != AnomalyKind.ORPHAN_HASH
-                && !FOUND_AGAIN.contains(e.getKey())
-                && !(CARRIED.contains(e.getKey()) && anomalies(e.getKey()).size() == e.getValue())
-                && !(KEPT_UNWRITTEN.contains(e.getKey()) && anomalies(e.getKey()).size() == e.getValue()
-                && anomalies(e.getKey()).stream().noneMatch(a -> written.contains(a.key())))
-                && !(MOVED_WHILE_READ.contains(e.getKey()) && allWritten(e.getKey(), e.getValue(), written)))
+        long anomalies = anomalyCounts.entrySet().stream().filter(e -> !refreshCarries(e.getKey(), e.getValue(), written))
                 .mapToLong(Map.Entry::getValue).sum();
         if (anomalies > 0) {
             why.add(counted(anomalies, "anomaly", "anomalies"));
@@ -359,12 +354,24 @@ public final class QueueSnapshot {
     }
 
     /**
-     * Whether every anomaly of this kind (all of them kept: {@code count} of them) is on a key in {@code written}: then a
-     * refresh reads each such job again ({@link QueueSnapshotReader#refresh}), and reports it only if it still is one.
+     * Whether a refresh given {@code written} carries on the {@code count} anomalies of this kind as a full read finds them:
+     * orphans and those it finds again, whatever was written; the others only while this snapshot keeps every one, each
+     * with its key: those met in job hashes ({@link #CARRIED}), those of keys of no v1 shape while none was written
+     * ({@link #KEPT_UNWRITTEN}), and those a v1 worker's move met half-way while each is on a key written (then a refresh
+     * reads each such job again, and reports it only if it still is one: {@link #MOVED_WHILE_READ}).
      */
-    private boolean allWritten(AnomalyKind kind, long count, Set<Bytes> written) {
+    private boolean refreshCarries(AnomalyKind kind, long count, Set<Bytes> written) {
+        if (kind == AnomalyKind.ORPHAN_HASH || FOUND_AGAIN.contains(kind)) {
+            return true;
+        }
         List<Anomaly> kept = anomalies(kind);
-        return kept.size() == count && kept.stream().allMatch(a -> written.contains(a.key()));
+        if (kept.size() != count) {
+            return false;
+        }
+        if (KEPT_UNWRITTEN.contains(kind)) {
+            return kept.stream().noneMatch(a -> written.contains(a.key()));
+        }
+        return CARRIED.contains(kind) || MOVED_WHILE_READ.contains(kind) && kept.stream().allMatch(a -> written.contains(a.key()));
     }
 
     private static String counted(long n, String one, String many) {

@@ -462,9 +462,7 @@ public final class QueueSnapshotReader {
             if (previous.jobCount() > 0) {
                 expected.merge("job-hash", previous.jobCount(), Long::sum);
             }
-            // the keys of no v1 shape, none written since (mayRefresh): carried as read; the bare key is typed again by every read
-            List<Anomaly> strays = previous.anomalies(AnomalyKind.UNKNOWN_KEY).stream()
-                    .filter(a -> !a.key().equals(queue.bareKey())).toList();
+            List<Anomaly> strays = previous.anomalies(AnomalyKind.UNKNOWN_KEY); // none written since (mayRefresh): carried as read
             if (!strays.isEmpty()) {
                 expected.merge(KeyClass.Misfit.KIND, (long) strays.size(), Long::sum);
             }
