@@ -50,6 +50,17 @@ class SnapshotRefreshTest {
     }
 
     /**
+     * {@code before} refreshed with the keys told written, under the pause and while v1 serves: each holds these
+     * {@code anomalies} and equals a full read.
+     */
+    private void refreshedAsAFullRead(QueueSnapshot before, Map<AnomalyKind, Long> anomalies) {
+        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
+        assertEquals(anomalies, refreshed.anomalyCounts());
+        assertSameSource(reader().read(Q), refreshed);
+        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+    }
+
+    /**
      * The keys told written, and {@code suffix}: under the pause a refresh reads again only the listings told written
      * (the drain after it tells those written as it read, and the try is taken again), where a live one reads every
      * listing again once one was told.
@@ -255,10 +266,7 @@ class SnapshotRefreshTest {
         assertEquals(Map.of(AnomalyKind.EXPIRED_LOCK, 1L), before.anomalyCounts());
         assertTrue(before.readInFullBecause().isEmpty(), "a stalled job: a refresh may start from it");
         pauseAddEditRemove();
-        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.EXPIRED_LOCK, 1L), refreshed.anomalyCounts());
-        assertSameSource(reader().read(Q), refreshed);
-        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.EXPIRED_LOCK, 1L));
     }
 
     @Test
@@ -765,10 +773,7 @@ class SnapshotRefreshTest {
         pauseAddEditRemove();
         client().del("bull:fresh:12");
         wrote("12");
-        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.MISSING_HASH, 3L), refreshed.anomalyCounts());
-        assertSameSource(reader().read(Q), refreshed);
-        assertSameSource(reader().read(Q), reader().refreshLive(before, written).orElseThrow());
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.MISSING_HASH, 3L));
     }
 
     /**
@@ -787,14 +792,10 @@ class SnapshotRefreshTest {
         addJobTold();
         client().hset("bull:fresh:7", "data", "{\"edited\":7}");
         wrote("7");
-        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.PAUSED_WITHOUT_FLAG, 1L), refreshed.anomalyCounts());
-        assertSameSource(reader().read(Q), refreshed);
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.PAUSED_WITHOUT_FLAG, 1L));
         client().hset("bull:fresh:meta", "paused", "1");
         wrote("meta");
-        QueueSnapshot flagged = reader().refresh(before, written).orElseThrow();
-        assertEquals(Map.of(), flagged.anomalyCounts());
-        assertSameSource(reader().read(Q), flagged);
+        refreshedAsAFullRead(before, Map.of());
     }
 
     /**
@@ -809,14 +810,10 @@ class SnapshotRefreshTest {
         assertEquals(Map.of(AnomalyKind.WRONG_TYPE, 1L, AnomalyKind.BARE_QUEUE_HASH, 1L), before.anomalyCounts());
         assertTrue(before.readInFullBecause().isEmpty(), "a zset at events, a bare hash: a refresh may start from it");
         pauseAddEditRemove();
-        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
-        assertEquals(before.anomalyCounts(), refreshed.anomalyCounts());
-        assertSameSource(reader().read(Q), refreshed);
+        refreshedAsAFullRead(before, before.anomalyCounts());
         client().del("bull:fresh:events");
         wrote("events");
-        QueueSnapshot gone = reader().refresh(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.BARE_QUEUE_HASH, 1L), gone.anomalyCounts());
-        assertSameSource(reader().read(Q), gone);
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.BARE_QUEUE_HASH, 1L));
     }
 
     /** A snapshot holding more anomalies of a kind than it keeps the keys of cannot tell which jobs to carry them with. */
@@ -853,9 +850,7 @@ class SnapshotRefreshTest {
         assertEquals(Map.of(AnomalyKind.UNKNOWN_KEY, 1L), before.anomalyCounts());
         assertTrue(before.readInFullBecause().isEmpty(), "a key of no v1 shape: a refresh may start from it");
         pauseAddEditRemove();
-        QueueSnapshot refreshed = reader().refresh(before, written).orElseThrow();
-        assertEquals(Map.of(AnomalyKind.UNKNOWN_KEY, 1L), refreshed.anomalyCounts());
-        assertSameSource(reader().read(Q), refreshed);
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.UNKNOWN_KEY, 1L));
         assertTrue(reader().refresh(before, toldToo("app:counter")).isEmpty(), "the key written since: read in full");
         client().set("bull:fresh:app:other", "1");
         assertTrue(reader().refresh(before, toldToo("app:other")).isEmpty(), "a new one: read in full");
