@@ -1,5 +1,10 @@
 package io.emq.migrate.v1;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
 /** A v1 queue: its key prefix ({@code bull} by default) and its name; every key starts {@code P:Q:}. */
 public record QueueRef(Bytes prefix, Bytes name) implements Comparable<QueueRef> {
 
@@ -31,6 +36,25 @@ public record QueueRef(Bytes prefix, Bytes name) implements Comparable<QueueRef>
 
     public Bytes jobSubKey(Bytes id, JobSubKind sub) {
         return jobKey(id).concat(":").concat(sub.suffix());
+    }
+
+    /** The id of the job whose per-job key {@code key} is ({@code P:Q:<id>:<suffix>}); empty when it is none of this queue. */
+    public Optional<Bytes> jobOfSubKey(Bytes key) {
+        if (!key.startsWith(base())) {
+            return Optional.empty();
+        }
+        Bytes rest = key.dropPrefix(base());
+        return Arrays.stream(JobSubKind.values()).filter(kind -> kind.shapes(rest)).findFirst()
+                .map(kind -> rest.dropSuffix(kind.colonSuffix()));
+    }
+
+    /** Every key job {@code id} may have: its hash and each per-job key. */
+    public List<Bytes> keysOfJob(Bytes id) {
+        List<Bytes> keys = new ArrayList<>(List.of(jobKey(id)));
+        for (JobSubKind sub : JobSubKind.values()) {
+            keys.add(jobSubKey(id, sub));
+        }
+        return keys;
     }
 
     /** {@code P:Q} as text, for reports. */

@@ -67,6 +67,13 @@ public final class QueueSnapshot {
      * that kind written since (or a new one) has the queue read whole.
      */
     static final Set<AnomalyKind> KEPT_UNWRITTEN = Set.of(AnomalyKind.UNKNOWN_KEY);
+    /**
+     * The per-job keys left without their job's hash ({@code dangling-subkey}: the hash evicted or deleted by hand): a
+     * refresh carries each as it was while no key of its job was written since ({@link #danglingUntouched}) and its id is
+     * listed nowhere now, and types again one whose key was written ({@link #MOVED_WHILE_READ}), while the snapshot keeps
+     * every one; a key of a job gone written since (or a new one) has the queue read whole.
+     */
+    static final Set<AnomalyKind> DANGLING = Set.of(AnomalyKind.DANGLING_SUBKEY);
     private final QueueRef queue;
     private final Map<QueueStructure, KeyType> structures;
     private final Map<String, String> meta;
@@ -322,7 +329,8 @@ public final class QueueSnapshot {
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
      * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN}),
      * those met in job hashes while it keeps every one ({@link #CARRIED}), those of keys of no v1 shape none of which was
-     * written ({@link #KEPT_UNWRITTEN}) and those a v1 worker's move met half-way shows
+     * written ({@link #KEPT_UNWRITTEN}), per-job keys of jobs gone none of whose keys was written ({@link #DANGLING}) and
+     * those a v1 worker's move met half-way shows
      * ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
      * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
      * written since, and gives nothing once one was).
@@ -357,8 +365,9 @@ public final class QueueSnapshot {
      * Whether a refresh given {@code written} carries on the {@code count} anomalies of this kind as a full read finds them:
      * orphans and those it finds again, whatever was written; the others only while this snapshot keeps every one, each
      * with its key: those met in job hashes ({@link #CARRIED}), those of keys of no v1 shape while none was written
-     * ({@link #KEPT_UNWRITTEN}), and those a v1 worker's move met half-way while each is on a key written (then a refresh
-     * reads each such job again, and reports it only if it still is one: {@link #MOVED_WHILE_READ}).
+     * ({@link #KEPT_UNWRITTEN}), per-job keys left without their job's hash each on a key written or of a job none of
+     * whose keys was ({@link #DANGLING}), and those a v1 worker's move met half-way while each is on a key written (then
+     * a refresh reads each such job again, and reports it only if it still is one: {@link #MOVED_WHILE_READ}).
      */
     private boolean refreshCarries(AnomalyKind kind, long count, Set<Bytes> written) {
         if (kind == AnomalyKind.ORPHAN_HASH || FOUND_AGAIN.contains(kind)) {
@@ -371,7 +380,15 @@ public final class QueueSnapshot {
         if (KEPT_UNWRITTEN.contains(kind)) {
             return kept.stream().noneMatch(a -> written.contains(a.key()));
         }
+        if (DANGLING.contains(kind)) {
+            return kept.stream().allMatch(a -> written.contains(a.key()) || danglingUntouched(a, written));
+        }
         return CARRIED.contains(kind) || MOVED_WHILE_READ.contains(kind) && kept.stream().allMatch(a -> written.contains(a.key()));
+    }
+
+    /** Whether no key of the job whose per-job key {@code dangling} holds was written ({@code written}): its hash, its own. */
+    boolean danglingUntouched(Anomaly dangling, Set<Bytes> written) {
+        return queue.jobOfSubKey(dangling.key()).map(queue::keysOfJob).orElseThrow().stream().noneMatch(written::contains);
     }
 
     private static String counted(long n, String one, String many) {

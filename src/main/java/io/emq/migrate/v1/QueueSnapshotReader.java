@@ -232,7 +232,7 @@ public final class QueueSnapshotReader {
 
     /** The anomalies a refresh keeps as a full read keeps them ({@link Reading#onlyAnomaliesKept}): found again, or carried. */
     private static final Set<AnomalyKind> KEPT = EnumSet.copyOf(Stream.of(QueueSnapshot.FOUND_AGAIN, QueueSnapshot.CARRIED,
-            QueueSnapshot.KEPT_UNWRITTEN).flatMap(Set::stream).toList());
+            QueueSnapshot.KEPT_UNWRITTEN, QueueSnapshot.DANGLING).flatMap(Set::stream).toList());
     /** The anomalies a live refresh keeps as a full read keeps them: {@link #KEPT}, and those of a v1 client's move met half-way. */
     private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.copyOf(Stream.of(KEPT, QueueSnapshot.MOVED_WHILE_READ,
             Set.of(AnomalyKind.ORPHAN_HASH)).flatMap(Set::stream).toList());
@@ -454,7 +454,14 @@ public final class QueueSnapshotReader {
             int writtenCount = sought.size();
             List<WrittenSubkey> subkeysShaped = stemsSought(sought);
             List<Integer> schedulerKeys = schedulerKeysSought(sought, writtenCount);
+            List<Anomaly> danglingBefore = previous.anomalies(AnomalyKind.DANGLING_SUBKEY);
+            int danglingFrom = sought.size();
+            danglingBefore.forEach(a -> sought.add(queue.jobOfSubKey(a.key()).orElseThrow().raw()));
             BitSet listedNow = markWritten(sought, writtenCount);
+            Optional<List<Anomaly>> danglingCarried = danglingCarried(danglingBefore, listedNow, danglingFrom);
+            if (danglingCarried.isEmpty()) {
+                return Optional.empty();
+            }
             KeyClassifier classifier = new KeyClassifier(queue, Set.of(), Set.of());
             Map<String, Long> expected = new TreeMap<>(keyClasses);
             previous.structures().forEach((s, t) ->
@@ -484,6 +491,7 @@ public final class QueueSnapshotReader {
             });
             unlistedHashes.addAll(orphansMet);
             resolveUnlistedHashes(); // a live refresh's orphans, each counted as a job hash once resolved
+            danglingCarried.get().forEach(a -> anomaly(a.kind(), a.key(), a.reason()));
             structureTypes.forEach((s, t) -> {
                 if (t != KeyType.NONE) {
                     classified(classifier.classify(new ScannedKey(queue.key(s), t)));
@@ -625,6 +633,32 @@ public final class QueueSnapshotReader {
                 }
             }
             return ids;
+        }
+
+        /**
+         * The per-job keys of jobs gone the snapshot before met ({@code dangling}, their jobs' ids listed now or not by
+         * {@code listedNow} from {@code from} on) that this refresh carries as read: those none of whose job's keys was
+         * written since ({@link QueueSnapshot#DANGLING}). Empty when one is not as a full read would find it: such a job
+         * listed now (its hash not written), or one whose key was written, listed nowhere now, with a key of its job left
+         * (the keys of a job a full read finds are typed again: a lock told written and gone may leave its logs list).
+         */
+        private Optional<List<Anomaly>> danglingCarried(List<Anomaly> dangling, BitSet listedNow, int from) {
+            List<Anomaly> carried = new ArrayList<>();
+            List<Bytes> typedAgain = new ArrayList<>();
+            for (int i = 0; i < dangling.size(); i++) {
+                Anomaly a = dangling.get(i);
+                boolean listed = listedNow.get(from + i);
+                if (previous.danglingUntouched(a, written)) {
+                    if (listed) {
+                        return Optional.empty();
+                    }
+                    carried.add(a);
+                } else if (!listed) {
+                    typedAgain.addAll(queue.keysOfJob(queue.jobOfSubKey(a.key()).orElseThrow()));
+                }
+            }
+            boolean left = !typedAgain.isEmpty() && new KeyspaceScanner(jedis).typed(typedAgain).stream().anyMatch(k -> k.type() != KeyType.NONE);
+            return left ? Optional.empty() : Optional.of(carried);
         }
 
         /** A written key shaped as a job's lock or logs list: its id and its job's id, by entry of the ids sought ({@link #stemsSought}). */

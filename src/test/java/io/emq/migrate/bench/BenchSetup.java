@@ -125,16 +125,20 @@ final class BenchSetup {
     }
 
     /**
-     * Gives {@code queue} a few of the anomalies production queues hold, each of which migrates with a warning: job
-     * {@code <prefix>5}'s opts no JSON, job {@code <prefix>9}'s attempts counter negative, and an id listed in {@code wait}
-     * without a hash (evicted). Returns what it did, for the bench's output.
+     * Gives {@code queue} a few of the anomalies production queues hold, each of which migrates with a warning or is
+     * dropped with the source: job {@code <prefix>5}'s opts no JSON, job {@code <prefix>9}'s attempts counter negative, an
+     * id listed in {@code wait} without a hash, and the logs list and lock of a job whose hash is gone (both evicted).
+     * Returns what it did, for the bench's output.
      */
     static String addAnomalies(UnifiedJedis client, String queue, String idPrefix) {
         String base = "bull:" + queue + ":";
         client.hset(base + idPrefix + "5", "opts", "not json");
         client.hset(base + idPrefix + "9", "attemptsMade", "-3");
         client.lpush(base + "wait", "evicted");
-        return "job " + idPrefix + "5's opts no JSON, job " + idPrefix + "9's attemptsMade -3, id 'evicted' listed in wait without a hash";
+        client.rpush(base + "gone:logs", "a line");
+        client.set(base + "gone:lock", "a worker's token");
+        return "job " + idPrefix + "5's opts no JSON, job " + idPrefix + "9's attemptsMade -3, id 'evicted' listed in wait without a hash,"
+                + " job 'gone''s logs list and lock without its hash";
     }
 
     static long maxHeapMiB() {

@@ -43,7 +43,7 @@ import redis.clients.jedis.UnifiedJedis;
  * them next: an out-of-order refusal, unless v1 served them before the copy), some jobs are finished with
  * removeOnComplete (hash gone), and an operator pauses or resumes the v1 queue (inside the migration's pause
  * window too); a quarter of the runs start with anomalies that migrate with a warning (opts that are no JSON, a negative
- * attempts counter, a stalled job, an id delayed without a hash); about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
+ * attempts counter, a stalled job, an id delayed without a hash, the logs list and lock of a job whose hash is gone); about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
  * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
  * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
@@ -266,8 +266,10 @@ public final class LiveSoak {
                     source.lpush(v1.base() + "active", picked.get(2).toString());
                     source.hset(v1.base() + picked.get(2), "processedOn", "1");
                     source.zadd(v1.base() + "delayed", (System.currentTimeMillis() + DELAY_MS) * 4096.0, "evicted"); // no hash
+                    source.rpush(v1.base() + "gone:logs", "a line"); // the keys of a job whose hash was evicted
+                    source.set(v1.base() + "gone:lock", "a worker's token");
                     events.add("anomalies: opts of " + picked.get(0) + ", attempts of " + picked.get(1) + ", " + picked.get(2)
-                            + " stalled, an evicted id delayed");
+                            + " stalled, an evicted id delayed, a job gone's logs list and lock");
                 }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;

@@ -93,7 +93,7 @@ class PauseWindowCommandTest {
         assertEquals(3, logged.path("estimatedPauseMs").asLong(), "2,001 jobs at 1.5 µs: a logs list, a scheduler and a flow are carried");
 
         V1QueueGenerator.addWaiting(SERVER.client(), "odd", 1, 2000, 20);
-        SERVER.client().rpush("bull:odd:gone:logs", "a line"); // a logs list whose job hash is gone: a dangling-subkey
+        SERVER.client().hset("bull:odd:repeat:gone", Map.of("every", "1000", "name", "tick")); // a scheduler v1 no longer lists: a stale-scheduler
         JsonNode odd = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "odd", "--json").out())
                 .path("queues").path(0);
         assertTrue(odd.path("changeFeed").asBoolean(), odd.toString());

@@ -663,7 +663,7 @@ class LiveSourceTest {
         for (String runs : List.of("one run", "re-run", "read whole")) {
             generate();
             if (runs.equals("read whole")) {
-                client().rpush("bull:live:gone:logs", "a line"); // a logs list whose job hash is gone: a dangling-subkey
+                client().hset("bull:live:repeat:gone", Map.of("every", "1000", "name", "tick")); // a scheduler v1 no longer lists: a stale-scheduler
             }
             if (runs.equals("re-run")) {
                 stopAt("70:schedulers written#1");

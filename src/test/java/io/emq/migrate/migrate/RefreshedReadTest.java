@@ -137,9 +137,10 @@ class RefreshedReadTest {
      * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
      * client or by hand), an id listed without its hash (evicted) and a job in {@code paused} without the flag (stranded by
      * v1's pause/resume wrappers, which leave {@code events} a zset; the stalled check leaves a hash at the bare key) and
-     * an application's own key under the queue's prefix is refreshed under the pause as any other, the anomalies carried
-     * or found again; each job migrates once, the opts carried as the string they are, and the retirement drops the
-     * wrappers' and the application's keys with the source.
+     * an application's own key under the queue's prefix and the lock and logs list of a job whose hash is gone (evicted)
+     * is refreshed under the pause as any other, the anomalies carried or found again; each job migrates once, the opts
+     * carried as the string they are, and the retirement drops the wrappers', the application's and the evicted job's keys
+     * with the source.
      */
     @Test
     void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
@@ -151,6 +152,8 @@ class RefreshedReadTest {
         client().zadd("bull:" + QUEUE + ":events", 1, "resumed"); // by the resume wrapper, as the stream should be
         client().hset("bull:" + QUEUE, "opts.maxLenEvents", "10000"); // by the stalled-check wrapper
         client().set("bull:" + QUEUE + ":app:counter", "7"); // an application's own key under the prefix
+        client().rpush("bull:" + QUEUE + ":gone:logs", "a line"); // the keys of a job whose hash was evicted
+        client().set("bull:" + QUEUE + ":gone:lock", "a worker's token");
         Map<String, Long> window = migrateEditingUnderThePause(false);
         assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
         JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");
@@ -161,12 +164,12 @@ class RefreshedReadTest {
     }
 
     /**
-     * A queue no refresh stands for (an anomaly: a logs list whose job hash is gone) is read whole under the pause at once, no
+     * A queue no refresh stands for (an anomaly: a job scheduler's record the repeat zset no longer lists) is read whole under the pause at once, no
      * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
      */
     @Test
     void aQueueNoRefreshStandsForIsReadWholeUnderThePauseAtOnce() {
-        client().rpush("bull:" + QUEUE + ":gone:logs", "a line"); // a logs list whose job hash is gone: a dangling-subkey
+        client().hset("bull:" + QUEUE + ":repeat:gone", Map.of("every", "1000", "name", "tick")); // a scheduler v1 no longer lists: a stale-scheduler
         int[] edits = {0};
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
             if (version == 120 && (where.equals("v1 paused") || where.equals("source refresh gave nothing"))) {

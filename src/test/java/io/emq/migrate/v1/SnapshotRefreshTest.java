@@ -833,9 +833,9 @@ class SnapshotRefreshTest {
 
     @Test
     void aRefreshOfASnapshotWithAnAnomalyIsReadInFull() {
-        client().rpush("bull:fresh:gone:logs", "a line");
+        client().hset("bull:fresh:repeat:gone", Map.of("every", "1000", "name", "tick"));
         QueueSnapshot before = reader().read(Q);
-        assertEquals(Map.of(AnomalyKind.DANGLING_SUBKEY, 1L), before.anomalyCounts());
+        assertEquals(Map.of(AnomalyKind.STALE_SCHEDULER, 1L), before.anomalyCounts());
         assertTrue(reader().refresh(before, written).isEmpty());
     }
 
@@ -854,6 +854,42 @@ class SnapshotRefreshTest {
         assertTrue(reader().refresh(before, toldToo("app:counter")).isEmpty(), "the key written since: read in full");
         client().set("bull:fresh:app:other", "1");
         assertTrue(reader().refresh(before, toldToo("app:other")).isEmpty(), "a new one: read in full");
+    }
+
+    /**
+     * The per-job keys of jobs whose hash is gone (evicted, or deleted by hand: a logs list and a lock, a flow's
+     * dependencies set) are carried by a refresh as the read before met them while no key of their job was written and
+     * their id is listed nowhere; one of their job's keys written since, the id listed again, or a new such key, has the
+     * queue read in full.
+     */
+    @Test
+    void thePerJobKeysOfJobsGoneAreCarriedWhileNoKeyOfTheirJobIsWritten() {
+        client().rpush("bull:fresh:evicted:logs", "a line");
+        client().set("bull:fresh:evicted:lock", "a worker's token");
+        client().sadd("bull:fresh:gone:dependencies", "bull:fresh:1");
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(Map.of(AnomalyKind.DANGLING_SUBKEY, 2L), before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "keys of jobs gone: a refresh may start from it");
+        pauseAddEditRemove();
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.DANGLING_SUBKEY, 2L));
+
+        client().hset("bull:fresh:evicted", Map.of("name", "send", "data", "{}", "opts", "{}", "timestamp", "1700000000000"));
+        assertTrue(reader().refresh(before, toldToo("evicted")).isEmpty(), "its hash written again: an orphan now, read in full");
+        client().lpush("bull:fresh:paused", "evicted");
+        assertTrue(reader().refresh(before, toldToo("paused")).isEmpty(), "its id listed again, its hash not told: read in full");
+        client().lrem("bull:fresh:paused", 0, "evicted");
+        client().del("bull:fresh:evicted");
+        String reported = before.anomalies(AnomalyKind.DANGLING_SUBKEY).stream().map(a -> a.key().utf8())
+                .filter(key -> key.startsWith("bull:fresh:evicted:")).findFirst().orElseThrow().substring("bull:fresh:".length());
+        String other = reported.endsWith(":lock") ? "evicted:logs" : "evicted:lock";
+        assertTrue(reader().refresh(before, toldToo(other)).isEmpty(), "another key of its job written: read in full");
+        client().del("bull:fresh:" + reported);
+        assertTrue(reader().refresh(before, toldToo(reported)).isEmpty(), "the key reported gone, the other left: read in full");
+        client().del("bull:fresh:" + other);
+        written.addAll(List.of(Q.key(reported), Q.key(other)));
+        refreshedAsAFullRead(before, Map.of(AnomalyKind.DANGLING_SUBKEY, 1L)); // the flow's set is left
+        client().rpush("bull:fresh:other:logs", "a line");
+        assertTrue(reader().refresh(before, toldToo("other:logs")).isEmpty(), "a new one: read in full");
     }
 
     /** Jobs {@code from} to {@code to}, each written as a hash with {@code fields} and added to {@code zset} at {@code score + n}. */
