@@ -62,11 +62,13 @@ public final class QueueSnapshot {
     static final Set<AnomalyKind> CARRIED = Set.of(AnomalyKind.BAD_ATTEMPTS, AnomalyKind.HASH_WITHOUT_DATA,
             AnomalyKind.NON_JSON_DATA, AnomalyKind.NON_JSON_OPTS, AnomalyKind.DEFERRED_FAILURE);
     /**
-     * The anomalies of keys of no v1 shape (an application's own key under the queue's prefix, a key of a newer BullMQ):
-     * a refresh carries each as it was while its key was not written since, and the snapshot keeps every one; a key of
-     * that kind written since (or a new one) has the queue read whole.
+     * The anomalies of keys of no v1 shape (an application's own key under the queue's prefix, a key of a newer BullMQ)
+     * and of job schedulers' records the {@code repeat} zset no longer lists (left by an older BullMQ's removal of a
+     * repeatable job): a refresh carries each as it was while its key was not written since (and, a record, its id is
+     * not listed again), and the snapshot keeps every one; a key of that kind written since (or a new one) has the queue
+     * read whole.
      */
-    static final Set<AnomalyKind> KEPT_UNWRITTEN = Set.of(AnomalyKind.UNKNOWN_KEY);
+    static final Set<AnomalyKind> KEPT_UNWRITTEN = Set.of(AnomalyKind.UNKNOWN_KEY, AnomalyKind.STALE_SCHEDULER);
     /**
      * The per-job keys left without their job's hash ({@code dangling-subkey}: the hash evicted or deleted by hand): a
      * refresh carries each as it was while no key of its job was written since ({@link #danglingUntouched}) and its id is
@@ -329,7 +331,7 @@ public final class QueueSnapshot {
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
      * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN}),
      * those met in job hashes while it keeps every one ({@link #CARRIED}), those of keys of no v1 shape none of which was
-     * written ({@link #KEPT_UNWRITTEN}), per-job keys of jobs gone none of whose keys was written ({@link #DANGLING}) and
+     * written and stale job schedulers' records none of which was ({@link #KEPT_UNWRITTEN}), per-job keys of jobs gone none of whose keys was written ({@link #DANGLING}) and
      * those a v1 worker's move met half-way shows
      * ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
      * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
@@ -364,8 +366,8 @@ public final class QueueSnapshot {
     /**
      * Whether a refresh given {@code written} carries on the {@code count} anomalies of this kind as a full read finds them:
      * orphans and those it finds again, whatever was written; the others only while this snapshot keeps every one, each
-     * with its key: those met in job hashes ({@link #CARRIED}), those of keys of no v1 shape while none was written
-     * ({@link #KEPT_UNWRITTEN}), per-job keys left without their job's hash each on a key written or of a job none of
+     * with its key: those met in job hashes ({@link #CARRIED}), those of keys of no v1 shape and stale job schedulers'
+     * records while none was written ({@link #KEPT_UNWRITTEN}), per-job keys left without their job's hash each on a key written or of a job none of
      * whose keys was ({@link #DANGLING}), and those a v1 worker's move met half-way while each is on a key written (then
      * a refresh reads each such job again, and reports it only if it still is one: {@link #MOVED_WHILE_READ}).
      */

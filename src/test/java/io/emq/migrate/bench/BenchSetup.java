@@ -127,7 +127,8 @@ final class BenchSetup {
     /**
      * Gives {@code queue} a few of the anomalies production queues hold, each of which migrates with a warning or is
      * dropped with the source: job {@code <prefix>5}'s opts no JSON, job {@code <prefix>9}'s attempts counter negative, an
-     * id listed in {@code wait} without a hash, and the logs list and lock of a job whose hash is gone (both evicted).
+     * id listed in {@code wait} without a hash, the logs list and lock of a job whose hash is gone (both evicted), and a
+     * job scheduler's record the {@code repeat} zset no longer lists.
      * Returns what it did, for the bench's output.
      */
     static String addAnomalies(UnifiedJedis client, String queue, String idPrefix) {
@@ -137,8 +138,9 @@ final class BenchSetup {
         client.lpush(base + "wait", "evicted");
         client.rpush(base + "gone:logs", "a line");
         client.set(base + "gone:lock", "a worker's token");
+        client.hset(base + "repeat:old", Map.of("every", "60000", "name", "tick"));
         return "job " + idPrefix + "5's opts no JSON, job " + idPrefix + "9's attemptsMade -3, id 'evicted' listed in wait without a hash,"
-                + " job 'gone''s logs list and lock without its hash";
+                + " job 'gone''s logs list and lock without its hash, a stale scheduler record 'repeat:old'";
     }
 
     static long maxHeapMiB() {

@@ -93,15 +93,15 @@ class PauseWindowCommandTest {
         assertEquals(3, logged.path("estimatedPauseMs").asLong(), "2,001 jobs at 1.5 µs: a logs list, a scheduler and a flow are carried");
 
         V1QueueGenerator.addWaiting(SERVER.client(), "odd", 1, 2000, 20);
-        SERVER.client().hset("bull:odd:repeat:gone", Map.of("every", "1000", "name", "tick")); // a scheduler v1 no longer lists: a stale-scheduler
+        SERVER.client().lpush("bull:odd:wait", "0:1000"); // a BullMQ 4.x marker, which no refresh carries
         JsonNode odd = new ObjectMapper().readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "odd", "--json").out())
                 .path("queues").path(0);
         assertTrue(odd.path("changeFeed").asBoolean(), odd.toString());
-        assertEquals("it holds 1 anomaly", odd.path("pauseReadsEveryJob").asText(), odd.toString());
+        assertEquals("it holds 1 BullMQ 4.x marker", odd.path("pauseReadsEveryJob").asText(), odd.toString());
         assertEquals(28, odd.path("estimatedPauseMs").asLong(), "2,000 jobs at 14 µs");
         CliRun text = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "odd");
         assertTrue(text.out().contains("estimated v1 pause window: 28 ms (v1 serves through the copy; it is paused from the last re-sync"
-                + " pass until the v2 queue serves; it holds 1 anomaly, which the change feed does not carry from one read to the next,"
+                + " pass until the v2 queue serves; it holds 1 BullMQ 4.x marker, which the change feed does not carry from one read to the next,"
                 + " so that pass reads every job again)"), text.out());
     }
 

@@ -137,10 +137,10 @@ class RefreshedReadTest {
      * A queue holding anomalies in job hashes (opts that are no JSON, a negative attempts counter: jobs written by an old
      * client or by hand), an id listed without its hash (evicted) and a job in {@code paused} without the flag (stranded by
      * v1's pause/resume wrappers, which leave {@code events} a zset; the stalled check leaves a hash at the bare key) and
-     * an application's own key under the queue's prefix and the lock and logs list of a job whose hash is gone (evicted)
-     * is refreshed under the pause as any other, the anomalies carried or found again; each job migrates once, the opts
-     * carried as the string they are, and the retirement drops the wrappers', the application's and the evicted job's keys
-     * with the source.
+     * an application's own key under the queue's prefix, the lock and logs list of a job whose hash is gone (evicted) and
+     * a job scheduler's record the repeat zset no longer lists is refreshed under the pause as any other, the anomalies
+     * carried or found again; each job migrates once, the opts carried as the string they are, and the retirement drops
+     * the wrappers', the application's, the evicted job's and the stale record's keys with the source.
      */
     @Test
     void aQueueWithAnomaliesInJobHashesIsRefreshedUnderThePauseToo() throws Exception {
@@ -154,6 +154,7 @@ class RefreshedReadTest {
         client().set("bull:" + QUEUE + ":app:counter", "7"); // an application's own key under the prefix
         client().rpush("bull:" + QUEUE + ":gone:logs", "a line"); // the keys of a job whose hash was evicted
         client().set("bull:" + QUEUE + ":gone:lock", "a worker's token");
+        client().hset("bull:" + QUEUE + ":repeat:old", Map.of("every", "60000", "name", "tick")); // a record repeat no longer lists
         Map<String, Long> window = migrateEditingUnderThePause(false);
         assertEquals(1L, window.get("pass-refreshed-read"), "the anomalies carried: the snapshot refreshed: " + window);
         JsonNode v1 = new ObjectMapper().readTree(payloadInV2("5")).get("v1");
@@ -164,12 +165,12 @@ class RefreshedReadTest {
     }
 
     /**
-     * A queue no refresh stands for (an anomaly: a job scheduler's record the repeat zset no longer lists) is read whole under the pause at once, no
+     * A queue no refresh stands for (it holds a BullMQ 4.x marker) is read whole under the pause at once, no
      * refresh tried, so a client editing a job while each refresh would have read does not have the run refused.
      */
     @Test
     void aQueueNoRefreshStandsForIsReadWholeUnderThePauseAtOnce() {
-        client().hset("bull:" + QUEUE + ":repeat:gone", Map.of("every", "1000", "name", "tick")); // a scheduler v1 no longer lists: a stale-scheduler
+        client().lpush("bull:" + QUEUE + ":wait", "0:1000"); // a BullMQ 4.x marker, which no refresh carries
         int[] edits = {0};
         List<MigrationResult> r = MigrationHarness.migrate(SERVER, SERVER, OPTIONS, Checkpoints.observed((version, where) -> {
             if (version == 120 && (where.equals("v1 paused") || where.equals("source refresh gave nothing"))) {
