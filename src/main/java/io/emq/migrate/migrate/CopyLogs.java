@@ -1,14 +1,16 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.QueueSnapshot;
 import java.util.List;
 import java.util.Map;
 
 /**
  * V90: each migrated job's {@code :logs} list is copied, in order, to {@code job:<id>:logs} ({@link LogCopier}).
- * Nothing is asked of the source when this run's fence began the change feed's watch and its read met no logs
- * list or flow key ({@link QueueMigration#noExtrasAtFence}): then V30-V50 read that same snapshot's jobs with no logs
- * ({@link Absorb}), so the digest they recorded of a job that has a logs list now (created since the scan,
- * which the feed tells) is not its digest now, and the catch-up copies that job again, its logs with it.
+ * When this run's fence began the change feed's watch and its read met no flow key
+ * ({@link QueueMigration#noFlowKeysAtFence}), only the jobs that read met a logs list of are asked about: V30-V50
+ * read that same snapshot's other jobs as jobs with no logs ({@link SourceFence#asScanned}), so the digest they
+ * recorded of such a job that has a logs list now (created since the scan, which the feed tells) is not its digest
+ * now, and the catch-up copies that job again, its logs with it.
  */
 final class CopyLogs implements Step {
     @Override
@@ -18,9 +20,8 @@ final class CopyLogs implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        if (m.watch.isPresent() && m.noExtrasAtFence) {
-            return Map.of("logs", 0L);
-        }
-        return Map.of("logs", LogCopier.copy(m, Migratable.rows(m.snapshot(), m.options)));
+        QueueSnapshot read = m.snapshot();
+        boolean byTheScan = m.watch.isPresent() && m.noFlowKeysAtFence;
+        return Map.of("logs", LogCopier.copy(m, byTheScan ? Migratable.rowsWithLogs(read, m.options) : Migratable.rows(read, m.options)));
     }
 }

@@ -47,7 +47,7 @@ final class FenceSource implements Step {
         m.checkpoints.hit("v2 paused");
         try {
             m.readLiveSource();
-            m.noExtrasAtFence = SourceFence.noExtrasScanned(m.snapshot());
+            m.noFlowKeysAtFence = SourceFence.noFlowKeysScanned(m.snapshot());
             refuseWhatThePlanRefuses(m);
         } catch (MigrationRefused refused) {
             unpause(m);

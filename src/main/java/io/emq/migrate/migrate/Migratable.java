@@ -48,6 +48,11 @@ final class Migratable {
         return select(List.of(snap.jobsInRankOrder()), j -> getsRow(j, options));
     }
 
+    /** The jobs that become rows ({@link #rows}) of which the snapshot met a logs list ({@link QueueSnapshot#hasLogs}). */
+    static Iterable<JobFacts> rowsWithLogs(QueueSnapshot snap, MigrationOptions options) {
+        return select(List.of(snap.jobsInRankOrder()), j -> snap.hasLogs(j.id()) && getsRow(j, options));
+    }
+
     /**
      * How many jobs become rows ({@link #rows}), counted by state: whether a job gets a row depends on its
      * state alone ({@link Planner#getsRow}) but for an active one, which a live lock holds; so only the active

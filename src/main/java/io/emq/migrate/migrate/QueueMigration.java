@@ -73,8 +73,11 @@ final class QueueMigration {
             + " cannot tell what v1 did before it";
     /** Why the last re-sync pass of this run that had no change feed had none; empty when every one had it. */
     Optional<String> withoutFeed = Optional.empty();
-    /** Whether this run's fence read (V10's key scan, after the watch began) met no job's logs list or flow key ({@link SourceFence#noExtrasScanned}). */
-    boolean noExtrasAtFence;
+    /**
+     * Whether this run's fence read (V10's key scan, after the watch began) met no flow key ({@link SourceFence#noFlowKeysScanned}):
+     * then a job has a logs list only if a read since met it ({@link QueueSnapshot#hasLogs}) or the feed told it.
+     */
+    boolean noFlowKeysAtFence;
     /**
      * Whether the last absorb of dedup keys, receipts and schedulers in this run wrote all of them from the source as last
      * read, and none has started since: the next pass writes and drops only what the feed tells changed ({@link DedupAndSchedulers}).

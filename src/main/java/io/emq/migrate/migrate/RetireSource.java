@@ -62,7 +62,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * as nothing of v1 is deleted before the journal says it followed ({@code v1_followed}).
  *
  * <p>The jobs: those the change feed tells unwritten since the last pass have their hash and logs
- * (their hash alone, when the feed tells they have no logs list or flow key) unlinked under
+ * (their hash alone when they have no logs list or flow key: the fence's read met no flow key of the queue, no read met a
+ * logs list of the job, and the feed told none since) unlinked under
  * {@code WATCH} ({@link UnlinkUnwritten}; its watch on the feed kept until then); the
  * others (all of them without an intact feed: a source user without its rules, a cluster source's slot moved, a run begun inside an earlier run's pause, more than
  * {@link SourceFeed#MOST_WATCHED} queues) a batch at a time, each job's hash and logs deleted in one
@@ -406,7 +407,7 @@ final class RetireSource implements Step {
         Set<Bytes> parents = new HashSet<>();
         before.flowParents().forEach(p -> parents.add(p.id()));
         Optional<UnlinkUnwritten> unlinker = m.watch.flatMap(w -> UnlinkUnwritten.open(m.sourceWire, m.source, parents, w,
-                m.noExtrasAtFence, m.checkpoints));
+                id -> !m.noFlowKeysAtFence || before.hasLogs(id), m.checkpoints));
         // the jobs left to the digest check, gathered to a batch's worth: with the feed they are the few v1 wrote since the
         // pass, scattered through the queue, and a check of each batch's one or two cost a copy's round trips each
         List<Bytes> digestChecked = new ArrayList<>();

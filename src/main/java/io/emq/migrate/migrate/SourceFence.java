@@ -203,7 +203,7 @@ final class SourceFence {
         if (noExtrasScanned(scanned)) {
             return SourceFence::readWithoutExtras;
         }
-        if (EXTRAS.stream().anyMatch(kind -> kind != JobSubKind.LOGS && scanned.subkeys().containsKey(kind))) {
+        if (!noFlowKeysScanned(scanned)) {
             return SourceFence::read;
         }
         return (source, q, ids) -> read(source, q, ids, ids.stream().filter(id -> !scanned.hasLogs(id)).toList(),
@@ -216,6 +216,11 @@ final class SourceFence {
      */
     static boolean noExtrasScanned(QueueSnapshot scanned) {
         return EXTRAS.stream().noneMatch(scanned.subkeys()::containsKey);
+    }
+
+    /** As {@link #noExtrasScanned}, logs lists aside: whether the key scan met no flow key. */
+    static boolean noFlowKeysScanned(QueueSnapshot scanned) {
+        return EXTRAS.stream().noneMatch(kind -> kind != JobSubKind.LOGS && scanned.subkeys().containsKey(kind));
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -24,8 +25,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * them: one for a small queue), each with a share of the round's jobs: each {@code WATCH}es
  * the queue's meta and, for its share of the jobs, every key a job's digest reads that a write can
  * create (its hash, its logs, its {@code :dependencies}), or all but its logs for a job that has no logs
- * list and no flow key (this run's fence read met none of the queue's, and no drain since told one of
- * the job's; a flow starts with {@code :dependencies}, so a child added to it still dirties the WATCH); the tombstone is read (in the first
+ * list and no flow key (this run's fence read met no flow key of the queue's and no logs list of the job's, nor did
+ * a read since, and no drain since told one of the job's; a flow starts with {@code :dependencies}, so a child added
+ * to it still dirties the WATCH); the tombstone is read (in the first
  * connection's write, after its WATCH; in a round whose every job is left, alone); the feed is drained (a write before a WATCH shows in the drain,
  * one after it dirties the WATCH); then each connection runs
  * {@code MULTI; UNLINK <hash> <logs> ...; EXEC} for its jobs that no drain since the pass named (the
@@ -82,15 +84,15 @@ final class UnlinkUnwritten implements AutoCloseable {
     private Set<Bytes> handled = Set.of();
     /** The jobs of the round before unlinked by their hash alone: a logs list or flow key written before their EXEC shows in the next drain. */
     private List<Job> unlinkedByHash = List.of();
-    /** Whether this run's fence read met no job's logs list or flow key: a job the feed told none of since has none. */
-    private final boolean noExtrasAtFence;
+    /** Whether a job (by id) may have a logs list or flow key the feed did not tell ({@link #open}): if not, and the feed told none since, it has none. */
+    private final Predicate<Bytes> mayHaveExtras;
     /** The most job keys a connection watches in the next round: {@link #MOST_WATCHED}, less after a round with a refused EXEC. */
     private int watchedPerConnection = MOST_WATCHED;
     private boolean unusable;
 
-    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, boolean noExtrasAtFence,
+    private UnlinkUnwritten(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch, Predicate<Bytes> mayHaveExtras,
                             Checkpoints checkpoints) {
-        this.noExtrasAtFence = noExtrasAtFence;
+        this.mayHaveExtras = mayHaveExtras;
         this.source = source;
         this.queue = queue;
         this.base = queue.base();
@@ -103,13 +105,14 @@ final class UnlinkUnwritten implements AutoCloseable {
      * Opens its first connection to the server that holds the queue (on a cluster, the master of the slot its keys
      * share: a watched queue's prefix pins it, {@link SourceFeed}); empty when the server refuses the connection.
      * {@code parents}, the flow parents of the source as read, are always left to the digest check;
-     * {@code noExtrasAtFence}: this run's fence read, after {@code watch} began, met no job's logs list or flow key.
+     * {@code mayHaveExtras}: whether a job (by id) may have a logs list or flow key that {@code watch} did not tell: this
+     * run's fence read, after {@code watch} began, met a flow key (then every job may), or a read since met its logs list.
      * On a cluster a slot moved away between a round's drain and its {@code EXEC} deleted the watched keys from
      * this master ({@code MIGRATE}): the {@code EXEC} is refused and its jobs go to the digest check.
      */
     static Optional<UnlinkUnwritten> open(Wire source, QueueRef queue, Set<Bytes> parents, SourceFeed.Watch watch,
-                                          boolean noExtrasAtFence, Checkpoints checkpoints) {
-        UnlinkUnwritten unlinking = new UnlinkUnwritten(source, queue, parents, watch, noExtrasAtFence, checkpoints);
+                                          Predicate<Bytes> mayHaveExtras, Checkpoints checkpoints) {
+        UnlinkUnwritten unlinking = new UnlinkUnwritten(source, queue, parents, watch, mayHaveExtras, checkpoints);
         return unlinking.opened(1) ? Optional.of(unlinking) : Optional.empty();
     }
 
@@ -174,7 +177,7 @@ final class UnlinkUnwritten implements AutoCloseable {
 
     /**
      * A job's keys, each built once: its id, hash, logs and {@code :dependencies}; {@code hashOnly} when
-     * it has no logs list and no flow key (the fence's read met none and the feed told none since): its
+     * it has no logs list and no flow key (the reads met none and the feed told none since): its
      * logs are then neither watched nor unlinked, its hash alone unlinked.
      */
     private record Job(Bytes id, Bytes hash, Bytes logs, Bytes dependencies, boolean hashOnly) {
@@ -212,7 +215,7 @@ final class UnlinkUnwritten implements AutoCloseable {
             Bytes hash = base.concat(id);
             if (!parents.contains(id) && !written.touched(hash)) {
                 Job job = new Job(id, hash, hash.concat(JobSubKind.LOGS.colonSuffix()), hash.concat(JobSubKind.DEPENDENCIES.colonSuffix()),
-                        noExtrasAtFence && !watch.toldExtras(hash));
+                        !mayHaveExtras.test(id) && !watch.toldExtras(hash));
                 if (shares.isEmpty() || watched + job.watchedKeys() > watchedPerConnection) {
                     shares.add(new ArrayList<>());
                     watched = 0;

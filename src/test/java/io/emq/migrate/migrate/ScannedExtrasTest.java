@@ -100,7 +100,8 @@ class ScannedExtrasTest {
 
     /**
      * A queue whose scan met logs lists (of jobs 10 and 200): the copy reads those two jobs by the script and the others
-     * plainly, asking no job whether it has logs or flow keys; logs pushed later are still copied.
+     * plainly, asking no job whether it has logs or flow keys, and the log copy asks for those two jobs' logs only; logs
+     * pushed later are still copied.
      */
     @Test
     void theCopyOfAQueueWithLogsListsReadsTheJobsTheScanMetOneOfByTheScriptAndAsksNoOther() throws Exception {
@@ -136,6 +137,14 @@ class ScannedExtrasTest {
                 "no job asked whether it has logs or flow keys: " + copy.stream().filter(c -> c.contains("\"EXISTS\"")).filter(c -> !c.contains(" lua]")).limit(3).toList());
         assertEquals(JOBS - 2, copy.stream().filter(c -> !c.contains(" lua]") && c.matches(".*\"HGETALL\" \"bull:" + QUEUE + ":\\d+\".*")).count(),
                 "every job but the two read plainly");
+        Set<String> logsAsked = new TreeSet<>(); // the jobs whose logs key a command of the copy names (the test's pushes aside)
+        copy.stream().filter(c -> !c.contains(" lua]") && !c.contains("\"RPUSH\" \"bull:")).forEach(c -> {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"bull:" + QUEUE + ":(\\d+):logs\"").matcher(c);
+            while (m.find()) {
+                logsAsked.add(m.group(1));
+            }
+        });
+        assertEquals(Set.of("10", "200"), logsAsked, "the copy and the log copy ask for the logs of no job but the two the scan met");
     }
 
     private static int lastIndexOf(List<String> commands, String text) {

@@ -16,6 +16,8 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -174,13 +176,30 @@ class UnlinkUnwrittenTest {
                 "job 3's share of the first round and job 1100's of the third, both whole, took the digest check: " + retired());
     }
 
-    /** Jobs watched with their logs (the fence's read met a logs list) take three keys each: a connection watches fewer of them. */
+    /** Jobs watched with their logs (the fence's read met their logs lists) take three keys each: a connection watches fewer of them. */
     @Test
     void jobsWatchedWithTheirLogsGoFewerToAConnection() {
-        client().rpush("bull:" + QUEUE + ":1200:logs", "before the fence");
+        for (int job = 1; job <= UnlinkUnwritten.PER_CONNECTION; job++) {
+            client().rpush("bull:" + QUEUE + ":" + job + ":logs", "before the fence " + job);
+        }
         migrateEditingAtRounds(Map.of(1, 3));
         assertEquals(JOBS - (long) (UnlinkUnwritten.MOST_WATCHED / 3), retired().get("unlinked"),
                 "the share of the connection whose WATCH saw the edit, 3 keys a job, took the digest check: " + retired());
+        assertLogs(UnlinkUnwritten.PER_CONNECTION, List.of("before the fence " + UnlinkUnwritten.PER_CONNECTION));
+    }
+
+    /**
+     * A job the fence's read met no logs list of is watched and unlinked by its hash alone though other jobs of the queue
+     * have logs lists (those are watched and unlinked with them): its share is as large as in a queue without logs.
+     */
+    @Test
+    void aJobWithoutLogsIsWatchedByItsHashAloneBesideJobsWithLogs() {
+        client().rpush("bull:" + QUEUE + ":" + JOBS + ":logs", "before the fence");
+        migrateEditingAtRounds(Map.of(1, 3));
+        assertEquals(JOBS - (long) UnlinkUnwritten.PER_CONNECTION, retired().get("unlinked"),
+                "the share of the connection whose WATCH saw the edit, 2 keys a job, took the digest check: " + retired());
+        assertEquals(JOBS + 1L, retired().get("jobs"), "each job's hash, and job " + JOBS + "'s logs with its hash: " + retired());
+        assertLogs(JOBS, List.of("before the fence"));
     }
 
     private void assertLogs(int job, List<String> logs) {
@@ -189,11 +208,16 @@ class UnlinkUnwrittenTest {
     }
 
     /**
-     * A job with no logs is watched and unlinked by its hash alone; a log pushed between its WATCH and
-     * its EXEC (not watched) is told by the next drain, of the next round or after the last, and copied.
+     * A job with no logs is watched and unlinked by its hash alone, in a queue without logs or beside a job with a logs
+     * list; a log pushed between its WATCH and its EXEC (not watched) is told by the next drain, of the next round or after
+     * the last, and copied.
      */
-    @Test
-    void aLogPushedBetweenTheWatchAndTheExecOfAJobWatchedByItsHashAloneIsCopied() {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aLogPushedBetweenTheWatchAndTheExecOfAJobWatchedByItsHashAloneIsCopied(boolean anotherHasLogs) {
+        if (anotherHasLogs) {
+            client().rpush("bull:" + QUEUE + ":600:logs", "before the fence");
+        }
         int[] rounds = {0};
         migrate((version, where) -> {
             if (version == 120 && where.equals("jobs watched")) {
@@ -209,6 +233,7 @@ class UnlinkUnwrittenTest {
         assertEquals(3, rounds[0], "rounds");
         assertLogs(3, List.of("late 3"));
         assertLogs(JOBS, List.of("late " + JOBS));
+        assertLogs(600, anotherHasLogs ? List.of("before the fence") : List.of());
         assertEquals((long) JOBS, retired().get("unlinked"), "both were unlinked on the feed's word: " + retired());
     }
 
