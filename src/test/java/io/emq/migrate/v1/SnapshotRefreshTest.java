@@ -844,17 +844,26 @@ class SnapshotRefreshTest {
     }
 
     /**
+     * The queue read whole holding these {@code anomalies}, from which a refresh may start; then paused, added to, edited
+     * and trimmed ({@link #pauseAddEditRemove}), and refreshed as a full read ({@link #refreshedAsAFullRead}). The read.
+     */
+    private QueueSnapshot readThenRefreshedAsAFullRead(Map<AnomalyKind, Long> anomalies) {
+        QueueSnapshot before = reader().read(Q);
+        assertEquals(anomalies, before.anomalyCounts());
+        assertTrue(before.readInFullBecause().isEmpty(), "a refresh may start from it: " + before.readInFullBecause());
+        pauseAddEditRemove();
+        refreshedAsAFullRead(before, anomalies);
+        return before;
+    }
+
+    /**
      * A key of no v1 shape (an application's own key under the queue's prefix) is carried by a refresh as the read before
      * met it while it is not written; written since, or a new one, has the queue read in full.
      */
     @Test
     void aKeyOfNoV1ShapeIsCarriedWhileUnwrittenAndReadInFullOnceWritten() {
         client().set("bull:fresh:app:counter", "7");
-        QueueSnapshot before = reader().read(Q);
-        assertEquals(Map.of(AnomalyKind.UNKNOWN_KEY, 1L), before.anomalyCounts());
-        assertTrue(before.readInFullBecause().isEmpty(), "a key of no v1 shape: a refresh may start from it");
-        pauseAddEditRemove();
-        refreshedAsAFullRead(before, Map.of(AnomalyKind.UNKNOWN_KEY, 1L));
+        QueueSnapshot before = readThenRefreshedAsAFullRead(Map.of(AnomalyKind.UNKNOWN_KEY, 1L));
         assertTrue(reader().refresh(before, toldToo("app:counter")).isEmpty(), "the key written since: read in full");
         client().set("bull:fresh:app:other", "1");
         assertTrue(reader().refresh(before, toldToo("app:other")).isEmpty(), "a new one: read in full");
@@ -871,11 +880,7 @@ class SnapshotRefreshTest {
         client().rpush("bull:fresh:evicted:logs", "a line");
         client().set("bull:fresh:evicted:lock", "a worker's token");
         client().sadd("bull:fresh:gone:dependencies", "bull:fresh:1");
-        QueueSnapshot before = reader().read(Q);
-        assertEquals(Map.of(AnomalyKind.DANGLING_SUBKEY, 2L), before.anomalyCounts());
-        assertTrue(before.readInFullBecause().isEmpty(), "keys of jobs gone: a refresh may start from it");
-        pauseAddEditRemove();
-        refreshedAsAFullRead(before, Map.of(AnomalyKind.DANGLING_SUBKEY, 2L));
+        QueueSnapshot before = readThenRefreshedAsAFullRead(Map.of(AnomalyKind.DANGLING_SUBKEY, 2L));
 
         client().hset("bull:fresh:evicted", Map.of("name", "send", "data", "{}", "opts", "{}", "timestamp", "1700000000000"));
         assertTrue(reader().refresh(before, toldToo("evicted")).isEmpty(), "its hash written again: an orphan now, read in full");
@@ -905,11 +910,7 @@ class SnapshotRefreshTest {
     void aStaleSchedulersRecordIsCarriedWhileUnwrittenAndUnlisted() {
         client().hset("bull:fresh:repeat:gone", Map.of("every", "1000", "name", "tick"));
         client().set("bull:fresh:app:counter", "7");
-        QueueSnapshot before = reader().read(Q);
-        assertEquals(Map.of(AnomalyKind.STALE_SCHEDULER, 1L, AnomalyKind.UNKNOWN_KEY, 1L), before.anomalyCounts());
-        assertTrue(before.readInFullBecause().isEmpty(), "a stale record: a refresh may start from it");
-        pauseAddEditRemove();
-        refreshedAsAFullRead(before, Map.of(AnomalyKind.STALE_SCHEDULER, 1L, AnomalyKind.UNKNOWN_KEY, 1L));
+        QueueSnapshot before = readThenRefreshedAsAFullRead(Map.of(AnomalyKind.STALE_SCHEDULER, 1L, AnomalyKind.UNKNOWN_KEY, 1L));
         client().zadd("bull:fresh:repeat", 1_800_000_000_000d, "gone");
         assertTrue(reader().refresh(before, toldToo("repeat")).isEmpty(), "its id listed again: read in full");
         client().zrem("bull:fresh:repeat", "gone");
