@@ -14,12 +14,12 @@ import java.util.Optional;
  * change feed broke), so the window still grows with the queue, slowly (the guard of that read and the
  * retirement of the structures are O(1): {@link SourceGuard}). Without the change feed that pass reads every job
  * again, and so it does with the feed when the queue holds what the feed's refresh of the read before cannot carry on
- * (orphans, ids listed twice, more than 1,000 anomalies of a kind, BullMQ 4.x markers:
+ * (ids listed twice, more than 1,000 anomalies of a kind, BullMQ 4.x markers:
  * {@link QueueSnapshot#readInFullBecause}),
  * or when a flow moves under the pause (a child finishing: the estimate takes flows to stay, as locks, logs lists, job
  * schedulers, stalled jobs, ids listed without a hash, jobs stranded in {@code paused}, the v1 wrappers' keys, keys of
- * no v1 shape, stale schedulers' records, the keys of jobs whose hash is gone and the anomalies of job hashes and
- * scores are carried).
+ * no v1 shape, stale schedulers' records, the keys of jobs whose hash is gone, orphan hashes and the anomalies of job
+ * hashes and scores are carried).
  * The estimate is the jobs times the cost per job {@code bench/run-migration} measured either way (bench/RESULTS.md).
  */
 public final class PauseWindow implements AutoCloseable {

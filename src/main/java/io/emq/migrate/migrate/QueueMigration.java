@@ -493,9 +493,10 @@ final class QueueMigration {
      * ({@link #onlyJobEdits}), which join {@code changes}: the pass reads those jobs again, as it reads those a whole
      * read under the pause finds written since its drain. Other keys written meanwhile join {@code changes} and the refresh is
      * tried again, up to {@link #READS} times, from the read it gave with only those keys (that read began after the drain
-     * before them, as the snapshot held did before {@code changes}). So is a refresh that gave nothing while keys were written: under the pause
-     * a v1 worker still finishes the jobs it holds, and a refresh that met one's move half-way (a job read in neither
-     * listing) reads it again where it ended. Empty when a refresh gives nothing with nothing written meanwhile (the
+     * before them, as the snapshot held did before {@code changes}): under the pause a v1 worker still finishes the jobs it
+     * holds, and a refresh that met one's move half-way (a job read in neither listing: an orphan to it) reads it again
+     * where it ended. So is a refresh that gave nothing while keys were written (a job removed half-way as it read, its
+     * logs list left). Empty when a refresh gives nothing with nothing written meanwhile (the
      * source holds what only a full read reports), when the snapshot held or the keys written hold what no refresh
      * carries on ({@link QueueSnapshotReader#mayRefresh}: an anomaly, a flow that moved), or when the feed broke (then
      * {@code changes} tells every key touched): read the source in full with {@link #readSource()}. Otherwise how many

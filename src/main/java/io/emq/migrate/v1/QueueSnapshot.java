@@ -329,7 +329,8 @@ public final class QueueSnapshot {
     /**
      * Whether a refresh may start from this snapshot given {@code written}, the keys written since it began
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
-     * source meets the hash of a job added after it read the listings), those a refresh finds again ({@link #FOUND_AGAIN}),
+     * source meets the hash of a job added after it read the listings; v1's pause/resume wrappers leave one at each add:
+     * every refresh finds them again), those a refresh finds again ({@link #FOUND_AGAIN}),
      * those met in job hashes while it keeps every one ({@link #CARRIED}), those of keys of no v1 shape none of which was
      * written and stale job schedulers' records none of which was ({@link #KEPT_UNWRITTEN}), per-job keys of jobs gone none of whose keys was written ({@link #DANGLING}) and
      * those a v1 worker's move met half-way shows

@@ -232,10 +232,10 @@ public final class QueueSnapshotReader {
 
     /** The anomalies a refresh keeps as a full read keeps them ({@link Reading#onlyAnomaliesKept}): found again, or carried. */
     private static final Set<AnomalyKind> KEPT = EnumSet.copyOf(Stream.of(QueueSnapshot.FOUND_AGAIN, QueueSnapshot.CARRIED,
-            QueueSnapshot.KEPT_UNWRITTEN, QueueSnapshot.DANGLING).flatMap(Set::stream).toList());
+            QueueSnapshot.KEPT_UNWRITTEN, QueueSnapshot.DANGLING, Set.of(AnomalyKind.ORPHAN_HASH)).flatMap(Set::stream).toList());
     /** The anomalies a live refresh keeps as a full read keeps them: {@link #KEPT}, and those of a v1 client's move met half-way. */
-    private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.copyOf(Stream.of(KEPT, QueueSnapshot.MOVED_WHILE_READ,
-            Set.of(AnomalyKind.ORPHAN_HASH)).flatMap(Set::stream).toList());
+    private static final Set<AnomalyKind> KEPT_LIVE = EnumSet.copyOf(Stream.of(KEPT, QueueSnapshot.MOVED_WHILE_READ)
+            .flatMap(Set::stream).toList());
 
     /** The mutable state of reading one queue. */
     private final class Reading {
@@ -254,7 +254,7 @@ public final class QueueSnapshotReader {
         private final Map<JobSubKind, Long> subkeys = new EnumMap<>(JobSubKind.class);
         private final List<Bytes> unlistedHashes = new ArrayList<>();
         /**
-         * In a {@link #live} refresh, the hashes listed nowhere now that it finds orphans, as a full read would
+         * In a refresh, the hashes listed nowhere now that it finds orphans, as a full read would
          * ({@link #unlistedJobsSettled}, {@link #subkeysWritten}).
          */
         private final List<Bytes> orphansMet = new ArrayList<>();
@@ -485,7 +485,7 @@ public final class QueueSnapshotReader {
                 }
             }
             Optional<List<WrittenSubkey>> subkeysWritten = subkeysWritten(sought, writtenCount, listedNow, subkeysShaped);
-            if (!expected.equals(previous.keyClasses()) || subkeysWritten.isEmpty() || !orphansWritten()
+            if (!expected.equals(previous.keyClasses()) || subkeysWritten.isEmpty()
                     || !refreshDedupKeys() || !refreshSubkeys(sought, listedNow, subkeysWritten.get())
                     || !refreshSchedulerRecords(sought, listedNow, schedulerKeys) || !unlistedJobsSettled()) {
                 return Optional.empty();
@@ -891,9 +891,10 @@ public final class QueueSnapshotReader {
          * The locks and logs lists written since, when every written key is a queue structure, the hash of a job listed
          * now ({@code listedNow}: which of the ids {@code sought} are) or before (the rest looked up along the listings
          * before), a key that is gone now and was listed as no job before (a job added and removed between the two reads,
-         * which a full read would not meet either) or, in a {@link #live} refresh, a hash there now listed as no job now or
+         * which a full read would not meet either) or a hash there now listed as no job now or
          * before (an orphan, {@link #orphansMet}, as a full read finds a job added since that a v1 client moved half-way
-         * through the read: a retry with a backoff promoted to {@code wait}), a dedup key ({@link #refreshDedupKeys}), a
+         * through the read, a retry with a backoff promoted to {@code wait}, or an add v1's pause/resume wrappers left half
+         * done), a dedup key ({@link #refreshDedupKeys}), a
          * key under {@code repeat:} ({@link #refreshSchedulerRecords}) or a key shaped as a lock or logs list
          * ({@code shaped}, typed again by {@link #refreshSubkeys}: as in a full read, such a key is a job's when no job of
          * its id is listed now, and one of a job listed before is gone, or it is a job's logs list now); empty otherwise.
@@ -998,21 +999,18 @@ public final class QueueSnapshotReader {
             return index;
         }
 
-        /** Whether the hash of every orphan the previous snapshot found was written since (added while it was read). */
-        private boolean orphansWritten() {
-            return previous.jobs(V1State.UNKNOWN).stream().allMatch(j -> written.contains(queue.jobKey(j.id())));
-        }
-
         /**
-         * Settles every job the previous snapshot listed that no structure lists now (an entry a walk paired is listed
-         * now; the others are looked up among the entries now, {@link #listedNowAmong}): its hash must have been written
-         * and be gone, with the locks and logs lists carried of it (one the feed told written and found gone is no longer
-         * carried). In a {@link #live} refresh the feed may not have told those keys yet: a job whose hash is gone (v1
-         * removed it after the drain) is left out with its lock or logs list, which is carried no more; a job whose hash
+         * Settles every job the previous snapshot listed, or found an orphan, that no structure lists now (an entry a walk
+         * paired is listed now; the others are looked up among the entries now, {@link #listedNowAmong}), as a full read
+         * finds it, told written or not (in a {@link #live} refresh the feed may not have told its keys yet): a job whose
+         * hash is gone (v1 removed it) is left out with its lock or logs list, which is carried no more; a job whose hash
          * is still there is an orphan ({@link #orphansMet}, resolved as a full read resolves the hashes its scan met
-         * unlisted), as a full read finds a job a v1 client moved half-way through the read, from a listing it read later
-         * to one it read earlier (a retry pushed back to {@code wait}, a delayed job promoted); its lock or logs list is
-         * carried while there. False when a key is not as a full read would find it: then the refresh gives nothing.
+         * unlisted): one a v1 client moved half-way through a live read, from a listing it read later to one it read
+         * earlier (a retry pushed back to {@code wait}, a delayed job promoted), one taken off its listing by hand, or an
+         * orphan before (v1's pause/resume wrappers leave one at each add); its lock or logs list is carried while there.
+         * Under the pause a move met half-way is read again where it ended: the drain after the read tells its writes, and
+         * the try is taken again ({@code QueueMigration.refreshSource}). False when a key is not as a full read would find
+         * it (a lock or logs list left by a job gone: dangling): then the refresh gives nothing.
          */
         private boolean unlistedJobsSettled() {
             if (previousIds == null) {
@@ -1029,9 +1027,6 @@ public final class QueueSnapshotReader {
             for (int entry = paired.nextClearBit(0); entry < before.size(); entry = paired.nextClearBit(entry + 1)) {
                 if (!listedNow.test(entry)) {
                     Bytes id = previousIds.id(entry);
-                    if (!live && (!written.contains(base.concat(id)) || jobSubkeys.anyOf(id))) {
-                        return false; // a job hash unwritten, or a lock or logs list of a job gone (dangling in a full read)
-                    }
                     ids.add(id);
                     keys.add(queue.jobKey(id));
                     JobSubkeys.CARRIED.stream().filter(kind -> jobSubkeys.has(kind, id)).forEach(kind -> keys.add(queue.jobSubKey(id, kind)));
@@ -1062,11 +1057,11 @@ public final class QueueSnapshotReader {
         }
 
         /**
-         * Whether the hash of job {@code id}, listed nowhere now, is of a {@code type} a full read would find too: gone, or
-         * in a {@link #live} refresh a hash, an orphan then ({@link #orphansMet}); anything else has the refresh give nothing.
+         * Whether the hash of job {@code id}, listed nowhere now, is of a {@code type} a full read would find too: gone, or a
+         * hash, an orphan then ({@link #orphansMet}); anything else has the refresh give nothing.
          */
         private boolean unlistedAsAFullReadFindsIt(Bytes id, KeyType type) {
-            if (type == KeyType.HASH && live) {
+            if (type == KeyType.HASH) {
                 orphansMet.add(id);
                 return true;
             }
@@ -1579,12 +1574,18 @@ public final class QueueSnapshotReader {
             });
         }
 
-        /** The orphans become the last entries, sorted by id. */
+        /**
+         * The orphans become the last entries, sorted by id, their {@code orphan-hash} anomalies listed in that order
+         * (however the key scan met them, or a refresh the orphans before).
+         */
         private void listOrphans() {
             List<Bytes> sorted = new ArrayList<>(orphans.keySet());
             Collections.sort(sorted);
             listedIds.begin(V1State.UNKNOWN, false);
-            sorted.forEach(id -> listedIds.add(id.raw()));
+            sorted.forEach(id -> {
+                listedIds.add(id.raw());
+                orphans.put(id, new OrphanMet(anomalies.mark(), orphans.get(id).reason()));
+            });
             listedIds.trim();
         }
 
