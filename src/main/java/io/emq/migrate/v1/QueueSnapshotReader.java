@@ -258,8 +258,10 @@ public final class QueueSnapshotReader {
          * ({@link #unlistedJobsSettled}, {@link #subkeysWritten}).
          */
         private final List<Bytes> orphansMet = new ArrayList<>();
-        /** The orphans (unlisted job hashes) in the order met, each with the place its {@code orphan-hash} anomaly takes if its hash is still there when its facts are read. */
-        private final Map<Bytes, OrphanMet> orphans = new LinkedHashMap<>();
+        /** The orphans (unlisted job hashes) in the order met, each with why it is one: its {@code orphan-hash} anomaly if its hash is still there when its facts are read. */
+        private final Map<Bytes, String> orphans = new LinkedHashMap<>();
+        /** Where each orphan's {@code orphan-hash} anomaly is listed: in the order of their ids, as their entries ({@link #listOrphans}). */
+        private final Map<Bytes, Integer> orphanPlaces = new HashMap<>();
         private final List<Bytes> schedulerRecords = new ArrayList<>();
         /** The ids of the dedup keys to read ({@link #readDedupKeys}), packed: a queue may hold a million. */
         private final ByteArena dedupIds = new ByteArena(16);
@@ -342,7 +344,7 @@ public final class QueueSnapshotReader {
                 long left = settleMissingHashes(state);
                 listed.computeIfPresent(state, (s, n) -> n - left); // an orphan (unknown) was never counted as listed
             }
-            orphans.forEach((id, met) -> anomalies.addAt(met.place(), AnomalyKind.ORPHAN_HASH, queue.jobKey(id), met.reason()));
+            orphans.forEach((id, why) -> anomalies.addAt(orphanPlaces.get(id), AnomalyKind.ORPHAN_HASH, queue.jobKey(id), why));
             underNested.forEach((nested, keys) -> EnclosingQueues.listedBy(jedis, nested, keys).forEach(key ->
                     anomaly(AnomalyKind.ANOTHER_QUEUES_JOB, key, "listed by " + nested.display() + " too, as its job "
                             + key.dropPrefix(nested.base()).display() + ": v1 serves it in both queues; migrate " + nested.display()
@@ -354,10 +356,6 @@ public final class QueueSnapshotReader {
 
         /** A listed job whose hash was missing when its facts were read, and the place in the anomalies where it was met. */
         private record HashMissing(int entry, int place) {
-        }
-
-        /** Where an orphan was met in the order of the anomalies, and why it is one. */
-        private record OrphanMet(int place, String reason) {
         }
 
         private void hashMissing(int entry, int place) {
@@ -495,7 +493,7 @@ public final class QueueSnapshotReader {
                 anomaly(a.kind(), a.key(), a.reason());
             });
             unlistedHashes.addAll(orphansMet);
-            resolveUnlistedHashes(); // a live refresh's orphans, each counted as a job hash once resolved
+            resolveUnlistedHashes(); // the refresh's orphans, each counted as a job hash once resolved
             danglingCarried.get().forEach(a -> anomaly(a.kind(), a.key(), a.reason()));
             structureTypes.forEach((s, t) -> {
                 if (t != KeyType.NONE) {
@@ -1555,12 +1553,12 @@ public final class QueueSnapshotReader {
                         Optional<QueueStructure> listedIn = IntStream.range(0, legacy.size())
                                 .filter(l -> legacyScores.get(scores + l).get() != null).mapToObj(legacy::get).findFirst();
                         String noData = f.get(0) == null ? "; it has no data" : "";
-                        orphans.put(id, new OrphanMet(anomalies.mark(), listedIn.map(s -> "job hash listed only in the legacy "
+                        orphans.put(id, listedIn.map(s -> "job hash listed only in the legacy "
                                 + s.suffix() + " zset of BullMQ 3.x and older, which no BullMQ 5.x worker serves" + noData)
                                 .orElse(markerIds.contains(id) ? "job hash whose id a list holds, but as 0:<n>, the marker of BullMQ"
                                 + " 4.x: BullMQ 5.x skips it too, so no worker serves it" + noData
                                 : "job hash listed in no structure" + (f.get(0) == null ? " and without data" : "")
-                                + " (for example left by an add that failed WRONGTYPE after writing the hash)")));
+                                + " (for example left by an add that failed WRONGTYPE after writing the hash)"));
                     } else {
                         count("anomaly");
                         anomaly(AnomalyKind.UNKNOWN_KEY, key, "a hash under the queue that is neither a job nor a scheduler");
@@ -1584,7 +1582,7 @@ public final class QueueSnapshotReader {
             listedIds.begin(V1State.UNKNOWN, false);
             sorted.forEach(id -> {
                 listedIds.add(id.raw());
-                orphans.put(id, new OrphanMet(anomalies.mark(), orphans.get(id).reason()));
+                orphanPlaces.put(id, anomalies.mark());
             });
             listedIds.trim();
         }
