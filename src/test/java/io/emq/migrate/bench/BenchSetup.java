@@ -103,6 +103,19 @@ final class BenchSetup {
     }
 
     /**
+     * Adds {@code orphans} job hashes listed nowhere to {@code queue}, {@code orphan-<n>}, as v1's pause/resume wrappers
+     * leave one at each add (its hash written, its listing refused WRONGTYPE).
+     */
+    static void addOrphans(UnifiedJedis client, String queue, int orphans) {
+        try (AbstractPipeline p = client.pipelined()) {
+            for (int n = 1; n <= orphans; n++) {
+                p.hset("bull:" + queue + ":orphan-" + n, Map.of("name", "send", "data", "{}", "opts", "{}", "timestamp", "1"));
+            }
+            p.sync();
+        }
+    }
+
+    /**
      * Adds {@code flows} flows to {@code queue} as BullMQ's FlowProducer leaves them: parent {@code f<n>} waiting for
      * its children {@code f<n>a} and {@code f<n>b}, which wait.
      */

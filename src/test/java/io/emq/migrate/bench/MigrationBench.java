@@ -50,7 +50,8 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code --custom-ids} the generated jobs have ids of their own ({@code c<n>}), whose receipts the bench checks in v2;
  * with {@code --flows N} the backlog holds N flows (parent {@code f<n>} waiting for {@code f<n>a} and {@code f<n>b}), each
  * checked in v2 (the children pending, the parent waiting for both); with {@code --anomalies} the backlog holds a few
- * anomalies that migrate with a warning ({@link BenchSetup#addAnomalies}).
+ * anomalies that migrate with a warning ({@link BenchSetup#addAnomalies}); with {@code --orphans N} it holds N job hashes
+ * listed nowhere ({@link BenchSetup#addOrphans}), migrated with {@code --accept-anomalies} and each checked dead in v2.
  * Run it with the heap capped: {@code bench/run-migration} passes {@code -Xmx256m}.
  */
 public final class MigrationBench {
@@ -62,7 +63,7 @@ public final class MigrationBench {
 
     public static void main(String[] args) throws Exception {
         BenchArgs options = BenchArgs.parse(args, Set.of("--target", "--jobs", "--producer", "--editor", "--dedup", "--dedup-ttl", "--custom-ids",
-                "--without-feed", "--resumed", "--logs", "--flows", "--anomalies"), 1_000_000, 0);
+                "--without-feed", "--resumed", "--logs", "--flows", "--orphans", "--anomalies"), 1_000_000, 0);
         String target = options.target();
         int jobs = options.jobs();
         try (BenchSetup.Server server = BenchSetup.server(target); UnifiedJedis client = Endpoint.parse(server.uri()).open();
@@ -90,6 +91,11 @@ public final class MigrationBench {
                 BenchSetup.addFlows(client, "bench", options.flows());
                 System.out.printf(Locale.ROOT, "added %d flows, each a parent waiting for two waiting children (after the bare copy)%n", options.flows());
             }
+            if (options.orphans() > 0) {
+                BenchSetup.addOrphans(client, "bench", options.orphans());
+                System.out.printf(Locale.ROOT, "added %d job hashes listed nowhere (after the bare copy), migrated with --accept-anomalies%n",
+                        options.orphans());
+            }
             if (options.anomalies()) {
                 System.out.println("anomalies (after the bare copy): " + BenchSetup.addAnomalies(client, "bench", options.customIds() ? CUSTOM : ""));
             }
@@ -99,7 +105,8 @@ public final class MigrationBench {
             Map<String, Long> stepMs = new LinkedHashMap<>();
             Map<String, Long> windowAt = new LinkedHashMap<>();
             StepCpu cpu = new StepCpu(client);
-            Migrator migrator = new Migrator(Wire.unfenced(source), Wire.open(client), uri, MigrationOptions.defaults(),
+            Migrator migrator = new Migrator(Wire.unfenced(source), Wire.open(client), uri,
+                    MigrationOptions.defaults().withAcceptAnomalies(options.orphans() > 0),
                     Checkpoints.observed((version, where) -> {
                         if (version == 120 && (where.equals("v1 paused") || windowAt.containsKey("v1 paused"))) {
                             windowAt.putIfAbsent(where, System.nanoTime());
@@ -161,6 +168,11 @@ public final class MigrationBench {
             problems.addAll(flowParentsLost(client, options.flows()));
             System.out.println("exactly once (" + (plain + 2L * options.flows()) + " v1 jobs -> v2 pending" + (options.flows() > 0
                     ? ", " + options.flows() + " flow parents -> v2 awaiting children" : "") + "): " + (problems.isEmpty() ? "ok" : "FAILED " + problems));
+            if (options.orphans() > 0) {
+                List<String> orphans = orphansLost(client, options.orphans());
+                System.out.println("orphans (" + options.orphans() + " v1 hashes listed nowhere -> v2 dead, once): "
+                        + (orphans.isEmpty() ? "ok" : "FAILED " + orphans));
+            }
             if (options.dedup()) {
                 List<String> dedup = dedupKeysLost(client, jobs + producer.added, n -> "d" + n, v1Id);
                 System.out.println("dedup keys (one a job, each pointing at its job's v2 id): " + (dedup.isEmpty() ? "ok" : "FAILED " + dedup));
@@ -323,6 +335,27 @@ public final class MigrationBench {
             if (!row.equals("awaiting_children 2")) {
                 problems.add("flow parent f" + (i + 1) + ": " + row);
             }
+        }
+        return problems;
+    }
+
+    /** Why the orphans {@code orphan-1} to {@code orphan-<orphans>} are not each a dead v2 row, once (empty when they are). */
+    static List<String> orphansLost(UnifiedJedis client, int orphans) {
+        List<byte[]> ids = new ArrayList<>();
+        for (int n = 1; n <= orphans; n++) {
+            ids.add(("orphan-" + n).getBytes(StandardCharsets.UTF_8));
+        }
+        List<java.util.Optional<BrandedId>> branded = new Journal(Wire.open(client), "bench").ids().lookupV1(ids);
+        Keys keys = Keys.queue("bench");
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < orphans && problems.size() < 10; i++) {
+            String state = branded.get(i).map(id -> client.hget(keys.job(id), "state")).orElse("no v2 id");
+            if (!"dead".equals(state)) {
+                problems.add("orphan-" + (i + 1) + ": " + state);
+            }
+        }
+        if (client.zcard(keys.dead()) != orphans) {
+            problems.add("dead holds " + client.zcard(keys.dead()) + " jobs");
         }
         return problems;
     }
