@@ -215,7 +215,7 @@ final class SourceFence {
      * refreshed without a scan, {@code QueueSnapshotReader#refresh}, cannot tell: only a scanned one may be asked).
      */
     static boolean noExtrasScanned(QueueSnapshot scanned) {
-        return EXTRAS.stream().noneMatch(scanned.subkeys()::containsKey);
+        return noFlowKeysScanned(scanned) && !scanned.subkeys().containsKey(JobSubKind.LOGS);
     }
 
     /** As {@link #noExtrasScanned}, logs lists aside: whether the key scan met no flow key. */

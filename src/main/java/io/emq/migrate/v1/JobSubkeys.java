@@ -26,11 +26,6 @@ final class JobSubkeys {
         return held != null && held.contains(id);
     }
 
-    /** Whether job {@code id} has a lock or a logs list. */
-    boolean anyOf(Bytes id) {
-        return CARRIED.stream().anyMatch(kind -> has(kind, id));
-    }
-
     /** How many jobs have a key of each kind, the kinds none has left out. */
     Map<JobSubKind, Long> counts() {
         Map<JobSubKind, Long> counts = new EnumMap<>(JobSubKind.class);

@@ -331,9 +331,9 @@ public final class QueueSnapshot {
      * ({@link QueueSnapshotReader#refresh}): it found no legacy marker and no anomaly but orphan hashes (a read of a live
      * source meets the hash of a job added after it read the listings; v1's pause/resume wrappers leave one at each add:
      * every refresh finds them again), those a refresh finds again ({@link #FOUND_AGAIN}),
-     * those met in job hashes while it keeps every one ({@link #CARRIED}), those of keys of no v1 shape none of which was
-     * written and stale job schedulers' records none of which was ({@link #KEPT_UNWRITTEN}), per-job keys of jobs gone none of whose keys was written ({@link #DANGLING}) and
-     * those a v1 worker's move met half-way shows
+     * those met in job hashes while it keeps every one ({@link #CARRIED}), those of keys of no v1 shape and stale job
+     * schedulers' records none of which was written ({@link #KEPT_UNWRITTEN}), per-job keys of jobs gone none of whose
+     * keys was written ({@link #DANGLING}) and those a v1 worker's move met half-way shows
      * ({@link #MOVED_WHILE_READ}), each on a key (a job's hash, or the lock or logs list met without its job) in
      * {@code written}; dedup keys, job schedulers and flows it may hold (the refresh carries flows while no flow key was
      * written since, and gives nothing once one was).
@@ -368,9 +368,10 @@ public final class QueueSnapshot {
      * Whether a refresh given {@code written} carries on the {@code count} anomalies of this kind as a full read finds them:
      * orphans and those it finds again, whatever was written; the others only while this snapshot keeps every one, each
      * with its key: those met in job hashes ({@link #CARRIED}), those of keys of no v1 shape and stale job schedulers'
-     * records while none was written ({@link #KEPT_UNWRITTEN}), per-job keys left without their job's hash each on a key written or of a job none of
-     * whose keys was ({@link #DANGLING}), and those a v1 worker's move met half-way while each is on a key written (then
-     * a refresh reads each such job again, and reports it only if it still is one: {@link #MOVED_WHILE_READ}).
+     * records while none was written ({@link #KEPT_UNWRITTEN}), per-job keys left without their job's hash each on a key
+     * written or of a job none of whose keys was ({@link #DANGLING}), and those a v1 worker's move met half-way while each
+     * is on a key written (then a refresh reads each such job again, and reports it only if it still is one:
+     * {@link #MOVED_WHILE_READ}).
      */
     private boolean refreshCarries(AnomalyKind kind, long count, Set<Bytes> written) {
         if (kind == AnomalyKind.ORPHAN_HASH || FOUND_AGAIN.contains(kind)) {
