@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -322,40 +323,38 @@ public final class MigrationBench {
 
     /** The flow parents {@code f1..f<flows>} (at most ten named) whose v2 row is not waiting for its two children. */
     static List<String> flowParentsLost(UnifiedJedis client, int flows) {
-        List<byte[]> parents = new ArrayList<>();
-        for (int n = 1; n <= flows; n++) {
-            parents.add(("f" + n).getBytes(StandardCharsets.UTF_8));
-        }
-        List<java.util.Optional<BrandedId>> branded = new Journal(Wire.open(client), "bench").ids().lookupV1(parents);
         Keys keys = Keys.queue("bench");
-        List<String> problems = new ArrayList<>();
-        for (int i = 0; i < flows && problems.size() < 10; i++) {
-            String row = branded.get(i).map(id -> client.hget(keys.job(id), "state") + " " + client.get(keys.job(id, JobSub.DEPENDENCIES)))
-                    .orElse("no v2 id");
-            if (!row.equals("awaiting_children 2")) {
-                problems.add("flow parent f" + (i + 1) + ": " + row);
-            }
-        }
-        return problems;
+        return rowsNotReading(client, "f", flows, id -> client.hget(keys.job(id), "state") + " " + client.get(keys.job(id, JobSub.DEPENDENCIES)),
+                "awaiting_children 2");
     }
 
     /** Why the orphans {@code orphan-1} to {@code orphan-<orphans>} are not each a dead v2 row, once (empty when they are). */
     static List<String> orphansLost(UnifiedJedis client, int orphans) {
-        List<byte[]> ids = new ArrayList<>();
-        for (int n = 1; n <= orphans; n++) {
-            ids.add(("orphan-" + n).getBytes(StandardCharsets.UTF_8));
-        }
-        List<java.util.Optional<BrandedId>> branded = new Journal(Wire.open(client), "bench").ids().lookupV1(ids);
         Keys keys = Keys.queue("bench");
-        List<String> problems = new ArrayList<>();
-        for (int i = 0; i < orphans && problems.size() < 10; i++) {
-            String state = branded.get(i).map(id -> client.hget(keys.job(id), "state")).orElse("no v2 id");
-            if (!"dead".equals(state)) {
-                problems.add("orphan-" + (i + 1) + ": " + state);
-            }
-        }
+        List<String> problems = rowsNotReading(client, "orphan-", orphans, id -> client.hget(keys.job(id), "state"), "dead");
         if (client.zcard(keys.dead()) != orphans) {
             problems.add("dead holds " + client.zcard(keys.dead()) + " jobs");
+        }
+        return problems;
+    }
+
+    /**
+     * The v1 jobs {@code <prefix>1} to {@code <prefix><count>} (at most ten named) whose v2 row does not read {@code expected}
+     * as {@code read} reads it, or that have no v2 id.
+     */
+    private static List<String> rowsNotReading(UnifiedJedis client, String prefix, int count, Function<BrandedId, String> read,
+                                               String expected) {
+        List<byte[]> ids = new ArrayList<>();
+        for (int n = 1; n <= count; n++) {
+            ids.add((prefix + n).getBytes(StandardCharsets.UTF_8));
+        }
+        List<java.util.Optional<BrandedId>> branded = new Journal(Wire.open(client), "bench").ids().lookupV1(ids);
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < count && problems.size() < 10; i++) {
+            String row = branded.get(i).map(read).orElse("no v2 id");
+            if (!row.equals(expected)) {
+                problems.add(prefix + (i + 1) + ": " + row);
+            }
         }
         return problems;
     }
