@@ -74,8 +74,9 @@ class PauseWindowTest {
     /**
      * Every third job, generated or added, carries a dedup key (BullMQ 5's, deleted by the worker that finishes it). With
      * {@code aFlowAStalledJobAndAnomalies}, the queue also holds a flow (parent p1 waiting for children c1 and c2, delayed an hour
-     * from now), job 1 stalled in {@code active} (its lock run out: a worker that crashed), job 7's opts no JSON and an id
-     * delayed without a hash: the pass under the pause still refreshes the catch-up's read, the flow lands in v2 whole
+     * from now), job 1 stalled in {@code active} (its lock run out: a worker that crashed), job 7's opts no JSON, an id
+     * delayed without a hash, the logs list and lock of a job whose hash is gone and a scheduler record the {@code repeat}
+     * zset no longer lists: the pass under the pause still refreshes the catch-up's read, the flow lands in v2 whole
      * with its due times, and job 1 is served first.
      */
     @ParameterizedTest(name = "a delayed flow, a stalled job and anomalies: {0}")
@@ -90,6 +91,9 @@ class PauseWindowTest {
             client().hset("bull:window:1", "processedOn", "1");
             client().hset("bull:window:7", "opts", "not json");
             client().zadd("bull:window:delayed", due * 4096 + 9, "evicted"); // listed without a hash
+            client().rpush("bull:window:gone:logs", "a line"); // the keys of a job whose hash was evicted
+            client().set("bull:window:gone:lock", "a worker's token");
+            client().hset("bull:window:repeat:old", Map.of("every", "60000", "name", "tick")); // a stale scheduler record
         }
         Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
         for (int n = 3; n <= JOBS; n += 3) {
