@@ -54,9 +54,9 @@ final class Absorb implements Step {
                     : Optional.of(new InLine(snapshot.jobCount(), InLine.idBytes(snapshot)));
         }
         InLine table = m.inLine.orElse(null); // empty on a first try of V30: then nothing is skipped or looked up
-        Map<String, Long> counts = table == null || table.isEmpty() ? new HashMap<>() : written(table, Migratable.rows(snapshot, states, m.options));
-        Iterable<JobFacts> rows = counts.isEmpty() ? Migratable.rows(snapshot, states, m.options)
-                : Migratable.select(states.stream().map(snapshot::jobs).toList(), j -> Migratable.getsRow(j, m.options) && !table.holds(j));
+        Map<String, Long> counts = table == null || table.isEmpty() ? new HashMap<>() : written(table, Migratable.rows(snapshot, states, m.rule()));
+        Iterable<JobFacts> rows = counts.isEmpty() ? Migratable.rows(snapshot, states, m.rule())
+                : Migratable.select(states.stream().map(snapshot::jobs).toList(), j -> m.rule().getsRow(j) && !table.holds(j));
         JobWriter.write(m, rows, read, fresh).forEach((state, n) -> counts.merge(state, n, Long::sum));
         return counts;
     }

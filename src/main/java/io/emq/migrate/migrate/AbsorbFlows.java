@@ -54,7 +54,7 @@ final class AbsorbFlows implements Step {
     public Map<String, Long> apply(QueueMigration m) {
         Map<String, Long> counts = new LinkedHashMap<>(Absorb.write(m, parentStates, SourceFence::read, Optional.empty()));
         long[] links = {0};
-        Migratable.inBatches(unwritten(m, Migratable.rows(m.snapshot(), parentStates, m.options), links), LOOKUP, batch -> {
+        Migratable.inBatches(unwritten(m, Migratable.rows(m.snapshot(), parentStates, m.rule()), links), LOOKUP, batch -> {
             List<Optional<BrandedId>> minted = idsOf(m, batch);
             for (int i = 0; i < batch.size(); i++) {
                 Bytes parent = batch.get(i).id();
@@ -67,7 +67,7 @@ final class AbsorbFlows implements Step {
             }
         });
         counts.put("child-links", links[0]);
-        long released = records(m, Migratable.rows(m.snapshot(), m.options), true);
+        long released = records(m, Migratable.rows(m.snapshot(), m.rule()), true);
         if (released > 0) {
             counts.put("released-parent-links", released);
         }

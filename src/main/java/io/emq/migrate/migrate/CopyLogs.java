@@ -22,6 +22,6 @@ final class CopyLogs implements Step {
     public Map<String, Long> apply(QueueMigration m) {
         QueueSnapshot read = m.snapshot();
         boolean byTheScan = m.watch.isPresent() && m.noFlowKeysAtFence;
-        return Map.of("logs", LogCopier.copy(m, byTheScan ? Migratable.rowsWithLogs(read, m.options) : Migratable.rows(read, m.options)));
+        return Map.of("logs", LogCopier.copy(m, byTheScan ? Migratable.rowsWithLogs(read, m.rule()) : Migratable.rows(read, m.rule())));
     }
 }

@@ -83,7 +83,7 @@ final class DedupAndSchedulers {
         m.checkpoints.hit("dedup keys written");
         List<List<JobFacts>> custom = changed.map(c -> List.of(snap.jobsWithIds(c.customIds()))).orElse(List.of(snap.jobsInRankOrder()));
         counts.put("receipts", receipts(m, Migratable.select(custom,
-                j -> Migratable.getsIdentity(j, m.options) && Planner.isCustomId(j.id())), carried));
+                j -> m.rule().getsIdentity(j) && Planner.isCustomId(j.id())), carried));
         m.checkpoints.hit("receipts written");
         Set<String> names = new HashSet<>();
         counts.put("schedulers", schedulers(m, snap, carried, names));

@@ -1,5 +1,6 @@
 package io.emq.migrate.migrate;
 
+import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
 import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -20,22 +22,37 @@ final class Migratable {
     private Migratable() {
     }
 
-    /** Jobs that get a branded id: every row-bearing job, plus completed flow children (for the parents' :processed). */
-    static Iterable<JobFacts> identities(QueueSnapshot snap, MigrationOptions options) {
-        return select(List.of(snap.jobsInRankOrder()), j -> getsIdentity(j, options));
-    }
-
-    static boolean getsIdentity(JobFacts j, MigrationOptions options) {
-        return Planner.getsIdentity(j, options.acceptAnomalies());
-    }
-
     /**
-     * Jobs that become v2 rows (the plan's rule, {@link Planner#getsRow}), except a job a live v1 worker
-     * holds: it is never pending in v2 while it is held (the last pass, under the v1 pause, waits for such
-     * locks or refuses the queue).
+     * Which jobs of a snapshot get a branded id and a row: the plan's rule ({@link Planner#getsIdentity}, {@link Planner#getsRow}),
+     * orphans only with the anomalies accepted, less the orphans {@code unsettled}, which a read while v1 served cannot tell
+     * from jobs added or moved as it read ({@link QueueMigration#rule}); none but under a migration.
      */
-    static boolean getsRow(JobFacts j, MigrationOptions options) {
-        return Planner.getsRow(j, options.acceptAnomalies()) && !held(j);
+    record Rule(boolean acceptAnomalies, Set<Bytes> unsettled) {
+        /** The rule of a read that settles every orphan: a read under the v1 pause, or of a source at rest. */
+        static Rule of(MigrationOptions options) {
+            return new Rule(options.acceptAnomalies(), Set.of());
+        }
+
+        boolean getsIdentity(JobFacts j) {
+            return Planner.getsIdentity(j, acceptAnomalies) && settled(j);
+        }
+
+        /**
+         * Whether the job becomes a v2 row (the plan's rule), except a job a live v1 worker holds: it is never pending in
+         * v2 while it is held (the last pass, under the v1 pause, waits for such locks or refuses the queue).
+         */
+        boolean getsRow(JobFacts j) {
+            return Planner.getsRow(j, acceptAnomalies) && !held(j) && settled(j);
+        }
+
+        private boolean settled(JobFacts j) {
+            return j.state() != V1State.UNKNOWN || !unsettled.contains(j.id());
+        }
+    }
+
+    /** Jobs that get a branded id: every row-bearing job, plus completed flow children (for the parents' :processed). */
+    static Iterable<JobFacts> identities(QueueSnapshot snap, Rule rule) {
+        return select(List.of(snap.jobsInRankOrder()), rule::getsIdentity);
     }
 
     /** A job a live v1 worker holds. */
@@ -44,27 +61,27 @@ final class Migratable {
     }
 
     /** Every row-bearing job, in rank order. */
-    static Iterable<JobFacts> rows(QueueSnapshot snap, MigrationOptions options) {
-        return select(List.of(snap.jobsInRankOrder()), j -> getsRow(j, options));
+    static Iterable<JobFacts> rows(QueueSnapshot snap, Rule rule) {
+        return select(List.of(snap.jobsInRankOrder()), rule::getsRow);
     }
 
     /** The jobs that become rows ({@link #rows}) of which the snapshot met a logs list ({@link QueueSnapshot#hasLogs}). */
-    static Iterable<JobFacts> rowsWithLogs(QueueSnapshot snap, MigrationOptions options) {
-        return select(List.of(snap.jobsInRankOrder()), j -> snap.hasLogs(j.id()) && getsRow(j, options));
+    static Iterable<JobFacts> rowsWithLogs(QueueSnapshot snap, Rule rule) {
+        return select(List.of(snap.jobsInRankOrder()), j -> snap.hasLogs(j.id()) && rule.getsRow(j));
     }
 
     /**
      * How many jobs become rows ({@link #rows}), counted by state: whether a job gets a row depends on its
-     * state alone ({@link Planner#getsRow}) but for an active one, which a live lock holds; so only the active
-     * jobs are walked.
+     * state alone ({@link Planner#getsRow}) but for an active one, which a live lock holds, and an orphan the rule
+     * leaves unsettled; so only the active jobs are walked, and the orphans when some are unsettled.
      */
-    static long rowCount(QueueSnapshot snap, MigrationOptions options) {
+    static long rowCount(QueueSnapshot snap, Rule rule) {
         long n = 0;
         for (V1State s : V1State.values()) {
             List<JobFacts> jobs = snap.jobs(s);
-            if (s == V1State.ACTIVE) {
-                n += jobs.stream().filter(j -> getsRow(j, options)).count();
-            } else if (!jobs.isEmpty() && getsRow(jobs.get(0), options)) {
+            if (s == V1State.ACTIVE || s == V1State.UNKNOWN && !rule.unsettled().isEmpty()) {
+                n += jobs.stream().filter(rule::getsRow).count();
+            } else if (!jobs.isEmpty() && rule.getsRow(jobs.get(0))) {
                 n += jobs.size();
             }
         }
@@ -72,8 +89,8 @@ final class Migratable {
     }
 
     /** The row-bearing jobs of some v1 states, in each state's serve order. */
-    static Iterable<JobFacts> rows(QueueSnapshot snap, List<V1State> states, MigrationOptions options) {
-        return select(states.stream().map(snap::jobs).toList(), j -> getsRow(j, options));
+    static Iterable<JobFacts> rows(QueueSnapshot snap, List<V1State> states, Rule rule) {
+        return select(states.stream().map(snap::jobs).toList(), rule::getsRow);
     }
 
     /**

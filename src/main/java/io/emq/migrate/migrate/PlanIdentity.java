@@ -17,7 +17,7 @@ final class PlanIdentity implements Step {
 
     @Override
     public Map<String, Long> apply(QueueMigration m) {
-        IdMinter.Minted minted = IdMinter.mint(m, Migratable.identities(m.snapshot(), m.options));
+        IdMinter.Minted minted = IdMinter.mint(m, Migratable.identities(m.snapshot(), m.rule()));
         m.mintedFromSnapshot(minted.fresh());
         return Map.of("ids", minted.jobs(), "hwm", m.journal.ids().highWaterMark());
     }

@@ -15,6 +15,7 @@ import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.QueueSnapshotReader;
 import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.SharedScan;
+import io.emq.migrate.v1.V1State;
 import io.emq.migrate.v1.plan.FlowLinks;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.DedicatedConnections;
@@ -34,6 +35,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /** Everything the steps of one queue's migration share: both ends, the journal, the options, the snapshot. */
 final class QueueMigration {
@@ -119,6 +121,12 @@ final class QueueMigration {
     private final Set<String> linked = new HashSet<>();
     private QueueSnapshot snapshot;
     /**
+     * Which jobs of the snapshot held get an id and a row ({@link Migratable.Rule}): after a read while v1 serves, not
+     * the orphans whose hashes v1 wrote as it read (since the watch began, for V10's read; every orphan when the change
+     * feed cannot tell), see {@link #orphansWrittenWhileRead}; after a read under the pause, the plan's rule.
+     */
+    private Migratable.Rule rule;
+    /**
      * The edits a refresh under the pause let stand ({@link #onlyJobEdits}): told by the drain after its read, so the next
      * drain tells them no more, yet perhaps not in the snapshot held; the next refresh of it reads them again.
      */
@@ -155,6 +163,7 @@ final class QueueMigration {
         this.targetWire = targetWire;
         this.journal = new Journal(targetWire, target);
         this.options = options;
+        this.rule = Migratable.Rule.of(options);
         this.bases = bases;
         this.checkpoints = checkpoints;
         this.targetNames = targetNames;
@@ -392,8 +401,39 @@ final class QueueMigration {
     void readLiveSource() {
         snapshot = null;
         sizesBeforeLiveRead = watch.isEmpty() ? Optional.of(SourceFence.sizes(sourceWire, source)) : Optional.empty();
-        snapshot = reader().read(source);
+        heldLive(reader().read(source));
+    }
+
+    /** Which jobs of the snapshot held get an id and a row. */
+    Migratable.Rule rule() {
+        return rule;
+    }
+
+    /** Holds a snapshot read while v1 serves, with the orphans it cannot settle ({@link #orphansWrittenWhileRead}). */
+    private void heldLive(QueueSnapshot read) {
+        snapshot = read;
+        rule = new Migratable.Rule(options.acceptAnomalies(), orphansWrittenWhileRead(read));
         checkpoints.hit("source read");
+    }
+
+    /**
+     * The orphans of a read while v1 serves whose hashes (or locks, logs lists) the change feed tells written since the
+     * drain before the read (since the watch began, for V10's read); every orphan when the feed cannot tell. The read cannot
+     * tell such a hash from a job a producer added as it read (the hash met by the key scan, its listing read before the
+     * add) or a worker moved (read in neither listing): minted now, among the orphans after every listed job, such a job
+     * would break v1's order once the next read lists it. So it gets no id or row from this read, as an orphan without
+     * {@code --accept-anomalies}: the next read lists it, or finds it an orphan again and settles it once its hash held still,
+     * under the pause at the latest. None unless the anomalies are accepted (an orphan gets no row otherwise).
+     */
+    private Set<Bytes> orphansWrittenWhileRead(QueueSnapshot read) {
+        List<JobFacts> orphans = read.jobs(V1State.UNKNOWN);
+        if (orphans.isEmpty() || !options.acceptAnomalies()) {
+            return Set.of();
+        }
+        Optional<SourceFeed.Changes> since = watch.flatMap(SourceFeed.Watch::peek);
+        Bytes base = source.base();
+        return orphans.stream().map(JobFacts::id).filter(id -> since.map(c -> c.touchedJob(base, id)).orElse(true))
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /**
@@ -418,10 +458,7 @@ final class QueueMigration {
      */
     OptionalInt refreshLiveSource(SourceFeed.Changes changes) {
         Optional<QueueSnapshot> read = snapshot == null ? Optional.empty() : reader().refreshLive(snapshot, changes.written());
-        read.ifPresent(s -> {
-            snapshot = s;
-            checkpoints.hit("source read");
-        });
+        read.ifPresent(this::heldLive);
         return read.isPresent() ? OptionalInt.of(changes.written().size()) : OptionalInt.empty();
     }
 
@@ -442,6 +479,7 @@ final class QueueMigration {
      */
     void readSource() {
         snapshot = null;
+        rule = Migratable.Rule.of(options);
         guarded(null);
         String first = null;
         SourceGuard watching = SourceGuard.watch(guardConnections, source);
@@ -511,6 +549,7 @@ final class QueueMigration {
             return OptionalInt.empty();
         }
         guarded(null);
+        rule = Migratable.Rule.of(options);
         changes.absorb(new SourceFeed.Changes(editsSinceRefresh));
         editsSinceRefresh = Set.of();
         QueueSnapshotReader reader = reader();

@@ -212,7 +212,7 @@ final class Resync {
             batch.clear();
             digests.clear();
         };
-        Migratable.inBatches(Migratable.rows(snap, m.options), LOOKUP, all -> {
+        Migratable.inBatches(Migratable.rows(snap, m.rule()), LOOKUP, all -> {
             List<String> read = feedless ? digests(m, all.stream().map(JobFacts::id).toList(), withoutExtras) : List.of();
             reread[0] += read.size();
             for (int k = 0; k < all.size(); k++) {
@@ -282,7 +282,7 @@ final class Resync {
                 .filter(SourceFeed.Changes::complete).map(since -> {
                     Set<Bytes> told = new HashSet<>(c.touchedUnder(base));
                     told.addAll(since.touchedUnder(base));
-                    Migratable.rows(snap, m.options).forEach(j -> told.remove(j.id()));
+                    Migratable.rows(snap, m.rule()).forEach(j -> told.remove(j.id()));
                     return told;
                 }));
     }
@@ -376,7 +376,7 @@ final class Resync {
         }
         Gone gone = new Gone(true);
         IdSet rows = new IdSet();
-        Migratable.rows(snap, m.options).forEach(j -> rows.add(j.id()));
+        Migratable.rows(snap, m.rule()).forEach(j -> rows.add(j.id()));
         List<BrandedId> candidates = new ArrayList<>();
         m.journal.ids().forEach((id, v1) -> {
             if (!rows.contains(Bytes.of(v1))) {

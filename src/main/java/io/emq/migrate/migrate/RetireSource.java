@@ -362,7 +362,7 @@ final class RetireSource implements Step {
         Bytes base = m.source.base();
         boolean[] moved = {false};
         Iterable<JobFacts> flows = Migratable.select(List.of(snapshot.jobsInRankOrder()),
-                j -> Migratable.getsRow(j, m.options) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
+                j -> m.rule().getsRow(j) && (j.state() == V1State.WAITING_CHILDREN || j.parentKey() != null)
                         && since.map(c -> c.touchedJob(base, j.id())).orElse(true));
         Migratable.inBatches(flows, BATCH, batch -> {
             List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
@@ -412,7 +412,7 @@ final class RetireSource implements Step {
         // pass, scattered through the queue, and a check of each batch's one or two cost a copy's round trips each
         List<Bytes> digestChecked = new ArrayList<>();
         try {
-            Migratable.inBatches(Migratable.rows(before, m.options), UNLINK_BATCH, batch -> {
+            Migratable.inBatches(Migratable.rows(before, m.rule()), UNLINK_BATCH, batch -> {
                 List<Bytes> v1Ids = batch.stream().map(JobFacts::id).toList();
                 List<Bytes> left = v1Ids;
                 if (unlinker.isPresent()) {
@@ -511,7 +511,7 @@ final class RetireSource implements Step {
         Map<Bytes, JobFacts> read = new HashMap<>(); // one walk of the source as read for all of them
         before.ifPresent(s -> s.jobsWithIds(new HashSet<>(moved)).forEach(j -> read.put(j.id(), j)));
         for (Bytes id : moved) {
-            Optional<JobFacts> facts = Optional.ofNullable(read.get(id)).filter(j -> Migratable.getsRow(j, m.options)
+            Optional<JobFacts> facts = Optional.ofNullable(read.get(id)).filter(j -> m.rule().getsRow(j)
                     && j.state() != V1State.WAITING_CHILDREN);
             if (facts.isEmpty() || attempt == PASSES) {
                 throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(id).display() + " changed after"

@@ -94,7 +94,7 @@ final class ServeOrder {
     /** Compares v1's order in {@code snap} (the source as last read) with the ids v2 holds, job by job. */
     static Drift of(QueueMigration m, QueueSnapshot snap) {
         Map<V2State, Walk> walks = walks(m);
-        Migratable.inBatches(Migratable.identities(snap, m.options), LOOKUP, batch -> {
+        Migratable.inBatches(Migratable.identities(snap, m.rule()), LOOKUP, batch -> {
             List<Optional<BrandedId>> ids = ids(m, batch);
             for (int i = 0; i < batch.size(); i++) {
                 JobFacts job = batch.get(i);
@@ -117,7 +117,7 @@ final class ServeOrder {
         List<List<JobFacts>> runs = new ArrayList<>();
         for (JobFacts job : moved) {
             Optional<V2State> set = job.state().becomes().filter(walks::containsKey);
-            if (set.isPresent() && Migratable.getsIdentity(job, m.options)) {
+            if (set.isPresent() && m.rule().getsIdentity(job)) {
                 List<JobFacts> run = new ArrayList<>(3);
                 neighbour(m, snap, job, set.get(), -1).ifPresent(run::add);
                 run.add(job);
@@ -157,7 +157,7 @@ final class ServeOrder {
                 List<JobFacts> jobs = snap.jobs(state);
                 for (; i >= 0 && i < jobs.size(); i += step) {
                     JobFacts next = jobs.get((int) i);
-                    if (Migratable.getsIdentity(next, m.options)) {
+                    if (m.rule().getsIdentity(next)) {
                         return Optional.of(next);
                     }
                 }

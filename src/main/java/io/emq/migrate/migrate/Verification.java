@@ -44,7 +44,7 @@ final class Verification {
 
     private static Map<String, Long> proven(QueueMigration m, Verifier.Report report, long journaled) {
         if (!m.v1Live()) {
-            long rows = Migratable.rowCount(m.snapshot(), m.options);
+            long rows = Migratable.rowCount(m.snapshot(), m.rule());
             if (report.passed() && journaled < rows) {
                 throw new MigrationRefused(MigrationRefused.Kind.VERIFICATION, "verification of " + m.target + " failed: the journal holds "
                         + journaled + " migrated rows, the v1 source " + rows + " (nothing was deleted)");

@@ -285,7 +285,7 @@ public final class Verifier {
         if (!snap.payloadsDigested()) {
             throw new IllegalArgumentException("verifying against the source needs a snapshot read with payload digests");
         }
-        Migratable.inBatches(Migratable.rows(snap, options), BATCH, batch -> {
+        Migratable.inBatches(Migratable.rows(snap, Migratable.Rule.of(options)), BATCH, batch -> {
             // read with HMGETs, not the migration's script: verify is a dry run, which a user limited to +@read may make
             List<Optional<BrandedId>> ids = journal.ids().lookupV1(batch.stream().map(j -> j.id().raw()).toList());
             Map<BrandedId, Expectation> expected = journal.expectations().of(ids.stream().flatMap(Optional::stream).toList());
