@@ -43,7 +43,9 @@ import redis.clients.jedis.UnifiedJedis;
  * them next: an out-of-order refusal, unless v1 served them before the copy), some jobs are finished with
  * removeOnComplete (hash gone), and an operator pauses or resumes the v1 queue (inside the migration's pause
  * window too); a quarter of the runs start with anomalies that migrate with a warning (opts that are no JSON, a negative
- * attempts counter, a stalled job, an id delayed without a hash, the logs list and lock of a job whose hash is gone); about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
+ * attempts counter, a stalled job, an id delayed without a hash, the logs list and lock of a job whose hash is gone), and a
+ * quarter hold three job hashes listed nowhere (orphans) and migrate with {@code --accept-anomalies}, each orphan then one
+ * dead v2 row; about half the adds are deduplicated (a dedup key per job, deleted by the worker that finishes it). Each run migrates until retired
  * (re-running after refusals, as an operator would, once the producer and worker were stopped, accepting the
  * order's drift after an out-of-order refusal), and is
  * then checked: every job added and not completed by the v1 worker is exactly one v2 row, and every
@@ -271,6 +273,14 @@ public final class LiveSoak {
                     events.add("anomalies: opts of " + picked.get(0) + ", attempts of " + picked.get(1) + ", " + picked.get(2)
                             + " stalled, an evicted id delayed, a job gone's logs list and lock");
                 }
+                boolean orphans = random.nextInt(4) == 0;
+                if (orphans) { // hashes listed nowhere, as v1's pause/resume wrappers leave one at each add: each one dead v2 row
+                    for (int i = 1; i <= 3; i++) {
+                        source.hset(v1.base() + "orphan-" + i, Map.of("name", "send", "data", "{}", "timestamp", "1"));
+                        added.add("orphan-" + i);
+                    }
+                    events.add("3 orphan hashes, --accept-anomalies");
+                }
                 double pAct = 0.05 + random.nextDouble() * 0.25;
                 long crashAt = random.nextInt(3) == 0 ? 1 + random.nextInt(120) : 0;
                 long stallAt = !replicas.isEmpty() && random.nextBoolean() ? 1 + random.nextInt(120) : 0;
@@ -316,7 +326,7 @@ public final class LiveSoak {
                 }
                 threads.forEach(Thread::start);
                 MigrationOptions options = MigrationOptions.defaults().withLease(Duration.ofSeconds(2))
-                        .withWaitForLocks(random.nextBoolean() ? Duration.ZERO : Duration.ofSeconds(3));
+                        .withWaitForLocks(random.nextBoolean() ? Duration.ZERO : Duration.ofSeconds(3)).withAcceptAnomalies(orphans);
                 boolean race = random.nextInt(4) == 0;
                 String rivalTarget = random.nextBoolean() ? otherUri : uri;
                 Thread rival = race ? thread(() -> migrateOnce(rivalTarget, options, Checkpoints.none())) : null;
