@@ -184,6 +184,8 @@ public final class LiveSoak {
         final Set<String> added = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> completed = Collections.synchronizedSet(new TreeSet<>());
         final Set<String> deduplicated = Collections.synchronizedSet(new TreeSet<>());
+        /** The job hashes listed nowhere the run starts with (orphans), checked apart: v1 never serves them. */
+        final Set<String> orphans = new TreeSet<>();
         /** The jobs whose dedup key v1 deleted alone before the tombstone: v2 must not hold it. */
         final Set<String> dedupDeletedAlone = Collections.synchronizedSet(new TreeSet<>());
         /** The v1 queue's global concurrency as the soak last set it before the tombstone (0: none). */
@@ -273,11 +275,11 @@ public final class LiveSoak {
                     events.add("anomalies: opts of " + picked.get(0) + ", attempts of " + picked.get(1) + ", " + picked.get(2)
                             + " stalled, an evicted id delayed, a job gone's logs list and lock");
                 }
-                boolean orphans = random.nextInt(4) == 0;
-                if (orphans) { // hashes listed nowhere, as v1's pause/resume wrappers leave one at each add: each one dead v2 row
+                boolean withOrphans = random.nextInt(4) == 0;
+                if (withOrphans) { // hashes listed nowhere, as v1's pause/resume wrappers leave one at each add: each one dead v2 row
                     for (int i = 1; i <= 3; i++) {
                         source.hset(v1.base() + "orphan-" + i, Map.of("name", "send", "data", "{}", "timestamp", "1"));
-                        added.add("orphan-" + i);
+                        orphans.add("orphan-" + i);
                     }
                     events.add("3 orphan hashes, --accept-anomalies");
                 }
@@ -326,7 +328,7 @@ public final class LiveSoak {
                 }
                 threads.forEach(Thread::start);
                 MigrationOptions options = MigrationOptions.defaults().withLease(Duration.ofSeconds(2))
-                        .withWaitForLocks(random.nextBoolean() ? Duration.ZERO : Duration.ofSeconds(3)).withAcceptAnomalies(orphans);
+                        .withWaitForLocks(random.nextBoolean() ? Duration.ZERO : Duration.ofSeconds(3)).withAcceptAnomalies(withOrphans);
                 boolean race = random.nextInt(4) == 0;
                 String rivalTarget = random.nextBoolean() ? otherUri : uri;
                 Thread rival = race ? thread(() -> migrateOnce(rivalTarget, options, Checkpoints.none())) : null;
@@ -577,6 +579,7 @@ public final class LiveSoak {
             // a queue refused past its tombstone (v1's replicas behind it) holds its jobs in v2, paused until a re-run
             List<String> found = new ArrayList<>(LiveV1.problems(source, v1.prefix(), target, QUEUE, Set.copyOf(added), Set.copyOf(completed),
                     retired || tombstoned(source)));
+            found.addAll(orphanProblems(source, target, retired || tombstoned(source)));
             if (retired) {
                 found.addAll(LiveV1.dedupProblems(target, QUEUE, Set.copyOf(deduplicated), Set.copyOf(completed)));
                 found.addAll(LiveV1.schedulerProblems(target, QUEUE, Map.copyOf(schedulers)));
@@ -599,6 +602,24 @@ public final class LiveSoak {
                 }
                 problems.add(problem);
             }
+        }
+
+        /**
+         * Each orphan the run started with is one dead v2 row once v1 is retired, and its hash is still in v1 until then (a
+         * row listed twice is counted by {@link LiveV1#problems}).
+         */
+        private List<String> orphanProblems(UnifiedJedis source, UnifiedJedis target, boolean retired) {
+            List<String> found = new ArrayList<>();
+            Journal journal = new Journal(Wire.open(target), QUEUE);
+            for (String id : orphans) {
+                Optional<String> row = journal.ids().lookupV1(List.of(id.getBytes())).get(0).map(Object::toString);
+                if (retired && row.map(r -> target.zscore(Keys.queue(QUEUE).dead(), r) == null).orElse(true)) {
+                    found.add("lost: orphan " + id + " is no dead v2 row (" + row.orElse("no id") + ")");
+                } else if (!retired && !source.exists(v1.base() + id)) {
+                    found.add("lost: orphan " + id + " left v1 though the queue was not retired");
+                }
+            }
+            return found;
         }
 
         /** A target whose migration did not retire the queue serves none of its copy: its v2 queue stays paused. */
