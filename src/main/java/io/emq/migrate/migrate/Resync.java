@@ -125,8 +125,9 @@ final class Resync {
      * one, a run begun inside an earlier run's pause) every job is re-read first: its hash alone when the pass's key scan met no job's logs list or
      * flow key ({@link SourceFence#readWithoutExtras}); after a pass of this run succeeded without the feed, only the jobs
      * read with another digest, state or attempts than that pass read them ({@link InLine#withDigests}), and new ones,
-     * are looked up in the journal; after none, every one. A pass that fails spoils the watch: what it drained was not
-     * acted on, so only full passes follow. A watch begun after the fence ({@link QueueMigration#beginWatch}) has its
+     * are looked up in the journal; after none, every one. A pass that fails (a dropped connection, which the step tries
+     * again) gives back to the watch what it drained ({@link SourceFeed.Watch#tellAgain}): it may not have acted on all of
+     * it, so the next drain tells those keys again, and the pass tried after it keeps the feed. A watch begun after the fence ({@link QueueMigration#beginWatch}) has its
      * first pass read as without the feed (drained, what it told set aside): it tells nothing of what v1 wrote before it began.
      */
     static Pass pass(QueueMigration m) {
@@ -139,7 +140,7 @@ final class Resync {
             m.watchUnproven = false;
             return pass;
         } catch (RuntimeException failed) {
-            m.watch.ifPresent(SourceFeed.Watch::spoil);
+            drained.filter(SourceFeed.Changes::complete).ifPresent(c -> m.watch.orElseThrow().tellAgain(c));
             throw failed;
         }
     }

@@ -347,7 +347,7 @@ final class SourceFeed implements AutoCloseable {
         private final Server server;
         /** On a cluster source, where the queue was when the watch began; empty on a single server. */
         private final Optional<Placement> placed;
-        private boolean spoiled;
+        private boolean ended;
         /** The job hashes a drain since the watch began told a logs list or flow key of ({@link SourceFence#EXTRAS}). */
         private final Set<Bytes> withExtras = new HashSet<>();
 
@@ -377,7 +377,7 @@ final class SourceFeed implements AutoCloseable {
 
         /**
          * The keys of this queue written since the previous drain (since the watch began, the first
-         * time); empty when the feed broke or this watch was spoiled, and from then on.
+         * time); empty when the feed broke or this watch ended, and from then on.
          */
         Optional<Changes> drain() {
             return drainKeys().map(Changes::new);
@@ -390,20 +390,31 @@ final class SourceFeed implements AutoCloseable {
          */
         Optional<Changes> peek() {
             Optional<Set<Bytes>> keys = drainKeys();
-            keys.ifPresent(told -> {
-                synchronized (written) {
-                    written.computeIfPresent(prefix, (p, since) -> {
-                        since.addAll(told);
-                        return since;
-                    });
-                }
-            });
+            keys.ifPresent(this::tellAgain);
             return keys.map(Changes::new);
+        }
+
+        /**
+         * Has the next drain tell these keys again, as written since it: a pass that failed after its drain gives back what
+         * it drained (it may not have acted on all of it), so the pass tried after it acts on those keys too, from the
+         * snapshot the failed pass left (read after that drain, or the one before it, read before).
+         */
+        void tellAgain(Changes drained) {
+            tellAgain(drained.written());
+        }
+
+        private void tellAgain(Set<Bytes> keys) {
+            synchronized (written) {
+                written.computeIfPresent(prefix, (p, since) -> {
+                    since.addAll(keys);
+                    return since;
+                });
+            }
         }
 
         /** As {@link #drain}, the keys alone, in a set of the caller's own (no {@link Changes} built of them). */
         Optional<Set<Bytes>> drainKeys() {
-            if (spoiled || !barrier()) {
+            if (ended || !barrier()) {
                 return Optional.empty();
             }
             Set<Bytes> keys;
@@ -431,19 +442,14 @@ final class SourceFeed implements AutoCloseable {
             return withExtras.contains(jobHash);
         }
 
-        /** Why {@link #drain} tells nothing: the feed broke, or a pass failed ({@link #spoil}). */
+        /** Why {@link #drain} tells nothing: the feed broke, or this watch ended. */
         String whyNot() {
-            return broken != null ? broken : "a re-sync pass failed after a drain of the change feed, so only full passes follow";
-        }
-
-        /** Tells no more: what was drained was not acted on in full (a pass that failed), so only a full pass is sure. */
-        void spoil() {
-            spoiled = true;
+            return broken != null ? broken : "the change feed's watch of this queue ended";
         }
 
         /** Ends this watch (a retired queue's deletions are not kept); the last one to end closes the feed. */
         void end() {
-            spoiled = true;
+            ended = true;
             boolean last;
             synchronized (written) {
                 written.remove(prefix);

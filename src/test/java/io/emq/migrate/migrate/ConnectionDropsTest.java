@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -167,6 +170,43 @@ class ConnectionDropsTest {
         assertTrue(r.message().startsWith("step V10 (fence source) lost its connection " + Migrator.CONNECTION_RETRIES
                 + " times in a row, without progress between: the source " + SOURCE.nodes().get(0) + " closed the connection"), r.message());
         assertEquals(JOBS, SOURCE.client().llen("bull:" + QUEUE + ":wait"), "every v1 job still waits in v1");
+    }
+
+    /**
+     * The target drops the migrator's connections once as a re-sync pass writes the job v1 edited (in the catch-up, or
+     * in the pass under the pause): the pass tried again is told again what the failed one drained from the change
+     * feed, so the run keeps the feed (no pass after it reads every job's digest), the edit reaches v2, every job once;
+     * after a catch-up pass failed, the pass under the pause still refreshes the snapshot instead of reading v1 whole.
+     */
+    @ParameterizedTest(name = "V{0}")
+    @ValueSource(ints = {100, 120})
+    void aPassThatLostItsConnectionIsTriedAgainWithWhatItDrainedFromTheFeed(int version) {
+        int[] drops = {0};
+        MigrationResult r;
+        try (Jedis admin = TARGET.node(TARGET.nodes().get(0)); UnifiedJedis target = TARGET.endpoint().open()) {
+            r = migrate(target, Checkpoints.observed((v, where) -> {
+                if (v == (version == 100 ? 30 : 120) && where.equals(version == 100 ? "rows written" : "v1 paused") && drops[0] == 0) {
+                    SOURCE.client().hset("bull:" + QUEUE + ":7", "data", "{\"edited\":true}");
+                } else if (v == version && where.equals("rows written") && drops[0] == 0) {
+                    drops[0]++;
+                    dropTheMigratorsConnections(admin);
+                }
+            }));
+        }
+        assertEquals(1, drops[0], r.toString());
+        assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
+        assertEquals(Optional.empty(), r.withoutFeed(), "the feed kept: " + r);
+        assertEveryJobOnce();
+        try (UnifiedJedis check = TARGET.endpoint().open()) {
+            Journal journal = new Journal(Wire.open(check), QUEUE);
+            BrandedId row = journal.ids().lookupV1(List.of("7".getBytes())).get(0).orElseThrow();
+            assertEquals("{\"edited\":true}", new String(PayloadPolicy.ENVELOPE.v1Data(check.hget(Keys.queue(QUEUE).job(row).getBytes(),
+                    "payload".getBytes())).orElseThrow()));
+            if (version == 100) {
+                Map<String, Long> window = journal.history().rows().stream().filter(h -> h.version() == 120).findFirst().orElseThrow().counts();
+                assertEquals(1L, window.get("pass-refreshed-read"), "the pass under the pause refreshed: " + window);
+            }
+        }
     }
 
     /** Every v1 job has one v2 row, pending, and no other row is: none lost or doubled (read through a new pool: the shared one's were dropped). */
