@@ -25,7 +25,7 @@ final class Migratable {
     /**
      * Which jobs of a snapshot get a branded id and a row: the plan's rule ({@link Planner#getsIdentity}, {@link Planner#getsRow}),
      * orphans only with the anomalies accepted, less the orphans {@code unsettled}, which a read while v1 served cannot tell
-     * from jobs added or moved as it read ({@link QueueMigration#rule}); none but under a migration.
+     * from jobs added or moved as it read ({@link QueueMigration#rule}; none in any other read).
      */
     record Rule(boolean acceptAnomalies, Set<Bytes> unsettled) {
         /** The rule of a read that settles every orphan: a read under the v1 pause, or of a source at rest. */

@@ -127,8 +127,9 @@ final class Resync {
      * read with another digest, state or attempts than that pass read them ({@link InLine#withDigests}), and new ones,
      * are looked up in the journal; after none, every one. A pass that fails (a dropped connection, which the step tries
      * again) gives back to the watch what it drained ({@link SourceFeed.Watch#tellAgain}): it may not have acted on all of
-     * it, so the next drain tells those keys again, and the pass tried after it keeps the feed. A watch begun after the fence ({@link QueueMigration#beginWatch}) has its
-     * first pass read as without the feed (drained, what it told set aside): it tells nothing of what v1 wrote before it began.
+     * it, so the next drain tells those keys again, and the pass tried after it keeps the feed. A watch begun after the
+     * fence ({@link QueueMigration#beginWatch}) has its first pass read as without the feed (drained, what it told set
+     * aside): it tells nothing of what v1 wrote before it began.
      */
     static Pass pass(QueueMigration m) {
         Optional<SourceFeed.Changes> drained = m.watch.flatMap(SourceFeed.Watch::drain);
