@@ -523,7 +523,8 @@ final class QueueMigration {
 
     /**
      * The source read exactly under the pause from the snapshot held (read after the drain before
-     * {@code changes}, by the last successful pass of this run), refreshed with the keys written since
+     * {@code changes}, by the last pass of this run: one that failed gave back what it drained, {@link Resync#pass}),
+     * refreshed with the keys written since
      * ({@link QueueSnapshotReader#refresh}), then a {@link SourceGuard} started, then the feed drained: when
      * the drain tells nothing written, the source held still from the drain before {@code changes} through
      * both, so the snapshot is the source as the guard found it, and the guard is kept to carry that on to

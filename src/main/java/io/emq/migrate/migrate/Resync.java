@@ -115,7 +115,7 @@ final class Resync {
      * One pass: read, compare with the journal, write the difference. With the change feed intact since
      * the pass before (or since this run's fence, for the first), the snapshot held is refreshed with the
      * keys it told written instead of the source read in full (while v1 is live, {@link QueueMigration#refreshLiveSource};
-     * under the pause, after a pass of this run succeeded, {@link QueueMigration#refreshSource}); only the
+     * under the pause, {@link QueueMigration#refreshSource}, a pass tried again after one that failed too); only the
      * jobs whose keys it told were written are re-read and digested; and when a pass of this run succeeded before it (or
      * this run's copy wrote the jobs), only the jobs touched or read in another state or with other attempts than that
      * pass read them (than the copy wrote them) ({@link InLine}), and new ones, are looked up in the journal: the others
@@ -157,7 +157,7 @@ final class Resync {
         m.inLine = Optional.empty();
         m.copyDone();
         OptionalInt refreshedWith = feedless ? OptionalInt.empty() : m.v1Live() ? m.refreshLiveSource(changes.get())
-                : before.isPresent() ? m.refreshSource(changes.get()) : OptionalInt.empty();
+                : m.refreshSource(changes.get());
         boolean refreshed = refreshedWith.isPresent();
         if (!refreshed && m.v1Live()) {
             m.readLiveSource();
