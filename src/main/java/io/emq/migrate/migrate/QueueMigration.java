@@ -418,19 +418,21 @@ final class QueueMigration {
 
     /**
      * The orphans of a read while v1 serves whose hashes (or locks, logs lists) the change feed tells written since the
-     * drain before the read (since the watch began, for V10's read); every orphan when the feed cannot tell. The read cannot
-     * tell such a hash from a job a producer added as it read (the hash met by the key scan, its listing read before the
-     * add) or a worker moved (read in neither listing): minted now, among the orphans after every listed job, such a job
-     * would break v1's order once the next read lists it. So it gets no id or row from this read, as an orphan without
-     * {@code --accept-anomalies}: the next read lists it, or finds it an orphan again and settles it once its hash held still,
-     * under the pause at the latest. None unless the anomalies are accepted (an orphan gets no row otherwise).
+     * drain before the read (since the watch began, for V10's read); every orphan when the feed tells the queue's meta
+     * written meanwhile (BullMQ's resume renames {@code paused} to {@code wait}, moving every job it holds without writing
+     * one, and writes meta: a read that took {@code wait} before it and {@code paused} after met them in neither), or
+     * cannot tell. The read cannot tell such a hash from a job a producer added as it read (the hash met by the key scan,
+     * its listing read before the add) or a client moved: minted now, among the orphans after every listed job, such a
+     * job would break v1's order once the next read lists it. So it gets no id or row from this read, as an orphan without
+     * {@code --accept-anomalies}: the next read lists it, or finds it an orphan again and settles it once its hash held
+     * still, under the pause at the latest. None unless the anomalies are accepted (an orphan gets no row otherwise).
      */
     private Set<Bytes> orphansWrittenWhileRead(QueueSnapshot read) {
         List<JobFacts> orphans = read.jobs(V1State.UNKNOWN);
         if (orphans.isEmpty() || !options.acceptAnomalies()) {
             return Set.of();
         }
-        Optional<SourceFeed.Changes> since = watch.flatMap(SourceFeed.Watch::peek);
+        Optional<SourceFeed.Changes> since = watch.flatMap(SourceFeed.Watch::peek).filter(c -> !c.touched(source.key(QueueStructure.META)));
         Bytes base = source.base();
         return orphans.stream().map(JobFacts::id).filter(id -> since.map(c -> c.touchedJob(base, id)).orElse(true))
                 .collect(Collectors.toUnmodifiableSet());

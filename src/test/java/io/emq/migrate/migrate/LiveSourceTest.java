@@ -339,6 +339,30 @@ class LiveSourceTest {
         assertTrue(ids.get(0).compareTo(ids.get(1)) < 0, "the orphan whose hash held still was minted from the fence's read: " + ids);
     }
 
+    /**
+     * With --accept-anomalies an operator resumes the paused v1 queue as the fence reads it: BullMQ's resume renames
+     * {@code paused} to {@code wait}, writing no job, so a read that took {@code wait} before it and {@code paused} after
+     * meets every job in neither, its hash untouched: orphans to that read. The feed told meta written meanwhile (the
+     * resume clears its flag), so the read leaves them all to the next, which mints them in v1's serve order; minted as
+     * orphans they would stand in v2 in the order of their ids ("10" before "2"), refused out of order.
+     */
+    @Test
+    void jobsAResumeMovesAsTheFenceReadsAreNotMintedAsOrphans() {
+        pauseV1();
+        List<MigrationResult> r = migrate(OPTIONS.withAcceptAnomalies(true), (version, where) -> {
+            if (version == 10 && where.equals("v2 paused")) { // the resume as the read meets it: the jobs left paused, not yet in wait
+                client().hdel("bull:live:meta", "paused");
+                client().rename("bull:live:paused", "bull:live:resuming");
+            } else if (version == 10 && where.equals("source read")) {
+                client().rename("bull:live:resuming", "bull:live:wait");
+            }
+        });
+        assertEquals(MigrationResult.Outcome.RETIRED, r.get(0).outcome(), r.get(0).toString());
+        assertExactlyOnce(r.get(0));
+        assertEquals(LongStream.rangeClosed(1, JOBS).boxed().toList(), servedOrder(), "v1 serve order");
+        assertEquals(0L, client().zcard(Keys.queue(QUEUE).dead()), "no job taken for an orphan");
+    }
+
     @Test
     void jobsAddedAtEveryStepAreCaughtUpInServeOrderBeforeRetirement() {
         Set<String> seen = new HashSet<>();
