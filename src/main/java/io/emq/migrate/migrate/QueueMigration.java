@@ -416,6 +416,12 @@ final class QueueMigration {
         checkpoints.hit("source read");
     }
 
+    /** Holds a snapshot read under the pause: the plan's rule, every orphan settled. */
+    private void heldExact(QueueSnapshot read) {
+        snapshot = read;
+        rule = Migratable.Rule.of(options);
+    }
+
     /**
      * The orphans of a read while v1 serves whose hashes (or locks, logs lists) the change feed tells written since the
      * drain before the read (since the watch began, for V10's read); every orphan when the feed tells the queue's meta
@@ -481,7 +487,6 @@ final class QueueMigration {
      */
     void readSource() {
         snapshot = null;
-        rule = Migratable.Rule.of(options);
         guarded(null);
         String first = null;
         SourceGuard watching = SourceGuard.watch(guardConnections, source);
@@ -493,7 +498,7 @@ final class QueueMigration {
                 boolean held = watching.held();
                 watching = next;
                 if (held) {
-                    snapshot = read;
+                    heldExact(read);
                     guarded(watching);
                     watching = null;
                     return;
@@ -552,7 +557,6 @@ final class QueueMigration {
             return OptionalInt.empty();
         }
         guarded(null);
-        rule = Migratable.Rule.of(options);
         changes.absorb(new SourceFeed.Changes(editsSinceRefresh));
         editsSinceRefresh = Set.of();
         QueueSnapshotReader reader = reader();
@@ -597,7 +601,7 @@ final class QueueMigration {
             if (meanwhile.get().keys() == 0 || onlyJobEdits(read.get(), meanwhile.get().written())) {
                 changes.absorb(meanwhile.get());
                 editsSinceRefresh = Set.copyOf(meanwhile.get().written());
-                snapshot = read.get();
+                heldExact(read.get());
                 guarded(watching);
                 checkpoints.hit("source read");
                 return OptionalInt.of(since.size());
@@ -606,7 +610,7 @@ final class QueueMigration {
             changes.absorb(meanwhile.get());
             // the read began after the drain before meanwhile: the next try refreshes it with what meanwhile told, as a pass
             // while v1 is live refreshes the read of the pass before, not the snapshot held with every key told since
-            snapshot = read.get();
+            heldExact(read.get());
             since = new HashSet<>(meanwhile.get().written());
         }
         throw changedDuringEachRead(first, "refreshes of what v1 wrote under the pause", "v1 workers or other clients still"

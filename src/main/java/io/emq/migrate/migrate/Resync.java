@@ -141,7 +141,7 @@ final class Resync {
             m.watchUnproven = false;
             return pass;
         } catch (RuntimeException failed) {
-            drained.filter(SourceFeed.Changes::complete).ifPresent(c -> m.watch.orElseThrow().tellAgain(c));
+            drained.filter(SourceFeed.Changes::complete).ifPresent(c -> m.watch.orElseThrow().tellAgain(c.written()));
             throw failed;
         }
     }

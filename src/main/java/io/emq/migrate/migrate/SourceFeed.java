@@ -399,11 +399,7 @@ final class SourceFeed implements AutoCloseable {
          * it drained (it may not have acted on all of it), so the pass tried after it acts on those keys too, from the
          * snapshot the failed pass left (read after that drain, or the one before it, read before).
          */
-        void tellAgain(Changes drained) {
-            tellAgain(drained.written());
-        }
-
-        private void tellAgain(Set<Bytes> keys) {
+        void tellAgain(Set<Bytes> keys) {
             synchronized (written) {
                 written.computeIfPresent(prefix, (p, since) -> {
                     since.addAll(keys);
