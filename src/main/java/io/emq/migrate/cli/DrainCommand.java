@@ -90,12 +90,12 @@ final class DrainCommand implements Command {
                 + " since this one stopped (its copy would then be stale): " + why));
         Optional<String> paused = drain.pausedBecause();
         if (paused.isPresent() && !dryRun) {
+            Drain.MigrationStop stop = drain.migrationStop();
             if (!in.has("resume")) {
-                throw CliException.refused("queue '" + queue + "' is paused: " + paused.get() + ". Nothing was"
-                        + " claimed. Add --resume to resume it and drain it (or resume it yourself: HDEL "
-                        + Keys.queue(queue).meta() + " paused).");
+                throw CliException.refused("queue '" + queue + "' is paused: " + paused.get() + ". Nothing was claimed"
+                        + resumeHint(stop, queue));
             }
-            switch (drain.migrationStop()) {
+            switch (stop) {
                 case BEFORE_VERIFIED -> throw CliException.refused("queue '" + queue + "' is paused: " + paused.get() + ". Nothing"
                         + " was claimed: --resume would serve what was copied so far while v1 serves the same jobs");
                 case INSIDE_RETIREMENT -> in.confirm("drain --resume " + queue, "consumes the jobs of a migration stopped inside"
@@ -113,6 +113,22 @@ final class DrainCommand implements Command {
         DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler, target, in);
         render(report, handlerName, htmlFile, target, in);
         return exitCode(report, handlerName);
+    }
+
+    /**
+     * What a refusal of a paused queue says of {@code --resume}: for a queue no migration paused, that it (or clearing
+     * the pause by hand) serves it; for a copy whose v1 source still holds the same jobs (stopped at verified, or
+     * inside its retirement), only that {@code --resume} serves it anyway once confirmed, never the hand-made way round
+     * the confirmation; nothing before verified, where {@code --resume} is refused too.
+     */
+    private static String resumeHint(Drain.MigrationStop stop, String queue) {
+        return switch (stop) {
+            case NONE -> ". Add --resume to resume it and drain it (or resume it yourself: HDEL " + Keys.queue(queue).meta()
+                    + " paused).";
+            case AT_VERIFIED -> "; --resume serves it anyway, once confirmed, while v1 holds the same jobs.";
+            case INSIDE_RETIREMENT -> "; --resume serves it anyway, once confirmed, before its retirement finished.";
+            case BEFORE_VERIFIED -> ".";
+        };
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,7 +40,8 @@ class DrainCommandTest {
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
         assertEquals(ExitCodes.REFUSED, refused.code(), refused.out() + refused.err());
         assertTrue(refused.err().contains("the v1 queue was paused when it was migrated")
-                && refused.err().contains("--resume"), refused.err());
+                && refused.err().contains("Add --resume to resume it and drain it (or resume it yourself: HDEL emq:{emails}:meta"
+                + " paused)"), refused.err());
         assertEquals(4, SERVER.client().zcard(Keys.queue("emails").pending()));
 
         Path html = dir.resolve("drain.html");
@@ -172,7 +174,9 @@ class DrainCommandTest {
         assertEquals(0, m.code(), m.out() + m.err());
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
         assertEquals(ExitCodes.REFUSED, refused.code(), refused.out() + refused.err());
-        assertTrue(refused.err().contains("stopped at verified (migrate --no-retire)"), refused.err());
+        assertTrue(refused.err().contains("stopped at verified (migrate --no-retire)")
+                && refused.err().contains("--resume serves it anyway, once confirmed, while v1 holds the same jobs"), refused.err());
+        assertFalse(refused.err().contains("HDEL"), "no way round the confirmation while v1 holds the same jobs: " + refused.err());
         CliRun unconfirmed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume",
                 "--handler", "exec cat >/dev/null");
         assertEquals(ExitCodes.REFUSED, unconfirmed.code(), unconfirmed.all());
@@ -195,7 +199,9 @@ class DrainCommandTest {
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
         assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
         assertTrue(refused.err().contains("its migration stopped inside its last step (retire source)")
-                && refused.err().contains("run migrate again (without --no-retire)"), refused.err());
+                && refused.err().contains("run migrate again (without --no-retire)")
+                && refused.err().contains("--resume serves it anyway, once confirmed, before its retirement finished"), refused.err());
+        assertFalse(refused.err().contains("HDEL"), refused.err());
         CliRun unconfirmed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume");
         assertEquals(ExitCodes.REFUSED, unconfirmed.code(), unconfirmed.all());
         assertTrue(unconfirmed.err().contains("a migration stopped inside its retirement"), unconfirmed.err());
@@ -240,6 +246,8 @@ class DrainCommandTest {
         CliRun refused = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails");
         assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
         assertTrue(refused.err().contains("its migration is in flight, or stopped before it verified"), refused.err());
+        assertFalse(refused.err().contains("HDEL") || refused.err().contains("Add --resume"), "--resume is refused here too: "
+                + refused.err());
         CliRun resumed = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--resume", "--yes",
                 "--handler", "exec cat >/dev/null");
         assertEquals(ExitCodes.REFUSED, resumed.code(), resumed.all());
