@@ -5,6 +5,8 @@ import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationState;
+import io.emq.migrate.migrate.StepCatalog;
+import io.emq.migrate.migrate.StepStatus;
 import io.emq.migrate.migrate.Verifier;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.QueueBases;
@@ -64,8 +66,26 @@ final class VerifyCommand implements Command {
             }
         }
         Verifier.Report report = new Verifier(wire, queue).verify(snapshot, migrated);
-        print(report, snapshot.isPresent(), retired, in.json(), in.out());
-        return report.passed() ? ExitCodes.OK : ExitCodes.REFUSED;
+        Optional<String> unfinished = unfinished(journal);
+        print(report, unfinished, snapshot.isPresent(), retired, in.json(), in.out());
+        return report.passed() && unfinished.isEmpty() ? ExitCodes.OK : ExitCodes.REFUSED;
+    }
+
+    /**
+     * Why the queue's copy is not yet one a verification may call verified, in an operator's words: its migration has
+     * not reached verified (in flight, or stopped before: killed, refused, failed), so the rows found are only those
+     * copied so far; empty once it did.
+     */
+    private static Optional<String> unfinished(Journal journal) {
+        Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
+        if (state.isPresent() && state.get() != MigrationState.PLANNED && state.get() != MigrationState.RUNNING) {
+            return Optional.empty();
+        }
+        String next = StepStatus.of(StepCatalog.load(), journal.history().rows()).stream()
+                .filter(s -> s.status() != StepStatus.Status.SUCCESS).findFirst()
+                .map(s -> "; step V" + s.version() + " (" + s.description() + ") is " + s.status().wireName()).orElse("");
+        return Optional.of("its migration has not verified yet (journal state " + state.map(MigrationState::wireName).orElse("none")
+                + next + "), so only the jobs copied so far were checked: run migrate again to finish it");
     }
 
     private static QueueSnapshot snapshot(UnifiedJedis client, Journal journal) {
@@ -75,11 +95,13 @@ final class VerifyCommand implements Command {
         return new QueueSnapshotReader(client, new QueueBases(all)).read(queue);
     }
 
-    private static void print(Verifier.Report r, boolean sourceChecked, boolean retired, boolean json, PrintStream out) {
+    private static void print(Verifier.Report r, Optional<String> unfinished, boolean sourceChecked, boolean retired, boolean json,
+                              PrintStream out) {
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("name", r.queue());
-            doc.put("passed", r.passed());
+            doc.put("passed", r.passed() && unfinished.isEmpty());
+            doc.put("unfinished", unfinished.orElse(null));
             doc.put("expected", new TreeMap<>(r.expected()));
             doc.put("found", new TreeMap<>(r.found()));
             doc.put("jobsChecked", r.jobsChecked());
@@ -98,6 +120,10 @@ final class VerifyCommand implements Command {
         out.printf("%d jobs checked (state, attempts, payload digest, listing and its score), %d keys parsed; source %s%n", r.jobsChecked(),
                 r.keysChecked(), sourceChecked ? "compared" : retired ? "retired (not compared)" : "not given");
         r.problems().forEach(p -> out.println("  PROBLEM " + p));
-        out.println(r.passed() ? "VERIFIED " + r.queue() : "FAILED " + r.queue() + ": " + r.problemCount() + " problems");
+        if (!r.passed()) {
+            out.println("FAILED " + r.queue() + ": " + r.problemCount() + " problems" + unfinished.map(why -> "; " + why).orElse(""));
+        } else {
+            out.println(unfinished.map(why -> "UNFINISHED " + r.queue() + ": " + why).orElse("VERIFIED " + r.queue()));
+        }
     }
 }

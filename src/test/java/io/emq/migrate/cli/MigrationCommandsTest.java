@@ -1,13 +1,19 @@
 package io.emq.migrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.MigrationOptions;
+import io.emq.migrate.migrate.Migrator;
 import io.emq.migrate.migrate.V1QueueGenerator;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.v1.fixture.FixtureLoader;
 import io.emq.migrate.v1.fixture.KeyspaceDump;
+import io.emq.migrate.wire.Wire;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -93,6 +99,35 @@ class MigrationCommandsTest {
         CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "emails");
         assertEquals(3, verify.code());
         assertTrue(verify.out().contains("payload does not carry the v1 data"), verify.out());
+    }
+
+    /**
+     * verify of a migration stopped before it verified (killed in its copy) does not call the partial copy verified: the
+     * rows copied so far check out, and the verdict says the migration has not finished, which step is next, and what to do.
+     */
+    @Test
+    void verifyOfAMigrationStoppedInItsCopySaysItIsUnfinished() throws Exception {
+        V1QueueGenerator.addWaiting(SERVER.client(), "big", 1, 600, 20);
+        Wire wire = Wire.open(SERVER.client());
+        assertThrows(Checkpoints.InjectedCrash.class, () ->
+                new Migrator(Wire.unfenced(SERVER.client()), wire, SERVER.uri(),
+                        MigrationOptions.defaults().withLease(Duration.ofMillis(300)),
+                        Checkpoints.throwingAt("30:expectations recorded")).migrate(List.of("bull"), List.of("big")));
+        CliRun verify = CliRun.of("verify", "--target", SERVER.uri(), "--queue", "big");
+        assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
+        assertTrue(verify.out().contains("256 jobs checked"), verify.out());
+        assertTrue(verify.out().contains("UNFINISHED big: its migration has not verified yet (journal state running; step V30"
+                + " (absorb pending) is pending), so only the jobs copied so far were checked: run migrate again to finish it"),
+                verify.out());
+        JsonNode doc = Json.MAPPER.readTree(CliRun.of("verify", "--target", SERVER.uri(), "--queue", "big", "--json").out());
+        assertEquals(false, doc.get("passed").asBoolean(), doc.toString());
+        assertTrue(doc.get("unfinished").asText().contains("run migrate again"), doc.toString());
+        Thread.sleep(400); // the crashed run's lease lapses
+        CliRun resumed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "big", "--no-retire");
+        assertEquals(0, resumed.code(), resumed.all());
+        CliRun finished = CliRun.of("verify", "--target", SERVER.uri(), "--queue", "big");
+        assertEquals(ExitCodes.OK, finished.code(), finished.all());
+        assertTrue(finished.out().contains("600 jobs checked") && finished.out().contains("VERIFIED big"), finished.out());
     }
 
     /** verify with the v1 source still there names each v1 job v2 does not hold as it is now: changed data, a job added since. */
