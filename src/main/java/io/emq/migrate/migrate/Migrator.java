@@ -13,6 +13,7 @@ import io.emq.migrate.v1.QueueStructure;
 import io.emq.migrate.v1.SharedScan;
 import io.emq.migrate.v1.WorkPermits;
 import io.emq.migrate.v1.plan.Planner;
+import io.emq.migrate.v1.plan.RenameArgument;
 import io.emq.migrate.v1.plan.V2Names;
 import io.emq.migrate.wire.DaemonThreads;
 import io.emq.migrate.wire.DedicatedConnections;
@@ -218,7 +219,7 @@ public final class Migrator {
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),
                         "queue name '" + q.name().display() + "' is not a valid v2 name ("
                                 + Names.queueNameProblem(q.name().display()).orElse("invalid")
-                                + "): pass --rename " + q.name().display() + "=NEW"));
+                                + "): pass " + RenameArgument.suggested(q.name().display(), "NEW")));
                 continue;
             }
             Optional<String> taken = v2Names.conflict(q);

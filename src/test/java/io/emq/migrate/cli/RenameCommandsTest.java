@@ -9,6 +9,7 @@ import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.testing.RealServerExtension;
+import io.emq.migrate.v1.plan.RenameArgument;
 import io.emq.migrate.wire.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -56,6 +57,20 @@ class RenameCommandsTest {
         assertEquals(3, SERVER.client().zcard("emq:{small}:pending"), "small's own three jobs, no more, none lost");
         CliRun verify = CliRun.of("verify", "--target", SERVER.uri(), "--queue", "small");
         assertEquals(0, verify.code(), verify.out() + verify.err());
+    }
+
+    /** The rename a refusal of an invalid v1 name suggests is quoted for a shell (the name holds a space), and works as shown. */
+    @Test
+    void theRenameSuggestedForAnInvalidNameIsOneAShellPassesWhole() {
+        CliRun refused = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "reports 2024", "--yes");
+        assertEquals(3, refused.code(), refused.all());
+        assertTrue(refused.out().contains("pass --rename 'reports 2024=NEW'"), refused.out());
+        assertEquals("--rename 'it'\\''s=NEW'", RenameArgument.suggested("it's", "NEW"));
+        assertEquals("--rename small=NEW", RenameArgument.suggested("small", "NEW"));
+        CliRun renamed = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "reports 2024", "--rename", "reports 2024=NEW",
+                "--yes");
+        assertEquals(0, renamed.code(), renamed.all());
+        assertEquals(4, SERVER.client().zcard("emq:{NEW}:pending"));
     }
 
     @Test

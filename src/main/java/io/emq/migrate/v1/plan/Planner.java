@@ -409,7 +409,7 @@ public final class Planner {
                 + " it again without the tombstone and lists " + listed + " job(s): if the v1 server was restored from a backup"
                 + " taken before the migration, those jobs are in v2 already and v1 workers would run them a second time: stop"
                 + " them and delete the v1 queue (BullMQ's queue.obliterate()); if a new queue of that name was made since,"
-                + " migrate it into another v2 queue (--rename " + snap.queue().name().display() + "=NEW)");
+                + " migrate it into another v2 queue (" + RenameArgument.suggested(snap.queue().name().display(), "NEW") + ")");
     }
 
     /**

@@ -185,7 +185,7 @@ public final class V2Names {
                 + "=" + v2.get() + ": " : "") + "v1 queue " + q.display() + " is being migrated on the target as v2 queue '" + other
                 + "' (neither retired nor abandoned), and a second migration as '" + v2.get() + "' would copy its jobs twice;"
                 + " finish that one (migrate " + q.display() + (other.equals(q.name().display()) ? " without --rename"
-                : " with --rename " + q.display() + "=" + other) + "), or undo it first with `emq-migrate abandon --queue " + other + "`");
+                : " with " + RenameArgument.suggested(q.display(), other)) + "), or undo it first with `emq-migrate abandon --queue " + other + "`");
     }
 
     /**
@@ -204,7 +204,7 @@ public final class V2Names {
         return "the migration of '" + v2Name + "' began from the v1 queue " + q.display() + " on " + began + ", and this run names "
                 + sourceName + ", which is neither that server, nor its master or replica, nor the replica that replaced it: "
                 + (retired ? "that migration is retired, its v2 queue serving that server's jobs; migrate this server's queue under"
-                + " another name (--rename " + q.name().display() + "=NEW)"
+                + " another name (" + RenameArgument.suggested(q.name().display(), "NEW") + ")"
                 : "re-run with --source " + began + "; if the queue was moved to that server some other way, `emq-migrate"
                 + " abandon` (it deletes only what the migration wrote on the target), then migrate again from there");
     }
