@@ -318,13 +318,13 @@ final class PlanCommand implements Command {
         if (!plan.anomalies().isEmpty()) {
             Table t = new Table("ANOMALY", "KEY", "REASON", "TREATMENT");
             for (Anomaly a : plan.anomalies()) {
-                t.row(a.kind().wireName(), a.key().display(), a.reason(), a.kind().disposition().wireName());
+                t.row(a.kind().wireName(), a.key().display(), a.reason(), plan.treatment(a.kind()));
             }
             snap.anomalyCounts().forEach((kind, n) -> {
                 long listed = snap.anomalies(kind).size();
                 if (n > listed) {
                     t.row(kind.wireName(), "(" + Sizes.count(n - listed) + " more)", "not listed: " + Sizes.count(n)
-                            + " in all", kind.disposition().wireName());
+                            + " in all", plan.treatment(kind));
                 }
             });
             t.print(out);

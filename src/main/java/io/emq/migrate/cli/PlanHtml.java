@@ -65,13 +65,13 @@ final class PlanHtml {
         if (!plan.anomalies().isEmpty()) {
             List<List<String>> rows = new ArrayList<>();
             for (Anomaly a : plan.anomalies()) {
-                rows.add(List.of(a.kind().wireName(), a.key().display(), a.reason(), a.kind().disposition().wireName()));
+                rows.add(List.of(a.kind().wireName(), a.key().display(), a.reason(), plan.treatment(a.kind())));
             }
             snap.anomalyCounts().forEach((kind, n) -> {
                 long listed = snap.anomalies(kind).size();
                 if (n > listed) {
                     rows.add(List.of(kind.wireName(), "(" + (n - listed) + " more)", "not listed: " + n + " in all",
-                            kind.disposition().wireName()));
+                            plan.treatment(kind)));
                 }
             });
             page.table(List.of("ANOMALY", "KEY", "REASON", "TREATMENT"), rows);

@@ -1,5 +1,7 @@
 package io.emq.migrate.v1;
 
+import java.util.Optional;
+
 /**
  * Everything in a v1 keyspace that fits no row of the migration contract's mapping, with what
  * the migration does about it. Names are the report's {@code kind} strings.
@@ -98,5 +100,22 @@ public enum AnomalyKind {
     /** What the migration will do with it, for the report. */
     public String treatment() {
         return treatment;
+    }
+
+    /**
+     * What {@code --accept-anomalies} has the migration do with an anomaly of this kind, in the plan's TREATMENT column
+     * (the {@link #treatment} says it in full); empty for a kind the option does not lift, or one that refuses nothing.
+     */
+    public Optional<String> whenAccepted() {
+        return Optional.ofNullable(switch (this) {
+            case HASH_WITHOUT_DATA -> "migrate-with-empty-payload";
+            case LISTED_TWICE -> "migrate-once";
+            case ORPHAN_HASH -> "migrate-as-dead";
+            case DEFERRED_FAILURE -> "migrate-as-listed";
+            case BAD_DELAYED_SCORE -> "schedule-at-score/4096";
+            case BAD_PRIORITIZED_SCORE -> "keep-zset-order";
+            case WRONG_JOB_TYPE -> "skip, drop-with-source";
+            default -> null;
+        });
     }
 }

@@ -308,6 +308,13 @@ class AnomalyEndToEndTest {
                 && l.contains("failed is a string, expected a zset")), plan.out());
         assertTrue(plan.out().lines().anyMatch(l -> l.startsWith("orphan-hash") && l.contains("bull:fs:f1 ")), plan.out());
         assertTrue(droppedLine(plan).endsWith("dropped with the source: failed (string, wrong type) 1"), droppedLine(plan));
+        assertTrue(plan.out().lines().anyMatch(l -> l.startsWith("orphan-hash") && l.endsWith(" refuse")), plan.out());
+        CliRun planAccepting = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "fs", "--accept-anomalies");
+        assertEquals(0, planAccepting.code(), planAccepting.all());
+        assertTrue(planAccepting.out().lines().anyMatch(l -> l.startsWith("orphan-hash") && l.endsWith(" accepted: migrate-as-dead")),
+                "the treatment the option gives, not the refusal it lifts: " + planAccepting.out());
+        assertTrue(planAccepting.out().lines().anyMatch(l -> l.startsWith("wrong-type") && l.endsWith(" drop-with-source")),
+                planAccepting.out());
 
         CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "fs", "--yes", "--json");
         assertEquals(3, migrate.code(), migrate.all());

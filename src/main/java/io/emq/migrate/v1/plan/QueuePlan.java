@@ -2,7 +2,9 @@ package io.emq.migrate.v1.plan;
 
 import io.emq.migrate.payload.PayloadPolicy;
 import io.emq.migrate.v1.Anomaly;
+import io.emq.migrate.v1.AnomalyKind;
 import io.emq.migrate.v1.QueueSnapshot;
+import io.emq.migrate.v1.RefusalKind;
 import io.emq.migrate.v1.JobLayout;
 import io.emq.migrate.v1.V1State;
 import java.util.List;
@@ -47,6 +49,17 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
      */
     public boolean blocked() {
         return refusals.stream().anyMatch(r -> !r.lifted());
+    }
+
+    /**
+     * What this plan's migration does with the anomalies of a kind, for the report's TREATMENT column: the kind's
+     * disposition, but for a kind that refuses the queue while {@code --accept-anomalies} lifts it here, what the
+     * option has the migration do ("accepted: migrate-as-dead").
+     */
+    public String treatment(AnomalyKind kind) {
+        boolean accepted = refusals.stream().anyMatch(r -> r.refusal().kind() == RefusalKind.ANOMALIES && r.lifted());
+        return kind.whenAccepted().filter(what -> accepted && kind.disposition() == AnomalyKind.Disposition.REFUSE)
+                .map(what -> "accepted: " + what).orElse(kind.disposition().wireName());
     }
 
     public long estimatedBytes() {
