@@ -3,6 +3,7 @@ package io.emq.migrate.cli;
 import io.emq.migrate.drain.Drain;
 import io.emq.migrate.drain.DrainOptions;
 import io.emq.migrate.drain.DrainReport;
+import io.emq.migrate.drain.DrainStopped;
 import io.emq.migrate.drain.ExecHandler;
 import io.emq.migrate.drain.ShadowQueue;
 import io.emq.migrate.keyspace.BrandedId;
@@ -110,9 +111,23 @@ final class DrainCommand implements Command {
             drain.resume();
             in.note("resumed queue '" + queue + "', which was paused: " + paused.get());
         }
-        DrainReport report = dryRun ? drain.dryRun() : drainWithProgress(drain, options, handler, target, in);
-        render(report, handlerName, htmlFile, target, in);
-        return exitCode(report, handlerName);
+        if (dryRun) {
+            DrainReport report = drain.dryRun();
+            render(report, handlerName, htmlFile, target, in);
+            return exitCode(report, handlerName);
+        }
+        try (DrainInterruption interruption = DrainInterruption.of(drain, options.lease(), in)) {
+            DrainReport report = drainWithProgress(drain, options, handler, target, in);
+            render(report, handlerName, htmlFile, target, in);
+            return exitCode(report, handlerName);
+        } catch (DrainStopped stopped) {
+            in.note("emq-migrate drain: interrupted; queue '" + queue + "': " + Sizes.count(stopped.completed()) + " jobs"
+                    + " completed by this drain (it claimed nothing more and finished the jobs it held), " + Sizes.count(stopped.left())
+                    + " left; run drain again and it continues" + stopped.unrecorded().map(why -> ", but the migrated jobs this"
+                    + " drain served could not be recorded in the journal (" + why + "): the next drain reports them never"
+                    + " claimed").orElse(" (the jobs this drain served are recorded in the journal, and counted served by it)"));
+            return ExitCodes.INTERRUPTED;
+        }
     }
 
     /**

@@ -12,6 +12,11 @@ public final class ExitCodes {
     public static final int REFUSED = 3;
     /** An unexpected error inside the tool (a bug): one line, {@code --debug} shows the trace. */
     public static final int INTERNAL = 4;
+    /**
+     * Interrupted (SIGINT): the command stopped where it is safe and said where. The process exits 128 + the signal's
+     * number, whatever the command returned: 130 for SIGINT, 143 for SIGTERM.
+     */
+    public static final int INTERRUPTED = 130;
 
     /** A command's exit codes for its help: what 0 and 3 mean for it (3 omitted when null), 2 and 4 as always. */
     static java.util.Map<Integer, String> meanings(String ok, String refused) {

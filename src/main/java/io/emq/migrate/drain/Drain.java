@@ -1,6 +1,7 @@
 package io.emq.migrate.drain;
 
 import io.emq.migrate.keyspace.V2State;
+import io.emq.migrate.migrate.DrainedJobs;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.Journal;
@@ -27,6 +28,8 @@ public final class Drain {
     private final String served;
     private final Jobs jobs;
     private final Journal journal;
+    private volatile Consumer consumer;
+    private volatile boolean stopped;
 
     public Drain(Wire wire, String queue) {
         this(wire, queue, queue);
@@ -118,11 +121,14 @@ public final class Drain {
 
     /**
      * Runs the consumer until the queue is empty (scheduled jobs beyond the options' horizon are
-     * left), running {@code work} on each job, then judges the drain. {@code observer} hears every
-     * settlement, for progress.
+     * left), running {@code work} on each job, then judges the drain; jobs stopped drains recorded as served
+     * ({@link DrainedJobs}) count as served. {@code observer} hears every settlement, for progress.
+     *
+     * @throws DrainStopped when {@link #stop()} stopped it: the migrated jobs it served are recorded in the journal
      */
     public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
         MigratedJobs migrated = MigratedJobs.load(journal);
+        java.util.Set<String> servedBefore = DrainedJobs.of(journal);
         Rows rows = new Rows(wire, served, journal.lanes());
         Map<String, Long> before = QueueCounts.read(migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
@@ -139,11 +145,44 @@ public final class Drain {
         if (shadow()) {
             consumer.holdOutbox();
         }
-        ConsumerStats stats = consumer.build().runUntilEmpty(options.horizon());
+        this.consumer = consumer.build();
+        if (stopped) {
+            this.consumer.stop();
+        }
+        ConsumerStats stats = this.consumer.runUntilEmpty(options.horizon());
+        if (stopped) {
+            throw new DrainStopped(stats.completed(), backlog(options), recorded(ledger.servedAsExpected()));
+        }
         Problems problems = new Problems();
-        var checks = new DrainVerdict(migrated, ledger, rows, problems).judge(options.workers(), options.lanes());
+        var checks = new DrainVerdict(migrated, ledger, servedBefore, rows, problems).judge(options.workers(), options.lanes());
         return new DrainReport(queue, false, options.workers(), before, QueueCounts.read(migrated, rows),
                 Optional.of(stats), checks, problems.first(), problems.count());
+    }
+
+    /**
+     * Stops a drain of the queue itself (Ctrl-C, SIGTERM; not a shadow drain, whose copy is deleted instead): it claims
+     * nothing more, settles the jobs it holds, records the migrated jobs it served and ends {@link #run} with
+     * {@link DrainStopped}. Returns at once; before {@link #run} starts the consumer, the run claims nothing.
+     */
+    public void stop() {
+        stopped = true;
+        Consumer running = consumer;
+        if (running != null) {
+            running.stop();
+        }
+    }
+
+    /** Records the migrated jobs a stopped drain served; empty when they were recorded (or were none), else why not. */
+    private Optional<String> recorded(java.util.List<String> servedNow) {
+        if (servedNow.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            DrainedJobs.record(journal, servedNow);
+            return Optional.empty();
+        } catch (RuntimeException refused) {
+            return Optional.of(refused.getMessage());
+        }
     }
 
     /** Checks pending (in serve order) and the schedule against the journal; claims and writes nothing. */

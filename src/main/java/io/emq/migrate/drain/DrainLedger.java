@@ -5,6 +5,8 @@ import io.emq.migrate.runtime.ConsumerListener;
 import io.emq.migrate.runtime.Delivery;
 import io.emq.migrate.runtime.OutboxSweep;
 import io.emq.migrate.wire.EmqWireException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +62,20 @@ final class DrainLedger implements ConsumerListener {
 
     Map<String, Entry> entries() {
         return entries;
+    }
+
+    /** The migrated jobs completed once, their first claim as the journal expects it (v1 data, attempts one above v1's). */
+    List<String> servedAsExpected() {
+        List<String> out = new ArrayList<>();
+        entries.forEach((id, e) -> {
+            synchronized (e) {
+                if (e.completions == 1 && e.first.digestProblem().isEmpty()
+                        && e.first.attempts() == migrated.expected(id).orElseThrow().attempts() + 1) {
+                    out.add(id);
+                }
+            }
+        });
+        return out;
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Judges a finished drain against the journal. Every migrated job that was pending, or scheduled
@@ -14,17 +15,21 @@ import java.util.Map;
  * exactly once; migrated pending jobs must have been claimed in branded id order (= the migrated
  * serve order) by each worker, within each lane when the drain claimed through the lanes; each first claim must carry the journaled v1 data digest and
  * attempts one above the v1 count; every settlement superseded by a re-claim must have been
- * refused. Scheduled jobs still waiting, dead jobs and flow parents are reported as figures.
+ * refused. A job an earlier drain stopped part-way served, as the journal records ({@link
+ * io.emq.migrate.migrate.DrainedJobs}), counts as claimed and completed once as expected by that drain; serve order is
+ * judged within this drain. Scheduled jobs still waiting, dead jobs and flow parents are reported as figures.
  */
 final class DrainVerdict {
     private final MigratedJobs migrated;
     private final DrainLedger ledger;
+    private final Set<String> servedBefore;
     private final Rows rows;
     private final Problems problems;
 
-    DrainVerdict(MigratedJobs migrated, DrainLedger ledger, Rows rows, Problems problems) {
+    DrainVerdict(MigratedJobs migrated, DrainLedger ledger, Set<String> servedBefore, Rows rows, Problems problems) {
         this.migrated = migrated;
         this.ledger = ledger;
+        this.servedBefore = servedBefore;
         this.rows = rows;
         this.problems = problems;
     }
@@ -50,9 +55,15 @@ final class DrainVerdict {
         long attemptsOk = 0;
         long superseded = 0;
         long refused = 0;
+        long earlier = 0;
         for (String id : toDrain) {
             Expectation want = migrated.expected(id).orElseThrow();
             DrainLedger.Entry e = seen.get(id);
+            boolean before = servedBefore.contains(id);
+            if (e == null && before) {
+                earlier++;
+                continue;
+            }
             if (e == null) {
                 problems.add(() -> describe(id, want) + ": never claimed (its row is "
                         + (rows.fields(List.of(id), "state").get(id).get(0) == null ? "gone" : "still there") + ")");
@@ -61,10 +72,12 @@ final class DrainVerdict {
             claimed++;
             superseded += e.claims - 1;
             refused += e.refused;
-            if (e.completions == 1) {
+            int completions = e.completions + (before ? 1 : 0);
+            if (completions == 1) {
                 completedOnce++;
             } else {
-                problems.add(() -> describe(id, want) + ": completed " + e.completions + " times");
+                problems.add(() -> describe(id, want) + ": completed " + completions + " times"
+                        + (before ? " (once by an earlier drain, stopped part-way)" : ""));
             }
             if (e.first.digestProblem().isEmpty()) {
                 digestOk++;
@@ -81,15 +94,18 @@ final class DrainVerdict {
         long outOfOrder = outOfOrder(seen);
 
         List<Check> checks = new ArrayList<>();
-        checks.add(Check.of("migrated jobs claimed", toDrain.size(), claimed));
-        checks.add(Check.of("completed exactly once", toDrain.size(), completedOnce));
+        checks.add(Check.of("migrated jobs claimed", toDrain.size(), claimed + earlier));
+        checks.add(Check.of("completed exactly once", toDrain.size(), completedOnce + earlier));
         String order = (workers == 1 ? "claimed in migrated serve order" : "claimed in serve order, per worker")
                 + (lanes ? (workers == 1 ? ", per lane" : " and lane") : "");
         checks.add(new Check(order,
                 "0 out of order", outOfOrder + " out of order", outOfOrder == 0 ? Check.Outcome.PASS : Check.Outcome.FAIL));
-        checks.add(Check.of("payload carries the v1 data (sha256)", claimed, digestOk));
-        checks.add(Check.of("attempts continue the v1 count", claimed, attemptsOk));
+        checks.add(Check.of("payload carries the v1 data (sha256)", claimed + earlier, digestOk + earlier));
+        checks.add(Check.of("attempts continue the v1 count", claimed + earlier, attemptsOk + earlier));
         checks.add(Check.of("stale settlements refused", superseded, refused));
+        if (earlier > 0) {
+            checks.add(new Check("served by earlier drains stopped part-way", "-", Long.toString(earlier), Check.Outcome.INFO));
+        }
         checks.add(Check.info("fresh v2 jobs (not migrated) completed", ledger.freshClaimed.sum(), ledger.freshCompleted.sum()));
         checks.add(new Check("scheduled for later, not waited for", "-", Long.toString(stillScheduled.size()),
                 Check.Outcome.INFO));

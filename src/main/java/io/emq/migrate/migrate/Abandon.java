@@ -125,7 +125,7 @@ public final class Abandon {
         }
         for (String prefix : List.of(IdentityMap.V1, IdentityMap.V2, IdentityMap.V2_BLOCK, Expectations.PREFIX, StepHistory.PREFIX,
                 Journal.SCHEDULER_PREFIX, Journal.DEDUP_PREFIX, Journal.LINKED_PREFIX,
-                Journal.RECEIPT_PREFIX, CarrySettings.JOURNAL_PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
+                Journal.RECEIPT_PREFIX, CarrySettings.JOURNAL_PREFIX, DrainedJobs.PREFIX, JournalHeader.V1_WAS_PAUSED.name(),
                 JournalHeader.V2_WAS_PAUSED.name(), JournalHeader.V1_PAUSED_AT.name(),
                 JournalHeader.WINDOW_MS.name())) {
             journal.fieldsStartingWith(prefix, journal::forget);

@@ -65,7 +65,8 @@ public final class Consumer implements AutoCloseable {
     private final Optional<Lanes> lanes;
     private final boolean deliversOutbox;
 
-    private final AtomicBoolean running = new AtomicBoolean();
+    /** Whether workers claim; set from the start, so a {@link #stop()} before {@link #start()} is kept. */
+    private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicBoolean started = new AtomicBoolean();
     private final Map<String, Long> inFlight = new ConcurrentHashMap<>();
     private final AtomicLong claimSeq = new AtomicLong();
@@ -116,7 +117,6 @@ public final class Consumer implements AutoCloseable {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("a consumer starts once");
         }
-        running.set(true);
         startNanos = System.nanoTime();
         finished = new CountDownLatch(workers);
         sweeper = Executors.newScheduledThreadPool(1, DaemonThreads.named("emq-beat-" + jobs.queue()));
@@ -153,7 +153,10 @@ public final class Consumer implements AutoCloseable {
         return runUntilEmpty(backoff.ceiling().plus(beat.multipliedBy(2)));
     }
 
-    /** Claims nothing new; in-flight work is finished and settled. Returns at once. */
+    /**
+     * Claims nothing new; in-flight work is finished and settled. Returns at once. Called before {@link #start()},
+     * the workers claim nothing.
+     */
     public void stop() {
         running.set(false);
     }
