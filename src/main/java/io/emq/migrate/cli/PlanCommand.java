@@ -65,6 +65,7 @@ final class PlanCommand implements Command {
                 .addOption(Cli.valued("html", "FILE", "also write a self-contained HTML report"))
                 .addOption(Cli.valued("payload", "POLICY", "envelope (default) or data: how v1 data becomes the v2 payload"))
                 .addOption(Cli.valued("rename", "OLD=NEW", "migrate v1 queue OLD (a name, or PREFIX:QUEUE) as v2 queue NEW (repeatable)"))
+                .addOption(null, "keep-branded-ids", false, "keep v1 ids that are already JOB branded ids (they sort by their own mint time)")
                 .addOption(null, "wait-for-locks", false, "lift live-lock refusals: the migration waits for the locks")
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
                 .addOption(null, "drop-cron-schedulers", false, "lift cron-scheduler refusals: drop them, named in the journal")
@@ -187,7 +188,7 @@ final class PlanCommand implements Command {
                 .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
         int preview = in.number("preview", PlanOptions.DEFAULT_PREVIEW, 0, 100_000);
         boolean lanes = MigrateCommand.lane(in).isPresent() || MigrateCommand.laneFrom(in).isPresent();
-        return new PlanOptions(payload, renames(in), lanes, in.has("wait-for-locks"), in.has("accept-anomalies"),
+        return new PlanOptions(payload, renames(in), in.has("keep-branded-ids"), lanes, in.has("wait-for-locks"), in.has("accept-anomalies"),
                 in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), in.has("drop-bounded-schedulers"), preview);
     }
 
@@ -354,6 +355,11 @@ final class PlanCommand implements Command {
                 t.row(e.rank(), e.v1Id().display(), e.v2Id(), e.v1State().wireName(), e.fate().wireName());
             }
             t.print(out);
+        }
+        if (plan.keptIds() > 0) {
+            out.println("kept ids: " + Sizes.count(plan.keptIds()) + " v1 ids are JOB branded ids and keep themselves"
+                    + " (--keep-branded-ids): v2 serves them by their own mint time among the minted ids, not at their place in"
+                    + " v1's serve order, and the migration does not check that order");
         }
         Table keys = new Table("V2 KEY", "TYPE", "COUNT", "EST. SIZE");
         for (V2KeyEstimate k : plan.v2Keys()) {

@@ -102,6 +102,7 @@ final class PlanDocument {
         q.put("servedBy", servedBy);
         q.put("layouts", layouts(plan));
         q.put("rebrandPreview", preview(plan.preview()));
+        q.put("keptBrandedIds", plan.keptIds());
         q.put("v2Keys", v2Keys(plan.v2Keys()));
         q.put("estimatedBytes", plan.estimatedBytes());
         q.put("estimatedPauseMs", window.ms());

@@ -61,6 +61,11 @@ public record BrandedId(String namespace, long value) implements Comparable<Bran
         return defect != null ? new Invalid(s, defect) : new Valid(new BrandedId(s.substring(0, 3), Base62.decodeChecked(s.substring(3))));
     }
 
+    /** Whether these bytes (a v1 job id) are a valid branded id of the {@link #JOB} namespace: one {@code --keep-branded-ids} keeps. */
+    public static boolean isJobId(byte[] raw) {
+        return parse(new String(raw, java.nio.charset.StandardCharsets.ISO_8859_1)) instanceof Valid v && v.id().namespace().equals(JOB);
+    }
+
     /** Whether the text is a branded id ({@link #parse} finds no defect), building nothing. */
     public static boolean isValid(CharSequence text) {
         return defectOf(text) == null;

@@ -65,9 +65,7 @@ public final class IdentityMap {
     static String keeps(List<byte[]> v1Ids, boolean keepBranded) {
         StringBuilder flags = new StringBuilder(v1Ids.size());
         for (byte[] id : v1Ids) {
-            boolean keep = keepBranded && BrandedId.parse(new String(id, StandardCharsets.ISO_8859_1)) instanceof BrandedId.Valid v
-                    && v.id().namespace().equals(BrandedId.JOB);
-            flags.append(keep ? '1' : '0');
+            flags.append(keepBranded && BrandedId.isJobId(id) ? '1' : '0');
         }
         return flags.toString();
     }

@@ -71,7 +71,7 @@ public record MigrationOptions(PayloadPolicy payload, Map<String, String> rename
 
     /** The same choices as the dry run sees them, so plan and migrate refuse alike. */
     public PlanOptions planOptions() {
-        return new PlanOptions(payload, renames, lane.isPresent() || laneFrom.isPresent(), !waitForLocks.isZero(), acceptAnomalies, dropCronSchedulers,
+        return new PlanOptions(payload, renames, keepBrandedIds, lane.isPresent() || laneFrom.isPresent(), !waitForLocks.isZero(), acceptAnomalies, dropCronSchedulers,
                 dropLegacyRepeatables, dropBoundedSchedulers, PlanOptions.DEFAULT_PREVIEW);
     }
 

@@ -102,6 +102,32 @@ class MigrationCommandsTest {
     }
 
     /**
+     * plan takes --keep-branded-ids as migrate does and says what it does to the serve order: the job v1 serves first,
+     * whose id is a JOB branded id, keeps it and is served last in v2 (its own mint time), as the plan said.
+     */
+    @Test
+    void planWithKeepBrandedIdsSaysTheKeptIdsSortByTheirOwnMintTime() throws Exception {
+        V1QueueGenerator.addWaiting(SERVER.client(), "kb", 1, 2, 20);
+        SERVER.client().hset("bull:kb:JOB0NwdXCmjyDI", java.util.Map.of("name", "n", "data", "{}", "opts", "{}", "timestamp", "1"));
+        SERVER.client().rpush("bull:kb:wait", "JOB0NwdXCmjyDI"); // at the end v1 serves from: first
+        CliRun minting = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "kb");
+        assertEquals(0, minting.code(), minting.all());
+        assertTrue(!minting.out().contains("kept ids"), minting.out());
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "kb", "--keep-branded-ids");
+        assertEquals(0, plan.code(), plan.all());
+        assertTrue(plan.out().lines().anyMatch(l -> l.matches("1\\s+JOB0NwdXCmjyDI\\s+JOB0NwdXCmjyDI\\s+wait.*")), plan.out());
+        assertTrue(plan.out().contains("kept ids: 1 v1 ids are JOB branded ids and keep themselves (--keep-branded-ids): v2 serves"
+                + " them by their own mint time among the minted ids, not at their place in v1's serve order"), plan.out());
+        JsonNode doc = Json.MAPPER.readTree(CliRun.of("plan", "--source", SERVER.uri(), "--queue", "kb", "--keep-branded-ids",
+                "--json").out());
+        assertEquals(1, doc.get("queues").get(0).get("keptBrandedIds").asLong(), doc.toString());
+        CliRun migrate = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "kb", "--keep-branded-ids", "--yes");
+        assertEquals(0, migrate.code(), migrate.all());
+        List<String> pending = SERVER.client().zrange("emq:{kb}:pending", 0, -1);
+        assertEquals("JOB0NwdXCmjyDI", pending.get(pending.size() - 1), "served last in v2, as the plan said: " + pending);
+    }
+
+    /**
      * verify of a migration stopped before it verified (killed in its copy) does not call the partial copy verified: the
      * rows copied so far check out, and the verdict says the migration has not finished, which step is next, and what to do.
      */

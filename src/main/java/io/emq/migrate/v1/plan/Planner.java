@@ -1,5 +1,6 @@
 package io.emq.migrate.v1.plan;
 
+import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.v1.Anomaly;
 import io.emq.migrate.v1.AnomalyKind;
@@ -76,15 +77,19 @@ public final class Planner {
         List<RebrandEntry> preview = new ArrayList<>();
         long idBase = Rebrand.idBase(v2Name.orElse(snap.queue().name().display()));
         long minted = 0;
+        long kept = 0;
         Rows rows = new Rows(v2Name.orElse(UNNAMED));
         for (V1State state : V1State.RANK_ORDER) { // the jobs in rank order, a state's at a time
             for (JobFacts j : snap.jobs(state)) {
                 layoutCounts[j.layout().ordinal()]++;
                 V2Fate fate = fate(j, mapping);
                 fateCounts[fate.ordinal()]++;
-                minted += getsIdentity(j) ? 1 : 0;
+                boolean keeps = getsIdentity(j) && options.keepBrandedIds() && BrandedId.isJobId(j.id().raw());
+                kept += keeps ? 1 : 0;
+                minted += getsIdentity(j) && !keeps ? 1 : 0;
                 if (preview.size() < options.preview()) {
-                    preview.add(new RebrandEntry(j.rank(), j.id(), getsIdentity(j) ? Rebrand.jobId(idBase, minted) : null,
+                    preview.add(new RebrandEntry(j.rank(), j.id(), keeps ? j.id().utf8()
+                            : getsIdentity(j) ? Rebrand.jobId(idBase, minted) : null,
                             j.state(), fate));
                 }
                 rows.add(j);
@@ -104,7 +109,7 @@ public final class Planner {
         }
         return new QueuePlan(snap, v2Name, options.payload(), mapping, fates, refusals(snap, v2Name), preview,
                 v2Keys(snap, rows, fates, unnamedDedupKeys + danglingDedupKeys),
-                dropped(snap, unnamedDedupKeys, danglingDedupKeys), QueueSetting.of(snap.meta()), layouts);
+                dropped(snap, unnamedDedupKeys, danglingDedupKeys), QueueSetting.of(snap.meta()), layouts, kept);
     }
 
     /** What {@code plan(snap).refusals()} holds, without the plan's pass over every job (none of them needs it). */

@@ -21,11 +21,13 @@ import java.util.Optional;
  * @param dropped  v1 queue-level keys that have no v2 twin, by suffix (deleted with the source)
  * @param settings the v1 meta settings the v2 gates read, each carried or dropped with the reason
  * @param layouts  how many jobs have each writer's layout
+ * @param keptIds  how many jobs keep their v1 id, a JOB branded id ({@code --keep-branded-ids}): v2 serves them by their
+ *                 own mint time among the minted ids, not at their place in v1's serve order, and that order is not checked
  */
 public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, PayloadPolicy payload,
                         Map<V1State, V2Fate> mapping, Map<V2Fate, Long> fates, List<PlannedRefusal> refusals,
                         List<RebrandEntry> preview, List<V2KeyEstimate> v2Keys, Map<String, Long> dropped,
-                        List<QueueSetting> settings, Map<JobLayout, Long> layouts) {
+                        List<QueueSetting> settings, Map<JobLayout, Long> layouts, long keptIds) {
 
     public QueuePlan {
         mapping = Map.copyOf(mapping);

@@ -31,7 +31,7 @@ class PlannerRefusalsTest {
         DiscoveryResult discovery = new Discovery(SERVER.client()).discover(fixture.prefixes());
         QueueSnapshotReader reader = new QueueSnapshotReader(SERVER.client(), new QueueBases(discovery.queues()));
         List<PlanOptions> options = List.of(PlanOptions.defaults(),
-                new PlanOptions(PayloadPolicy.DATA, Map.of(), false, true, true, true, true, true, PlanOptions.DEFAULT_PREVIEW));
+                new PlanOptions(PayloadPolicy.DATA, Map.of(), false, false, true, true, true, true, true, PlanOptions.DEFAULT_PREVIEW));
         int refused = 0;
         for (QueueRef queue : discovery.queues()) {
             QueueSnapshot snap = reader.read(queue);
