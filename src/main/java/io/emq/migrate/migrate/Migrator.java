@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.keyspace.Slots;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.keyspace.Names;
+import io.emq.migrate.runtime.Backoff;
 import io.emq.migrate.v1.Discovery;
 import io.emq.migrate.v1.DiscoveryResult;
 import io.emq.migrate.v1.QueueBases;
@@ -24,6 +25,7 @@ import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -61,11 +63,17 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * queue holds its journal's lease for the whole run; the leases are renewed together, a thousand in one call.
  * A refusal stops that queue before anything is destroyed and is not recorded as a failure; an
  * error is recorded as a failed step that {@code repair} clears; a dropped connection retries the
- * (idempotent) step, and if the server stays away the run ends unrecorded, so a plain re-run
- * resumes it.
+ * (idempotent) step after a wait that grows with each loss in a row ({@link #RECONNECT_WAITS}), and if the server
+ * stays away for about a minute the run ends unrecorded, so a plain re-run resumes it.
  */
 public final class Migrator {
     static final int CONNECTION_RETRIES = 10;
+    /**
+     * The wait before a step that lost its connection is tried again, by the losses in a row so far: 0.25 s, doubling up
+     * to 16 s, so the {@link #CONNECTION_RETRIES} tries of a row ride out a server away (a restart, a failover) for about
+     * a minute (64 s of waits).
+     */
+    static final Backoff RECONNECT_WAITS = Backoff.exponential(Duration.ofMillis(250), Duration.ofSeconds(16));
     /** The most queues of a step in flight at once: N at work, the others waiting for a shared key scan. */
     static final int IN_FLIGHT = 1024;
     /** The most queues one script call (lease renewals, history rows) or one pipeline (name lookups) is about. */
@@ -98,6 +106,7 @@ public final class Migrator {
     private final List<Run> leasedRuns = new CopyOnWriteArrayList<>();
     private Listener listener = Listener.NONE;
     private int parallel = 1;
+    private Backoff reconnectWaits = RECONNECT_WAITS;
     /** Whether the servers answer, while {@link #migrate} runs (read from the progress's thread). */
     private volatile List<ServerWatch> watches = List.of();
 
@@ -125,6 +134,12 @@ public final class Migrator {
             throw new IllegalArgumentException("parallel must be at least 1, not " + queues);
         }
         this.parallel = queues;
+        return this;
+    }
+
+    /** The waits before each try again of a step that lost its connection ({@link #RECONNECT_WAITS} unless set; tests shorten them). */
+    Migrator reconnectWaits(Backoff waits) {
+        this.reconnectWaits = waits;
         return this;
     }
 
@@ -548,6 +563,8 @@ public final class Migrator {
         MigrationResult result;
         /** The servers' broken connections as the step's latest try began ({@link #breaks}): which server closed the one it lost. */
         List<long[]> breaksAtTry = List.of();
+        /** When the step's row of lost connections without progress between began ({@link System#nanoTime}, its first loss). */
+        long lossesSince;
 
         Run(QueueMigration m) {
             this.m = m;
@@ -640,8 +657,10 @@ public final class Migrator {
                             + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
                 }
             } catch (JedisConnectionException dropped) {
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, named + " lost its"
-                        + " connection " + CONNECTION_RETRIES + " times in a row, without progress between: " + ConnectionLoss.of(dropped, silence(), brokeSince(breaksAtTry))
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, named + " lost its connection "
+                        + CONNECTION_RETRIES + " times in a row over " + Duration.ofNanos(System.nanoTime() - lossesSince).toSeconds()
+                        + " s, without progress between (it waited " + waitsOfARow().toSeconds() + " s in all between its tries,"
+                        + " longer each time): " + ConnectionLoss.of(dropped, silence(), brokeSince(breaksAtTry))
                         + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
@@ -772,9 +791,10 @@ public final class Migrator {
         }
 
         /**
-         * Applies the step, trying it again (it is idempotent) after a lost connection, until it ends or loses its connection
-         * {@link #CONNECTION_RETRIES} times in a row: a loss after the step made progress since the one before
-         * ({@link QueueMigration#progressed}: rows new to the journal, v1 keys deleted) starts the count again.
+         * Applies the step, trying it again (it is idempotent) after a lost connection, each time after a longer wait
+         * ({@link #reconnectWaits}), until it ends or loses its connection {@link #CONNECTION_RETRIES} times in a row: a
+         * loss after the step made progress since the one before ({@link QueueMigration#progressed}: rows new to the
+         * journal, v1 keys deleted) starts the count, and the waits, again. An interrupt ends a wait at once.
          */
         private Map<String, Long> withRetries(StepDefinition step) {
             long progressAtLoss = m.progress();
@@ -785,13 +805,21 @@ public final class Migrator {
                 } catch (JedisConnectionException dropped) {
                     inARow = m.progress() > progressAtLoss ? 1 : inARow + 1;
                     progressAtLoss = m.progress();
+                    if (inARow == 1) {
+                        lossesSince = System.nanoTime();
+                    }
                     if (inARow >= CONNECTION_RETRIES) {
                         throw dropped;
                     }
                     m.unjournaledRows = true; // the try may have stopped between rows and their expectations
-                    Sleep.millis(50L * inARow);
+                    Sleep.millis(reconnectWaits.delay(inARow).toMillis());
                 }
             }
+        }
+
+        /** How long a row of {@link #CONNECTION_RETRIES} losses waits between its tries in all. */
+        private Duration waitsOfARow() {
+            return IntStream.range(1, CONNECTION_RETRIES).mapToObj(reconnectWaits::delay).reduce(Duration.ZERO, Duration::plus);
         }
 
         private void record(StepDefinition step, long t0, String error) {

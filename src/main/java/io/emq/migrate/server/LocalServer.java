@@ -82,14 +82,29 @@ public final class LocalServer implements AutoCloseable {
      * nothing on disk): a server restarted without its data. Its clients' connections drop.
      */
     public void restartEmpty() {
+        kill();
+        relaunch();
+    }
+
+    /** Kills the server's process (SIGKILL, as a crash): its clients' connections drop, and new ones are refused until {@link #relaunch}. */
+    public void kill() {
         try {
             process.destroyForcibly().waitFor();
-            process = launch(binary, port, dir, extraArgs);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot restart " + binary.path(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Starts the server {@link #kill} killed again, on the same port, in the same folder, with the same arguments: it holds
+     * what its files kept (nothing but with persistence among its extra arguments, {@code --appendonly yes}).
+     */
+    public void relaunch() {
+        try {
+            process = launch(binary, port, dir, extraArgs);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restart " + binary.path(), e);
         }
         if (!awaitReady()) {
             throw new IllegalStateException("server on port " + port + " did not answer PING after its restart: " + log());

@@ -99,6 +99,6 @@ class ClusterSourceFaultTest {
 
     private static MigrationResult migrate(Checkpoints checkpoints) {
         return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(TARGET.client()), SOURCE.uri(), OPTIONS, checkpoints)
-                .migrate(List.of(PREFIX), List.of(QUEUE)).get(0);
+                .reconnectWaits(ConnectionDropsTest.QUICK_RECONNECTS).migrate(List.of(PREFIX), List.of(QUEUE)).get(0);
     }
 }

@@ -72,7 +72,7 @@ class FlowConnectionDropsTest {
                             drops[0]++;
                             TARGET.dropConnections();
                         }
-                    })).migrate(List.of("bull"), List.of(QUEUE)).get(0);
+                    })).reconnectWaits(ConnectionDropsTest.QUICK_RECONNECTS).migrate(List.of("bull"), List.of(QUEUE)).get(0);
         }
         assertTrue(drops[0] >= 4, drops[0] + " drops: " + r);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
