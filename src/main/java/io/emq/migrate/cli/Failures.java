@@ -101,7 +101,7 @@ final class Failures {
         }
         Optional<String> grant = AclAdvice.of(all);
         if (grant.isPresent()) {
-            return where + " refused a command to this user: " + chain.get(chain.size() - 1) + "; " + grant.get();
+            return "the " + side.word() + " " + where + " refused a command to this user: " + chain.get(chain.size() - 1) + "; " + grant.get();
         }
         if (has(all, "DB index is out of range")) {
             return where + " has no such database (ERR DB index is out of range: its `databases` setting is lower): give the"

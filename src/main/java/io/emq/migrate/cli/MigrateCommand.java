@@ -23,9 +23,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code emq-migrate migrate --source URI [--target URI] (--queue Q... | --all)}: runs the pending
@@ -81,7 +83,8 @@ final class MigrateCommand implements Command {
                 source.describe(), options, checkpoints).parallel(parallel);
         // the queues first: a run refused as a whole (none found, a name found under none of the prefixes...) is refused
         // alone, before the claim note (no write follows) and before the question, which then says what it is about
-        Migrator.Selection selection = Scanning.scanning(sourceClient, prefixes, in, scanned -> migrator.select(prefixes, queues, scanned));
+        Migrator.Selection selection = ofTheSource(source, () -> Scanning.scanning(sourceClient, prefixes, in,
+                scanned -> migrator.select(prefixes, queues, scanned)));
         in.noteClaim(targetClient, "migrate");
         boolean asks = options.retire() && !in.has("yes");
         // for the progress total and the question; with --all (thousands of queues, a read each) only when asked
@@ -126,6 +129,18 @@ final class MigrateCommand implements Command {
                 throw CliException.refused(String.join("; and ", checks.problems()) + "; then migrate: nothing was written");
             }
             checks.note().ifPresent(note -> in.note("emq-migrate migrate: " + note));
+        }
+    }
+
+    /**
+     * {@code reads}, which read the source alone (the queues' selection): a server error they meet is the source's, and
+     * says so ({@link Invocation.ServerProblem}: its address and what to check, as when it was opened).
+     */
+    private static <T> T ofTheSource(Endpoint source, Supplier<T> reads) {
+        try {
+            return reads.get();
+        } catch (JedisException e) {
+            throw new Invocation.ServerProblem(source, Side.SOURCE, e);
         }
     }
 

@@ -109,6 +109,8 @@ public final class Migrator {
     private Backoff reconnectWaits = RECONNECT_WAITS;
     /** Whether the servers answer, while {@link #migrate} runs (read from the progress's thread). */
     private volatile List<ServerWatch> watches = List.of();
+    /** The error replies the watched servers sent as {@link #migrate} began: which one refused a step ({@link #refuser}). */
+    private ErrorReplies errorsAtStart;
 
     public Migrator(Wire source, Wire target, String sourceName, MigrationOptions options, Checkpoints checkpoints) {
         this.source = source;
@@ -172,6 +174,8 @@ public final class Migrator {
     public List<MigrationResult> migrate(Selection selection) {
         watches = source.client() == target.client() ? List.of(new ServerWatch("the source and target", source.client()))
                 : List.of(new ServerWatch("the source", source.client()), new ServerWatch("the target", target.client()));
+        errorsAtStart = ErrorReplies.counted(source.client() == target.client() ? List.of(source.client())
+                : List.of(source.client(), target.client()));
         try {
             return run(selection.found(), selection.queues());
         } finally {
@@ -186,6 +190,16 @@ public final class Migrator {
      */
     public Optional<String> waitingFor() {
         return silence().map(ServerWatch.Silence::toString);
+    }
+
+    /**
+     * The server that refused a step with {@code said} ({@link ServerRefusal}), when one server's count of such replies grew
+     * during the run ({@link ErrorReplies}): the source as the operator named it ({@code the source redis://10.0.0.5:6379}),
+     * the target by its address.
+     */
+    private Optional<String> refuser(String said) {
+        return errorsAtStart.grew(said).map(i -> i > 0 ? watches.get(i).name()
+                : (source.client() == target.client() ? "the source and target " : "the source ") + sourceName);
     }
 
     private Optional<ServerWatch.Silence> silence() {
@@ -675,9 +689,10 @@ public final class Migrator {
                 Optional<ServerRefusal.Found> refusal = ServerRefusal.in(e);
                 if (refusal.isPresent()) {
                     ServerRefusal why = refusal.get().why();
+                    Optional<String> server = refuser(refusal.get().said());
                     stop(MigrationResult.Outcome.FAILED, why.kind, named + " of " + m.target
-                            + " stopped: " + why.what + " (" + refusal.get().said() + "); " + sourceLeft(step)
-                            + "; " + why.remedy + ", then run migrate again: the step resumes, nothing to repair");
+                            + " stopped: " + why.what(server) + " (" + refusal.get().said() + "); " + sourceLeft(step)
+                            + "; " + why.remedy(server) + ", then run migrate again: the step resumes, nothing to repair");
                     return;
                 }
                 String error = StepErrors.of(e);

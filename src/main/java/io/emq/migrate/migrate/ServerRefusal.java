@@ -13,8 +13,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 public enum ServerRefusal {
     OUT_OF_MEMORY("OOM command not allowed", MigrationRefused.Kind.OUT_OF_MEMORY, "a server refused a write for lack of memory",
-            "free memory on that server or raise its maxmemory (until retirement the target holds the v2 copy beside the v1"
-                    + " queue, on one server twice the queue)"),
+            "free memory on that server or raise its maxmemory"),
     READ_ONLY("READONLY You can't write", MigrationRefused.Kind.READ_ONLY, "a server refused a write as a read-only replica",
             "point --source or --target at the master (after a failover, the new one)"),
     DISK_ERROR("MISCONF ", MigrationRefused.Kind.DISK_ERROR, "a server refused a write as it cannot save to disk (its last RDB"
@@ -55,6 +54,25 @@ public enum ServerRefusal {
         this.remedy = remedy;
     }
 
+    /** What {@link #OUT_OF_MEMORY}'s remedy adds but for the source alone: where the room goes. */
+    private static final String V2_COPY = " (until retirement the target holds the v2 copy beside the v1 queue, on one server"
+            + " twice the queue)";
+
+    /** What the server did, naming it ({@code the source redis://10.0.0.5:6379}) when {@code server} is known. */
+    String what(Optional<String> server) {
+        return server.map(name -> what.replaceFirst("^a server", name)).orElse(what);
+    }
+
+    /**
+     * What the operator does, about the server named when {@code server} is known: for lack of memory, where the room goes
+     * but on the source alone (the migration writes only its pause and tombstone there).
+     */
+    String remedy(Optional<String> server) {
+        String named = server.map(name -> remedy.replace("that server", name)).orElse(remedy);
+        boolean sourceAlone = server.filter(name -> name.startsWith("the source ") && !name.startsWith("the source and target")).isPresent();
+        return this == OUT_OF_MEMORY && !sourceAlone ? named + V2_COPY : named;
+    }
+
     private static String slotRemedy() {
         return "let the reshard of that slot end (or end it, CLUSTER SETSLOT <slot> STABLE on both masters): don't reshard a"
                 + " queue's slot during its migration";
@@ -66,7 +84,7 @@ public enum ServerRefusal {
      * command wrote nothing the refused write was part of.
      */
     public static Optional<String> explained(Throwable failure) {
-        return in(failure).map(found -> found.why.what + " (" + found.said + "); " + found.why.remedy + ", then run the same"
+        return in(failure).map(found -> found.why.what + " (" + found.said + "); " + found.why.remedy(Optional.empty()) + ", then run the same"
                 + " command again");
     }
 

@@ -37,13 +37,20 @@ final class ServerWatch implements AutoCloseable {
         }
     }
 
+    private final String role;
     private final List<Node> nodes;
     private final ScheduledExecutorService pinger = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-watch"));
 
     /** Watches the servers of {@code client}, named {@code role} ({@code the source}, {@code the target}). */
     ServerWatch(String role, UnifiedJedis client) {
+        this.role = role;
         this.nodes = servers(client).stream().map(pool -> new Node(role, pool)).toList();
         pinger.scheduleWithFixedDelay(this::pingAll, 0, EVERY_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** The server watched ({@code the target 127.0.0.1:6379}) once its address is known, else its role; a cluster's role. */
+    String name() {
+        return nodes.size() == 1 ? nodes.get(0).name() : role;
     }
 
     /** The server silent the longest, when one has been silent for {@link #SILENT} or more. */

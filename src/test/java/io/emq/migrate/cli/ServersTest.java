@@ -120,6 +120,26 @@ class ServersTest {
         }
     }
 
+    /**
+     * A source user without {@code +scan} runs migrate: the discovery's first {@code SCAN} is refused, and the message names
+     * the source as the operator gave it (no password) and the rule to grant it. Before, "a server answered an error".
+     */
+    @Test
+    void aSourceUserWithoutScanIsToldItIsTheSourcesUser() {
+        try (LocalServer source = LocalServer.start(); LocalServer target = LocalServer.start()) {
+            try (Jedis admin = new Jedis(source.hostAndPort())) {
+                admin.aclSetUser("noscan", "on", ">pw", "~*", "&*", "+@all", "-scan");
+                admin.lpush("bull:q:wait", "1");
+            }
+            CliRun r = CliRun.of("migrate", "--source", "redis://noscan:pw@127.0.0.1:" + source.port(), "--target", target.uri(),
+                    "--queue", "q", "--yes");
+            assertEquals(ExitCodes.USAGE, r.code(), r.all());
+            assertTrue(r.err().contains("emq-migrate migrate: the source redis://noscan@127.0.0.1:" + source.port() + " refused a"
+                    + " command to this user: NOPERM") && r.err().contains("; grant that server's ACL user +scan"), r.err());
+            assertFalse(r.all().contains(":pw@"), r.all());
+        }
+    }
+
     /** A user that may only read runs migrate: the first write is refused, the message names the rule, v1 keeps every key. */
     @Test
     void aUserThatMayOnlyReadIsToldWhatAMigrationNeedsAndV1IsIntact() {

@@ -40,6 +40,7 @@ class TargetMemoryTest {
     @AfterEach
     void room() {
         TARGET.client().configSet("maxmemory", "0");
+        SOURCE.client().configSet("maxmemory", "0");
     }
 
     private static MigrationResult migrate(Checkpoints.Observer observer) {
@@ -65,7 +66,10 @@ class TargetMemoryTest {
     private static void assertStoppedForMemory(MigrationResult r, String left) {
         assertEquals(MigrationResult.Outcome.FAILED, r.outcome(), r.toString());
         assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_MEMORY), r.refusalKind(), r.toString());
-        assertTrue(r.message().contains("a server refused a write for lack of memory (OOM command not allowed"), r.message());
+        assertTrue(r.message().contains("the target " + TARGET.nodes().get(0) + " refused a write for lack of memory (OOM command"
+                + " not allowed"), r.message());
+        assertTrue(r.message().contains("free memory on the target " + TARGET.nodes().get(0) + " or raise its maxmemory (until"
+                + " retirement the target holds the v2 copy"), r.message());
         assertTrue(r.message().contains(left), r.message());
         assertTrue(r.message().endsWith("then run migrate again: the step resumes, nothing to repair"), r.message());
     }
@@ -83,6 +87,26 @@ class TargetMemoryTest {
         MigrationResult again = migrate((version, where) -> { });
         assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());
         assertEquals(List.of(), LiveV1.exactlyOnce(TARGET.client(), QUEUE, jobs), again.toString());
+    }
+
+    /**
+     * The source, not the target, runs short as retirement pauses v1 (its first write there): the run names the source
+     * and what to do there, not the target's copy. Before, it said "a server" and gave the target's advice.
+     */
+    @Test
+    void aSourceOutOfMemoryAtThePauseIsNamedAsTheSource() {
+        MigrationResult r = migrate((version, where) -> {
+            if (version == 120 && where.equals("caught up")) {
+                SOURCE.client().configSet("maxmemory", "1");
+            }
+        });
+        assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_MEMORY), r.refusalKind(), r.toString());
+        assertTrue(r.message().startsWith("step V120 (retire source) of mem stopped: the source " + SOURCE.uri() + " refused a write"
+                + " for lack of memory (OOM command not allowed"), r.message());
+        assertTrue(r.message().contains("; free memory on the source " + SOURCE.uri() + " or raise its maxmemory, then run migrate"
+                + " again"), r.message());
+        SOURCE.client().configSet("maxmemory", "0");
+        assertRerunFinishes(JOBS);
     }
 
     @Test
