@@ -1,5 +1,6 @@
 package io.emq.migrate.cli;
 
+import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.migrate.Abandon;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
@@ -17,7 +18,8 @@ import org.apache.commons.cli.Options;
 /**
  * {@code emq-migrate abandon --source URI [--target URI] --queue Q [--queue Q2 ...]}: undo migrations that have not
  * retired their source; removes what each wrote on the target and resumes its v1 queue as it was. Queues whose flows
- * link them (a parent in one, its children in another) are abandoned together, in one command.
+ * link them (a parent in one, its children in another) are abandoned together, in one command. The journal of a
+ * migration whose runs were refused before they wrote anything but it is deleted, both queues left as they are.
  */
 final class AbandonCommand implements Command {
     public void options(Options options) {
@@ -31,7 +33,7 @@ final class AbandonCommand implements Command {
         Wire sourceWire = Wire.unfenced(in.open(source, Side.SOURCE, 8));
         Map<String, JournalHeader> headers = new LinkedHashMap<>();
         for (String queue : queues) {
-            headers.put(queue, Migrated.withHistory(in.readableTarget(target), queue).header());
+            headers.put(queue, Migrated.toAbandon(in.readableTarget(target), queue).header());
         }
         List<String> unretired = queues.stream().filter(q -> headers.get(q).get(JournalHeader.STATE)
                 .filter(s -> s == MigrationState.RETIRED).isEmpty()).toList();
@@ -57,6 +59,12 @@ final class AbandonCommand implements Command {
             doc.put("abandoned", true);
             doc.put("counts", new TreeMap<>(counts));
             Json.print(doc, in.out());
+            return;
+        }
+        if (counts.containsKey(Abandon.JOURNAL_DELETED)) {
+            in.out().println("abandoned " + queue + ": its journal " + Keys.migrationJournal(queue) + " ("
+                    + counts.get(Abandon.JOURNAL_DELETED) + " fields) was deleted: its runs were refused at the first step before"
+                    + " they wrote anything else, so the v1 queue and the v2 queue are as they were");
             return;
         }
         String began = header.get(JournalHeader.SOURCE).filter(s -> !s.equals(source.describe()))

@@ -5,6 +5,7 @@ import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationState;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
+import io.emq.migrate.migrate.UnwrittenJournal;
 import io.emq.migrate.payload.PayloadPolicy;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ final class InfoCommand implements Command {
             Optional<Journal.LeaseHeld> lease = journal.leaseHeld();
             doc.put("leaseOwner", lease.map(Journal.LeaseHeld::owner).orElse(null));
             doc.put("leaseUntilMs", lease.map(Journal.LeaseHeld::untilMs).orElse(null));
+            doc.put("wroteNothing", UnwrittenJournal.left(selected.target(), journal));
             StaleCopy.Check stale = staleCopies.of(journal);
             doc.put("staleCopy", stale.unchecked().isPresent() ? null : stale.stale());
             doc.put("staleCopyUnchecked", stale.unchecked().orElse(null));
@@ -79,7 +81,9 @@ final class InfoCommand implements Command {
     private static void print(Map<String, Object> doc, List<StepStatus> steps, PrintStream out) {
         out.printf("queue %s  state %s  source %s on %s  payload %s  ids minted %s%n", doc.get("name"), doc.get("state"),
                 shown(doc.get("source")), shown(doc.get("sourceServer")), shown(doc.get("policy")), doc.get("hwm"));
-        if (doc.get("state").equals(MigrationState.PLANNED.wireName()) || doc.get("state").equals(MigrationState.RUNNING.wireName())) {
+        if (doc.get("wroteNothing").equals(true)) {
+            out.println("no step applied: " + Migrated.unwritten());
+        } else if (doc.get("state").equals(MigrationState.PLANNED.wireName()) || doc.get("state").equals(MigrationState.RUNNING.wireName())) {
             out.println(doc.get("leaseOwner") instanceof String owner ? "lease held by " + owner + " until " + java.time.Instant
                     .ofEpochMilli((Long) doc.get("leaseUntilMs")) + " (server time): a run is under way, or one stopped and its"
                     + " lease lapses then" : "no run holds its lease: the last run stopped (refused, failed or interrupted);"

@@ -31,11 +31,17 @@ import java.util.Set;
  * it is, and told ({@code v1-not-paused-here}); so is one another journal's migration retired (into another
  * target: the tombstone with its token), whose copy here is the one to delete ({@code v1-retired-by-another}). A
  * pause it would give back is refused, nothing changed, once the v2 copy served some of the jobs ({@code drain
- * --resume}): v1 would run them again.
+ * --resume}): v1 would run them again. A journal whose runs were refused before they wrote anything but it
+ * ({@link UnwrittenJournal}) is deleted instead, under the lease: there is nothing to undo, and no id to keep.
  */
 public final class Abandon {
     /** Rows deleted at once. */
     private static final int BATCH = 500;
+    /**
+     * The count of a journal left by runs refused before they wrote anything ({@link UnwrittenJournal}): deleted, with
+     * the fields it held; nothing else was there to undo.
+     */
+    public static final String JOURNAL_DELETED = "journal-deleted";
     /** The journal's field that holds its uid, the first part of every token its leases fence v1 with ({@link SourceToken}). */
     /** The journal field that names the journal in the tokens its migrations leave on v1 ({@link SourceToken}). */
     static final String LOCK_UID = "lock_uid";
@@ -53,18 +59,26 @@ public final class Abandon {
      */
     public static Map<String, Long> run(Wire source, Wire target, String queue, Set<String> alongside, Duration lease) {
         Journal journal = new Journal(target, queue);
-        MigrationState state = journal.header().get(JournalHeader.STATE).orElseThrow(() -> new MigrationRefused(MigrationRefused.Kind.NO_JOURNAL,
-                "queue " + queue + " has no migration under way on the target (no journal, or its first step stopped before it paused"
-                + " either queue): nothing to abandon"));
-        if (state == MigrationState.RETIRED) {
+        if (!journal.exists()) {
+            throw nothingUnderWay(queue);
+        }
+        Optional<MigrationState> state = journal.header().get(JournalHeader.STATE);
+        if (state.filter(s -> s == MigrationState.RETIRED).isPresent()) {
             throw new MigrationRefused(MigrationRefused.Kind.RETIRED, "the migration of " + queue + " retired its v1 source: it can no"
                     + " longer be abandoned (the v2 queue is now the only copy; see MIGRATION.md, rollback after retire)");
         }
-        if (state == MigrationState.ABANDONED) {
+        if (state.filter(s -> s == MigrationState.ABANDONED).isPresent()) {
             return Map.of("rows", 0L);
         }
         refuseStrandedFlows(target, journal, alongside);
         journal.lease().acquire(Migrator.owner(), lease.toMillis());
+        if (UnwrittenJournal.wroteNothing(target, journal)) {
+            return Map.of(JOURNAL_DELETED, UnwrittenJournal.delete(journal)); // the lease goes with it
+        }
+        if (state.isEmpty()) {
+            journal.lease().release();
+            throw nothingUnderWay(queue);
+        }
         JournalHeader header = journal.header();
         Optional<QueueRef> paused = pausedSource(header);
         SourceFence.Claim found;
@@ -133,6 +147,11 @@ public final class Abandon {
         journal.record(JournalHeader.STATE, MigrationState.ABANDONED);
         journal.lease().release();
         return counts;
+    }
+
+    private static MigrationRefused nothingUnderWay(String queue) {
+        return new MigrationRefused(MigrationRefused.Kind.NO_JOURNAL, "queue " + queue + " has no migration under way on the target"
+                + " (no journal, or its first step stopped before it paused either queue): nothing to abandon");
     }
 
     /**

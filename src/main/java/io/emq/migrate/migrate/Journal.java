@@ -210,12 +210,12 @@ public final class Journal {
         return new ScriptCall<>(Script.MIGRATE_JOURNAL_SET, List.of(key), args, Replies::ignored);
     }
 
-    /** Deletes fields, fenced by the lease token. */
-    void forget(List<byte[]> fields) {
+    /** Deletes fields, fenced by the lease token; the number deleted. */
+    long forget(List<byte[]> fields) {
         List<byte[]> args = new ArrayList<>(fields.size() + 1);
         args.add(Utf8.bytes(token()));
         args.addAll(fields);
-        eval(Script.MIGRATE_JOURNAL_FORGET, args, Replies::ignored);
+        return eval(Script.MIGRATE_JOURNAL_FORGET, args, Replies::asLong);
     }
 
     /**

@@ -38,6 +38,11 @@ final class TargetFence {
         withRecord(target, keys, journal, "resume", write);
     }
 
+    /** Whether a migration's fence holds the v2 queue (its meta's {@code migration} field, read without a lease). */
+    static boolean held(Wire target, Keys keys) {
+        return target.hget(Utf8.bytes(keys.meta()), Utf8.bytes("migration")) != null;
+    }
+
     /** Ends the fence: the migration of the queue is over (retired or abandoned). */
     static void release(Wire target, Keys keys, Journal journal) {
         call(target, keys, journal, "release");

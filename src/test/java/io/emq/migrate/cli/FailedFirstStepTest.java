@@ -17,8 +17,8 @@ import redis.clients.jedis.Jedis;
 /**
  * A migration whose first step failed (the source's user may not run scripts): the report says so in the server's words
  * with the ACL rule the user lacks, and the ways out it names work: `repair` clears the failed step and the next run
- * migrates, or `abandon` gives back the v2 queue the step paused. A journal without a step is still refused by both,
- * and they write nothing then.
+ * migrates, or `abandon` gives back the v2 queue the step paused. A journal without a step is refused by `repair`, which
+ * writes nothing then, and deleted by `abandon`.
  */
 class FailedFirstStepTest {
     @RegisterExtension
@@ -73,15 +73,18 @@ class FailedFirstStepTest {
     }
 
     @Test
-    void aJournalWithoutAStepIsRefusedByRepairAndAbandonWhichWriteNothing() {
+    void aJournalWithoutAStepIsRefusedByRepairWhichWritesNothingAndDeletedByAbandon() {
         SERVER.client().zadd("bull:emails:repeat", 1, "legacy::::60000"); // refused at the fence: a legacy repeatable
         assertEquals(ExitCodes.REFUSED, CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--yes").code());
         String before = new KeyspaceDump(SERVER.client()).digest();
-        for (CliRun refused : new CliRun[] {CliRun.of("repair", "--target", SERVER.uri(), "--queue", "emails"),
-                CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes")}) {
-            assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
-            assertTrue(refused.err().contains("queue emails was never migrated on this target"), refused.all());
-        }
+        CliRun repair = CliRun.of("repair", "--target", SERVER.uri(), "--queue", "emails");
+        assertEquals(ExitCodes.REFUSED, repair.code(), repair.all());
+        assertTrue(repair.err().contains("queue emails was never migrated on this target: its runs were refused (or stopped) at"
+                + " the first step"), repair.all());
         assertEquals(before, new KeyspaceDump(SERVER.client()).digest(), "nothing written");
+        CliRun abandon = CliRun.of("abandon", "--source", SERVER.uri(), "--queue", "emails", "--yes");
+        assertEquals(ExitCodes.OK, abandon.code(), abandon.all());
+        assertFalse(SERVER.client().exists("{emq}:migration:emails"), "the journal deleted (RefusedAtTheFirstStepTest: v1 as it was)");
+        assertEquals(5, SERVER.client().llen("bull:emails:wait"));
     }
 }
