@@ -63,23 +63,12 @@ class TargetMemoryTest {
         TARGET.client().configSet("maxmemory", Long.toString(used + bytes));
     }
 
-    /**
-     * Whether {@code message} names the server that refused a write as {@code side} at {@code address}, or, on Redis 6.2,
-     * as "a server" (as 6.2 leaves a refusal met inside a script: it counts that as the script's {@code ERR} in
-     * {@code INFO errorstats}; the embedded server some runs of the suite use is 6.2); {@code said} follows the name.
-     */
-    private static boolean names(String message, String side, String address, String said) {
-        boolean sixTwo = TARGET.client().info("server").lines().anyMatch(l -> l.startsWith("redis_version:6."));
-        return message.contains("the " + side + " " + address + said)
-                || sixTwo && message.contains((said.startsWith(" refused") ? "a server" : "that server") + said);
-    }
-
     private static void assertStoppedForMemory(MigrationResult r, String left) {
         assertEquals(MigrationResult.Outcome.FAILED, r.outcome(), r.toString());
         assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_MEMORY), r.refusalKind(), r.toString());
         String target = TARGET.nodes().get(0).toString();
-        assertTrue(names(r.message(), "target", target, " refused a write for lack of memory (OOM command not allowed"), r.message());
-        assertTrue(names(r.message(), "target", target, " or raise its maxmemory (until retirement the target holds the v2 copy"),
+        assertTrue(RefusingServer.named(r.message(), TARGET.client(), "target", target, " refused a write for lack of memory (OOM command not allowed"), r.message());
+        assertTrue(RefusingServer.named(r.message(), TARGET.client(), "target", target, " or raise its maxmemory (until retirement the target holds the v2 copy"),
                 r.message());
         assertTrue(r.message().contains(left), r.message());
         assertTrue(r.message().endsWith("then run migrate again: the step resumes, nothing to repair"), r.message());
@@ -112,9 +101,9 @@ class TargetMemoryTest {
             }
         });
         assertEquals(Optional.of(MigrationRefused.Kind.OUT_OF_MEMORY), r.refusalKind(), r.toString());
-        assertTrue(names(r.message(), "source", SOURCE.uri(), " refused a write for lack of memory (OOM command not allowed"),
+        assertTrue(RefusingServer.named(r.message(), SOURCE.client(), "source", SOURCE.uri(), " refused a write for lack of memory (OOM command not allowed"),
                 r.message());
-        assertTrue(names(r.message(), "source", SOURCE.uri(), " or raise its maxmemory"), r.message());
+        assertTrue(RefusingServer.named(r.message(), SOURCE.client(), "source", SOURCE.uri(), " or raise its maxmemory"), r.message());
         assertTrue(!r.message().contains("free memory on the target"), "no advice for the target: " + r.message());
         SOURCE.client().configSet("maxmemory", "0");
         assertRerunFinishes(JOBS);

@@ -35,10 +35,12 @@ class WritesRefusedTest {
                 Checkpoints.observed(observer)).migrate(List.of("bull"), List.of(QUEUE)).get(0);
     }
 
-    private static void assertStopped(MigrationResult r, MigrationRefused.Kind kind, String because, String remedy) {
+    /** {@code side} ({@code server}, at {@code address}) refused the run's write {@code because}; the message ends with {@code remedy}. */
+    private static void assertStopped(MigrationResult r, MigrationRefused.Kind kind, UnifiedJedis server, String side, String address,
+                                      String because, String remedy) {
         assertEquals(MigrationResult.Outcome.FAILED, r.outcome(), r.toString());
         assertEquals(Optional.of(kind), r.refusalKind(), r.toString());
-        assertTrue(r.message().contains("stopped: a server refused a write " + because), r.message());
+        assertTrue(RefusingServer.named(r.message(), server, side, address, " refused a write " + because), r.message());
         assertTrue(r.message().endsWith(remedy + ", then run migrate again: the step resumes, nothing to repair"), r.message());
     }
 
@@ -61,7 +63,7 @@ class WritesRefusedTest {
             }
             assertEquals(JOBS, copy.llen("bull:" + QUEUE + ":wait"), "the replica holds the queue");
             MigrationResult r = migrate(copy, replica.uri(), (version, where) -> { });
-            assertStopped(r, MigrationRefused.Kind.READ_ONLY, "as a read-only replica (READONLY You can't write",
+            assertStopped(r, MigrationRefused.Kind.READ_ONLY, copy, "source", replica.uri(), "as a read-only replica (READONLY You can't write",
                     "point --source or --target at the master (after a failover, the new one)");
             assertTrue(r.message().startsWith("step V120 (retire source) of " + QUEUE + " stopped")
                     && r.message().contains("nothing was deleted, and the v1 queue serves as it did before the migration"), r.message());
@@ -87,9 +89,11 @@ class WritesRefusedTest {
                             failTheNextSave(targetClient, data);
                         }
                     })).migrate(List.of("bull"), List.of(QUEUE)).get(0);
-            assertStopped(r, MigrationRefused.Kind.DISK_ERROR, "as it cannot save to disk", "fix that server's disk or its save"
-                    + " settings (its log says why the save failed)");
+            assertStopped(r, MigrationRefused.Kind.DISK_ERROR, targetClient, "target", LocalServer.HOST + ":" + target.port(),
+                    "as it cannot save to disk", "'s disk or its save settings (its log says why the save failed)");
             assertTrue(r.message().contains("(MISCONF ") && r.message().contains("; nothing was deleted;"), r.message());
+            assertTrue(RefusingServer.named(r.message(), targetClient, "target", LocalServer.HOST + ":" + target.port(),
+                    "'s disk or its save settings"), "the advice names the server too: " + r.message());
             assertV1AsItWas(source);
             targetClient.configSet("save", ""); // its operator turns saving off: writes are taken again
             Thread.sleep(400); // and the stopped run's lease lapses
