@@ -104,7 +104,8 @@ final class Resync {
                         + " after it was paused: " + pass.held().size() + " jobs (" + String.join(", ",
                         pass.held().subList(0, Math.min(5, pass.held().size()))) + "); let them finish (" + (m.options.waitForLocks().isZero()
                         ? "pass --wait-for-locks DURATION to wait for them" : "they outlasted --wait-for-locks "
-                        + m.options.waitForLocks().toSeconds() + "s: a longer one waits longer") + ") or stop the v1 workers, then re-run; nothing was"
+                        + (m.options.waitForLocks().toMillis() % 1000 == 0 ? m.options.waitForLocks().toSeconds() + "s"
+                        : m.options.waitForLocks().toMillis() + "ms") + ": a longer one waits longer") + ") or stop the v1 workers, then re-run; nothing was"
                         + " deleted, v1 is resumed, and no job a worker holds is pending in v2");
             }
             Sleep.millis(200);

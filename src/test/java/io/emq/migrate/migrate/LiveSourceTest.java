@@ -1240,9 +1240,9 @@ class LiveSourceTest {
         assertFalse(LiveV1.v2Rows(client(), QUEUE).containsKey(held[0]), "a held job is not a v2 row");
         assertEquals(null, client().hget("bull:live:meta", "paused"), "v1 is resumed after the refusal");
         assertExactlyOnce(refused);
-        MigrationResult outlasted = migrate(OPTIONS.withWaitForLocks(Duration.ofSeconds(1)), (version, where) -> { }).get(0);
+        MigrationResult outlasted = migrate(OPTIONS.withWaitForLocks(Duration.ofMillis(500)), (version, where) -> { }).get(0);
         assertEquals(Optional.of(MigrationRefused.Kind.LIVE_LOCK), outlasted.refusalKind(), outlasted.toString());
-        assertTrue(outlasted.message().contains("they outlasted --wait-for-locks 1s: a longer one waits longer"), outlasted.message());
+        assertTrue(outlasted.message().contains("they outlasted --wait-for-locks 500ms: a longer one waits longer"), outlasted.message());
 
         Thread worker = new Thread(() -> {
             try {
