@@ -78,6 +78,8 @@ final class RetireSource implements Step {
     static final int BATCH = 500;
     /** Jobs retired at once on the change feed's word: ten rounds of {@link UnlinkUnwritten}. */
     static final int UNLINK_BATCH = 10 * UnlinkUnwritten.ROUND;
+    /** The most edited jobs a refusal of a retirement resumed past the tombstone names (the count says how many more). */
+    static final int MOST_NAMED = 20;
     static final List<String> QUEUE_LEVEL = List.of("pc", "marker", "events", "stalled", "stalled-check", "limiter",
             "repeat", "metrics:completed", "metrics:failed", "metrics:completed:data", "metrics:failed:data",
             "priority", "delay", "waiting");
@@ -429,11 +431,11 @@ final class RetireSource implements Step {
                 }
                 digestChecked.addAll(left);
                 if (digestChecked.size() >= BATCH) {
-                    Migratable.inBatches(digestChecked, BATCH, chunk -> done[0] += retireBatch(m, Optional.of(before), chunk));
+                    Migratable.inBatches(digestChecked, BATCH, chunk -> done[0] += retireBatch(m, before, chunk));
                     digestChecked.clear();
                 }
             });
-            Migratable.inBatches(digestChecked, BATCH, chunk -> done[0] += retireBatch(m, Optional.of(before), chunk));
+            Migratable.inBatches(digestChecked, BATCH, chunk -> done[0] += retireBatch(m, before, chunk));
             unlinker.ifPresent(u -> copyLate(m, before, u.finish()));
         } finally {
             unlinker.ifPresent(UnlinkUnwritten::close);
@@ -463,60 +465,88 @@ final class RetireSource implements Step {
         ReplicaAcks.await(m, "v1's tombstone is stamped, the logs of jobs copied again kept");
     }
 
-    /** Retires the journal's jobs, a batch at a time, each only while its digest is the one v2 holds. */
+    /**
+     * Retires the journal's jobs, a batch at a time, each only while its digest is the one v2 holds; with no read of v1
+     * from before the tombstone to copy an edited job again from, every such job is kept, the others retired, and then the
+     * queue refused once, naming them all ({@link #MOST_NAMED} of them), not at the first.
+     */
     private static long retireJournaled(QueueMigration m) {
         long[] deleted = {0};
-        m.journal.ids().inBatches(BATCH, (id, v1) -> Bytes.of(v1), batch -> deleted[0] += retireBatch(m, Optional.empty(), batch));
+        List<Bytes> edited = new ArrayList<>();
+        m.journal.ids().inBatches(BATCH, (id, v1) -> Bytes.of(v1), batch -> {
+            Unchanged retired = retireUnchanged(m, batch);
+            deleted[0] += retired.deleted();
+            edited.addAll(retired.edited());
+        });
+        if (!edited.isEmpty()) {
+            List<String> keys = edited.stream().limit(MOST_NAMED).map(id -> m.source.jobKey(id).display()).toList();
+            throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, edited.size() + " v1 job(s) of " + m.source.display()
+                    + " changed after an earlier run's retirement stamped the tombstone, and this run cannot copy them again"
+                    + " (v1 lists them no more): " + String.join(", ", keys) + (edited.size() > keys.size() ? " and "
+                    + (edited.size() - keys.size()) + " more" : "") + "; every other job is retired; their v1 hashes are kept, their"
+                    + " v2 rows hold what was copied before; stop whatever edits them, copy an edit into its v2 row by hand if it"
+                    + " matters, then delete them from v1 (DEL " + String.join(" ", keys) + ") and run migrate again: the"
+                    + " retirement finishes" + (edited.size() > keys.size() ? " (or names the rest)" : ""));
+        }
         return deleted[0];
     }
 
+    /** What retiring some jobs did: how many it deleted, and those it kept, edited since v2's copy (their digest moved). */
+    private record Unchanged(long deleted, List<Bytes> edited) {
+    }
+
+    /** Deletes those of these jobs whose digest is the one v2 holds (its expectation's; a job the journal expects no row of is left). */
+    private static Unchanged retireUnchanged(QueueMigration m, List<Bytes> v1Ids) {
+        Journal.Known known = m.journal.known(v1Ids.stream().map(Bytes::raw).toList());
+        List<Bytes> rows = new ArrayList<>(v1Ids.size());
+        List<String> digests = new ArrayList<>(v1Ids.size());
+        for (int i = 0; i < v1Ids.size(); i++) {
+            Optional<Expectation> e = known.expectation(i);
+            if (e.isPresent()) {
+                rows.add(v1Ids.get(i));
+                digests.add(e.get().source());
+            }
+        }
+        if (rows.isEmpty()) {
+            return new Unchanged(0, List.of());
+        }
+        SourceFence.RetiredJobs retired = SourceFence.retireJobs(m.sourceWire, m.source, rows, digests);
+        m.progressed(retired.deleted());
+        m.checkpoints.hit("job keys deleted");
+        return new Unchanged(retired.deleted(), retired.moved().stream().map(rows::get).toList());
+    }
+
     /**
-     * Retires these jobs, each only while its digest is the one v2 holds (its expectation's; a job the
-     * journal expects no row of is left); a job edited since is copied again from {@code before} and retired.
+     * Retires these jobs, each only while its digest is the one v2 holds ({@link #retireUnchanged}); a job edited since is
+     * copied again from {@code before} and retired.
      */
-    private static long retireBatch(QueueMigration m, Optional<QueueSnapshot> before, List<Bytes> v1Ids) {
+    private static long retireBatch(QueueMigration m, QueueSnapshot before, List<Bytes> v1Ids) {
         long deleted = 0;
         List<Bytes> left = v1Ids;
         for (int attempt = 1; ; attempt++) {
-            Journal.Known known = m.journal.known(left.stream().map(Bytes::raw).toList());
-            List<Bytes> rows = new ArrayList<>(left.size());
-            List<String> digests = new ArrayList<>(left.size());
-            for (int i = 0; i < left.size(); i++) {
-                Optional<Expectation> e = known.expectation(i);
-                if (e.isPresent()) {
-                    rows.add(left.get(i));
-                    digests.add(e.get().source());
-                }
-            }
-            if (rows.isEmpty()) {
-                return deleted;
-            }
-            SourceFence.RetiredJobs retired = SourceFence.retireJobs(m.sourceWire, m.source, rows, digests);
+            Unchanged retired = retireUnchanged(m, left);
             deleted += retired.deleted();
-            m.progressed(retired.deleted());
-            m.checkpoints.hit("job keys deleted");
-            if (retired.moved().isEmpty()) {
+            if (retired.edited().isEmpty()) {
                 return deleted;
             }
             m.checkpoints.hit("source moved at retire");
-            List<Bytes> moved = retired.moved().stream().map(rows::get).toList();
-            copyAgain(m, before, moved, attempt);
-            left = moved;
+            copyAgain(m, before, retired.edited(), attempt);
+            left = retired.edited();
         }
     }
 
     /** Copies again jobs edited since the pass v2 was brought in line with, from the source as read before the tombstone. */
-    private static void copyAgain(QueueMigration m, Optional<QueueSnapshot> before, List<Bytes> moved, int attempt) {
+    private static void copyAgain(QueueMigration m, QueueSnapshot before, List<Bytes> moved, int attempt) {
         List<JobFacts> jobs = new ArrayList<>(moved.size());
         Map<Bytes, JobFacts> read = new HashMap<>(); // one walk of the source as read for all of them
-        before.ifPresent(s -> s.jobsWithIds(new HashSet<>(moved)).forEach(j -> read.put(j.id(), j)));
+        before.jobsWithIds(new HashSet<>(moved)).forEach(j -> read.put(j.id(), j));
         for (Bytes id : moved) {
             Optional<JobFacts> facts = Optional.ofNullable(read.get(id)).filter(j -> m.rule().getsRow(j)
                     && j.state() != V1State.WAITING_CHILDREN);
             if (facts.isEmpty() || attempt == PASSES) {
                 throw new MigrationRefused(MigrationRefused.Kind.SOURCE_CHANGED, "v1 job " + m.source.jobKey(id).display() + " changed after"
                         + " retirement stamped the tombstone on " + m.source.display() + (facts.isEmpty()
-                        ? " and this run cannot copy it again (" + (before.isEmpty() ? "an earlier run stamped it" : "a flow parent") + ")"
+                        ? " and this run cannot copy it again (a flow parent)"
                         : " and kept changing over " + PASSES + " attempts") + ": its v1 hash is kept, its v2 row holds"
                         + " what was copied before, and no later run can copy it again (v1 lists it no more); stop whatever edits"
                         + " it, copy the edit into its v2 row by hand if it matters, then delete it from v1 (DEL "

@@ -1063,7 +1063,8 @@ class LiveSourceTest {
         client().hset("bull:live:5", "data", "{\"edit\":7}");
         MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
         assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), again.refusalKind(), again.toString());
-        assertTrue(again.message().contains("cannot copy it again (an earlier run stamped it)"), again.message());
+        assertTrue(again.message().contains("1 v1 job(s) of bull:live changed after an earlier run's retirement stamped the"
+                + " tombstone, and this run cannot copy them again (v1 lists them no more): bull:live:5;"), again.message());
         assertTrue(client().exists("bull:live:5"), "still kept");
 
         client().del("bull:live:5"); // as the refusal says, the edit being v1's alone
@@ -1071,6 +1072,32 @@ class LiveSourceTest {
         assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.toString());
         assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"), "retired");
         assertEquals(JOBS, LiveV1.v2Rows(client(), QUEUE).size(), "one v2 row a job, job 5's as copied last");
+    }
+
+    /**
+     * A run stopped just after the tombstone (v2 resumed, v1's jobs not yet retired) while a client edits v1 jobs: the run
+     * resumed has no read of v1 to copy an edit from, so it keeps every edited job's hash, retires every other job, and
+     * refuses once, naming all the edited jobs and the one command that deletes them, not one job a run.
+     */
+    @Test
+    void aRunResumedPastTheTombstoneNamesEveryJobEditedSinceInOneRefusal() {
+        stopAt("120:v1 followed");
+        client().hset("bull:live:5", "data", "{\"edit\":1}");
+        client().hset("bull:live:9", "data", "{\"edit\":1}");
+        MigrationResult again = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(Optional.of(MigrationRefused.Kind.SOURCE_CHANGED), again.refusalKind(), again.toString());
+        assertTrue(again.message().contains("2 v1 job(s) of bull:live changed after an earlier run's retirement stamped the"
+                + " tombstone") && (again.message().contains("then delete them from v1 (DEL bull:live:5 bull:live:9)")
+                || again.message().contains("(DEL bull:live:9 bull:live:5)")), again.message());
+        assertEquals(Set.of("bull:live:5", "bull:live:9", "bull:live:meta", "bull:live:id"), client().keys("bull:live:*"),
+                "the edited hashes kept, every other job retired");
+        client().del("bull:live:5", "bull:live:9");
+        MigrationResult finished = migrate(OPTIONS, (version, where) -> { }).get(0);
+        assertEquals(MigrationResult.Outcome.RETIRED, finished.outcome(), finished.toString());
+        assertEquals(Set.of("bull:live:meta", "bull:live:id"), client().keys("bull:live:*"), "retired");
+        Map<String, Integer> rows = LiveV1.v2Rows(client(), QUEUE);
+        assertEquals(JOBS, rows.size());
+        assertTrue(rows.values().stream().allMatch(n -> n == 1), "one v2 row a job: " + rows);
     }
 
     /** A step that fails before retirement says so: v1 is whole; repair and a re-run finish the migration. */
