@@ -69,8 +69,9 @@ final class LookupCommand implements Command {
                     Optional.ofNullable(p.get("v2Now")).orElse(GONE)));
             t.print(in.out());
             if (pairs.stream().anyMatch(p -> p.get("v2Row") == null)) {
-                in.out().println(NO_ROW + ": the id was minted, but v2 got no row of the job: a v1 worker completed or removed it"
-                        + " before the cutover, or it was completed in v1 and counted (metrics:completed)");
+                in.out().println(NO_ROW + ": the id was minted, but v2 got no row of the job: v1 finished or removed it before the"
+                        + " cutover (a worker, or a client call such as a job's remove or a scheduler's upsert), or it was"
+                        + " completed in v1 and counted (metrics:completed)");
             }
             if (pairs.stream().anyMatch(p -> p.get("v2Row") != null && p.get("v2Now") == null)) {
                 in.out().println(GONE + ": the row the migration wrote is gone from the target now: v2 served the job (completed"
