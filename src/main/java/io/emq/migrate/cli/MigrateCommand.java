@@ -265,7 +265,7 @@ final class MigrateCommand implements Command {
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
                 + " through the copy)%n", r.v1Queue(), ms)));
         results.forEach(r -> r.withoutFeed().ifPresent(why -> out.printf("%s: re-synced without the change feed (%s): each"
-                + " pass read every job again, so the pause window grows with the queue (MIGRATION.md §5)%n", r.v1Queue(), why)));
+                + " pass read every job again, so the pause window grows with the queue (MIGRATION.md §3)%n", r.v1Queue(), why)));
         results.forEach(r -> r.orderDrift().ifPresent(drift -> out.printf("%s: v2 holds jobs v1 moved while it served in"
                 + " another order than v1's: %s (MIGRATION.md §3, \"Order\")%n", r.v1Queue(), drift)));
     }

@@ -8,8 +8,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Text from a server (queue names, job ids, error texts) may carry terminal escape bytes. Everything
- * the CLI prints passes through here: C0 controls other than newline and tab, DEL and the C1 controls
- * (U+0080..U+009F) are shown as {@code \u001b}-style escapes, which are also valid inside JSON strings.
+ * the CLI prints passes through here: C0 controls other than newline (a tab too: one in a queue name or an id
+ * would push a table's columns out of line), DEL and the C1 controls (U+0080..U+009F) are shown as {@code \u001b}-style
+ * escapes, which are also valid inside JSON strings.
  */
 final class Printable {
     private Printable() {
@@ -32,7 +33,7 @@ final class Printable {
         return c < 0x20 || (c >= 0x7f && c <= 0x9f);
     }
 
-    /** Wraps a UTF-8 stream: escapes control bytes except newline and tab, as {@link #line} would. */
+    /** Wraps a UTF-8 stream: escapes control bytes except newline, as {@link #line} would. */
     static OutputStream escaping(OutputStream out) {
         return new FilterOutputStream(out) {
             private boolean afterC2;
@@ -57,7 +58,7 @@ final class Printable {
                     }
                     if (u == 0xc2) {
                         afterC2 = true;
-                    } else if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
+                    } else if ((u < 0x20 && u != '\n') || u == 0x7f) {
                         escaped.writeBytes(escape(u));
                     } else {
                         escaped.write(u);

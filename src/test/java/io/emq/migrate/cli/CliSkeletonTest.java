@@ -111,11 +111,11 @@ class CliSkeletonTest {
     }
 
     @Test
-    void standardOutputEscapesControlBytesAndKeepsTextNewlinesAndTabs() {
+    void standardOutputEscapesControlBytesAndTabsAndKeepsTextNewlines() {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         java.io.PrintStream out = new java.io.PrintStream(Printable.escaping(bytes), true, java.nio.charset.StandardCharsets.UTF_8);
         out.println("a\u001b[2Jb\u007fc\u009bd \u00e9\u00a3 \u0436\tz");
-        assertEquals("a\\u001b[2Jb\\u007fc\\u009bd \u00e9\u00a3 \u0436\tz\n",
+        assertEquals("a\\u001b[2Jb\\u007fc\\u009bd \u00e9\u00a3 \u0436\\u0009z\n",
                 bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
     }
 

@@ -119,7 +119,7 @@ class PauseWindowCommandTest {
         CliRun unfed = CliRun.of("migrate", "--source", asMigrator, "--target", SERVER.uri(), "--queue", "unfed", "--yes");
         assertEquals(ExitCodes.OK, unfed.code(), unfed.all());
         assertTrue(Pattern.compile("(?m)^bull:unfed: re-synced without the change feed \\(.*NOPERM.*\\): each pass read every job"
-                + " again, so the pause window grows with the queue \\(MIGRATION.md §5\\)$").matcher(unfed.out()).find(), unfed.out());
+                + " again, so the pause window grows with the queue \\(MIGRATION.md §3\\)$").matcher(unfed.out()).find(), unfed.out());
         JsonNode unfedJson = new ObjectMapper().readTree(CliRun.of("migrate", "--source", asMigrator, "--target", SERVER.uri(),
                 "--queue", "unfed2", "--yes", "--json").out()).path("queues").path(0);
         assertTrue(unfedJson.path("withoutChangeFeed").asText().contains("NOPERM"), unfedJson.toString());
