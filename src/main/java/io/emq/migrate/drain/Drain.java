@@ -195,7 +195,7 @@ public final class Drain {
         }
         Map<String, Long> now = QueueCounts.read(migrated, rows);
         Problems problems = new Problems();
-        var checks = new DryRun(migrated, rows, problems).judge();
+        var checks = new DryRun(migrated, rows, DrainedJobs.of(journal), problems).judge();
         return new DrainReport(queue, true, 0, journaled, now, Optional.empty(), checks, problems.first(), problems.count());
     }
 }

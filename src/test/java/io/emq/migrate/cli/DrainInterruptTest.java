@@ -37,6 +37,11 @@ class DrainInterruptTest {
                 + " by this drain (it claimed nothing more and finished the jobs it held), " + Sizes.count(left) + " left; run"
                 + " drain again and it continues (the jobs this drain served are recorded in the journal"), err);
 
+        CliRun dryRun = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "dint", "--dry-run");
+        assertEquals(0, dryRun.code(), "the jobs it served are not missing: " + dryRun.all());
+        assertTrue(dryRun.out().matches("(?s).*served by earlier drains stopped part-way +- +" + (JOBS - left) + "\\b.*"),
+                dryRun.all());
+
         CliRun next = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "dint");
         assertEquals(0, next.code(), next.all());
         assertTrue(next.out().contains("verdict: PASS"), next.all());
