@@ -62,7 +62,8 @@ final class LookupCommand implements Command {
             Json.print(pairs, in.out());
         } else if (pairs.isEmpty()) {
             in.out().println(in.has("all") ? "the mapping of " + queue + " is empty: it migrated no jobs"
-                    : "no mapping for that id in " + queue);
+                    : "no mapping for " + v1.map(id -> "v1 id " + Bytes.of(id).display()).orElse("job id " + in.value("job-id", ""))
+                    + " in " + queue);
         } else {
             Table t = new Table("V1", "V2", "MIGRATED AS", "V2 ROW NOW");
             pairs.forEach(p -> t.row(p.get("v1"), p.get("v2"), Optional.ofNullable(p.get("v2Row")).orElse(NO_ROW),

@@ -218,7 +218,9 @@ class MigrationCommandsTest {
         String other = io.emq.migrate.v1.plan.Rebrand.jobId(io.emq.migrate.v1.plan.Rebrand.idBase("emails"), 999);
         CliRun unknown = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", other);
         assertEquals(3, unknown.code(), unknown.all());
-        assertTrue(unknown.out().contains("no mapping for that id in emails"), unknown.out());
+        assertTrue(unknown.out().contains("no mapping for job id " + other + " in emails"), unknown.out());
+        CliRun unknownV1 = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--v1-id", "no-such-job");
+        assertTrue(unknownV1.out().contains("no mapping for v1 id no-such-job in emails"), unknownV1.all());
 
         CliRun malformed = CliRun.of("lookup", "--target", SERVER.uri(), "--queue", "emails", "--job-id", "JOB-not-an-id");
         assertEquals(ExitCodes.USAGE, malformed.code(), malformed.all());
