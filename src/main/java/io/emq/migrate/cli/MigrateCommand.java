@@ -3,6 +3,7 @@ package io.emq.migrate.cli;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.V2State;
 import io.emq.migrate.migrate.Checkpoints;
+import io.emq.migrate.migrate.CompletedArchive;
 import io.emq.migrate.migrate.JobLanes;
 import io.emq.migrate.migrate.JournalLease;
 import io.emq.migrate.migrate.MigrationOptions;
@@ -16,6 +17,7 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
+import java.nio.file.Path;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -163,8 +165,11 @@ final class MigrateCommand implements Command {
         JournalLease.problem(lease).ifPresent(problem -> {
             throw CliException.usage("--lease: " + problem);
         });
-        return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait,
-                in.has("archive-completed") ? Optional.of(in.outputFile("archive-completed")) : Optional.empty(), !in.has("no-retire"),
+        Optional<Path> archive = in.has("archive-completed") ? Optional.of(in.outputFile("archive-completed")) : Optional.empty();
+        archive.flatMap(CompletedArchive::notAnArchive).ifPresent(why -> {
+            throw CliException.usage("--archive-completed: " + why);
+        });
+        return new MigrationOptions(payload, PlanCommand.renames(in), in.has("keep-branded-ids"), wait, archive, !in.has("no-retire"),
                 in.has("accept-anomalies"), in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), in.has("drop-bounded-schedulers"), lease, lane(in), laneFrom(in),
                 in.has("accept-order-drift"));
     }

@@ -24,7 +24,7 @@ import java.util.Optional;
  * {@code FILE.lock} between processes. A file holding a line that is not an archive line (a JSON object whose
  * first field is {@code queue}) is refused, untouched.
  */
-final class CompletedArchive {
+public final class CompletedArchive {
     private static final JsonFactory JSON = new JsonFactory();
     private static final Object IN_PROCESS = new Object();
 
@@ -57,8 +57,38 @@ final class CompletedArchive {
         }
     }
 
+    /**
+     * Why {@code file} cannot be the completed-jobs archive, asked before a run writes anything: it holds a line that is
+     * not an archive line (or it cannot be read); empty when it is one, or does not exist yet.
+     */
+    public static Optional<String> notAnArchive(Path file) {
+        try {
+            eachLine(file, (queue, line) -> { });
+            return Optional.empty();
+        } catch (MigrationRefused foreign) {
+            return Optional.of(foreign.getMessage());
+        } catch (IOException e) {
+            return Optional.of("cannot read the completed-jobs archive " + file + " (" + e + ")");
+        }
+    }
+
     /** Copies the lines of {@code file} (when it exists) that other queues' archives wrote. */
     private static void keepOthers(Path file, String queue, OutputStream out) throws IOException {
+        eachLine(file, (of, line) -> {
+            if (!of.equals(queue)) {
+                out.write(line.getBytes(StandardCharsets.UTF_8));
+                out.write('\n');
+            }
+        });
+    }
+
+    /** One archive line, with the queue it names. */
+    private interface ArchiveLine {
+        void accept(String queue, String line) throws IOException;
+    }
+
+    /** Each line of {@code file} (none when it does not exist), with its queue; refused at the first that is not an archive line. */
+    private static void eachLine(Path file, ArchiveLine each) throws IOException {
         if (!Files.exists(file)) {
             return;
         }
@@ -70,10 +100,7 @@ final class CompletedArchive {
                 if (of.isEmpty()) {
                     throw foreign(file, n);
                 }
-                if (!of.get().equals(queue)) {
-                    out.write(line.getBytes(StandardCharsets.UTF_8));
-                    out.write('\n');
-                }
+                each.accept(of.get(), line);
             }
         } catch (CharacterCodingException notText) {
             throw foreign(file, n + 1);

@@ -287,6 +287,18 @@ class MigrationCommandsTest {
         assertTrue(proc.err().contains("--archive-completed: cannot write /proc/archive.jsonl"), proc.err());
         assertTrue(SERVER.client().keys("emq:*").isEmpty() && SERVER.client().keys("{emq}:*").isEmpty(), "nothing written");
         assertTrue(java.nio.file.Files.notExists(folder.resolve("archive.jsonl")));
+
+        java.nio.file.Path notes = folder.resolve("notes.txt");
+        java.nio.file.Files.writeString(notes, "not an archive\n");
+        CliRun foreign = CliRun.of("migrate", "--source", SERVER.uri(), "--queue", "emails", "--archive-completed",
+                notes.toString(), "--yes");
+        assertEquals(ExitCodes.USAGE, foreign.code(), foreign.all());
+        assertTrue(foreign.err().contains("--archive-completed: the completed-jobs archive " + notes + " holds a line that is not"
+                + " an archive line (line 1)"), foreign.err());
+        assertTrue(SERVER.client().keys("emq:*").isEmpty() && SERVER.client().keys("{emq}:*").isEmpty(),
+                "refused before any row is copied: " + foreign.all());
+        assertEquals("not an archive\n", java.nio.file.Files.readString(notes), "the file untouched");
+        java.nio.file.Files.delete(notes);
         java.nio.file.Files.delete(folder);
     }
 
