@@ -117,16 +117,19 @@ final class DrainCommand implements Command {
             return exitCode(report, handlerName);
         }
         try (DrainInterruption interruption = DrainInterruption.of(drain, options.lease(), in)) {
-            DrainReport report = drainWithProgress(drain, options, handler, target, in);
-            render(report, handlerName, htmlFile, target, in);
-            return exitCode(report, handlerName);
-        } catch (DrainStopped stopped) {
-            in.note("emq-migrate drain: interrupted; queue '" + queue + "': " + Sizes.count(stopped.completed()) + " jobs"
-                    + " completed by this drain (it claimed nothing more and finished the jobs it held), " + Sizes.count(stopped.left())
-                    + " left; run drain again and it continues" + stopped.unrecorded().map(why -> ", but the migrated jobs this"
-                    + " drain served could not be recorded in the journal (" + why + "): the next drain reports them never"
-                    + " claimed").orElse(" (the jobs this drain served are recorded in the journal, and counted served by it)"));
-            return ExitCodes.INTERRUPTED;
+            try {
+                DrainReport report = drainWithProgress(drain, options, handler, target, in);
+                render(report, handlerName, htmlFile, target, in);
+                return exitCode(report, handlerName);
+            } catch (DrainStopped stopped) { // said before the interruption closes: its hook lets the process exit then
+                in.note("emq-migrate drain: interrupted; queue '" + queue + "': " + Sizes.count(stopped.completed()) + " jobs"
+                        + " completed by this drain (it claimed nothing more and finished the jobs it held), "
+                        + Sizes.count(stopped.left()) + " left; run drain again and it continues" + stopped.unrecorded().map(why ->
+                        ", but the migrated jobs this drain served could not be recorded in the journal (" + why + "): the next"
+                        + " drain reports them never claimed").orElse(" (the jobs this drain served are recorded in the journal,"
+                        + " and counted served by it)"));
+                return ExitCodes.INTERRUPTED;
+            }
         }
     }
 
