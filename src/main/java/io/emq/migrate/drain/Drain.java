@@ -14,8 +14,10 @@ import io.emq.migrate.runtime.JobHandler;
 import io.emq.migrate.runtime.Jobs;
 import io.emq.migrate.wire.Wire;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Drains one migrated queue with the bundled consumer and judges the result against its journal
@@ -128,7 +130,7 @@ public final class Drain {
      */
     public DrainReport run(DrainOptions options, JobHandler work, ConsumerListener observer) throws InterruptedException {
         MigratedJobs migrated = MigratedJobs.load(journal);
-        java.util.Set<String> servedBefore = DrainedJobs.of(journal);
+        Set<String> servedBefore = DrainedJobs.of(journal);
         Rows rows = new Rows(wire, served, journal.lanes());
         Map<String, Long> before = QueueCounts.read(migrated, rows);
         DrainLedger ledger = new DrainLedger(migrated, observer);
@@ -173,7 +175,7 @@ public final class Drain {
     }
 
     /** Records the migrated jobs a stopped drain served; empty when they were recorded (or were none), else why not. */
-    private Optional<String> recorded(java.util.List<String> servedNow) {
+    private Optional<String> recorded(List<String> servedNow) {
         if (servedNow.isEmpty()) {
             return Optional.empty();
         }

@@ -103,14 +103,18 @@ final class DrainVerdict {
         checks.add(Check.of("payload carries the v1 data (sha256)", claimed + earlier, digestOk + earlier));
         checks.add(Check.of("attempts continue the v1 count", claimed + earlier, attemptsOk + earlier));
         checks.add(Check.of("stale settlements refused", superseded, refused));
-        if (earlier > 0) {
-            checks.add(new Check("served by earlier drains stopped part-way", "-", Long.toString(earlier), Check.Outcome.INFO));
-        }
+        checks.addAll(servedBefore(earlier));
         checks.add(Check.info("fresh v2 jobs (not migrated) completed", ledger.freshClaimed.sum(), ledger.freshCompleted.sum()));
         checks.add(new Check("scheduled for later, not waited for", "-", Long.toString(stillScheduled.size()),
                 Check.Outcome.INFO));
         checks.addAll(leftAlone(migrated, rows));
         return checks;
+    }
+
+    /** The row telling how many jobs drains stopped part-way served ({@link io.emq.migrate.migrate.DrainedJobs}); none when none. */
+    static List<Check> servedBefore(long earlier) {
+        return earlier == 0 ? List.of()
+                : List.of(new Check("served by earlier drains stopped part-way", "-", Long.toString(earlier), Check.Outcome.INFO));
     }
 
     /** Figures for the migrated jobs no drain serves: dead jobs, and flow parents waiting for children. */
