@@ -197,9 +197,10 @@ public final class Migrator {
      * during the run ({@link ErrorReplies}): the source as the operator named it ({@code the source redis://10.0.0.5:6379}),
      * the target by its address.
      */
-    private Optional<String> refuser(String said) {
-        return errorsAtStart.grew(said).map(i -> i > 0 ? watches.get(i).name()
-                : (source.client() == target.client() ? "the source and target " : "the source ") + sourceName);
+    private Optional<ServerRefusal.Refuser> refuser(String said) {
+        boolean apart = source.client() != target.client();
+        return errorsAtStart.grew(said).map(i -> i > 0 ? new ServerRefusal.Refuser(watches.get(i).name(), false)
+                : new ServerRefusal.Refuser((apart ? "the source " : "the source and target ") + sourceName, apart));
     }
 
     private Optional<ServerWatch.Silence> silence() {
@@ -689,7 +690,7 @@ public final class Migrator {
                 Optional<ServerRefusal.Found> refusal = ServerRefusal.in(e);
                 if (refusal.isPresent()) {
                     ServerRefusal why = refusal.get().why();
-                    Optional<String> server = refuser(refusal.get().said());
+                    Optional<ServerRefusal.Refuser> server = refuser(refusal.get().said());
                     stop(MigrationResult.Outcome.FAILED, why.kind, named + " of " + m.target
                             + " stopped: " + why.what(server) + " (" + refusal.get().said() + "); " + sourceLeft(step)
                             + "; " + why.remedy(server) + ", then run migrate again: the step resumes, nothing to repair");

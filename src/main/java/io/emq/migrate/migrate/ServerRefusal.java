@@ -58,19 +58,22 @@ public enum ServerRefusal {
     private static final String V2_COPY = " (until retirement the target holds the v2 copy beside the v1 queue, on one server"
             + " twice the queue)";
 
-    /** What the server did, naming it ({@code the source redis://10.0.0.5:6379}) when {@code server} is known. */
-    String what(Optional<String> server) {
-        return server.map(name -> what.replaceFirst("^a server", name)).orElse(what);
+    /**
+     * The server that refused, as a message names it ({@code the source redis://10.0.0.5:6379}), and whether it is the
+     * source alone (a server apart from the target: the migration writes only its pause and tombstone there).
+     */
+    record Refuser(String name, boolean sourceAlone) {
     }
 
-    /**
-     * What the operator does, about the server named when {@code server} is known: for lack of memory, where the room goes
-     * but on the source alone (the migration writes only its pause and tombstone there).
-     */
-    String remedy(Optional<String> server) {
-        String named = server.map(name -> remedy.replace("that server", name)).orElse(remedy);
-        boolean sourceAlone = server.filter(name -> name.startsWith("the source ") && !name.startsWith("the source and target")).isPresent();
-        return this == OUT_OF_MEMORY && !sourceAlone ? named + V2_COPY : named;
+    /** What the server did, naming it when {@code by} is known. */
+    String what(Optional<Refuser> by) {
+        return by.map(r -> what.replaceFirst("^a server", r.name())).orElse(what);
+    }
+
+    /** What the operator does, about the server named when {@code by} is known: for lack of memory, where the room goes but on the source alone. */
+    String remedy(Optional<Refuser> by) {
+        String named = by.map(r -> remedy.replace("that server", r.name())).orElse(remedy);
+        return this == OUT_OF_MEMORY && !by.map(Refuser::sourceAlone).orElse(false) ? named + V2_COPY : named;
     }
 
     private static String slotRemedy() {
