@@ -305,7 +305,7 @@ final class Invocation implements AutoCloseable {
             answer = null;
         }
         if (answer == null || !answer.trim().equalsIgnoreCase("yes")) {
-            throw CliException.refused(action + ": not confirmed; nothing was done");
+            throw CliException.refused("not confirmed (the answer was not yes); nothing was done");
         }
     }
 

@@ -122,7 +122,8 @@ class ReadOnlyCommandsTest {
             CliRun r = CliRun.in(new Environment(java.util.Map.of(), java.nio.file.Path.of("").toAbsolutePath(), true, false),
                     "migrate", "--source", SERVER.uri(), "--queue", "emails");
             assertEquals(ExitCodes.REFUSED, r.code(), r.all());
-            assertTrue(r.err().contains("Type yes to go on") && r.err().contains("not confirmed"), r.all());
+            assertTrue(r.err().contains("Type yes to go on") && r.err().contains("migrate: not confirmed (the answer was not yes); nothing was done"), r.all());
+            assertFalse(r.err().contains("migrate: migrate:"), r.all()); // the command is named once
         } finally {
             System.setIn(stdin);
         }
