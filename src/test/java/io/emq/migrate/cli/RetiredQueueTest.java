@@ -14,7 +14,7 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * A v1 queue a migration retired: {@code plan}, {@code verify --source} and {@code migrate} agree on it. Jobs a writer that
  * does not INCR the add counter listed (or a job hash it wrote) after the tombstone are refused by all three ({@code
- * stranded}, exit 3, nothing written); a queue that holds none is retired, exit 0, by both {@code plan} and {@code migrate},
+ * stranded}, exit 3, nothing written), and so are schedulers a v1 client wrote there since; a queue that holds none is retired, exit 0, by both {@code plan} and {@code migrate},
  * with its journal on the target, forgotten, or kept by another target.
  */
 class RetiredQueueTest {
@@ -64,6 +64,39 @@ class RetiredQueueTest {
         assertEquals(ExitCodes.REFUSED, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").code());
 
         v1.del("bull:q:p1", "bull:q:p2", "bull:q:p3", "bull:q:wait"); // the advice, once the jobs are in v2
+        assertEquals(0, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").code());
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q").code());
+    }
+
+    /**
+     * A v1 client's upsertJobScheduler after the retirement: BullMQ writes the scheduler (its entry in {@code repeat} and
+     * its hash) before its add fails on the tombstone. plan, verify --source and migrate refuse the queue ({@code
+     * stranded}, exit 3) naming the scheduler and the keys to delete; once deleted, the queue is retired again.
+     */
+    @Test
+    void aSchedulerWrittenAfterTheTombstoneIsRefusedByPlanVerifyAndMigrate() {
+        UnifiedJedis v1 = SERVER.client();
+        v1Queue(v1);
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q").code());
+        v1.zadd("bull:q:repeat", 1_000, "nightly");
+        v1.hset("bull:q:repeat:nightly", Map.of("name", "report", "every", "60000", "ic", "1"));
+        String stranded = "1 job scheduler(s) (nightly) under bull:q, which a migration retired (meta.version is the tombstone):"
+                + " nothing serves them. A v1 client's upsertJobScheduler wrote the schedulers after it";
+
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains(stranded), plan.out());
+        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
+        assertTrue(verify.err().contains(stranded), verify.all());
+        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("bull:q refused (stranded): queue bull:q is refused: " + stranded)
+                && migrate.out().contains("add each scheduler to the v2 queue emq:{q} by hand")
+                && migrate.out().contains("(DEL bull:q:repeat bull:q:repeat:<id>)"), migrate.out());
+        assertTrue(v1.exists("bull:q:repeat:nightly") && v1.zcard("bull:q:repeat") == 1, "nothing deleted");
+
+        v1.del("bull:q:repeat", "bull:q:repeat:nightly"); // the advice
         assertEquals(0, CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q").code());
         assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q").code());
     }

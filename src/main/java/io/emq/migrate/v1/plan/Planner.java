@@ -376,27 +376,49 @@ public final class Planner {
 
     /**
      * Why a queue that holds the tombstone, and that no migration on the target is retiring still, is refused when v1
-     * lists jobs there or holds job hashes: a writer that does not INCR the add counter (BullMQ's adds do, and fail on the
-     * tombstone) added them after the retirement, and nothing serves them. Their migration is over (a new one would mint
-     * ids the v2 queue may hold already), so they go into v2 by hand; empty when the queue holds no job.
+     * lists jobs there, holds job hashes or holds job schedulers: a writer that does not INCR the add counter (BullMQ's
+     * adds do, and fail on the tombstone) added the jobs after the retirement, and BullMQ's upsertJobScheduler writes its
+     * scheduler before its add fails there; nothing serves them. Their migration is over (a new one would mint ids the v2
+     * queue may hold already), so they go into v2 by hand; empty when the queue holds neither.
      */
     public static Optional<String> stranded(QueueSnapshot snap, Optional<String> v2Name) {
         List<V1State> listed = V1State.LISTED.stream().filter(s -> snap.listedCount(s) > 0).toList();
         long orphans = snap.jobs(V1State.UNKNOWN).size();
-        if (listed.isEmpty() && orphans == 0) {
+        List<String> schedulers = snap.schedulers().stream().map(s -> s.id().display()).toList();
+        boolean jobs = !listed.isEmpty() || orphans > 0;
+        if (!jobs && schedulers.isEmpty()) {
             return Optional.empty();
         }
         String base = snap.queue().base().display();
-        return Optional.of(snap.listedCount() + " job(s) listed ("
-                + listed.stream().map(s -> s.wireName() + " " + snap.listedCount(s)).collect(Collectors.joining(", ")) + ")"
-                + (orphans > 0 ? " and " + orphans + " job hash(es) listed nowhere" : "") + " under " + snap.queue().display()
-                + ", which a migration retired (meta.version is the tombstone): nothing serves them. A writer that does not INCR"
-                + " the add counter " + snap.queue().key(QueueStructure.ID).display() + " (BullMQ's adds do, and fail on the"
-                + " tombstone) added them after the retirement" + (orphans > 0 ? ", or a retirement into another target stopped"
-                + " before it deleted every job hash (`info` there shows it `verified`: run that migration again, it deletes them)"
-                : "") + ": stop that writer (point it at v2), add each job to the v2 queue " + v2Name.map(n -> "emq:{" + n + "} ")
-                .orElse("") + "by hand (its hash " + base + "<id> holds its name, data and opts), then delete them from v1 (DEL "
-                + base + "<id> and the lists that name them, e.g. " + base + "wait), and run this again");
+        String held = Stream.of(
+                jobs ? Optional.of(snap.listedCount() + " job(s) listed (" + listed.stream().map(s -> s.wireName() + " "
+                        + snap.listedCount(s)).collect(Collectors.joining(", ")) + ")" + (orphans > 0 ? " and " + orphans
+                        + " job hash(es) listed nowhere" : "")) : Optional.<String>empty(),
+                schedulers.isEmpty() ? Optional.<String>empty() : Optional.of(schedulers.size() + " job scheduler(s) ("
+                        + String.join(", ", schedulers.subList(0, Math.min(5, schedulers.size())))
+                        + (schedulers.size() > 5 ? ", ..." : "") + ")"))
+                .flatMap(Optional::stream).collect(Collectors.joining(" and "));
+        String writer = (jobs ? "A writer that does not INCR the add counter " + snap.queue().key(QueueStructure.ID).display()
+                + " (BullMQ's adds do, and fail on the tombstone) added the jobs after the retirement" : "")
+                + (jobs && !schedulers.isEmpty() ? "; a" : "A")
+                + (schedulers.isEmpty() ? "" : " v1 client's upsertJobScheduler wrote the schedulers after it (it writes one"
+                + " before its add fails on the tombstone)");
+        String delete = Stream.of(jobs ? Optional.of("DEL " + base + "<id> and the lists that name them, e.g. " + base + "wait")
+                        : Optional.<String>empty(),
+                schedulers.isEmpty() ? Optional.<String>empty() : Optional.of("DEL " + snap.queue().key(QueueStructure.REPEAT).display()
+                        + " " + base + "repeat:<id>"))
+                .flatMap(Optional::stream).collect(Collectors.joining("; "));
+        return Optional.of(held + " under " + snap.queue().display() + ", which a migration retired (meta.version is the"
+                + " tombstone): nothing serves them. " + writer + (orphans > 0 || !schedulers.isEmpty() ? ", or a retirement into"
+                + " another target stopped before it deleted them (`info` there shows it `verified`: run that migration again,"
+                + " it deletes them)" : "") + ": stop that writer (point it at v2), add each "
+                + (jobs && !schedulers.isEmpty() ? "job and scheduler" : jobs ? "job" : "scheduler") + " to the v2 queue "
+                + v2Name.map(n -> "emq:{" + n + "} ").orElse("") + "by hand ("
+                + (jobs ? "a job's hash " + base + "<id> holds its name, data and opts" : "")
+                + (jobs && !schedulers.isEmpty() ? "; " : "")
+                + (schedulers.isEmpty() ? "" : "a scheduler's hash " + base + "repeat:<id> holds its every or pattern and its"
+                + " job's template")
+                + "), then delete them from v1 (" + delete + "), and run this again");
     }
 
     /**
