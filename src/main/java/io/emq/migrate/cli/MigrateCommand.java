@@ -239,12 +239,13 @@ final class MigrateCommand implements Command {
      * the queues that ended well only (a refused or failed queue's rows are a copy, named apart). Queues run side by
      * side (step by step), so time is the run's.
      */
-    private static void summary(List<MigrationResult> results, PrintStream out) {
+    static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
         Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING", "IN V2");
         List<String> notes = new ArrayList<>();
         List<String> copies = new ArrayList<>();
         long jobs = 0;
+        long held = 0;
         long millis = 0;
         for (MigrationResult r : results) {
             t.row(r.v1Queue(), r.v2Queue(), r.outcome().wireName(), r.moved(V2State.PENDING), r.moved(V2State.SCHEDULED),
@@ -254,6 +255,7 @@ final class MigrateCommand implements Command {
             }
             if (r.ok()) {
                 jobs += r.jobs();
+                held += r.inV2().orElse(0L);
             } else if (r.inV2().orElse(0L) > 0) {
                 copies.add(r.v1Queue() + " (" + r.outcome().wireName() + ", " + Sizes.count(r.inV2().get()) + " in v2)");
             }
@@ -264,8 +266,10 @@ final class MigrateCommand implements Command {
                 + " the queue's migration wrote into v2 over all its runs)");
         notes.forEach(n -> out.println("  " + n));
         long ok = results.stream().filter(MigrationResult::ok).count();
-        out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%s%n", ok, results.size(), Sizes.count(jobs),
-                millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis), copies.isEmpty() ? "" : "; not counted, a copy"
+        out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%s%s%n", ok, results.size(), Sizes.count(jobs),
+                millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis), jobs > held ? ", " + Sizes.count(jobs - held)
+                + " of them writes again of jobs v1 moved while it served: the queues hold " + Sizes.count(held) + " in v2" : "",
+                copies.isEmpty() ? "" : "; not counted, a copy"
                 + " until their migration finishes (a re-run resumes it, `abandon` removes it): " + String.join(", ", copies));
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
                 + " through the copy)%n", r.v1Queue(), ms)));
