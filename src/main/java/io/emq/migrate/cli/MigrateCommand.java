@@ -268,7 +268,7 @@ final class MigrateCommand implements Command {
         long ok = results.stream().filter(MigrationResult::ok).count();
         out.printf("%d of %d queues done; %s jobs moved in %d ms (%d jobs/s)%s%s%n", ok, results.size(), Sizes.count(jobs),
                 millis, millis == 0 ? jobs : Math.round(jobs * 1000.0 / millis), jobs > held ? ", " + Sizes.count(jobs - held)
-                + " of them writes again of jobs v1 moved while it served: the queues hold " + Sizes.count(held) + " in v2" : "",
+                + " of them writes of jobs v1 moved while it served (written again, or finished by v1 and taken back out): the queues hold " + Sizes.count(held) + " in v2" : "",
                 copies.isEmpty() ? "" : "; not counted, a copy"
                 + " until their migration finishes (a re-run resumes it, `abandon` removes it): " + String.join(", ", copies));
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
