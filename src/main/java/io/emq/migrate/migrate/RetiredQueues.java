@@ -71,7 +71,8 @@ final class RetiredQueues {
      * keeps no journal of it under {@code v2Name} (forgotten, retired under another name, or into another target:
      * nothing is left to migrate). For one without the tombstone that lists jobs while its journal here says it
      * retired: refused ({@code v1-restored}, {@link Planner#restored}: a v1 server restored from a backup). Empty
-     * otherwise: the queue runs (the run of a retired journal ends so).
+     * otherwise: the queue runs (the run of a retired journal ends so). The result names the v2 queue the journal here
+     * names (a queue retired under another {@code --rename} went there), else {@code v2Name}.
      */
     Optional<MigrationResult> ended(QueueSnapshot snap, String v2Name) {
         QueueRef q = snap.queue();
@@ -81,11 +82,12 @@ final class RetiredQueues {
                     "queue " + q.display() + " is refused: " + reason + "; nothing was written"));
         }
         Optional<String> journaled = recorded.migratedAs(q);
-        Optional<String> stranded = Planner.stranded(snap, Optional.of(v2Name));
+        String into = journaled.orElse(v2Name); // a queue retired under another --rename went there
+        Optional<String> stranded = Planner.stranded(snap, Optional.of(into));
         if (stranded.isEmpty() && journaled.equals(Optional.of(v2Name))) {
             return Optional.empty();
         }
-        return Optional.of(MigrationResult.notRun(q.display(), v2Name, stranded.isPresent() ? MigrationResult.Outcome.REFUSED
+        return Optional.of(MigrationResult.notRun(q.display(), into, stranded.isPresent() ? MigrationResult.Outcome.REFUSED
                 : MigrationResult.Outcome.RETIRED, stranded.map(s -> MigrationRefused.Kind.STRANDED),
                 stranded.map(s -> "queue " + q.display() + " is refused: " + s).orElse("a migration retired it already (its meta"
                 + " holds the tombstone " + SourceFence.TOMBSTONE + ")" + journaled.map(n -> ", into v2 queue '" + n + "' here")

@@ -135,6 +135,8 @@ class RetiredQueueTest {
         assertEquals(0, migrate.code(), migrate.all());
         assertTrue(migrate.out().contains("bull:q retired: a migration retired it already (its meta holds the tombstone"
                 + " echomq:2.0.0-migrated), into v2 queue 'q2' here; nothing was written"), migrate.out());
+        assertTrue(java.util.regex.Pattern.compile("(?m)^bull:q\\s+q2\\s+retired\\s").matcher(migrate.out()).find(),
+                "the table names where it went, as the note does: " + migrate.out());
         assertFalse(SERVER.client().exists("{emq}:migration:q"), "no journal begun under the name without the rename");
     }
 
