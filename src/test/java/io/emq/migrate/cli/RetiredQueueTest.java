@@ -31,6 +31,21 @@ class RetiredQueueTest {
         }
     }
 
+    /** plan, verify --source and migrate each refuse queue q as stranded (exit 3), saying {@code stranded}; migrate's output. */
+    private static String refusedByPlanVerifyAndMigrate(String stranded) {
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
+        assertTrue(plan.out().contains("== queue bull:q -> v2 emq:{q}  BLOCKED") && plan.out().contains("stranded")
+                && plan.out().contains(stranded), plan.out());
+        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
+        assertTrue(verify.err().contains(stranded), verify.all());
+        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
+        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("bull:q refused (stranded): queue bull:q is refused: " + stranded), migrate.out());
+        return migrate.out();
+    }
+
     @Test
     void jobsAddedAfterTheTombstoneWithoutTheAddCounterAreRefusedByPlanVerifyAndMigrate() {
         UnifiedJedis v1 = SERVER.client();
@@ -44,17 +59,8 @@ class RetiredQueueTest {
         v1.hset("bull:q:p3", Map.of("name", "late", "data", "{}", "timestamp", "1"));
         String stranded = "2 job(s) listed (wait 2) and 1 job hash(es) listed nowhere under bull:q, which a migration retired";
 
-        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
-        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
-        assertTrue(plan.out().contains("== queue bull:q -> v2 emq:{q}  BLOCKED") && plan.out().contains("stranded")
-                && plan.out().contains(stranded), plan.out());
-        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "q");
-        assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
-        assertTrue(verify.err().contains(stranded), verify.all());
-        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
-        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
-        assertTrue(migrate.out().contains("bull:q refused (stranded): queue bull:q is refused: " + stranded)
-                && migrate.out().contains("add each job to the v2 queue emq:{q} by hand"), migrate.out());
+        String migrate = refusedByPlanVerifyAndMigrate(stranded);
+        assertTrue(migrate.contains("add each job to the v2 queue emq:{q} by hand"), migrate);
         assertTrue(v1.exists("bull:q:p1") && v1.exists("bull:q:p3") && v1.llen("bull:q:wait") == 2, "nothing deleted");
 
         assertEquals(0, CliRun.of("forget", "--yes", "--target", SERVER.uri(), "--queue", "q").code());
@@ -83,17 +89,9 @@ class RetiredQueueTest {
         String stranded = "1 job scheduler(s) (nightly) under bull:q, which a migration retired (meta.version is the tombstone):"
                 + " nothing serves them. A v1 client's upsertJobScheduler wrote the schedulers after it";
 
-        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "q");
-        assertEquals(ExitCodes.REFUSED, plan.code(), plan.all());
-        assertTrue(plan.out().contains("BLOCKED") && plan.out().contains(stranded), plan.out());
-        CliRun verify = CliRun.of("verify", "--source", SERVER.uri(), "--target", SERVER.uri(), "--queue", "q");
-        assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
-        assertTrue(verify.err().contains(stranded), verify.all());
-        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "q");
-        assertEquals(ExitCodes.REFUSED, migrate.code(), migrate.all());
-        assertTrue(migrate.out().contains("bull:q refused (stranded): queue bull:q is refused: " + stranded)
-                && migrate.out().contains("add each scheduler to the v2 queue emq:{q} by hand")
-                && migrate.out().contains("(DEL bull:q:repeat bull:q:repeat:<id>)"), migrate.out());
+        String migrate = refusedByPlanVerifyAndMigrate(stranded);
+        assertTrue(migrate.contains("add each scheduler to the v2 queue emq:{q} by hand")
+                && migrate.contains("(DEL bull:q:repeat bull:q:repeat:<id>)"), migrate);
         assertTrue(v1.exists("bull:q:repeat:nightly") && v1.zcard("bull:q:repeat") == 1, "nothing deleted");
 
         v1.del("bull:q:repeat", "bull:q:repeat:nightly"); // the advice
