@@ -206,7 +206,7 @@ final class QueueMigration {
     /**
      * Refuses a run that names another v1 server than the one this migration began from (the journal's {@code source};
      * an address differing only in its user or scheme names the same one, see {@link SourceAddress}), unless the server
-     * named shares the replication id recorded then ({@link SourceServer}): it holds the same data (the
+     * named holds the same database with the replication id recorded then ({@link SourceServer#holdsDataOf}): the same data (the
      * master of the replica the migration began from, or the replica a failover promoted), and the journal then
      * records its address. Resuming from another server's queue of the same name would bring v2 in line with that
      * queue (rewriting rows, removing those whose v1 job it lacks) and retire it. Then refuses a v1 queue another
@@ -219,7 +219,7 @@ final class QueueMigration {
         if (recorded.isEmpty() || SourceAddress.of(recorded.get()).sameServer(SourceAddress.of(sourceServer.name()))) {
             return heldByAnother();
         }
-        if (sourceServer.shares(source, header.get(JournalHeader.SOURCE_REPLID))) {
+        if (sourceServer.holdsDataOf(source, recorded, header.get(JournalHeader.SOURCE_REPLID))) {
             journal.record(new JournalHeader.Write().set(JournalHeader.SOURCE, sourceServer.name())
                     .set(JournalHeader.SOURCE_REPLID, sourceServer.replicationId(source)));
             return heldByAnother();

@@ -39,8 +39,24 @@ final class SourceServer {
         return replicationIds(queue).stream().findFirst().orElse("");
     }
 
+    /**
+     * Whether a migration of {@code queue} whose journal records {@code recordedSource} (when it does) and
+     * {@code recordedId} began from this server's data: the same address ({@link SourceAddress#sameServer}), or the same
+     * database in the same data history (its master, a replica, the replica that replaced it: the same replication id,
+     * or the one its server took over from). Every database of a server shares its replication ids, so another database
+     * is other data.
+     */
+    boolean holdsDataOf(QueueRef queue, Optional<String> recordedSource, Optional<String> recordedId) {
+        Optional<SourceAddress> was = recordedSource.map(SourceAddress::of);
+        SourceAddress now = SourceAddress.of(name);
+        if (was.filter(now::sameServer).isPresent()) {
+            return true;
+        }
+        return was.map(a -> a.database().equals(now.database())).orElse(true) && shares(queue, recordedId);
+    }
+
     /** Whether {@code queue} lives in the data history {@code recorded} names here (the same id, or the one its server took over from). */
-    boolean shares(QueueRef queue, Optional<String> recorded) {
+    private boolean shares(QueueRef queue, Optional<String> recorded) {
         return recorded.filter(id -> !id.isEmpty()).map(replicationIds(queue)::contains).orElse(false);
     }
 

@@ -128,8 +128,7 @@ public final class TargetNames {
 
         /** Whether a migration of {@code q} began from this run's source server, or one holding its data. */
         private boolean fromThisSource(QueueRef q, Migration m) {
-            return m.source().map(s -> SourceAddress.of(s).sameServer(SourceAddress.of(sourceServer.name()))).orElse(false)
-                    || sourceServer.shares(q, m.replicationId());
+            return sourceServer.holdsDataOf(q, m.source(), m.replicationId());
         }
     }
 

@@ -65,6 +65,43 @@ class OtherSourceCommandsTest {
     }
 
     /**
+     * Two databases of one server hold queues of the same name (a tenant a database): every database shares the server's
+     * replication ids, yet another database is other data. A migration begun from one is refused from the other by
+     * plan and migrate alike (it would be brought in line with that queue and retire it), the journal keeping the
+     * database it began from; from there it finishes with its own jobs.
+     */
+    @Test
+    void anotherDatabaseOfTheSameServerIsAnotherSource() {
+        try (LocalServer server = LocalServer.start(); Jedis three = new Jedis(server.hostAndPort());
+             Jedis four = new Jedis(server.hostAndPort()); Jedis six = new Jedis(server.hostAndPort())) {
+            three.select(3);
+            four.select(4);
+            six.select(6);
+            v1Queue(three, 5);
+            v1Queue(four, 3);
+            String began = server.uri() + "/3";
+            String other = server.uri() + "/4";
+            String target = server.uri() + "/6";
+            assertEquals(0, CliRun.of("migrate", "--no-retire", "--source", began, "--target", target, "--queue", "q").code());
+
+            CliRun plan = CliRun.of("plan", "--source", other, "--target", target, "--queue", "q");
+            CliRun migrate = CliRun.of("migrate", "--yes", "--source", other, "--target", target, "--queue", "q");
+            for (CliRun refused : List.of(plan, migrate)) {
+                assertEquals(ExitCodes.REFUSED, refused.code(), refused.all());
+                assertTrue(refused.out().contains("other-source") && refused.out().contains("re-run with --source "
+                        + Endpoint.parse(began).describe()), refused.all());
+            }
+            assertEquals(3, four.llen("bull:q:wait"), "the other database's queue is untouched");
+            assertEquals(null, four.hget("bull:q:meta", "paused"));
+            assertEquals(Endpoint.parse(began).describe(), six.hget(JOURNAL, "source"), "the journal keeps where it began");
+
+            assertEquals(0, CliRun.of("migrate", "--yes", "--source", began, "--target", target, "--queue", "q").code());
+            assertEquals(5, six.zcard("emq:{q}:pending"), "its own jobs");
+            assertEquals(3, four.llen("bull:q:wait"));
+        }
+    }
+
+    /**
      * Two regions merged into one target: a queue of one server's name retired, the other server's queue of the same
      * name is refused by plan and migrate alike (it would be brought in line with the retired one's v2 queue), both
      * saying to give it another name; under one it migrates.
