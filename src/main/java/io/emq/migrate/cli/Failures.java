@@ -93,7 +93,9 @@ final class Failures {
         }
         if (has(all, "NOAUTH", "Authentication required", "HELLO must be called")) {
             return where + " requires a password and none was given: put it in the URI (redis://user:password@host:port)"
-                    + " or in EMQ_" + role + "_PASSWORD";
+                    + " or in EMQ_" + role + "_PASSWORD" + (endpoint.user().isPresent() ? "; a user is given without a"
+                    + " password (redis-cli reads redis://X@host as the password X: for a password alone write"
+                    + " redis://:PASSWORD@host)" : "");
         }
         if (has(all, "WRONGPASS", "invalid username-password", "invalid password")) {
             return where + " refused the user name and password: check them (in the URI, or EMQ_" + role

@@ -28,6 +28,8 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
                        Optional<String> password, int database, TlsFiles tlsFiles) {
 
     public static final int TIMEOUT_MS = 10_000;
+    /** What a message shows for a secret: the password, or a user named without one (see {@link #describe}). */
+    private static final String UNSHOWN = "***";
 
     /** A URI the operator gave that cannot name a server. */
     public static final class BadEndpointException extends IllegalArgumentException {
@@ -167,8 +169,9 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
     }
 
     /**
-     * A URI with its password replaced by {@code ***}, safe for messages and logs: with or without a
-     * scheme, whatever the password holds ({@code /}, {@code @}, malformed escapes).
+     * A URI with its password replaced by {@code ***} (and a user given without one, which may be a password written as
+     * redis-cli reads it, see {@link #describe}), safe for messages and logs: with or without a scheme, whatever the
+     * password holds ({@code /}, {@code @}, malformed escapes).
      */
     public static String redact(String uri) {
         if (uri == null) {
@@ -181,8 +184,8 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
             return uri;
         }
         int colon = uri.indexOf(':', start);
-        String user = colon < 0 || colon > at ? uri.substring(start, at) : uri.substring(start, colon);
-        return uri.substring(0, start) + user + (colon < 0 || colon > at ? "" : ":***") + uri.substring(at);
+        return uri.substring(0, start) + (colon < 0 || colon > at ? UNSHOWN : uri.substring(start, colon) + ":" + UNSHOWN)
+                + uri.substring(at);
     }
 
     public JedisClientConfig clientConfig() {
@@ -217,10 +220,13 @@ public record Endpoint(List<HostAndPort> seeds, boolean cluster, boolean tls, Op
                 ? described.substring(0, described.length() - CLUSTER_MARK.length()).replaceFirst("://", "+cluster://") : described;
     }
 
-    /** How to name this server in a message: scheme, hosts, database; never the password. */
+    /**
+     * How to name this server in a message: scheme, user, hosts, database; never the password, nor a user given without
+     * one ({@code ***}): redis-cli reads {@code redis://X@host} as the password X, so such a user may be a password.
+     */
     public String describe() {
         StringBuilder s = new StringBuilder(tls ? "rediss://" : "redis://");
-        user.ifPresent(u -> s.append(u).append('@'));
+        user.ifPresent(u -> s.append(password.isPresent() ? u : UNSHOWN).append('@'));
         for (int i = 0; i < seeds.size(); i++) {
             s.append(i == 0 ? "" : ",").append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());
         }

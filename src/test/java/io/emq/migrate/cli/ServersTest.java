@@ -174,6 +174,14 @@ class ServersTest {
             assertEquals(ExitCodes.USAGE, none.code(), none.all());
             assertTrue(none.err().contains("requires a password and none was given") && none.err().contains("EMQ_SOURCE_PASSWORD"),
                     none.err());
+            for (String[] args : new String[][] {{"discover", "--source", "redis://pa%2Fss%25w@" + hp},
+                    {"discover", "--source", "redis://pa%2Fss%25w@" + hp, "--json"}}) { // the password where redis-cli reads it
+                CliRun userSlot = CliRun.of(args);
+                assertEquals(ExitCodes.USAGE, userSlot.code(), userSlot.all());
+                assertTrue(userSlot.all().contains("redis://***@" + hp + " requires a password and none was given")
+                        && userSlot.all().contains("for a password alone write redis://:PASSWORD@host"), userSlot.all());
+                assertFalse(userSlot.all().contains("pa/ss") || userSlot.all().contains("pa%2Fss"), userSlot.all());
+            }
             CliRun wrong = CliRun.of("discover", "--source", "redis://default:wr/ong@" + hp);
             assertEquals(ExitCodes.USAGE, wrong.code(), wrong.all());
             assertTrue(wrong.err().contains("refused the user name and password"), wrong.err());
