@@ -13,12 +13,25 @@ import java.util.regex.Pattern;
 public final class AclAdvice {
     /** The command a {@code NOPERM} reply names (Redis 6.2 to 7.2 word it so). */
     private static final Pattern COMMAND = Pattern.compile("permissions to run the '([^']+)' command");
+    /** How Redis 7.0 begins a refusal of the user's ACL inside a script. */
+    private static final String IN_A_SCRIPT = "The user executing the script can't";
 
     private AclAdvice() {
     }
 
-    /** What to grant, when {@code said} (a server's error text) is a {@code NOPERM} refusal; empty otherwise. */
+    /**
+     * What to grant, when {@code said} (a server's error text) is a {@code NOPERM} refusal, or one inside a script as
+     * Redis 7.0 words it ({@code The user executing the script can't ...}, naming no command); empty otherwise.
+     */
     public static Optional<String> of(String said) {
+        if (said.contains(IN_A_SCRIPT)) {
+            return Optional.of("grant that server's ACL user " + (said.contains("access at least one of the keys")
+                    ? "a key pattern over the queue's keys (~PREFIX:* on the source, ~emq:* ~{emq}:* on the target)"
+                    : said.contains("channel") ? "the channels the v2 runtime publishes on (&emq:*)"
+                    : "the rules a script of the migration runs commands under: the server does not name the command; on the"
+                    + " source +@read +@write +@scripting (a user that may only read can plan, not migrate), on the target"
+                    + " +@read +@write +@scripting") + " (MIGRATION.md, least privilege)");
+        }
         if (!said.contains("NOPERM")) {
             return Optional.empty();
         }

@@ -133,6 +133,24 @@ public class LeastPrivilegeTest {
         assertEquals("5", SOURCE.client().get("bull:emails:id"), "the add counter thawed, as before the migration");
     }
 
+    /**
+     * A source user that may read and run scripts but not write (a planner's user given to migrate): the first script
+     * that writes to v1 is refused inside the script, which Redis 7.0 words without NOPERM and without naming the
+     * command; the failure says what to grant, and v1 keeps every job.
+     */
+    @Test
+    void aSourceUserThatMayNotWriteIsToldWhatToGrantWithV1Intact() {
+        List<MigrationResult> results = run(SOURCE_ACL.replace(" +@write", ""), (version, where) -> {
+        });
+        MigrationResult emails = results.stream().filter(r -> r.v2Queue().equals("emails")).findFirst().orElseThrow();
+        assertEquals(MigrationResult.Outcome.FAILED, emails.outcome(), emails.toString());
+        assertTrue(emails.message().contains("grant that server's ACL user ") && emails.message().contains(
+                "on the source +@read +@write +@scripting (a user that may only read can plan, not migrate)")
+                || emails.message().contains("grant that server's ACL user +"), emails.message()); // a server that names the command
+        assertTrue(SOURCE.client().exists("bull:emails:paused"), "v1 keeps its jobs");
+        assertEquals("bullmq:5.65.1", SOURCE.client().hget("bull:emails:meta", "version"), "no tombstone");
+    }
+
     private static List<MigrationResult> migrateAs(String sourceAcl, Checkpoints.Observer v1Meanwhile) {
         List<MigrationResult> results = run(sourceAcl, v1Meanwhile);
         results.forEach(r -> assertTrue(r.ok(), r.toString()));
