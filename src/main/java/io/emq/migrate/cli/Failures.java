@@ -9,7 +9,10 @@ import io.emq.migrate.wire.Endpoint;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -23,6 +26,9 @@ final class Failures {
     }
 
     /** An exit code and the line that explains it; {@code refusal}: the kind of a refusal of the migration ({@code no-such-queue}). */
+    /** How a server words a command it does not know. */
+    private static final Pattern UNKNOWN_COMMAND = Pattern.compile("unknown command [`']([^`']+)[`']");
+
     record Failure(int exitCode, String kind, String message, Optional<String> refusal) {
         Failure(int exitCode, String kind, String message) {
             this(exitCode, kind, message, Optional.empty());
@@ -55,7 +61,7 @@ final class Failures {
             }
             String message = messages(e).get(0);
             return new Failure(ExitCodes.USAGE, "server", "a server answered an error: " + message
-                    + AclAdvice.of(message).map(advice -> "; " + advice).orElse(""));
+                    + AclAdvice.of(message).or(() -> unknownCommand(message)).map(advice -> "; " + advice).orElse(""));
         }
         if (t instanceof InterruptedException) {
             return new Failure(ExitCodes.REFUSED, "interrupted", "interrupted; what was done is journaled, a re-run goes on");
@@ -65,6 +71,17 @@ final class Failures {
         }
         return new Failure(ExitCodes.INTERNAL, "internal", "internal error " + t
                 + " (a bug: run again with --debug for the trace, and report it)");
+    }
+
+    /**
+     * What to do about a command the server does not know (renamed away or disabled by its {@code rename-command}
+     * setting, or a server too old for it); empty for another error.
+     */
+    private static Optional<String> unknownCommand(String said) {
+        Matcher unknown = UNKNOWN_COMMAND.matcher(said);
+        return unknown.find() ? Optional.of("that server does not know " + unknown.group(1).toUpperCase(Locale.ROOT)
+                + " (its rename-command setting renamed or disabled it, or it is too old): emq-migrate needs it, so give it"
+                + " back under its own name, or name a server that has it") : Optional.empty();
     }
 
     /** What went wrong using a server, and what to check, from the causes Jedis and the JVM give. */

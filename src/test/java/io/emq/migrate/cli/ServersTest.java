@@ -74,6 +74,19 @@ class ServersTest {
                 && seeds.err().contains("give one seed"), seeds.err());
     }
 
+    /** A target whose rename-command disabled SCRIPT: the refusal names the command and what to do, not only the server's words. */
+    @Test
+    void aCommandTheTargetDisabledIsNamedWithWhatToDo() {
+        new FixtureLoader(SERVER.client()).load(FixtureLoader.resource("node-5.65.1"));
+        try (LocalServer scriptless = LocalServer.start(LocalServer.requireBinary(), java.util.List.of("--rename-command", "SCRIPT", ""))) {
+            CliRun r = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--target", scriptless.uri(), "--queue", "emails");
+            assertEquals(ExitCodes.USAGE, r.code(), r.all());
+            assertTrue(r.err().contains("unknown command") && r.err().contains("that server does not know SCRIPT (its rename-command"
+                    + " setting renamed or disabled it, or it is too old): emq-migrate needs it"), r.err());
+        }
+        assertEquals("bullmq:5.65.1", SERVER.client().hget("bull:emails:meta", "version"), "v1 untouched");
+    }
+
     @Test
     void anUnreachableServerSaysNothingListensThereAndNotToCheckCredentials() {
         int port;
