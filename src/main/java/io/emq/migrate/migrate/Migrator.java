@@ -243,7 +243,7 @@ public final class Migrator {
                         Optional.of(MigrationRefused.Kind.CROSS_SLOT), spread.get() + "; nothing was written"));
                 continue;
             }
-            Optional<String> targetName = targetName(q);
+            Optional<String> targetName = v2Names.v2Name(q);
             if (targetName.isEmpty()) {
                 ended.put(q, MigrationResult.notRun(q.display(), "", MigrationResult.Outcome.REFUSED,
                         Optional.of(MigrationRefused.Kind.INVALID_QUEUE_NAME),

@@ -139,6 +139,31 @@ class RetiredQueueTest {
     }
 
     /**
+     * A queue named as BullMQ names one on a cluster ({@code bull:{q}}), which is no v2 name, retired under a {@code --rename}:
+     * plan and migrate without the rename read it retired (exit 0), into the v2 queue it went, not refused for its name.
+     */
+    @Test
+    void aQueueWhoseNameNeededARenameReadsRetiredWithoutIt() {
+        UnifiedJedis v1 = SERVER.client();
+        v1.hset("bull:{t}:1", Map.of("name", "n", "data", "{}", "timestamp", "1"));
+        v1.lpush("bull:{t}:wait", "1");
+        v1.set("bull:{t}:id", "1");
+        CliRun refused = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "{t}");
+        assertEquals(ExitCodes.REFUSED, refused.code(), "before its migration the name needs a rename: " + refused.all());
+        assertEquals(0, CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "{t}", "--rename", "{t}=t").code());
+
+        CliRun plan = CliRun.of("plan", "--source", SERVER.uri(), "--queue", "{t}");
+        assertEquals(0, plan.code(), plan.all());
+        assertTrue(plan.out().contains("== queue bull:{t} -> v2 emq:{t}  retired") && !plan.out().contains("refuse")
+                && java.util.regex.Pattern.compile("invalid-queue-name +bull:\\{t\\}: .* +v2 name t\n").matcher(plan.out()).find(),
+                plan.out());
+        CliRun migrate = CliRun.of("migrate", "--yes", "--source", SERVER.uri(), "--queue", "{t}");
+        assertEquals(0, migrate.code(), migrate.all());
+        assertTrue(migrate.out().contains("1 of 1 queues done") && migrate.out().contains("retired"), migrate.out());
+        assertEquals(1, v1.zcard("emq:{t}:pending"));
+    }
+
+    /**
      * The v1 server restored from a backup taken before the migration: the queue lists its jobs again, without the
      * tombstone, while the journal says it retired. plan, migrate and verify --source refuse it (v1-restored, exit 3),
      * nothing written: v1 workers would run jobs v2 holds already.

@@ -206,7 +206,8 @@ public final class Planner {
         spreadOverSlots.apply(snap.queue()).ifPresent(reason ->
                 out.add(new PlannedRefusal(new Refusal(RefusalKind.CROSS_SLOT, reason, allIds(snap)), false)));
         String v1Name = snap.queue().name().display();
-        Names.queueNameProblem(v1Name).ifPresent(problem -> {
+        Names.queueNameProblem(v1Name).filter(problem -> names.retiredAs(snap.queue()).isEmpty() || names.rename(snap.queue()).isPresent())
+                .ifPresent(problem -> {
             String rename = names.rename(snap.queue()).orElse(null);
             String reason = rename == null ? problem + "; names are never changed silently"
                     : Names.queueNameProblem(rename).map(p -> "the rename target is invalid too: " + p)

@@ -56,9 +56,13 @@ public record QueuePlan(QueueSnapshot snapshot, Optional<String> v2Name, Payload
     /**
      * What this plan's migration does with the anomalies of a kind, for the report's TREATMENT column: the kind's
      * disposition, but for a kind that refuses the queue while {@code --accept-anomalies} lifts it here, what the
-     * option has the migration do ("accepted: migrate-as-dead").
+     * option has the migration do ("accepted: migrate-as-dead"); for a queue name that is no v2 name, the v2 name it has
+     * here (a {@code --rename}'s, or the one its retired migration went into).
      */
     public String treatment(AnomalyKind kind) {
+        if (kind == AnomalyKind.INVALID_QUEUE_NAME && v2Name.isPresent()) {
+            return "v2 name " + v2Name.get(); // its --rename, or the name its retired migration went into
+        }
         boolean accepted = refusals.stream().anyMatch(r -> r.refusal().kind() == RefusalKind.ANOMALIES && r.lifted());
         return kind.whenAccepted().filter(what -> accepted && kind.disposition() == AnomalyKind.Disposition.REFUSE)
                 .map(what -> "accepted: " + what).orElse(kind.disposition().wireName());

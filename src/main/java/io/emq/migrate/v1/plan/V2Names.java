@@ -120,10 +120,16 @@ public final class V2Names {
                 || q.display().equals(old))).sorted().toList();
     }
 
-    /** The v2 name the queue migrates under, empty when it is not a valid v2 name. */
+    /**
+     * The v2 name the queue migrates under: its {@code --rename}, else its own name, when valid; else, without a rename, the
+     * name a migration that retired it went into (BullMQ's cluster names {@code {q}} are renamed to migrate); else empty.
+     */
     public Optional<String> v2Name(QueueRef q) {
         String name = candidate(q);
-        return Names.isQueueName(name) ? Optional.of(name) : Optional.empty();
+        if (Names.isQueueName(name)) {
+            return Optional.of(name);
+        }
+        return rename(q).isEmpty() ? journaled.retiredAs(q) : Optional.empty(); // a queue retired under a --rename went there
     }
 
     /** The name a {@code --rename} gives the queue, valid or not; empty when it is not renamed. */
