@@ -116,12 +116,15 @@ final class DrainCommand implements Command {
             render(report, handlerName, htmlFile, target, in);
             return exitCode(report, handlerName);
         }
-        try (DrainInterruption interruption = DrainInterruption.of(drain, options.lease(), in)) {
+        try (DrainInterruption interruption = DrainInterruption.of(drain, handler, options.lease(), in)) {
             try {
                 DrainReport report = drainWithProgress(drain, options, handler, target, in);
                 render(report, handlerName, htmlFile, target, in);
                 return exitCode(report, handlerName);
             } catch (DrainStopped stopped) { // said before the interruption closes: its hook lets the process exit then
+                if (interruption.gaveUp()) { // its hook said where the drain stopped, and stopped its handlers
+                    return ExitCodes.INTERRUPTED;
+                }
                 in.note("emq-migrate drain: interrupted; queue '" + queue + "': " + Sizes.count(stopped.completed()) + " jobs"
                         + " completed by this drain (it claimed nothing more and finished the jobs it held), "
                         + Sizes.count(stopped.left()) + " left; run drain again and it continues" + stopped.unrecorded().map(why ->

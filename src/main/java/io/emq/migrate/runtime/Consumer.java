@@ -42,7 +42,8 @@ import java.util.stream.Stream;
  * <p>{@link #stop()} is graceful: workers claim nothing new, finish and settle what they hold,
  * and leases keep being extended until they have. A worker whose settlement is refused
  * {@code EMQSTALE} (its lease lapsed, the job was reaped and re-claimed) counts it and leaves the
- * new owner's work untouched.
+ * new owner's work untouched. A job whose handler threw {@link JobAbandoned} is not settled and its lease is no longer
+ * extended: it goes back to pending when the lease lapses.
  */
 public final class Consumer implements AutoCloseable {
 
@@ -230,7 +231,7 @@ public final class Consumer implements AutoCloseable {
                 }
                 idleMs = 0;
                 for (Delivery job : batch) {
-                    handled.add(run(job));
+                    run(job).ifPresent(handled::add);
                 }
             }
         } finally {
@@ -268,13 +269,22 @@ public final class Consumer implements AutoCloseable {
     private record Handled(Delivery job, byte[] result, Throwable cause) {
     }
 
-    private Handled run(Delivery job) {
+    /** Runs the handler on a job: what it returned or threw; nothing when it abandoned the job, which is not settled. */
+    private Optional<Handled> run(Delivery job) {
         try {
             byte[] result = handler.handle(job);
-            return new Handled(job, result == null ? NO_RESULT : result, null);
+            return Optional.of(new Handled(job, result == null ? NO_RESULT : result, null));
+        } catch (JobAbandoned abandoned) {
+            leaveToLease(job);
+            return Optional.empty();
         } catch (Exception | Error e) {
-            return new Handled(job, null, e);
+            return Optional.of(new Handled(job, null, e));
         }
+    }
+
+    /** Stops extending an abandoned job's lease: when it lapses, a reap returns the job to pending. */
+    private void leaveToLease(Delivery job) {
+        inFlight.remove(job.id(), job.attempts());
     }
 
     /**
