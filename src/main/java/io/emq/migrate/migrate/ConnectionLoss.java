@@ -25,7 +25,20 @@ public final class ConnectionLoss {
      * {@code broke}: the one server whose connections broke while the work that lost {@code lost} ran, if only one's did.
      */
     static String of(RuntimeException lost, Optional<ServerWatch.Silence> silent, Optional<String> broke) {
-        String server = silent.map(ServerWatch.Silence::name).orElse("a server (the source or the target)");
+        return of(lost, silent, broke, "a server (the source or the target)");
+    }
+
+    /**
+     * What {@code lost} says happened to the one server the work that lost it went to ({@code the target 127.0.0.1:6379}),
+     * watched by {@code server}: with how long it has not answered, when it has not for a while.
+     */
+    static String of(RuntimeException lost, ServerWatch server) {
+        return of(lost, server.silence(), Optional.empty(), server.name());
+    }
+
+    /** {@code unknown}: the server named when none is known to be silent. */
+    private static String of(RuntimeException lost, Optional<ServerWatch.Silence> silent, Optional<String> broke, String unknown) {
+        String server = silent.map(ServerWatch.Silence::name).orElse(unknown);
         return told(lost, server, broke.orElse(server), silent.map(s -> ", and has not answered for " + s.silentFor().toSeconds() + " s").orElse(""));
     }
 

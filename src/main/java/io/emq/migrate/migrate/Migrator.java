@@ -47,6 +47,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import redis.clients.jedis.RedisClusterClient;
@@ -347,25 +348,85 @@ public final class Migrator {
 
     /**
      * Writes the history row of the step just run for every queue that applied it, {@link #PER_PIPELINE}
-     * queues in one call ({@link ManyJournals}), each fenced by its queue's lease. Until then the step
-     * counts as not applied: a crash before this runs it again (steps are idempotent), as a crash
-     * between a step's work and its row always did. A connection the target closed (a drop as the step
-     * ended) has the call made again ({@link #againOnClosed}): a row written twice is the same field set to the same row.
+     * queues in one call ({@link ManyJournals}), each fenced by its queue's lease (a row whose lease another
+     * migrator took is refused, and not tried again). Until then the step counts as not applied: a crash
+     * before this runs it again (steps are idempotent), as a crash between a step's work and its row always
+     * did. A lost connection (a target restarted, or silent past the read timeout) has the call made again
+     * as a step's work is ({@link #riddenOut}: the same waits, the same limit), and a connection the target
+     * closed (a drop as the step ended) at once too ({@link #againOnClosed}): a row written twice is the
+     * same field set to the same row.
      */
     private void recordHistory(Collection<Run> all, StepDefinition step) {
         List<Run> done = all.stream().filter(run -> run.unrecorded != null).toList();
         Migratable.inBatches(done, PER_PIPELINE, some -> {
-            List<long[]> before = breaks();
+            Tries tries = new Tries();
             try {
-                List<ScriptReply<Long>> replies = againOnClosed(() -> target.eval(ManyJournals.historyRows(
-                        some.stream().map(run -> run.m.journal).toList(), some.stream().map(run -> run.unrecorded).toList())));
+                List<ScriptReply<Long>> replies = riddenOut(tries, () -> 0, () -> { }, () -> againOnClosed(() -> target.eval(
+                        ManyJournals.historyRows(some.stream().map(run -> run.m.journal).toList(),
+                                some.stream().map(run -> run.unrecorded).toList()))));
                 for (int i = 0; i < some.size(); i++) {
-                    some.get(i).recorded(step, replies.get(i).error(), Optional.empty());
+                    some.get(i).recorded(step, replies.get(i).error(), tries);
                 }
             } catch (RuntimeException unreachable) {
-                some.forEach(run -> run.recorded(step, unreachable, brokeSince(before)));
+                some.forEach(run -> run.recorded(step, unreachable, tries));
             }
         });
+    }
+
+    /**
+     * A row of tries of work that may lose its connection ({@link #riddenOut}): the servers' broken connections as its
+     * latest try began ({@link #breaks}: which server closed the one it lost), and when its latest row of lost
+     * connections began ({@link System#nanoTime}, its first loss).
+     */
+    private static final class Tries {
+        List<long[]> breaksAtTry = List.of();
+        long lossesSince;
+    }
+
+    /**
+     * {@code work}, done again (it is idempotent) after a lost connection, each time after a longer wait
+     * ({@link #reconnectWaits}), until it ends or loses its connection {@link #CONNECTION_RETRIES} times in a row (that
+     * loss is thrown): a loss after the work made {@code progress} since the one before starts the count, and the
+     * waits, again. {@code afterLoss} runs after each loss tried again, before its wait. An interrupt ends a wait at once
+     * ({@link Sleep#millis}). A step's work ({@link Run#withRetries}) and its history row ({@link #recordHistory}) ride
+     * out a server away alike.
+     */
+    private <T> T riddenOut(Tries tries, LongSupplier progress, Runnable afterLoss, Supplier<T> work) {
+        long progressAtLoss = progress.getAsLong();
+        for (int inARow = 0; ; ) {
+            tries.breaksAtTry = breaks();
+            try {
+                return work.get();
+            } catch (JedisConnectionException dropped) {
+                inARow = progress.getAsLong() > progressAtLoss ? 1 : inARow + 1;
+                progressAtLoss = progress.getAsLong();
+                if (inARow == 1) {
+                    tries.lossesSince = System.nanoTime();
+                }
+                if (inARow >= CONNECTION_RETRIES) {
+                    throw dropped;
+                }
+                afterLoss.run();
+                Sleep.millis(reconnectWaits.delay(inARow).toMillis());
+            }
+        }
+    }
+
+    /**
+     * How a row of {@code tries} that ran out ({@link #riddenOut}) reads: {@code lost its connection 10 times in a row
+     * over 66 s}; {@code between}, what it says of the tries ({@code , without progress between}), then {@code (it waited
+     * 64 s in all between its tries, longer each time)}.
+     */
+    private String ranOut(Tries tries, String between) {
+        Duration waits = IntStream.range(1, CONNECTION_RETRIES).mapToObj(reconnectWaits::delay).reduce(Duration.ZERO, Duration::plus);
+        return "lost its connection " + CONNECTION_RETRIES + " times in a row over " + Duration.ofNanos(System.nanoTime()
+                - tries.lossesSince).toSeconds() + " s" + between + " (it waited " + waits.toSeconds() + " s in all between its"
+                + " tries, longer each time)";
+    }
+
+    /** The target's watch (the one server's, when the source is the target), for what goes to the target alone. */
+    private ServerWatch targetWatch() {
+        return watches.get(watches.size() - 1);
     }
 
     /**
@@ -576,10 +637,8 @@ public final class Migrator {
         boolean retiredHere;
         /** How this run ended, once {@link #finish} ran. */
         MigrationResult result;
-        /** The servers' broken connections as the step's latest try began ({@link #breaks}): which server closed the one it lost. */
-        List<long[]> breaksAtTry = List.of();
-        /** When the step's row of lost connections without progress between began ({@link System#nanoTime}, its first loss). */
-        long lossesSince;
+        /** The step's tries: which server closed the connection the latest lost, and when its row of losses without progress between began. */
+        final Tries tries = new Tries();
 
         Run(QueueMigration m) {
             this.m = m;
@@ -672,10 +731,8 @@ public final class Migrator {
                             + " `emq-migrate info` for the other migrator's outcome, and re-run migrate if it did not finish");
                 }
             } catch (JedisConnectionException dropped) {
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, named + " lost its connection "
-                        + CONNECTION_RETRIES + " times in a row over " + Duration.ofNanos(System.nanoTime() - lossesSince).toSeconds()
-                        + " s, without progress between (it waited " + waitsOfARow().toSeconds() + " s in all between its tries,"
-                        + " longer each time): " + ConnectionLoss.of(dropped, silence(), brokeSince(breaksAtTry))
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, named + " " + ranOut(tries, ", without progress between")
+                        + ": " + ConnectionLoss.of(dropped, silence(), brokeSince(tries.breaksAtTry))
                         + "; " + sourceLeft(step) + "; re-run migrate once the server is reachable (steps resume where they were)");
             } catch (MigrationRefused refused) {
                 if (refused.kind() == MigrationRefused.Kind.VERIFICATION) {
@@ -787,55 +844,37 @@ public final class Migrator {
         }
 
         /**
-         * The outcome of writing this run's history row: {@code error} null when written; {@code broke}, for a lost
-         * connection, the server whose connections broke meanwhile ({@link #brokeSince}).
+         * The outcome of writing this run's history row: {@code error} null when written; a lost connection only once
+         * its {@code tries} ran out ({@link #riddenOut}: it went to the target alone, which is named); a refusal when
+         * interrupted while it waited to try again.
          */
-        void recorded(StepDefinition step, RuntimeException error, Optional<String> broke) {
+        void recorded(StepDefinition step, RuntimeException error, Tries tries) {
             unrecorded = null;
+            String row = "the history row of " + named(step);
             if (error instanceof EmqWireException.Lock lost) {
-                String row = "the history row of " + named(step);
                 if (!stoppedAsJournalLost(row, step)) {
                     stop(MigrationResult.Outcome.REFUSED, MigrationRefused.Kind.LEASE_LOST, row + " of " + m.target + " was refused: this migrator's lease lapsed and another migrator took over"
                             + " the queue (" + lost.getMessage() + "); see `emq-migrate info`, and re-run migrate if it did not finish");
                 }
+            } else if (error instanceof MigrationRefused refused) { // interrupted while it waited to try again
+                stop(MigrationResult.Outcome.REFUSED, refused.kind(), row + " was not written: " + refused.getMessage()
+                        + "; " + sourceLeft(step) + "; re-run migrate (the step runs again)" + v2LeftPaused());
             } else if (error != null) {
-                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, "the history row of " + named(step)
-                        + " could not be written: " + (error instanceof JedisConnectionException lost ? ConnectionLoss.of(lost, silence(), broke)
-                        : StepErrors.of(error)) + "; " + sourceLeft(step) + "; re-run migrate (the"
-                        + " step runs again)");
+                stop(MigrationResult.Outcome.FAILED, MigrationRefused.Kind.CONNECTION, row + " could not be written: "
+                        + (error instanceof JedisConnectionException lost ? "it " + ranOut(tries, "") + ": " + ConnectionLoss.of(lost, targetWatch())
+                        : StepErrors.of(error)) + "; " + sourceLeft(step) + "; re-run migrate (the step runs again)");
             }
         }
 
         /**
          * Applies the step, trying it again (it is idempotent) after a lost connection, each time after a longer wait
-         * ({@link #reconnectWaits}), until it ends or loses its connection {@link #CONNECTION_RETRIES} times in a row: a
+         * ({@link #riddenOut}), until it ends or loses its connection {@link #CONNECTION_RETRIES} times in a row: a
          * loss after the step made progress since the one before ({@link QueueMigration#progressed}: rows new to the
          * journal, v1 keys deleted) starts the count, and the waits, again. An interrupt ends a wait at once.
          */
         private Map<String, Long> withRetries(StepDefinition step) {
-            long progressAtLoss = m.progress();
-            for (int inARow = 0; ; ) {
-                breaksAtTry = breaks();
-                try {
-                    return step.create().apply(m);
-                } catch (JedisConnectionException dropped) {
-                    inARow = m.progress() > progressAtLoss ? 1 : inARow + 1;
-                    progressAtLoss = m.progress();
-                    if (inARow == 1) {
-                        lossesSince = System.nanoTime();
-                    }
-                    if (inARow >= CONNECTION_RETRIES) {
-                        throw dropped;
-                    }
-                    m.unjournaledRows = true; // the try may have stopped between rows and their expectations
-                    Sleep.millis(reconnectWaits.delay(inARow).toMillis());
-                }
-            }
-        }
-
-        /** How long a row of {@link #CONNECTION_RETRIES} losses waits between its tries in all. */
-        private Duration waitsOfARow() {
-            return IntStream.range(1, CONNECTION_RETRIES).mapToObj(reconnectWaits::delay).reduce(Duration.ZERO, Duration::plus);
+            // after a loss: the try may have stopped between rows and their expectations
+            return riddenOut(tries, m::progress, () -> m.unjournaledRows = true, () -> step.create().apply(m));
         }
 
         private void record(StepDefinition step, long t0, String error) {
