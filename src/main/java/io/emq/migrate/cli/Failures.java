@@ -92,8 +92,14 @@ final class Failures {
         String option = "--" + side.word();
         String role = side.name();
         if (has(all, "unable to find valid certification path", "PKIX path", "certificate_unknown")) {
-            return where + " presented a TLS certificate this JVM does not trust: give the CA that signed it with "
-                    + option + "-cacert FILE (or EMQ_" + role + "_CACERT, or " + side.word() + ".cacert in emq-migrate.conf)";
+            return endpoint.tlsFiles().caCert().map(ca -> where + " presented a TLS certificate that the CA given (" + ca
+                    + ") did not sign: give the CA that signed it (its issuer: openssl s_client -connect HOST:PORT shows it)")
+                    .orElse(where + " presented a TLS certificate this JVM does not trust: give the CA that signed it with "
+                    + option + "-cacert FILE (or EMQ_" + role + "_CACERT, or " + side.word() + ".cacert in emq-migrate.conf)");
+        }
+        if (has(all, "Unknown reply")) {
+            return where + " does not speak the Redis protocol (its first reply was not RESP: an HTTP server, a proxy, or"
+                    + " another service listens there): check the host and port";
         }
         if (has(all, "No subject alternative", "No name matching", "doesn't match any of the subject alternative")) {
             return where + "'s TLS certificate does not name the host in the URI: connect by a name or address the"

@@ -74,6 +74,29 @@ class ServersTest {
                 && seeds.err().contains("give one seed"), seeds.err());
     }
 
+    /** A port where another service answers (an HTTP server): the message says it does not speak the Redis protocol. */
+    @Test
+    void aServiceThatIsNotRedisIsNamedSo() throws Exception {
+        try (java.net.ServerSocket http = new java.net.ServerSocket(0)) {
+            Thread answering = new Thread(() -> {
+                while (!http.isClosed()) {
+                    try (java.net.Socket s = http.accept()) {
+                        s.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".getBytes());
+                        s.getOutputStream().flush();
+                        Thread.sleep(200);
+                    } catch (Exception closed) {
+                        return;
+                    }
+                }
+            });
+            answering.setDaemon(true);
+            answering.start();
+            CliRun r = CliRun.of("discover", "--source", "redis://127.0.0.1:" + http.getLocalPort());
+            assertEquals(ExitCodes.USAGE, r.code(), r.all());
+            assertTrue(r.err().contains("does not speak the Redis protocol") && r.err().contains("check the host and port"), r.err());
+        }
+    }
+
     /** A target whose rename-command disabled SCRIPT: the refusal names the command and what to do, not only the server's words. */
     @Test
     void aCommandTheTargetDisabledIsNamedWithWhatToDo() {

@@ -70,6 +70,13 @@ class TlsTest {
             assertTrue(untrusted.err().contains("presented a TLS certificate this JVM does not trust")
                     && untrusted.err().contains("--source-cacert FILE"), untrusted.err());
 
+            openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.pem", "-days", "2",
+                    "-subj", "/CN=another CA");
+            CliRun wrongCa = CliRun.of("discover", "--source", uri, "--source-cacert", dir.resolve("other.pem").toString());
+            assertEquals(ExitCodes.USAGE, wrongCa.code(), wrongCa.all());
+            assertTrue(wrongCa.err().contains("presented a TLS certificate that the CA given (" + dir.resolve("other.pem")
+                    + ") did not sign") && !wrongCa.err().contains("with --source-cacert FILE"), wrongCa.err());
+
             CliRun trusted = CliRun.of("discover", "--source", uri, "--source-cacert", dir.resolve("ca.pem").toString());
             assertEquals(0, trusted.code(), trusted.all());
             assertTrue(trusted.out().contains("no v1 queues under prefix bull; check --prefix"), trusted.out());
