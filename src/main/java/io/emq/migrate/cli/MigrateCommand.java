@@ -40,6 +40,8 @@ import redis.clients.jedis.exceptions.JedisException;
 final class MigrateCommand implements Command {
     /** The most queues {@code --parallel} runs at once. */
     static final int MAX_PARALLEL = 64;
+    /** The most queues a note of the summary names one by one. */
+    static final int NAMED = 5;
 
     public void options(Options options) {
         DiscoverCommand.prefixOption(options);
@@ -239,6 +241,13 @@ final class MigrateCommand implements Command {
      * the queues that ended well only (a refused or failed queue's rows are a copy, named apart). Queues run side by
      * side (step by step), so time is the run's.
      */
+    /** Queues as a note names them: each of a few, else the first {@link #NAMED} and how many more. */
+    private static String named(List<String> queues) {
+        return queues.size() <= NAMED ? String.join(", ", queues)
+                : String.join(", ", queues.subList(0, NAMED)) + " and " + Sizes.count(queues.size() - NAMED) + " more queue"
+                + (queues.size() - NAMED == 1 ? "" : "s");
+    }
+
     static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
         Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING", "IN V2");
@@ -273,8 +282,10 @@ final class MigrateCommand implements Command {
                 + " until their migration finishes (a re-run resumes it, `abandon` removes it): " + String.join(", ", copies));
         results.forEach(r -> r.pauseWindowMs().ifPresent(ms -> out.printf("%s: v1 paused %d ms (the pause window; v1 served"
                 + " through the copy)%n", r.v1Queue(), ms)));
-        results.forEach(r -> r.withoutFeed().ifPresent(why -> out.printf("%s: re-synced without the change feed (%s): each"
-                + " pass read every job again, so the pause window grows with the queue (MIGRATION.md §3)%n", r.v1Queue(), why)));
+        Map<String, List<String>> feedless = new LinkedHashMap<>(); // queues by why they went without the feed: one line a reason
+        results.forEach(r -> r.withoutFeed().ifPresent(why -> feedless.computeIfAbsent(why, w -> new ArrayList<>()).add(r.v1Queue())));
+        feedless.forEach((why, queues) -> out.printf("%s: re-synced without the change feed (%s): each pass read every job"
+                + " again, so the pause window grows with the queue (MIGRATION.md §3)%n", named(queues), why));
         results.forEach(r -> r.orderDrift().ifPresent(drift -> out.printf("%s: v2 holds jobs v1 moved while it served in"
                 + " another order than v1's: %s (MIGRATION.md §3, \"Order\")%n", r.v1Queue(), drift)));
     }

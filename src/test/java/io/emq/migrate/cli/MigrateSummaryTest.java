@@ -68,10 +68,32 @@ class MigrateSummaryTest {
         assertTrue(out.contains("1 of 1 queues done; 300 jobs moved in 1000 ms (300 jobs/s)\n"), "nothing written twice: " + out);
     }
 
+    /** Many queues re-synced without the feed for one reason (a run's feed watches its first 64): one line, not one a queue. */
+    @Test
+    void queuesWithoutTheFeedForOneReasonShareOneLine() {
+        java.util.List<io.emq.migrate.migrate.MigrationResult> results = new java.util.ArrayList<>();
+        for (int i = 1; i <= 70; i++) {
+            results.add(result("bull:t" + i, Map.of("pending", 1L), 1, 1, java.util.Optional.of(i <= 64 ? "why not" : "another")));
+        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        MigrateCommand.summary(results, new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+        String out = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(2, out.lines().filter(l -> l.contains("re-synced without the change feed")).count(), out);
+        assertTrue(out.contains("bull:t1, bull:t2, bull:t3, bull:t4, bull:t5 and 59 more queues: re-synced without the change"
+                + " feed (why not): each pass read every job again"), out);
+        assertTrue(out.contains("bull:t65, bull:t66, bull:t67, bull:t68, bull:t69 and 1 more queue: re-synced without the change"
+                + " feed (another)"), out);
+    }
+
     private static io.emq.migrate.migrate.MigrationResult result(String v1, Map<String, Long> moved, long jobs, long inV2) {
+        return result(v1, moved, jobs, inV2, java.util.Optional.empty());
+    }
+
+    private static io.emq.migrate.migrate.MigrationResult result(String v1, Map<String, Long> moved, long jobs, long inV2,
+                                                                 java.util.Optional<String> withoutFeed) {
         return new io.emq.migrate.migrate.MigrationResult(v1, v1.substring(5), io.emq.migrate.migrate.MigrationResult.Outcome.RETIRED,
                 moved, java.util.Optional.empty(), "", 1_000, jobs, java.util.Optional.empty(), java.util.Optional.empty(),
-                java.util.Optional.empty(), java.util.Optional.of(inV2));
+                withoutFeed, java.util.Optional.of(inV2));
     }
 
     /** A table row: the queue, its outcome, then the counts (this run's per state, then in v2), as the table aligns them. */
