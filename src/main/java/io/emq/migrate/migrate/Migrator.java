@@ -105,6 +105,13 @@ public final class Migrator {
     private final String owner = owner();
     /** The runs that took their journal's lease, for {@link #releaseLeases} (read from another thread). */
     private final List<Run> leasedRuns = new CopyOnWriteArrayList<>();
+    /**
+     * The work of every run ({@link #progressOfAll}) when a step last lost its connection {@link #CONNECTION_RETRIES} times
+     * in a row, -1 while none did in this migration: a step of another run that loses its connection before any run
+     * progressed since is not tried again, so a migration of many queues whose server stays away ends after one row of
+     * tries (about a minute), not one row a queue.
+     */
+    private volatile long rowSpentAt = -1;
     private Listener listener = Listener.NONE;
     private int parallel = 1;
     private Backoff reconnectWaits = RECONNECT_WAITS;
@@ -173,6 +180,7 @@ public final class Migrator {
 
     /** Migrates the queues selected ({@link #select}), its servers watched meanwhile ({@link #waitingFor}). */
     public List<MigrationResult> migrate(Selection selection) {
+        rowSpentAt = -1;
         watches = source.client() == target.client() ? List.of(new ServerWatch("the source and target", source.client()))
                 : List.of(new ServerWatch("the source", source.client()), new ServerWatch("the target", target.client()));
         errorsAtStart = ErrorReplies.counted(source.client() == target.client() ? List.of(source.client())
@@ -381,6 +389,8 @@ public final class Migrator {
     private static final class Tries {
         List<long[]> breaksAtTry = List.of();
         long lossesSince;
+        /** Whether its last loss ended it at once, another row of tries having run out with no run progressed since ({@link #rowSpentAt}). */
+        boolean afterAnotherRow;
     }
 
     /**
@@ -388,11 +398,14 @@ public final class Migrator {
      * ({@link #reconnectWaits}), until it ends or loses its connection {@link #CONNECTION_RETRIES} times in a row (that
      * loss is thrown): a loss after the work made {@code progress} since the one before starts the count, and the
      * waits, again. {@code afterLoss} runs after each loss tried again, before its wait. An interrupt ends a wait at once
-     * ({@link Sleep#millis}). A step's work ({@link Run#withRetries}) and its history row ({@link #recordHistory}) ride
-     * out a server away alike.
+     * ({@link Sleep#millis}). A loss when another row of tries ran out and no run progressed since ({@link #rowSpentAt})
+     * ends it at once: the server was waited for already. Each try after a loss goes to the master that serves each slot
+     * then ({@link Wire#renewSlotMap}). A step's work ({@link Run#withRetries}) and its history row ({@link #recordHistory})
+     * ride out a server away alike.
      */
     private <T> T riddenOut(Tries tries, LongSupplier progress, Runnable afterLoss, Supplier<T> work) {
         long progressAtLoss = progress.getAsLong();
+        tries.afterAnotherRow = false;
         for (int inARow = 0; ; ) {
             tries.breaksAtTry = breaks();
             try {
@@ -404,10 +417,17 @@ public final class Migrator {
                     tries.lossesSince = System.nanoTime();
                 }
                 if (inARow >= CONNECTION_RETRIES) {
+                    rowSpentAt = progressOfAll();
+                    throw dropped;
+                }
+                if (rowSpentAt == progressOfAll()) {
+                    tries.afterAnotherRow = true;
                     throw dropped;
                 }
                 afterLoss.run();
                 Sleep.millis(reconnectWaits.delay(inARow).toMillis());
+                source.renewSlotMap(); // a cluster master that died and was replaced: the next try goes to the new one
+                target.renewSlotMap();
             }
         }
     }
@@ -418,6 +438,10 @@ public final class Migrator {
      * 64 s in all between its tries, longer each time)}.
      */
     private String ranOut(Tries tries, String between) {
+        if (tries.afterAnotherRow) {
+            return "lost its connection and was not tried again (another queue's step lost its connection " + CONNECTION_RETRIES
+                    + " times in a row before it, and no queue progressed since)";
+        }
         Duration waits = IntStream.range(1, CONNECTION_RETRIES).mapToObj(reconnectWaits::delay).reduce(Duration.ZERO, Duration::plus);
         return "lost its connection " + CONNECTION_RETRIES + " times in a row over " + Duration.ofNanos(System.nanoTime()
                 - tries.lossesSince).toSeconds() + " s" + between + " (it waited " + waits.toSeconds() + " s in all between its"
@@ -502,6 +526,11 @@ public final class Migrator {
         } finally {
             working.leave();
         }
+    }
+
+    /** The work every run did so far ({@link QueueMigration#progress}): it grows whenever one progresses. */
+    private long progressOfAll() {
+        return leasedRuns.stream().mapToLong(run -> run.m.progress()).sum();
     }
 
     /** How a run's messages name a step: {@code step V30 (absorb pending)}. */
@@ -870,7 +899,10 @@ public final class Migrator {
          * Applies the step, trying it again (it is idempotent) after a lost connection, each time after a longer wait
          * ({@link #riddenOut}), until it ends or loses its connection {@link #CONNECTION_RETRIES} times in a row: a
          * loss after the step made progress since the one before ({@link QueueMigration#progressed}: rows new to the
-         * journal, v1 keys deleted) starts the count, and the waits, again. An interrupt ends a wait at once.
+         * journal, v1 keys deleted) starts the count, and the waits, again. A loss when another run's step spent its row of
+         * tries and no run progressed since ({@link #rowSpentAt}) ends the step at once: the server was waited for already.
+         * Each try after a loss goes to the master that serves the queue's slot then ({@link Wire#renewSlotMap}). An
+         * interrupt ends a wait at once.
          */
         private Map<String, Long> withRetries(StepDefinition step) {
             // after a loss: the try may have stopped between rows and their expectations

@@ -3,6 +3,7 @@ package io.emq.migrate.migrate;
 import io.emq.migrate.wire.DaemonThreads;
 import io.emq.migrate.wire.DedicatedConnection;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -38,12 +39,14 @@ final class ServerWatch implements AutoCloseable {
     }
 
     private final String role;
+    private final UnifiedJedis client;
     private final List<Node> nodes;
     private final ScheduledExecutorService pinger = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("emq-migrate-watch"));
 
     /** Watches the servers of {@code client}, named {@code role} ({@code the source}, {@code the target}). */
     ServerWatch(String role, UnifiedJedis client) {
         this.role = role;
+        this.client = client;
         this.nodes = servers(client).stream().map(pool -> new Node(role, pool)).toList();
         pinger.scheduleWithFixedDelay(this::pingAll, 0, EVERY_MS, TimeUnit.MILLISECONDS);
     }
@@ -53,10 +56,14 @@ final class ServerWatch implements AutoCloseable {
         return nodes.size() == 1 ? nodes.get(0).name() : role;
     }
 
-    /** The server silent the longest, when one has been silent for {@link #SILENT} or more. */
+    /**
+     * The server silent the longest, when one has been silent for {@link #SILENT} or more; not a cluster's master the
+     * client no longer knows, as its slot map renewed after a failover that replaced it (a dead master, not waited on).
+     */
     Optional<Silence> silence() {
         long now = System.nanoTime();
-        return nodes.stream().filter(n -> n.unansweredSince != 0)
+        Collection<?> known = client instanceof RedisClusterClient cluster ? cluster.getClusterNodes().values() : null;
+        return nodes.stream().filter(n -> n.unansweredSince != 0 && (known == null || known.contains(n.pool)))
                 .map(n -> new Silence(n.name(), Duration.ofNanos(now - n.unansweredSince)))
                 .filter(s -> s.silentFor().compareTo(SILENT) >= 0)
                 .max(Comparator.comparing(Silence::silentFor));

@@ -15,6 +15,7 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -160,6 +161,20 @@ public final class Wire implements AutoCloseable {
             }
         } catch (JedisDataException e) {
             pending.settle(ScriptReply.failed(WireErrors.map(e)));
+        }
+    }
+
+    /**
+     * After a lost connection, on a cluster: reads again which master serves each slot ({@code CLUSTER SLOTS} from a node
+     * that answers), so the next command, pipeline or dedicated connection ({@link DedicatedConnection#serverOf}) goes to
+     * the master that serves the slot now (a replica promoted in place of one that died), not to the dead one again. The
+     * client renews its map by itself on a {@code MOVED} reply, which a dead master never sends, and after lost
+     * connections within one plain command, never for a pipeline or a dedicated connection. The map is kept when no node
+     * answers; nothing to do on a single server.
+     */
+    public void renewSlotMap() {
+        if (client instanceof RedisClusterClient cluster) {
+            cluster.refreshClusterTopology();
         }
     }
 
