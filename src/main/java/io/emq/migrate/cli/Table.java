@@ -15,11 +15,15 @@ public final class Table {
         rows.add(header);
     }
 
-    /** A row of cells, {@code null} shown as {@code -}; a line break in a cell (a v1 id may hold one) shown as {@code \x0a}. */
+    /**
+     * A row of cells, {@code null} shown as {@code -}; a line break in a cell (a v1 id may hold one) shown as {@code \x0a},
+     * another control character escaped here as the output would ({@link Printable#line}), so the columns align on what
+     * is printed.
+     */
     public Table row(Object... cells) {
         String[] r = new String[cells.length];
         for (int i = 0; i < cells.length; i++) {
-            r[i] = cells[i] == null ? "-" : cells[i].toString().replace("\n", "\\x0a");
+            r[i] = cells[i] == null ? "-" : Printable.line(cells[i].toString().replace("\n", "\\x0a"));
         }
         rows.add(r);
         return this;
