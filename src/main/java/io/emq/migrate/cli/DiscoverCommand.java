@@ -6,6 +6,7 @@ import io.emq.migrate.v1.QueueCounts;
 import io.emq.migrate.v1.QueueRef;
 import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Endpoint;
+import io.emq.migrate.wire.VersionFence;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,13 +36,14 @@ final class DiscoverCommand implements Command {
         for (QueueRef q : found.queues()) {
             counts.add(QueueCounts.read(jedis, q));
         }
+        String none = counts.isEmpty() ? none(found, source.describe(), VersionFence.heldBy(jedis)) : "";
         if (in.json()) {
             if (counts.isEmpty()) { // the text's line, where a script's log keeps it
-                in.note("emq-migrate discover: " + none(found));
+                in.note("emq-migrate discover: " + none);
             }
             Json.print(json(source.describe(), found, counts), in.out());
         } else {
-            text(found, counts, in.out());
+            text(found, counts, none, in.out());
         }
         return ExitCodes.OK;
     }
@@ -87,14 +89,15 @@ final class DiscoverCommand implements Command {
         return out;
     }
 
-    /** What a discovery that found no queue says. */
-    private static String none(DiscoveryResult found) {
-        return "no v1 queues under " + under(found.prefixes()) + "; check --prefix";
+    /** What a discovery that found no queue on {@code source} says, and whether that is a v2 server. */
+    private static String none(DiscoveryResult found, String source, boolean v2) {
+        return "no v1 queues under " + under(found.prefixes()) + " on " + source + (v2 ? ", which holds " + VersionFence.KEY
+                + " as a v2 server does (is it the target?)" : "") + "; check --prefix, and --source (its database, /N)";
     }
 
-    private static void text(DiscoveryResult found, List<QueueCounts> counts, PrintStream out) {
+    private static void text(DiscoveryResult found, List<QueueCounts> counts, String none, PrintStream out) {
         if (counts.isEmpty()) {
-            out.println(none(found));
+            out.println(none);
         } else {
             out.println("v1 queues under " + String.join(", ", found.prefixes()) + ": " + counts.size());
             List<String> header = new ArrayList<>(List.of("PREFIX", "QUEUE"));

@@ -53,7 +53,6 @@ import java.util.stream.IntStream;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Runs the pending steps of each selected queue, Flyway-style, in step-major order (every queue's
@@ -610,12 +609,7 @@ public final class Migrator {
      * or database, or a v2 server given as the source (it holds {@code {emq}:version}, where the source user may read it).
      */
     public static MigrationRefused noQueues(UnifiedJedis source, List<String> prefixes) {
-        boolean v2;
-        try {
-            v2 = source.exists(VersionFence.KEY);
-        } catch (JedisDataException refused) { // NOPERM: the user's key patterns leave it out
-            v2 = false;
-        }
+        boolean v2 = VersionFence.heldBy(source);
         return new MigrationRefused(MigrationRefused.Kind.NO_SUCH_QUEUE, "no v1 queue " + underPrefixes(prefixes)
                 + " on the source" + (v2 ? ", which holds " + VersionFence.KEY + " as a v2 server does (are --source and --target"
                 + " swapped?)" : "") + "; check --source (its database, /N) and --prefix (`discover` lists the queues);"

@@ -2,6 +2,7 @@ package io.emq.migrate.wire;
 
 import io.emq.migrate.keyspace.Keys;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.SetParams;
 
 /**
@@ -20,6 +21,18 @@ public final class VersionFence {
     public static final String VERSION_ENV = "EMQ_WIRE_VERSION";
 
     private VersionFence() {
+    }
+
+    /**
+     * Whether {@code server} holds {@link #KEY}, as a v2 server does (a v2 server given where a v1 source was meant); false
+     * where the user's key patterns leave the key out.
+     */
+    public static boolean heldBy(UnifiedJedis server) {
+        try {
+            return server.exists(KEY);
+        } catch (JedisDataException refused) { // NOPERM
+            return false;
+        }
     }
 
     /** The version to expect: {@value #VERSION_ENV} from the environment when set, else {@link #DEFAULT_VERSION}. */

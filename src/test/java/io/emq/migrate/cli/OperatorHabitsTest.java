@@ -32,12 +32,21 @@ class OperatorHabitsTest {
     void emptyResultsSaySoAndNameThePrefix() throws Exception {
         CliRun discover = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
         assertEquals(0, discover.code(), discover.all());
-        assertTrue(discover.out().startsWith("no v1 queues under prefixes echo, bull; check --prefix"), discover.out());
+        String none = "no v1 queues under prefixes echo, bull on " + io.emq.migrate.wire.Endpoint.parse(SERVER.uri()).describe()
+                + "; check --prefix, and --source (its database, /N)";
+        assertTrue(discover.out().startsWith(none), discover.out());
         CliRun json = CliRun.of("discover", "--json", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
         assertEquals(0, json.code(), json.all());
         assertEquals("[]", Json.MAPPER.readTree(json.out()).path("queues").toString(), json.out());
-        assertTrue(json.err().lines().anyMatch("emq-migrate discover: no v1 queues under prefixes echo, bull; check --prefix"::equals),
-                json.all());
+        assertTrue(json.err().lines().anyMatch(("emq-migrate discover: " + none)::equals), json.all());
+        SERVER.client().set("{emq}:version", "echomq:2.0.0"); // a v2 server given as the source
+        try {
+            CliRun v2 = CliRun.of("discover", "--source", SERVER.uri(), "--prefix", "echo", "--prefix", "bull");
+            assertTrue(v2.out().contains(", which holds {emq}:version as a v2 server does (is it the target?); check --prefix"),
+                    v2.out());
+        } finally {
+            SERVER.client().del("{emq}:version");
+        }
     }
 
     /**

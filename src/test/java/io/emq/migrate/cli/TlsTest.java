@@ -79,7 +79,7 @@ class TlsTest {
 
             CliRun trusted = CliRun.of("discover", "--source", uri, "--source-cacert", dir.resolve("ca.pem").toString());
             assertEquals(0, trusted.code(), trusted.all());
-            assertTrue(trusted.out().contains("no v1 queues under prefix bull; check --prefix"), trusted.out());
+            assertTrue(trusted.out().contains("no v1 queues under prefix bull on rediss://"), trusted.out());
 
             CliRun fromEnv = CliRun.in(new Environment(Map.of("EMQ_TARGET", uri, "EMQ_TARGET_CACERT", "ca.pem"), dir,
                     false, false), "info");
