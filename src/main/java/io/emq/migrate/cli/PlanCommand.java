@@ -35,6 +35,7 @@ import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -66,7 +67,9 @@ final class PlanCommand implements Command {
                 .addOption(Cli.valued("payload", "POLICY", "envelope (default) or data: how v1 data becomes the v2 payload"))
                 .addOption(Cli.valued("rename", "OLD=NEW", "migrate v1 queue OLD (a name, or PREFIX:QUEUE) as v2 queue NEW (repeatable)"))
                 .addOption(null, "keep-branded-ids", false, "keep v1 ids that are already JOB branded ids (they sort by their own mint time)")
-                .addOption(null, "wait-for-locks", false, "lift live-lock refusals: the migration waits for the locks")
+                .addOption(org.apache.commons.cli.Option.builder().longOpt("wait-for-locks").hasArg().optionalArg(true)
+                        .argName("DURATION").desc("lift live-lock refusals: the migration waits for the locks (as migrate's"
+                        + " --wait-for-locks DURATION, which may be given here too)").get())
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
                 .addOption(null, "drop-cron-schedulers", false, "lift cron-scheduler refusals: drop them, named in the journal")
                 .addOption(null, "drop-legacy-repeatables", false, "lift legacy-repeatable refusals: drop them, named in the journal")
@@ -183,12 +186,18 @@ final class PlanCommand implements Command {
         return warnings;
     }
 
+    /** Whether {@code --wait-for-locks} was given, with or without migrate's DURATION (refused when it is no duration). */
+    private static boolean waitsForLocks(Invocation in) {
+        in.duration("wait-for-locks", Duration.ZERO);
+        return in.has("wait-for-locks");
+    }
+
     private static PlanOptions planOptions(Invocation in) {
         PayloadPolicy payload = PayloadPolicy.parse(in.value("payload", PayloadPolicy.ENVELOPE.wireName()))
                 .orElseThrow(() -> CliException.usage("--payload must be envelope or data, not '" + in.value("payload", "") + "'"));
         int preview = in.number("preview", PlanOptions.DEFAULT_PREVIEW, 0, 100_000);
         boolean lanes = MigrateCommand.lane(in).isPresent() || MigrateCommand.laneFrom(in).isPresent();
-        return new PlanOptions(payload, renames(in), in.has("keep-branded-ids"), lanes, in.has("wait-for-locks"), in.has("accept-anomalies"),
+        return new PlanOptions(payload, renames(in), in.has("keep-branded-ids"), lanes, waitsForLocks(in), in.has("accept-anomalies"),
                 in.has("drop-cron-schedulers"), in.has("drop-legacy-repeatables"), in.has("drop-bounded-schedulers"), preview);
     }
 

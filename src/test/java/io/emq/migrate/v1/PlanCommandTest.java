@@ -144,12 +144,19 @@ class PlanCommandTest {
     @Test
     void optionsLiftRefusalsAndAQueueMigrateWouldAcceptExitsZeroWithItsAnomaliesReported() {
         load("node-5.65.1");
-        Result r = run(true, "--source", SERVER.uri(), "--queue", "orders", "--json", "--wait-for-locks", "--drop-cron-schedulers");
-        JsonNode q = r.json().path("queues").path(0);
-        q.path("refusals").forEach(ref -> assertTrue(ref.path("lifted").asBoolean(), ref.toString()));
-        assertEquals("expired-lock", q.path("anomalies").path(0).path("kind").asText());
-        assertFalse(q.path("blocked").asBoolean(), "migrate accepts it with these options, so the plan says so");
-        assertEquals(0, r.code());
+        for (List<String> waiting : List.of(List.of("--wait-for-locks"), List.of("--wait-for-locks", "2m"))) { // migrate's form too
+            List<String> args = new java.util.ArrayList<>(List.of("--source", SERVER.uri(), "--queue", "orders", "--json"));
+            args.addAll(waiting);
+            args.add("--drop-cron-schedulers");
+            Result r = run(true, args.toArray(String[]::new));
+            JsonNode q = r.json().path("queues").path(0);
+            q.path("refusals").forEach(ref -> assertTrue(ref.path("lifted").asBoolean(), ref.toString()));
+            assertEquals("expired-lock", q.path("anomalies").path(0).path("kind").asText());
+            assertFalse(q.path("blocked").asBoolean(), "migrate accepts it with these options, so the plan says so");
+            assertEquals(0, r.code());
+        }
+        Result notADuration = run(true, "--source", SERVER.uri(), "--queue", "orders", "--wait-for-locks", "soon");
+        assertEquals(2, notADuration.code(), "a value that is no duration is refused as migrate refuses it");
     }
 
     @Test
