@@ -155,6 +155,10 @@ final class Failures {
         if (!endpoint.tls() && has(all, "Unexpected end of stream", "Connection reset")) {
             return where + " closed the connection at once: if it serves only TLS, write the URI as rediss://";
         }
+        if (has(all, "Pool not open")) {
+            return "a node of " + where + " left while the command connected (the cluster client closed its connections to"
+                    + " it: a node that died or failed over): run the command again; if it recurs, check CLUSTER NODES";
+        }
         if (has(all, "cluster slots cache")) {
             return "no cluster node of " + where + " answered: " + chain.get(chain.size() - 1) + "; check the seeds";
         }

@@ -20,4 +20,14 @@ class FailuresTest {
         assertEquals("a server closed the connection (a restart, CLIENT KILL, a proxy or the network); run the command again"
                 + " once it answers", f.message());
     }
+
+    /** A cluster node that died as the command connected: the client's closed pool is told as that, not "Pool not open". */
+    @Test
+    void aClusterNodeThatLeftAsTheCommandConnectedIsToldWithWhatToDo() {
+        String said = Failures.server(io.emq.migrate.wire.Endpoint.parse("redis://127.0.0.1:7411,127.0.0.1:7412"), Side.SOURCE,
+                new IllegalStateException("Pool not open"));
+        assertEquals("a node of redis://127.0.0.1:7411,127.0.0.1:7412 (cluster) left while the command connected (the cluster"
+                + " client closed its connections to it: a node that died or failed over): run the command again; if it recurs,"
+                + " check CLUSTER NODES", said);
+    }
 }
