@@ -1,18 +1,14 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,20 +31,12 @@ class TargetAwayTest {
     /** When the interrupted run is interrupted after the kill: inside its fifth wait (from about 3.75 s to 7.75 s). */
     static final long INTERRUPTED_AFTER_MS = 5_500;
 
-    private LocalServer server;
-    private UnifiedJedis target;
+    @RegisterExtension
+    final OwnTarget own = OwnTarget.with("--appendonly", "yes", "--appendfsync", "always");
 
     @BeforeEach
     void start() {
         V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
-        server = LocalServer.start(LocalServer.requireBinary(), List.of("--appendonly", "yes", "--appendfsync", "always"));
-        target = Endpoint.parse(server.uri()).open();
-    }
-
-    @AfterEach
-    void stop() {
-        target.close();
-        server.close();
     }
 
     @Test
@@ -56,17 +44,17 @@ class TargetAwayTest {
         List<CompletableFuture<Void>> back = new ArrayList<>();
         MigrationResult r = migrate(Checkpoints.observed((version, where) -> {
             if (version == 30 && where.equals("expectations recorded") && back.isEmpty()) {
-                server.kill();
+                own.server().kill();
                 back.add(CompletableFuture.runAsync(() -> {
                     Sleep.millis(AWAY_MS);
-                    server.relaunch();
+                    own.server().relaunch();
                 }));
             }
         }));
         assertEquals(1, back.size(), r.toString());
         back.get(0).join();
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
-        try (UnifiedJedis fresh = Endpoint.parse(server.uri()).open()) {
+        try (UnifiedJedis fresh = Endpoint.parse(own.server().uri()).open()) {
             assertEquals(List.of(), LiveV1.exactlyOnce(fresh, QUEUE, JOBS));
         }
     }
@@ -77,25 +65,15 @@ class TargetAwayTest {
         MigrationResult[] result = {null};
         Thread run = new Thread(() -> result[0] = migrate(Checkpoints.observed((version, where) -> {
             if (version == 30 && where.equals("expectations recorded") && killedAt.get() == 0) {
-                server.kill(); // and it stays away
+                own.server().kill(); // and it stays away
                 killedAt.set(System.nanoTime());
             }
         })));
-        run.start();
-        while (killedAt.get() == 0 && run.isAlive()) {
-            Thread.sleep(20);
-        }
-        Thread.sleep(INTERRUPTED_AFTER_MS - (System.nanoTime() - killedAt.get()) / 1_000_000); // the run waits to try again
-        assertTrue(run.isAlive(), "the run stopped before it was interrupted: " + result[0]);
-        long interrupted = System.nanoTime();
-        run.interrupt();
-        run.join(5_000);
-        assertTrue((System.nanoTime() - interrupted) / 1_000_000 < 2_000, "the run stopped at once when interrupted");
-        assertEquals(Optional.of(MigrationRefused.Kind.INTERRUPTED), result[0].refusalKind(), result[0].toString());
+        OwnTarget.interruptedInAWait(run, killedAt, INTERRUPTED_AFTER_MS, () -> result[0]); // the run waits to try again
     }
 
     private MigrationResult migrate(Checkpoints checkpoints) {
-        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), MigrationOptions.defaults(), checkpoints)
+        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(own.client()), SOURCE.uri(), MigrationOptions.defaults(), checkpoints)
                 .migrate(List.of("bull"), List.of(QUEUE)).get(0);
     }
 }

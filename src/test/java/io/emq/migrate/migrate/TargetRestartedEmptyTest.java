@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,20 +27,12 @@ class TargetRestartedEmptyTest {
     static final String QUEUE = "restarted";
     static final int JOBS = 3 * JobWriter.BATCH;
 
-    private LocalServer server;
-    private UnifiedJedis target;
+    @RegisterExtension
+    final OwnTarget own = OwnTarget.with();
 
     @BeforeEach
     void start() {
         V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
-        server = LocalServer.start();
-        target = Endpoint.parse(server.uri()).open();
-    }
-
-    @AfterEach
-    void stop() {
-        target.close();
-        server.close();
     }
 
     @Test
@@ -51,7 +41,7 @@ class TargetRestartedEmptyTest {
         MigrationResult r = migrate(Checkpoints.observed((version, where) -> {
             if (version == 30 && where.equals("expectations recorded") && !restarted[0]) {
                 restarted[0] = true;
-                server.restartEmpty();
+                own.server().restartEmpty();
             }
         }), Migrator.Listener.NONE);
         assertTrue(restarted[0], r.toString());
@@ -64,7 +54,7 @@ class TargetRestartedEmptyTest {
         MigrationResult r = migrate(Checkpoints.none(), new Migrator.Listener() {
             public void stepStarted(String queue, StepDefinition step) {
                 if (step.version() == 110) {
-                    server.restartEmpty();
+                    own.server().restartEmpty();
                 }
             }
 
@@ -77,7 +67,7 @@ class TargetRestartedEmptyTest {
     }
 
     private MigrationResult migrate(Checkpoints checkpoints, Migrator.Listener listener) {
-        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), MigrationOptions.defaults(), checkpoints)
+        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(own.client()), SOURCE.uri(), MigrationOptions.defaults(), checkpoints)
                 .listener(listener).migrate(List.of("bull"), List.of(QUEUE)).get(0);
     }
 
@@ -91,7 +81,7 @@ class TargetRestartedEmptyTest {
     }
 
     private void assertRerunMigratesEveryJobOnce() {
-        try (UnifiedJedis fresh = Endpoint.parse(server.uri()).open()) { // a new process's pool: the old one held dropped connections
+        try (UnifiedJedis fresh = Endpoint.parse(own.server().uri()).open()) { // a new process's pool: the old one held dropped connections
             MigrationResult again = new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(fresh), SOURCE.uri(),
                     MigrationOptions.defaults(), Checkpoints.none()).migrate(List.of("bull"), List.of(QUEUE)).get(0);
             assertEquals(MigrationResult.Outcome.RETIRED, again.outcome(), again.toString());

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.emq.migrate.keyspace.Keys;
 import io.emq.migrate.runtime.Backoff;
-import io.emq.migrate.server.LocalServer;
 import io.emq.migrate.testing.RealServerExtension;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.Wire;
@@ -16,7 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,20 +44,12 @@ class TargetStalledAtHistoryRowTest {
     /** V10's last checkpoint: after it the step counts what it read and ends, and its history row is the next write. */
     static final String LAST_CHECKPOINT = "read checked";
 
-    private LocalServer server;
-    private UnifiedJedis target;
+    @RegisterExtension
+    final OwnTarget own = OwnTarget.with();
 
     @BeforeEach
     void start() {
         V1QueueGenerator.addWaiting(SOURCE.client(), QUEUE, 1, JOBS, 100);
-        server = LocalServer.start();
-        target = Endpoint.parse(server.uri()).open();
-    }
-
-    @AfterEach
-    void stop() {
-        target.close();
-        server.close();
     }
 
     @Test
@@ -68,11 +58,11 @@ class TargetStalledAtHistoryRowTest {
         Migrator[] migrator = {null};
         migrator[0] = migrator(Checkpoints.observed((version, where) -> {
             if (version == 10 && where.equals(LAST_CHECKPOINT) && resumed.isEmpty()) {
-                server.stall();
+                own.server().stall();
                 resumed.add(CompletableFuture.supplyAsync(() -> {
                     Sleep.millis(STALLED_MS);
                     Optional<String> waiting = migrator[0].waitingFor(); // what the progress says as the stall ends
-                    server.resume();
+                    own.server().resume();
                     return waiting;
                 }));
             }
@@ -80,10 +70,10 @@ class TargetStalledAtHistoryRowTest {
         MigrationResult r = migrator[0].migrate(List.of("bull"), List.of(QUEUE)).get(0);
         assertEquals(1, resumed.size(), r.toString());
         Optional<String> waiting = resumed.get(0).join();
-        assertTrue(waiting.orElse("").matches("the target " + Pattern.quote(server.hostAndPort().toString())
+        assertTrue(waiting.orElse("").matches("the target " + Pattern.quote(own.server().hostAndPort().toString())
                 + ", which has not answered for \\d+ s"), "waiting for: " + waiting);
         assertEquals(MigrationResult.Outcome.RETIRED, r.outcome(), r.toString());
-        try (UnifiedJedis fresh = Endpoint.parse(server.uri()).open()) {
+        try (UnifiedJedis fresh = Endpoint.parse(own.server().uri()).open()) {
             assertEquals(List.of(), LiveV1.exactlyOnce(fresh, QUEUE, JOBS));
             assertEquals(List.of(10, 20), new Journal(Wire.open(fresh), QUEUE).history().rows().stream()
                     .map(HistoryRow::version).filter(v -> v <= 20).toList(), "V10's row written once, V20 ran after it");
@@ -95,7 +85,7 @@ class TargetStalledAtHistoryRowTest {
         boolean[] killed = {false};
         MigrationResult r = migrator(Checkpoints.observed((version, where) -> {
             if (version == 10 && where.equals(LAST_CHECKPOINT) && !killed[0]) {
-                server.kill(); // and it stays away
+                own.server().kill(); // and it stays away
                 killed[0] = true;
             }
         }), MigrationOptions.defaults()).reconnectWaits(QUICK_RECONNECTS).migrate(List.of("bull"), List.of(QUEUE)).get(0);
@@ -103,7 +93,7 @@ class TargetStalledAtHistoryRowTest {
         assertEquals(Optional.of(MigrationRefused.Kind.CONNECTION), r.refusalKind(), r.toString());
         assertTrue(r.message().startsWith("the history row of step V10 (fence source) could not be written: it lost its"
                 + " connection " + Migrator.CONNECTION_RETRIES + " times in a row over "), r.message());
-        assertTrue(r.message().contains("the target " + server.hostAndPort() + " refused the connection"), r.message());
+        assertTrue(r.message().contains("the target " + own.server().hostAndPort() + " refused the connection"), r.message());
         assertTrue(r.message().endsWith("; nothing was deleted; re-run migrate (the step runs again)"), r.message());
     }
 
@@ -113,21 +103,11 @@ class TargetStalledAtHistoryRowTest {
         MigrationResult[] result = {null};
         Thread run = new Thread(() -> result[0] = migrator(Checkpoints.observed((version, where) -> {
             if (version == 10 && where.equals(LAST_CHECKPOINT) && killedAt.get() == 0) {
-                server.kill(); // and it stays away
+                own.server().kill(); // and it stays away
                 killedAt.set(System.nanoTime());
             }
         }), MigrationOptions.defaults()).migrate(List.of("bull"), List.of(QUEUE)).get(0));
-        run.start();
-        while (killedAt.get() == 0 && run.isAlive()) {
-            Thread.sleep(20);
-        }
-        Thread.sleep(INTERRUPTED_AFTER_MS - (System.nanoTime() - killedAt.get()) / 1_000_000); // the row waits to be tried again
-        assertTrue(run.isAlive(), "the run stopped before it was interrupted: " + result[0]);
-        long interrupted = System.nanoTime();
-        run.interrupt();
-        run.join(5_000);
-        assertTrue((System.nanoTime() - interrupted) / 1_000_000 < 2_000, "the run stopped at once when interrupted");
-        assertEquals(Optional.of(MigrationRefused.Kind.INTERRUPTED), result[0].refusalKind(), result[0].toString());
+        OwnTarget.interruptedInAWait(run, killedAt, INTERRUPTED_AFTER_MS, () -> result[0]); // the row waits to be tried again
         assertTrue(result[0].message().startsWith("the history row of step V10 (fence source) was not written: interrupted"
                 + " while the migrator waited"), result[0].message());
     }
@@ -138,7 +118,7 @@ class TargetStalledAtHistoryRowTest {
         long started = System.nanoTime();
         MigrationResult r = migrator(Checkpoints.observed((version, where) -> {
             if (version == 10 && where.equals(LAST_CHECKPOINT) && !taken[0]) {
-                target.hincrBy(Keys.migrationJournal(QUEUE), "lock_token", 1); // as another migrator's acquire after a lapse
+                own.client().hincrBy(Keys.migrationJournal(QUEUE), "lock_token", 1); // as another migrator's acquire after a lapse
                 taken[0] = true;
             }
         }), MigrationOptions.defaults()).migrate(List.of("bull"), List.of(QUEUE)).get(0);
@@ -147,10 +127,10 @@ class TargetStalledAtHistoryRowTest {
         assertTrue(r.message().startsWith("the history row of step V10 (fence source) of " + QUEUE + " was refused: this"
                 + " migrator's lease lapsed"), r.message());
         assertTrue(System.nanoTime() - started < 10_000_000_000L, "refused at once, not tried again: " + r);
-        assertEquals(List.of(), new Journal(Wire.open(target), QUEUE).history().rows(), "no row written");
+        assertEquals(List.of(), new Journal(Wire.open(own.client()), QUEUE).history().rows(), "no row written");
     }
 
     private Migrator migrator(Checkpoints checkpoints, MigrationOptions options) {
-        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(target), SOURCE.uri(), options, checkpoints);
+        return new Migrator(Wire.unfenced(SOURCE.client()), Wire.open(own.client()), SOURCE.uri(), options, checkpoints);
     }
 }
