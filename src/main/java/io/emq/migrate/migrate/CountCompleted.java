@@ -4,10 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.emq.migrate.v1.Bytes;
 import io.emq.migrate.v1.JobFacts;
+import io.emq.migrate.v1.QueueSnapshot;
 import io.emq.migrate.v1.V1State;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +33,7 @@ final class CountCompleted implements Step {
     public Map<String, Long> apply(QueueMigration m) {
         long archived = 0;
         if (m.options.archiveCompleted().isPresent()) {
-            archived = archive(m, m.snapshot().jobs(V1State.COMPLETED), m.options.archiveCompleted().get());
+            archived = archive(m, m.snapshot());
             m.checkpoints.hit("archive written");
         }
         m.checkpoints.hit("before the fold");
@@ -47,9 +47,25 @@ final class CountCompleted implements Step {
         return counts;
     }
 
-    /** Replaces this queue's lines in the archive ({@link CompletedArchive}) with one a completed job, read a batch at a time. */
-    private static long archive(QueueMigration m, List<JobFacts> jobs, Path file) {
-        return CompletedArchive.replace(file, m.source.display(), out -> {
+    /**
+     * Archives again the completed jobs {@code snap} lists when they are not those this run archived last (a v1 worker
+     * finished jobs since, or a re-run is given the option after an earlier run counted them): a re-sync pass calls it
+     * as it folds the counts, so the last one, under the pause, leaves the archive holding every completed job the
+     * retirement then deletes. Nothing without {@code --archive-completed}, or when they are the same.
+     */
+    static void archiveAgain(QueueMigration m, QueueSnapshot snap) {
+        if (m.options.archiveCompleted().isPresent() && !snap.jobs(V1State.COMPLETED).stream().map(JobFacts::id).toList().equals(m.archived)) {
+            archive(m, snap);
+        }
+    }
+
+    /**
+     * Replaces this queue's lines in the archive ({@link CompletedArchive}) with one a completed job {@code snap} lists,
+     * read a batch at a time; remembers which it archived.
+     */
+    private static long archive(QueueMigration m, QueueSnapshot snap) {
+        List<JobFacts> jobs = snap.jobs(V1State.COMPLETED);
+        long n = CompletedArchive.replace(m.options.archiveCompleted().get(), m.source.display(), out -> {
             for (int from = 0; from < jobs.size(); from += JobWriter.BATCH) {
                 List<JobFacts> batch = jobs.subList(from, Math.min(jobs.size(), from + JobWriter.BATCH));
                 List<Map<Bytes, Bytes>> hashes = JobWriter.readHashes(m, batch.stream().map(JobFacts::id).toList());
@@ -59,6 +75,8 @@ final class CountCompleted implements Step {
             }
             return jobs.size();
         });
+        m.archived = jobs.stream().map(JobFacts::id).toList();
+        return n;
     }
 
     private static void writeLine(OutputStream out, QueueMigration m, JobFacts job, Map<Bytes, Bytes> hash) throws IOException {

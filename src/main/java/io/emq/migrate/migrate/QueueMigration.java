@@ -108,6 +108,8 @@ final class QueueMigration {
     private final AtomicLong progress = new AtomicLong();
     /** The v1 finished counts this run last folded into v2's metrics ({@link FinishedCounts}); empty before the first fold. */
     Map<FinishedCounts.Metric, Long> folded = Map.of();
+    /** The completed v1 jobs (their ids, in order) this run last wrote to the {@code --archive-completed} file; null before. */
+    List<Bytes> archived;
     /**
      * The snapshot V20 minted ids from in this run, until the first re-sync pass: the absorb steps after it
      * copied every row-bearing job of it as it read it (see {@link Resync}); null when V20 did not run in this run.

@@ -265,6 +265,7 @@ final class Resync {
         m.unjournaledRows = false; // looked for, and removed, when they could be there
         LogCopier.copy(m, rows);
         DedupAndSchedulers.absorb(m, changes, rows);
+        CountCompleted.archiveAgain(m, snap);
         FinishedCounts.fold(m, snap);
         m.checkpoints.hit("pass recorded");
         m.inLine = Optional.of(inLine);

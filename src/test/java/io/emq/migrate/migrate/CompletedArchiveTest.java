@@ -1,6 +1,7 @@
 package io.emq.migrate.migrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,11 +52,53 @@ class CompletedArchiveTest {
     }
 
     private List<MigrationResult> migrate(int parallel, Checkpoints checkpoints, String... queues) {
+        return migrate(Optional.of(archive), true, parallel, checkpoints, queues);
+    }
+
+    private List<MigrationResult> migrate(Optional<Path> archiving, boolean retire, int parallel, Checkpoints checkpoints, String... queues) {
         MigrationOptions o = MigrationOptions.defaults();
-        MigrationOptions options = new MigrationOptions(o.payload(), o.renames(), o.keepBrandedIds(), o.waitForLocks(), Optional.of(archive),
-                true, o.acceptAnomalies(), o.dropCronSchedulers(), o.dropLegacyRepeatables(), o.dropBoundedSchedulers(), LEASE, o.lane(), o.laneFrom(), o.acceptOrderDrift());
+        MigrationOptions options = new MigrationOptions(o.payload(), o.renames(), o.keepBrandedIds(), o.waitForLocks(), archiving,
+                retire, o.acceptAnomalies(), o.dropCronSchedulers(), o.dropLegacyRepeatables(), o.dropBoundedSchedulers(), LEASE, o.lane(), o.laneFrom(), o.acceptOrderDrift());
         return new Migrator(io.emq.migrate.wire.Wire.unfenced(SERVER.client()), io.emq.migrate.wire.Wire.open(SERVER.client()),
                 SERVER.uri(), options, checkpoints).parallel(parallel).migrate(List.of("bull"), List.of(queues));
+    }
+
+    /** Two waiting jobs more in queue a (3 and 4), for a v1 worker to finish during the migration. */
+    private static void waiting() {
+        for (int id = 3; id <= 4; id++) {
+            SERVER.client().hset("bull:a:" + id, Map.of("name", "n", "data", "{\"q\":\"a" + id + "\"}", "timestamp", "4"));
+            SERVER.client().lpush("bull:a:wait", Integer.toString(id));
+        }
+        SERVER.client().set("bull:a:id", "4");
+    }
+
+    /**
+     * A v1 worker finishes a job after the archive was written (V80): the re-sync passes archive the completed jobs again,
+     * so the retirement, which deletes every completed job's hash, leaves the archive holding it (it held only the jobs
+     * completed at V80: the job's data and return value were deleted unarchived; options probe A2).
+     */
+    @Test
+    void aJobAV1WorkerFinishesAfterTheArchiveWasWrittenIsArchivedBeforeItIsDeleted() throws Exception {
+        waiting();
+        boolean[] finished = {false};
+        assertRetired(migrate(1, Checkpoints.observed((version, where) -> {
+            if (version == 80 && where.equals("before the fold") && !finished[0]) {
+                finished[0] = true;
+                String taken = LiveV1.take(SERVER.client(), "a", false, 60_000).orElseThrow();
+                assertTrue(LiveV1.complete(SERVER.client(), "a", taken));
+            }
+        }), "a"));
+        assertEquals(Map.of("bull:a", List.of("{\"q\":\"a1\"}", "{\"q\":\"a2\"}", "{\"q\":\"a3\"}")), archived());
+        assertFalse(SERVER.client().exists("bull:a:3"), "retired: its hash is gone, its line kept");
+    }
+
+    /** A re-run given --archive-completed after a run that counted the completed jobs without it archives them before they are deleted. */
+    @Test
+    void aReRunGivenTheArchiveAfterARunWithoutItArchivesBeforeTheRetirement() throws Exception {
+        assertEquals(MigrationResult.Outcome.VERIFIED, migrate(Optional.empty(), false, 1, Checkpoints.none(), "a").get(0).outcome());
+        assertFalse(Files.exists(archive));
+        assertRetired(migrate(1, Checkpoints.none(), "a"));
+        assertEquals(Map.of("bull:a", List.of("{\"q\":\"a1\"}", "{\"q\":\"a2\"}")), archived());
     }
 
     /** The archive's lines by queue: each queue's data values, in the file's order. */
