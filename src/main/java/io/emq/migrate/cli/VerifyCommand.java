@@ -5,6 +5,7 @@ import io.emq.migrate.migrate.Journal;
 import io.emq.migrate.migrate.JournalHeader;
 import io.emq.migrate.migrate.MigrationOptions;
 import io.emq.migrate.migrate.MigrationState;
+import io.emq.migrate.migrate.SourceServer;
 import io.emq.migrate.migrate.StepCatalog;
 import io.emq.migrate.migrate.StepStatus;
 import io.emq.migrate.migrate.Verifier;
@@ -52,7 +53,9 @@ final class VerifyCommand implements Command {
         stale.unchecked().ifPresent(why -> in.note("emq-migrate verify: not checked whether another migration retired the v1 queue"
                 + " since this one stopped (its copy would then be stale): " + why));
         if (source.isPresent() && journal.header().get(JournalHeader.V1_PREFIX).isPresent()) {
-            QueueSnapshot v1 = snapshot(in.open(source.get(), Side.SOURCE, 8), journal);
+            UnifiedJedis client = in.open(source.get(), Side.SOURCE, 8);
+            refuseOtherData(client, source.get(), journal);
+            QueueSnapshot v1 = snapshot(client, journal);
             if (!retired) {
                 snapshot = Optional.of(v1);
             } else if (v1.retired()) { // jobs a writer added since the retirement: v2 lacks them, and nothing serves them
@@ -101,6 +104,24 @@ final class VerifyCommand implements Command {
                 .map(s -> "; step V" + s.version() + " (" + s.description() + ") is " + s.status().wireName()).orElse("");
         return Optional.of("its migration has not verified yet (journal state " + state.map(MigrationState::wireName).orElse("none")
                 + next + "), so only the jobs copied so far were checked: run migrate again to finish it");
+    }
+
+    /**
+     * Refuses a {@code --source} that neither is the v1 server the migration began from nor holds its data (its master,
+     * a replica, the replica that replaced it, in the same database: {@link SourceServer#holdsDataOf}): another server's
+     * queue of the same name, compared with this migration's copy, would read as jobs lost.
+     */
+    private static void refuseOtherData(UnifiedJedis client, Endpoint source, Journal journal) {
+        JournalHeader header = journal.header();
+        QueueRef queue = QueueRef.of(header.get(JournalHeader.V1_PREFIX).orElseThrow(), header.get(JournalHeader.V1_NAME).orElseThrow());
+        Optional<String> began = header.get(JournalHeader.SOURCE);
+        if (began.isPresent() && !SourceServer.of(Wire.unfenced(client), source.describe()).holdsDataOf(queue, began,
+                header.get(JournalHeader.SOURCE_REPLID))) {
+            throw CliException.refused("--source names " + source.describe() + ", which is neither the v1 server the migration of '"
+                    + journal.queue() + "' began from (" + began.get() + ") nor one holding its data (its master or a replica,"
+                    + " in the same database): verify compares v1 with that server; give --source " + began.get()
+                    + ", or none to check the copy alone");
+        }
     }
 
     private static QueueSnapshot snapshot(UnifiedJedis client, Journal journal) {

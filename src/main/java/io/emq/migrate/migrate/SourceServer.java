@@ -16,7 +16,7 @@ import redis.clients.jedis.RedisClusterClient;
  * and the replication ids of the data a queue lives in ({@link ServerState#replicationIds}): a single server's, or on
  * a cluster those of the master serving the queue's slot (BullMQ keeps a queue's keys in one), read once a run a slot.
  */
-final class SourceServer {
+public final class SourceServer {
     private final Wire source;
     private final String name;
     private final Map<Integer, List<String>> idsBySlot = new ConcurrentHashMap<>();
@@ -26,7 +26,7 @@ final class SourceServer {
         this.name = name;
     }
 
-    static SourceServer of(Wire source, String name) {
+    public static SourceServer of(Wire source, String name) {
         return new SourceServer(source, name);
     }
 
@@ -46,7 +46,7 @@ final class SourceServer {
      * or the one its server took over from). Every database of a server shares its replication ids, so another database
      * is other data.
      */
-    boolean holdsDataOf(QueueRef queue, Optional<String> recordedSource, Optional<String> recordedId) {
+    public boolean holdsDataOf(QueueRef queue, Optional<String> recordedSource, Optional<String> recordedId) {
         Optional<SourceAddress> was = recordedSource.map(SourceAddress::of);
         SourceAddress now = SourceAddress.of(name);
         if (was.filter(now::sameServer).isPresent()) {

@@ -94,6 +94,12 @@ class OtherSourceCommandsTest {
             assertEquals(3, four.llen("bull:q:wait"), "the other database's queue is untouched");
             assertEquals(null, four.hget("bull:q:meta", "paused"));
             assertEquals(Endpoint.parse(began).describe(), six.hget(JOURNAL, "source"), "the journal keeps where it began");
+            CliRun verify = CliRun.of("verify", "--source", other, "--target", target, "--queue", "q");
+            assertEquals(ExitCodes.REFUSED, verify.code(), verify.all());
+            assertTrue(verify.err().contains("--source names " + Endpoint.parse(other).describe() + ", which is neither the v1"
+                    + " server the migration of 'q' began from (" + Endpoint.parse(began).describe() + ") nor one holding its data")
+                    && !verify.all().contains("PROBLEM"), verify.all());
+            assertEquals(0, CliRun.of("verify", "--source", began, "--target", target, "--queue", "q").code(), "its own source");
 
             assertEquals(0, CliRun.of("migrate", "--yes", "--source", began, "--target", target, "--queue", "q").code());
             assertEquals(5, six.zcard("emq:{q}:pending"), "its own jobs");
