@@ -25,6 +25,9 @@ final class ConformanceCommand implements Command {
     public int run(Invocation in) {
         String version = in.wireVersion();
         String prefix = in.value("queue", "conformance");
+        Conformance.prefixProblem(prefix).ifPresent(problem -> {
+            throw CliException.usage("--queue: " + problem);
+        });
         Endpoint target = in.require(Side.TARGET);
         UnifiedJedis client = in.open(target, Side.TARGET, 4);
         ServerState.of(client, target.clientConfig()).replicaOf().ifPresent(master -> {

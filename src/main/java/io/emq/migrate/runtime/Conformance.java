@@ -3,6 +3,7 @@ package io.emq.migrate.runtime;
 import io.emq.migrate.keyspace.BrandedId;
 import io.emq.migrate.keyspace.JobSub;
 import io.emq.migrate.keyspace.Keys;
+import io.emq.migrate.keyspace.Names;
 import io.emq.migrate.keyspace.SnowflakeMinter;
 import io.emq.migrate.wire.EmqWireException;
 import io.emq.migrate.wire.VersionFence;
@@ -53,6 +54,16 @@ public final class Conformance {
     private final List<Scenario> scenarios = new ArrayList<>();
 
     /** Scenarios over {@code wire}, on sub-queues named {@code prefix.<scenario>}. */
+    /** The longest prefix of the scenario queues: room is left for {@code .<scenario>} and a second queue's {@code .<suffix>}. */
+    public static final int MOST_PREFIX = 64;
+
+    /** Why {@code prefix} cannot begin the scenario queues' names (each {@code <prefix>.<scenario>} a v2 queue name); empty when it can. */
+    public static Optional<String> prefixProblem(String prefix) {
+        return Names.queueNameProblem(prefix).or(() -> prefix.length() > MOST_PREFIX ? Optional.of("a prefix of "
+                + prefix.length() + " characters is too long: the scenarios add their names to it, and a v2 queue name has at"
+                + " most 128 (give at most " + MOST_PREFIX + ")") : Optional.empty());
+    }
+
     public Conformance(Wire wire, String prefix) {
         this.wire = wire;
         this.prefix = prefix;

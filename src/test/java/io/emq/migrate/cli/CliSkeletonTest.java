@@ -70,6 +70,11 @@ class CliSkeletonTest {
             assertTrue(neither.err().contains("--all") && !neither.err().contains("not both"), neither.err());
         }
         assertOneLineError(CliRun.of("info", "--target", "redis://127.0.0.1:1", "stray"), ExitCodes.USAGE);
+        for (String prefix : List.of("bad name", "x{y}", "p".repeat(65))) { // conformance's scenario queues are named from it
+            CliRun conformance = CliRun.of("conformance", "--target", "redis://127.0.0.1:1", "--queue", prefix);
+            assertOneLineError(conformance, ExitCodes.USAGE);
+            assertTrue(conformance.err().contains("--queue: ") && !conformance.err().contains("internal error"), conformance.err());
+        }
         for (String command : List.of("info", "lookup", "verify", "repair", "validate", "drain")) {
             CliRun r = command.equals("lookup")
                     ? CliRun.of(command, "--target", "redis://127.0.0.1:1", "--queue", "{bad}", "--all")
