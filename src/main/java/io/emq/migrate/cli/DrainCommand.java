@@ -76,11 +76,11 @@ final class DrainCommand implements Command {
         DrainOptions options = DrainOptions.defaults().withWorkers(workers)
                 .withUntilEmptySchedule(in.has("until-empty-schedule")).withLanes(in.has("lanes") || !migratedLanes.isEmpty());
         Wire wire = dryRun ? in.readableTarget(target) : in.writableTarget(target, workers + 4);
-        if (shadow) {
-            return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);
-        }
         if (in.has("lanes") && migratedLanes.isEmpty()) {
             noteAFlatQueue(wire, queue, in);
+        }
+        if (shadow) {
+            return drainShadow(wire, queue, options, handler, handlerName, htmlFile, target, in);
         }
         Drain drain = new Drain(wire, queue);
         StaleCopy.Check stale = new StaleCopy(in).of(new Journal(wire, queue));

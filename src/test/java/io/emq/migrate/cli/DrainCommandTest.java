@@ -84,6 +84,10 @@ class DrainCommandTest {
         assertTrue(r.err().contains("queue 'emails' was migrated into the flat pending set (4 jobs there) and has no lanes"),
                 r.err());
         assertTrue(r.out().contains("verdict: FAIL"), r.out());
+        CliRun shadow = CliRun.of("drain", "--target", SERVER.uri(), "--queue", "emails", "--shadow", "--lanes");
+        assertEquals(ExitCodes.REFUSED, shadow.code(), shadow.all());
+        assertTrue(shadow.err().contains("queue 'emails' was migrated into the flat pending set"), "a shadow drain says it too: "
+                + shadow.err());
     }
 
     @Test
