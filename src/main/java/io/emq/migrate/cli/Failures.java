@@ -25,10 +25,10 @@ final class Failures {
     private Failures() {
     }
 
-    /** An exit code and the line that explains it; {@code refusal}: the kind of a refusal of the migration ({@code no-such-queue}). */
     /** How a server words a command it does not know. */
     private static final Pattern UNKNOWN_COMMAND = Pattern.compile("unknown command [`']([^`']+)[`']");
 
+    /** An exit code and the line that explains it; {@code refusal}: the kind of a refusal of the migration ({@code no-such-queue}). */
     record Failure(int exitCode, String kind, String message, Optional<String> refusal) {
         Failure(int exitCode, String kind, String message) {
             this(exitCode, kind, message, Optional.empty());

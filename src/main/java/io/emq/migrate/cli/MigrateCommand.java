@@ -17,8 +17,8 @@ import io.emq.migrate.v1.V1State;
 import io.emq.migrate.wire.Endpoint;
 import io.emq.migrate.wire.VersionFence;
 import io.emq.migrate.wire.Wire;
-import java.nio.file.Path;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -235,12 +235,6 @@ final class MigrateCommand implements Command {
         }
     }
 
-    /**
-     * One row per queue: what this run wrote into v2 by state, and what the queue's migration holds there over all its runs
-     * (so a re-run, which writes only what changed, is not read as "nothing migrated"); then the run's total, which counts
-     * the queues that ended well only (a refused or failed queue's rows are a copy, named apart). Queues run side by
-     * side (step by step), so time is the run's.
-     */
     /** Queues as a note names them: each of a few, else the first {@link #NAMED} and how many more. */
     private static String named(List<String> queues) {
         return queues.size() <= NAMED ? String.join(", ", queues)
@@ -248,6 +242,12 @@ final class MigrateCommand implements Command {
                 + (queues.size() - NAMED == 1 ? "" : "s");
     }
 
+    /**
+     * One row per queue: what this run wrote into v2 by state, and what the queue's migration holds there over all its runs
+     * (so a re-run, which writes only what changed, is not read as "nothing migrated"); then the run's total, which counts
+     * the queues that ended well only (a refused or failed queue's rows are a copy, named apart). Queues run side by
+     * side (step by step), so time is the run's.
+     */
     static void summary(List<MigrationResult> results, PrintStream out) {
         out.println();
         Table t = new Table("V1 QUEUE", "V2 QUEUE", "OUTCOME", "PENDING", "SCHEDULED", "DEAD", "AWAITING", "IN V2");

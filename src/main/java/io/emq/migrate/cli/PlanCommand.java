@@ -45,6 +45,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.apache.commons.cli.Option;
 import org.apache.commons.cli.Options;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -67,7 +68,7 @@ final class PlanCommand implements Command {
                 .addOption(Cli.valued("payload", "POLICY", "envelope (default) or data: how v1 data becomes the v2 payload"))
                 .addOption(Cli.valued("rename", "OLD=NEW", "migrate v1 queue OLD (a name, or PREFIX:QUEUE) as v2 queue NEW (repeatable)"))
                 .addOption(null, "keep-branded-ids", false, "keep v1 ids that are already JOB branded ids (they sort by their own mint time)")
-                .addOption(org.apache.commons.cli.Option.builder().longOpt("wait-for-locks").hasArg().optionalArg(true)
+                .addOption(Option.builder().longOpt("wait-for-locks").hasArg().optionalArg(true)
                         .argName("DURATION").desc("lift live-lock refusals: the migration waits for the locks (as migrate's"
                         + " --wait-for-locks DURATION, which may be given here too)").get())
                 .addOption(null, "accept-anomalies", false, "lift anomaly refusals: apply each anomaly's stated treatment")
