@@ -391,35 +391,37 @@ public final class Planner {
             return Optional.empty();
         }
         String base = snap.queue().base().display();
-        String held = Stream.of(
-                jobs ? Optional.of(snap.listedCount() + " job(s) listed (" + listed.stream().map(s -> s.wireName() + " "
-                        + snap.listedCount(s)).collect(Collectors.joining(", ")) + ")" + (orphans > 0 ? " and " + orphans
-                        + " job hash(es) listed nowhere" : "")) : Optional.<String>empty(),
-                schedulers.isEmpty() ? Optional.<String>empty() : Optional.of(schedulers.size() + " job scheduler(s) ("
-                        + String.join(", ", schedulers.subList(0, Math.min(5, schedulers.size())))
-                        + (schedulers.size() > 5 ? ", ..." : "") + ")"))
-                .flatMap(Optional::stream).collect(Collectors.joining(" and "));
-        String writer = (jobs ? "A writer that does not INCR the add counter " + snap.queue().key(QueueStructure.ID).display()
-                + " (BullMQ's adds do, and fail on the tombstone) added the jobs after the retirement" : "")
-                + (jobs && !schedulers.isEmpty() ? "; a" : "A")
-                + (schedulers.isEmpty() ? "" : " v1 client's upsertJobScheduler wrote the schedulers after it (it writes one"
-                + " before its add fails on the tombstone)");
-        String delete = Stream.of(jobs ? Optional.of("DEL " + base + "<id> and the lists that name them, e.g. " + base + "wait")
-                        : Optional.<String>empty(),
-                schedulers.isEmpty() ? Optional.<String>empty() : Optional.of("DEL " + snap.queue().key(QueueStructure.REPEAT).display()
-                        + " " + base + "repeat:<id>"))
-                .flatMap(Optional::stream).collect(Collectors.joining("; "));
-        return Optional.of(held + " under " + snap.queue().display() + ", which a migration retired (meta.version is the"
-                + " tombstone): nothing serves them. " + writer + (orphans > 0 || !schedulers.isEmpty() ? ", or a retirement into"
-                + " another target stopped before it deleted them (`info` there shows it `verified`: run that migration again,"
-                + " it deletes them)" : "") + ": stop that writer (point it at v2), add each "
-                + (jobs && !schedulers.isEmpty() ? "job and scheduler" : jobs ? "job" : "scheduler") + " to the v2 queue "
-                + v2Name.map(n -> "emq:{" + n + "} ").orElse("") + "by hand ("
-                + (jobs ? "a job's hash " + base + "<id> holds its name, data and opts" : "")
-                + (jobs && !schedulers.isEmpty() ? "; " : "")
-                + (schedulers.isEmpty() ? "" : "a scheduler's hash " + base + "repeat:<id> holds its every or pattern and its"
-                + " job's template")
-                + "), then delete them from v1 (" + delete + "), and run this again");
+        List<String> held = new ArrayList<>();
+        List<String> writers = new ArrayList<>();
+        List<String> what = new ArrayList<>();
+        List<String> hashes = new ArrayList<>();
+        List<String> deletes = new ArrayList<>();
+        if (jobs) {
+            held.add(snap.listedCount() + " job(s) listed (" + listed.stream().map(s -> s.wireName() + " " + snap.listedCount(s))
+                    .collect(Collectors.joining(", ")) + ")" + (orphans > 0 ? " and " + orphans + " job hash(es) listed nowhere" : ""));
+            writers.add("a writer that does not INCR the add counter " + snap.queue().key(QueueStructure.ID).display()
+                    + " (BullMQ's adds do, and fail on the tombstone) added the jobs after the retirement");
+            what.add("job");
+            hashes.add("a job's hash " + base + "<id> holds its name, data and opts");
+            deletes.add("DEL " + base + "<id> and the lists that name them, e.g. " + base + "wait");
+        }
+        if (!schedulers.isEmpty()) {
+            held.add(schedulers.size() + " job scheduler(s) (" + String.join(", ", schedulers.subList(0, Math.min(5, schedulers.size())))
+                    + (schedulers.size() > 5 ? ", ..." : "") + ")");
+            writers.add("a v1 client's upsertJobScheduler wrote the schedulers after it (it writes one before its add fails on"
+                    + " the tombstone)");
+            what.add("scheduler");
+            hashes.add("a scheduler's hash " + base + "repeat:<id> holds its every or pattern and its job's template");
+            deletes.add("DEL " + snap.queue().key(QueueStructure.REPEAT).display() + " " + base + "repeat:<id>");
+        }
+        String writer = String.join("; ", writers);
+        return Optional.of(String.join(" and ", held) + " under " + snap.queue().display() + ", which a migration retired"
+                + " (meta.version is the tombstone): nothing serves them. " + Character.toUpperCase(writer.charAt(0))
+                + writer.substring(1) + (orphans > 0 || !schedulers.isEmpty() ? ", or a retirement into another target stopped"
+                + " before it deleted them (`info` there shows it `verified`: run that migration again, it deletes them)" : "")
+                + ": stop that writer (point it at v2), add each " + String.join(" and ", what) + " to the v2 queue "
+                + v2Name.map(n -> "emq:{" + n + "} ").orElse("") + "by hand (" + String.join("; ", hashes)
+                + "), then delete them from v1 (" + String.join("; ", deletes) + "), and run this again");
     }
 
     /**
